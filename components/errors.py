@@ -1,0 +1,36 @@
+"""Errors a user can act on: each names where the problem is (a config key path) and how to fix it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input: the key path it is at and a message that says how to fix it."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class ConfigError(pulumi.RunError):
+    """Invalid endpoint configuration. Raised before any resource is registered.
+
+    A subclass of ``pulumi.RunError`` so that the Pulumi engine prints the message alone, without a Python
+    traceback.
+    """
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = list(problems)
+        count = len(self.problems)
+        heading = f"invalid endpoint configuration ({count} problem{'s' if count != 1 else ''}):"
+        super().__init__("\n".join([heading, *(f"  - {problem}" for problem in self.problems)]))
+
+
+class CloudLookupError(pulumi.RunError):
+    """A name or id in the configuration does not exist in the cloud (or is ambiguous there)."""
