@@ -1,0 +1,29 @@
+# ha-endpoint: the two commands a newcomer needs are `make up` (the dev stack on the local cloud) and `make test`.
+# Each area adds its targets through a fragment in mk/ (engine, localcloud, ...).
+
+SHELL := /bin/bash
+PY := .venv/bin/python
+VENV_STAMP := .venv/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
+export HA_ENDPOINT_CACHE ?= $(HOME)/.cache/ha-endpoint
+
+.PHONY: help venv test test-unit test-integration test-e2e bench up down
+.DEFAULT_GOAL := help
+
+help:
+	@echo "make up         pulumi up of the dev stack against the local OpenStack (installs what is missing)"
+	@echo "make down       pulumi destroy of the dev stack"
+	@echo "make test       every test: unit, policy, integration (local cloud) and end-to-end (real engine)"
+	@echo "make test-unit  the fast tests only (mocks, policies; no cloud, no engine)"
+	@echo "make bench      print the benchmark figures"
+
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP): requirements.txt
+	test -x .venv/bin/python || python3 -m venv .venv
+	.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	rm -f .venv/.installed-* && touch $@
+
+test-unit: venv
+	$(PY) -m pytest -m "not integration and not e2e" -q
+
+include $(wildcard mk/*.mk)
