@@ -1,0 +1,178 @@
+"""Bad configuration is rejected with one message per problem, naming the key path and the fix.
+
+Each test starts from the dev stack's configuration (valid) and breaks one thing.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from components import ConfigError, EndpointArgs, load_endpoint_args
+
+ROOT = "ha-endpoint:endpoint"
+DEV_CONFIG = yaml.safe_load((Path(__file__).parents[2] / "Pulumi.dev.yaml").read_text())["config"][ROOT]
+
+
+def dev_config() -> dict:
+    return copy.deepcopy(DEV_CONFIG)
+
+
+def problems_of(raw) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_endpoint_args(raw)
+    return [str(problem) for problem in caught.value.problems]
+
+
+def test_dev_config_is_valid_and_camel_case_keys_map_to_fields():
+    args = load_endpoint_args(dev_config())
+    assert isinstance(args, EndpointArgs)
+    assert args.floating_network == "public"
+    assert args.listeners[1].member_port == 22623
+    assert args.listeners[0].monitor.max_retries_down == 3
+    assert args.dns.per_zone_records is True
+    assert args.readiness.timeout_seconds == 600
+
+
+def test_snake_case_keys_are_accepted_for_python_callers():
+    raw = dev_config()
+    raw["floating_network"] = raw.pop("floatingNetwork")
+    assert load_endpoint_args(raw).floating_network == "public"
+
+
+def test_member_in_unknown_zone():
+    raw = dev_config()
+    raw["members"][2]["zone"] = "az4"
+    assert problems_of(raw) == [
+        f"{ROOT}.members[2].zone: member cp-2 is in zone 'az4', which is not configured; use one of az1, az2, az3, "
+        "or add 'az4' under zones with its subnet",
+        f"{ROOT}.zones.az3: zone az3 has no members, so its load balancer would serve nothing under memberPlacement "
+        "own-zone; add a member with zone: az3, remove the zone, or set memberPlacement: all-zones",
+    ]
+
+
+def test_duplicate_member_names_and_addresses():
+    raw = dev_config()
+    raw["members"].append({"name": "cp-0", "address": "10.10.1.10", "zone": "az1"})
+    assert problems_of(raw) == [
+        f"{ROOT}.members[3].name: member name 'cp-0' is already used by members[0]; member names must be unique",
+        f"{ROOT}.members[3].address: address 10.10.1.10 is already the address of members[0] (cp-0); each member "
+        "needs its own address",
+    ]
+
+
+def test_duplicate_subnets_across_zones():
+    raw = dev_config()
+    raw["zones"]["az2"]["subnet"] = "cp-az1"
+    assert problems_of(raw) == [
+        f"{ROOT}.zones.az2.subnet: subnet 'cp-az1' is already the subnet of zone az1; each zone needs a subnet of "
+        "its own in its own AZ, or one LB's failure domain covers two zones",
+    ]
+
+
+def test_zone_without_members_under_own_zone_but_not_all_zones():
+    raw = dev_config()
+    raw["members"] = [member for member in raw["members"] if member["zone"] != "az2"]
+    assert problems_of(raw) == [
+        f"{ROOT}.zones.az2: zone az2 has no members, so its load balancer would serve nothing under memberPlacement "
+        "own-zone; add a member with zone: az2, remove the zone, or set memberPlacement: all-zones",
+    ]
+    raw["memberPlacement"] = "all-zones"
+    assert load_endpoint_args(raw).member_placement == "all-zones"
+
+
+def test_fewer_than_two_zones():
+    raw = dev_config()
+    raw["zones"] = {"az1": raw["zones"]["az1"]}
+    raw["members"] = [member for member in raw["members"] if member["zone"] == "az1"]
+    assert problems_of(raw) == [
+        f"{ROOT}.zones: 1 zone(s) given (az1); an HA endpoint needs at least 2: add another availability zone and "
+        "its subnet",
+    ]
+
+
+@pytest.mark.parametrize("port", [0, 65536, -1])
+def test_port_outside_range(port):
+    raw = dev_config()
+    raw["listeners"][0]["port"] = port
+    bound = "greater than or equal to 1" if port < 1 else "less than or equal to 65535"
+    assert problems_of(raw) == [f"{ROOT}.listeners[0].port: Input should be {bound} (got {port}); change the value"]
+
+
+def test_ovn_with_http_monitor_and_wrong_method():
+    raw = dev_config()
+    raw["provider"] = "ovn"
+    raw["listeners"][1]["lbMethod"] = "ROUND_ROBIN"
+    assert problems_of(raw) == [
+        f"{ROOT}.listeners[0].monitor.type: the ovn provider has no HTTPS health monitors; use one of TCP, "
+        "UDP-CONNECT, SCTP",
+        f"{ROOT}.listeners[1].lbMethod: the ovn provider balances with SOURCE_IP_PORT only, not ROUND_ROBIN; set "
+        "lbMethod: SOURCE_IP_PORT or remove it",
+    ]
+
+
+@pytest.mark.parametrize("ttl", [0, 86401])
+def test_ttl_outside_range(ttl):
+    raw = dev_config()
+    raw["dns"]["ttl"] = ttl
+    bound = "greater than or equal to 1" if ttl < 1 else "less than or equal to 86400"
+    assert problems_of(raw) == [f"{ROOT}.dns.ttl: Input should be {bound} (got {ttl}); change the value"]
+
+
+@pytest.mark.parametrize("address", ["172.24.4", "2001:db8::5", "public"])
+def test_byo_floating_ip_must_be_ipv4(address):
+    raw = dev_config()
+    raw["zones"]["az3"]["floatingIp"] = address
+    assert problems_of(raw) == [
+        f"{ROOT}.zones.az3.floatingIp: '{address}' is not an IPv4 address; give the address of an existing "
+        "floating IP",
+    ]
+
+
+def test_unknown_key_and_wrong_enum_are_reported_together():
+    raw = dev_config()
+    raw["zonez"] = raw["zones"]
+    raw["memberPlacement"] = "everywhere"
+    assert problems_of(raw) == [
+        f"{ROOT}.memberPlacement: Input should be 'own-zone' or 'all-zones' (got 'everywhere')",
+        f"{ROOT}.zonez: unknown key; remove it or fix its spelling (see README.md 'Configuration')",
+    ]
+
+
+def test_message_lists_every_problem_without_traceback_text():
+    raw = dev_config()
+    raw["listeners"][0]["port"] = 0
+    raw["dns"]["zone"] = "example.test"
+    with pytest.raises(ConfigError) as caught:
+        load_endpoint_args(raw)
+    text = str(caught.value)
+    assert text.splitlines()[0] == "invalid endpoint configuration (2 problems):"
+    assert f"  - {ROOT}.dns.zone: must be fully qualified with a trailing dot, e.g. 'example.test.'" in text
+    assert "Traceback" not in text
+
+
+def test_monitor_timeout_must_be_below_delay():
+    raw = dev_config()
+    raw["listeners"][0]["monitor"]["timeout"] = 5
+    assert problems_of(raw) == [
+        f"{ROOT}.listeners[0].monitor.timeout: timeout 5s must be shorter than delay 5s; lower timeout or raise delay",
+    ]
+
+
+def test_floating_ip_without_floating_network():
+    raw = dev_config()
+    del raw["floatingNetwork"]
+    raw["zones"]["az3"]["floatingIp"] = "172.24.4.50"
+    assert problems_of(raw) == [
+        f"{ROOT}.zones.az3.floatingIp: a floating IP is given but floatingNetwork is not set; set floatingNetwork "
+        "to the external network of that address, or remove floatingIp for an internal endpoint",
+    ]
+
+
+def test_config_that_is_not_a_mapping():
+    assert problems_of(["az1"]) == [
+        f"{ROOT}: must be a mapping of settings, got list; see README.md 'Configuration' for an example",
+    ]
