@@ -1,0 +1,184 @@
+"""The openstacksdk side of readiness: connections, status fetches, member weights, error categories.
+
+Credentials come from the standard OpenStack client environment, read when a connection is built (inside a
+provider method, never at program time): ``OS_CLOUD`` / ``OS_CLIENT_CONFIG_FILE`` / ``clouds.yaml`` (or ``OS_*``
+variables), optionally narrowed by a cloud name. Nothing here is stored in Pulumi state.
+
+API cost: :meth:`OctaviaStatusSource.fetch_pool` is one ``GET /v2/lbaas/pools/{pool_id}/members``; openstacksdk
+follows ``members_links`` only when Octavia paginates (more members than its ``pagination_max_limit``, 1000 by
+default), so a poll costs one call per pool whatever the number of members.
+
+Error categories (:func:`classify`): 401 -> re-authenticate; 408, 409 (PENDING_* objects are immutable), 429, 5xx,
+connection failures and timeouts -> transient, retried; anything else (403, 404, 400, configuration) -> terminal.
+"""
+
+from __future__ import annotations
+
+import enum
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional
+
+import keystoneauth1.exceptions as ks_exc
+import openstack
+import openstack.exceptions as os_exc
+import requests
+
+from .errors import AuthExpired, FetchFailed, ReadinessError, TransientFetchError
+from .model import LoadBalancerStatus, MemberStatus
+
+TRANSIENT_HTTP_STATUSES = frozenset({408, 409, 429})
+"""HTTP statuses below 500 that are retried: request timeout, conflict (PENDING_* immutable), rate limit."""
+
+
+class Category(str, enum.Enum):
+    """How a failed cloud call is handled: retried, re-authenticated then retried, or reported."""
+
+    TRANSIENT = "transient"
+    AUTH = "auth"
+    TERMINAL = "terminal"
+
+
+def connect(cloud: Optional[str] = None) -> Any:
+    """Build an openstacksdk connection from the standard environment (the seam tests replace).
+
+    ``cloud`` names an entry of clouds.yaml; without it ``OS_CLOUD`` (or the ``OS_*`` variables) decide.
+    """
+    if cloud:
+        return openstack.connect(cloud=cloud)
+    return openstack.connect()
+
+
+def http_status(exc: BaseException) -> Optional[int]:
+    """The HTTP status carried by an openstacksdk or keystoneauth exception, if any."""
+    if isinstance(exc, os_exc.HttpException):
+        return exc.status_code
+    if isinstance(exc, ks_exc.HttpError):
+        return exc.http_status
+    return None
+
+
+def classify(exc: BaseException) -> Category:
+    """The category of an exception raised by openstacksdk, keystoneauth or requests."""
+    status = http_status(exc)
+    if status == 401 or isinstance(exc, (ks_exc.Unauthorized, ks_exc.AuthorizationFailure)):
+        return Category.AUTH
+    if status is not None:
+        if status in TRANSIENT_HTTP_STATUSES or status >= 500:
+            return Category.TRANSIENT
+        return Category.TERMINAL
+    if isinstance(exc, ks_exc.SSLError):
+        return Category.TERMINAL
+    transient_types = (
+        ks_exc.ConnectionError,
+        ks_exc.RetriableConnectionFailure,
+        requests.ConnectionError,
+        requests.Timeout,
+        ConnectionError,
+        TimeoutError,
+    )
+    if isinstance(exc, transient_types):
+        return Category.TRANSIENT
+    return Category.TERMINAL
+
+
+def describe(exc: BaseException, limit: int = 300) -> str:
+    """A one-line description: ``"HTTP 409 Conflict: <details>"`` or ``"<ExceptionType>: <message>"``."""
+    status = http_status(exc)
+    if status is not None:
+        response = getattr(exc, "response", None)
+        reason = getattr(response, "reason", "") or ""
+        details = getattr(exc, "details", None) or getattr(exc, "message", "") or ""
+        text = f"HTTP {status}" + (f" {reason}" if reason else "") + (f": {details}" if details else "")
+    else:
+        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def translate(exc: BaseException, action: str) -> Exception:
+    """The waiter's exception for a failed cloud call made while doing ``action``."""
+    category = classify(exc)
+    if category is Category.TRANSIENT:
+        return TransientFetchError(describe(exc))
+    if category is Category.AUTH:
+        return AuthExpired(describe(exc))
+    return FetchFailed(f"{action} failed: {describe(exc)}")
+
+
+@contextmanager
+def translated(action: str) -> Iterator[None]:
+    """Re-raise cloud exceptions as the waiter's categories (see :func:`translate`)."""
+    try:
+        yield
+    except (TransientFetchError, AuthExpired, ReadinessError):
+        raise
+    except Exception as exc:
+        raise translate(exc, action) from exc
+
+
+class OctaviaStatusSource:
+    """Status fetches and member writes over one connection, rebuilt on re-authentication.
+
+    Attributes:
+        cloud: the clouds.yaml entry to use, or ``None`` for the environment's default.
+        calls: API calls made through this source (member listings, load balancer fetches, member updates).
+    """
+
+    def __init__(self, cloud: Optional[str] = None) -> None:
+        self.cloud = cloud
+        self.calls = 0
+        self._conn: Any = None
+
+    def _connection(self) -> Any:
+        if self._conn is None:
+            with translated("building the OpenStack connection (OS_CLOUD / clouds.yaml)"):
+                self._conn = connect(self.cloud)
+        return self._conn
+
+    def fetch_pool(self, pool_id: str) -> list[MemberStatus]:
+        """Every member of the pool with its statuses: one ``GET .../pools/{pool_id}/members``."""
+        conn = self._connection()
+        self.calls += 1
+        with translated(f"listing the members of pool {pool_id}"):
+            return [
+                MemberStatus(str(m.id), str(m.provisioning_status), str(m.operating_status))
+                for m in conn.load_balancer.members(pool_id)
+            ]
+
+    def fetch_load_balancer(self, load_balancer_id: str) -> LoadBalancerStatus:
+        """The load balancer's provisioning and operating statuses: one ``GET .../loadbalancers/{id}``."""
+        conn = self._connection()
+        self.calls += 1
+        with translated(f"fetching load balancer {load_balancer_id}"):
+            lb = conn.load_balancer.get_load_balancer(load_balancer_id)
+            return LoadBalancerStatus(str(lb.id), str(lb.provisioning_status), str(lb.operating_status))
+
+    def set_member_weight(self, pool_id: str, member_id: str, weight: int) -> bool:
+        """Set a member's weight; ``False`` when the member (or its pool) no longer exists."""
+        conn = self._connection()
+        self.calls += 1
+        try:
+            with translated(f"setting the weight of member {member_id} in pool {pool_id}"):
+                conn.load_balancer.update_member(member_id, pool_id, weight=weight)
+        except FetchFailed as exc:
+            cause = exc.__cause__
+            if cause is not None and http_status(cause) == 404:
+                return False
+            raise
+        return True
+
+    def reauth(self) -> None:
+        """Drop the connection and authenticate a new one (fetches a fresh token now)."""
+        self.close()
+        conn = self._connection()
+        with translated("re-authenticating"):
+            conn.session.get_token()
+
+    def close(self) -> None:
+        """Release the connection (a later call builds a new one)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # closing must never mask the outcome of a wait
+                pass

@@ -1,0 +1,197 @@
+"""MemberDrain: a per-member companion whose deletion drains the member before the member itself is deleted.
+
+Make-before-break: the drain depends on its member (it takes the member's id), so the engine deletes the drain
+first. Deleting it sets the member's weight to 0 (no new connections) and waits ``drain_seconds`` so that
+established connections finish; only then does the engine delete the member. Replacing a member (new address, new
+name, other zone) creates the new member, its drain and the zone's readiness update first; the old drain and the
+old member are deleted at the end of the deployment, in that order.
+
+Inputs: ``pool_id`` (str), ``member_id`` (str), ``drain_seconds`` (number >= 0; 0 makes deletion a no-op, so
+dropping drains never touches live members), ``timeout_seconds`` (how long 409s from PENDING_* objects are retried,
+default 300), ``cloud`` (optional clouds.yaml entry). Create/update/read make no API call.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import pulumi
+from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
+from pulumi.dynamic import UpdateResult
+
+from . import cloud
+from .errors import AuthExpired, AuthFailed, ReadinessError, TransientFetchError
+from .inputs import InputError, optional_text, positive_number, without_provider
+from .waiter import Backoff
+
+DEFAULT_DRAIN_TIMEOUT_SECONDS = 300.0
+MAX_AUTH_RETRIES = 3
+
+
+class DrainTimeout(ReadinessError):
+    """Setting a member's weight to 0 kept failing transiently (e.g. 409 while its load balancer is PENDING_*)."""
+
+
+@dataclass(frozen=True)
+class DrainResult:
+    """What draining did.
+
+    Attributes:
+        drained: the weight was set to 0 (false when the member was already gone).
+        attempts: weight updates tried (409s and other transient failures included).
+        waited_seconds: total time, grace included.
+    """
+
+    drained: bool
+    attempts: int
+    waited_seconds: float
+
+
+def drain_member(
+    set_weight_zero: Callable[[], bool],
+    *,
+    member_id: str,
+    drain_seconds: float,
+    timeout_seconds: float,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+    reauth: Optional[Callable[[], None]] = None,
+    backoff: Backoff = Backoff(1.0, 1.25, 5.0),
+) -> DrainResult:
+    """Set the weight to 0, retrying transient failures until ``timeout_seconds``, then wait ``drain_seconds``.
+
+    ``set_weight_zero`` returns ``False`` when the member no longer exists (nothing to drain, no grace).
+    """
+    start = clock()
+    deadline = start + timeout_seconds
+    delays = backoff.delays()
+    attempts = auth_failures = 0
+    last = ""
+    while True:
+        attempts += 1
+        try:
+            drained = set_weight_zero()
+            break
+        except TransientFetchError as exc:
+            last = exc.reason
+        except AuthExpired as exc:
+            auth_failures += 1
+            if reauth is None or auth_failures > MAX_AUTH_RETRIES:
+                raise AuthFailed(f"draining member {member_id}: the cloud rejected the credentials ({exc.reason})")
+            reauth()
+            continue
+        now = clock()
+        if now >= deadline:
+            raise DrainTimeout(
+                f"member {member_id}: could not set its weight to 0 within {timeout_seconds:g}s "
+                f"({attempts} attempts, last: {last}); the member was not deleted. Wait for its load balancer to "
+                f"leave PENDING_* and run the update again."
+            )
+        sleep(min(next(delays), deadline - now))
+    if drained and drain_seconds > 0:
+        sleep(drain_seconds)
+    return DrainResult(drained, attempts, clock() - start)
+
+
+def _now() -> float:
+    return time.monotonic()
+
+
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def _drain_seconds(props: dict[str, Any]) -> float:
+    value = props.get("drain_seconds", 0)
+    if value in (None, 0):
+        return 0.0
+    return positive_number(props, "drain_seconds", 0.0)
+
+
+def run_drain(props: dict[str, Any]) -> Optional[DrainResult]:
+    """Drain the member described by a MemberDrain property bag; ``None`` when draining is off (0 s)."""
+    grace = _drain_seconds(props)
+    if grace == 0:
+        return None
+    pool_id, member_id = str(props["pool_id"]), str(props["member_id"])
+    source = cloud.OctaviaStatusSource(optional_text(props, "cloud"))
+    try:
+        return drain_member(
+            lambda: source.set_member_weight(pool_id, member_id, 0),
+            member_id=member_id,
+            drain_seconds=grace,
+            timeout_seconds=positive_number(props, "timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS),
+            clock=_now,
+            sleep=_sleep,
+            reauth=source.reauth,
+        )
+    except ReadinessError as exc:
+        raise exc.with_traceback(None) from None
+    finally:
+        source.close()
+
+
+class MemberDrainProvider(ResourceProvider):
+    """The CRUD of :class:`MemberDrain`: only delete talks to the cloud."""
+
+    serialize_as_secret_always = False
+
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        failures = []
+        for key in ("timeout_seconds",):
+            try:
+                positive_number(news, key, DEFAULT_DRAIN_TIMEOUT_SECONDS)
+            except InputError as exc:
+                failures.append(CheckFailure(exc.property, exc.reason))
+        value = news.get("drain_seconds", 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            failures.append(CheckFailure("drain_seconds", f"must be a number of seconds >= 0, got {value!r}"))
+        return CheckResult(news, failures)
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        replaces = [k for k in ("pool_id", "member_id") if olds.get(k) != news.get(k)]
+        changed = replaces or any(
+            olds.get(k) != news.get(k) for k in ("drain_seconds", "timeout_seconds", "cloud")
+        )
+        return DiffResult(changes=bool(changed), replaces=replaces, delete_before_replace=False)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        return CreateResult(f"drain-{props['member_id']}", without_provider(props))
+
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        return UpdateResult(without_provider(news))
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        return ReadResult(id_, without_provider(props))
+
+    def delete(self, _id: str, props: dict[str, Any]) -> None:
+        run_drain(props)
+
+
+class MemberDrain(pulumi.dynamic.Resource):
+    """Drains one member (weight 0, then ``drain_seconds``) when deleted, before the member is deleted.
+
+    Name it ``f"{member_resource_name}-drain"`` and give it the member's id (so it depends on the member).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        pool_id: pulumi.Input[str],
+        member_id: pulumi.Input[str],
+        drain_seconds: float = 0,
+        timeout_seconds: float = DEFAULT_DRAIN_TIMEOUT_SECONDS,
+        cloud: Optional[str] = None,
+        opts: Optional[pulumi.ResourceOptions] = None,
+    ) -> None:
+        props = {
+            "pool_id": pool_id,
+            "member_id": member_id,
+            "drain_seconds": drain_seconds,
+            "timeout_seconds": timeout_seconds,
+            "cloud": cloud,
+        }
+        super().__init__(MemberDrainProvider(), name, props, opts)

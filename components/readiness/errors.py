@@ -1,0 +1,190 @@
+"""Exceptions of the readiness gate and the exact wording of their messages.
+
+Two families:
+
+- Signals a status source raises and the waiter handles: :class:`TransientFetchError` (retried within the
+  deadline: 409, 429, 5xx, connection failures and timeouts) and :class:`AuthExpired` (re-authenticate, then retry).
+- Failures the gate reports (subclasses of :class:`ReadinessError`): :class:`MemberFailed` (a member's provisioning
+  is in ERROR, terminal), :class:`ReadinessTimeout` (the deadline passed; names every member not ready),
+  :class:`FetchFailed` (a status fetch failed in a way retrying cannot fix, e.g. 403 or the pool is gone) and
+  :class:`AuthFailed` (re-authentication did not help).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from .model import LoadBalancerStatus, MemberStatus, NO_MONITOR, PoolExpectation, Requirement
+
+
+class TransientFetchError(Exception):
+    """A status fetch failed in a way that retrying can fix (409, 429, 5xx, connection error, timeout).
+
+    Attributes:
+        reason: a short description, e.g. ``"HTTP 503 Service Unavailable"``.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class AuthExpired(Exception):
+    """The token was rejected (HTTP 401): the caller should re-authenticate and retry.
+
+    Attributes:
+        reason: a short description of the rejection.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ReadinessError(Exception):
+    """Base class of every failure the readiness gate reports."""
+
+
+class FetchFailed(ReadinessError):
+    """A status fetch failed in a way that retrying cannot fix (403, 404, bad request, missing endpoint)."""
+
+
+class AuthFailed(ReadinessError):
+    """Re-authentication did not make the cloud accept requests again."""
+
+
+@dataclass(frozen=True)
+class LoadBalancerReport:
+    """The load balancer's statuses as far as they could be fetched for a failure message.
+
+    Attributes:
+        load_balancer_id: the load balancer id.
+        status: its statuses, or ``None`` when fetching them failed.
+        error: why fetching them failed, when it did.
+    """
+
+    load_balancer_id: str
+    status: Optional[LoadBalancerStatus] = None
+    error: str = ""
+
+    def sentence(self) -> str:
+        """``"Load balancer <id> is <prov>/<oper>."`` or ``"... status unavailable (<why>)."``."""
+        if self.status is not None:
+            return f"Load balancer {self.load_balancer_id} is {self.status.label}."
+        return f"Load balancer {self.load_balancer_id} status unavailable ({self.error or 'not fetched'})."
+
+
+@dataclass(frozen=True)
+class NotReadyMember:
+    """One member that did not meet the requirement, with what was last seen of it.
+
+    Attributes:
+        pool: the pool it was expected in.
+        member_id: the member id.
+        status: its last seen statuses; ``None`` when it was never observed.
+        pool_listed: whether the pool's member list was ever fetched (if so and ``status`` is ``None``, the
+            member was missing from it).
+    """
+
+    pool: PoolExpectation
+    member_id: str
+    status: Optional[MemberStatus]
+    pool_listed: bool = True
+
+    def phrase(self) -> str:
+        """``"member <id> in pool <pool> is <prov>/<oper>"`` (or why there is no status)."""
+        head = f"member {self.member_id} in pool {self.pool.display}"
+        if self.status is None:
+            if self.pool_listed:
+                return f"{head} is not in the pool's member list"
+            return f"{head} was never observed"
+        text = f"{head} is {self.status.label}"
+        if self.pool.monitored and self.status.operating_status == NO_MONITOR:
+            text += " (the pool has a health monitor, so NO_MONITOR does not count)"
+        return text
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+class MemberFailed(ReadinessError):
+    """A member's provisioning_status is ERROR: terminal, reported at once.
+
+    Attributes:
+        pool: the pool the member is in.
+        status: the member's statuses.
+        load_balancer: the load balancer's statuses for context.
+    """
+
+    def __init__(self, pool: PoolExpectation, status: MemberStatus, load_balancer: LoadBalancerReport) -> None:
+        self.pool = pool
+        self.status = status
+        self.load_balancer = load_balancer
+        super().__init__(
+            f"member {status.member_id} in pool {pool.display} failed: it is {status.label} and provisioning "
+            f"ERROR is terminal. {load_balancer.sentence()} Delete or replace the member (the Octavia worker log "
+            f"says why it failed) and run the update again."
+        )
+
+    @property
+    def member_id(self) -> str:
+        """The failed member's id."""
+        return self.status.member_id
+
+
+class ReadinessTimeout(ReadinessError):
+    """The deadline passed before every member met the requirement.
+
+    Attributes:
+        not_ready: every member not ready, with its last seen statuses.
+        total: how many members were waited for.
+        load_balancer: the load balancer's statuses at the deadline.
+        transient_errors: how many status fetches failed transiently and were retried.
+        last_transient: the last transient failure's reason.
+        failing_at_deadline: whether the fetches were still failing at the deadline (then they are the cause).
+        reauths: how many times the waiter re-authenticated.
+    """
+
+    def __init__(
+        self,
+        *,
+        timeout_seconds: float,
+        requirement: Requirement,
+        not_ready: Sequence[NotReadyMember],
+        total: int,
+        load_balancer: LoadBalancerReport,
+        transient_errors: int = 0,
+        last_transient: str = "",
+        failing_at_deadline: bool = False,
+        reauths: int = 0,
+    ) -> None:
+        self.not_ready = tuple(not_ready)
+        self.total = total
+        self.load_balancer = load_balancer
+        self.transient_errors = transient_errors
+        self.last_transient = last_transient
+        self.failing_at_deadline = failing_at_deadline
+        self.reauths = reauths
+        message = (
+            f"load balancer {load_balancer.load_balancer_id}: {len(self.not_ready)} of {_plural(total, 'member')} "
+            f"not ready after {timeout_seconds:g}s (requirement: {requirement.describe()}): "
+            + "; ".join(m.phrase() for m in self.not_ready)
+            + f". {load_balancer.sentence()}"
+        )
+        if transient_errors and failing_at_deadline:
+            message += (
+                f" Status fetches were still failing at the deadline ({_plural(transient_errors, 'transient error')}"
+                f" retried, last: {last_transient})."
+            )
+        elif transient_errors:
+            message += f" {_plural(transient_errors, 'transient error')} retried (last: {last_transient})."
+        if reauths:
+            message += f" Re-authenticated {_plural(reauths, 'time')}."
+        super().__init__(message)
+
+    @property
+    def member_ids(self) -> tuple[str, ...]:
+        """Ids of the members that were not ready."""
+        return tuple(m.member_id for m in self.not_ready)

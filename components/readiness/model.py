@@ -1,0 +1,123 @@
+"""Statuses, expectations and the readiness predicate the waiter reasons about.
+
+Pure data: nothing here talks to a cloud. Octavia reports two statuses per object:
+
+- ``provisioning_status``: the control plane's progress on the object (``ACTIVE``, ``PENDING_CREATE``,
+  ``PENDING_UPDATE``, ``PENDING_DELETE``, ``DELETED``, ``ERROR``). ``ERROR`` is terminal.
+- ``operating_status``: what the data plane observes (``ONLINE``, ``OFFLINE``, ``DEGRADED``, ``ERROR``,
+  ``DRAINING``, ``NO_MONITOR``). ``NO_MONITOR`` means no health monitor judges the member.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+ACTIVE = "ACTIVE"
+ERROR = "ERROR"
+ONLINE = "ONLINE"
+NO_MONITOR = "NO_MONITOR"
+
+
+class Requirement(str, enum.Enum):
+    """What "ready" means for the members a readiness gate waits for.
+
+    - ``online``: provisioning_status ``ACTIVE`` and operating_status ``ONLINE``; ``NO_MONITOR`` counts as online
+      only for a pool without a health monitor (nothing will ever report ONLINE there).
+    - ``provisioned``: provisioning_status ``ACTIVE`` suffices (bootstrap publication: the first control-plane
+      node needs the endpoint name before it can become healthy).
+    """
+
+    ONLINE = "online"
+    PROVISIONED = "provisioned"
+
+    def describe(self) -> str:
+        """Human wording of the requirement, used in messages."""
+        if self is Requirement.ONLINE:
+            return "provisioning ACTIVE and operating ONLINE"
+        return "provisioning ACTIVE"
+
+
+@dataclass(frozen=True)
+class MemberStatus:
+    """One pool member as Octavia's member listing reports it.
+
+    Attributes:
+        member_id: the Octavia member id.
+        provisioning_status: e.g. ``ACTIVE``, ``PENDING_CREATE``, ``ERROR``.
+        operating_status: e.g. ``ONLINE``, ``OFFLINE``, ``NO_MONITOR``, ``ERROR``.
+    """
+
+    member_id: str
+    provisioning_status: str
+    operating_status: str
+
+    @property
+    def label(self) -> str:
+        """``"<provisioning>/<operating>"``, e.g. ``"ACTIVE/ONLINE"``."""
+        return f"{self.provisioning_status}/{self.operating_status}"
+
+
+@dataclass(frozen=True)
+class LoadBalancerStatus:
+    """A load balancer's two statuses, reported in failure messages.
+
+    Attributes:
+        load_balancer_id: the Octavia load balancer id.
+        provisioning_status: e.g. ``ACTIVE``, ``PENDING_UPDATE``, ``ERROR``.
+        operating_status: e.g. ``ONLINE``, ``DEGRADED``, ``OFFLINE``.
+    """
+
+    load_balancer_id: str
+    provisioning_status: str
+    operating_status: str
+
+    @property
+    def label(self) -> str:
+        """``"<provisioning>/<operating>"``."""
+        return f"{self.provisioning_status}/{self.operating_status}"
+
+
+@dataclass(frozen=True)
+class PoolExpectation:
+    """The members one pool must have ready.
+
+    Attributes:
+        pool_id: the Octavia pool id; one member listing per poll is made for it.
+        member_ids: ids of the members to wait for (other members of the pool are ignored).
+        monitored: whether the pool has a health monitor (decides whether ``NO_MONITOR`` counts as online).
+        name: a logical name for messages (e.g. the plan's pool name); defaults to the pool id.
+    """
+
+    pool_id: str
+    member_ids: tuple[str, ...]
+    monitored: bool
+    name: str = ""
+
+    @property
+    def display(self) -> str:
+        """``"<name> (<pool_id>)"`` or just the pool id when unnamed."""
+        if self.name and self.name != self.pool_id:
+            return f"{self.name} ({self.pool_id})"
+        return self.pool_id
+
+
+def is_ready(status: MemberStatus, requirement: Requirement, monitored: bool) -> bool:
+    """Whether one member meets the requirement (see :class:`Requirement`)."""
+    if status.provisioning_status != ACTIVE:
+        return False
+    if requirement is Requirement.PROVISIONED:
+        return True
+    if status.operating_status == ONLINE:
+        return True
+    return status.operating_status == NO_MONITOR and not monitored
+
+
+def is_failed(status: MemberStatus) -> bool:
+    """Whether the member's provisioning is terminally failed (``ERROR``)."""
+    return status.provisioning_status == ERROR
+
+
+def is_online(status: MemberStatus, monitored: bool) -> bool:
+    """Whether the member serves: ACTIVE and ONLINE (or NO_MONITOR in an unmonitored pool)."""
+    return is_ready(status, Requirement.ONLINE, monitored)

@@ -1,0 +1,194 @@
+"""MemberReadiness: a Pulumi dynamic resource that is created (or updated) only once a zone's members are ready.
+
+Give it the zone's load balancer, its pools and the member ids expected in each; its create and update block until
+every member meets the requirement (``online``: ACTIVE/ONLINE, NO_MONITOR counting in unmonitored pools;
+``provisioned``: ACTIVE) and fail with :class:`~.errors.MemberFailed` at the first provisioning ERROR or
+:class:`~.errors.ReadinessTimeout` at the deadline. Make whatever must wait for serving members (the zone's DNS
+record, and through the engine's delete ordering the removal of replaced members) depend on it.
+
+Lifecycle: diff reports a change when the load balancer, the pools, the member ids, the requirement or the cloud
+change (never a replacement; timing inputs alone change nothing); read (refresh) makes no API call and returns the
+recorded state; delete makes no API call (the resource owns nothing in the cloud).
+
+Serialization: Pulumi pickles the provider object with dill into the state (``__provider``). The provider holds no
+attributes and its class lives in an importable module, so dill stores a reference to
+``components.readiness.provider.MemberReadinessProvider`` (a few dozen bytes), not code or credentials: the engine's
+provider process imports the module (install this package in the program's environment, or run from the project
+root) and reads credentials from ``OS_CLOUD`` / ``clouds.yaml`` inside each method. Because nothing secret is
+captured, ``serialize_as_secret_always = False`` opts out of Pulumi's default of storing ``__provider`` as a secret
+(it still becomes one if a secret Output were ever captured), which keeps the state readable and the diff stable.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Mapping, Optional
+
+import pulumi
+from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
+from pulumi.dynamic import UpdateResult
+
+from . import cloud
+from .errors import ReadinessError
+from .inputs import InputError, ReadinessInputs, parse_readiness, positive_number, wait_identity, without_provider
+from .model import Requirement
+from .waiter import WaitResult, wait_for_members
+
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+"""Pulumi's wire value for an input not known yet (during preview)."""
+
+OUTPUT_NAMES = (
+    "ready", "all_online", "ready_member_ids", "statuses", "waited_seconds", "polls", "api_calls",
+    "transient_errors", "reauths",
+)
+
+
+def _now() -> float:
+    """The waiter's clock (tests replace it)."""
+    return time.monotonic()
+
+
+def _sleep(seconds: float) -> None:
+    """The waiter's sleep (tests replace it)."""
+    time.sleep(seconds)
+
+
+def contains_unknown(value: Any) -> bool:
+    """Whether a property value holds a value unknown during preview, at any depth."""
+    if isinstance(value, str):
+        return value == UNKNOWN
+    if isinstance(value, Mapping):
+        return any(contains_unknown(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(contains_unknown(v) for v in value)
+    return False
+
+
+def check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
+    """Input problems, reported by ``pulumi preview`` before anything is created; unknown values are skipped."""
+    if not contains_unknown(news):
+        try:
+            parse_readiness(news)
+        except InputError as exc:
+            return [CheckFailure(exc.property, exc.reason)]
+        return []
+    failures = []
+    require = news.get("require")
+    if require not in (None, UNKNOWN, *(r.value for r in Requirement)):
+        failures.append(CheckFailure("require", f"must be 'online' or 'provisioned', got {require!r}"))
+    for key in ("timeout_seconds", "poll_interval_seconds"):
+        if news.get(key) != UNKNOWN:
+            try:
+                positive_number(news, key, 1.0)
+            except InputError as exc:
+                failures.append(CheckFailure(exc.property, exc.reason))
+    return failures
+
+
+def run_wait(inputs: ReadinessInputs) -> WaitResult:
+    """Wait against the cloud: a connection built here from the environment, closed on return."""
+    source = cloud.OctaviaStatusSource(inputs.cloud)
+    try:
+        return wait_for_members(
+            inputs.wait_spec(),
+            fetch_pool=source.fetch_pool,
+            fetch_load_balancer=source.fetch_load_balancer,
+            reauth=source.reauth,
+            clock=_now,
+            sleep=_sleep,
+        )
+    finally:
+        source.close()
+
+
+def outputs(props: Mapping[str, Any], result: WaitResult) -> dict[str, Any]:
+    """The state recorded after a successful wait: the inputs plus what the wait observed."""
+    outs = without_provider(props)
+    outs.update(
+        ready=True,
+        all_online=result.all_online,
+        ready_member_ids=sorted(result.statuses),
+        statuses={member_id: status.label for member_id, status in sorted(result.statuses.items())},
+        waited_seconds=round(result.waited_seconds, 3),
+        polls=result.polls,
+        api_calls=result.api_calls,
+        transient_errors=result.transient_errors,
+        reauths=result.reauths,
+    )
+    return outs
+
+
+def wait_and_record(props: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate, wait, and return the outputs; failures surface with their own message and a short traceback."""
+    try:
+        return outputs(props, run_wait(parse_readiness(props)))
+    except (ReadinessError, InputError) as exc:
+        raise exc.with_traceback(None) from None
+
+
+class MemberReadinessProvider(ResourceProvider):
+    """The CRUD of :class:`MemberReadiness`. Stateless: every method builds what it needs and keeps nothing."""
+
+    serialize_as_secret_always = False
+
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        return CheckResult(news, check_failures(news))
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        changed = wait_identity(olds) != wait_identity(news)
+        return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        return CreateResult(f"ready-{uuid.uuid4().hex}", wait_and_record(props))
+
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        return UpdateResult(wait_and_record(news))
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        return ReadResult(id_, without_provider(props))
+
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        return None
+
+
+class MemberReadiness(pulumi.dynamic.Resource):
+    """A zone's readiness gate: exists once every member of its pools meets the requirement.
+
+    Name it ``f"{endpoint}-{az}-ready"`` (``components.contract.readiness_name``). Outputs:
+
+    - ``ready`` (bool): the requirement was met (always true in state: a failed wait fails the deployment).
+    - ``all_online`` (bool): every member was also ACTIVE/ONLINE (may be false with ``require="provisioned"``).
+    - ``ready_member_ids`` (list of str), ``statuses`` (member id -> ``"ACTIVE/ONLINE"``).
+    - ``waited_seconds`` (number), ``polls``, ``api_calls``, ``transient_errors``, ``reauths`` (int).
+    """
+
+    ready: pulumi.Output[bool]
+    all_online: pulumi.Output[bool]
+    ready_member_ids: pulumi.Output[list]
+    statuses: pulumi.Output[dict]
+    waited_seconds: pulumi.Output[float]
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        loadbalancer_id: pulumi.Input[str],
+        pools: Mapping[str, Mapping[str, Any]],
+        require: str = "online",
+        timeout_seconds: float = 600,
+        poll_interval_seconds: float = 1.0,
+        cloud: Optional[str] = None,
+        opts: Optional[pulumi.ResourceOptions] = None,
+    ) -> None:
+        """``pools``: logical pool name -> ``{"pool_id": Input[str], "member_ids": [Input[str]], "monitored": bool}``."""
+        props: dict[str, Any] = {
+            "loadbalancer_id": loadbalancer_id,
+            "pools": pools,
+            "require": require,
+            "timeout_seconds": timeout_seconds,
+            "poll_interval_seconds": poll_interval_seconds,
+            "cloud": cloud,
+        }
+        props.update({key: None for key in OUTPUT_NAMES})
+        super().__init__(MemberReadinessProvider(), name, props, opts)

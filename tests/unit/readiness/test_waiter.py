@@ -1,0 +1,208 @@
+"""The pure waiter driven by scripted status sequences and a fake clock: what a user sees when members are slow,
+down, failed, or the API misbehaves."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.readiness.errors import AuthFailed, FetchFailed, MemberFailed, ReadinessTimeout
+from components.readiness.model import LoadBalancerStatus, PoolExpectation, Requirement
+from components.readiness.waiter import Backoff, WaitSpec, wait_for_members
+from readiness_fakes import FakeClock, ScriptedSource, expired, transient
+
+A, O = "ACTIVE", "ONLINE"
+POOL = PoolExpectation("pool-a", ("m1", "m2", "m3"), monitored=True, name="api")
+ALL_ONLINE = {"m1": (A, O), "m2": (A, O), "m3": (A, O)}
+
+
+def run(frames, *, pools=(POOL,), requirement=Requirement.ONLINE, timeout=10.0, backoff=Backoff(), lb=None):
+    clock = FakeClock()
+    source = ScriptedSource(frames, {p.pool_id: p.member_ids for p in pools}, clock)
+    if lb is not None:
+        source.lb = lb
+    spec = WaitSpec("lb-1", tuple(pools), requirement, timeout, backoff)
+    outcome = {"clock": clock, "source": source}
+    try:
+        outcome["result"] = wait_for_members(
+            spec,
+            fetch_pool=source.fetch_pool,
+            fetch_load_balancer=source.fetch_load_balancer,
+            reauth=source.reauth,
+            clock=clock,
+            sleep=clock.sleep,
+        )
+    except Exception as exc:  # the test inspects it
+        outcome["error"] = exc
+    return outcome
+
+
+def test_gate_opens_at_the_first_poll_where_every_member_is_active_and_online():
+    pending = {"m1": (A, O), "m2": ("PENDING_CREATE", "OFFLINE"), "m3": (A, "OFFLINE")}
+    out = run([pending, pending, ALL_ONLINE])
+    result = out["result"]
+    assert result.polls == 3 and result.api_calls == 3
+    assert result.waited_seconds == 2.0
+    assert {m: s.label for m, s in result.statuses.items()} == {m: "ACTIVE/ONLINE" for m in ("m1", "m2", "m3")}
+    assert result.all_online and result.transient_errors == 0 and result.reauths == 0
+    assert out["source"].lb_calls == 0, "the load balancer is fetched only for failure messages"
+
+
+def test_timeout_names_every_member_not_ready_with_its_statuses_and_the_load_balancers():
+    frame = {"m1": (A, O), "m2": (A, "OFFLINE"), "m3": ("PENDING_CREATE", "OFFLINE")}
+    out = run([frame], lb=LoadBalancerStatus("lb-1", "PENDING_UPDATE", "DEGRADED"))
+    error = out["error"]
+    assert isinstance(error, ReadinessTimeout)
+    assert str(error) == (
+        "load balancer lb-1: 2 of 3 members not ready after 10s (requirement: provisioning ACTIVE and operating "
+        "ONLINE): member m2 in pool api (pool-a) is ACTIVE/OFFLINE; member m3 in pool api (pool-a) is "
+        "PENDING_CREATE/OFFLINE. Load balancer lb-1 is PENDING_UPDATE/DEGRADED."
+    )
+    assert error.member_ids == ("m2", "m3")
+    assert out["source"].poll_times[-1] == 10.0, "the last poll happens at the deadline"
+
+
+def test_timeout_says_when_a_member_is_missing_from_its_pool():
+    out = run([{"m1": (A, O), "m2": (A, O)}], timeout=2)
+    assert str(out["error"]) == (
+        "load balancer lb-1: 1 of 3 members not ready after 2s (requirement: provisioning ACTIVE and operating "
+        "ONLINE): member m3 in pool api (pool-a) is not in the pool's member list. Load balancer lb-1 is "
+        "ACTIVE/ONLINE."
+    )
+
+
+def test_provisioning_error_fails_at_once_naming_the_member():
+    pending = {"m1": (A, O), "m2": ("PENDING_CREATE", "OFFLINE"), "m3": (A, O)}
+    failed = {"m1": (A, O), "m2": ("ERROR", "OFFLINE"), "m3": (A, O)}
+    out = run([pending, failed, ALL_ONLINE], timeout=600)
+    error = out["error"]
+    assert isinstance(error, MemberFailed) and error.member_id == "m2"
+    assert str(error) == (
+        "member m2 in pool api (pool-a) failed: it is ERROR/OFFLINE and provisioning ERROR is terminal. "
+        "Load balancer lb-1 is ACTIVE/ONLINE. Delete or replace the member (the Octavia worker log says why it "
+        "failed) and run the update again."
+    )
+    assert out["clock"].now == 1.0 and len(out["source"].poll_times) == 2
+
+
+def test_operating_error_is_not_terminal_a_member_can_come_back_online():
+    down = {"m1": (A, O), "m2": (A, "ERROR"), "m3": (A, O)}
+    out = run([down, down, ALL_ONLINE])
+    assert out["result"].polls == 3
+
+
+@pytest.mark.parametrize("reason", ["HTTP 409 Conflict", "HTTP 503 Service Unavailable", "ConnectFailure: refused"])
+def test_transient_fetch_errors_are_retried_and_counted(reason):
+    out = run([transient(reason), transient(reason), ALL_ONLINE])
+    result = out["result"]
+    assert result.polls == 1 and result.transient_errors == 2 and result.api_calls == 3
+    assert out["clock"].sleeps == [1.0, 1.0]
+
+
+def test_timeout_caused_by_failing_fetches_says_so():
+    out = run([{"m1": (A, O), "m2": (A, O), "m3": (A, "OFFLINE")}, transient("HTTP 503 Service Unavailable")],
+              timeout=3)
+    assert str(out["error"]) == (
+        "load balancer lb-1: 1 of 3 members not ready after 3s (requirement: provisioning ACTIVE and operating "
+        "ONLINE): member m3 in pool api (pool-a) is ACTIVE/OFFLINE. Load balancer lb-1 is ACTIVE/ONLINE. Status "
+        "fetches were still failing at the deadline (3 transient errors retried, last: HTTP 503 Service "
+        "Unavailable)."
+    )
+
+
+def test_timeout_when_no_fetch_ever_succeeded():
+    out = run([transient("ConnectFailure: connection refused")], timeout=1)
+    assert str(out["error"]) == (
+        "load balancer lb-1: 3 of 3 members not ready after 1s (requirement: provisioning ACTIVE and operating "
+        "ONLINE): member m1 in pool api (pool-a) was never observed; member m2 in pool api (pool-a) was never "
+        "observed; member m3 in pool api (pool-a) was never observed. Load balancer lb-1 is ACTIVE/ONLINE. Status "
+        "fetches were still failing at the deadline (2 transient errors retried, last: ConnectFailure: connection "
+        "refused)."
+    )
+
+
+def test_recovered_transient_errors_are_reported_but_not_blamed():
+    offline = {"m1": (A, O), "m2": (A, O), "m3": (A, "OFFLINE")}
+    out = run([transient("HTTP 409 Conflict"), offline], timeout=2)
+    assert str(out["error"]).endswith(
+        "Load balancer lb-1 is ACTIVE/ONLINE. 1 transient error retried (last: HTTP 409 Conflict)."
+    )
+
+
+def test_expired_token_reauthenticates_and_retries_at_once():
+    out = run([{"m1": (A, O)}, expired(), ALL_ONLINE])
+    result = out["result"]
+    assert result.reauths == 1 and out["source"].reauths == 1
+    assert out["clock"].sleeps == [1.0], "the retry after re-authentication does not sleep"
+    assert out["source"].poll_times == [0.0, 1.0, 1.0]
+
+
+def test_repeated_auth_rejection_fails_with_a_fix():
+    out = run([expired()], timeout=600)
+    error = out["error"]
+    assert isinstance(error, AuthFailed)
+    assert str(error) == (
+        "load balancer lb-1: the cloud rejected the credentials 4 times in a row (HTTP 401 Unauthorized); check "
+        "OS_CLOUD / clouds.yaml and that the user can read Octavia pools"
+    )
+    assert out["source"].reauths == 3
+
+
+def test_terminal_fetch_errors_propagate():
+    out = run([FetchFailed("listing the members of pool pool-a failed: HTTP 404 Not Found")])
+    assert isinstance(out["error"], FetchFailed) and out["clock"].now == 0
+
+
+def test_no_monitor_counts_only_in_a_pool_without_a_health_monitor():
+    frame = {"m1": (A, "NO_MONITOR"), "m2": (A, "NO_MONITOR"), "m3": (A, "NO_MONITOR")}
+    unmonitored = PoolExpectation("pool-a", ("m1", "m2", "m3"), monitored=False, name="api")
+    assert run([frame], pools=(unmonitored,))["result"].all_online
+    error = run([frame], timeout=1)["error"]
+    assert "member m1 in pool api (pool-a) is ACTIVE/NO_MONITOR (the pool has a health monitor, so NO_MONITOR " \
+           "does not count)" in str(error)
+
+
+def test_provisioned_requirement_needs_only_active():
+    frame = {"m1": (A, "OFFLINE"), "m2": (A, "NO_MONITOR"), "m3": (A, O)}
+    result = run([frame], requirement=Requirement.PROVISIONED)["result"]
+    assert result.polls == 1 and not result.all_online
+    pending = {"m1": (A, "OFFLINE"), "m2": ("PENDING_UPDATE", "OFFLINE"), "m3": (A, O)}
+    error = run([pending], requirement=Requirement.PROVISIONED, timeout=1)["error"]
+    assert str(error).startswith(
+        "load balancer lb-1: 1 of 3 members not ready after 1s (requirement: provisioning ACTIVE): member m2"
+    )
+
+
+def test_one_listing_per_pool_per_poll_and_every_pool_must_be_ready():
+    pools = (PoolExpectation("p1", ("a",), True, "api"), PoolExpectation("p2", ("b",), False, "etcd"))
+    out = run([{"a": (A, O), "b": (A, "OFFLINE")}, {"a": (A, O), "b": (A, "NO_MONITOR")}], pools=pools)
+    assert out["source"].calls == ["p1", "p2", "p1", "p2"]
+    assert out["result"].api_calls == 4
+
+
+def test_backoff_grows_by_a_quarter_up_to_the_ceiling_and_never_sleeps_past_the_deadline():
+    frame = {"m1": (A, "OFFLINE"), "m2": (A, O), "m3": (A, O)}
+    out = run([frame], timeout=10, backoff=Backoff(1.0, 1.25, 2.0))
+    assert out["clock"].sleeps == [1.0, 1.25, 1.5625, 1.953125, 2.0, 2.0, 0.234375]
+    assert out["clock"].now == 10.0
+
+
+@pytest.mark.parametrize("online_at", [0.3, 5.0, 5.99, 17.5])
+def test_gate_opens_within_one_interval_of_the_last_member_going_online(online_at):
+    clock = FakeClock()
+    source = ScriptedSource([ALL_ONLINE], {"pool-a": ("m1", "m2", "m3")}, clock)
+
+    def fetch(pool_id):
+        if clock.now < online_at:
+            return [s if s.member_id != "m3" else type(s)("m3", A, "OFFLINE") for s in source.fetch_pool(pool_id)]
+        return source.fetch_pool(pool_id)
+
+    result = wait_for_members(
+        WaitSpec("lb-1", (POOL,), Requirement.ONLINE, 60, Backoff()),
+        fetch_pool=fetch, fetch_load_balancer=source.fetch_load_balancer, clock=clock, sleep=clock.sleep,
+    )
+    assert 0 <= result.waited_seconds - online_at <= 1.0
+
+
+def test_backoff_rejects_a_ceiling_below_the_start():
+    with pytest.raises(ValueError, match=r"maximum poll interval \(0.5s\) must be >= the poll interval \(1.0s\)"):
+        Backoff(1.0, 1.25, 0.5)
