@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Build (or reuse) the Pulumi engine for ha-endpoint from Go modules: see engine/README.md.
+#
+#   engine/build.sh            build into the cache unless an identical build is there; print timings and sizes
+#   engine/build.sh --bin-dir  print the bin dir of the build matching this checkout (exit 1 if not built yet)
+#   engine/build.sh --force    rebuild even if the cache has it
+#
+# Cache: ${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}/engine/<key>/bin, <key> = hash of engine/ + Go version.
+# Needs only Go and the Go module proxy. Builds use -p ${ENGINE_GO_P:-2} (2-core machines).
+set -euo pipefail
+
+ENGINE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=engine/key.sh
+. "$ENGINE_DIR/key.sh"
+# shellcheck source=engine/versions.env
+. "$ENGINE_DIR/versions.env"
+
+CACHE_ROOT=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}
+KEY=$(engine_key "$ENGINE_DIR")
+OUT="$CACHE_ROOT/engine/$KEY"
+GO_P=${ENGINE_GO_P:-2}
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-mod=mod"
+export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
+
+mode=build
+case "${1:-}" in
+    --bin-dir) mode=bindir ;;
+    --force) mode=force ;;
+    "") ;;
+    *) echo "usage: $0 [--bin-dir|--force]" >&2; exit 2 ;;
+esac
+
+report() {
+    # Sizes of what is in the cache, and the cold timings recorded when it was built.
+    echo "engine: bin dir $OUT/bin"
+    (cd "$OUT/bin" && for f in *; do
+        printf '  %-34s %8.1f MiB\n' "$f" "$(awk -v b="$(stat -c %s "$f")" 'BEGIN{print b/1048576}')"
+    done)
+    if [ -f "$OUT/BUILD_INFO" ]; then sed 's/^/  /' "$OUT/BUILD_INFO"; fi
+}
+
+if [ "$mode" = bindir ]; then
+    if [ -f "$OUT/.complete" ]; then echo "$OUT/bin"; exit 0; fi
+    echo "engine: no build for key $KEY under $CACHE_ROOT/engine: run engine/build.sh (make engine)" >&2
+    exit 1
+fi
+
+t_start=$(date +%s.%N)
+if [ "$mode" != force ] && [ -f "$OUT/.complete" ]; then
+    echo "engine: reusing cached build $KEY (nothing to do; $(awk -v s="$t_start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.2f", e-s}') s)"
+    report
+    exit 0
+fi
+
+mkdir -p "$CACHE_ROOT/engine"
+exec 9>"$CACHE_ROOT/engine/.lock"
+flock 9   # one build at a time per cache (CI jobs, make targets running in parallel)
+if [ "$mode" != force ] && [ -f "$OUT/.complete" ]; then
+    echo "engine: reusing cached build $KEY (built by a concurrent run)"
+    report
+    exit 0
+fi
+
+TMP="$CACHE_ROOT/engine/.tmp-$KEY-$$"
+rm -rf "$TMP"
+mkdir -p "$TMP/bin"
+trap 'rm -rf "$TMP"' EXIT
+
+info() { echo "$*" | tee -a "$TMP/BUILD_INFO"; }
+elapsed() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}'; }
+
+echo "engine: building key $KEY into $OUT ($(go version | cut -d' ' -f3), -p $GO_P)"
+info "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), $(nproc) cores, $(go version | cut -d' ' -f3)"
+
+# 1. Pulumi CLI, version from engine/cli/go.mod.
+CLI_VERSION=$(cd "$ENGINE_DIR/cli" && go list -m -f '{{.Version}}' github.com/pulumi/pulumi/pkg/v3)
+t=$(date +%s.%N)
+(cd "$ENGINE_DIR/cli" && go build -p "$GO_P" -trimpath \
+    -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$CLI_VERSION" \
+    -o "$TMP/bin/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
+info "pulumi $CLI_VERSION (pkg/v3): $(elapsed "$t") s"
+
+# 2. Python language host (engine/langhost, our own; see its main.go), reporting the Python SDK version.
+t=$(date +%s.%N)
+(cd "$ENGINE_DIR/langhost" && go build -p "$GO_P" -trimpath \
+    -ldflags "-s -w -X main.version=$ENGINE_PYSDK_VERSION" \
+    -o "$TMP/bin/pulumi-language-python" .)
+info "pulumi-language-python (engine/langhost, sdk/v3 $(cd "$ENGINE_DIR/langhost" && go list -m -f '{{.Version}}' github.com/pulumi/pulumi/sdk/v3)): $(elapsed "$t") s"
+
+# 3. Scripts from the sdk/v3 module zip of the pinned Python SDK version (hash pinned in versions.env; the go
+#    command also checks it against the checksum database).
+t=$(date +%s.%N)
+SDK_JSON=$(cd "$TMP" && GOFLAGS= go mod download -json "github.com/pulumi/pulumi/sdk/v3@v$ENGINE_PYSDK_VERSION")
+SDK_DIR=$(printf '%s' "$SDK_JSON" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+SDK_SUM=$(printf '%s' "$SDK_JSON" | sed -n 's/^[[:space:]]*"Sum": "\(.*\)",$/\1/p')
+if [ "$SDK_SUM" != "$ENGINE_PYSDK_ZIP_SUM" ]; then
+    echo "engine: sdk/v3@v$ENGINE_PYSDK_VERSION has hash $SDK_SUM, versions.env pins $ENGINE_PYSDK_ZIP_SUM" >&2
+    exit 1
+fi
+install -m 0755 "$SDK_DIR/python/cmd/pulumi-language-python-exec" "$TMP/bin/pulumi-language-python-exec"
+install -m 0755 "$SDK_DIR/python/dist/pulumi-resource-pulumi-python" "$TMP/bin/pulumi-resource-pulumi-python"
+# The sdk zip no longer ships pulumi-analyzer-policy-python: ours (engine/scripts) runs `python3 -u -m pulumi.policy`.
+install -m 0755 "$ENGINE_DIR/scripts/pulumi-analyzer-policy-python" "$TMP/bin/pulumi-analyzer-policy-python"
+info "scripts (sdk/v3 v$ENGINE_PYSDK_VERSION zip + engine/scripts): $(elapsed "$t") s"
+
+# 4. OpenStack provider plugin: cannot be built from this proxy (see README.md, "What could not be built").
+info "pulumi-resource-openstack v$ENGINE_OPENSTACK_VERSION: NOT BUILT (module github.com/pulumi/pulumi-openstack/provider/v5 at the v$ENGINE_OPENSTACK_VERSION release commit is not served by the module proxy)"
+
+info "total cold build: $(elapsed "$t_start") s"
+touch "$TMP/.complete"
+rm -rf "$OUT"
+mv "$TMP" "$OUT"
+trap - EXIT
+ln -sfn "$KEY" "$CACHE_ROOT/engine/current"
+report

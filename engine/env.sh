@@ -1,0 +1,61 @@
+# Source me from the repository root:   . engine/env.sh      (sh, dash, bash, zsh)
+# Puts the cached engine build (engine/build.sh, `make engine`) first on PATH and keeps the Pulumi CLI off the
+# network: no update check, no plugin download, PULUMI_HOME under the cache. Returns 1 (PATH untouched) if the
+# engine for this checkout has not been built yet.
+#
+# Finds the repository from $HA_ENDPOINT_ROOT, else from the sourcing shell (bash/zsh), else from $PWD.
+
+_ha_engine_dir=""
+if [ -n "${HA_ENDPOINT_ROOT:-}" ]; then
+    _ha_engine_dir="$HA_ENDPOINT_ROOT/engine"
+elif [ -n "${BASH_SOURCE:-}" ]; then
+    # shellcheck disable=SC3028,SC3054
+    _ha_engine_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+elif [ -n "${ZSH_VERSION:-}" ]; then
+    # shellcheck disable=SC2296
+    _ha_engine_dir=$(cd "$(dirname "${(%):-%x}")" && pwd)
+else
+    _ha_engine_dir="$PWD/engine"
+fi
+
+if [ ! -f "$_ha_engine_dir/key.sh" ]; then
+    echo "engine/env.sh: cannot find the engine dir (tried $_ha_engine_dir); set HA_ENDPOINT_ROOT" >&2
+    unset _ha_engine_dir
+    return 1 2>/dev/null || exit 1
+fi
+
+. "$_ha_engine_dir/key.sh"
+HA_ENGINE_CACHE="${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}"
+HA_ENGINE_BIN="$HA_ENGINE_CACHE/engine/$(engine_key "$_ha_engine_dir")/bin"
+unset _ha_engine_dir
+
+if [ ! -x "$HA_ENGINE_BIN/pulumi" ] || [ ! -f "$HA_ENGINE_BIN/../.complete" ]; then
+    echo "engine/env.sh: no engine build at $HA_ENGINE_BIN: run 'make engine' (engine/build.sh) first" >&2
+    unset HA_ENGINE_BIN
+    return 1 2>/dev/null || exit 1
+fi
+
+case ":$PATH:" in
+    *":$HA_ENGINE_BIN:"*) ;;
+    *) PATH="$HA_ENGINE_BIN:$PATH" ;;
+esac
+export PATH HA_ENGINE_BIN HA_ENGINE_CACHE
+
+# Stable, reproducible CLI home (credentials.json = current `pulumi login`, plugins/, workspaces/) instead of ~/.pulumi.
+PULUMI_HOME="${HA_ENGINE_PULUMI_HOME:-$HA_ENGINE_CACHE/pulumi-home}"
+mkdir -p "$PULUMI_HOME"
+export PULUMI_HOME
+# No network from the CLI: no version check, never download a plugin (a missing plugin is an immediate error).
+export PULUMI_SKIP_UPDATE_CHECK=true
+export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+
+# Plugins: the language host (pulumi-language-python + -exec), pulumi-analyzer-policy-python and
+# pulumi-resource-pulumi-python (dynamic providers) are found next to `pulumi` / on PATH.
+# The OpenStack provider plugin is installed into PULUMI_HOME from a local file when one is available
+# (HA_ENGINE_OPENSTACK_BIN, or pulumi-resource-openstack in the bin dir): see engine/README.md.
+_ha_os_bin="${HA_ENGINE_OPENSTACK_BIN:-$HA_ENGINE_BIN/pulumi-resource-openstack}"
+if [ -x "$_ha_os_bin" ] && [ ! -e "$PULUMI_HOME/plugins/resource-openstack-v5.5.3/pulumi-resource-openstack" ]; then
+    "$HA_ENGINE_BIN/pulumi" plugin install resource openstack 5.5.3 --file "$_ha_os_bin" >/dev/null ||
+        echo "engine/env.sh: could not install $_ha_os_bin as plugin resource openstack 5.5.3" >&2
+fi
+unset _ha_os_bin

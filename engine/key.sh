@@ -1,0 +1,11 @@
+# Sourced by engine/build.sh and engine/env.sh (POSIX sh). Defines engine_key <engine dir>: a short hash of
+# everything that determines the engine build: wrapper modules, scripts, pinned versions, build script, Go version.
+engine_key() {
+    (
+        cd "$1" || exit 1
+        go version
+        grep -E '^(pulumi|pulumi-openstack|pulumi-policy)==' ../requirements.txt 2>/dev/null || true
+        find cli langhost scripts build.sh key.sh versions.env -type f ! -name '*~' 2>/dev/null \
+            | LC_ALL=C sort | xargs sha256sum
+    ) | sha256sum | cut -c1-16
+}

@@ -1,0 +1,24 @@
+# Engine build (issue 5): the Pulumi CLI, the Python language host and scripts, built from Go modules into
+# ${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}/engine/<key>. See engine/README.md.
+# Included by the root Makefile. Only ENGINE_-prefixed variables are defined here.
+#
+#   make engine         build or reuse the cached engine (seconds when cached)
+#   make engine-smoke   end-to-end check: preview + policy pack under the real CLI (needs ENGINE_SMOKE_PY)
+#   make engine-bindir  print the bin dir of the cached build
+# Recipes that need the CLI:  . engine/env.sh && pulumi ...   (one shell line; PATH/PULUMI_HOME set there)
+
+ENGINE_BUILD := engine/build.sh
+ENGINE_SMOKE := engine/smoke.sh
+# Python for the smoke project's virtualenv (must have requirements.txt installed); the lead's $(PY) if defined.
+ENGINE_SMOKE_PY ?= $(if $(PY),$(PY),python3)
+
+.PHONY: engine engine-smoke engine-bindir
+
+engine:
+	@$(ENGINE_BUILD)
+
+engine-bindir:
+	@$(ENGINE_BUILD) --bin-dir
+
+engine-smoke: engine
+	@ENGINE_SMOKE_PY="$(ENGINE_SMOKE_PY)" $(ENGINE_SMOKE)
