@@ -80,8 +80,11 @@ def drain_member(
             auth_failures += 1
             if reauth is None or auth_failures > MAX_AUTH_RETRIES:
                 raise AuthFailed(f"draining member {member_id}: the cloud rejected the credentials ({exc.reason})")
-            reauth()
-            continue
+            try:
+                reauth()
+                continue
+            except TransientFetchError as reauth_exc:
+                last = f"re-authentication: {reauth_exc.reason}"
         now = clock()
         if now >= deadline:
             raise DrainTimeout(

@@ -1,0 +1,138 @@
+"""MemberDrain: deleting it sets the member's weight to 0 (retrying 409 while the load balancer is PENDING_*),
+waits the grace, and only then lets the engine delete the member."""
+
+from __future__ import annotations
+
+import base64
+
+import dill
+import pytest
+from pulumi.dynamic.dynamic import serialize_provider
+
+from components.readiness import cloud, drain
+from components.readiness.drain import DrainTimeout, MemberDrainProvider, drain_member
+from components.readiness.errors import AuthFailed
+from readiness_fakes import FakeClock, FakeCloud, conflict, expired, http_error, transient
+
+
+def scripted(outcomes):
+    """A set_weight_zero callable returning/raising the scripted outcomes in turn."""
+    calls = []
+
+    def set_weight_zero():
+        calls.append(1)
+        outcome = outcomes[min(len(calls), len(outcomes)) - 1]
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    return set_weight_zero, calls
+
+
+def test_conflicts_are_retried_with_backoff_then_the_grace_is_waited():
+    clock = FakeClock()
+    fn, calls = scripted([transient("HTTP 409 Conflict"), transient("HTTP 409 Conflict"), True])
+    result = drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=60, clock=clock, sleep=clock.sleep)
+    assert clock.sleeps == [1.0, 1.25, 30]
+    assert result.drained and result.attempts == 3 and result.waited_seconds == 32.25
+
+
+def test_a_member_already_gone_needs_no_grace():
+    clock = FakeClock()
+    fn, _ = scripted([False])
+    result = drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=60, clock=clock, sleep=clock.sleep)
+    assert not result.drained and clock.sleeps == []
+
+
+def test_conflicts_past_the_timeout_fail_and_keep_the_member():
+    clock = FakeClock()
+    fn, calls = scripted([transient("HTTP 409 Conflict")])
+    with pytest.raises(DrainTimeout) as caught:
+        drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=3, clock=clock, sleep=clock.sleep)
+    assert str(caught.value) == (
+        "member m1: could not set its weight to 0 within 3s (4 attempts, last: HTTP 409 Conflict); the member was "
+        "not deleted. Wait for its load balancer to leave PENDING_* and run the update again."
+    )
+
+
+def test_an_expired_token_reauthenticates():
+    clock = FakeClock()
+    fn, calls = scripted([expired(), True])
+    reauths = []
+    drain_member(fn, member_id="m1", drain_seconds=0, timeout_seconds=3, clock=clock, sleep=clock.sleep,
+                 reauth=lambda: reauths.append(1))
+    assert reauths == [1] and len(calls) == 2
+    fn, _ = scripted([expired()])
+    with pytest.raises(AuthFailed):
+        drain_member(fn, member_id="m1", drain_seconds=0, timeout_seconds=3, clock=clock, sleep=clock.sleep,
+                     reauth=lambda: None)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    cloud_ = FakeCloud()
+    clock = FakeClock()
+    monkeypatch.setattr(cloud, "connect", cloud_.connect)
+    monkeypatch.setattr(drain, "_now", clock)
+    monkeypatch.setattr(drain, "_sleep", clock.sleep)
+    cloud_.clock = clock
+    return cloud_
+
+
+def bag(**overrides):
+    props = {"pool_id": "p1", "member_id": "p1-m000", "drain_seconds": 20, "timeout_seconds": 60, "cloud": None,
+             "__provider": "x"}
+    props.update(overrides)
+    return props
+
+
+def test_delete_sets_weight_zero_then_waits_the_grace(fake):
+    fake.set_members("p1", 1)
+    fake.schedule["update"] = [conflict(), http_error(503)]
+    MemberDrainProvider().delete("drain-p1-m000", bag())
+    assert [c[2] for c in fake.update_calls] == [{"weight": 0}] * 3
+    assert fake.pools["p1"]["p1-m000"][2] == 0
+    assert fake.clock.sleeps == [1.0, 1.25, 20]
+    assert fake.connections[0].closed
+
+
+def test_delete_of_a_vanished_member_is_quick(fake):
+    MemberDrainProvider().delete("drain-x", bag(member_id="gone"))
+    assert fake.clock.sleeps == []
+
+
+def test_zero_grace_never_touches_the_member(fake):
+    fake.set_members("p1", 1)
+    MemberDrainProvider().delete("drain-p1-m000", bag(drain_seconds=0))
+    assert fake.connections == [] and fake.pools["p1"]["p1-m000"][2] == 1
+
+
+def test_create_update_read_make_no_api_call(fake):
+    p = MemberDrainProvider()
+    created = p.create(bag())
+    assert created.id == "drain-p1-m000" and "__provider" not in created.outs
+    p.update(created.id, bag(), bag(drain_seconds=5))
+    p.read(created.id, bag())
+    assert fake.connections == []
+
+
+def test_diff_replaces_when_the_member_changes_and_updates_the_grace():
+    p = MemberDrainProvider()
+    assert p.diff("d", bag(), bag()).changes is False
+    replaced = p.diff("d", bag(), bag(member_id="p1-m001"))
+    assert replaced.changes and replaced.replaces == ["member_id"] and replaced.delete_before_replace is False
+    updated = p.diff("d", bag(), bag(drain_seconds=5))
+    assert updated.changes and updated.replaces == []
+
+
+def test_check_rejects_negative_grace():
+    failures = MemberDrainProvider().check({}, bag(drain_seconds=-1)).failures
+    assert [(f.property, f.reason) for f in failures] == [
+        ("drain_seconds", "must be a number of seconds >= 0, got -1")
+    ]
+
+
+def test_drain_provider_pickles_by_reference():
+    raw = base64.b64decode(serialize_provider(MemberDrainProvider()))
+    assert b"components.readiness.drain" in raw and len(raw) < 200
+    assert isinstance(dill.loads(raw), MemberDrainProvider)

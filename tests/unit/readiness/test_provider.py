@@ -1,0 +1,170 @@
+"""MemberReadiness's provider called directly, as the engine's dynamic-provider host calls it, with a fake
+openstacksdk connection injected through ``components.readiness.cloud.connect``; and its serialization."""
+
+from __future__ import annotations
+
+import base64
+
+import dill
+import pytest
+from pulumi.dynamic.dynamic import serialize_provider
+
+from components.readiness import cloud, provider
+from components.readiness.errors import MemberFailed, ReadinessTimeout
+from components.readiness.inputs import InputError
+from components.readiness.provider import UNKNOWN, MemberReadinessProvider
+from readiness_fakes import FakeClock, FakeCloud, http_error
+
+SENTINELS = {
+    "OS_CLOUD": "sentinel-cloud-name",
+    "OS_PASSWORD": "sentinel-password-3f9a",
+    "OS_AUTH_URL": "http://127.0.0.1:5999/sentinel-auth",
+    "OS_USERNAME": "sentinel-user",
+    "OS_CLIENT_CONFIG_FILE": "/tmp/sentinel-clouds.yaml",
+}
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    cloud_ = FakeCloud()
+    clock = FakeClock()
+    monkeypatch.setattr(cloud, "connect", cloud_.connect)
+    monkeypatch.setattr(provider, "_now", clock)
+    monkeypatch.setattr(provider, "_sleep", clock.sleep)
+    cloud_.clock = clock
+    return cloud_
+
+
+def props(members=("p1-m000", "p1-m001"), **overrides):
+    bag = {
+        "loadbalancer_id": "lb-1",
+        "pools": {"ep-az1-6443-pool": {"pool_id": "p1", "member_ids": list(members), "monitored": True}},
+        "require": "online",
+        "timeout_seconds": 30,
+        "poll_interval_seconds": 1.0,
+        "cloud": None,
+        "__provider": "serialized-provider",
+    }
+    bag.update(overrides)
+    return bag
+
+
+def test_create_waits_until_every_member_is_online_and_records_what_it_saw(fake):
+    fake.set_members("p1", 2, oper="OFFLINE")
+
+    def online_after_three_polls(cloud_):
+        if len(cloud_.member_list_calls) == 3:
+            for member_id, (prov, _oper, weight) in list(cloud_.pools["p1"].items()):
+                cloud_.pools["p1"][member_id] = (prov, "ONLINE", weight)
+
+    fake.on_members = online_after_three_polls
+    result = MemberReadinessProvider().create(props())
+    assert result.id.startswith("ready-")
+    outs = result.outs
+    assert "__provider" not in outs
+    assert outs["ready"] is True and outs["all_online"] is True
+    assert outs["ready_member_ids"] == ["p1-m000", "p1-m001"]
+    assert outs["statuses"] == {"p1-m000": "ACTIVE/ONLINE", "p1-m001": "ACTIVE/ONLINE"}
+    assert outs["waited_seconds"] == 2.0 and outs["polls"] == 3 and outs["api_calls"] == 3
+    assert outs["pools"] == props()["pools"] and outs["loadbalancer_id"] == "lb-1"
+    assert len(fake.connections) == 1 and fake.connections[0].closed
+
+
+def test_create_fails_with_the_timeout_message(fake):
+    fake.set_members("p1", 2)
+    fake.pools["p1"]["p1-m001"] = ("ACTIVE", "ERROR", 1)
+    fake.lb = ("ACTIVE", "DEGRADED")
+    with pytest.raises(ReadinessTimeout) as caught:
+        MemberReadinessProvider().create(props(timeout_seconds=5))
+    assert str(caught.value) == (
+        "load balancer lb-1: 1 of 2 members not ready after 5s (requirement: provisioning ACTIVE and operating "
+        "ONLINE): member p1-m001 in pool ep-az1-6443-pool (p1) is ACTIVE/ERROR. Load balancer lb-1 is "
+        "ACTIVE/DEGRADED."
+    )
+    assert fake.connections[0].closed
+
+
+def test_create_fails_fast_on_provisioning_error(fake):
+    fake.set_members("p1", 2)
+    fake.pools["p1"]["p1-m000"] = ("ERROR", "OFFLINE", 1)
+    with pytest.raises(MemberFailed, match=r"^member p1-m000 in pool ep-az1-6443-pool \(p1\) failed"):
+        MemberReadinessProvider().create(props())
+    assert fake.member_list_calls == ["p1"]
+
+
+def test_create_survives_409_5xx_and_an_expired_token(fake):
+    fake.set_members("p1", 2)
+    fake.schedule["members"] = [http_error(409), http_error(503), http_error(401)]
+    outs = MemberReadinessProvider().create(props()).outs
+    assert outs["transient_errors"] == 2 and outs["reauths"] == 1
+    assert len(fake.connections) == 2 and fake.tokens == 1, "re-auth rebuilds the connection and gets a token"
+
+
+def test_provisioned_mode_accepts_offline_members(fake):
+    fake.set_members("p1", 2, oper="OFFLINE")
+    outs = MemberReadinessProvider().create(props(require="provisioned")).outs
+    assert outs["ready"] is True and outs["all_online"] is False and outs["polls"] == 1
+
+
+def test_invalid_inputs_are_reported_by_name():
+    with pytest.raises(InputError, match=r"^require: must be 'online' or 'provisioned', got 'serving'$"):
+        MemberReadinessProvider().create(props(require="serving"))
+
+
+def test_diff_reports_a_change_only_when_what_is_waited_for_changes():
+    p = MemberReadinessProvider()
+    olds = {**props(), "ready": True, "statuses": {}}
+    assert p.diff("id", olds, props(members=("p1-m001", "p1-m000"))).changes is False
+    assert p.diff("id", olds, props(timeout_seconds=900, poll_interval_seconds=5)).changes is False
+    for news in (props(members=("p1-m000", "p1-m001", "p1-m002")), props(require="provisioned"),
+                 props(loadbalancer_id="lb-2"), props(cloud="other"), props(members=("p1-m000",)),
+                 props(members=[UNKNOWN]), props(pools=UNKNOWN)):
+        diff = p.diff("id", olds, news)
+        assert diff.changes is True and diff.replaces == [] and diff.delete_before_replace is False
+
+
+def test_update_waits_for_the_new_member_set(fake):
+    fake.set_members("p1", 3)
+    outs = MemberReadinessProvider().update("id", props(), props(members=("p1-m001", "p1-m002"))).outs
+    assert outs["ready_member_ids"] == ["p1-m001", "p1-m002"]
+
+
+def test_read_and_delete_make_no_api_call(fake):
+    p = MemberReadinessProvider()
+    state = {**props(), "ready": True}
+    read = p.read("ready-1", state)
+    assert read.id == "ready-1" and read.outs["ready"] is True and "__provider" not in read.outs
+    p.delete("ready-1", state)
+    assert fake.connections == []
+
+
+def test_check_reports_bad_inputs_and_tolerates_unknowns():
+    p = MemberReadinessProvider()
+    assert p.check({}, props()).failures == []
+    failures = p.check({}, props(timeout_seconds=-1)).failures
+    assert [(f.property, f.reason) for f in failures] == [("timeout_seconds", "must be a number of seconds > 0, got -1")]
+    dup = {"a": {"pool_id": "p1", "member_ids": [], "monitored": True},
+           "b": {"pool_id": "p1", "member_ids": [], "monitored": True}}
+    assert [f.property for f in p.check({}, props(pools=dup)).failures] == ["pools.b.pool_id"]
+    preview = props(loadbalancer_id=UNKNOWN, pools={"x": {"pool_id": UNKNOWN, "member_ids": UNKNOWN}})
+    assert p.check({}, preview).failures == []
+    assert [f.property for f in p.check({}, {**preview, "require": "bogus"}).failures] == ["require"]
+
+
+def test_provider_pickles_by_reference_without_credentials(monkeypatch, fake):
+    for key, value in SENTINELS.items():
+        monkeypatch.setenv(key, value)
+    instance = MemberReadinessProvider()
+    before = serialize_provider(instance)
+    fake.set_members("p1", 2)
+    instance.create(props())  # using the provider must not leave anything in it
+    after = serialize_provider(instance)
+    assert before == after
+    raw = base64.b64decode(after)
+    assert b"components.readiness.provider" in raw and b"MemberReadinessProvider" in raw
+    assert len(raw) < 200, "pickled by reference: no code, no captured objects"
+    for value in SENTINELS.values():
+        assert value.encode() not in raw
+    restored = dill.loads(raw)
+    assert isinstance(restored, MemberReadinessProvider) and vars(restored) == {}
+    assert MemberReadinessProvider.serialize_as_secret_always is False
