@@ -1,0 +1,329 @@
+"""What the pack reads: plain values out of the engine's property proxies, and the endpoint's declared facts.
+
+The engine hands a policy each resource's properties wrapped in ``pulumi_policy``'s unknown-checking proxy: reading
+a value that is not known yet (at preview, e.g. an address a floating IP will get) raises ``UnknownValueError``,
+which the SDK turns into "can't run policy during preview". The rules never let that happen: :func:`plain` copies
+the properties into plain dicts and lists and puts :data:`UNKNOWN` where a value is not known, so each rule decides
+what an unknown value means for it.
+
+The facts come from the HaEndpoint component's own properties (see :class:`Facts` for the shape): the plain,
+looked-up cloud facts (subnet CIDRs, networks, routers) the component resolved before creating anything. A fact that
+is missing or unknown is reported as a violation naming the fact, never silently skipped.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+from pulumi_policy.proxy import (
+    UNKNOWN_ARCHIVE_VALUE, UNKNOWN_ARRAY_VALUE, UNKNOWN_ASSET_VALUE, UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE,
+    UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError,
+)
+
+_SENTINELS = frozenset({
+    UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE, UNKNOWN_ASSET_VALUE,
+    UNKNOWN_ARCHIVE_VALUE, UNKNOWN_OBJECT_VALUE,
+})
+
+
+class _Unknown:
+    """A value the engine does not know yet (preview)."""
+
+    _instance: Optional["_Unknown"] = None
+
+    def __new__(cls) -> "_Unknown":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNKNOWN: Any = _Unknown()
+
+
+def is_unknown(value: Any) -> bool:
+    return value is UNKNOWN
+
+
+def plain(value: Any) -> Any:
+    """A plain copy of ``value`` (dicts, lists, scalars) with :data:`UNKNOWN` for every value not known yet.
+
+    Works on the SDK's proxies (reading through their public mapping/sequence interface) and on plain data alike.
+    """
+    if isinstance(value, str):
+        return UNKNOWN if value in _SENTINELS else value
+    if isinstance(value, Mapping):
+        copy: dict[str, Any] = {}
+        for key in list(value):
+            try:
+                copy[key] = plain(value[key])
+            except UnknownValueError:
+                copy[key] = UNKNOWN
+        return copy
+    if isinstance(value, Sequence):
+        items = []
+        for index in range(len(value)):
+            try:
+                items.append(plain(value[index]))
+            except UnknownValueError:
+                items.append(UNKNOWN)
+        return items
+    return value
+
+
+def fully_known(value: Any) -> bool:
+    """True when neither ``value`` nor anything inside it is unknown."""
+    if value is UNKNOWN:
+        return False
+    if isinstance(value, dict):
+        return all(fully_known(item) for item in value.values())
+    if isinstance(value, list):
+        return all(fully_known(item) for item in value)
+    return True
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One thing a policy found wrong: the message (what, where, how to fix) and the resource it is about."""
+
+    message: str
+    urn: Optional[str] = None
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Facts: the HaEndpoint component's declared, looked-up view of the cloud.
+# ----------------------------------------------------------------------------------------------------------------
+
+def _pick(data: Any, *keys: str, default: Any = None) -> Any:
+    """The first of ``keys`` present in ``data`` (camelCase and snake_case spellings are both accepted)."""
+    if not isinstance(data, dict):
+        return default
+    for key in keys:
+        if key in data:
+            return data[key]
+    return default
+
+
+def _as_list(value: Any) -> Any:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return value if value is UNKNOWN else [value]
+
+
+@dataclass(frozen=True)
+class ZoneFacts:
+    """One configured zone: its AZ and the VIP subnet mapped to it, as looked up in the cloud."""
+
+    key: str
+    az: Any
+    subnet_id: Any
+    subnet_cidr: Any
+    network_id: Any
+    router_ids: Any
+    published_address: Any = None
+
+
+@dataclass(frozen=True)
+class MemberFacts:
+    """One member: its zone, address and the subnet that address is on, as looked up in the cloud."""
+
+    name: str
+    zone: Any
+    address: Any
+    subnet_id: Any
+    subnet_cidr: Any
+    network_id: Any
+    router_ids: Any
+
+
+@dataclass(frozen=True)
+class ListenerFacts:
+    """One listener: the port clients use, the port members serve, and the port the health monitor probes."""
+
+    port: Any
+    member_port: Any
+    monitor_port: Any
+    protocol: Any
+    monitor_type: Any
+    lb_method: Any
+
+
+@dataclass
+class Facts:
+    """The endpoint as the component declares it in its properties (camelCase keys; snake_case also accepted)::
+
+        name: str                         # the endpoint name (prefix of every child name)
+        provider: "amphora" | "ovn"
+        memberPlacement: "own-zone" | "all-zones"
+        tags: [str]                       # tags put on every load balancer, e.g. "production"
+        allowedCidrs: [str]
+        zones: {<zone>: {az, subnetId, subnetCidr, networkId, routerIds: [str], publishedAddress?}}
+        members: [{name, zone, address, subnetId, subnetCidr, networkId, routerIds: [str]}]
+        listeners: [{port, memberPort, protocol, lbMethod, monitorType | null, monitorPort | null}]
+        dns: {ttl, publish: "when-ready" | "bootstrap", publishedZones?: [zone], perZoneRecords} | null
+
+    The whole bag may also sit under a ``facts`` key. ``publish`` may also be given at the top level.
+    """
+
+    name: str
+    provider: Any = None
+    member_placement: Any = None
+    tags: Any = field(default_factory=list)
+    allowed_cidrs: Any = None
+    zones: dict[str, ZoneFacts] = field(default_factory=dict)
+    members: list[MemberFacts] = field(default_factory=list)
+    listeners: list[ListenerFacts] = field(default_factory=list)
+    has_dns: bool = False
+    publish: Any = None
+    published_zones: Any = None
+    per_zone_records: Any = None
+    ttl: Any = None
+    zones_declared: bool = False
+    members_declared: bool = False
+    listeners_declared: bool = False
+
+    def published(self) -> list[str]:
+        """The zones whose address the endpoint declares it publishes in DNS (default: every zone)."""
+        if isinstance(self.published_zones, list) and fully_known(self.published_zones):
+            return [str(zone) for zone in self.published_zones]
+        return list(self.zones)
+
+
+def read_facts(props: Any, fallback_name: str) -> Facts:
+    """Parse the HaEndpoint's (plain) properties into :class:`Facts`; absent facts stay ``None``/``UNKNOWN``."""
+    data = props if isinstance(props, dict) else {}
+    nested = data.get("facts")
+    if isinstance(nested, dict):
+        data = {**data, **nested}
+    name = _pick(data, "name", "endpointName", "endpoint_name")
+    facts = Facts(name=name if isinstance(name, str) and name else fallback_name)
+    facts.provider = _pick(data, "provider")
+    facts.member_placement = _pick(data, "memberPlacement", "member_placement")
+    facts.tags = _as_list(_pick(data, "tags"))
+    facts.allowed_cidrs = _pick(data, "allowedCidrs", "allowed_cidrs")
+
+    zones = _pick(data, "zones")
+    facts.zones_declared = isinstance(zones, (dict, list))
+    if isinstance(zones, list):  # also accept a list of {name|key|az, ...}
+        zones = {str(_pick(z, "name", "key", "zone", "az")): z for z in zones if isinstance(z, dict)}
+    for key, zone in (zones or {}).items() if isinstance(zones, dict) else []:
+        zone = zone if isinstance(zone, dict) else {}
+        facts.zones[key] = ZoneFacts(
+            key=key,
+            az=_pick(zone, "az", "availabilityZone", "availability_zone", default=key),
+            subnet_id=_pick(zone, "subnetId", "subnet_id", "vipSubnetId", "vip_subnet_id"),
+            subnet_cidr=_pick(zone, "subnetCidr", "subnet_cidr", "vipSubnetCidr", "vip_subnet_cidr", "cidr"),
+            network_id=_pick(zone, "networkId", "network_id", "vipNetworkId", "vip_network_id"),
+            router_ids=_pick(zone, "routerIds", "router_ids"),
+            published_address=_pick(zone, "publishedAddress", "published_address", "floatingIp", "floating_ip"),
+        )
+
+    members = _pick(data, "members")
+    facts.members_declared = isinstance(members, (dict, list))
+    if isinstance(members, dict):
+        members = [{"name": key, **(value if isinstance(value, dict) else {})} for key, value in members.items()]
+    for member in members if isinstance(members, list) else []:
+        member = member if isinstance(member, dict) else {}
+        facts.members.append(MemberFacts(
+            name=str(_pick(member, "name", default="?")),
+            zone=_pick(member, "zone", "az"),
+            address=_pick(member, "address"),
+            subnet_id=_pick(member, "subnetId", "subnet_id"),
+            subnet_cidr=_pick(member, "subnetCidr", "subnet_cidr", "cidr"),
+            network_id=_pick(member, "networkId", "network_id"),
+            router_ids=_pick(member, "routerIds", "router_ids"),
+        ))
+
+    listeners = _pick(data, "listeners")
+    facts.listeners_declared = isinstance(listeners, list)
+    for listener in listeners if isinstance(listeners, list) else []:
+        listener = listener if isinstance(listener, dict) else {}
+        monitor = _pick(listener, "monitor")
+        port = _int(_pick(listener, "port"))
+        member_port = _int(_pick(listener, "memberPort", "member_port", default=port))
+        if member_port is None:
+            member_port = port
+        monitor_type = _pick(listener, "monitorType", "monitor_type", default=_pick(monitor, "type"))
+        monitor_port = _int(_pick(listener, "monitorPort", "monitor_port", default=_pick(monitor, "port")))
+        if monitor_port is None and monitor_type:
+            monitor_port = member_port
+        facts.listeners.append(ListenerFacts(
+            port=port, member_port=member_port, monitor_port=monitor_port,
+            protocol=_pick(listener, "protocol", default="TCP"), monitor_type=monitor_type,
+            lb_method=_pick(listener, "lbMethod", "lb_method"),
+        ))
+
+    dns = _pick(data, "dns")
+    facts.has_dns = isinstance(dns, dict)
+    facts.publish = _pick(dns, "publish", default=_pick(data, "publish", "publishMode", "publish_mode"))
+    facts.published_zones = _pick(dns, "publishedZones", "published_zones",
+                                  default=_pick(data, "publishedZones", "published_zones"))
+    facts.per_zone_records = _pick(dns, "perZoneRecords", "per_zone_records")
+    facts.ttl = _pick(dns, "ttl")
+    return facts
+
+
+def _int(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def as_int(value: Any) -> Optional[int]:
+    """An integer property (the engine sends numbers as floats), or None when absent or not a number."""
+    value = _int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def network(value: Any) -> Optional[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    if not isinstance(value, str):
+        return None
+    try:
+        return ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return None
+
+
+def address(value: Any) -> Optional[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    if not isinstance(value, str):
+        return None
+    try:
+        return ipaddress.ip_address(value)
+    except ValueError:
+        return None
+
+
+def missing(value: Any) -> bool:
+    """A fact that the component did not give, or gave as a value not known at preview."""
+    return value is None or value is UNKNOWN or value == "" or (isinstance(value, list) and not fully_known(value))
+
+
+def gap(endpoint: str, path: str, what: str) -> str:
+    """The message for a fact a policy needs and the component did not declare (or declared unknown)."""
+    return (f"endpoint {endpoint}: {what} ({path}) is missing from the HaEndpoint's properties or unknown at "
+            f"preview, so it cannot be checked; the component must pass it as a plain, looked-up value")
+
+
+def join(items: Iterable[Any]) -> str:
+    items = [str(item) for item in items]
+    return ", ".join(items) if items else "none"
+
+
+def with_defaults(config: Any, schema: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The policy's configuration: the values given, the schema's defaults for the rest."""
+    given = dict(config or {})
+    return {key: given.get(key, spec.get("default")) for key, spec in schema.items()} | {
+        key: value for key, value in given.items() if key not in schema
+    }

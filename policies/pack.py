@@ -1,0 +1,51 @@
+"""Wrap the rules in ``pulumi_policy`` policy objects. Building them starts nothing; ``__main__.py`` serves them."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel, Policy, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
+    ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy,
+)
+
+from .model import plain, with_defaults
+from .rules import RULES
+
+PACK_NAME = "ha-endpoint"
+
+
+def _stack_policy(rule: ModuleType) -> StackValidationPolicy:
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        config = with_defaults(args.get_config(), rule.CONFIG)
+        for violation in rule.check(list(args.resources), config):
+            report_violation(violation.message, violation.urn)
+
+    return StackValidationPolicy(name=rule.NAME, description=rule.DESCRIPTION, validate=validate, **_common(rule))
+
+
+def _resource_policy(rule: ModuleType) -> ResourceValidationPolicy:
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        if args.resource_type not in rule.RESOURCE_TYPES:
+            return
+        config = with_defaults(args.get_config(), rule.CONFIG)
+        for violation in rule.check_resource(args.resource_type, plain(args.props), args.name, args.urn, config):
+            report_violation(violation.message, None)
+
+    return ResourceValidationPolicy(name=rule.NAME, description=rule.DESCRIPTION, validate=validate,
+                                    **_common(rule))
+
+
+def _common(rule: ModuleType) -> dict[str, Any]:
+    return {
+        "enforcement_level": EnforcementLevel(rule.ENFORCEMENT),
+        "severity": Severity(rule.SEVERITY),
+        "config_schema": PolicyConfigSchema(properties=dict(rule.CONFIG)) if rule.CONFIG else None,
+        "remediation_steps": (rule.__doc__ or "").strip() or None,
+    }
+
+
+def policies() -> list[Policy]:
+    """Every policy of the pack, in a stable order."""
+    return [_stack_policy(rule) if rule.KIND == "stack" else _resource_policy(rule) for rule in RULES]

@@ -1,0 +1,120 @@
+"""The endpoint's A record lists exactly the published zones' addresses (and each per-zone record its own zone's).
+
+DNS that lists an address no load balancer serves sends clients to a dead end; DNS that leaves out a zone wastes
+it. At preview the addresses of floating IPs still to be allocated are unknown, so the rule checks where the
+records come from: the record set's ``records`` depend on the floating IP (or VIP, or readiness resource) of each
+published zone and of no other. When the records are known (e.g. brought floating IPs), their values are compared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components import contract
+
+from ..model import UNKNOWN, Violation, fully_known, gap, join
+from ..stack import direct_dependencies, endpoints, props
+
+NAME = "ha-endpoint-dns-records"
+DESCRIPTION = "The endpoint's A record lists exactly the addresses of its published zones."
+ENFORCEMENT = "mandatory"
+SEVERITY = "high"
+KIND = "stack"
+CONFIG: dict[str, dict[str, Any]] = {}
+
+_ADDRESS_SOURCES = (contract.FLOATING_IP_TYPE, contract.FLOATING_IP_ASSOCIATE_TYPE, contract.LOADBALANCER_TYPE)
+
+
+def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
+    violations: list[Violation] = []
+    for endpoint in endpoints(resources):
+        facts = endpoint.facts
+        recordsets = endpoint.of_type(contract.RECORDSET_TYPE)
+        if not facts.has_dns:
+            if recordsets:
+                violations.append(Violation(gap(endpoint.name, "dns", "the DNS settings"), endpoint.resource.urn))
+            continue
+        published = facts.published()
+        unknown = [zone for zone in published if zone not in facts.zones]
+        for zone in unknown:
+            violations.append(Violation(
+                f"endpoint {endpoint.name} declares zone {zone} as published in DNS, but {zone} is not a "
+                f"configured zone ({join(facts.zones)})", endpoint.resource.urn))
+        expected = {contract.recordset_name(endpoint.name): [z for z in published if z in facts.zones]}
+        if facts.per_zone_records is True:
+            for zone in published:
+                if zone in facts.zones:
+                    expected[contract.zone_recordset_name(endpoint.name, zone)] = [zone]
+        for name, zones in expected.items():
+            recordset = endpoint.named(name, contract.RECORDSET_TYPE)
+            if recordset is None:
+                violations.append(Violation(
+                    f"endpoint {endpoint.name} has DNS configured but no record set {name} publishing zone(s) "
+                    f"{join(zones)}", endpoint.resource.urn))
+                continue
+            violations.extend(_check_recordset(endpoint, recordset, zones))
+    return violations
+
+
+def _check_recordset(endpoint: Any, recordset: Any, zones: list[str]) -> list[Violation]:
+    found: list[Violation] = []
+    rs_props = props(recordset)
+    kind = rs_props.get("type")
+    if isinstance(kind, str) and kind.upper() != "A":
+        found.append(Violation(
+            f"record set {recordset.name} is of type {kind}; the endpoint publishes its zones' IPv4 addresses in an "
+            f"A record (type: A)", recordset.urn))
+    records = rs_props.get("records")
+    if isinstance(records, list) and fully_known(records):
+        return found + _check_values(endpoint, recordset, zones, records)
+    return found + _check_sources(endpoint, recordset, zones)
+
+
+def _check_values(endpoint: Any, recordset: Any, zones: list[str], records: list[Any]) -> list[Violation]:
+    found: list[Violation] = []
+    for value in sorted({value for value in records if records.count(value) > 1}):
+        found.append(Violation(f"record set {recordset.name} lists {value} more than once; list each zone's "
+                               f"address once", recordset.urn))
+    addresses = {zone: endpoint.facts.zones[zone].published_address for zone in zones}
+    if all(isinstance(address, str) and address for address in addresses.values()):
+        for zone, address in addresses.items():
+            if address not in records:
+                found.append(Violation(
+                    f"record set {recordset.name} does not list {address}, the published address of zone {zone}; "
+                    f"add it", recordset.urn))
+        for value in sorted(set(records) - set(addresses.values())):
+            found.append(Violation(
+                f"record set {recordset.name} lists {value}, which is not the published address of any of its "
+                f"zones ({join(zones)}); remove it", recordset.urn))
+    elif len(set(records)) != len(zones):
+        found.append(Violation(
+            f"record set {recordset.name} lists {len(set(records))} address(es) ({join(records)}) for "
+            f"{len(zones)} published zone(s) ({join(zones)}); it must list exactly one address per published zone",
+            recordset.urn))
+    return found
+
+
+def _check_sources(endpoint: Any, recordset: Any, zones: list[str]) -> list[Violation]:
+    sources = direct_dependencies(recordset, "records") or direct_dependencies(recordset)
+    readiness = {contract.readiness_name(endpoint.name, zone): zone for zone in endpoint.facts.zones}
+    from_zones: list[str] = []
+    for source in sources:
+        if source.resource_type in _ADDRESS_SOURCES:
+            zone = endpoint.zone_of(source)
+        else:
+            zone = readiness.get(source.name)
+        if zone is not None and zone not in from_zones:
+            from_zones.append(zone)
+    found = []
+    for zone in zones:
+        if zone not in from_zones:
+            found.append(Violation(
+                f"record set {recordset.name} does not take zone {zone}'s address: its records depend on no "
+                f"floating IP, load balancer or readiness resource of zone {zone}; publish that zone's address in "
+                f"it", recordset.urn))
+    for zone in from_zones:
+        if zone not in zones:
+            found.append(Violation(
+                f"record set {recordset.name} takes an address from zone {zone}, which it must not publish "
+                f"(it publishes {join(zones)}); remove that address", recordset.urn))
+    return found

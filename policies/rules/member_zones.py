@@ -1,0 +1,84 @@
+"""Every member belongs to a configured zone; under own-zone placement every zone's pools have enough members.
+
+A zone whose load balancer has no member is published in DNS like any other and answers with connection errors:
+clients that pick its address fail until they try another.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components import contract
+
+from ..model import Violation, as_int, gap, join, missing
+from ..stack import direct_dependencies, endpoints, props
+
+NAME = "ha-endpoint-member-zones"
+DESCRIPTION = "Every member is in a configured zone, and (own-zone placement) every zone has enough members."
+ENFORCEMENT = "mandatory"
+SEVERITY = "high"
+KIND = "stack"
+CONFIG: dict[str, dict[str, Any]] = {
+    "minMembersPerZone": {
+        "type": "integer", "minimum": 1, "default": 1,
+        "description": "Members each zone's pools need under own-zone placement.",
+    },
+}
+
+
+def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
+    minimum = as_int(config.get("minMembersPerZone")) or 1
+    violations: list[Violation] = []
+    for endpoint in endpoints(resources):
+        urn = endpoint.resource.urn
+        facts = endpoint.facts
+        if not facts.members_declared:
+            violations.append(Violation(gap(endpoint.name, "members", "the members and their zones"), urn))
+        for member in facts.members:
+            if missing(member.zone):
+                violations.append(Violation(gap(endpoint.name, f"members.{member.name}.zone",
+                                                f"the zone of member {member.name}"), urn))
+            elif member.zone not in facts.zones:
+                violations.append(Violation(
+                    f"member {member.name} of endpoint {endpoint.name} is in zone '{member.zone}', which is not "
+                    f"configured; use one of {join(facts.zones)}, or add '{member.zone}' under zones with its "
+                    f"subnet", urn))
+        if missing(facts.member_placement):
+            violations.append(Violation(gap(endpoint.name, "memberPlacement", "the member placement"), urn))
+            continue
+        if facts.member_placement != "own-zone":
+            continue
+        for key in facts.zones:
+            pools = endpoint.in_zone(contract.POOL_TYPE, key)
+            members = endpoint.in_zone(contract.MEMBER_TYPE, key)
+            for pool in pools or [None]:
+                in_pool = members if pool is None else [m for m in members if _pool_of(m, pools) is pool]
+                count = len({_member_key(m) for m in in_pool})
+                if count >= minimum:
+                    continue
+                where = f"pool {pool.name}" if pool is not None else "its load balancer"
+                violations.append(Violation(
+                    f"zone {key} of endpoint {endpoint.name} has {count} member(s) in {where}, fewer than the "
+                    f"{minimum} required under own-zone placement; add members with zone: {key}, remove the zone, "
+                    f"or set memberPlacement: all-zones", pool.urn if pool is not None else urn))
+    return violations
+
+
+def _pool_of(member: Any, pools: list[Any]) -> Any:
+    """The pool a member resource joins: its ``poolId``'s dependency (known at preview), else a matching id."""
+    for dependency in direct_dependencies(member, "poolId"):
+        if dependency in pools:
+            return dependency
+    pool_id = props(member).get("poolId")
+    for pool in pools:
+        if isinstance(pool_id, str) and pool_id and props(pool).get("id") == pool_id:
+            return pool
+    for dependency in direct_dependencies(member):
+        if dependency in pools:
+            return dependency
+    return None
+
+
+def _member_key(member: Any) -> str:
+    address = props(member).get("address")
+    return address if isinstance(address, str) and address else member.name

@@ -1,0 +1,50 @@
+"""The endpoint spans at least ``minZones`` distinct availability zones.
+
+One load balancer per AZ is the point of the endpoint: with fewer than two distinct AZs (or two zones that are the
+same AZ under different names) an AZ outage takes the whole API down.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components import contract
+
+from ..model import Violation, as_int, gap, join, missing
+from ..stack import endpoints, props
+
+NAME = "ha-endpoint-min-zones"
+DESCRIPTION = "The endpoint's load balancers span at least minZones distinct availability zones."
+ENFORCEMENT = "mandatory"
+SEVERITY = "critical"
+KIND = "stack"
+CONFIG: dict[str, dict[str, Any]] = {
+    "minZones": {
+        "type": "integer", "minimum": 1, "default": 2,
+        "description": "Distinct availability zones the endpoint must span.",
+    },
+}
+
+
+def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
+    minimum = as_int(config.get("minZones")) or 2
+    violations: list[Violation] = []
+    for endpoint in endpoints(resources):
+        balancers = endpoint.of_type(contract.LOADBALANCER_TYPE)
+        if balancers:
+            azs = [props(lb).get("availabilityZone") for lb in balancers]
+            source = "load balancers"
+        elif endpoint.facts.zones_declared:
+            azs = [zone.az for zone in endpoint.facts.zones.values()]
+            source = "zones"
+        else:
+            violations.append(Violation(gap(endpoint.name, "zones", "the zones and their AZs"),
+                                        endpoint.resource.urn))
+            continue
+        distinct = sorted({az for az in azs if isinstance(az, str) and az and not missing(az)})
+        if len(distinct) < minimum:
+            violations.append(Violation(
+                f"endpoint {endpoint.name}'s {source} span {len(distinct)} distinct availability zone(s) "
+                f"({join(distinct)}); at least {minimum} are required: add zones, each in its own AZ with its own "
+                f"subnet", endpoint.resource.urn))
+    return violations

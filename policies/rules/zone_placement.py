@@ -1,0 +1,85 @@
+"""Every zone's load balancer sits in the zone's AZ, on the subnet mapped to that zone; no two zones share a subnet.
+
+An LB placed in another AZ, or with its VIP on another zone's subnet, shares that zone's failure domain: losing one
+AZ then takes two of the endpoint's addresses down.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components import contract
+
+from ..model import UNKNOWN, Violation, gap, missing
+from ..stack import endpoints, props
+
+NAME = "ha-endpoint-zone-placement"
+DESCRIPTION = "Each zone's load balancer is in the zone's availability zone, on the zone's own VIP subnet."
+ENFORCEMENT = "mandatory"
+SEVERITY = "high"
+KIND = "stack"
+CONFIG: dict[str, dict[str, Any]] = {}
+
+
+def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
+    violations: list[Violation] = []
+    for endpoint in endpoints(resources):
+        urn = endpoint.resource.urn
+        if not endpoint.facts.zones_declared:
+            violations.append(Violation(gap(endpoint.name, "zones", "the zones and their VIP subnets"), urn))
+            continue
+        seen_subnets: dict[str, str] = {}
+        for key, zone in endpoint.facts.zones.items():
+            expected_name = contract.loadbalancer_name(endpoint.name, key)
+            balancers = endpoint.in_zone(contract.LOADBALANCER_TYPE, key)
+            if not balancers:
+                violations.append(Violation(
+                    f"zone {key} of endpoint {endpoint.name} has no load balancer (expected {expected_name}); "
+                    f"every configured zone needs its own load balancer", urn))
+                continue
+            for lb in balancers:
+                violations.extend(_check_balancer(endpoint.name, key, zone, lb))
+                subnet = props(lb).get("vipSubnetId")
+                if isinstance(subnet, str) and subnet:
+                    if subnet in seen_subnets:
+                        violations.append(Violation(
+                            f"load balancer {lb.name} (zone {key}) has its VIP on subnet {subnet}, already the VIP "
+                            f"subnet of zone {seen_subnets[subnet]}; each zone needs a subnet of its own in its own "
+                            f"AZ (zones.{key}.subnet), or one AZ's failure takes both zones down", lb.urn))
+                    else:
+                        seen_subnets[subnet] = key
+    return violations
+
+
+def _check_balancer(endpoint: str, key: str, zone: Any, lb: Any) -> list[Violation]:
+    found: list[Violation] = []
+    lb_props = props(lb)
+    if missing(zone.az):
+        found.append(Violation(gap(endpoint, f"zones.{key}.az", f"the availability zone of zone {key}"), lb.urn))
+    else:
+        actual = lb_props.get("availabilityZone")
+        if actual is UNKNOWN:
+            found.append(Violation(
+                f"load balancer {lb.name} (zone {key}): its availability zone is unknown at preview; pass the "
+                f"zone's AZ '{zone.az}' as a plain value", lb.urn))
+        elif not actual:
+            found.append(Violation(
+                f"load balancer {lb.name} (zone {key}) sets no availability zone, so Octavia may place it in any "
+                f"AZ; set its availability_zone to '{zone.az}'", lb.urn))
+        elif actual != zone.az:
+            found.append(Violation(
+                f"load balancer {lb.name} serves zone {key} but is placed in availability zone '{actual}'; set "
+                f"its availability_zone to '{zone.az}'", lb.urn))
+    if missing(zone.subnet_id):
+        found.append(Violation(gap(endpoint, f"zones.{key}.subnetId", f"the VIP subnet id of zone {key}"), lb.urn))
+    else:
+        actual = lb_props.get("vipSubnetId")
+        if actual is UNKNOWN:
+            found.append(Violation(
+                f"load balancer {lb.name} (zone {key}): its VIP subnet is unknown at preview; pass the looked-up "
+                f"subnet id {zone.subnet_id} as a plain value", lb.urn))
+        elif actual != zone.subnet_id:
+            found.append(Violation(
+                f"load balancer {lb.name} has its VIP on subnet {actual or '(none)'} but zone {key} is mapped to "
+                f"subnet {zone.subnet_id}; put the VIP on the zone's subnet (zones.{key}.subnet)", lb.urn))
+    return found

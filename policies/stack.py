@@ -1,0 +1,146 @@
+"""The stack as the pack sees it: each HaEndpoint with its children, their zones, and who depends on whom.
+
+Resources are recognised by the shared naming contract (:mod:`components.contract`): type tokens, and names derived
+from the endpoint name, the zone and the listener port. A child's zone comes from its EndpointZone ancestor, or else
+from its name (``<endpoint>-<zone>-...``). Relations come from what the engine knows at preview: parents,
+dependencies and property dependencies (a member's ``poolId`` is unknown before the pool exists, but the engine
+already knows the member's ``poolId`` depends on that pool).
+
+Anything with ``resource_type``, ``name``, ``urn``, ``props``, ``parent``, ``dependencies`` and
+``property_dependencies`` (e.g. ``pulumi_policy.PolicyResource``) is a resource here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+from components import contract
+
+from .model import Facts, plain, read_facts
+
+
+def props(resource: Any) -> dict[str, Any]:
+    """The resource's properties as plain data (cached on the resource), unknown values as ``UNKNOWN``."""
+    cached = getattr(resource, "_ha_plain_props", None)
+    if cached is None:
+        cached = plain(resource.props) if resource.props is not None else {}
+        try:
+            setattr(resource, "_ha_plain_props", cached)
+        except AttributeError:  # pragma: no cover - objects without a __dict__
+            pass
+    return cached
+
+
+def stack_name(urn: str) -> str:
+    """The stack part of a URN (``urn:pulumi:<stack>::<project>::<type>::<name>``)."""
+    head = urn.split("::", 1)[0]
+    return head.split(":", 2)[2] if head.count(":") >= 2 else ""
+
+
+def under_endpoint(urn: str) -> bool:
+    """True when the URN's type chain puts the resource inside an HaEndpoint (any depth)."""
+    parts = urn.split("::")
+    return len(parts) >= 4 and contract.ENDPOINT_TYPE in parts[2].split("$")[:-1]
+
+
+def ancestors(resource: Any) -> Iterable[Any]:
+    parent = resource.parent
+    seen = set()
+    while parent is not None and id(parent) not in seen:
+        seen.add(id(parent))
+        yield parent
+        parent = parent.parent
+
+
+def direct_dependencies(resource: Any, prop: Optional[str] = None) -> list[Any]:
+    """The resources a property of ``resource`` depends on (all its dependencies when ``prop`` is None)."""
+    if prop is not None:
+        return list((resource.property_dependencies or {}).get(prop, []) or [])
+    found = list(resource.dependencies or [])
+    for deps in (resource.property_dependencies or {}).values():
+        found.extend(deps or [])
+    return _unique(found)
+
+
+def transitive_dependencies(resource: Any, prop: Optional[str] = None) -> list[Any]:
+    """Every resource ``resource`` (or one of its properties) waits for, directly or through others."""
+    start = direct_dependencies(resource, prop)
+    seen: dict[int, Any] = {}
+    stack = list(start)
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen[id(current)] = current
+        stack.extend(direct_dependencies(current))
+    return list(seen.values())
+
+
+def _unique(resources: Iterable[Any]) -> list[Any]:
+    seen: dict[int, Any] = {}
+    for resource in resources:
+        seen.setdefault(id(resource), resource)
+    return list(seen.values())
+
+
+@dataclass
+class Endpoint:
+    """One HaEndpoint and everything parented under it."""
+
+    resource: Any
+    facts: Facts
+    children: list[Any] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.facts.name
+
+    def of_type(self, token: str) -> list[Any]:
+        return [child for child in self.children if child.resource_type == token]
+
+    def named(self, name: str, token: Optional[str] = None) -> Optional[Any]:
+        for child in self.children:
+            if child.name == name and (token is None or child.resource_type == token):
+                return child
+        return None
+
+    def zone_of(self, resource: Any) -> Optional[str]:
+        """The configured zone a child belongs to (EndpointZone ancestor first, then its name), else None."""
+        by_component = {contract.zone_component_name(self.name, key): key for key in self.facts.zones}
+        for ancestor in ancestors(resource):
+            if ancestor.resource_type == contract.ZONE_TYPE:
+                if ancestor.name in by_component:
+                    return by_component[ancestor.name]
+                break
+        best = None
+        for key in self.facts.zones:
+            if resource.name.startswith(f"{self.name}-{key}-") and (best is None or len(key) > len(best)):
+                best = key
+        return best
+
+    def in_zone(self, token: str, zone: str) -> list[Any]:
+        return [child for child in self.of_type(token) if self.zone_of(child) == zone]
+
+    def readiness(self, zone: str) -> Optional[Any]:
+        return self.named(contract.readiness_name(self.name, zone))
+
+
+def endpoints(resources: Iterable[Any]) -> list[Endpoint]:
+    """Every HaEndpoint of the stack with its descendants, in registration order."""
+    resources = list(resources)
+    found: dict[int, Endpoint] = {}
+    ordered: list[Endpoint] = []
+    for resource in resources:
+        if resource.resource_type == contract.ENDPOINT_TYPE:
+            endpoint = Endpoint(resource, read_facts(props(resource), resource.name))
+            found[id(resource)] = endpoint
+            ordered.append(endpoint)
+    for resource in resources:
+        if resource.resource_type == contract.ENDPOINT_TYPE:
+            continue
+        for ancestor in ancestors(resource):
+            if id(ancestor) in found:
+                found[id(ancestor)].children.append(resource)
+                break
+    return ordered
