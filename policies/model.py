@@ -167,10 +167,12 @@ class Facts:
         memberPlacement: "own-zone" | "all-zones"
         tags: [str]                       # tags put on every load balancer, e.g. "production"
         allowedCidrs: [str]
-        zones: {<zone>: {az, subnetId, subnetCidr, networkId, routerIds: [str], publishedAddress?}}
+        zones: {<zone>: {az, subnetId | vipSubnetId, subnetCidr | vipSubnetCidr, networkId | vipNetworkId,
+                         routerIds: [str], floatingIp?: {mode, address, id} | publishedAddress?: str}}
         members: [{name, zone, address, subnetId, subnetCidr, networkId, routerIds: [str]}]
-        listeners: [{port, memberPort, protocol, lbMethod, monitorType | null, monitorPort | null}]
-        dns: {ttl, publish: "when-ready" | "bootstrap", publishedZones?: [zone], perZoneRecords} | null
+        listeners: [{port, memberPort, protocol, lbMethod, monitor: {type, port} | null}]  (or monitorType/Port)
+        dns: {ttl, publish: "when-ready" | "bootstrap", publishedZones?: [zone],
+              zoneRecords?: {zone: fqdn} | perZoneRecords?: bool} | null
 
     The whole bag may also sit under a ``facts`` key. ``publish`` may also be given at the top level.
     """
@@ -186,11 +188,18 @@ class Facts:
     has_dns: bool = False
     publish: Any = None
     published_zones: Any = None
-    per_zone_records: Any = None
+    zone_record_zones: Any = field(default_factory=list)
     ttl: Any = None
     zones_declared: bool = False
     members_declared: bool = False
     listeners_declared: bool = False
+
+    def zone_records(self) -> list[str]:
+        """The published zones that also get a record of their own (``<record>-<zone>``)."""
+        published = self.published()
+        if self.zone_record_zones is None:
+            return published
+        return [zone for zone in self.zone_record_zones if zone in published]
 
     def published(self) -> list[str]:
         """The zones whose address the endpoint declares it publishes in DNS (default: every zone)."""
@@ -225,7 +234,8 @@ def read_facts(props: Any, fallback_name: str) -> Facts:
             subnet_cidr=_pick(zone, "subnetCidr", "subnet_cidr", "vipSubnetCidr", "vip_subnet_cidr", "cidr"),
             network_id=_pick(zone, "networkId", "network_id", "vipNetworkId", "vip_network_id"),
             router_ids=_pick(zone, "routerIds", "router_ids"),
-            published_address=_pick(zone, "publishedAddress", "published_address", "floatingIp", "floating_ip"),
+            published_address=_address_of(_pick(zone, "publishedAddress", "published_address", "floatingIp",
+                                                "floating_ip")),
         )
 
     members = _pick(data, "members")
@@ -268,9 +278,22 @@ def read_facts(props: Any, fallback_name: str) -> Facts:
     facts.publish = _pick(dns, "publish", default=_pick(data, "publish", "publishMode", "publish_mode"))
     facts.published_zones = _pick(dns, "publishedZones", "published_zones",
                                   default=_pick(data, "publishedZones", "published_zones"))
-    facts.per_zone_records = _pick(dns, "perZoneRecords", "per_zone_records")
+    zone_records = _pick(dns, "zoneRecords", "zone_records")
+    if isinstance(zone_records, dict):
+        facts.zone_record_zones = [str(zone) for zone in zone_records]
+    elif _pick(dns, "perZoneRecords", "per_zone_records") is True:
+        facts.zone_record_zones = None  # every published zone
+    else:
+        facts.zone_record_zones = []
     facts.ttl = _pick(dns, "ttl")
     return facts
+
+
+def _address_of(value: Any) -> Any:
+    """A zone's published address: a string, or the ``address`` of a ``{mode, address, id}`` floating IP."""
+    if isinstance(value, dict):
+        return value.get("address")
+    return value
 
 
 def _int(value: Any) -> Any:

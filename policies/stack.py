@@ -17,6 +17,7 @@ from typing import Any, Iterable, Optional
 
 from components import contract
 
+from . import observed
 from .model import Facts, plain, read_facts
 
 
@@ -126,6 +127,16 @@ class Endpoint:
         return self.named(contract.readiness_name(self.name, zone))
 
 
+def facts_props(resource: Any) -> Any:
+    """Where an HaEndpoint's facts are: under ``facts`` in its properties (its outputs, at stack analysis), else
+    its inputs as this pack saw them at registration (:mod:`policies.observed`), else its properties as they are."""
+    own = props(resource)
+    if isinstance(own, dict) and isinstance(own.get("facts"), dict):
+        return own
+    seen = observed.inputs(resource.urn)
+    return seen if seen is not None else own
+
+
 def endpoints(resources: Iterable[Any]) -> list[Endpoint]:
     """Every HaEndpoint of the stack with its descendants, in registration order."""
     resources = list(resources)
@@ -133,7 +144,7 @@ def endpoints(resources: Iterable[Any]) -> list[Endpoint]:
     ordered: list[Endpoint] = []
     for resource in resources:
         if resource.resource_type == contract.ENDPOINT_TYPE:
-            endpoint = Endpoint(resource, read_facts(props(resource), resource.name))
+            endpoint = Endpoint(resource, read_facts(facts_props(resource), resource.name))
             found[id(resource)] = endpoint
             ordered.append(endpoint)
     for resource in resources:

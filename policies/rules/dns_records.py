@@ -41,10 +41,9 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                 f"endpoint {endpoint.name} declares zone {zone} as published in DNS, but {zone} is not a "
                 f"configured zone ({join(facts.zones)})", endpoint.resource.urn))
         expected = {contract.recordset_name(endpoint.name): [z for z in published if z in facts.zones]}
-        if facts.per_zone_records is True:
-            for zone in published:
-                if zone in facts.zones:
-                    expected[contract.zone_recordset_name(endpoint.name, zone)] = [zone]
+        for zone in facts.zone_records():
+            if zone in facts.zones:
+                expected[contract.zone_recordset_name(endpoint.name, zone)] = [zone]
         for name, zones in expected.items():
             recordset = endpoint.named(name, contract.RECORDSET_TYPE)
             if recordset is None:

@@ -22,20 +22,30 @@ def run_rule(rule: Any, resources: list[Any], config: Optional[dict[str, Any]] =
     return found
 
 
-def run_pack(resources: list[Any], config: Optional[dict[str, dict[str, Any]]] = None) -> list[tuple[str, str]]:
-    """(policy name, message) for every violation the pack's policy objects report, as the analyzer calls them."""
+def run_pack(resources: list[Any], config: Optional[dict[str, dict[str, Any]]] = None,
+             inputs: Optional[dict[str, Any]] = None) -> list[tuple[str, str]]:
+    """(policy name, message) for every violation the pack's policy objects report, called as the engine does:
+    first each resource policy on every resource's inputs (``inputs``: URN -> props, default: the resource's
+    props), then each stack policy on all resources."""
     found: list[tuple[str, str]] = []
-    for policy in policies():
-        policy_config = (config or {}).get(policy.name)
+    pack = policies()
 
-        def report(message: str, urn: Optional[str] = None, _name: str = policy.name) -> None:
-            found.append((_name, message))
+    def reporter(name: str):
+        def report(message: str, urn: Optional[str] = None) -> None:
+            found.append((name, message))
+        return report
 
+    for policy in pack:
         if isinstance(policy, StackValidationPolicy):
-            policy.validate(StackValidationArgs(list(resources), policy_config), report)
-        else:
-            for resource in resources:
-                args = ResourceValidationArgs(resource.resource_type, resource.props, resource.urn, resource.name,
-                                              resource.opts, None, policy_config)
-                policy.validate(args, report)
-    return found
+            continue
+        for resource in resources:
+            props = (inputs or {}).get(resource.urn, resource.props)
+            args = ResourceValidationArgs(resource.resource_type, props, resource.urn, resource.name,
+                                          resource.opts, None, (config or {}).get(policy.name))
+            policy.validate(args, reporter(policy.name))
+    for policy in pack:
+        if isinstance(policy, StackValidationPolicy):
+            policy.validate(StackValidationArgs(list(resources), (config or {}).get(policy.name)),
+                            reporter(policy.name))
+    order = [policy.name for policy in pack]
+    return sorted(found, key=lambda item: order.index(item[0]))

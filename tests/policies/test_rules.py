@@ -4,8 +4,9 @@ changes one thing and asserts the exact message. (``test_harness.py`` runs the s
 from __future__ import annotations
 
 import pytest
-from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
+from policies import observed
 from policies.rules import (
     dns_readiness, dns_records, dns_ttl, member_reachability, member_security_group, member_zones, min_zones,
     ovn_constraints, pool_health_monitor, production_listeners, zone_placement,
@@ -489,3 +490,31 @@ def test_unknown_facts_are_gaps_not_preview_errors():
 def test_policy_config_reaches_the_rules_through_the_pack():
     found = run_pack(dev_stack().resources, {"ha-endpoint-min-zones": {"minZones": 4}})
     assert [name for name, _ in found] == ["ha-endpoint-min-zones"]
+
+
+def _endpoint_outputs_only(stack):
+    """The HaEndpoint as AnalyzeStack shows it: its registered outputs, not its inputs."""
+    endpoint = stack.named("k8s-api")
+    inputs = dict(endpoint.props["__target"])
+    endpoint.props = unknown_checking_proxy({"fqdn": "api.example.test.", "zones": UNKNOWN_OBJECT_VALUE})
+    return endpoint, inputs
+
+
+def test_facts_seen_as_inputs_reach_the_stack_policies():
+    stack = dev_stack()
+    endpoint, inputs = _endpoint_outputs_only(stack)
+    assert run_pack(stack.resources, inputs={endpoint.urn: unknown_checking_proxy(inputs)}) == []
+
+
+def test_facts_repeated_in_the_outputs_are_read_there():
+    stack = dev_stack()
+    endpoint, inputs = _endpoint_outputs_only(stack)
+    endpoint.props = unknown_checking_proxy({"fqdn": "api.example.test.", "facts": inputs})
+    assert run_rule(zone_placement, stack.resources) == []
+
+
+def test_outputs_without_facts_and_no_inputs_seen_are_gaps():
+    stack = dev_stack()
+    _endpoint_outputs_only(stack)
+    assert run_rule(zone_placement, stack.resources) == [_gap("zones", "the zones and their VIP subnets")]
+    assert observed.inputs(stack.named("k8s-api").urn) is None
