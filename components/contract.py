@@ -75,3 +75,27 @@ def recordset_name(endpoint: str) -> str:
 
 def zone_recordset_name(endpoint: str, az: str) -> str:
     return f"{endpoint}-{az}-dns"
+
+
+READINESS_TYPE = "pulumi-python:dynamic:Resource"
+
+
+def vip_port_secgroup_name(endpoint: str, az: str) -> str:
+    """Attaches the VIP security group to one zone's load balancer VIP port (enforce=false: Octavia's stays)."""
+    return f"{endpoint}-{az}-vip-sg-assoc"
+
+
+def member_port_secgroup_name(endpoint: str, member: str) -> str:
+    """Attaches the members' security group to a member's Neutron port (when the member gives its port id)."""
+    return f"{endpoint}-member-{member}-sg-assoc"
+
+
+def secgroup_rule_name(secgroup: str, protocol: str, port: int, remote_cidr: str) -> str:
+    """One ingress rule of a security group, named by what it admits (never by position): remote CIDR, port."""
+    remote = remote_cidr.replace("/", "_").replace(":", ".")
+    return f"{secgroup}-{protocol}-{port}-from-{remote}"
+
+
+def member_drain_name(endpoint: str, az: str, port: int, member: str) -> str:
+    """The MemberDrain companion of one member resource (drains it before it is deleted)."""
+    return f"{member_name(endpoint, az, port, member)}-drain"

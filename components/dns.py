@@ -1,0 +1,71 @@
+"""The endpoint's DNS records in Designate, from :class:`components.plan.DnsPlan`.
+
+``record.zone`` is one A recordset whose records are the published addresses of the zones whose gate is ready
+(:mod:`components.gate`), sorted; with ``perZoneRecords`` each zone also gets ``record-az.zone`` with its own
+address. Records depend on the zones' gates, so a zone enters DNS only after it is ready; a removed zone's address
+leaves the recordset (an update) before its load balancer and floating IP are deleted (deletes run last).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import pulumi
+import pulumi_openstack as openstack
+
+from .plan import DnsPlan
+
+
+@dataclass
+class PublishedZone:
+    """What DNS needs from a zone: its name, the address to publish, whether it is ready, what to wait for."""
+
+    az: str
+    address: pulumi.Output[Optional[str]]
+    ready: pulumi.Output[bool]
+    gate: Optional[pulumi.Resource]
+
+
+class NothingToPublish(pulumi.RunError):
+    """No zone is ready, so there is no address for the record (Designate refuses an empty recordset)."""
+
+
+def published_addresses(pairs: Sequence[tuple[Optional[str], bool]]) -> list[str]:
+    """The addresses of the ready zones, sorted and de-duplicated (pure: the seam's rule, unit-tested)."""
+    return sorted({address for address, ready in pairs if ready and address})
+
+
+def addresses_output(zones: Sequence[PublishedZone]) -> pulumi.Output[list[str]]:
+    """The published addresses as one output, computed from every zone's (address, ready) pair."""
+    pairs = [pulumi.Output.all(zone.address, zone.ready) for zone in zones]
+    return pulumi.Output.all(*pairs).apply(lambda values: published_addresses([tuple(v) for v in values]))
+
+
+def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi.Resource
+                   ) -> tuple[openstack.dns.RecordSet, dict[str, openstack.dns.RecordSet]]:
+    """The endpoint's recordset and, when asked, one recordset per zone; all parented to ``parent``."""
+    gates = [zone.gate for zone in zones if zone.gate is not None]
+    opts = pulumi.ResourceOptions(parent=parent, depends_on=gates)
+    main = openstack.dns.RecordSet(
+        plan.resource_name, zone_id=plan.zone_id, name=plan.fqdn, type="A", ttl=plan.ttl,
+        records=addresses_output(zones).apply(lambda records: _non_empty(records, plan.fqdn)),
+        description="HA endpoint: one A record per ready availability zone", opts=opts)
+    per_zone = {}
+    by_az = {zone.az: zone for zone in zones}
+    for az, resource_name, fqdn in plan.zone_records:
+        zone = by_az[az]
+        per_zone[az] = openstack.dns.RecordSet(
+            resource_name, zone_id=plan.zone_id,
+            name=fqdn, type="A", ttl=plan.ttl,
+            records=addresses_output([zone]).apply(lambda records, fqdn=fqdn: _non_empty(records, fqdn)),
+            description=f"HA endpoint: availability zone {az} only",
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=[zone.gate] if zone.gate else []))
+    return main, per_zone
+
+
+def _non_empty(records: list[str], fqdn: str) -> list[str]:
+    if not records:
+        raise NothingToPublish(f"{fqdn}: no availability zone is ready, so there is no address to publish; see the "
+                               "zones' readiness errors, or use dns.publish: bootstrap for the first node")
+    return records

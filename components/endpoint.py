@@ -1,0 +1,93 @@
+"""HaEndpoint: a highly available multi-AZ API endpoint on OpenStack, as one Pulumi component.
+
+Data flows one way: arguments (:mod:`components.args`, checked by :mod:`components.validation`) -> cloud facts
+(:mod:`components.lookups`, plain invokes, known at preview) -> plan (:mod:`components.plan`, pure) -> resources
+(:mod:`components.security`, :mod:`components.zone`, :mod:`components.dns`) -> outputs. All checks run before the
+component registers itself, so bad input registers nothing. Children inherit the consumer's provider.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Union
+
+import pulumi
+
+from . import contract
+from .args import EndpointArgs
+from .dns import PublishedZone, addresses_output, create_records
+from .lookups import lookup_cloud_facts
+from .plan import make_plan
+from .props import endpoint_props
+from .security import attach_member_ports, create_security_groups
+from .validation import DEFAULT_ROOT, load_endpoint_args
+from .zone import EndpointZone
+
+
+class HaEndpoint(pulumi.ComponentResource):
+    """One Octavia load balancer per availability zone, members placed per zone, one DNS name over all of them.
+
+    ``args`` is an :class:`EndpointArgs` or the raw configuration mapping (camelCase or snake_case keys). Invalid
+    input raises :class:`components.ConfigError`; a name the cloud does not know raises
+    :class:`components.CloudLookupError`; both before anything is registered. The component's recorded inputs are
+    the resolved cloud facts and a summary of the plan (:mod:`components.props`), read by the policy pack.
+    """
+
+    fqdn: pulumi.Output[Optional[str]]
+    """The endpoint's DNS name (``record.zone.``), or None without ``dns``."""
+    ports: pulumi.Output[list]
+    """The listener ports clients connect to."""
+    addresses: pulumi.Output[list]
+    """The addresses published in DNS: the ready zones' floating IPs (or VIPs for an internal endpoint), sorted."""
+    members_security_group_id: pulumi.Output[str]
+    """The security group admitting the load balancers to the members; attach it to the members' ports."""
+    vip_security_group_id: pulumi.Output[str]
+    """The security group on every VIP port, admitting ``allowedCidrs`` on the listener ports."""
+    zones: pulumi.Output[dict]
+    """Per availability zone: loadbalancer_id, vip_address, vip_port_id, floating_ip, pool_ids, member_ids, ready,
+    published, gate."""
+
+    def __init__(self, name: str, args: Union[EndpointArgs, Mapping[str, Any]],
+                 opts: Optional[pulumi.ResourceOptions] = None, root: str = DEFAULT_ROOT):
+        args = load_endpoint_args(args, root)
+        facts = lookup_cloud_facts(args, root)
+        plan = make_plan(args, facts, root)
+        super().__init__(contract.ENDPOINT_TYPE, name, endpoint_props(args, facts, plan), opts)
+        self.plan = plan
+        self.security = create_security_groups(plan.security, self, plan.tags)
+        self.member_ports = attach_member_ports(plan.security, self.security, self)
+        readiness = {"require": args.readiness.require, "timeout_seconds": args.readiness.timeout_seconds,
+                     "poll_interval_seconds": args.readiness.poll_interval_seconds,
+                     "drain_seconds": args.readiness.drain_seconds}
+        self.zone_components = {
+            zone.az: EndpointZone(zone.component_name, zone, plan, readiness, self.security.vip_group.id,
+                                  opts=pulumi.ResourceOptions(parent=self))
+            for zone in plan.zones}
+        published = [PublishedZone(az, zone.published_address, zone.ready, zone.gate.publish_after)
+                     for az, zone in self.zone_components.items()]
+        self.records = None
+        self.zone_records: dict = {}
+        if plan.dns is not None:
+            self.records, self.zone_records = create_records(plan.dns, published, self)
+            self.addresses = self.records.records
+        else:
+            self.addresses = addresses_output(published)
+        self.fqdn = pulumi.Output.from_input(plan.dns.fqdn if plan.dns else None)
+        self.ports = pulumi.Output.from_input(sorted(listener.port for listener in plan.zones[0].listeners))
+        self.members_security_group_id = self.security.members_group.id
+        self.vip_security_group_id = self.security.vip_group.id
+        self.zones = pulumi.Output.all(**{az: _zone_outputs(zone, self.addresses)
+                                          for az, zone in self.zone_components.items()})
+        self.register_outputs({
+            "fqdn": self.fqdn, "ports": self.ports, "addresses": self.addresses, "zones": self.zones,
+            "membersSecurityGroupId": self.members_security_group_id,
+            "vipSecurityGroupId": self.vip_security_group_id,
+        })
+
+
+def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.Output[dict]:
+    published = pulumi.Output.all(zone.published_address, addresses).apply(
+        lambda values: bool(values[0]) and values[0] in (values[1] or []))
+    return pulumi.Output.all(
+        loadbalancer_id=zone.loadbalancer_id, vip_address=zone.vip_address, vip_port_id=zone.vip_port_id,
+        floating_ip=zone.floating_ip, pool_ids=zone.pool_ids, member_ids=zone.member_ids, ready=zone.ready,
+        published=published, gate=zone.gate.kind)

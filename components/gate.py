@@ -1,0 +1,71 @@
+"""The readiness seam: when may a zone's address be published in DNS?
+
+Each zone gets a :class:`ZoneGate` whose ``ready`` output DNS reads (see :mod:`components.dns`): records are computed
+from per-zone ``(published_address, ready)`` pairs, so a zone's address is in DNS only when its gate says so, and the
+records depend on the gate's resource.
+
+* ``when-ready`` (default): the zone's ``MemberReadiness`` (:mod:`components.readiness.provider`, named
+  ``contract.readiness_name``) waits until every member of every pool is ready as ``readiness.require`` says
+  (``online``: provisioning ACTIVE and operating ONLINE, NO_MONITOR in unmonitored pools; ``provisioned``: ACTIVE),
+  and DNS depends on it.
+* ``bootstrap``: the zone is published as soon as its load balancer exists (the provider waits for ACTIVE on
+  create); the readiness resource still runs, requiring ``provisioned`` only, but DNS does not wait for it.
+
+With ``readiness.drainSeconds`` > 0 every member also gets a ``MemberDrain`` (:mod:`components.readiness.drain`):
+deleting a member first sets its weight to 0 and waits that long.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+
+from . import contract
+from .plan import EndpointPlan, ZonePlan
+from .readiness.drain import MemberDrain
+from .readiness.provider import MemberReadiness
+
+
+@dataclass
+class ZoneGate:
+    """A zone's readiness: ``ready`` (Output[bool]), the resource DNS depends on, the readiness resource, kind."""
+
+    ready: pulumi.Output[bool]
+    publish_after: Optional[pulumi.Resource]
+    readiness: MemberReadiness
+    kind: str
+
+
+def zone_gate(zone: ZonePlan, plan: EndpointPlan, readiness: dict, lb: pulumi.CustomResource, pools: dict,
+              monitors: dict, members: dict, parent: pulumi.Resource) -> ZoneGate:
+    """The gate of one zone; ``readiness`` holds ``require``, ``timeout_seconds``, ``poll_interval_seconds``."""
+    member_resources = [member for by_name in members.values() for member in by_name.values()]
+    bootstrap = plan.publish == "bootstrap"
+    require = "provisioned" if bootstrap else readiness["require"]
+    spec = {
+        listener.pool_name: {
+            "pool_id": pools[listener.port].id,
+            "member_ids": [member.id for member in members.get(listener.port, {}).values()],
+            "monitored": listener.port in monitors,
+        }
+        for listener in zone.listeners
+    }
+    gate = MemberReadiness(
+        zone.readiness_name, loadbalancer_id=lb.id, pools=spec, require=require,
+        timeout_seconds=readiness["timeout_seconds"], poll_interval_seconds=readiness["poll_interval_seconds"],
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=[*member_resources, *monitors.values()]))
+    if bootstrap:
+        return ZoneGate(lb.id.apply(lambda _: True), lb, gate, "bootstrap: load balancer ACTIVE")
+    return ZoneGate(gate.ready, gate, gate, f"members {require}")
+
+
+def member_drains(zone: ZonePlan, plan: EndpointPlan, drain_seconds: float, pools: dict, members: dict,
+                  parent: pulumi.Resource) -> list[MemberDrain]:
+    """One MemberDrain per member resource when ``drain_seconds`` > 0 (at 0 a drain would do nothing)."""
+    if drain_seconds <= 0:
+        return []
+    return [MemberDrain(contract.member_drain_name(plan.name, zone.az, port, name), pool_id=pools[port].id,
+                        member_id=member.id, drain_seconds=drain_seconds, opts=pulumi.ResourceOptions(parent=parent))
+            for port, by_name in sorted(members.items()) for name, member in sorted(by_name.items())]

@@ -1,0 +1,169 @@
+"""The cloud facts the plan needs, looked up once, synchronously, with plain values.
+
+Every lookup is a provider invoke called with plain arguments (``openstack.networking.get_subnet(name=...)``), so
+its result is known during ``pulumi preview`` and the plan (and the policy pack, which reads the component's
+inputs) sees real ids, CIDRs and routers before anything is created. Invokes go through the consumer's default
+provider (this module never constructs one). A name that does not resolve raises :class:`CloudLookupError` naming
+the configuration key and the fix; every problem is reported at once.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Optional, TypeVar
+
+import pulumi_openstack as openstack
+
+from .args import EndpointArgs
+from .errors import CloudLookupError, Problem
+from .validation import DEFAULT_ROOT
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+ROUTER_PORT_OWNERS = (
+    "network:router_interface",
+    "network:router_interface_distributed",
+    "network:ha_router_replicated_interface",
+)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SubnetFacts:
+    """A Neutron subnet as the plan needs it: where it is, what addresses it holds, which routers it is on."""
+
+    ref: str
+    id: str
+    name: str
+    cidr: str
+    network_id: str
+    ip_version: int
+    gateway_ip: Optional[str] = None
+    router_ids: tuple[str, ...] = ()
+
+    def contains(self, address: str) -> bool:
+        """True when ``address`` is inside this subnet's CIDR."""
+        return ipaddress.ip_address(address) in ipaddress.ip_network(self.cidr, strict=False)
+
+    def reaches(self, other: "SubnetFacts") -> bool:
+        """True when traffic can flow between the two subnets: same network, or both attached to one router."""
+        return self.network_id == other.network_id or bool(set(self.router_ids) & set(other.router_ids))
+
+
+@dataclass(frozen=True)
+class FloatingIpFacts:
+    """An existing (user-brought) floating IP: associated by the component, never created or deleted."""
+
+    address: str
+    id: str
+    network_id: str
+    port_id: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class CloudFacts:
+    """Everything the plan reads from the cloud, as plain values (known at preview time)."""
+
+    subnets: dict[str, SubnetFacts] = field(default_factory=dict)
+    floating_network_id: Optional[str] = None
+    floating_network_name: Optional[str] = None
+    floating_ips: dict[str, FloatingIpFacts] = field(default_factory=dict)
+    dns_zone_id: Optional[str] = None
+
+
+def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT) -> CloudFacts:
+    """Resolve every subnet, the floating network, the brought floating IPs and the DNS zone of ``args``."""
+    problems: list[Problem] = []
+    subnets: dict[str, SubnetFacts] = {}
+    for ref, path in _subnet_refs(args, root):
+        if ref in subnets:
+            continue
+        facts = _attempt(problems, path, f"subnet '{ref}' was not found", "give the name or id of an existing "
+                         "subnet (openstack subnet list)", lambda ref=ref: _subnet(ref))
+        if facts is not None:
+            subnets[ref] = facts
+    network_id = network_name = None
+    if args.floating_network is not None:
+        network = _attempt(problems, f"{root}.floatingNetwork",
+                           f"external network '{args.floating_network}' was not found",
+                           "give the name or id of an external network (openstack network list --external), "
+                           "or remove floatingNetwork for an internal endpoint",
+                           lambda: _network(args.floating_network))
+        if network is not None:
+            network_id, network_name = network
+    floating_ips: dict[str, FloatingIpFacts] = {}
+    for az, zone in args.zones.items():
+        if zone.floating_ip is None:
+            continue
+        facts = _attempt(problems, f"{root}.zones.{az}.floatingIp",
+                         f"floating IP {zone.floating_ip} was not found in this project",
+                         "allocate it first (openstack floating ip create --floating-ip-address ...) or remove "
+                         "floatingIp to let the endpoint allocate one", lambda zone=zone: _floating_ip(zone.floating_ip))
+        if facts is not None:
+            floating_ips[az] = facts
+    zone_id = None
+    if args.dns is not None:
+        zone_id = _attempt(problems, f"{root}.dns.zone", f"DNS zone '{args.dns.zone}' was not found in Designate",
+                           "create the zone first (openstack zone create) or fix its name",
+                           lambda: openstack.dns.get_dns_zone(name=args.dns.zone).id)
+    if problems:
+        raise lookup_error(problems)
+    return CloudFacts(subnets, network_id, network_name, floating_ips, zone_id)
+
+
+def lookup_error(problems: list[Problem]) -> CloudLookupError:
+    """A :class:`CloudLookupError` that lists every problem, like :class:`ConfigError` does."""
+    count = len(problems)
+    heading = f"cloud lookup failed ({count} problem{'s' if count != 1 else ''}):"
+    error = CloudLookupError("\n".join([heading, *(f"  - {problem}" for problem in problems)]))
+    error.problems = list(problems)
+    return error
+
+
+def _subnet_refs(args: EndpointArgs, root: str) -> list[tuple[str, str]]:
+    refs = [(zone.subnet, f"{root}.zones.{az}.subnet") for az, zone in args.zones.items()]
+    refs += [(member.subnet, f"{root}.members[{index}].subnet")
+             for index, member in enumerate(args.members) if member.subnet is not None]
+    return refs
+
+
+def _attempt(problems: list[Problem], path: str, what: str, fix: str, lookup: Callable[[], T]) -> Optional[T]:
+    try:
+        return lookup()
+    except Exception as error:  # the provider reports "no results" (or several) as an invoke failure
+        detail = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
+        problems.append(Problem(path, f"{what} ({detail}); {fix}"))
+        return None
+
+
+def _subnet(ref: str) -> SubnetFacts:
+    found = openstack.networking.get_subnet(subnet_id=ref) if _UUID.match(ref) else \
+        openstack.networking.get_subnet(name=ref)
+    cidr = str(ipaddress.ip_network(found.cidr, strict=False))
+    return SubnetFacts(ref=ref, id=found.id, name=found.name or ref, cidr=cidr, network_id=found.network_id,
+                       ip_version=int(found.ip_version or ipaddress.ip_network(cidr).version),
+                       gateway_ip=found.gateway_ip or None, router_ids=_router_ids(found.network_id, cidr))
+
+
+def _router_ids(network_id: str, cidr: str) -> tuple[str, ...]:
+    """Routers with an interface on the subnet: router-owned ports of its network with an address in its CIDR."""
+    network = ipaddress.ip_network(cidr, strict=False)
+    routers: set[str] = set()
+    for owner in ROUTER_PORT_OWNERS:
+        for port_id in openstack.networking.get_port_ids(network_id=network_id, device_owner=owner).ids or []:
+            port = openstack.networking.get_port(port_id=port_id)
+            if port.device_id and any(ipaddress.ip_address(ip) in network for ip in port.all_fixed_ips or []):
+                routers.add(port.device_id)
+    return tuple(sorted(routers))
+
+
+def _network(ref: str) -> tuple[str, str]:
+    found = openstack.networking.get_network(network_id=ref, external=True) if _UUID.match(ref) else \
+        openstack.networking.get_network(name=ref, external=True)
+    return found.id, found.name or ref
+
+
+def _floating_ip(address: str) -> FloatingIpFacts:
+    found = openstack.networking.get_floating_ip(address=address)
+    return FloatingIpFacts(address=address, id=found.id, network_id=found.pool or "", port_id=found.port_id or None)

@@ -1,0 +1,309 @@
+"""The plan: what the endpoint will build, computed from its arguments and the cloud facts. Pure, no resources.
+
+``make_plan(args, facts)`` places members, derives every listener, pool, monitor, security-group rule and DNS
+record, names them all through :mod:`components.contract`, and raises :class:`ConfigError` (key path + fix) for the
+problems only the cloud facts reveal: a member address outside its subnet, a member subnet the zone's load
+balancer cannot reach, a brought floating IP on another network. Zones, listeners and members are sorted by their
+names/ports, so the plan of a reordered configuration is the same plan.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from typing import Optional
+
+from . import contract
+from .args import EndpointArgs, ListenerArgs
+from .errors import ConfigError, Problem
+from .lookups import CloudFacts, FloatingIpFacts, SubnetFacts
+from .validation import DEFAULT_ROOT
+
+POOL_PROTOCOL = {"TCP": "TCP", "UDP": "UDP", "SCTP": "SCTP", "HTTP": "HTTP", "HTTPS": "HTTPS",
+                 "TERMINATED_HTTPS": "HTTP"}
+RULE_PROTOCOL = {"TCP": "tcp", "HTTP": "tcp", "HTTPS": "tcp", "TERMINATED_HTTPS": "tcp", "UDP": "udp",
+                 "SCTP": "sctp"}
+MONITOR_RULE_PROTOCOL = {"TCP": "tcp", "HTTP": "tcp", "HTTPS": "tcp", "TLS-HELLO": "tcp", "UDP-CONNECT": "udp",
+                         "SCTP": "sctp", "PING": "icmp"}
+
+
+@dataclass(frozen=True)
+class MonitorPlan:
+    """The health monitor of one pool."""
+
+    name: str
+    type: str
+    delay: int
+    timeout: int
+    max_retries: int
+    max_retries_down: int
+    url_path: Optional[str]
+    expected_codes: Optional[str]
+    port: int
+
+
+@dataclass(frozen=True)
+class MemberPlan:
+    """One member of one pool: a server (``member``) registered with one zone's load balancer on one port."""
+
+    resource_name: str
+    member: str
+    home_zone: str
+    address: str
+    subnet: SubnetFacts
+    protocol_port: int
+    monitor_port: Optional[int]
+    weight: int
+
+
+@dataclass(frozen=True)
+class ListenerPlan:
+    """One port of one zone's load balancer: its listener, pool, monitor and members."""
+
+    port: int
+    member_port: int
+    protocol: str
+    pool_protocol: str
+    lb_method: str
+    allowed_cidrs: tuple[str, ...]
+    listener_name: str
+    pool_name: str
+    monitor: Optional[MonitorPlan]
+    members: tuple[MemberPlan, ...]
+
+
+@dataclass(frozen=True)
+class FloatingPlan:
+    """How a zone is reached from outside: ``allocate`` a floating IP, associate a ``byo`` one, or ``none``."""
+
+    mode: str
+    name: Optional[str] = None
+    association_name: Optional[str] = None
+    network_id: Optional[str] = None
+    network_name: Optional[str] = None
+    byo: Optional[FloatingIpFacts] = None
+
+
+@dataclass(frozen=True)
+class ZonePlan:
+    """One availability zone: its load balancer on its VIP subnet, listeners, floating IP and readiness gate."""
+
+    az: str
+    component_name: str
+    lb_name: str
+    vip_subnet: SubnetFacts
+    listeners: tuple[ListenerPlan, ...]
+    floating: FloatingPlan
+    vip_secgroup_association_name: str
+    readiness_name: str
+
+
+@dataclass(frozen=True)
+class RulePlan:
+    """One ingress rule of a security group."""
+
+    name: str
+    protocol: str
+    port: Optional[int]
+    remote_ip_prefix: str
+    ethertype: str
+
+
+@dataclass(frozen=True)
+class MemberPortPlan:
+    """A member's Neutron port that gets the members' security group."""
+
+    name: str
+    member: str
+    port_id: str
+
+
+@dataclass(frozen=True)
+class SecurityPlan:
+    """The VIP security group (clients -> listeners) and the members' one (load balancers -> members)."""
+
+    vip_group_name: str
+    vip_rules: tuple[RulePlan, ...]
+    members_group_name: str
+    members_rules: tuple[RulePlan, ...]
+    member_ports: tuple[MemberPortPlan, ...]
+
+
+@dataclass(frozen=True)
+class DnsPlan:
+    """The endpoint's records: ``fqdn`` gets every published zone's address; per-zone records
+    ``(az, resource name, fqdn)`` when asked."""
+
+    resource_name: str
+    zone_id: str
+    zone_name: str
+    fqdn: str
+    ttl: int
+    publish: str
+    zone_records: tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True)
+class EndpointPlan:
+    """Everything the endpoint builds, in a stable order."""
+
+    name: str
+    provider: str
+    member_placement: str
+    publish: str
+    zones: tuple[ZonePlan, ...]
+    security: SecurityPlan
+    dns: Optional[DnsPlan]
+    tags: tuple[str, ...]
+
+    def zone(self, az: str) -> ZonePlan:
+        return next(zone for zone in self.zones if zone.az == az)
+
+
+def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT) -> EndpointPlan:
+    """The plan of ``args`` on the cloud described by ``facts``; :class:`ConfigError` lists every problem."""
+    problems = [*check_facts(args, facts, root)]
+    if problems:
+        raise ConfigError(problems)
+    name = args.name
+    zones = tuple(_zone_plan(args, facts, az) for az in sorted(args.zones))
+    dns = None
+    if args.dns is not None:
+        fqdn = f"{args.dns.record}.{args.dns.zone}"
+        per_zone = tuple((az, contract.zone_recordset_name(name, az), f"{args.dns.record}-{az}.{args.dns.zone}")
+                         for az in sorted(args.zones)) \
+            if args.dns.per_zone_records else ()
+        dns = DnsPlan(contract.recordset_name(name), facts.dns_zone_id or "", args.dns.zone, fqdn, args.dns.ttl,
+                      args.dns.publish, per_zone)
+    return EndpointPlan(name=name, provider=args.provider, member_placement=args.member_placement,
+                        publish=args.dns.publish if args.dns else "when-ready", zones=zones,
+                        security=_security_plan(args, zones), dns=dns, tags=tuple(args.tags))
+
+
+def member_subnet(args: EndpointArgs, facts: CloudFacts, index: int) -> Optional[SubnetFacts]:
+    """The subnet of ``args.members[index]``: its own ``subnet``, else its zone's VIP subnet."""
+    member = args.members[index]
+    ref = member.subnet or (args.zones[member.zone].subnet if member.zone in args.zones else None)
+    return facts.subnets.get(ref) if ref is not None else None
+
+
+def placed_zones(args: EndpointArgs, zone: str) -> list[str]:
+    """The zones whose load balancers a member of ``zone`` joins under the configured placement."""
+    return sorted(args.zones) if args.member_placement == "all-zones" else [zone]
+
+
+def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT) -> list[Problem]:
+    """Problems that need the cloud facts: addresses vs subnets, reachability, floating IP networks."""
+    problems: list[Problem] = []
+    for index, member in enumerate(args.members):
+        subnet = member_subnet(args, facts, index)
+        if subnet is None:
+            continue
+        path = f"{root}.members[{index}]"
+        if not subnet.contains(member.address):
+            problems.append(Problem(f"{path}.address",
+                                    f"address {member.address} of member {member.name} is outside its subnet "
+                                    f"{subnet.name} ({subnet.cidr}); fix the address, or set members[{index}]."
+                                    "subnet to the subnet the address is on"))
+            continue
+        for az in placed_zones(args, member.zone):
+            vip = facts.subnets.get(args.zones[az].subnet)
+            if vip is not None and not vip.reaches(subnet):
+                problems.append(Problem(f"{path}.subnet",
+                                        f"member {member.name} on subnet {subnet.name} ({subnet.cidr}) is not "
+                                        f"reachable from zone {az}'s load balancer on subnet {vip.name}: they are "
+                                        "on different networks with no common router; attach both subnets to one "
+                                        "router, or use a member subnet on the zone's network"))
+    for az, zone in sorted(args.zones.items()):
+        vip = facts.subnets.get(zone.subnet)
+        if vip is not None and args.floating_network is None and args.dns is not None and vip.ip_version != 4:
+            problems.append(Problem(f"{root}.zones.{az}.subnet",
+                                    f"subnet {vip.name} is IPv{vip.ip_version}; an internal endpoint publishes its "
+                                    "VIPs as A records, so give an IPv4 subnet"))
+        brought = facts.floating_ips.get(az)
+        if brought is not None and facts.floating_network_id and brought.network_id != facts.floating_network_id:
+            problems.append(Problem(f"{root}.zones.{az}.floatingIp",
+                                    f"floating IP {brought.address} belongs to network {brought.network_id}, not to "
+                                    f"floatingNetwork {args.floating_network}; bring an address of "
+                                    f"{args.floating_network} or change floatingNetwork"))
+    return problems
+
+
+def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str) -> ZonePlan:
+    name = args.name
+    indexes = [index for index, member in enumerate(args.members) if az in placed_zones(args, member.zone)]
+    listeners = tuple(_listener_plan(args, facts, az, listener, indexes)
+                      for listener in sorted(args.listeners, key=lambda listener: listener.port))
+    if args.floating_network is None:
+        floating = FloatingPlan("none")
+    else:
+        floating = FloatingPlan("byo" if args.zones[az].floating_ip else "allocate",
+                                None if args.zones[az].floating_ip else contract.floating_ip_name(name, az),
+                                contract.floating_ip_association_name(name, az), facts.floating_network_id,
+                                facts.floating_network_name, facts.floating_ips.get(az))
+    return ZonePlan(az=az, component_name=contract.zone_component_name(name, az),
+                    lb_name=contract.loadbalancer_name(name, az), vip_subnet=facts.subnets[args.zones[az].subnet],
+                    listeners=listeners, floating=floating,
+                    vip_secgroup_association_name=contract.vip_port_secgroup_name(name, az),
+                    readiness_name=contract.readiness_name(name, az))
+
+
+def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: ListenerArgs,
+                   indexes: list[int]) -> ListenerPlan:
+    name, port = args.name, listener.port
+    member_port = listener.member_port or port
+    monitor = None
+    if listener.monitor is not None:
+        spec = listener.monitor
+        http = spec.type in ("HTTP", "HTTPS")
+        monitor = MonitorPlan(contract.monitor_name(name, az, port), spec.type, spec.delay, spec.timeout,
+                              spec.max_retries, spec.max_retries_down, spec.path if http else None,
+                              spec.expected_codes if http else None, spec.port or member_port)
+    members = tuple(sorted(
+        (MemberPlan(contract.member_name(name, az, port, args.members[index].name), args.members[index].name,
+                    args.members[index].zone, args.members[index].address, member_subnet(args, facts, index),
+                    member_port, listener.monitor.port if listener.monitor and listener.monitor.port else None,
+                    args.members[index].weight)
+         for index in indexes), key=lambda member: member.member))
+    method = listener.lb_method or ("SOURCE_IP_PORT" if args.provider == "ovn" else "ROUND_ROBIN")
+    cidrs = tuple(args.allowed_cidrs)
+    if args.provider == "ovn" and cidrs == ("0.0.0.0/0",):
+        cidrs = ()  # older OVN drivers reject allowed_cidrs; the default admits everyone anyway
+    return ListenerPlan(port, member_port, listener.protocol, POOL_PROTOCOL[listener.protocol], method, cidrs,
+                        contract.listener_name(name, az, port), contract.pool_name(name, az, port), monitor, members)
+
+
+def _security_plan(args: EndpointArgs, zones: tuple[ZonePlan, ...]) -> SecurityPlan:
+    vip_group = contract.vip_secgroup_name(args.name)
+    vip_rules = {}
+    for listener in args.listeners:
+        protocol = RULE_PROTOCOL[listener.protocol]
+        for cidr in args.allowed_cidrs:
+            rule = _rule(vip_group, protocol, listener.port, cidr)
+            vip_rules[rule.name] = rule
+    members_group = contract.members_secgroup_name(args.name)
+    sources = set()
+    for zone in zones:
+        sources.add(zone.vip_subnet.cidr)
+        for listener in zone.listeners:  # amphorae plug into a member's subnet and reach it from there
+            sources.update(member.subnet.cidr for member in listener.members)
+    member_rules = {}
+    for zone in zones:
+        for listener in zone.listeners:
+            wanted = {(RULE_PROTOCOL[listener.protocol], listener.member_port)}
+            if listener.monitor is not None:
+                protocol = MONITOR_RULE_PROTOCOL[listener.monitor.type]
+                wanted.add((protocol, None if protocol == "icmp" else listener.monitor.port))
+            for protocol, port in wanted:
+                for cidr in sources:
+                    rule = _rule(members_group, protocol, port, cidr)
+                    member_rules[rule.name] = rule
+    ports = tuple(MemberPortPlan(contract.member_port_secgroup_name(args.name, member.name), member.name, member.port)
+                  for member in sorted(args.members, key=lambda member: member.name) if member.port)
+    return SecurityPlan(vip_group, tuple(vip_rules[key] for key in sorted(vip_rules)), members_group,
+                        tuple(member_rules[key] for key in sorted(member_rules)), ports)
+
+
+def _rule(group: str, protocol: str, port: Optional[int], cidr: str) -> RulePlan:
+    ethertype = "IPv4" if ipaddress.ip_network(cidr, strict=False).version == 4 else "IPv6"
+    return RulePlan(contract.secgroup_rule_name(group, protocol, port or 0, cidr), protocol, port, cidr, ethertype)

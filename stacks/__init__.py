@@ -1,0 +1,1 @@
+"""Stack programs: read a stack's configuration, build the components, export their outputs."""

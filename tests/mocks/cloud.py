@@ -1,0 +1,198 @@
+"""A stateful in-memory OpenStack behind ``pulumi.runtime.Mocks`` ("moto-style").
+
+It holds networks, subnets, routers, ports, floating IPs, Designate zones and the Octavia objects the program
+creates; allocates ids, VIP addresses from the VIP subnet's CIDR and floating IPs from the external pool; answers
+the invokes the component uses (subnet, network, port, floating IP and DNS zone lookups); and rejects what the cloud
+would reject (unknown subnet or AZ, exhausted pool, a member address outside its subnet, an already associated
+floating IP, a duplicate listener port or rule, an OVN pool with ROUND_ROBIN, an empty recordset...).
+
+In preview mode it validates what is known and creates nothing, returning no id and no computed outputs, as the
+engine does in ``pulumi preview``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import threading
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import pulumi
+from pulumi.output import Unknown
+
+from . import invokes
+
+
+class CloudError(Exception):
+    """What the fake cloud answers when the real one would refuse a request."""
+
+
+@dataclass
+class Subnet:
+    id: str
+    name: str
+    cidr: str
+    network_id: str
+    gateway_ip: str
+    used: set = field(default_factory=set)
+
+    @property
+    def net(self):
+        return ipaddress.ip_network(self.cidr)
+
+    def allocate(self) -> str:
+        for host in self.net.hosts():
+            address = str(host)
+            if address != self.gateway_ip and address not in self.used and not address.endswith(".255"):
+                if int(address.rsplit(".", 1)[-1]) >= 100:  # VIPs from .100 up, below: the tests' servers
+                    self.used.add(address)
+                    return address
+        raise CloudError(f"No more IP addresses available on subnet {self.id}")
+
+
+@dataclass
+class FloatingIp:
+    id: str
+    address: str
+    network_id: str
+    port_id: Optional[str] = None
+    brought: bool = False
+
+
+class FakeCloud(pulumi.runtime.Mocks):
+    """The fake cloud; build one with :meth:`dev` (the dev stack's topology) or :meth:`topology`."""
+
+    def __init__(self, preview: bool = False, azs: tuple[str, ...] = ("az1", "az2", "az3"),
+                 providers: tuple[str, ...] = ("amphora", "ovn")):
+        self.preview = preview
+        self.azs, self.providers = set(azs), set(providers)
+        self.lock = threading.RLock()
+        self.counter = 0
+        self.networks: dict[str, dict] = {}
+        self.subnets: dict[str, Subnet] = {}
+        self.ports: dict[str, dict] = {}
+        self.floating_ips: dict[str, FloatingIp] = {}
+        self.fip_pools: dict[str, list[str]] = {}
+        self.dns_zones: dict[str, str] = {}
+        self.objects: dict[str, dict[str, dict]] = {}  # resource kind -> id -> state
+        self.registrations: list[dict] = []
+        self.calls: list[tuple[str, dict]] = []
+        self.deleted: list[tuple[str, str]] = []
+        self.current = threading.local()
+
+    # ----- building the cloud -------------------------------------------------------------------------------------
+    def new_id(self) -> str:
+        with self.lock:
+            self.counter += 1
+            return str(uuid.UUID(int=self.counter))
+
+    def add_network(self, name: str, external: bool = False) -> str:
+        network_id = self.new_id()
+        self.networks[network_id] = {"id": network_id, "name": name, "external": external, "subnets": []}
+        return network_id
+
+    def add_subnet(self, network_id: str, name: str, cidr: str) -> str:
+        subnet_id = self.new_id()
+        gateway = str(next(ipaddress.ip_network(cidr).hosts()))
+        self.subnets[subnet_id] = Subnet(subnet_id, name, cidr, network_id, gateway, {gateway})
+        self.networks[network_id]["subnets"].append(subnet_id)
+        return subnet_id
+
+    def add_router(self, name: str, subnet_ids: list[str]) -> str:
+        router_id = self.new_id()
+        for subnet_id in subnet_ids:
+            subnet = self.subnets[subnet_id]
+            self.add_port(subnet.network_id, [(subnet_id, subnet.gateway_ip)], "network:router_interface", router_id)
+        return router_id
+
+    def add_port(self, network_id: str, fixed_ips: list[tuple[str, str]], owner: str = "", device: str = "") -> str:
+        port_id = self.new_id()
+        self.ports[port_id] = {"id": port_id, "network_id": network_id, "fixed_ips": list(fixed_ips),
+                               "device_owner": owner, "device_id": device, "security_groups": set()}
+        return port_id
+
+    def add_floating_pool(self, network_id: str, first: str, count: int) -> None:
+        start = ipaddress.ip_address(first)
+        self.fip_pools[network_id] = [str(start + offset) for offset in range(count)]
+
+    def bring_floating_ip(self, network_id: str, address: str) -> str:
+        """A floating IP the user allocated before (a BYO address)."""
+        fip_id = self.new_id()
+        self.floating_ips[fip_id] = FloatingIp(fip_id, address, network_id, brought=True)
+        return fip_id
+
+    @classmethod
+    def topology(cls, preview: bool = False, zones: int = 3, fip_count: int = 50, byo: tuple[str, ...] = (),
+                 providers: tuple[str, ...] = ("amphora", "ovn")) -> "FakeCloud":
+        """``zones`` AZs az1..azN with subnets cp-az1.. (10.10.N.0/24) on network cp behind one router; external
+        network ``public`` (172.24.4.0/24, ``fip_count`` addresses from .100); DNS zone example.test.; and an
+        isolated network ``island`` (subnet island-sub 10.99.0.0/24, no router)."""
+        cloud = cls(preview, tuple(f"az{n}" for n in range(1, zones + 1)), providers)
+        cp = cloud.add_network("cp")
+        subnets = [cloud.add_subnet(cp, f"cp-az{n}", f"10.10.{n}.0/24") for n in range(1, zones + 1)]
+        cloud.add_subnet(cp, "cp-extra", "10.10.100.0/24")
+        cloud.router_id = cloud.add_router("cp-router", subnets + [cloud.subnet_id("cp-extra")])
+        public = cloud.add_network("public", external=True)
+        cloud.add_subnet(public, "public-subnet", "172.24.4.0/24")
+        cloud.add_floating_pool(public, "172.24.4.100", fip_count)
+        for address in byo:
+            cloud.bring_floating_ip(public, address)
+        island = cloud.add_network("island")
+        cloud.add_subnet(island, "island-sub", "10.99.0.0/24")
+        cloud.dns_zones[cloud.new_id()] = "example.test."
+        return cloud
+
+    @classmethod
+    def dev(cls, preview: bool = False) -> "FakeCloud":
+        """The dev stack's cloud (Pulumi.dev.yaml), with 172.24.4.50 already allocated for BYO tests."""
+        return cls.topology(preview, byo=("172.24.4.50",))
+
+    def subnet_id(self, name: str) -> str:
+        return next(subnet.id for subnet in self.subnets.values() if subnet.name == name)
+
+    def network_id(self, name: str) -> str:
+        return next(network["id"] for network in self.networks.values() if network["name"] == name)
+
+    def kind(self, kind: str) -> dict[str, dict]:
+        return self.objects.setdefault(kind, {})
+
+    def destroy(self) -> None:
+        """Delete everything the program created, as ``pulumi destroy`` would (see resources.destroy)."""
+        from . import resources
+
+        resources.destroy(self)
+
+    # ----- Mocks --------------------------------------------------------------------------------------------------
+    def call(self, args: pulumi.runtime.MockCallArgs):
+        with self.lock:
+            self.calls.append((args.token, dict(args.args)))
+            try:
+                return invokes.answer(self, args.token, args.args), []
+            except invokes.NotFound as error:  # the engine returns provider errors to the caller, as failures
+                return {}, [(error.property, str(error))]
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        from . import resources
+
+        with self.lock:
+            record = {"type": args.typ, "name": args.name, "inputs": dict(args.inputs), "custom": args.custom,
+                      "urn": getattr(self.current, "urn", None), "parent": getattr(self.current, "parent", None),
+                      "dependencies": getattr(self.current, "dependencies", [])}
+            self.registrations.append(record)
+            if not args.custom:
+                return "", dict(args.inputs)
+            resource_id, state = resources.create(self, args.typ, args.name, dict(args.inputs))
+            record["id"], record["state"] = resource_id, state
+            return resource_id, state
+
+
+def known(value: Any) -> bool:
+    """True when ``value`` (and everything inside it) is known, as opposed to a preview's unknown."""
+    if isinstance(value, Unknown):
+        return False
+    if isinstance(value, (list, tuple)):
+        return all(known(item) for item in value)
+    if isinstance(value, dict):
+        return all(known(item) for item in value.values())
+    return True

@@ -1,0 +1,41 @@
+"""Endpoint configurations the tests (and the policy tests) start from; each call returns a fresh copy."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .harness import dev_config
+
+
+def dev_endpoint() -> dict[str, Any]:
+    """The dev stack's ``ha-endpoint:endpoint`` (Pulumi.dev.yaml): 3 zones, 3 members, 2 listeners, DNS."""
+    return copy.deepcopy(dev_config()["endpoint"])
+
+
+def byo_endpoint() -> dict[str, Any]:
+    """The dev endpoint with az3 bringing its own floating IP 172.24.4.50 (allocated in ``FakeCloud.dev()``)."""
+    raw = dev_endpoint()
+    raw["zones"]["az3"]["floatingIp"] = "172.24.4.50"
+    return raw
+
+
+def internal_endpoint() -> dict[str, Any]:
+    """The dev endpoint without floating IPs: DNS publishes the VIPs."""
+    raw = dev_endpoint()
+    del raw["floatingNetwork"]
+    return raw
+
+
+def sized_endpoint(zones: int, members_per_zone: int, listeners: int, placement: str = "own-zone") -> dict[str, Any]:
+    """A generated endpoint for ``FakeCloud.topology(zones=...)``: members 10.10.Z.10.. in each zone."""
+    return {
+        "name": "bench",
+        "floatingNetwork": "public",
+        "zones": {f"az{z}": {"subnet": f"cp-az{z}"} for z in range(1, zones + 1)},
+        "listeners": [{"port": 6443 + index, "monitor": {"type": "TCP"}} for index in range(listeners)],
+        "members": [{"name": f"cp-{z}-{index}", "address": f"10.10.{z}.{10 + index}", "zone": f"az{z}"}
+                    for z in range(1, zones + 1) for index in range(members_per_zone)],
+        "memberPlacement": placement,
+        "dns": {"zone": "example.test.", "record": "api", "ttl": 30},
+    }

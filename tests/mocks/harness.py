@@ -1,0 +1,135 @@
+"""Run a Pulumi program (the component, or the whole ``__main__.py``) against the fake cloud, in preview or up mode.
+
+    run = run_stack(FakeCloud.dev(), config=dev_config(), preview=False)
+    run.of_type(contract.LOADBALANCER_TYPE)   # registrations: type, name, urn, parent, inputs, id, state
+    run.outputs["addresses"]                  # the stack's exports, resolved (None where unknown in preview)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import runpy
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import pulumi
+from pulumi.runtime import mocks, settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from .cloud import FakeCloud
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT, STACK = "ha-endpoint", "dev"
+_LOCK = threading.Lock()  # the Pulumi runtime's settings are process-wide: one mock run at a time
+
+
+class RecordingMonitor(mocks.MockMonitor):
+    """The mock monitor, telling the fake cloud the URN, parent and dependencies of each registration."""
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        """The engine's URN: the whole parent type chain (the stock mock keeps only the parent's own type)."""
+        if parent and not parent.split("::")[2].startswith("pulumi:pulumi:Stack"):
+            type_ = parent.split("::")[2] + "$" + type_
+        return "urn:pulumi:" + "::".join([settings.get_stack(), settings.get_project(), type_, name])
+
+    def RegisterResource(self, request):
+        self.mocks.current.urn = self.make_urn(request.parent, request.type, request.name)
+        self.mocks.current.parent = request.parent or None
+        self.mocks.current.dependencies = sorted(set(request.dependencies))
+        return super().RegisterResource(request)
+
+
+@dataclass
+class Run:
+    """What a mock run registered and exported."""
+
+    cloud: FakeCloud
+    outputs: dict[str, Any]
+    result: Any = None
+
+    @property
+    def registrations(self) -> list[dict]:
+        return self.cloud.registrations
+
+    def of_type(self, typ: str) -> list[dict]:
+        return [r for r in self.registrations if r["type"] == typ]
+
+    def named(self, name: str) -> dict:
+        return next(r for r in self.registrations if r["name"] == name)
+
+    @property
+    def urns(self) -> list[str]:
+        return sorted(r["urn"] for r in self.registrations)
+
+
+def run_program(program: Callable[[], Any], cloud: FakeCloud, preview: Optional[bool] = None,
+                config: Optional[dict[str, Any]] = None, outputs: Optional[Callable[[Any], dict]] = None) -> Run:
+    """Run ``program`` under mocks backed by ``cloud``; ``outputs(result)`` picks the outputs to resolve (the
+    stack's exports by default). Errors raised by the program or by the fake cloud propagate."""
+    preview = cloud.preview if preview is None else preview
+    cloud.preview = preview
+    with _LOCK:
+        settings.ROOT.set(None)
+        mocks.set_mocks(cloud, PROJECT, STACK, preview=preview, monitor=RecordingMonitor(cloud))
+        pulumi.runtime.set_all_config({f"{PROJECT}:{key}" if ":" not in key else key: json.dumps(value)
+                                       if not isinstance(value, str) else value
+                                       for key, value in (config or {}).items()})
+        settings.SETTINGS.rpc_manager.clear()
+        settings.SETTINGS.outputs.clear()
+        holder: dict[str, Any] = {}
+
+        def body():
+            holder["result"] = program()
+            wanted = outputs(holder["result"]) if outputs else dict(settings.get_root_resource().outputs)
+            holder["outputs"] = {key: _sync_await(pulumi.Output.from_input(value).future())
+                                 for key, value in wanted.items()}
+
+        try:
+            _sync_await(run_pulumi_func(body))
+        finally:
+            _cancel_leftovers()
+    return Run(cloud, holder.get("outputs") or {}, holder.get("result"))
+
+
+def _cancel_leftovers() -> None:
+    """After a failed run, cancel the tasks it left behind so that they cannot leak into the next run."""
+    loop = asyncio.get_event_loop()
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+
+def run_component(raw: Any, cloud: FakeCloud, preview: Optional[bool] = None, name: Optional[str] = None) -> Run:
+    """Build one HaEndpoint (named like its ``name`` setting unless ``name`` is given) from ``raw`` (a mapping or
+    EndpointArgs) and resolve its outputs."""
+    from components import HaEndpoint
+
+    def program():
+        default = raw.get("name", "endpoint") if isinstance(raw, dict) else getattr(raw, "name", "endpoint")
+        return HaEndpoint(name or default, raw)
+
+    def outputs(endpoint) -> dict:
+        return {"fqdn": endpoint.fqdn, "ports": endpoint.ports, "addresses": endpoint.addresses,
+                "membersSecurityGroupId": endpoint.members_security_group_id, "zones": endpoint.zones}
+
+    return run_program(program, cloud, preview, outputs=outputs)
+
+
+def run_stack(cloud: FakeCloud, config: dict[str, Any], preview: Optional[bool] = None) -> Run:
+    """Run the project's ``__main__.py`` with ``config`` (keys without the project prefix, e.g. ``endpoint``)."""
+    return run_program(lambda: runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__"), cloud, preview,
+                       config)
+
+
+def dev_config() -> dict[str, Any]:
+    """The dev stack's configuration, read from Pulumi.dev.yaml (keys without the project prefix)."""
+    import yaml
+
+    raw = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())["config"]
+    return {key.split(":", 1)[1]: value for key, value in raw.items() if key.startswith(f"{PROJECT}:")}

@@ -1,0 +1,232 @@
+"""HaEndpoint against the fake cloud: what a user of the endpoint would notice if it were built wrong."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import pytest
+
+from components import contract
+from tests.mocks import FakeCloud, run_component
+from tests.mocks.configs import byo_endpoint, dev_endpoint, internal_endpoint
+
+MODES = [pytest.param(True, id="preview"), pytest.param(False, id="up")]
+
+
+def zone_of_lb(cloud: FakeCloud, lb_id: str) -> str:
+    return cloud.kind(contract.LOADBALANCER_TYPE)[lb_id]["availabilityZone"]
+
+
+def zone_of_pool(cloud: FakeCloud, pool_id: str) -> str:
+    listener = cloud.kind(contract.LISTENER_TYPE)[cloud.kind(contract.POOL_TYPE)[pool_id]["listenerId"]]
+    return zone_of_lb(cloud, listener["loadbalancerId"])
+
+
+@pytest.mark.parametrize("preview", MODES)
+def test_each_zone_gets_one_load_balancer_in_its_az_on_its_subnet(preview):
+    cloud = FakeCloud.dev()
+    run = run_component(dev_endpoint(), cloud, preview=preview)
+    lbs = run.of_type(contract.LOADBALANCER_TYPE)
+    assert sorted(lb["name"] for lb in lbs) == [contract.loadbalancer_name("k8s-api", az) for az in ("az1", "az2", "az3")]
+    for lb in lbs:
+        az = lb["inputs"]["availabilityZone"]
+        assert lb["name"] == contract.loadbalancer_name("k8s-api", az)
+        assert lb["inputs"]["vipSubnetId"] == cloud.subnet_id(f"cp-{az}")
+        assert lb["inputs"]["loadbalancerProvider"] == "amphora"
+        if not preview:
+            subnet = cloud.subnets[cloud.subnet_id(f"cp-{az}")]
+            assert ipaddress.ip_address(lb["state"]["vipAddress"]) in subnet.net
+
+
+def test_vip_addresses_and_outputs_per_zone_come_from_each_zones_subnet():
+    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=False)
+    zones = run.outputs["zones"]
+    assert sorted(zones) == ["az1", "az2", "az3"]
+    for az, zone in zones.items():
+        assert ipaddress.ip_address(zone["vip_address"]) in ipaddress.ip_network(f"10.10.{az[-1]}.0/24")
+        assert zone["vip_port_id"] and zone["loadbalancer_id"]
+        assert sorted(zone["pool_ids"]) == ["22623", "6443"]
+        assert zone["ready"] is True and zone["published"] is True
+    assert run.outputs["ports"] == [6443, 22623]
+    assert run.outputs["fqdn"] == "api.example.test."
+
+
+def test_members_stay_in_their_own_zone_under_own_zone_placement():
+    cloud = FakeCloud.dev()
+    run = run_component(dev_endpoint(), cloud, preview=False)
+    home = {m["address"]: m["zone"] for m in dev_endpoint()["members"]}
+    members = run.of_type(contract.MEMBER_TYPE)
+    assert len(members) == 3 * 2  # one per member and listener
+    for member in members:
+        assert zone_of_pool(cloud, member["inputs"]["poolId"]) == home[member["inputs"]["address"]]
+        assert member["inputs"]["subnetId"] == cloud.subnet_id(f"cp-{home[member['inputs']['address']]}")
+
+
+def test_all_zones_placement_puts_every_member_in_every_zone_with_its_own_subnet():
+    cloud = FakeCloud.dev()
+    raw = dev_endpoint()
+    raw["memberPlacement"] = "all-zones"
+    run = run_component(raw, cloud, preview=False)
+    placed = {(zone_of_pool(cloud, m["inputs"]["poolId"]), m["inputs"]["address"], m["inputs"]["protocolPort"])
+              for m in run.of_type(contract.MEMBER_TYPE)}
+    home = {m["address"]: m["zone"] for m in raw["members"]}
+    assert placed == {(az, address, port) for az in ("az1", "az2", "az3") for address in home for port in (6443, 22623)}
+    for member in run.of_type(contract.MEMBER_TYPE):
+        assert member["inputs"]["subnetId"] == cloud.subnet_id(f"cp-{home[member['inputs']['address']]}")
+
+
+def test_listener_pool_and_monitor_follow_the_config():
+    cloud = FakeCloud.dev()
+    run = run_component(dev_endpoint(), cloud, preview=False)
+    listener = run.named(contract.listener_name("k8s-api", "az1", 6443))["inputs"]
+    assert (listener["protocol"], listener["protocolPort"], listener["allowedCidrs"]) == ("TCP", 6443, ["0.0.0.0/0"])
+    assert run.named(contract.pool_name("k8s-api", "az1", 6443))["inputs"]["lbMethod"] == "ROUND_ROBIN"
+    monitor = run.named(contract.monitor_name("k8s-api", "az1", 6443))["inputs"]
+    assert (monitor["type"], monitor["urlPath"], monitor["delay"], monitor["timeout"], monitor["maxRetriesDown"]) == \
+        ("HTTPS", "/readyz", 5, 3, 3)
+    assert "urlPath" not in run.named(contract.monitor_name("k8s-api", "az1", 22623))["inputs"]
+
+
+def test_ovn_pools_use_source_ip_port():
+    raw = dev_endpoint()
+    raw["provider"] = "ovn"
+    raw["listeners"][0]["monitor"] = {"type": "TCP"}
+    run = run_component(raw, FakeCloud.dev(), preview=False)
+    assert {p["inputs"]["lbMethod"] for p in run.of_type(contract.POOL_TYPE)} == {"SOURCE_IP_PORT"}
+    assert {lb["inputs"]["loadbalancerProvider"] for lb in run.of_type(contract.LOADBALANCER_TYPE)} == {"ovn"}
+
+
+@pytest.mark.parametrize("preview", MODES)
+def test_a_brought_floating_ip_is_associated_never_created(preview):
+    cloud = FakeCloud.dev()
+    byo = next(fip for fip in cloud.floating_ips.values() if fip.brought)
+    run = run_component(byo_endpoint(), cloud, preview=preview)
+    fips = run.of_type(contract.FLOATING_IP_TYPE)
+    assert sorted(f["name"] for f in fips) == [contract.floating_ip_name("k8s-api", az) for az in ("az1", "az2")]
+    association = run.named(contract.floating_ip_association_name("k8s-api", "az3"))
+    assert association["inputs"]["floatingIp"] == "172.24.4.50"
+    if not preview:
+        az3_lb = run.named(contract.loadbalancer_name("k8s-api", "az3"))
+        assert cloud.floating_ips[byo.id].port_id == az3_lb["state"]["vipPortId"]
+        assert run.outputs["zones"]["az3"]["floating_ip"] == "172.24.4.50"
+        assert "172.24.4.50" in run.outputs["addresses"]
+
+
+def test_destroying_the_endpoint_keeps_the_brought_floating_ip_and_leaves_nothing_else():
+    cloud = FakeCloud.dev()
+    byo = next(fip for fip in cloud.floating_ips.values() if fip.brought)
+    run_component(byo_endpoint(), cloud, preview=False)
+    cloud.destroy()
+    assert list(cloud.floating_ips) == [byo.id] and cloud.floating_ips[byo.id].port_id is None
+    assert all(not objects for objects in cloud.objects.values())
+    assert not [port for port in cloud.ports.values() if port["device_owner"] == "Octavia"]
+
+
+@pytest.mark.parametrize("make", [dev_endpoint, byo_endpoint, internal_endpoint])
+def test_dns_records_are_exactly_the_zones_published_addresses(make):
+    run = run_component(make(), FakeCloud.dev(), preview=False)
+    zones = run.outputs["zones"]
+    expected = sorted((zone["floating_ip"] or zone["vip_address"]) for zone in zones.values())
+    record = run.named(contract.recordset_name("k8s-api"))["inputs"]
+    assert (record["name"], record["type"], record["ttl"]) == ("api.example.test.", "A", 30)
+    assert sorted(record["records"]) == expected == run.outputs["addresses"]
+    for az, zone in zones.items():
+        per_zone = run.named(contract.zone_recordset_name("k8s-api", az))["inputs"]
+        assert per_zone["name"] == f"api-{az}.example.test." and per_zone["records"] == [zone["floating_ip"] or
+                                                                                          zone["vip_address"]]
+
+
+def test_dns_waits_for_each_zones_readiness_gate_when_ready():
+    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=False)
+    gates = {r["name"]: r for r in run.of_type(contract.READINESS_TYPE)}
+    assert sorted(gates) == [contract.readiness_name("k8s-api", az) for az in ("az1", "az2", "az3")]
+    record = run.named(contract.recordset_name("k8s-api"))
+    assert {gate["urn"] for gate in gates.values()} <= set(record["dependencies"])
+    for az in ("az1", "az2", "az3"):
+        gate = gates[contract.readiness_name("k8s-api", az)]["inputs"]
+        assert gate["require"] == "online"
+        member_ids = {m["id"] for m in run.of_type(contract.MEMBER_TYPE) if f"-{az}-" in m["name"]}
+        assert {i for pool in gate["pools"].values() for i in pool["member_ids"]} == member_ids
+        assert all(pool["monitored"] for pool in gate["pools"].values())
+
+
+def test_bootstrap_publishes_on_load_balancer_and_requires_provisioned_only():
+    raw = dev_endpoint()
+    raw["dns"]["publish"] = "bootstrap"
+    run = run_component(raw, FakeCloud.dev(), preview=False)
+    assert {g["inputs"]["require"] for g in run.of_type(contract.READINESS_TYPE)} == {"provisioned"}
+    record = run.named(contract.recordset_name("k8s-api"))
+    assert not {g["urn"] for g in run.of_type(contract.READINESS_TYPE)} & set(record["dependencies"])
+    assert {lb["urn"] for lb in run.of_type(contract.LOADBALANCER_TYPE)} <= set(record["dependencies"])
+    assert len(run.outputs["addresses"]) == 3
+
+
+def test_security_groups_admit_clients_on_listeners_and_load_balancers_on_member_and_monitor_ports():
+    cloud = FakeCloud.dev()
+    raw = dev_endpoint()
+    raw["listeners"][1]["memberPort"] = 32623
+    raw["listeners"][1]["monitor"]["port"] = 10256
+    raw["allowedCidrs"] = ["192.0.2.0/24", "198.51.100.0/24"]
+    run = run_component(raw, cloud, preview=False)
+    rules = run.of_type(contract.SECGROUP_RULE_TYPE)
+    vip_sg = run.named(contract.vip_secgroup_name("k8s-api"))["id"]
+    members_sg = run.named(contract.members_secgroup_name("k8s-api"))["id"]
+    vip = {(r["inputs"]["remoteIpPrefix"], r["inputs"]["portRangeMin"]) for r in rules
+           if r["inputs"]["securityGroupId"] == vip_sg}
+    assert vip == {(cidr, port) for cidr in raw["allowedCidrs"] for port in (6443, 22623)}
+    members = {(r["inputs"]["remoteIpPrefix"], r["inputs"]["portRangeMin"]) for r in rules
+               if r["inputs"]["securityGroupId"] == members_sg}
+    assert members == {(f"10.10.{n}.0/24", port) for n in (1, 2, 3) for port in (6443, 32623, 10256)}
+    assert all(r["inputs"]["direction"] == "ingress" for r in rules)
+    for lb in run.of_type(contract.LOADBALANCER_TYPE):
+        assert vip_sg in cloud.ports[lb["state"]["vipPortId"]]["security_groups"]
+    assert run.outputs["membersSecurityGroupId"] == members_sg
+    members_by_member = {r["name"]: r for r in run.of_type(contract.MEMBER_TYPE)}
+    assert members_by_member[contract.member_name("k8s-api", "az1", 22623, "cp-0")]["inputs"]["monitorPort"] == 10256
+
+
+def test_member_ports_given_get_the_members_security_group():
+    cloud = FakeCloud.dev()
+    port = cloud.add_port(cloud.network_id("cp"), [(cloud.subnet_id("cp-az1"), "10.10.1.10")], "compute:az1", "vm")
+    raw = dev_endpoint()
+    raw["members"][0]["port"] = port
+    run = run_component(raw, cloud, preview=False)
+    association = run.named(contract.member_port_secgroup_name("k8s-api", "cp-0"))["inputs"]
+    assert association["portId"] == port and association["enforce"] is False
+    assert run.named(contract.members_secgroup_name("k8s-api"))["id"] in cloud.ports[port]["security_groups"]
+
+
+@pytest.mark.parametrize("preview", MODES)
+def test_every_child_is_parented_to_the_endpoint(preview):
+    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=preview)
+    endpoint = run.of_type(contract.ENDPOINT_TYPE)
+    assert len(endpoint) == 1 and endpoint[0]["parent"].endswith("::pulumi:pulumi:Stack::ha-endpoint-dev")
+    for registration in run.registrations[1:]:
+        assert registration["urn"].split("::")[2].startswith(contract.ENDPOINT_TYPE + "$"), registration["urn"]
+    zone_children = [r for r in run.registrations if contract.ZONE_TYPE + "$" in r["urn"]]
+    assert {r["type"] for r in zone_children} >= {contract.LOADBALANCER_TYPE, contract.MEMBER_TYPE,
+                                                  contract.FLOATING_IP_TYPE, contract.READINESS_TYPE}
+
+
+def test_preview_registers_what_up_creates_and_leaves_cloud_values_unknown():
+    preview = run_component(dev_endpoint(), FakeCloud.dev(), preview=True)
+    up = run_component(dev_endpoint(), FakeCloud.dev(), preview=False)
+    assert preview.urns == up.urns
+    assert preview.outputs["fqdn"] == "api.example.test." and preview.outputs["ports"] == [6443, 22623]
+    assert preview.outputs["addresses"] is None and preview.outputs["zones"] is None
+
+
+def test_the_component_records_the_cloud_facts_for_the_policy_pack():
+    cloud = FakeCloud.dev()
+    run = run_component(dev_endpoint(), cloud, preview=True)
+    props = run.of_type(contract.ENDPOINT_TYPE)[0]["inputs"]
+    az1 = props["zones"]["az1"]
+    assert (az1["vipSubnetId"], az1["vipSubnetCidr"], az1["vipNetworkId"]) == \
+        (cloud.subnet_id("cp-az1"), "10.10.1.0/24", cloud.network_id("cp"))
+    assert az1["routerIds"] == [cloud.router_id] and az1["members"] == ["cp-0"]
+    cp1 = props["members"]["cp-1"]
+    assert (cp1["zone"], cp1["address"], cp1["subnetId"], cp1["routerIds"]) == \
+        ("az2", "10.10.2.10", cloud.subnet_id("cp-az2"), [cloud.router_id])
+    assert (props["listenerPorts"], props["memberPorts"], props["monitorPorts"]) == \
+        ([6443, 22623], [6443, 22623], [6443, 22623])
+    assert props["publish"] == "when-ready" and props["internal"] is False

@@ -1,0 +1,113 @@
+"""The whole program (``__main__.py`` -> stacks/endpoint_stack.py) against the fake cloud, and bad input through it."""
+
+from __future__ import annotations
+
+import pytest
+
+from components import CloudLookupError, ConfigError, contract
+from tests.mocks import CloudError, FakeCloud, run_component, run_stack
+from tests.mocks.configs import dev_endpoint
+
+EXPORTS = {"fqdn", "ports", "addresses", "membersSecurityGroupId", "vipSecurityGroupId", "zones"}
+ZONE_OUTPUTS = {"loadbalancer_id", "vip_address", "vip_port_id", "floating_ip", "pool_ids", "member_ids", "ready",
+                "published", "gate"}
+
+
+def stack_config(endpoint: dict) -> dict:
+    return {"endpoint": endpoint}
+
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
+def test_the_dev_stack_builds_and_exports_its_outputs(preview):
+    cloud = FakeCloud.dev()
+    run = run_stack(cloud, stack_config(dev_endpoint()), preview=preview)
+    assert set(run.outputs) == EXPORTS
+    assert run.outputs["fqdn"] == "api.example.test." and run.outputs["ports"] == [6443, 22623]
+    assert len(run.of_type(contract.ENDPOINT_TYPE)) == 1 and len(run.of_type(contract.LOADBALANCER_TYPE)) == 3
+    if preview:
+        assert run.outputs["addresses"] is None  # not known before the floating IPs exist
+        assert not any(cloud.objects.values())  # a preview creates nothing
+    else:
+        assert run.outputs["addresses"] == ["172.24.4.100", "172.24.4.101", "172.24.4.102"]
+        assert set(run.outputs["zones"]["az1"]) == ZONE_OUTPUTS
+        assert run.outputs["zones"]["az1"]["member_ids"]["6443"].keys() == {"cp-0"}
+
+
+BAD = {
+    "unknown key": lambda raw: raw.update(flaotingNetwork="public"),
+    "one zone": lambda raw: [raw["zones"].pop("az2"), raw["zones"].pop("az3")],
+    "member in unknown zone": lambda raw: raw["members"][0].update(zone="az9"),
+    "port out of range": lambda raw: raw["listeners"][0].update(port=70000),
+    "ovn with https monitor": lambda raw: raw.update(provider="ovn"),
+    "ttl out of range": lambda raw: raw["dns"].update(ttl=0),
+    "byo ip not ipv4": lambda raw: raw["zones"]["az3"].update(floatingIp="fe80::1"),
+}
+
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_config_raises_config_error_and_registers_nothing(case, preview):
+    raw = dev_endpoint()
+    BAD[case](raw)
+    cloud = FakeCloud.dev()
+    with pytest.raises(ConfigError) as caught:
+        run_stack(cloud, stack_config(raw), preview=preview)
+    assert caught.value.problems and all(p.path.startswith("ha-endpoint:endpoint") for p in caught.value.problems)
+    assert cloud.registrations == []
+
+
+CLOUD_BAD = {
+    "unknown subnet": (lambda raw: raw["zones"]["az2"].update(subnet="cp-az9"), CloudLookupError,
+                       "ha-endpoint:endpoint.zones.az2.subnet: subnet 'cp-az9' was not found"),
+    "unknown floating network": (lambda raw: raw.update(floatingNetwork="outside"), CloudLookupError,
+                                 "ha-endpoint:endpoint.floatingNetwork: external network 'outside' was not found"),
+    "unknown dns zone": (lambda raw: raw["dns"].update(zone="nowhere.test."), CloudLookupError,
+                         "ha-endpoint:endpoint.dns.zone: DNS zone 'nowhere.test.' was not found"),
+    "unknown floating ip": (lambda raw: raw["zones"]["az1"].update(floatingIp="172.24.4.77"), CloudLookupError,
+                            "ha-endpoint:endpoint.zones.az1.floatingIp: floating IP 172.24.4.77 was not found"),
+    "address outside subnet": (lambda raw: raw["members"][1].update(address="10.10.1.20"), ConfigError,
+                               "ha-endpoint:endpoint.members[1].address: address 10.10.1.20 of member cp-1 is "
+                               "outside its subnet cp-az2 (10.10.2.0/24)"),
+    "unreachable member subnet": (lambda raw: raw["members"][1].update(address="10.99.0.5", subnet="island-sub"),
+                                  ConfigError, "ha-endpoint:endpoint.members[1].subnet: member cp-1 on subnet "
+                                  "island-sub (10.99.0.0/24) is not reachable from zone az2's load balancer"),
+}
+
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
+@pytest.mark.parametrize("case", sorted(CLOUD_BAD))
+def test_names_the_cloud_does_not_know_fail_before_anything_is_registered(case, preview):
+    change, error, message = CLOUD_BAD[case]
+    raw = dev_endpoint()
+    change(raw)
+    cloud = FakeCloud.dev()
+    with pytest.raises(error) as caught:
+        run_stack(cloud, stack_config(raw), preview=preview)
+    assert message in str(caught.value)
+    assert cloud.registrations == []
+
+
+def test_the_fake_cloud_refuses_an_exhausted_floating_ip_pool():
+    cloud = FakeCloud.topology(fip_count=2)
+    with pytest.raises(CloudError, match="no more IP addresses available"):
+        run_component(dev_endpoint(), cloud, preview=False)
+
+
+def test_the_fake_cloud_refuses_a_load_balancer_in_an_unknown_az():
+    cloud = FakeCloud.dev()
+    cloud.azs.discard("az3")
+    with pytest.raises(CloudError, match="availability zone 'az3' does not exist"):
+        run_component(dev_endpoint(), cloud, preview=True)
+
+
+def test_the_fake_cloud_refuses_a_member_outside_its_subnet():
+    """The component checks this before registering; the fake cloud refuses it too (a raw Member)."""
+    import pulumi_openstack as openstack
+
+    from tests.mocks import run_program
+
+    cloud = FakeCloud.dev()
+    with pytest.raises(CloudError, match="is not in subnet cp-az1"):
+        run_program(lambda: openstack.loadbalancer.Member(
+            "stray", pool_id="p", address="10.10.2.10", protocol_port=1, subnet_id=cloud.subnet_id("cp-az1")),
+            cloud, preview=True)
