@@ -2,8 +2,9 @@
 
 No I/O happens here. Each poll lists the members of every pool once (one call per pool, whatever the number of
 members), checks the expected members against the requirement, and either opens the gate, fails at once on a
-provisioning ERROR, or sleeps per the backoff and polls again until the deadline. The last poll happens at the
-deadline itself, so no chance is lost to a long sleep.
+provisioning ERROR, or sleeps per the backoff and polls again until the deadline. Polls start on a steady cadence
+(the time a poll takes is deducted from the following pause), so the gate opens at most one interval after the last
+member becomes ready. The last poll happens at the deadline itself, so no chance is lost to a long sleep.
 
 Fetch failures: :class:`~.errors.TransientFetchError` is counted and retried within the deadline;
 :class:`~.errors.AuthExpired` calls ``reauth`` and retries at once (at most ``max_auth_retries`` times in a row);
@@ -31,6 +32,8 @@ FetchPool = Callable[[str], Iterable[MemberStatus]]
 """Lists one pool's members (pool id -> statuses of every member in it): exactly one API call."""
 FetchLoadBalancer = Callable[[str], LoadBalancerStatus]
 """Fetches a load balancer's statuses (load balancer id -> statuses); used only for failure messages."""
+MIN_PAUSE_FRACTION = 0.1
+"""Even after a fetch slower than the interval, pause this fraction of it: a slow API is not polled back to back."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,12 @@ class WaitResult:
     reauths: int
 
 
+def _pause(delay: float, spent: float) -> float:
+    """The sleep that starts the next poll ``delay`` after the last one started (polls keep a steady cadence, so
+    fetch time does not add to the gate's latency); at least a tenth of the delay when a fetch was slow."""
+    return max(delay - spent, delay * MIN_PAUSE_FRACTION)
+
+
 @dataclass
 class _Wait:
     spec: WaitSpec
@@ -137,6 +146,7 @@ class _Wait:
         deadline = start + self.spec.timeout_seconds
         delays = self.spec.backoff.delays()
         while True:
+            poll_start = self.clock()
             observed, retry_now = self._attempt()
             if observed is not None and self._all_ready(observed):
                 return self._result(observed, self.clock() - start)
@@ -144,7 +154,7 @@ class _Wait:
             if now >= deadline:
                 raise self._timeout()
             if not retry_now:
-                self.sleep(min(next(delays), deadline - now))
+                self.sleep(min(_pause(next(delays), now - poll_start), deadline - now))
 
     def _attempt(self) -> tuple[Optional[dict[str, dict[str, MemberStatus]]], bool]:
         """One poll: (statuses per pool, False), or (None, retry at once?) when a fetch failed."""

@@ -206,3 +206,20 @@ def test_gate_opens_within_one_interval_of_the_last_member_going_online(online_a
 def test_backoff_rejects_a_ceiling_below_the_start():
     with pytest.raises(ValueError, match=r"maximum poll interval \(0.5s\) must be >= the poll interval \(1.0s\)"):
         Backoff(1.0, 1.25, 0.5)
+
+
+def test_polls_keep_a_steady_cadence_whatever_a_fetch_costs():
+    clock = FakeClock()
+    offline = {"m1": (A, "OFFLINE"), "m2": (A, O), "m3": (A, O)}
+    source = ScriptedSource([offline, offline, offline, ALL_ONLINE], {"pool-a": ("m1", "m2", "m3")}, clock)
+    costs = iter([0.25, 1.5, 0.25, 0.25])
+
+    def slow_fetch(pool_id):
+        statuses = source.fetch_pool(pool_id)
+        clock.now += next(costs)
+        return statuses
+
+    wait_for_members(WaitSpec("lb-1", (POOL,), Requirement.ONLINE, 60, Backoff()), fetch_pool=slow_fetch,
+                     fetch_load_balancer=source.fetch_load_balancer, clock=clock, sleep=clock.sleep)
+    assert clock.sleeps == [0.75, 0.1, 0.75], "a fetch slower than the interval still gets a tenth of it"
+    assert source.poll_times == [0.0, 1.0, 2.6, 3.6]
