@@ -1,0 +1,310 @@
+"""Write the configuration of every service under the state directory (system python)."""
+import base64
+import os
+import subprocess
+from pathlib import Path
+
+from .settings import (HOST, PORTS, REGION, SERVICE_PROJECT, SERVICE_USER, Paths, url)
+
+
+def _ini(sections: dict) -> str:
+    out = []
+    for name, opts in sections.items():
+        out.append(f'[{name}]')
+        for key, value in opts.items():
+            if isinstance(value, bool):
+                value = 'true' if value else 'false'
+            out.append(f'{key} = {value}')
+        out.append('')
+    return '\n'.join(out)
+
+
+def _write(path: Path, text: str, mode: int = 0o600) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + '.tmp')
+    tmp.write_text(text)
+    os.chmod(tmp, mode)
+    tmp.rename(path)
+
+
+def db_url(s: dict, db: str) -> str:
+    return f'mysql+pymysql://localcloud:{s["db"]}@{HOST}:{PORTS["mariadb"]}/{db}?charset=utf8'
+
+
+def transport_url(s: dict) -> str:
+    return f'rabbit://localcloud:{s["rabbit"]}@{HOST}:{PORTS["rabbitmq"]}/'
+
+
+def _authtoken(s: dict) -> dict:
+    return {
+        'www_authenticate_uri': url('keystone'),
+        'auth_url': url('keystone'),
+        'auth_type': 'password',
+        'username': SERVICE_USER,
+        'password': s['service'],
+        'project_name': SERVICE_PROJECT,
+        'user_domain_name': 'Default',
+        'project_domain_name': 'Default',
+        'region_name': REGION,
+        'token_cache_time': 600,
+    }
+
+
+POLICY = {'enforce_new_defaults': False, 'enforce_scope': False}
+
+
+def mariadb(p: Paths) -> None:
+    (p.lib / 'mysql-tmp').mkdir(parents=True, exist_ok=True)
+    _write(p.conf('my.cnf'), f"""[client]
+socket = {p.mysql_sock}
+
+[mysqld]
+user = root
+datadir = {p.mysql_data}
+socket = {p.mysql_sock}
+pid-file = {p.run}/mysqld.own.pid
+tmpdir = {p.lib}/mysql-tmp
+bind-address = {HOST}
+port = {PORTS['mariadb']}
+skip-name-resolve
+log-error = {p.log('mariadb')}
+character-set-server = utf8mb3
+collation-server = utf8mb3_general_ci
+max_connections = 1000
+performance_schema = OFF
+skip-log-bin
+innodb_buffer_pool_size = 128M
+innodb_log_file_size = 64M
+innodb_flush_log_at_trx_commit = 0
+innodb_doublewrite = 0
+innodb_flush_method = O_DIRECT_NO_FSYNC
+sync_binlog = 0
+""", 0o644)
+
+
+def rabbitmq(p: Paths, s: dict) -> None:
+    p.rabbit_home.mkdir(parents=True, exist_ok=True)
+    _write(p.conf('rabbitmq.conf'), f"""listeners.tcp.default = {HOST}:{PORTS['rabbitmq']}
+loopback_users = none
+default_user = localcloud
+default_pass = {s['rabbit']}
+default_vhost = /
+log.file.level = warning
+vm_memory_high_watermark.absolute = 512MB
+disk_free_limit.absolute = 50MB
+""")
+    _write(p.conf('rabbitmq-plugins'), '[].\n')
+
+
+def rabbitmq_env(p: Paths) -> dict:
+    return {
+        'HOME': str(p.rabbit_home),
+        'RABBITMQ_NODENAME': 'localcloud@localhost',
+        'RABBITMQ_NODE_IP_ADDRESS': HOST,
+        'RABBITMQ_NODE_PORT': str(PORTS['rabbitmq']),
+        'RABBITMQ_DIST_PORT': str(PORTS['rabbitmq-dist']),
+        'RABBITMQ_CONFIG_FILE': str(p.conf('rabbitmq.conf')),
+        'RABBITMQ_ENABLED_PLUGINS_FILE': str(p.conf('rabbitmq-plugins')),
+        'RABBITMQ_MNESIA_BASE': str(p.rabbit_home / 'mnesia'),
+        'RABBITMQ_LOG_BASE': str(p.logs),
+        'RABBITMQ_LOGS': str(p.log('rabbitmq')),
+        'RABBITMQ_PID_FILE': str(p.run / 'rabbitmq.own.pid'),
+        'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS': '-kernel inet_dist_use_interface {127,0,0,1}',
+        'RABBITMQ_CTL_ERL_ARGS': '-kernel inet_dist_use_interface {127,0,0,1}',
+        'ERL_EPMD_ADDRESS': HOST,
+        'ERL_EPMD_PORT': str(PORTS['epmd']),
+        'RABBITMQ_USE_LONGNAME': 'false',
+    }
+
+
+def keystone(p: Paths, s: dict) -> None:
+    kdir = p.lib / 'keystone'
+    for repo in ('fernet-keys', 'fernet-receipts', 'credential-keys'):
+        _fernet_repo(kdir / repo)
+    _write(p.conf('keystone.conf'), _ini({
+        'DEFAULT': {'log_file': p.log('keystone'), 'max_token_size': 255},
+        'database': {'connection': db_url(s, 'keystone')},
+        'token': {'provider': 'fernet', 'expiration': 43200},
+        'fernet_tokens': {'key_repository': kdir / 'fernet-keys'},
+        'fernet_receipts': {'key_repository': kdir / 'fernet-receipts'},
+        'credential': {'key_repository': kdir / 'credential-keys'},
+        'identity': {'password_hash_rounds': 4},
+        'cache': {'enabled': True, 'backend': 'dogpile.cache.memory'},
+        'oslo_policy': POLICY,
+        'oslo_messaging_notifications': {'driver': 'noop'},
+    }))
+
+
+def _fernet_repo(d: Path) -> None:
+    """What keystone-manage fernet_setup/credential_setup write (keys 0 and 1), without its 10 s start-up."""
+    if (d / '0').exists():
+        return
+    d.mkdir(parents=True, exist_ok=True)
+    os.chmod(d, 0o700)
+    for n in ('0', '1'):
+        _write(d / n, base64.urlsafe_b64encode(os.urandom(32)).decode())
+
+
+def neutron(p: Paths, s: dict) -> None:
+    ndir = p.lib / 'neutron'
+    ndir.mkdir(parents=True, exist_ok=True)
+    _write(p.conf('neutron.conf'), _ini({
+        'DEFAULT': {
+            'log_file': p.log('neutron-server'),
+            'bind_host': HOST, 'bind_port': PORTS['neutron'],
+            'state_path': ndir,
+            'core_plugin': 'ml2', 'service_plugins': 'router',
+            'auth_strategy': 'keystone',
+            'transport_url': transport_url(s),
+            'api_workers': 1, 'rpc_workers': 0, 'rpc_state_report_workers': 0,
+            'allow_overlapping_ips': True,
+            'notify_nova_on_port_status_changes': False,
+            'notify_nova_on_port_data_changes': False,
+            'dhcp_agents_per_network': 1,
+            'api_paste_config': '/etc/neutron/api-paste.ini',
+            'default_availability_zones': '',
+        },
+        'database': {'connection': db_url(s, 'neutron')},
+        'keystone_authtoken': _authtoken(s),
+        'oslo_concurrency': {'lock_path': ndir / 'lock'},
+        'oslo_policy': POLICY,
+        'oslo_messaging_notifications': {'driver': 'noop'},
+        'agent': {'report_interval': 0},
+    }))
+    _write(p.conf('ml2.ini'), _ini({
+        'ml2': {
+            'type_drivers': 'flat,vxlan', 'tenant_network_types': 'vxlan',
+            'mechanism_drivers': '', 'extension_drivers': 'port_security',
+        },
+        'ml2_type_flat': {'flat_networks': 'public'},
+        'ml2_type_vxlan': {'vni_ranges': '1:10000'},
+        'securitygroup': {'enable_security_group': True},
+    }))
+
+
+def octavia(p: Paths, s: dict) -> None:
+    odir = p.lib / 'octavia'
+    odir.mkdir(parents=True, exist_ok=True)
+    _octavia_ca(odir, s)
+    common = {
+        'DEFAULT': {'transport_url': transport_url(s)},
+        'api_settings': {
+            'bind_host': HOST, 'bind_port': PORTS['octavia'], 'auth_strategy': 'keystone',
+            'enabled_provider_drivers': 'amphora:The Octavia Amphora driver.',
+            'default_provider_driver': 'amphora',
+        },
+        'database': {'connection': db_url(s, 'octavia')},
+        'health_manager': {
+            'bind_ip': HOST, 'bind_port': PORTS['octavia-health'],
+            'controller_ip_port_list': f'{HOST}:{PORTS["octavia-health"]}',
+            'heartbeat_key': s['heartbeat'],
+            # A stopped heartbeat daemon must never cause an amphora failover.
+            'heartbeat_timeout': 315360000, 'health_check_interval': 3600,
+            'heartbeat_interval': 10,
+            'health_update_threads': 1, 'stats_update_threads': 1, 'failover_threads': 1,
+        },
+        'controller_worker': {
+            'workers': 1,
+            'amphora_driver': 'amphora_noop_driver',
+            'compute_driver': 'compute_noop_driver',
+            'network_driver': 'localcloud_noop_vip_cleanup',
+            'volume_driver': 'volume_noop_driver',
+            'image_driver': 'image_noop_driver',
+            'loadbalancer_topology': 'SINGLE',
+            'amp_boot_network_list': '',
+        },
+        'certificates': {
+            'cert_generator': 'local_cert_generator',
+            'ca_certificate': odir / 'ca.pem',
+            'ca_private_key': odir / 'ca.key',
+            'ca_private_key_passphrase': s['ca_passphrase'],
+            'server_certs_key_passphrase': s['server_certs_key'],
+        },
+        'house_keeping': {'load_balancer_expiry_age': 60},
+        'keystone_authtoken': _authtoken(s),
+        'service_auth': {k: v for k, v in _authtoken(s).items()
+                         if k not in ('www_authenticate_uri', 'token_cache_time', 'region_name')},
+        'neutron': {'region_name': REGION, 'endpoint_type': 'public'},
+        'oslo_policy': POLICY,
+        'oslo_messaging_notifications': {'driver': 'noop'},
+        'oslo_concurrency': {'lock_path': odir / 'lock'},
+        'oslo_messaging': {'topic': 'octavia_prov'},
+    }
+    _write(p.conf('octavia.conf'), _ini(common))
+    for svc in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping'):
+        overlay = {'DEFAULT': {'log_file': p.log(svc)}}
+        if svc == 'octavia-api':
+            overlay['controller_worker'] = {'network_driver': 'allowed_address_pairs_driver'}
+        _write(p.conf(f'{svc}.conf'), _ini(overlay))
+
+
+def _octavia_ca(odir: Path, s: dict) -> None:
+    """The worker signs amphora certificates even with noop drivers: its CA key must be encrypted."""
+    key, pem = odir / 'ca.key', odir / 'ca.pem'
+    if key.exists() and pem.exists():
+        return
+    subprocess.run(['openssl', 'genrsa', '-aes256', '-passout', f'pass:{s["ca_passphrase"]}',
+                    '-out', str(key), '2048'], check=True, capture_output=True)
+    subprocess.run(['openssl', 'req', '-x509', '-new', '-key', str(key), '-passin',
+                    f'pass:{s["ca_passphrase"]}', '-days', '3650', '-subj',
+                    '/CN=localcloud-octavia-ca', '-out', str(pem)], check=True, capture_output=True)
+
+
+def designate(p: Paths, s: dict) -> None:
+    ddir = p.lib / 'designate'
+    ddir.mkdir(parents=True, exist_ok=True)
+    mdns = f'{HOST}:{PORTS["designate-mdns"]}'
+    common = {
+        'DEFAULT': {'transport_url': transport_url(s), 'state_path': ddir, 'host': 'localcloud'},
+        'storage:sqlalchemy': {'connection': db_url(s, 'designate')},
+        'service:api': {
+            'listen': f'{HOST}:{PORTS["designate"]}', 'workers': 1, 'threads': 64,
+            'auth_strategy': 'keystone', 'api_base_uri': url('designate') + '/',
+            'enable_api_v2': True, 'enable_api_admin': True,
+            'enabled_extensions_admin': 'quotas',
+            'api_paste_config': '/etc/designate/api-paste.ini',
+        },
+        'service:central': {'workers': 1, 'managed_resource_email': 'hostmaster@example.test'},
+        'service:mdns': {'listen': mdns, 'workers': 1},
+        'service:worker': {'workers': 1, 'poll_delay': 0, 'poll_retry_interval': 1,
+                           'poll_max_retries': 1, 'poll_timeout': 5},
+        'service:producer': {'workers': 1},
+        'keystone_authtoken': _authtoken(s),
+        'oslo_policy': POLICY,
+        'oslo_messaging_notifications': {'driver': 'noop'},
+        'oslo_concurrency': {'lock_path': ddir / 'lock'},
+    }
+    _write(p.conf('designate.conf'), _ini(common))
+    for svc in ('designate-api', 'designate-central', 'designate-worker',
+                'designate-producer', 'designate-mdns'):
+        _write(p.conf(f'{svc}.conf'), _ini({'DEFAULT': {'log_file': p.log(svc)}}))
+    host, port = HOST, PORTS['designate-mdns']
+    _write(p.conf('pools.yaml'), f"""- name: default
+  description: localcloud pool (fake backend, designate-mdns is the nameserver)
+  attributes: {{}}
+  ns_records:
+    - hostname: ns1.localcloud.test.
+      priority: 1
+  nameservers:
+    - host: {host}
+      port: {port}
+  targets:
+    - type: fake
+      description: fake backend
+      masters:
+        - host: {host}
+          port: {port}
+      options:
+        host: {host}
+        port: {port}
+""")
+
+
+def write_all(p: Paths, s: dict) -> None:
+    p.makedirs()
+    mariadb(p)
+    rabbitmq(p, s)
+    keystone(p, s)
+    neutron(p, s)
+    octavia(p, s)
+    designate(p, s)

@@ -1,0 +1,350 @@
+"""localcloud control: up / down / status / reset (runs on the system python, /usr/bin/python3)."""
+import argparse
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+from . import configs, procs, seed, services
+from .settings import HOST, PORTS, RPC_QUEUES, AZS, Paths, load_secrets
+
+T0 = time.monotonic()
+_SAY = threading.Lock()
+
+
+def say(msg: str) -> None:
+    with _SAY:
+        print(f'[{time.monotonic() - T0:6.1f}s] {msg}', flush=True)
+
+
+class Up:
+    def __init__(self, p: Paths):
+        self.p = p
+        self.s = load_secrets(p, create=True)
+        configs.write_all(p, self.s)
+        self.svcs = services.table(p)
+        self.started: list[str] = []
+
+    # -- processes -------------------------------------------------------------------------------
+    def ensure(self, name: str) -> None:
+        svc = self.svcs[name]
+        pid = procs.alive(self.p.pidfile(name), svc.marker)
+        if pid:
+            return
+        pid = procs.start(name, svc.argv, self.p.pidfile(name), self.p.log(name), svc.env, cwd=self.p.root)
+        self.started.append(name)
+        say(f'started {name} (pid {pid})')
+
+    def wait_ready(self, name: str, timeout: float = 120) -> None:
+        svc = self.svcs[name]
+        deadline = time.monotonic() + timeout
+        dead = 0
+        while not services.ready(svc):
+            dead = 0 if procs.alive(self.p.pidfile(name), svc.marker) else dead + 1
+            if dead >= 4:
+                raise RuntimeError(f'{name} exited; see {self.p.log(name)}:\n{tail(self.p.log(name))}')
+            if time.monotonic() > deadline:
+                raise RuntimeError(f'{name} not ready after {timeout:.0f}s; see {self.p.log(name)}')
+            time.sleep(0.25)
+
+    def run(self, name: str, argv: list, env: dict | None = None) -> None:
+        """A one-shot setup command, logged to logs/setup-<name>.log."""
+        log = self.p.log(f'setup-{name}')
+        with open(log, 'ab') as f:
+            f.write(f'\n=== {time.strftime("%F %T")} {argv}\n'.encode())
+            f.flush()
+            rc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                cwd=self.p.root, env=env).returncode
+        if rc != 0:
+            raise RuntimeError(f'{" ".join(map(str, argv[:3]))} failed ({rc}); see {log}:\n{tail(log)}')
+
+    def once(self, name: str, fn) -> None:
+        marker = self.p.lib / f'done-{name}'
+        if marker.exists():
+            return
+        t = time.monotonic()
+        fn()
+        marker.write_text(time.strftime('%F %T\n'))
+        say(f'{name} done in {time.monotonic() - t:.1f}s')
+
+    # -- infrastructure --------------------------------------------------------------------------
+    def mariadb(self) -> None:
+        if not (self.p.mysql_data / 'mysql').exists():
+            shutil.rmtree(self.p.mysql_data, ignore_errors=True)
+            self.run('mariadb-install-db', ['/usr/bin/mariadb-install-db', f'--defaults-file={self.p.conf("my.cnf")}',
+                                            '--skip-test-db', '--auth-root-authentication-method=socket'])
+        self.ensure('mariadb')
+        self.wait_ready('mariadb')
+
+        def create():
+            pw = self.s['db']
+            sql = ''.join(f'CREATE DATABASE IF NOT EXISTS {db} CHARACTER SET utf8mb3;'
+                          for db in ('keystone', 'neutron', 'octavia', 'designate'))
+            for host in ('127.0.0.1', 'localhost'):
+                sql += (f"CREATE USER IF NOT EXISTS 'localcloud'@'{host}' IDENTIFIED BY '{pw}';"
+                        f"GRANT ALL PRIVILEGES ON *.* TO 'localcloud'@'{host}';")
+            self.sql(sql)
+        self.once('databases', create)
+
+    def sql(self, statement: str, db: str = '') -> str:
+        argv = ['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', '-uroot', '-N', '-B',
+                '-e', statement] + ([db] if db else [])
+        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+
+    def rabbitmq(self) -> None:
+        self.ensure('epmd')
+        self.wait_ready('epmd')
+        self.ensure('rabbitmq')
+        deadline = time.monotonic() + 120
+        while not amqp_ok(self.s):
+            if not procs.alive(self.p.pidfile('rabbitmq'), 'rabbit'):
+                raise RuntimeError(f'rabbitmq exited; see {self.p.log("rabbitmq")}')
+            if time.monotonic() > deadline:
+                raise RuntimeError('rabbitmq does not accept AMQP connections after 120s')
+            time.sleep(0.3)
+        say('rabbitmq ready')
+
+    # -- OpenStack services ----------------------------------------------------------------------
+    def keystone(self) -> None:
+        conf = ['--config-file', str(self.p.conf('keystone.conf'))]
+        km = ['/usr/bin/keystone-manage', *conf]
+
+        def schema():
+            self.run('keystone', km + ['db_sync'])
+            self.run('keystone', km + ['bootstrap', '--bootstrap-password', self.s['admin'],
+                                       '--bootstrap-admin-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
+                                       '--bootstrap-internal-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
+                                       '--bootstrap-public-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
+                                       '--bootstrap-region-id', 'RegionOne'])
+        self.once('schema-keystone', schema)
+        self.ensure('keystone')
+        self.wait_ready('keystone')
+        self.once('seed-identity', lambda: seed.identity(self.s))
+        say('keystone ready')
+
+    def neutron(self) -> None:
+        self.once('schema-neutron', lambda: self.run('neutron', [
+            '/usr/bin/neutron-db-manage', '--config-file', str(self.p.conf('neutron.conf')),
+            '--config-file', str(self.p.conf('ml2.ini')), 'upgrade', 'heads']))
+        self.once('neutron-az-agents', self.neutron_agents)
+        self.ensure('neutron-server')
+        self.wait_ready('neutron-server')
+        say('neutron ready')
+
+    def neutron_agents(self) -> None:
+        """Neutron accepts availability_zone_hints only for AZs that some (here: fake) agent reports."""
+        rows = []
+        for az in AZS:
+            for atype, binary, topic in (('DHCP agent', 'neutron-dhcp-agent', 'dhcp_agent'),
+                                         ('L3 agent', 'neutron-l3-agent', 'l3_agent')):
+                rows.append(f"('{uuid.uuid4()}','{atype}','{binary}','{topic}','localcloud-{az}',1,"
+                            f"'2000-01-01','2000-01-01','2000-01-01','localcloud fake agent','{{}}',0,'{az}',1)")
+        self.sql('INSERT IGNORE INTO agents (id, agent_type, `binary`, topic, host, admin_state_up, created_at, '
+                 'started_at, heartbeat_timestamp, description, configurations, `load`, availability_zone, '
+                 'resources_synced) VALUES ' + ','.join(rows), 'neutron')
+
+    def octavia(self) -> None:
+        self.once('schema-octavia', lambda: self.run('octavia', [
+            '/usr/bin/octavia-db-manage', '--config-file', str(self.p.conf('octavia.conf')), 'upgrade', 'head']))
+        for name in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping'):
+            self.ensure(name)
+        self.wait_ready('octavia-api')
+        self.wait_ready('octavia-health-manager')
+        self.wait_queues(['octavia_provisioning_v2'])
+        say('octavia ready')
+
+    def designate(self) -> None:
+        dconf = ['--config-file', str(self.p.conf('designate.conf'))]
+        self.once('schema-designate', lambda: self.run('designate', ['/usr/bin/designate-manage', *dconf,
+                                                                     'database', 'sync']))
+        for name in ('designate-central', 'designate-api', 'designate-mdns', 'designate-producer'):
+            self.ensure(name)
+        self.wait_queues(['central'])
+        self.once('designate-pools', lambda: self.run('designate', [
+            '/usr/bin/designate-manage', *dconf, 'pool', 'update', '--file', str(self.p.conf('pools.yaml'))]))
+        self.ensure('designate-worker')
+        self.wait_ready('designate-api')
+        self.wait_ready('designate-mdns')
+        self.wait_queues(['central', 'worker', 'producer'])
+        say('designate ready')
+
+    def wait_queues(self, names: list, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            missing = missing_queues(self.s, names)
+            if not missing:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f'RPC queues {missing} still missing after {timeout:.0f}s')
+            time.sleep(0.3)
+
+    def all(self) -> None:
+        self.p.makedirs()
+        infra = [threading.Thread(target=f) for f in (self.mariadb, self.rabbitmq)]
+        errors = parallel(infra)
+        if errors:
+            raise errors[0]
+        errors = parallel([threading.Thread(target=f) for f in
+                           (self.keystone, self.neutron, self.octavia, self.designate)])
+        if errors:
+            raise errors[0]
+        missing = missing_queues(self.s, list(RPC_QUEUES))
+        if missing:
+            raise RuntimeError(f'RPC queues missing: {missing}')
+        self.ensure('heartbeat')
+        t = time.monotonic()
+        out = seed.cloud(self.p, self.s)
+        say(f'seeded in {time.monotonic() - t:.1f}s (project {out["project_id"]})')
+
+
+def parallel(threads: list) -> list:
+    errors = []
+
+    def wrap(fn):
+        def run():
+            try:
+                fn()
+            except BaseException as exc:  # reported by the caller
+                errors.append(exc)
+        return run
+    for t in threads:
+        t._target = wrap(t._target)
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def amqp_ok(s: dict) -> bool:
+    import amqp
+    try:
+        conn = amqp.Connection(host=f'{HOST}:{PORTS["rabbitmq"]}', userid='localcloud', password=s['rabbit'],
+                               connect_timeout=2)
+        conn.connect()
+        conn.close()
+        return True
+    except Exception:
+        return False
+
+
+def missing_queues(s: dict, names: list) -> list:
+    import amqp
+    missing = []
+    try:
+        conn = amqp.Connection(host=f'{HOST}:{PORTS["rabbitmq"]}', userid='localcloud', password=s['rabbit'],
+                               connect_timeout=2)
+        conn.connect()
+    except Exception:
+        return list(names)
+    try:
+        for name in names:
+            ch = conn.channel()
+            try:
+                ch.queue_declare(name, passive=True)
+                ch.close()
+            except amqp.exceptions.NotFound:
+                missing.append(name)
+    finally:
+        try:
+            conn.close()
+        except Exception:
+            pass
+    return missing
+
+
+def tail(path, n: int = 15) -> str:
+    try:
+        return '\n'.join(path.read_text(errors='replace').splitlines()[-n:])
+    except OSError:
+        return ''
+
+
+# -- commands ------------------------------------------------------------------------------------
+def cmd_up(p: Paths, args) -> int:
+    say(f'state directory {p.root}')
+    up = Up(p)
+    try:
+        up.all()
+    except Exception as exc:
+        say(f'FAILED: {exc}')
+        return 1
+    say(f'started this time: {", ".join(up.started) or "nothing (all running)"}')
+    say('ready')
+    print(f'clouds.yaml: {p.clouds_yaml}')
+    print(f'  export OS_CLIENT_CONFIG_FILE={p.clouds_yaml} OS_CLOUD=localcloud   # or: . {p.root}/env.sh')
+    return 0
+
+
+INFRA = ('rabbitmq', 'mariadb', 'epmd')
+
+
+def cmd_down(p: Paths, args) -> int:
+    """Stop exactly what up started (by PID file): OpenStack services together, then the infrastructure."""
+    svcs = services.table(p)
+    stopped = []
+
+    def stopper(name, timeout):
+        def run():
+            if procs.stop(p.pidfile(name), svcs[name].marker, timeout=timeout):
+                stopped.append(name)
+        return threading.Thread(target=run)
+    parallel([stopper(n, 8) for n in svcs if n not in INFRA])
+    parallel([stopper('rabbitmq', 20), stopper('mariadb', 60)])
+    parallel([stopper('epmd', 5)])
+    print(f'stopped: {", ".join(stopped) or "nothing was running"}')
+    return 0
+
+
+def status_rows(p: Paths) -> list:
+    rows = []
+    for name, svc in services.table(p).items():
+        pid = procs.alive(p.pidfile(name), svc.marker)
+        pids = procs.group_pids(pid) if pid else []
+        rss = procs.rss_bytes(pids)
+        ports = ','.join(f'{port}/{proto}' for proto, port in svc.ports) or '-'
+        state = 'running' if pid else 'stopped'
+        if pid and svc.ports and not all(services.port_open(pr, po) for pr, po in svc.ports):
+            state = 'starting'
+        rows.append({'service': name, 'state': state, 'pid': pid, 'procs': len(pids), 'ports': ports,
+                     'rss': rss})
+    return rows
+
+
+def cmd_status(p: Paths, args) -> int:
+    rows = status_rows(p)
+    if args.json:
+        import json
+        print(json.dumps(rows, indent=1))
+    else:
+        print(f'{"service":24} {"state":8} {"pid":>7} {"procs":>5} {"ports (127.0.0.1)":22} {"RSS MiB":>8}')
+        for r in rows:
+            print(f'{r["service"]:24} {r["state"]:8} {r["pid"] or "-":>7} {r["procs"]:>5} {r["ports"]:22} '
+                  f'{r["rss"] / 2**20:8.0f}')
+        total = sum(r['rss'] for r in rows)
+        print(f'{"total":24} {"":8} {"":>7} {sum(r["procs"] for r in rows):>5} {"":22} {total / 2**20:8.0f}')
+        print(f'state: {p.root}  clouds.yaml: {p.clouds_yaml}')
+    running = [r for r in rows if r['state'] == 'running']
+    return 0 if len(running) == len(rows) else 3
+
+
+def cmd_reset(p: Paths, args) -> int:
+    cmd_down(p, args)
+    if p.root.exists():
+        shutil.rmtree(p.root)
+    print(f'wiped {p.root}')
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog='localcloud')
+    ap.add_argument('command', choices=('up', 'down', 'status', 'reset'))
+    ap.add_argument('--json', action='store_true', help='status as JSON')
+    args = ap.parse_args(argv)
+    p = Paths()
+    return {'up': cmd_up, 'down': cmd_down, 'status': cmd_status, 'reset': cmd_reset}[args.command](p, args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Install the Debian packages of the local cloud, if any is missing.
+# No daemon is started by the package scripts (policy-rc.d exits 101); debconf is
+# preseeded so no package tries to configure a database or register an endpoint.
+set -euo pipefail
+
+PKGS=(keystone neutron-server
+      octavia-api octavia-worker octavia-health-manager octavia-housekeeping
+      designate-api designate-central designate-worker designate-producer designate-mdns
+      rabbitmq-server mariadb-server python3-pymysql uwsgi-plugin-python3 openssl)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [[ "$st" == installed ]] || missing+=("$p")
+done
+if (( ${#missing[@]} == 0 )); then
+  echo "localcloud: packages already installed"
+  exit 0
+fi
+echo "localcloud: installing ${#missing[@]} missing package(s): ${missing[*]}"
+
+if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
+export DEBIAN_FRONTEND=noninteractive
+
+# Package scripts must start nothing.
+if ! [[ -x /usr/sbin/policy-rc.d ]] || ! grep -q 'exit 101' /usr/sbin/policy-rc.d; then
+  printf '#!/bin/sh\n# localcloud: package scripts start no daemon\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+  $SUDO chmod 755 /usr/sbin/policy-rc.d
+fi
+
+pre=""
+for p in keystone neutron-common octavia-common designate-common; do
+  pre+="$p $p/configure_db boolean false"$'\n'
+  pre+="$p $p/dbconfig-install boolean false"$'\n'
+  pre+="$p $p/register-endpoint boolean false"$'\n'
+done
+printf '%s' "$pre" | $SUDO debconf-set-selections
+
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends \
+  -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"

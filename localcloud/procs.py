@@ -1,0 +1,121 @@
+"""Start, find, stop and measure the daemons of the local cloud by PID file (standard library only).
+
+Every daemon is started in its own session (setsid), so its PID is also its process-group id:
+stopping a service signals exactly that group, i.e. the process we started and its children.
+"""
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+
+def read_pid(pidfile: Path) -> int | None:
+    try:
+        return int(pidfile.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f'/proc/{pid}/cmdline').read_bytes().replace(b'\0', b' ').decode(errors='replace')
+    except OSError:
+        return ''
+
+
+def _state(pid: int) -> str:
+    try:
+        stat = Path(f'/proc/{pid}/stat').read_text()
+        return stat.rsplit(')', 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ''
+
+
+def alive(pidfile: Path, marker: str) -> int | None:
+    """The PID recorded in pidfile if that process still runs the expected program, else None."""
+    pid = read_pid(pidfile)
+    if not pid:
+        return None
+    st = _state(pid)
+    if not st or st == 'Z':
+        return None
+    cmd = _cmdline(pid)
+    if marker and cmd and marker not in cmd:  # empty: exiting, or rewriting its title right now
+        return None
+    return pid
+
+
+def start(name: str, argv: list, pidfile: Path, logfile: Path, env: dict | None = None,
+          cwd: Path | None = None) -> int:
+    logfile.parent.mkdir(parents=True, exist_ok=True)
+    full_env = dict(os.environ)
+    full_env.pop('PYTHONPATH', None)
+    full_env.pop('VIRTUAL_ENV', None)
+    full_env['PATH'] = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+    full_env.update(env or {})
+    with open(logfile, 'ab') as log:
+        log.write(f'\n=== localcloud: starting {name} at {time.strftime("%F %T")}: {argv}\n'.encode())
+        log.flush()
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                env=full_env, cwd=str(cwd) if cwd else None, start_new_session=True,
+                                close_fds=True)
+    pidfile.parent.mkdir(parents=True, exist_ok=True)
+    pidfile.write_text(f'{proc.pid}\n')
+    return proc.pid
+
+
+def group_pids(pgid: int) -> list[int]:
+    pids = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f'/proc/{entry}/stat').read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(')', 1)[1].split()
+        # fields: state ppid pgrp session ...
+        if int(fields[2]) == pgid or int(fields[3]) == pgid:
+            pids.append(int(entry))
+    return pids
+
+
+def rss_bytes(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f'/proc/{pid}/status').read_text().splitlines():
+                if line.startswith('VmRSS:'):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+def stop(pidfile: Path, marker: str, timeout: float = 15.0) -> bool:
+    """SIGTERM the group (session) we started, then SIGKILL what is left. True if something ran."""
+    pid = alive(pidfile, marker)
+    if pid is None:
+        pidfile.unlink(missing_ok=True)
+        return False
+    _signal_all(pid, signal.SIGCONT)  # a frozen (SIGSTOPped) process cannot handle SIGTERM
+    _signal_all(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not [p for p in group_pids(pid) if _state(p) not in ('', 'Z')]:
+            break
+        time.sleep(0.2)
+    else:
+        _signal_all(pid, signal.SIGKILL)
+        time.sleep(0.3)
+    pidfile.unlink(missing_ok=True)
+    return True
+
+
+def _signal_all(session_leader: int, sig: int) -> None:
+    for p in group_pids(session_leader):
+        try:
+            os.kill(p, sig)
+        except ProcessLookupError:
+            pass

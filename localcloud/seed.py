@@ -1,0 +1,157 @@
+"""Seed the local cloud (idempotent): identity and catalog, networks, AZs, DNS zone, clouds.yaml."""
+import json
+import time
+
+from .rest import Client, HttpError
+from .settings import (ADMIN_CLOUD, ADMIN_USER, AZS, CLOUD, DNS_ZONE, PROJECT, REGION, SERVICE_PROJECT,
+                       SERVICE_USER, USER, Paths, url)
+
+PUBLIC_CIDR = '172.24.4.0/24'
+PUBLIC_POOL = ('172.24.4.10', '172.24.4.250')
+ROUTER = 'cp-router'
+CATALOG = (('neutron', 'network', 'neutron'), ('octavia', 'load-balancer', 'octavia'),
+           ('designate', 'dns', 'designate'))
+
+
+def _find(c: Client, service: str, path: str, key: str, **query):
+    qs = '&'.join(f'{k}={v}' for k, v in query.items())
+    items = c.get(service, f'{path}?{qs}')[key]
+    return items[0] if items else None
+
+
+def identity(s: dict) -> None:
+    """Service project/user, catalog, the project user with Octavia member roles."""
+    admin = Client(ADMIN_USER, s['admin'], 'admin').login()
+
+    def ensure(path, key, name, body, **q):
+        found = _find(admin, 'keystone', path, key, name=name, **q)
+        return found or admin.post('keystone', path, {key[:-1]: body})[key[:-1]]
+
+    roles = {r: ensure('/v3/roles', 'roles', r, {'name': r})['id']
+             for r in ('admin', 'member', 'reader', 'load-balancer_member')}
+    svc_project = ensure('/v3/projects', 'projects', SERVICE_PROJECT,
+                         {'name': SERVICE_PROJECT, 'domain_id': 'default'})
+    project = ensure('/v3/projects', 'projects', PROJECT,
+                     {'name': PROJECT, 'domain_id': 'default', 'description': 'ha-endpoint dev project'})
+    svc_user = ensure('/v3/users', 'users', SERVICE_USER,
+                      {'name': SERVICE_USER, 'domain_id': 'default', 'password': s['service']})
+    user = ensure('/v3/users', 'users', USER, {'name': USER, 'domain_id': 'default', 'password': s['user']})
+    admin.put('keystone', f'/v3/projects/{svc_project["id"]}/users/{svc_user["id"]}/roles/{roles["admin"]}')
+    for role in ('member', 'load-balancer_member'):
+        admin.put('keystone', f'/v3/projects/{project["id"]}/users/{user["id"]}/roles/{roles[role]}')
+    for name, stype, port_name in CATALOG:
+        svc = _find(admin, 'keystone', '/v3/services', 'services', type=stype)
+        if not svc:
+            svc = admin.post('keystone', '/v3/services', {'service': {'name': name, 'type': stype}})['service']
+        have = {e['interface'] for e in admin.get('keystone', f'/v3/endpoints?service_id={svc["id"]}')['endpoints']}
+        for iface in ('public', 'internal', 'admin'):
+            if iface not in have:
+                admin.post('keystone', '/v3/endpoints', {'endpoint': {
+                    'service_id': svc['id'], 'interface': iface, 'region_id': REGION,
+                    'url': url(port_name)}})
+
+
+def cloud(p: Paths, s: dict) -> dict:
+    admin = Client(ADMIN_USER, s['admin'], 'admin').login()
+    user = Client(USER, s['user'], PROJECT).login()
+    out = {}
+
+    public = _find(admin, 'neutron', '/v2.0/networks', 'networks', name='public')
+    if not public:
+        public = admin.post('neutron', '/v2.0/networks', {'network': {
+            'name': 'public', 'router:external': True, 'provider:network_type': 'flat',
+            'provider:physical_network': 'public', 'shared': False}})['network']
+    out['public_network_id'] = public['id']
+    if not _find(admin, 'neutron', '/v2.0/subnets', 'subnets', network_id=public['id']):
+        admin.post('neutron', '/v2.0/subnets', {'subnet': {
+            'name': 'public-subnet', 'network_id': public['id'], 'ip_version': 4, 'cidr': PUBLIC_CIDR,
+            'gateway_ip': '172.24.4.1', 'enable_dhcp': False,
+            'allocation_pools': [{'start': PUBLIC_POOL[0], 'end': PUBLIC_POOL[1]}]}})
+
+    subnets = {}
+    for n, az in enumerate(AZS, start=1):
+        net = _find(user, 'neutron', '/v2.0/networks', 'networks', name=f'cp-{az}-net')
+        if not net:
+            net = user.post('neutron', '/v2.0/networks', {'network': {
+                'name': f'cp-{az}-net', 'availability_zone_hints': [az]}})['network']
+        sub = _find(user, 'neutron', '/v2.0/subnets', 'subnets', name=f'cp-{az}')
+        if not sub:
+            sub = user.post('neutron', '/v2.0/subnets', {'subnet': {
+                'name': f'cp-{az}', 'network_id': net['id'], 'ip_version': 4,
+                'cidr': f'10.10.{n}.0/24', 'gateway_ip': f'10.10.{n}.1'}})['subnet']
+        subnets[az] = sub['id']
+        out[f'{az}_network_id'], out[f'{az}_subnet_id'] = net['id'], sub['id']
+
+    router = _find(user, 'neutron', '/v2.0/routers', 'routers', name=ROUTER)
+    if not router:
+        router = user.post('neutron', '/v2.0/routers', {'router': {
+            'name': ROUTER, 'availability_zone_hints': list(AZS),
+            'external_gateway_info': {'network_id': public['id']}}})['router']
+    out['router_id'] = router['id']
+    ports = user.get('neutron', f'/v2.0/ports?device_id={router["id"]}')['ports']
+    attached = {ip['subnet_id'] for port in ports for ip in port.get('fixed_ips', [])}
+    for az, sub_id in subnets.items():
+        if sub_id not in attached:
+            user.put('neutron', f'/v2.0/routers/{router["id"]}/add_router_interface', {'subnet_id': sub_id})
+
+    for az in AZS:
+        prof = _find(admin, 'octavia', '/v2/lbaas/availabilityzoneprofiles', 'availability_zone_profiles',
+                     name=f'{az}-profile')
+        if not prof:
+            prof = admin.post('octavia', '/v2/lbaas/availabilityzoneprofiles', {'availability_zone_profile': {
+                'name': f'{az}-profile', 'provider_name': 'amphora',
+                'availability_zone_data': json.dumps({'compute_zone': az})}})['availability_zone_profile']
+        try:
+            admin.get('octavia', f'/v2/lbaas/availabilityzones/{az}')
+        except HttpError as exc:
+            if exc.status != 404:
+                raise
+            admin.post('octavia', '/v2/lbaas/availabilityzones', {'availability_zone': {
+                'name': az, 'availability_zone_profile_id': prof['id'],
+                'description': f'localcloud zone {az}', 'enabled': True}})
+
+    zones = user.get('designate', f'/v2/zones?name={DNS_ZONE}')['zones']
+    zone = zones[0] if zones else user.post('designate', '/v2/zones', {
+        'name': DNS_ZONE, 'email': 'hostmaster@example.test', 'ttl': 60})
+    zone = _wait_zone(user, zone['id'])
+    out['dns_zone_id'] = zone['id']
+    out['dns_zone'] = DNS_ZONE
+    out['project_id'] = user.project_id
+    write_clouds_yaml(p, s)
+    p.seeded.write_text(json.dumps(out, indent=1) + '\n')
+    return out
+
+
+def _wait_zone(c: Client, zone_id: str, timeout: float = 60):
+    deadline = time.monotonic() + timeout
+    while True:
+        zone = c.get('designate', f'/v2/zones/{zone_id}')
+        if zone['status'] == 'ACTIVE':
+            return zone
+        if zone['status'] == 'ERROR' or time.monotonic() > deadline:
+            raise RuntimeError(f'DNS zone {DNS_ZONE}: status {zone["status"]}')
+        time.sleep(0.3)
+
+
+def write_clouds_yaml(p: Paths, s: dict) -> None:
+    def entry(name, user, password, project):
+        return (f'  {name}:\n'
+                f'    auth:\n'
+                f'      auth_url: {url("keystone", "/v3")}\n'
+                f'      username: {user}\n'
+                f'      password: {password}\n'
+                f'      project_name: {project}\n'
+                f'      user_domain_name: Default\n'
+                f'      project_domain_name: Default\n'
+                f'    region_name: {REGION}\n'
+                f'    interface: public\n'
+                f'    identity_api_version: 3\n')
+    text = ('# Written by localcloud/up. Use: export OS_CLIENT_CONFIG_FILE=<this file> OS_CLOUD=localcloud\n'
+            'clouds:\n' + entry(CLOUD, USER, s['user'], PROJECT)
+            + entry(ADMIN_CLOUD, ADMIN_USER, s['admin'], 'admin'))
+    tmp = p.clouds_yaml.with_suffix('.tmp')
+    tmp.write_text(text)
+    tmp.chmod(0o600)
+    tmp.rename(p.clouds_yaml)
+    env = (f'export OS_CLIENT_CONFIG_FILE={p.clouds_yaml}\nexport OS_CLOUD={CLOUD}\n')
+    (p.root / 'env.sh').write_text(env)

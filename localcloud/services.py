@@ -1,0 +1,113 @@
+"""The daemons of the local cloud: how each is started, what it listens on, how it is checked."""
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import configs, rest
+from .settings import HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
+
+OCTAVIA_PLUGIN = PKG / 'octavia_plugin'
+
+
+@dataclass
+class Service:
+    name: str
+    argv: list
+    marker: str                       # a string in /proc/<pid>/cmdline that identifies it
+    ports: list = field(default_factory=list)   # [(proto, port)]
+    health_url: str | None = None     # answers HTTP when ready
+    env: dict = field(default_factory=dict)
+
+
+def _uwsgi(name: str, wsgi_file: str, port: int, p: Paths, env: dict | None = None,
+           pyargv: str | None = None) -> list:
+    argv = ['/usr/bin/uwsgi', '--plugin', 'python3', '--http-socket', f'{HOST}:{port}',
+            '--wsgi-file', wsgi_file, '--master', '--processes', '1', '--threads', '8',
+            '--enable-threads', '--die-on-term', '--need-app', '--buffer-size', '65535',
+            '--add-header', 'Connection: close', '--disable-logging']
+    if pyargv:
+        argv += ['--pyargv', pyargv]
+    for k, v in (env or {}).items():
+        argv += ['--env', f'{k}={v}']
+    return argv
+
+
+def table(p: Paths) -> dict:
+    c = p.conf
+    ocfg = ['--config-file', str(c('octavia.conf'))]
+    dcfg = ['--config-file', str(c('designate.conf'))]
+    plugin_env = {'PYTHONPATH': str(OCTAVIA_PLUGIN)}
+    services = [
+        Service('mariadb', ['/usr/sbin/mariadbd', f'--defaults-file={c("my.cnf")}'], 'mariadbd',
+                [('tcp', PORTS['mariadb'])]),
+        Service('epmd', ['/usr/bin/epmd', '-address', HOST, '-port', str(PORTS['epmd'])], 'epmd',
+                [('tcp', PORTS['epmd'])]),
+        Service('rabbitmq', ['/usr/lib/rabbitmq/bin/rabbitmq-server'], 'rabbit',
+                [('tcp', PORTS['rabbitmq']), ('tcp', PORTS['rabbitmq-dist'])],
+                env=configs.rabbitmq_env(p)),
+        Service('keystone', _uwsgi('keystone', '/usr/bin/keystone-wsgi-public', PORTS['keystone'], p,
+                                   env={'OS_KEYSTONE_CONFIG_FILES': str(c('keystone.conf'))}),
+                'keystone-wsgi-public', [('tcp', PORTS['keystone'])], url('keystone', '/v3')),
+        Service('neutron-server', ['/usr/bin/neutron-server', '--config-file', str(c('neutron.conf')),
+                                   '--config-file', str(c('ml2.ini'))],
+                'neutron-server', [('tcp', PORTS['neutron'])], url('neutron', '/')),
+        Service('octavia-api', _uwsgi('octavia-api', '/usr/bin/octavia-wsgi', PORTS['octavia'], p,
+                                      pyargv=f'--config-file {c("octavia.conf")} '
+                                             f'--config-file {c("octavia-api.conf")}'),
+                'octavia-wsgi', [('tcp', PORTS['octavia'])], url('octavia', '/')),
+        Service('octavia-worker', ['/usr/bin/octavia-worker', *ocfg,
+                                   '--config-file', str(c('octavia-worker.conf'))],
+                'octavia-worker', env=plugin_env),
+        Service('octavia-health-manager', ['/usr/bin/octavia-health-manager', *ocfg,
+                                           '--config-file', str(c('octavia-health-manager.conf'))],
+                'octavia-health-manager', [('udp', PORTS['octavia-health'])], env=plugin_env),
+        Service('octavia-housekeeping', ['/usr/bin/octavia-housekeeping', *ocfg,
+                                         '--config-file', str(c('octavia-housekeeping.conf'))],
+                'octavia-housekeeping', env=plugin_env),
+        Service('designate-central', ['/usr/bin/designate-central', *dcfg,
+                                      '--config-file', str(c('designate-central.conf'))],
+                'designate-central'),
+        Service('designate-api', ['/usr/bin/designate-api', *dcfg,
+                                  '--config-file', str(c('designate-api.conf'))],
+                'designate-api', [('tcp', PORTS['designate'])], url('designate', '/')),
+        Service('designate-mdns', ['/usr/bin/designate-mdns', *dcfg,
+                                   '--config-file', str(c('designate-mdns.conf'))],
+                'designate-mdns', [('tcp', PORTS['designate-mdns']), ('udp', PORTS['designate-mdns'])]),
+        Service('designate-producer', ['/usr/bin/designate-producer', *dcfg,
+                                       '--config-file', str(c('designate-producer.conf'))],
+                'designate-producer'),
+        Service('designate-worker', ['/usr/bin/designate-worker', *dcfg,
+                                     '--config-file', str(c('designate-worker.conf'))],
+                'designate-worker'),
+        Service('heartbeat', [SYSTEM_PYTHON, '-m', 'localcloud.heartbeat', '--state', str(p.root)],
+                'localcloud.heartbeat', env={'PYTHONPATH': str(REPO)}),
+    ]
+    return {s.name: s for s in services}
+
+
+def port_open(proto: str, port: int) -> bool:
+    if proto == 'tcp':
+        try:
+            with socket.create_connection((HOST, port), timeout=1):
+                return True
+        except OSError:
+            return False
+    return udp_bound(port)
+
+
+def udp_bound(port: int) -> bool:
+    want = f':{port:04X}'
+    for f in ('/proc/net/udp', '/proc/net/udp6'):
+        try:
+            for line in Path(f).read_text().splitlines()[1:]:
+                if line.split()[1].endswith(want):
+                    return True
+        except OSError:
+            pass
+    return False
+
+
+def ready(s: Service) -> bool:
+    if not all(port_open(proto, port) for proto, port in s.ports):
+        return False
+    return rest.http_answers(s.health_url) if s.health_url else True

@@ -1,0 +1,101 @@
+"""Where the local cloud lives and how to reach it: paths, ports, names, generated secrets.
+
+Standard library only: imported by the control scripts (system python) and by tests (venv).
+"""
+import json
+import os
+import secrets
+from pathlib import Path
+
+HOST = '127.0.0.1'
+REGION = 'RegionOne'
+
+PORTS = {
+    'mariadb': 3306,
+    'rabbitmq': 5672,
+    'rabbitmq-dist': 25672,
+    'epmd': 4369,
+    'keystone': 5000,
+    'neutron': 9696,
+    'octavia': 9876,
+    'designate': 9001,
+    'designate-mdns': 5354,
+    'octavia-health': 5555,  # UDP
+}
+
+PROJECT = 'ha-endpoint'
+USER = 'ha-endpoint'
+ADMIN_USER = 'admin'
+SERVICE_PROJECT = 'service'
+SERVICE_USER = 'localcloud-service'
+AZS = ('az1', 'az2', 'az3')
+DNS_ZONE = 'example.test.'
+CLOUD = 'localcloud'
+ADMIN_CLOUD = 'localcloud-admin'
+
+# RPC consumer queues that must exist before the cloud is declared ready.
+RPC_QUEUES = ('central', 'worker', 'producer', 'octavia_provisioning_v2', 'q-plugin')
+
+REPO = Path(__file__).resolve().parent.parent
+PKG = Path(__file__).resolve().parent
+SYSTEM_PYTHON = '/usr/bin/python3'
+
+
+def state_dir() -> Path:
+    default = Path(os.path.expanduser('~')) / '.cache' / 'ha-endpoint' / 'localcloud'
+    return Path(os.environ.get('HA_ENDPOINT_STATE') or default)
+
+
+class Paths:
+    """Every file of the local cloud, under one state directory."""
+
+    def __init__(self, root: Path | None = None):
+        self.root = Path(root or state_dir())
+        self.etc = self.root / 'etc'
+        self.logs = self.root / 'logs'
+        self.run = self.root / 'run'
+        self.lib = self.root / 'lib'
+        self.mysql_data = self.lib / 'mysql'
+        self.mysql_sock = self.run / 'mysqld.sock'
+        self.rabbit_home = self.lib / 'rabbitmq'
+        self.secrets = self.root / 'secrets.json'
+        self.clouds_yaml = self.root / 'clouds.yaml'
+        self.faults = self.root / 'faults.json'
+        self.seeded = self.root / 'seed.json'
+
+    def pidfile(self, name: str) -> Path:
+        return self.run / f'{name}.pid'
+
+    def log(self, name: str) -> Path:
+        return self.logs / f'{name}.log'
+
+    def conf(self, name: str) -> Path:
+        return self.etc / name
+
+    def makedirs(self) -> None:
+        for d in (self.root, self.etc, self.logs, self.run, self.lib):
+            d.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.root, 0o700)
+
+
+_SECRET_NAMES = ('db', 'rabbit', 'admin', 'user', 'service', 'heartbeat',
+                 'ca_passphrase', 'server_certs_key')
+
+
+def load_secrets(paths: Paths, create: bool = False) -> dict:
+    """Generated once per state directory, then stable."""
+    if paths.secrets.exists():
+        return json.loads(paths.secrets.read_text())
+    if not create:
+        raise FileNotFoundError(f'{paths.secrets} does not exist: run localcloud/up first')
+    values = {n: secrets.token_hex(16) for n in _SECRET_NAMES}  # 32 hex chars each
+    paths.makedirs()
+    tmp = paths.secrets.with_suffix('.tmp')
+    tmp.write_text(json.dumps(values, indent=1))
+    os.chmod(tmp, 0o600)
+    tmp.rename(paths.secrets)
+    return values
+
+
+def url(service: str, path: str = '') -> str:
+    return f'http://{HOST}:{PORTS[service]}{path}'
