@@ -330,7 +330,11 @@ func (h *pythonHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulum
 	if env == nil {
 		env = os.Environ()
 	}
-	configJSON, err := json.Marshal(req.GetConfig())
+	config := req.GetConfig()
+	if config == nil {
+		config = map[string]string{} // the exec script wants a JSON object, never null
+	}
+	configJSON, err := json.Marshal(config)
 	if err != nil {
 		return nil, err
 	}
