@@ -79,14 +79,14 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT) -> CloudFac
     for ref, path in _subnet_refs(args, root):
         if ref in subnets:
             continue
-        facts = _attempt(problems, path, f"subnet '{ref}' was not found", "give the name or id of an existing "
+        facts = _attempt(problems, path, f"subnet '{ref}'", "give the name or id of an existing "
                          "subnet (openstack subnet list)", lambda ref=ref: _subnet(ref))
         if facts is not None:
             subnets[ref] = facts
     network_id = network_name = None
     if args.floating_network is not None:
         network = _attempt(problems, f"{root}.floatingNetwork",
-                           f"external network '{args.floating_network}' was not found",
+                           f"external network '{args.floating_network}'",
                            "give the name or id of an external network (openstack network list --external), "
                            "or remove floatingNetwork for an internal endpoint",
                            lambda: _network(args.floating_network))
@@ -97,14 +97,14 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT) -> CloudFac
         if zone.floating_ip is None:
             continue
         facts = _attempt(problems, f"{root}.zones.{az}.floatingIp",
-                         f"floating IP {zone.floating_ip} was not found in this project",
+                         f"floating IP {zone.floating_ip}",
                          "allocate it first (openstack floating ip create --floating-ip-address ...) or remove "
                          "floatingIp to let the endpoint allocate one", lambda zone=zone: _floating_ip(zone.floating_ip))
         if facts is not None:
             floating_ips[az] = facts
     zone_id = None
     if args.dns is not None:
-        zone_id = _attempt(problems, f"{root}.dns.zone", f"DNS zone '{args.dns.zone}' was not found in Designate",
+        zone_id = _attempt(problems, f"{root}.dns.zone", f"DNS zone '{args.dns.zone}'",
                            "create the zone first (openstack zone create) or fix its name",
                            lambda: openstack.dns.get_dns_zone(name=args.dns.zone).id)
     if problems:
@@ -128,12 +128,16 @@ def _subnet_refs(args: EndpointArgs, root: str) -> list[tuple[str, str]]:
     return refs
 
 
-def _attempt(problems: list[Problem], path: str, what: str, fix: str, lookup: Callable[[], T]) -> Optional[T]:
+def _attempt(problems: list[Problem], path: str, subject: str, fix: str, lookup: Callable[[], T]) -> Optional[T]:
     try:
         return lookup()
     except Exception as error:  # the provider reports "no results" (or several) as an invoke failure
         detail = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
-        problems.append(Problem(path, f"{what} ({detail}); {fix}"))
+        detail = re.sub(r"^invoke of \S+ failed: ", "", detail)
+        if "no results" in detail:  # the plain "not found": the message says it already
+            problems.append(Problem(path, f"{subject} was not found; {fix}"))
+        else:  # several matches, no permission, cloud unreachable...: keep what the provider said
+            problems.append(Problem(path, f"{subject} could not be looked up ({detail}); {fix}"))
         return None
 
 

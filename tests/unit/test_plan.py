@@ -1,0 +1,132 @@
+"""The plan and the cloud lookups: exact messages for the problems only cloud facts reveal, and plan details."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from components import CloudLookupError, ConfigError, load_endpoint_args
+from components.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
+from components.plan import make_plan
+from components.props import endpoint_props
+from tests.mocks import FakeCloud, run_component
+from tests.mocks.configs import dev_endpoint, internal_endpoint
+
+ROOT = "ha-endpoint:endpoint"
+
+
+def facts(**extra_subnets: SubnetFacts) -> CloudFacts:
+    subnets = {f"cp-az{n}": SubnetFacts(f"cp-az{n}", f"sub{n}", f"cp-az{n}", f"10.10.{n}.0/24", "net-cp", 4,
+                                        f"10.10.{n}.1", ("router",)) for n in (1, 2, 3)}
+    subnets.update(extra_subnets)
+    return CloudFacts(subnets, "net-public", "public", {}, "zone-id")
+
+
+def problems(raw, cloud_facts=None) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        make_plan(load_endpoint_args(raw), cloud_facts or facts())
+    return [str(problem) for problem in caught.value.problems]
+
+
+def test_member_address_outside_its_subnet():
+    raw = dev_endpoint()
+    raw["members"][1]["address"] = "10.10.1.20"
+    assert problems(raw) == [
+        f"{ROOT}.members[1].address: address 10.10.1.20 of member cp-1 is outside its subnet cp-az2 (10.10.2.0/24); "
+        "fix the address, or set members[1].subnet to the subnet the address is on"]
+
+
+def test_member_subnet_unreachable_from_its_zone():
+    raw = dev_endpoint()
+    raw["members"][0].update(address="10.99.0.5", subnet="island")
+    island = SubnetFacts("island", "sub-island", "island", "10.99.0.0/24", "net-island", 4, "10.99.0.1", ())
+    assert problems(raw, facts(island=island)) == [
+        f"{ROOT}.members[0].subnet: member cp-0 on subnet island (10.99.0.0/24) is not reachable from zone az1's "
+        "load balancer on subnet cp-az1: they are on different networks with no common router; attach both subnets "
+        "to one router, or use a member subnet on the zone's network"]
+
+
+def test_member_subnet_behind_a_shared_router_is_reachable():
+    raw = dev_endpoint()
+    raw["members"][0].update(address="10.50.0.5", subnet="routed")
+    routed = SubnetFacts("routed", "sub-routed", "routed", "10.50.0.0/24", "net-other", 4, "10.50.0.1", ("router",))
+    plan = make_plan(load_endpoint_args(raw), facts(routed=routed))
+    member = plan.zone("az1").listeners[0].members[0]
+    assert (member.member, member.subnet.id) == ("cp-0", "sub-routed")
+    assert "10.50.0.0/24" in {rule.remote_ip_prefix for rule in plan.security.members_rules}
+
+
+def test_brought_floating_ip_on_another_network():
+    raw = dev_endpoint()
+    raw["zones"]["az3"]["floatingIp"] = "203.0.113.9"
+    cloud_facts = facts()
+    cloud_facts.floating_ips["az3"] = FloatingIpFacts("203.0.113.9", "fip", "net-elsewhere")
+    assert problems(raw, cloud_facts) == [
+        f"{ROOT}.zones.az3.floatingIp: floating IP 203.0.113.9 belongs to network net-elsewhere, not to "
+        "floatingNetwork public; bring an address of public or change floatingNetwork"]
+
+
+def test_internal_endpoint_on_ipv6_subnet():
+    raw = internal_endpoint()
+    raw["zones"]["az1"]["subnet"] = "v6"
+    raw["members"][0]["subnet"] = "cp-az1"
+    v6 = SubnetFacts("v6", "sub-v6", "v6", "fd00::/64", "net-cp", 6, None, ("router",))
+    assert problems(raw, facts(v6=v6)) == [
+        f"{ROOT}.zones.az1.subnet: subnet v6 is IPv6; an internal endpoint publishes its VIPs as A records, so give "
+        "an IPv4 subnet"]
+
+
+def test_unknown_names_are_listed_together_with_their_fixes():
+    raw = dev_endpoint()
+    raw["zones"]["az2"]["subnet"] = "cp-az9"
+    raw["floatingNetwork"] = "outside"
+    raw["dns"]["zone"] = "nowhere.test."
+    cloud = FakeCloud.dev()
+    with pytest.raises(CloudLookupError) as caught:
+        run_component(raw, cloud, preview=True)
+    assert str(caught.value).splitlines() == [
+        "cloud lookup failed (3 problems):",
+        f"  - {ROOT}.zones.az2.subnet: subnet 'cp-az9' was not found; give the name or id of an existing subnet "
+        "(openstack subnet list)",
+        f"  - {ROOT}.floatingNetwork: external network 'outside' was not found; give the name or id of an external "
+        "network (openstack network list --external), or remove floatingNetwork for an internal endpoint",
+        f"  - {ROOT}.dns.zone: DNS zone 'nowhere.test.' was not found; create the zone first (openstack zone create) "
+        "or fix its name",
+    ]
+    assert cloud.registrations == []
+
+
+def test_subnets_are_found_by_id_too_and_routers_are_resolved():
+    cloud = FakeCloud.dev()
+    raw = dev_endpoint()
+    raw["zones"]["az1"]["subnet"] = cloud.subnet_id("cp-az1")
+    run = run_component(raw, cloud, preview=True)
+    props = run.registrations[0]["inputs"]
+    assert props["zones"]["az1"]["vipSubnetName"] == "cp-az1"
+    assert props["zones"]["az1"]["routerIds"] == [cloud.router_id]
+
+
+def test_ovn_default_cidrs_are_not_sent_and_protocol_specific_rules_are_planned():
+    raw = dev_endpoint()
+    raw["provider"] = "ovn"
+    raw["listeners"] = [{"port": 6443, "monitor": {"type": "TCP"}},
+                        {"port": 53, "protocol": "UDP", "monitor": {"type": "UDP-CONNECT"}}]
+    plan = make_plan(load_endpoint_args(raw), facts())
+    assert {listener.allowed_cidrs for listener in plan.zone("az1").listeners} == {()}
+    assert {(rule.protocol, rule.port) for rule in plan.security.members_rules} == {("tcp", 6443), ("udp", 53)}
+    raw["listeners"][0]["monitor"] = {"type": "PING"}
+    raw["provider"] = "amphora"
+    plan = make_plan(load_endpoint_args(raw), facts())
+    assert ("icmp", None) in {(rule.protocol, rule.port) for rule in plan.security.members_rules}
+    assert plan.zone("az1").listeners[0].allowed_cidrs == ("0.0.0.0/0",)
+
+
+def test_props_are_plain_json_for_the_policy_pack():
+    args = load_endpoint_args(dev_endpoint())
+    cloud_facts = facts()
+    props = endpoint_props(args, cloud_facts, make_plan(args, cloud_facts))
+    assert json.loads(json.dumps(props)) == props
+    assert props["zones"]["az2"]["members"] == ["cp-1"] and props["members"]["cp-2"]["subnetCidr"] == "10.10.3.0/24"
+    assert props["securityGroups"]["members"]["rules"][0] == {
+        "protocol": "tcp", "port": 22623, "remoteIpPrefix": "10.10.1.0/24", "ethertype": "IPv4"}
