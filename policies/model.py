@@ -14,6 +14,7 @@ is missing or unknown is reported as a violation naming the fact, never silently
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
@@ -101,6 +102,11 @@ class Violation:
 # ----------------------------------------------------------------------------------------------------------------
 # Facts: the HaEndpoint component's declared, looked-up view of the cloud.
 # ----------------------------------------------------------------------------------------------------------------
+
+def natural_key(text: str) -> list[Any]:
+    """Sort key: numbers in names compared as numbers (az2 before az10, port 6443 before 22623)."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+
 
 def _pick(data: Any, *keys: str, default: Any = None) -> Any:
     """The first of ``keys`` present in ``data`` (camelCase and snake_case spellings are both accepted)."""
@@ -225,7 +231,7 @@ def read_facts(props: Any, fallback_name: str) -> Facts:
     facts.zones_declared = isinstance(zones, (dict, list))
     if isinstance(zones, list):  # also accept a list of {name|key|az, ...}
         zones = {str(_pick(z, "name", "key", "zone", "az")): z for z in zones if isinstance(z, dict)}
-    for key, zone in (zones or {}).items() if isinstance(zones, dict) else []:
+    for key, zone in sorted(zones.items(), key=lambda item: natural_key(item[0])) if isinstance(zones, dict) else []:
         zone = zone if isinstance(zone, dict) else {}
         facts.zones[key] = ZoneFacts(
             key=key,
@@ -242,7 +248,8 @@ def read_facts(props: Any, fallback_name: str) -> Facts:
     facts.members_declared = isinstance(members, (dict, list))
     if isinstance(members, dict):
         members = [{"name": key, **(value if isinstance(value, dict) else {})} for key, value in members.items()]
-    for member in members if isinstance(members, list) else []:
+    members = members if isinstance(members, list) else []
+    for member in sorted(members, key=lambda m: natural_key(str(_pick(m, "name", default="")))):
         member = member if isinstance(member, dict) else {}
         facts.members.append(MemberFacts(
             name=str(_pick(member, "name", default="?")),

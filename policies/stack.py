@@ -18,7 +18,7 @@ from typing import Any, Iterable, Optional
 from components import contract
 
 from . import observed
-from .model import Facts, plain, read_facts
+from .model import Facts, natural_key, plain, read_facts
 
 
 def props(resource: Any) -> dict[str, Any]:
@@ -98,7 +98,8 @@ class Endpoint:
         return self.facts.name
 
     def of_type(self, token: str) -> list[Any]:
-        return [child for child in self.children if child.resource_type == token]
+        """The children of one type, by name (registration order varies from run to run)."""
+        return sorted((child for child in self.children if child.resource_type == token), key=_natural)
 
     def named(self, name: str, token: Optional[str] = None) -> Optional[Any]:
         for child in self.children:
@@ -135,6 +136,10 @@ def facts_props(resource: Any) -> Any:
         return own
     seen = observed.inputs(resource.urn)
     return seen if seen is not None else own
+
+
+def _natural(resource: Any) -> list[Any]:
+    return natural_key(resource.name)
 
 
 def endpoints(resources: Iterable[Any]) -> list[Endpoint]:

@@ -2,8 +2,9 @@
 
 DNS that lists an address no load balancer serves sends clients to a dead end; DNS that leaves out a zone wastes
 it. At preview the addresses of floating IPs still to be allocated are unknown, so the rule checks where the
-records come from: the record set's ``records`` depend on the floating IP (or VIP, or readiness resource) of each
-published zone and of no other. When the records are known (e.g. brought floating IPs), their values are compared.
+records come from: the record set's ``records`` depend on the floating IP (or, for an internal endpoint, the load
+balancer's VIP) of each published zone and of no other. When the records are known (e.g. brought floating IPs),
+their values are compared.
 """
 
 from __future__ import annotations
@@ -95,13 +96,9 @@ def _check_values(endpoint: Any, recordset: Any, zones: list[str], records: list
 
 def _check_sources(endpoint: Any, recordset: Any, zones: list[str]) -> list[Violation]:
     sources = direct_dependencies(recordset, "records") or direct_dependencies(recordset)
-    readiness = {contract.readiness_name(endpoint.name, zone): zone for zone in endpoint.facts.zones}
     from_zones: list[str] = []
     for source in sources:
-        if source.resource_type in _ADDRESS_SOURCES:
-            zone = endpoint.zone_of(source)
-        else:
-            zone = readiness.get(source.name)
+        zone = endpoint.zone_of(source) if source.resource_type in _ADDRESS_SOURCES else None
         if zone is not None and zone not in from_zones:
             from_zones.append(zone)
     found = []
@@ -109,8 +106,8 @@ def _check_sources(endpoint: Any, recordset: Any, zones: list[str]) -> list[Viol
         if zone not in from_zones:
             found.append(Violation(
                 f"record set {recordset.name} does not take zone {zone}'s address: its records depend on no "
-                f"floating IP, load balancer or readiness resource of zone {zone}; publish that zone's address in "
-                f"it", recordset.urn))
+                f"floating IP or load balancer of zone {zone}; publish that zone's address (its floating IP, or "
+                f"its VIP for an internal endpoint) in it", recordset.urn))
     for zone in from_zones:
         if zone not in zones:
             found.append(Violation(

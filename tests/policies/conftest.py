@@ -1,3 +1,12 @@
+"""Policy tests run from the project root: make `components`, `policies` and `tests.mocks` importable."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
 import pytest
 
 from policies import observed

@@ -340,8 +340,9 @@ def test_a_zone_left_out_of_the_a_record_is_reported():
     stack = dev_stack()
     stack.named("k8s-api-dns").property_dependencies["records"].remove(stack.named("k8s-api-az2-fip"))
     assert run_rule(dns_records, stack.resources) == [
-        "record set k8s-api-dns does not take zone az2's address: its records depend on no floating IP, load "
-        "balancer or readiness resource of zone az2; publish that zone's address in it"]
+        "record set k8s-api-dns does not take zone az2's address: its records depend on no floating IP or load "
+        "balancer of zone az2; publish that zone's address (its floating IP, or its VIP for an internal endpoint) "
+        "in it"]
 
 
 def test_another_zones_address_in_a_per_zone_record_is_reported():

@@ -1,0 +1,312 @@
+"""The pack on what the program really registers: ``__main__.py`` run under mocks against the fake cloud, in
+preview (nothing created, floating IP addresses unknown) unless a test says otherwise. Each policy: the dev baseline
+passes, and each test changes one thing (the configuration, or one registered resource or declared fact) and
+asserts the exact messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.errors import ConfigError
+from policy_harness import run_preview
+from policy_runner import run_pack
+from tests.mocks.cloud import FakeCloud
+from tests.mocks.configs import byo_endpoint, dev_endpoint, internal_endpoint
+
+
+def _facts(run, *path):
+    value = run.named("k8s-api").inputs
+    for part in path:
+        value = value[part]
+    return value
+
+
+# -- baselines ---------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
+@pytest.mark.parametrize("endpoint", [dev_endpoint, byo_endpoint, internal_endpoint],
+                         ids=["dev", "byo-floating-ip", "internal"])
+def test_the_programs_endpoints_pass_the_pack(endpoint, preview):
+    assert run_preview(endpoint(), preview=preview).violations() == []
+
+
+def test_bootstrap_publication_passes_the_pack():
+    raw = dev_endpoint()
+    raw["dns"]["publish"] = "bootstrap"
+    assert run_preview(raw).violations() == []
+
+
+def test_a_monitor_on_its_own_port_is_admitted_by_the_component():
+    raw = dev_endpoint()
+    raw["listeners"][1]["monitor"]["port"] = 10257
+    assert run_preview(raw).violations() == []
+
+
+def test_a_stack_policy_alone_sees_the_endpoints_outputs_and_says_the_facts_are_missing():
+    """What AnalyzeStack gets for a component is its registered outputs: without the inputs the pack recorded at
+    registration (or ``facts`` in the outputs), the facts are missing and the policies say so."""
+    run = run_preview(dev_endpoint())
+    found = run_pack(run.stack_resources(), inputs={})
+    assert ("ha-endpoint-zone-placement",
+            "endpoint k8s-api: the zones and their VIP subnets (zones) is missing from the HaEndpoint's properties or "
+            "unknown at preview, so it cannot be checked; the component must pass it as a plain, looked-up value"
+            ) in found
+
+
+def test_facts_in_the_endpoints_outputs_are_enough():
+    run = run_preview(dev_endpoint())
+    endpoint = run.named("k8s-api")
+    endpoint.outputs = {**endpoint.outputs, "facts": endpoint.inputs}
+    assert run_pack(run.stack_resources(), inputs={}) == []
+
+
+# -- ha-endpoint-min-zones -------------------------------------------------------------------------------------------
+
+def test_min_zones_counts_the_registered_load_balancers():
+    assert run_preview(dev_endpoint()).messages("ha-endpoint-min-zones", {"ha-endpoint-min-zones": {"minZones": 4}}) == [
+        "endpoint k8s-api's load balancers span 3 distinct availability zone(s) (az1, az2, az3); at least 4 are "
+        "required: add zones, each in its own AZ with its own subnet"]
+
+
+# -- ha-endpoint-zone-placement --------------------------------------------------------------------------------------
+
+def test_a_registered_load_balancer_in_another_az_is_reported():
+    run = run_preview(dev_endpoint()).set("k8s-api-az1-lb", "availabilityZone", "az3")
+    assert run.messages("ha-endpoint-zone-placement") == [
+        "load balancer k8s-api-az1-lb serves zone az1 but is placed in availability zone 'az3'; set its "
+        "availability_zone to 'az1'"]
+
+
+def test_a_registered_vip_on_another_zones_subnet_is_reported():
+    run = run_preview(dev_endpoint())
+    az1_subnet, az3_subnet = _facts(run, "zones", "az1", "vipSubnetId"), _facts(run, "zones", "az3", "vipSubnetId")
+    run.set("k8s-api-az3-lb", "vipSubnetId", az1_subnet)
+    assert run.messages("ha-endpoint-zone-placement") == [
+        f"load balancer k8s-api-az3-lb has its VIP on subnet {az1_subnet} but zone az3 is mapped to subnet "
+        f"{az3_subnet}; put the VIP on the zone's subnet (zones.az3.subnet)",
+        f"load balancer k8s-api-az3-lb (zone az3) has its VIP on subnet {az1_subnet}, already the VIP subnet of zone "
+        f"az1; each zone needs a subnet of its own in its own AZ (zones.az3.subnet), or one AZ's failure takes both "
+        f"zones down"]
+
+
+def test_a_missing_zone_load_balancer_is_reported():
+    run = run_preview(dev_endpoint()).remove("k8s-api-az2-lb")
+    assert run.messages("ha-endpoint-zone-placement") == [
+        "zone az2 of endpoint k8s-api has no load balancer (expected k8s-api-az2-lb); every configured zone needs "
+        "its own load balancer"]
+
+
+# -- ha-endpoint-member-zones ----------------------------------------------------------------------------------------
+
+def test_a_zone_pool_left_without_members_is_reported():
+    run = run_preview(dev_endpoint()).remove("k8s-api-az3-6443-member-cp-2")
+    assert run.messages("ha-endpoint-member-zones") == [
+        "zone az3 of endpoint k8s-api has 0 member(s) in pool k8s-api-az3-6443-pool, fewer than the 1 required "
+        "under own-zone placement; add members with zone: az3, remove the zone, or set memberPlacement: all-zones"]
+
+
+def test_min_members_per_zone_on_the_dev_stack():
+    messages = run_preview(dev_endpoint()).messages(
+        "ha-endpoint-member-zones", {"ha-endpoint-member-zones": {"minMembersPerZone": 2}})
+    assert messages == [
+        f"zone {az} of endpoint k8s-api has 1 member(s) in pool k8s-api-{az}-{port}-pool, fewer than the 2 "
+        f"required under own-zone placement; add members with zone: {az}, remove the zone, or set memberPlacement: "
+        f"all-zones" for az in ("az1", "az2", "az3") for port in (6443, 22623)]
+
+
+def test_a_member_declared_in_an_unconfigured_zone_is_reported():
+    run = run_preview(dev_endpoint()).set_fact("members.cp-1.zone", "az7")
+    assert run.messages("ha-endpoint-member-zones") == [
+        "member cp-1 of endpoint k8s-api is in zone 'az7', which is not configured; use one of az1, az2, az3, or "
+        "add 'az7' under zones with its subnet"]
+
+
+def test_all_zones_placement_registers_every_member_in_every_zone():
+    raw = dev_endpoint()
+    raw["memberPlacement"] = "all-zones"
+    assert run_preview(raw).violations() == []
+
+
+# -- ha-endpoint-member-reachability ---------------------------------------------------------------------------------
+
+def test_a_member_on_an_unrouted_network_is_reported():
+    cloud = FakeCloud.dev(preview=True)
+    run = run_preview(dev_endpoint(), cloud)
+    island = cloud.network_id("island")
+    run.set_fact("members.cp-2.networkId", island).set_fact("members.cp-2.routerIds", [])
+    subnet, vip_subnet, cp = (_facts(run, "members", "cp-2", "subnetId"), _facts(run, "zones", "az3", "vipSubnetId"),
+                              _facts(run, "zones", "az3", "vipNetworkId"))
+    assert run.messages("ha-endpoint-member-reachability") == [
+        f"member cp-2 (10.10.3.10 on subnet {subnet}, network {island}) is not reachable from the load balancer of "
+        f"zone az3 (VIP subnet {vip_subnet}, network {cp}): the subnets are on different networks and share no "
+        f"router; attach both subnets to one router, or move the member to a subnet of network {cp}"]
+
+
+def test_a_member_address_outside_its_subnet_is_reported():
+    run = run_preview(dev_endpoint()).set_fact("members.cp-1.address", "10.10.9.10")
+    subnet = _facts(run, "members", "cp-1", "subnetId")
+    assert run.messages("ha-endpoint-member-reachability") == [
+        f"member cp-1 has address 10.10.9.10, which is not in its subnet {subnet} (10.10.2.0/24); fix "
+        f"members[].address, or set members[].subnet to the subnet that address is on"]
+
+
+def test_the_component_refuses_an_unreachable_member_before_the_pack_runs():
+    raw = dev_endpoint()
+    raw["members"][2].update(address="10.99.0.10", subnet="island-sub")
+    with pytest.raises(ConfigError, match="members\\[2\\]"):
+        run_preview(raw)
+
+
+# -- ha-endpoint-member-security-group -------------------------------------------------------------------------------
+
+def test_a_zone_vip_subnet_missing_from_the_registered_rules_is_reported():
+    run = run_preview(dev_endpoint()).remove("k8s-api-members-sg-tcp-22623-from-10.10.2.0_24")
+    assert run.messages("ha-endpoint-member-security-group") == [
+        "the members' security group k8s-api-members-sg does not admit zone az2's VIP subnet 10.10.2.0/24 on tcp "
+        "port 22623 (member port of listener 22623 and health-monitor port of listener 22623); add an ingress rule "
+        "for tcp port 22623 from 10.10.2.0/24"]
+
+
+def test_a_rule_for_the_wrong_port_is_reported():
+    run = run_preview(dev_endpoint())
+    run.set("k8s-api-members-sg-tcp-6443-from-10.10.3.0_24", "portRangeMin", 6444.0)
+    run.set("k8s-api-members-sg-tcp-6443-from-10.10.3.0_24", "portRangeMax", 6444.0)
+    assert run.messages("ha-endpoint-member-security-group") == [
+        "the members' security group k8s-api-members-sg does not admit zone az3's VIP subnet 10.10.3.0/24 on tcp "
+        "port 6443 (member port of listener 6443 and health-monitor port of listener 6443); add an ingress rule for "
+        "tcp port 6443 from 10.10.3.0/24"]
+
+
+# -- ha-endpoint-production-listener-cidrs ---------------------------------------------------------------------------
+
+def _production_endpoint():
+    raw = dev_endpoint()
+    raw["tags"] = ["production"]
+    raw["allowedCidrs"] = ["192.0.2.0/24"]
+    return raw
+
+
+def test_a_restricted_production_endpoint_passes():
+    assert run_preview(_production_endpoint()).violations() == []
+
+
+def test_a_production_endpoint_open_to_everyone_is_reported():
+    raw = _production_endpoint()
+    raw["allowedCidrs"] = ["0.0.0.0/0"]
+    messages = run_preview(raw).messages("ha-endpoint-production-listener-cidrs")
+    reason = "in a production stack (load balancers tagged 'production')"
+    fix = "set allowedCidrs to the client networks that need the endpoint"
+    listeners = [f"listener k8s-api-{az}-{port}-listener admits 0.0.0.0/0 {reason}; {fix}"
+                 for az in ("az1", "az2", "az3") for port in (6443, 22623)]
+    rules = [f"security group rule k8s-api-vip-sg-tcp-{port}-from-0.0.0.0_0 opens the endpoint's VIPs to 0.0.0.0/0 "
+             f"{reason}; {fix}" for port in (22623, 6443)]
+    assert sorted(messages) == sorted(listeners + rules)
+
+
+def test_one_open_production_listener_is_reported():
+    run = run_preview(_production_endpoint()).set("k8s-api-az2-6443-listener", "allowedCidrs", ["0.0.0.0/0"])
+    assert run.messages("ha-endpoint-production-listener-cidrs") == [
+        "listener k8s-api-az2-6443-listener admits 0.0.0.0/0 in a production stack (load balancers tagged "
+        "'production'); set allowedCidrs to the client networks that need the endpoint"]
+
+
+# -- ha-endpoint-pool-health-monitor ---------------------------------------------------------------------------------
+
+def test_a_listener_without_monitor_leaves_its_pools_unmonitored():
+    raw = dev_endpoint()
+    raw["listeners"][1]["monitor"] = None
+    assert run_preview(raw).messages("ha-endpoint-pool-health-monitor") == [
+        f"pool k8s-api-{az}-22623-pool has no health monitor, so Octavia cannot take a dead member out of rotation "
+        f"and members never go ONLINE; give its listener a monitor (listeners[].monitor, e.g. type TCP)"
+        for az in ("az1", "az2", "az3")]
+
+
+# -- ha-endpoint-dns-ttl ---------------------------------------------------------------------------------------------
+
+def test_a_long_ttl_is_reported_on_every_record_set():
+    raw = dev_endpoint()
+    raw["dns"]["ttl"] = 300
+    assert sorted(run_preview(raw).messages("ha-endpoint-dns-ttl")) == sorted(
+        f"record set {name} has a TTL of 300 s, above the 60 s maximum: resolvers would keep a failed zone's address "
+        f"that long; set dns.ttl to 60 or less"
+        for name in ("k8s-api-dns", "k8s-api-az1-dns", "k8s-api-az2-dns", "k8s-api-az3-dns"))
+
+
+# -- ha-endpoint-dns-records -----------------------------------------------------------------------------------------
+
+def test_a_zone_address_left_out_of_the_record_is_reported():
+    run = run_preview(dev_endpoint()).drop_dependency("k8s-api-dns", "k8s-api-az2-fip-assoc")
+    assert run.messages("ha-endpoint-dns-records") == [
+        "record set k8s-api-dns does not take zone az2's address: its records depend on no floating IP or load "
+        "balancer of zone az2; publish that zone's address (its floating IP, or its VIP for an internal endpoint) "
+        "in it"]
+
+
+def test_another_zones_address_in_a_per_zone_record_is_reported():
+    run = run_preview(dev_endpoint())
+    run.named("k8s-api-az1-dns").property_dependencies["records"].append(run.named("k8s-api-az2-fip-assoc").urn)
+    assert run.messages("ha-endpoint-dns-records") == [
+        "record set k8s-api-az1-dns takes an address from zone az2, which it must not publish (it publishes az1); "
+        "remove that address"]
+
+
+def test_known_records_that_miss_a_zone_are_reported_after_allocation():
+    run = run_preview(dev_endpoint(), preview=False)
+    records = run.named("k8s-api-dns").inputs["records"]
+    run.set("k8s-api-dns", "records", records[:2])
+    assert run.messages("ha-endpoint-dns-records") == [
+        f"record set k8s-api-dns lists 2 address(es) ({records[0]}, {records[1]}) for 3 published zone(s) (az1, az2, "
+        f"az3); it must list exactly one address per published zone"]
+
+
+def test_a_brought_floating_ip_missing_from_known_records_is_reported():
+    run = run_preview(byo_endpoint(), preview=False)
+    assert run.named("k8s-api-az3-dns").inputs["records"] == ["172.24.4.50"]
+    run.set("k8s-api-az3-dns", "records", ["172.24.4.51"])
+    assert run.messages("ha-endpoint-dns-records") == [
+        "record set k8s-api-az3-dns does not list 172.24.4.50, the published address of zone az3; add it",
+        "record set k8s-api-az3-dns lists 172.24.4.51, which is not the published address of any of its zones (az3); "
+        "remove it"]
+
+
+# -- ha-endpoint-dns-readiness-gate ----------------------------------------------------------------------------------
+
+def test_a_record_that_does_not_wait_for_a_zones_readiness_is_reported():
+    run = run_preview(dev_endpoint()).drop_dependency("k8s-api-dns", "k8s-api-az2-ready")
+    assert run.messages("ha-endpoint-dns-readiness-gate") == [
+        "record set k8s-api-dns does not depend on k8s-api-az2-ready: under publish when-ready zone az2's address "
+        "could be published before its members are ready; make the record set wait for that readiness resource"]
+
+
+def test_a_missing_readiness_resource_is_reported():
+    run = run_preview(dev_endpoint()).remove("k8s-api-az1-ready")
+    assert run.messages("ha-endpoint-dns-readiness-gate") == [
+        "zone az1 of endpoint k8s-api has no readiness resource k8s-api-az1-ready; under publish when-ready its "
+        "address may only be published once its members are ready"]
+
+
+# -- ha-endpoint-ovn-provider-constraints ----------------------------------------------------------------------------
+
+def _ovn_endpoint():
+    raw = dev_endpoint()
+    raw["provider"] = "ovn"
+    raw["listeners"][0]["monitor"] = {"type": "TCP"}
+    return raw
+
+
+def test_an_ovn_endpoint_passes():
+    assert run_preview(_ovn_endpoint()).violations() == []
+
+
+def test_an_ovn_pool_with_round_robin_is_reported():
+    run = run_preview(_ovn_endpoint()).set("k8s-api-az2-6443-pool", "lbMethod", "ROUND_ROBIN")
+    assert run.messages("ha-endpoint-ovn-provider-constraints") == [
+        "pool k8s-api-az2-6443-pool balances with ROUND_ROBIN, but the ovn provider supports SOURCE_IP_PORT only; "
+        "set lbMethod: SOURCE_IP_PORT (or remove it)"]
+
+
+def test_an_ovn_http_monitor_is_reported():
+    run = run_preview(_ovn_endpoint()).set("k8s-api-az1-22623-monitor", "type", "HTTP")
+    assert run.messages("ha-endpoint-ovn-provider-constraints") == [
+        "health monitor k8s-api-az1-22623-monitor is of type HTTP, which the ovn provider does not have; use one of "
+        "TCP, UDP-CONNECT, SCTP"]
