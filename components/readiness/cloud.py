@@ -8,8 +8,9 @@ API cost: :meth:`OctaviaStatusSource.fetch_pool` is one ``GET /v2/lbaas/pools/{p
 follows ``members_links`` only when Octavia paginates (more members than its ``pagination_max_limit``, 1000 by
 default), so a poll costs one call per pool whatever the number of members.
 
-Error categories (:func:`classify`): 401 -> re-authenticate; 408, 409 (PENDING_* objects are immutable), 429, 5xx,
-connection failures and timeouts -> transient, retried; anything else (403, 404, 400, configuration) -> terminal.
+Error categories (:func:`classify`): 401, and any 4xx raised by keystoneauth while authenticating -> re-authenticate;
+408, 409 (PENDING_* objects are immutable), 429, 5xx, connection failures and timeouts -> transient, retried;
+anything else (403, 404, 400 from a service, configuration) -> terminal.
 """
 
 from __future__ import annotations
@@ -60,7 +61,11 @@ def http_status(exc: BaseException) -> Optional[int]:
 def classify(exc: BaseException) -> Category:
     """The category of an exception raised by openstacksdk, keystoneauth or requests."""
     status = http_status(exc)
-    if status == 401 or isinstance(exc, (ks_exc.Unauthorized, ks_exc.AuthorizationFailure)):
+    if isinstance(exc, ks_exc.HttpError) and status is not None and status < 500:
+        # openstacksdk turns service responses into its own exceptions: a keystoneauth HTTP error comes from
+        # authenticating (e.g. 404 "Failed to validate token" when re-authenticating with an expired token).
+        return Category.TRANSIENT if status in TRANSIENT_HTTP_STATUSES else Category.AUTH
+    if status == 401 or isinstance(exc, ks_exc.AuthorizationFailure):
         return Category.AUTH
     if status is not None:
         if status in TRANSIENT_HTTP_STATUSES or status >= 500:

@@ -128,6 +128,8 @@ def test_reauth_builds_a_new_connection(monkeypatch):
     (ks_exc.ConnectTimeout("slow"), Category.TRANSIENT),
     (ks_exc.ServiceUnavailable(), Category.TRANSIENT),
     (ks_exc.Unauthorized(), Category.AUTH),
+    (ks_exc.NotFound(), Category.AUTH),  # keystone: "Failed to validate token" while re-authenticating
+    (ks_exc.Conflict(), Category.TRANSIENT),
     (ks_exc.SSLError("bad cert"), Category.TERMINAL),
     (requests.ConnectionError("reset"), Category.TRANSIENT),
     (requests.ReadTimeout("read"), Category.TRANSIENT),
