@@ -212,6 +212,7 @@ def octavia(p: Paths, s: dict) -> None:
             'image_driver': 'image_noop_driver',
             'loadbalancer_topology': 'SINGLE',
             'amp_boot_network_list': '',
+            'client_ca': odir / 'ca.pem',
         },
         'certificates': {
             'cert_generator': 'local_cert_generator',

@@ -297,6 +297,21 @@ def cmd_down(p: Paths, args) -> int:
     return 0
 
 
+def cmd_restart(p: Paths, args) -> int:
+    """Stop the named services (all if none), then up: rewrites configuration, starts what is missing."""
+    svcs = services.table(p)
+    for name in args.services or list(svcs):
+        if name not in svcs:
+            print(f'unknown service {name}; one of: {", ".join(svcs)}')
+            return 2
+    if args.services:
+        for name in args.services:
+            procs.stop(p.pidfile(name), svcs[name].marker, timeout=8)
+    else:
+        cmd_down(p, args)
+    return cmd_up(p, args)
+
+
 def status_rows(p: Paths) -> list:
     rows = []
     for name, svc in services.table(p).items():
@@ -339,11 +354,13 @@ def cmd_reset(p: Paths, args) -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog='localcloud')
-    ap.add_argument('command', choices=('up', 'down', 'status', 'reset'))
+    ap.add_argument('command', choices=('up', 'down', 'status', 'reset', 'restart'))
+    ap.add_argument('services', nargs='*', help='restart: the services to restart (default: all)')
     ap.add_argument('--json', action='store_true', help='status as JSON')
     args = ap.parse_args(argv)
     p = Paths()
-    return {'up': cmd_up, 'down': cmd_down, 'status': cmd_status, 'reset': cmd_reset}[args.command](p, args)
+    cmds = {'up': cmd_up, 'down': cmd_down, 'status': cmd_status, 'reset': cmd_reset, 'restart': cmd_restart}
+    return cmds[args.command](p, args)
 
 
 if __name__ == '__main__':

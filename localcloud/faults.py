@@ -1,0 +1,217 @@
+"""Fault injection for the local cloud: a Python API for tests and the ``localcloud/fault`` CLI.
+
+Standard library only (importable from the project venv). Member faults are overrides in
+``<state>/faults.json`` that the heartbeat daemon reads on its next tick (0.5 s); the health
+manager then sets the member's operating_status:
+
+    DOWN  -> ERROR (pool and LB DEGRADED; pool ERROR when every member is DOWN)
+    DRAIN -> DRAINING
+    MAINT -> OFFLINE
+
+Worker freeze/thaw SIGSTOPs/SIGCONTs the octavia-worker processes: the API still accepts
+changes, the objects stay PENDING_* and further writes get 409 until thawed. ``force_status``
+writes a provisioning_status straight into the Octavia database (the only way to get ERROR).
+"""
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from . import procs
+from .settings import Paths
+
+MEMBER_FAULTS = ('DOWN', 'DRAIN', 'MAINT')
+TABLES = {'member': 'member', 'pool': 'pool', 'listener': 'listener', 'health_monitor': 'health_monitor',
+          'load_balancer': 'load_balancer', 'l7policy': 'l7policy', 'l7rule': 'l7rule'}
+
+
+class Faults:
+    def __init__(self, state: str | os.PathLike | None = None):
+        self.paths = Paths(state)
+
+    # -- the override file -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _edit(self):
+        self.paths.root.mkdir(parents=True, exist_ok=True)
+        with open(self.paths.root / 'faults.lock', 'w') as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            data = self.read()
+            data.setdefault('members', {})
+            yield data
+            tmp = self.paths.faults.with_name(f'faults.{os.getpid()}.tmp')
+            tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + '\n')
+            tmp.rename(self.paths.faults)
+
+    def read(self) -> dict:
+        try:
+            return json.loads(self.paths.faults.read_text() or '{}')
+        except FileNotFoundError:
+            return {}
+
+    # -- member health ---------------------------------------------------------------------------
+    def member(self, member_id: str, status: str) -> None:
+        status = status.upper()
+        if status not in MEMBER_FAULTS:
+            raise ValueError(f'member fault must be one of {MEMBER_FAULTS}, not {status!r}')
+        with self._edit() as data:
+            data['members'][member_id] = status
+
+    def member_down(self, member_id: str) -> None:
+        self.member(member_id, 'DOWN')
+
+    def member_drain(self, member_id: str) -> None:
+        self.member(member_id, 'DRAIN')
+
+    def member_maint(self, member_id: str) -> None:
+        self.member(member_id, 'MAINT')
+
+    def member_clear(self, member_id: str | None = None) -> None:
+        """Clear one member's override, or every member's when member_id is None."""
+        with self._edit() as data:
+            if member_id is None:
+                data['members'] = {}
+            else:
+                data['members'].pop(member_id, None)
+
+    def heartbeat_pause(self) -> None:
+        """Stop sending heartbeats (statuses freeze where they are; no failover is triggered)."""
+        with self._edit() as data:
+            data['paused'] = True
+
+    def heartbeat_resume(self) -> None:
+        with self._edit() as data:
+            data['paused'] = False
+
+    def clear_all(self) -> None:
+        """Every member override cleared, heartbeats on, worker thawed."""
+        with self._edit() as data:
+            data.clear()
+            data['members'] = {}
+        self.worker_thaw()
+
+    # -- the Octavia worker ----------------------------------------------------------------------
+    def _worker_pids(self) -> list[int]:
+        pid = procs.alive(self.paths.pidfile('octavia-worker'), 'octavia-worker')
+        if not pid:
+            raise RuntimeError('octavia-worker is not running (localcloud/up)')
+        return procs.group_pids(pid)
+
+    def worker_freeze(self) -> None:
+        for pid in self._worker_pids():
+            os.kill(pid, signal.SIGSTOP)
+
+    def worker_thaw(self) -> None:
+        try:
+            pids = self._worker_pids()
+        except RuntimeError:
+            return
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+    def worker_frozen(self) -> bool:
+        states = [procs._state(p) for p in self._worker_pids()]
+        return bool(states) and all(s == 'T' for s in states)
+
+    @contextlib.contextmanager
+    def frozen_worker(self):
+        self.worker_freeze()
+        try:
+            yield self
+        finally:
+            self.worker_thaw()
+
+    # -- database writes -------------------------------------------------------------------------
+    def sql(self, statement: str, db: str = 'octavia') -> str:
+        argv = ['mariadb', f'--defaults-file={self.paths.conf("my.cnf")}', '-uroot', '-N', '-B', '-e',
+                statement, db]
+        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+
+    def force_status(self, object_id: str, status: str = 'ERROR', kind: str | None = None) -> str:
+        """Set provisioning_status of an Octavia object (kind guessed when None). Returns the kind."""
+        if not _is_uuid(object_id):
+            raise ValueError(f'not an object id: {object_id!r}')
+        status = status.upper()
+        if status not in ('ERROR', 'ACTIVE', 'PENDING_CREATE', 'PENDING_UPDATE', 'PENDING_DELETE', 'DELETED'):
+            raise ValueError(f'unknown provisioning_status {status!r}')
+        kinds = [kind] if kind else list(TABLES)
+        for k in kinds:
+            out = self.sql(f"UPDATE {TABLES[k]} SET provisioning_status='{status}' WHERE id='{object_id}'; "
+                           f"SELECT ROW_COUNT();")
+            if out.strip() not in ('', '0'):
+                return k
+        raise LookupError(f'no Octavia {kind or "object"} with id {object_id}')
+
+    def force_error(self, object_id: str, kind: str | None = None) -> str:
+        return self.force_status(object_id, 'ERROR', kind)
+
+
+def _is_uuid(value: str) -> bool:
+    import uuid
+    try:
+        uuid.UUID(value)
+        return True
+    except ValueError:
+        return False
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog='localcloud/fault', description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    for name in ('member-down', 'member-drain', 'member-maint'):
+        sub.add_parser(name, help=f'report the member {name[7:].upper()} in heartbeats').add_argument('member_id')
+    sub.add_parser('member-clear', help='remove a member override (all with --all)').add_argument(
+        'member_id', nargs='?')
+    for name, text in (('worker-freeze', 'SIGSTOP octavia-worker (changes stay PENDING_*, writes get 409)'),
+                       ('worker-thaw', 'SIGCONT octavia-worker'),
+                       ('heartbeat-pause', 'stop sending amphora heartbeats'),
+                       ('heartbeat-resume', 'send amphora heartbeats again'),
+                       ('clear', 'clear every fault (member overrides, pause, frozen worker)'),
+                       ('list', 'print the current overrides')):
+        sub.add_parser(name, help=text)
+    fe = sub.add_parser('force-error', help='set an Octavia object\'s provisioning_status to ERROR (DB write)')
+    fe.add_argument('object_id')
+    fe.add_argument('--kind', choices=list(TABLES))
+    fs = sub.add_parser('force-status', help='set an Octavia object\'s provisioning_status (DB write)')
+    fs.add_argument('object_id')
+    fs.add_argument('status')
+    fs.add_argument('--kind', choices=list(TABLES))
+    args = ap.parse_args(argv)
+    f = Faults()
+    c = args.cmd
+    if c in ('member-down', 'member-drain', 'member-maint'):
+        f.member(args.member_id, c.split('-')[1].upper())
+    elif c == 'member-clear':
+        f.member_clear(args.member_id)
+    elif c == 'worker-freeze':
+        f.worker_freeze()
+    elif c == 'worker-thaw':
+        f.worker_thaw()
+    elif c == 'heartbeat-pause':
+        f.heartbeat_pause()
+    elif c == 'heartbeat-resume':
+        f.heartbeat_resume()
+    elif c == 'clear':
+        f.clear_all()
+    elif c == 'force-error':
+        print(f'{f.force_error(args.object_id, args.kind)} {args.object_id}: ERROR')
+    elif c == 'force-status':
+        print(f'{f.force_status(args.object_id, args.status, args.kind)} {args.object_id}: {args.status.upper()}')
+    if c != 'force-error' and c != 'force-status':
+        print(json.dumps({**f.read(), 'worker_frozen': _safe(f.worker_frozen)}, sort_keys=True))
+    return 0
+
+
+def _safe(fn):
+    try:
+        return fn()
+    except Exception:
+        return None
+
+
+if __name__ == '__main__':
+    sys.exit(main())
