@@ -34,6 +34,13 @@ CONFIG: dict[str, dict[str, Any]] = {
 
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
+    pattern = config.get("productionStackPattern")
+    if pattern:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            return [Violation(f"productionStackPattern '{pattern}' is not a regular expression ({error}); fix the "
+                              f"policy configuration of {NAME}")]
     for endpoint in endpoints(resources):
         reason = _production_reason(endpoint, config)
         if reason is None:
@@ -72,12 +79,8 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
 def _production_reason(endpoint: Any, config: dict[str, Any]) -> Optional[str]:
     pattern = config.get("productionStackPattern")
     stack = stack_name(endpoint.resource.urn)
-    if pattern and stack:
-        try:
-            if re.search(pattern, stack):
-                return f"stack '{stack}' matches productionStackPattern '{pattern}'"
-        except re.error:
-            return None
+    if pattern and stack and re.search(pattern, stack):
+        return f"stack '{stack}' matches productionStackPattern '{pattern}'"
     tag = config.get("productionTag")
     if tag:
         tagged = tag in (endpoint.facts.tags if isinstance(endpoint.facts.tags, list) else [])

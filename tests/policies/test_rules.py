@@ -293,6 +293,12 @@ def test_the_production_stack_pattern_is_configurable():
         "productionStackPattern '^live$'); set allowedCidrs to the client networks that need the endpoint")
 
 
+def test_an_invalid_production_pattern_is_reported():
+    assert run_rule(production_listeners, dev_stack().resources, {"productionStackPattern": "prod("}) == [
+        "productionStackPattern 'prod(' is not a regular expression (missing ), unterminated subpattern at position "
+        "4); fix the policy configuration of ha-endpoint-production-listener-cidrs"]
+
+
 # -- ha-endpoint-pool-health-monitor ---------------------------------------------------------------------------------
 
 def test_a_pool_without_a_monitor_is_reported():
