@@ -31,12 +31,16 @@ case "${1:-}" in
 esac
 
 report() {
-    # Sizes of what is in the cache, and the cold timings recorded when it was built.
+    # Sizes of what is in the cache; with --info also the timings recorded when it was built.
     echo "engine: bin dir $OUT/bin"
     (cd "$OUT/bin" && for f in *; do
-        printf '  %-34s %8.1f MiB\n' "$f" "$(awk -v b="$(stat -c %s "$f")" 'BEGIN{print b/1048576}')"
+        printf '  %-32s %s\n' "$f" "$(awk -v b="$(stat -c %s "$f")" \
+            'BEGIN{ if (b >= 1048576) printf "%.1f MiB", b/1048576; else printf "%.1f KiB", b/1024 }')"
     done)
-    if [ -f "$OUT/BUILD_INFO" ]; then sed 's/^/  /' "$OUT/BUILD_INFO"; fi
+    if [ "${1:-}" = --info ] && [ -f "$OUT/BUILD_INFO" ]; then
+        echo "engine: recorded at build time:"
+        sed 's/^/  /' "$OUT/BUILD_INFO"
+    fi
 }
 
 if [ "$mode" = bindir ]; then
@@ -48,7 +52,7 @@ fi
 t_start=$(date +%s.%N)
 if [ "$mode" != force ] && [ -f "$OUT/.complete" ]; then
     echo "engine: reusing cached build $KEY (nothing to do; $(awk -v s="$t_start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.2f", e-s}') s)"
-    report
+    report --info
     exit 0
 fi
 
@@ -57,7 +61,7 @@ exec 9>"$CACHE_ROOT/engine/.lock"
 flock 9   # one build at a time per cache (CI jobs, make targets running in parallel)
 if [ "$mode" != force ] && [ -f "$OUT/.complete" ]; then
     echo "engine: reusing cached build $KEY (built by a concurrent run)"
-    report
+    report --info
     exit 0
 fi
 
@@ -70,7 +74,8 @@ info() { echo "$*" | tee -a "$TMP/BUILD_INFO"; }
 elapsed() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}'; }
 
 echo "engine: building key $KEY into $OUT ($(go version | cut -d' ' -f3), -p $GO_P)"
-info "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), $(nproc) cores, $(go version | cut -d' ' -f3)"
+info "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), $(nproc) cores, $(go version | cut -d' ' -f3)," \
+    "GOMODCACHE $(du -sh "$(go env GOMODCACHE)" 2>/dev/null | cut -f1 || echo 0) / GOCACHE $(du -sh "$(go env GOCACHE)" 2>/dev/null | cut -f1 || echo 0) before"
 
 # 1. Pulumi CLI, version from engine/cli/go.mod.
 CLI_VERSION=$(cd "$ENGINE_DIR/cli" && go list -m -f '{{.Version}}' github.com/pulumi/pulumi/pkg/v3)
