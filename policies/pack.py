@@ -42,6 +42,7 @@ def _resource_policy(rule: ModuleType) -> ResourceValidationPolicy:
 def _common(rule: ModuleType) -> dict[str, Any]:
     return {
         "enforcement_level": EnforcementLevel(rule.ENFORCEMENT),
+        "display_name": rule.NAME.replace("ha-endpoint-", "").replace("-", " ").capitalize(),
         "severity": Severity(rule.SEVERITY),
         "config_schema": PolicyConfigSchema(properties=dict(rule.CONFIG)) if rule.CONFIG else None,
         "remediation_steps": (rule.__doc__ or "").strip() or None,

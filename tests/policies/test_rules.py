@@ -8,13 +8,13 @@ from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, unkn
 
 from policies import observed
 from policies.rules import (
-    dns_readiness, dns_records, dns_ttl, member_reachability, member_security_group, member_zones, min_zones,
+    declared_facts, dns_readiness, dns_records, dns_ttl, member_reachability, member_security_group, member_zones, min_zones,
     ovn_constraints, pool_health_monitor, production_listeners, zone_placement,
 )
 from policy_runner import run_pack, run_rule
 from policy_synthetic import dev_facts, dev_stack
 
-ALL = (min_zones, zone_placement, member_zones, member_reachability, member_security_group, production_listeners,
+ALL = (declared_facts, min_zones, zone_placement, member_zones, member_reachability, member_security_group, production_listeners,
        pool_health_monitor, dns_ttl, dns_records, dns_readiness, ovn_constraints)
 
 
@@ -525,3 +525,22 @@ def test_outputs_without_facts_and_no_inputs_seen_are_gaps():
     _endpoint_outputs_only(stack)
     assert run_rule(zone_placement, stack.resources) == [_gap("zones", "the zones and their VIP subnets")]
     assert observed.inputs(stack.named("k8s-api").urn) is None
+
+
+# -- ha-endpoint-declared-facts --------------------------------------------------------------------------------------
+
+def test_each_missing_fact_is_named_on_the_endpoint():
+    facts = dev_facts()
+    del facts["zones"]["az2"]["routerIds"]
+    facts["members"][0]["networkId"] = UNKNOWN_STRING_VALUE
+    assert run_rule(declared_facts, dev_stack(facts).resources) == [
+        _gap("zones.az2.routerIds", "the routers of zone az2's VIP subnet"),
+        _gap("members.cp-0.networkId", "the network of member cp-0")]
+
+
+def test_declared_facts_feed_the_stack_policies_even_with_the_other_resource_policies_disabled():
+    stack = dev_stack()
+    endpoint, inputs = _endpoint_outputs_only(stack)
+    found = run_pack(stack.resources, {"ha-endpoint-dns-ttl": "disabled"},
+                     inputs={endpoint.urn: unknown_checking_proxy(inputs)})
+    assert found == []
