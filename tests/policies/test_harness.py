@@ -11,7 +11,7 @@ from components.errors import ConfigError
 from policy_harness import run_preview
 from policy_runner import run_pack
 from tests.mocks.cloud import FakeCloud
-from tests.mocks.configs import byo_endpoint, dev_endpoint, internal_endpoint
+from tests.mocks.configs import byo_endpoint, dev_endpoint, internal_endpoint, sized_endpoint
 
 
 def _facts(run, *path):
@@ -28,6 +28,18 @@ def _facts(run, *path):
                          ids=["dev", "byo-floating-ip", "internal"])
 def test_the_programs_endpoints_pass_the_pack(endpoint, preview):
     assert run_preview(endpoint(), preview=preview).violations() == []
+
+
+@pytest.mark.parametrize("zones, members, listeners, placement", [
+    (2, 1, 1, "own-zone"), (4, 2, 3, "all-zones"), (5, 1, 2, "own-zone")])
+def test_generated_endpoints_pass_the_pack(zones, members, listeners, placement):
+    raw = sized_endpoint(zones, members, listeners, placement)
+    run = run_preview(raw, FakeCloud.topology(preview=True, zones=zones))
+    assert run.violations() == []
+    assert run.messages("ha-endpoint-min-zones", {"ha-endpoint-min-zones": {"minZones": zones + 1}}) == [
+        f"endpoint bench's load balancers span {zones} distinct availability zone(s) "
+        f"({', '.join(f'az{n}' for n in range(1, zones + 1))}); at least {zones + 1} are required: add zones, each "
+        f"in its own AZ with its own subnet"]
 
 
 def test_bootstrap_publication_passes_the_pack():
