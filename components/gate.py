@@ -40,8 +40,9 @@ class ZoneGate:
 
 def zone_gate(zone: ZonePlan, plan: EndpointPlan, readiness: dict, lb: pulumi.CustomResource, pools: dict,
               monitors: dict, members: dict, parent: pulumi.Resource) -> ZoneGate:
-    """The gate of one zone; ``readiness`` holds ``require``, ``timeout_seconds``, ``poll_interval_seconds``."""
-    member_resources = [member for by_name in members.values() for member in by_name.values()]
+    """The gate of one zone; ``readiness`` holds ``require``, ``timeout_seconds``, ``poll_interval_seconds``.
+
+    The gate depends on every member through its ``pools`` input (their ids) and on the monitors explicitly."""
     bootstrap = plan.publish == "bootstrap"
     require = "provisioned" if bootstrap else readiness["require"]
     spec = {
@@ -55,7 +56,7 @@ def zone_gate(zone: ZonePlan, plan: EndpointPlan, readiness: dict, lb: pulumi.Cu
     gate = MemberReadiness(
         zone.readiness_name, loadbalancer_id=lb.id, pools=spec, require=require,
         timeout_seconds=readiness["timeout_seconds"], poll_interval_seconds=readiness["poll_interval_seconds"],
-        opts=pulumi.ResourceOptions(parent=parent, depends_on=[*member_resources, *monitors.values()]))
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=list(monitors.values())))
     if bootstrap:
         return ZoneGate(lb.id.apply(lambda _: True), lb, gate, "bootstrap: load balancer ACTIVE")
     return ZoneGate(gate.ready, gate, gate, f"members {require}")

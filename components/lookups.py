@@ -76,11 +76,12 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT) -> CloudFac
     """Resolve every subnet, the floating network, the brought floating IPs and the DNS zone of ``args``."""
     problems: list[Problem] = []
     subnets: dict[str, SubnetFacts] = {}
+    routers = _RouterPorts()
     for ref, path in _subnet_refs(args, root):
         if ref in subnets:
             continue
         facts = _attempt(problems, path, f"subnet '{ref}'", "give the name or id of an existing "
-                         "subnet (openstack subnet list)", lambda ref=ref: _subnet(ref))
+                         "subnet (openstack subnet list)", lambda ref=ref: _subnet(ref, routers))
         if facts is not None:
             subnets[ref] = facts
     network_id = network_name = None
@@ -141,25 +142,32 @@ def _attempt(problems: list[Problem], path: str, subject: str, fix: str, lookup:
         return None
 
 
-def _subnet(ref: str) -> SubnetFacts:
+def _subnet(ref: str, routers: "_RouterPorts") -> SubnetFacts:
     found = openstack.networking.get_subnet(subnet_id=ref) if _UUID.match(ref) else \
         openstack.networking.get_subnet(name=ref)
     cidr = str(ipaddress.ip_network(found.cidr, strict=False))
     return SubnetFacts(ref=ref, id=found.id, name=found.name or ref, cidr=cidr, network_id=found.network_id,
                        ip_version=int(found.ip_version or ipaddress.ip_network(cidr).version),
-                       gateway_ip=found.gateway_ip or None, router_ids=_router_ids(found.network_id, cidr))
+                       gateway_ip=found.gateway_ip or None, router_ids=routers.on(found.network_id, cidr))
 
 
-def _router_ids(network_id: str, cidr: str) -> tuple[str, ...]:
-    """Routers with an interface on the subnet: router-owned ports of its network with an address in its CIDR."""
-    network = ipaddress.ip_network(cidr, strict=False)
-    routers: set[str] = set()
-    for owner in ROUTER_PORT_OWNERS:
-        for port_id in openstack.networking.get_port_ids(network_id=network_id, device_owner=owner).ids or []:
-            port = openstack.networking.get_port(port_id=port_id)
-            if port.device_id and any(ipaddress.ip_address(ip) in network for ip in port.all_fixed_ips or []):
-                routers.add(port.device_id)
-    return tuple(sorted(routers))
+class _RouterPorts:
+    """Router interfaces per network, looked up once per network (several subnets often share one)."""
+
+    def __init__(self) -> None:
+        self._ports: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+
+    def on(self, network_id: str, cidr: str) -> tuple[str, ...]:
+        """Routers with an interface on the subnet: router-owned ports of its network with an address in it."""
+        if network_id not in self._ports:
+            self._ports[network_id] = [
+                (port.device_id, tuple(port.all_fixed_ips or ()))
+                for owner in ROUTER_PORT_OWNERS
+                for port_id in openstack.networking.get_port_ids(network_id=network_id, device_owner=owner).ids or []
+                for port in [openstack.networking.get_port(port_id=port_id)] if port.device_id]
+        network = ipaddress.ip_network(cidr, strict=False)
+        return tuple(sorted({router for router, addresses in self._ports[network_id]
+                             if any(ipaddress.ip_address(address) in network for address in addresses)}))
 
 
 def _network(ref: str) -> tuple[str, str]:

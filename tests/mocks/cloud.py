@@ -76,6 +76,7 @@ class FakeCloud(pulumi.runtime.Mocks):
         self.fip_pools: dict[str, list[str]] = {}
         self.dns_zones: dict[str, str] = {}
         self.objects: dict[str, dict[str, dict]] = {}  # resource kind -> id -> state
+        self.pool_members: dict[str, set] = {}  # pool id -> {(address, port)}
         self.registrations: list[dict] = []
         self.calls: list[tuple[str, dict]] = []
         self.deleted: list[tuple[str, str]] = []

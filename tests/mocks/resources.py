@@ -99,10 +99,10 @@ def member(cloud, name: str, inputs: dict) -> dict:
     if subnet is not None and known(address) and ipaddress.ip_address(address) not in subnet.net:
         raise CloudError(f"member {name}: address {address} is not in subnet {subnet.name} ({subnet.cidr})")
     if known(inputs.get("poolId")) and not cloud.preview:
-        for other in cloud.kind(MEMBER).values():
-            if other["poolId"] == inputs["poolId"] and (other["address"], other["protocolPort"]) == \
-                    (address, inputs.get("protocolPort")):
-                raise CloudError(f"member {name}: {address}:{inputs.get('protocolPort')} is already in the pool")
+        endpoints = cloud.pool_members.setdefault(inputs["poolId"], set())
+        if (address, inputs.get("protocolPort")) in endpoints:
+            raise CloudError(f"member {name}: {address}:{inputs.get('protocolPort')} is already in the pool")
+        endpoints.add((address, inputs.get("protocolPort")))
     return {"operatingStatus": "ONLINE", "provisioningStatus": "ACTIVE"}
 
 
