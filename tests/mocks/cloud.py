@@ -67,6 +67,7 @@ class FakeCloud(pulumi.runtime.Mocks):
                  providers: tuple[str, ...] = ("amphora", "ovn")):
         self.preview = preview
         self.azs, self.providers = set(azs), set(providers)
+        self.unready_azs: set[str] = set()  # zones whose readiness gate answers ready=False
         self.lock = threading.RLock()
         self.counter = 0
         self.networks: dict[str, dict] = {}

@@ -185,7 +185,8 @@ def recordset(cloud, name: str, inputs: dict) -> dict:
 
 
 def readiness(cloud, name: str, inputs: dict) -> dict:
-    """The readiness dynamic resource: ready once every member it waits for exists."""
+    """The readiness dynamic resource: ready once every member it waits for exists (and its AZ is not listed in
+    ``cloud.unready_azs``, which tests use to hold a zone back)."""
     if "pools" not in inputs:  # a MemberDrain: nothing to answer before a delete
         return {}
     pools = inputs.get("pools") or {}
@@ -195,7 +196,8 @@ def readiness(cloud, name: str, inputs: dict) -> dict:
     ready = all(member_id in members for spec in pools.values() for member_id in spec.get("member_ids", []))
     if cloud.preview:
         return {}
-    return {"ready": ready}
+    lb = cloud.kind(LB).get(inputs.get("loadbalancer_id"), {})
+    return {"ready": ready and lb.get("availabilityZone") not in cloud.unready_azs}
 
 
 LB = "openstack:loadbalancer/loadBalancer:LoadBalancer"

@@ -1,0 +1,77 @@
+"""The readiness seam: DNS gets a zone's address only when its gate says the zone is ready."""
+
+from __future__ import annotations
+
+import pytest
+
+from components import contract
+from components.dns import NothingToPublish, published_addresses
+from tests.mocks import FakeCloud, run_component
+from tests.mocks.configs import dev_endpoint, internal_endpoint
+
+
+def test_published_addresses_are_the_ready_zones_addresses_sorted():
+    assert published_addresses([("172.24.4.9", True), ("172.24.4.10", False), (None, True), ("10.0.0.5", True)]) \
+        == ["10.0.0.5", "172.24.4.9"]
+
+
+def test_a_zone_that_is_not_ready_is_left_out_of_dns():
+    cloud = FakeCloud.dev()
+    cloud.unready_azs.add("az2")
+    raw = dev_endpoint()
+    raw["dns"]["perZoneRecords"] = False
+    run = run_component(raw, cloud, preview=False)
+    zones = run.outputs["zones"]
+    assert (zones["az2"]["ready"], zones["az2"]["published"]) == (False, False)
+    assert run.outputs["addresses"] == sorted([zones["az1"]["floating_ip"], zones["az3"]["floating_ip"]])
+    assert run.named(contract.recordset_name("k8s-api"))["inputs"]["records"] == run.outputs["addresses"]
+
+
+def test_no_ready_zone_means_no_record_and_a_clear_error():
+    cloud = FakeCloud.dev()
+    cloud.unready_azs.update({"az1", "az2", "az3"})
+    with pytest.raises(NothingToPublish, match="api.example.test.: no availability zone is ready"):
+        run_component(dev_endpoint(), cloud, preview=False)
+
+
+def test_an_internal_endpoint_allocates_no_floating_ip_and_publishes_the_vips():
+    run = run_component(internal_endpoint(), FakeCloud.dev(), preview=False)
+    assert run.of_type(contract.FLOATING_IP_TYPE) == run.of_type(contract.FLOATING_IP_ASSOCIATE_TYPE) == []
+    assert run.outputs["addresses"] == sorted(zone["vip_address"] for zone in run.outputs["zones"].values())
+    assert all(zone["floating_ip"] is None for zone in run.outputs["zones"].values())
+
+
+def test_without_dns_nothing_is_published_in_designate_but_addresses_are_still_reported():
+    raw = dev_endpoint()
+    del raw["dns"]
+    run = run_component(raw, FakeCloud.dev(), preview=False)
+    assert run.of_type(contract.RECORDSET_TYPE) == []
+    assert run.outputs["fqdn"] is None and len(run.outputs["addresses"]) == 3
+
+
+def test_readiness_settings_reach_each_zones_gate():
+    raw = dev_endpoint()
+    raw["readiness"] = {"require": "provisioned", "timeoutSeconds": 120, "pollIntervalSeconds": 2}
+    run = run_component(raw, FakeCloud.dev(), preview=True)
+    for gate in run.of_type(contract.READINESS_TYPE):
+        inputs = gate["inputs"]
+        assert (inputs["require"], inputs["timeout_seconds"], inputs["poll_interval_seconds"]) == ("provisioned", 120, 2)
+        assert set(inputs["pools"]) == {contract.pool_name("k8s-api", gate["name"].split("-")[-2], port)
+                                        for port in (6443, 22623)}
+
+
+def test_members_get_a_drain_when_drain_seconds_is_set():
+    raw = dev_endpoint()
+    raw["readiness"] = {"drainSeconds": 30}
+    cloud = FakeCloud.dev()
+    run = run_component(raw, cloud, preview=False)
+    drains = {r["name"]: r for r in run.of_type(contract.READINESS_TYPE) if "member_id" in r["inputs"]}
+    members = run.of_type(contract.MEMBER_TYPE)
+    assert sorted(drains) == sorted(f"{m['name']}-drain" for m in members)
+    for member in members:
+        drain = drains[f"{member['name']}-drain"]["inputs"]
+        assert (drain["member_id"], drain["pool_id"], drain["drain_seconds"]) == \
+            (member["id"], member["inputs"]["poolId"], 30)
+    raw["readiness"] = {"drainSeconds": 0}
+    run = run_component(raw, FakeCloud.dev(), preview=True)
+    assert not [r for r in run.of_type(contract.READINESS_TYPE) if "member_id" in r["inputs"]]
