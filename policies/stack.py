@@ -18,7 +18,8 @@ from typing import Any, Iterable, Optional
 from components import contract
 
 from . import observed
-from .model import Facts, natural_key, plain, read_facts
+from .facts import Facts, read_facts
+from .model import natural_key, plain
 
 
 def props(resource: Any) -> dict[str, Any]:

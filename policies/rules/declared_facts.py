@@ -13,7 +13,8 @@ from typing import Any
 
 from components import contract
 
-from ..model import Violation, gap, missing, read_facts
+from ..facts import gap, read_facts
+from ..model import Violation, missing
 
 NAME = "ha-endpoint-declared-facts"
 DESCRIPTION = "The HaEndpoint declares the looked-up facts (subnets, networks, routers, ports) the pack checks."

@@ -11,7 +11,8 @@ from typing import Any
 
 from components import contract
 
-from ..model import Violation, gap, missing
+from ..facts import gap
+from ..model import Violation, missing
 from ..stack import endpoints, transitive_dependencies
 
 NAME = "ha-endpoint-dns-readiness-gate"

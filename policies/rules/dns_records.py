@@ -13,7 +13,8 @@ from typing import Any
 
 from components import contract
 
-from ..model import UNKNOWN, Violation, fully_known, gap, join
+from ..facts import gap
+from ..model import Violation, fully_known, join
 from ..stack import direct_dependencies, endpoints, props
 
 NAME = "ha-endpoint-dns-records"

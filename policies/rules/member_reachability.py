@@ -11,7 +11,8 @@ from typing import Any
 
 from components import contract
 
-from ..model import Violation, address, gap, missing, network
+from ..facts import gap
+from ..model import Violation, address, missing, network
 from ..stack import endpoints, props
 
 NAME = "ha-endpoint-member-reachability"

@@ -11,7 +11,8 @@ from typing import Any, Optional
 
 from components import contract
 
-from ..model import UNKNOWN, Violation, as_int, gap, missing, network
+from ..facts import gap
+from ..model import UNKNOWN, Violation, as_int, missing, network
 from ..stack import direct_dependencies, endpoints, props
 
 NAME = "ha-endpoint-member-security-group"

@@ -10,7 +10,8 @@ from typing import Any
 
 from components import contract
 
-from ..model import Violation, as_int, gap, join, missing
+from ..facts import gap
+from ..model import Violation, as_int, join, missing
 from ..stack import direct_dependencies, endpoints, props
 
 NAME = "ha-endpoint-member-zones"

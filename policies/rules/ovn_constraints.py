@@ -12,7 +12,8 @@ from typing import Any
 from components import contract
 from components.validation import OVN_METHOD, OVN_MONITOR_TYPES
 
-from ..model import Violation, gap, join, missing
+from ..facts import gap
+from ..model import Violation, join, missing
 from ..stack import endpoints, props
 
 NAME = "ha-endpoint-ovn-provider-constraints"

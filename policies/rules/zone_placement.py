@@ -10,7 +10,8 @@ from typing import Any
 
 from components import contract
 
-from ..model import UNKNOWN, Violation, gap, missing
+from ..facts import gap
+from ..model import UNKNOWN, Violation, missing
 from ..stack import endpoints, props
 
 NAME = "ha-endpoint-zone-placement"
