@@ -4,7 +4,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from .settings import (HOST, PORTS, REGION, SERVICE_PROJECT, SERVICE_USER, Paths, url)
+from .settings import (HOST, PORT_OFFSET, PORTS, REGION, SERVICE_PROJECT, SERVICE_USER, Paths, url)
 
 
 def _ini(sections: dict) -> str:
@@ -99,7 +99,7 @@ disk_free_limit.absolute = 50MB
 def rabbitmq_env(p: Paths) -> dict:
     return {
         'HOME': str(p.rabbit_home),
-        'RABBITMQ_NODENAME': 'localcloud@localhost',
+        'RABBITMQ_NODENAME': f'localcloud{PORT_OFFSET or ""}@localhost',
         'RABBITMQ_NODE_IP_ADDRESS': HOST,
         'RABBITMQ_NODE_PORT': str(PORTS['rabbitmq']),
         'RABBITMQ_DIST_PORT': str(PORTS['rabbitmq-dist']),
@@ -303,6 +303,7 @@ def designate(p: Paths, s: dict) -> None:
 
 def write_all(p: Paths, s: dict) -> None:
     p.makedirs()
+    (p.root / 'port-offset').write_text(f'{PORT_OFFSET}\n')
     mariadb(p)
     rabbitmq(p, s)
     keystone(p, s)

@@ -1,16 +1,20 @@
 """localcloud control: up / down / status / reset (runs on the system python, /usr/bin/python3)."""
 import argparse
+import os
+import re
 import shutil
 import subprocess
 import sys
 import threading
 import time
 import uuid
+from pathlib import Path
 
 from . import configs, procs, seed, services
-from .settings import HOST, PORTS, RPC_QUEUES, AZS, Paths, load_secrets
+from .settings import HOST, PORT_OFFSET, PORTS, RPC_QUEUES, AZS, Paths, load_secrets
 
 T0 = time.monotonic()
+SCHEMA_CACHE = Path(os.environ.get('HA_ENDPOINT_CACHE') or Path.home() / '.cache' / 'ha-endpoint') / 'localcloud-schema'
 _SAY = threading.Lock()
 
 
@@ -88,6 +92,26 @@ class Up:
             self.sql(sql)
         self.once('databases', create)
 
+    def schema(self, db: str, package: str, sync) -> None:
+        """The migrated, still empty schema of db: loaded from the schema cache (a dump keyed by the
+        package version, outside the state directory, like apt's .deb cache), else migrated and dumped."""
+        version = subprocess.run(['dpkg-query', '-W', '-f=${Version}', package], capture_output=True,
+                                 text=True).stdout.strip() or 'unknown'
+        cached = SCHEMA_CACHE / f'schema-{db}-{re.sub(r"[^A-Za-z0-9.+-]", "_", version)}.sql'
+        mycnf = f'--defaults-file={self.p.conf("my.cnf")}'
+        if cached.exists() and os.environ.get('LOCALCLOUD_SCHEMA_CACHE', '1') != '0':
+            with open(cached, 'rb') as f:
+                subprocess.run(['/usr/bin/mariadb', mycnf, '-uroot', db], stdin=f, check=True, capture_output=True)
+            say(f'schema {db}: loaded from {cached}')
+            return
+        sync()
+        SCHEMA_CACHE.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name(cached.name + f'.{os.getpid()}.tmp')
+        with open(tmp, 'wb') as f:
+            subprocess.run(['/usr/bin/mariadb-dump', mycnf, '-uroot', '--single-transaction', '--skip-dump-date',
+                            '--skip-comments', db], stdout=f, check=True)
+        tmp.rename(cached)
+
     def sql(self, statement: str, db: str = '') -> str:
         argv = ['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', '-uroot', '-N', '-B',
                 '-e', statement] + ([db] if db else [])
@@ -112,7 +136,7 @@ class Up:
         km = ['/usr/bin/keystone-manage', *conf]
 
         def schema():
-            self.run('keystone', km + ['db_sync'])
+            self.schema('keystone', 'python3-keystone', lambda: self.run('keystone', km + ['db_sync']))
             self.run('keystone', km + ['bootstrap', '--bootstrap-password', self.s['admin'],
                                        '--bootstrap-admin-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
                                        '--bootstrap-internal-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
@@ -125,12 +149,13 @@ class Up:
         say('keystone ready')
 
     def neutron(self) -> None:
-        self.once('schema-neutron', lambda: self.run('neutron', [
+        self.once('schema-neutron', lambda: self.schema('neutron', 'python3-neutron', lambda: self.run('neutron', [
             '/usr/bin/neutron-db-manage', '--config-file', str(self.p.conf('neutron.conf')),
-            '--config-file', str(self.p.conf('ml2.ini')), 'upgrade', 'heads']))
+            '--config-file', str(self.p.conf('ml2.ini')), 'upgrade', 'heads'])))
         self.once('neutron-az-agents', self.neutron_agents)
         self.ensure('neutron-server')
         self.wait_ready('neutron-server')
+        self.wait_queues(['q-plugin'])
         say('neutron ready')
 
     def neutron_agents(self) -> None:
@@ -146,8 +171,8 @@ class Up:
                  'resources_synced) VALUES ' + ','.join(rows), 'neutron')
 
     def octavia(self) -> None:
-        self.once('schema-octavia', lambda: self.run('octavia', [
-            '/usr/bin/octavia-db-manage', '--config-file', str(self.p.conf('octavia.conf')), 'upgrade', 'head']))
+        self.once('schema-octavia', lambda: self.schema('octavia', 'python3-octavia', lambda: self.run('octavia', [
+            '/usr/bin/octavia-db-manage', '--config-file', str(self.p.conf('octavia.conf')), 'upgrade', 'head'])))
         for name in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping'):
             self.ensure(name)
         self.wait_ready('octavia-api')
@@ -157,8 +182,8 @@ class Up:
 
     def designate(self) -> None:
         dconf = ['--config-file', str(self.p.conf('designate.conf'))]
-        self.once('schema-designate', lambda: self.run('designate', ['/usr/bin/designate-manage', *dconf,
-                                                                     'database', 'sync']))
+        self.once('schema-designate', lambda: self.schema('designate', 'python3-designate', lambda: self.run(
+            'designate', ['/usr/bin/designate-manage', *dconf, 'database', 'sync'])))
         for name in ('designate-central', 'designate-api', 'designate-mdns', 'designate-producer'):
             self.ensure(name)
         self.wait_queues(['central'])
@@ -263,7 +288,9 @@ def tail(path, n: int = 15) -> str:
 
 # -- commands ------------------------------------------------------------------------------------
 def cmd_up(p: Paths, args) -> int:
-    say(f'state directory {p.root}')
+    import os
+    os.environ['HA_ENDPOINT_STATE'] = str(p.root)  # the heartbeat daemon and setup commands inherit it
+    say(f'state directory {p.root}' + (f' (ports +{PORT_OFFSET})' if PORT_OFFSET else ''))
     up = Up(p)
     try:
         up.all()
@@ -318,12 +345,13 @@ def status_rows(p: Paths) -> list:
         pid = procs.alive(p.pidfile(name), svc.marker)
         pids = procs.group_pids(pid) if pid else []
         rss = procs.rss_bytes(pids)
+        pss = procs.pss_bytes(pids)
         ports = ','.join(f'{port}/{proto}' for proto, port in svc.ports) or '-'
         state = 'running' if pid else 'stopped'
         if pid and svc.ports and not all(services.port_open(pr, po) for pr, po in svc.ports):
             state = 'starting'
         rows.append({'service': name, 'state': state, 'pid': pid, 'procs': len(pids), 'ports': ports,
-                     'rss': rss})
+                     'rss': rss, 'pss': pss})
     return rows
 
 
@@ -333,12 +361,15 @@ def cmd_status(p: Paths, args) -> int:
         import json
         print(json.dumps(rows, indent=1))
     else:
-        print(f'{"service":24} {"state":8} {"pid":>7} {"procs":>5} {"ports (127.0.0.1)":22} {"RSS MiB":>8}')
+        print(f'{"service":24} {"state":8} {"pid":>7} {"procs":>5} {"ports (127.0.0.1)":22} {"RSS MiB":>8} '
+              f'{"PSS MiB":>8}')
         for r in rows:
             print(f'{r["service"]:24} {r["state"]:8} {r["pid"] or "-":>7} {r["procs"]:>5} {r["ports"]:22} '
-                  f'{r["rss"] / 2**20:8.0f}')
-        total = sum(r['rss'] for r in rows)
-        print(f'{"total":24} {"":8} {"":>7} {sum(r["procs"] for r in rows):>5} {"":22} {total / 2**20:8.0f}')
+                  f'{r["rss"] / 2**20:8.0f} {r["pss"] / 2**20:8.0f}')
+        rss, pss = sum(r['rss'] for r in rows), sum(r['pss'] for r in rows)
+        print(f'{"total":24} {"":8} {"":>7} {sum(r["procs"] for r in rows):>5} {"":22} {rss / 2**20:8.0f} '
+              f'{pss / 2**20:8.0f}')
+        print('(RSS counts pages shared by forked workers once per process; PSS splits them: the real total)')
         print(f'state: {p.root}  clouds.yaml: {p.clouds_yaml}')
     running = [r for r in rows if r['state'] == 'running']
     return 0 if len(running) == len(rows) else 3

@@ -37,6 +37,14 @@ for p in keystone neutron-common octavia-common designate-common; do
 done
 printf '%s' "$pre" | $SUDO debconf-set-selections
 
+start=$(date +%s.%N)
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends \
   -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"
+end=$(date +%s.%N)
+cache="${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}"
+mkdir -p "$cache"
+secs=$(awk "BEGIN{printf \"%.1f\", $end - $start}")
+printf '{"seconds": %s, "packages": %d, "date": "%s"}\n' "$secs" \
+  "${#missing[@]}" "$(date -u +%FT%TZ)" > "$cache/localcloud-install.json"
+echo "localcloud: packages installed in ${secs} s"

@@ -93,6 +93,20 @@ def rss_bytes(pids: list[int]) -> int:
     return total
 
 
+def pss_bytes(pids: list[int]) -> int:
+    """Proportional set size: shared pages split between their users, so totals add up."""
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f'/proc/{pid}/smaps_rollup').read_text().splitlines():
+                if line.startswith('Pss:'):
+                    total += int(line.split()[1]) * 1024
+                    break
+        except OSError:
+            pass
+    return total
+
+
 def stop(pidfile: Path, marker: str, timeout: float = 15.0) -> bool:
     """SIGTERM the group (session) we started, then SIGKILL what is left. True if something ran."""
     pid = alive(pidfile, marker)

@@ -10,7 +10,7 @@ from pathlib import Path
 HOST = '127.0.0.1'
 REGION = 'RegionOne'
 
-PORTS = {
+BASE_PORTS = {
     'mariadb': 3306,
     'rabbitmq': 5672,
     'rabbitmq-dist': 25672,
@@ -44,6 +44,21 @@ SYSTEM_PYTHON = '/usr/bin/python3'
 def state_dir() -> Path:
     default = Path(os.path.expanduser('~')) / '.cache' / 'ha-endpoint' / 'localcloud'
     return Path(os.environ.get('HA_ENDPOINT_STATE') or default)
+
+
+def port_offset(root: Path | None = None) -> int:
+    """0 for the default instance. A second instance (e.g. the benchmark's) runs with
+    LOCALCLOUD_PORT_OFFSET=N; its state directory remembers N, so HA_ENDPOINT_STATE alone finds it."""
+    if os.environ.get('LOCALCLOUD_PORT_OFFSET'):
+        return int(os.environ['LOCALCLOUD_PORT_OFFSET'])
+    try:
+        return int(((root or state_dir()) / 'port-offset').read_text())
+    except (OSError, ValueError):
+        return 0
+
+
+PORT_OFFSET = port_offset()
+PORTS = {name: port + PORT_OFFSET for name, port in BASE_PORTS.items()}
 
 
 class Paths:

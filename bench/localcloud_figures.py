@@ -1,0 +1,119 @@
+"""Figures of the local cloud: install time, start time (empty state; installed packages + existing
+state after down), memory of the running control plane, and per-object timings of the smoke flow.
+
+By default everything is measured on a separate, throw-away instance (its own state directory in
+/tmp and ports shifted by --offset), so the shared cloud on the standard ports keeps serving tests.
+Run with the project venv:  .venv/bin/python bench/localcloud_figures.py [--offset 10000] [--keep]
+                            .venv/bin/python bench/localcloud_figures.py --shared   (no restart)
+Goals: ready < 60 s with packages installed, < 4 min on a fresh machine, < 3 GiB.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LC = ROOT / 'localcloud'
+GiB = 2 ** 30
+
+
+def sh(cmd: list, env: dict) -> tuple[float, str]:
+    t = time.monotonic()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    dt = time.monotonic() - t
+    if proc.returncode != 0:
+        sys.exit(f'{" ".join(map(str, cmd))} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}')
+    return dt, proc.stdout
+
+
+def packages_missing() -> bool:
+    text = (LC / 'install.sh').read_text()
+    pkgs = re.search(r'PKGS=\((.*?)\)', text, re.S).group(1).split()
+    out = subprocess.run(['dpkg-query', '-W', '-f=${db:Status-Status}\n', *pkgs], capture_output=True, text=True)
+    return out.stdout.split() != ['installed'] * len(pkgs)
+
+
+def memory(env: dict) -> tuple[float, float]:
+    out = subprocess.run([str(LC / 'status'), '--json'], env=env, capture_output=True, text=True).stdout
+    rows = json.loads(out)
+    return sum(r['pss'] for r in rows) / GiB, sum(r['rss'] for r in rows) / GiB
+
+
+def smoke(state: Path) -> list:
+    os.environ['HA_ENDPOINT_STATE'] = str(state)
+    sys.path.insert(0, str(ROOT))
+    from localcloud import smoke as flow
+    from localcloud.settings import Paths
+    from localcloud.testing import Cleanup, LocalCloud
+    cloud = LocalCloud(Paths(state))
+    cleanup = Cleanup(cloud)
+    try:
+        timer = flow.run(cloud.conn, cloud.faults, cloud.seed, cleanup)
+    finally:
+        cleanup.run()
+    return timer.steps
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--shared', action='store_true', help='measure the running default instance (no restarts)')
+    ap.add_argument('--offset', type=int, default=10000, help='port offset of the throw-away instance')
+    ap.add_argument('--keep', action='store_true', help='leave the throw-away instance running')
+    args = ap.parse_args()
+    figures = []
+    env = dict(os.environ)
+    env.pop('LOCALCLOUD_PORT_OFFSET', None)
+
+    cache = Path(os.environ.get('HA_ENDPOINT_CACHE', Path.home() / '.cache' / 'ha-endpoint'))
+    if packages_missing():
+        dt, _ = sh([str(LC / 'install.sh')], env)
+        figures.append(('install (apt-get update + install, this run)', f'{dt:.0f} s'))
+    else:
+        try:
+            rec = json.loads((cache / 'localcloud-install.json').read_text())
+            figures.append(('install (apt, recorded at first install)', f'{rec["seconds"]:.0f} s ({rec["date"]})'))
+        except (OSError, ValueError, KeyError):
+            figures.append(('install', 'packages already installed; no recorded time'))
+
+    if args.shared:
+        state = Path(env.get('HA_ENDPOINT_STATE') or Path.home() / '.cache' / 'ha-endpoint' / 'localcloud')
+        env['HA_ENDPOINT_STATE'] = str(state)
+        dt, _ = sh([str(LC / 'up')], env)
+        figures.append(('up when already running (idempotent check)', f'{dt:.1f} s'))
+    else:
+        state = Path(tempfile.mkdtemp(prefix='localcloud-bench-'))
+        env.update(HA_ENDPOINT_STATE=str(state), LOCALCLOUD_PORT_OFFSET=str(args.offset))
+        dt, _ = sh([str(LC / 'up')], env)
+        figures.append(('start from empty state -> ready (installed packages)', f'{dt:.1f} s'))
+
+    pss, rss = memory(env)
+    figures.append(('memory of the control plane (PSS; RSS sum)', f'{pss:.2f} GiB ({rss:.2f} GiB)'))
+
+    for name, seconds in smoke(state):
+        figures.append((f'smoke: {name}', f'{seconds:.2f} s'))
+
+    if not args.shared:
+        dt, _ = sh([str(LC / 'down')], env)
+        figures.append(('down (every process stopped)', f'{dt:.1f} s'))
+        dt, _ = sh([str(LC / 'up')], env)
+        figures.append(('start after down (installed packages, existing state)', f'{dt:.1f} s'))
+        pss, rss = memory(env)
+        figures.append(('memory after restart (PSS; RSS sum)', f'{pss:.2f} GiB ({rss:.2f} GiB)'))
+        if not args.keep:
+            sh([str(LC / 'reset')], env)
+
+    width = max(len(k) for k, _ in figures)
+    print(f'localcloud figures ({time.strftime("%F %T")}, {os.cpu_count()} CPUs'
+          f'{", throw-away instance, ports +" + str(args.offset) if not args.shared else ", shared instance"})')
+    for k, v in figures:
+        print(f'  {k:{width}}  {v}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

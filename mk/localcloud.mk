@@ -1,0 +1,27 @@
+# The local OpenStack control plane (Keystone, Neutron, Octavia, Designate on 127.0.0.1): localcloud/README.md.
+# State lives in $(LOCALCLOUD_STATE); consumers use OS_CLIENT_CONFIG_FILE=$(LOCALCLOUD_CLOUDS_YAML) OS_CLOUD=localcloud.
+.PHONY: localcloud localcloud-down localcloud-status localcloud-reset localcloud-test localcloud-figures
+
+LOCALCLOUD_DIR := localcloud
+LOCALCLOUD_STATE ?= $(or $(HA_ENDPOINT_STATE),$(HOME)/.cache/ha-endpoint/localcloud)
+LOCALCLOUD_CLOUDS_YAML := $(LOCALCLOUD_STATE)/clouds.yaml
+LOCALCLOUD_ENV := HA_ENDPOINT_STATE=$(LOCALCLOUD_STATE)
+LOCALCLOUD_PYTEST_ARGS ?= -q
+
+localcloud:                ## install (apt, first time), start and seed the local cloud; idempotent
+	$(LOCALCLOUD_ENV) $(LOCALCLOUD_DIR)/up
+
+localcloud-down:           ## stop every process localcloud started (by PID file); state kept
+	$(LOCALCLOUD_ENV) $(LOCALCLOUD_DIR)/down
+
+localcloud-status:         ## service, PID, port, memory
+	$(LOCALCLOUD_ENV) $(LOCALCLOUD_DIR)/status
+
+localcloud-reset:          ## down + wipe the state directory
+	$(LOCALCLOUD_ENV) $(LOCALCLOUD_DIR)/reset
+
+localcloud-test: venv localcloud   ## the local cloud's own integration tests (smoke + faults)
+	$(LOCALCLOUD_ENV) $(PY) -m pytest $(LOCALCLOUD_PYTEST_ARGS) tests/integration/test_localcloud_smoke.py tests/integration/test_localcloud_faults.py
+
+localcloud-figures: venv   ## install/start times, memory, smoke-flow timings (restarts the cloud)
+	$(LOCALCLOUD_ENV) $(PY) bench/localcloud_figures.py
