@@ -4,12 +4,13 @@ DNS that lists an address no load balancer serves sends clients to a dead end; D
 it. At preview the addresses of floating IPs still to be allocated are unknown, so the rule checks where the
 records come from: the record set's ``records`` depend on the floating IP (or, for an internal endpoint, the load
 balancer's VIP) of each published zone and of no other. When the records are known (e.g. brought floating IPs),
-their values are compared.
+their values are compared: after an update with the ready zones' actual addresses (the endpoint's ``zones``
+outputs: a zone whose gate is closed must not be listed), else with the declared addresses, else counted.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from components import contract
 
@@ -76,7 +77,14 @@ def _check_values(endpoint: Any, recordset: Any, zones: list[str], records: list
     for value in sorted({value for value in records if records.count(value) > 1}):
         found.append(Violation(f"record set {recordset.name} lists {value} more than once; list each zone's "
                                f"address once", recordset.urn))
-    addresses = {zone: endpoint.facts.zones[zone].published_address for zone in zones}
+    runtime = _runtime(endpoint)
+    if runtime is not None:  # after an update: the zones whose gate is open, with their actual addresses
+        zones = [zone for zone in zones if zone in runtime]
+        addresses = {zone: runtime[zone] for zone in zones}
+        which = "ready zones"
+    else:
+        addresses = {zone: endpoint.facts.zones[zone].published_address for zone in zones}
+        which = "zones"
     if all(isinstance(address, str) and address for address in addresses.values()):
         for zone, address in addresses.items():
             if address not in records:
@@ -86,13 +94,31 @@ def _check_values(endpoint: Any, recordset: Any, zones: list[str], records: list
         for value in sorted(set(records) - set(addresses.values())):
             found.append(Violation(
                 f"record set {recordset.name} lists {value}, which is not the published address of any of its "
-                f"zones ({join(zones)}); remove it", recordset.urn))
+                f"{which} ({join(zones)}); remove it", recordset.urn))
     elif len(set(records)) != len(zones):
         found.append(Violation(
             f"record set {recordset.name} lists {len(set(records))} address(es) ({join(records)}) for "
             f"{len(zones)} published zone(s) ({join(zones)}); it must list exactly one address per published zone",
             recordset.urn))
     return found
+
+
+def _runtime(endpoint: Any) -> Optional[dict[str, str]]:
+    """Ready zone -> its address, from the endpoint's outputs (``zones.<az>.ready``, ``floating_ip`` or
+    ``vip_address``) when they are all known (after an update); None otherwise (e.g. at preview)."""
+    zones = props(endpoint.resource).get("zones")
+    if not isinstance(zones, dict) or not zones or not fully_known(zones):
+        return None
+    ready: dict[str, str] = {}
+    for zone, state in zones.items():
+        if not isinstance(state, dict) or not isinstance(state.get("ready"), bool):
+            return None
+        if state["ready"]:
+            address = state.get("floating_ip") or state.get("vip_address")
+            if not isinstance(address, str):
+                return None
+            ready[zone] = address
+    return ready
 
 
 def _check_sources(endpoint: Any, recordset: Any, zones: list[str]) -> list[Violation]:

@@ -262,23 +262,43 @@ def test_another_zones_address_in_a_per_zone_record_is_reported():
         "remove that address"]
 
 
-def test_known_records_that_miss_a_zone_are_reported_after_allocation():
-    run = run_preview(dev_endpoint(), preview=False)
-    records = run.named("k8s-api-dns").inputs["records"]
-    run.set("k8s-api-dns", "records", records[:2])
-    assert run.messages("ha-endpoint-dns-records") == [
-        f"record set k8s-api-dns lists 2 address(es) ({records[0]}, {records[1]}) for 3 published zone(s) (az1, az2, "
-        f"az3); it must list exactly one address per published zone"]
-
-
 def test_a_brought_floating_ip_missing_from_known_records_is_reported():
     run = run_preview(byo_endpoint(), preview=False)
     assert run.named("k8s-api-az3-dns").inputs["records"] == ["172.24.4.50"]
     run.set("k8s-api-az3-dns", "records", ["172.24.4.51"])
     assert run.messages("ha-endpoint-dns-records") == [
         "record set k8s-api-az3-dns does not list 172.24.4.50, the published address of zone az3; add it",
-        "record set k8s-api-az3-dns lists 172.24.4.51, which is not the published address of any of its zones (az3); "
-        "remove it"]
+        "record set k8s-api-az3-dns lists 172.24.4.51, which is not the published address of any of its ready zones "
+        "(az3); remove it"]
+
+
+def _held_back(zone: str):
+    cloud = FakeCloud.dev()
+    cloud.unready_azs.add(zone)
+    raw = dev_endpoint()
+    raw["dns"]["perZoneRecords"] = False
+    return run_preview(raw, cloud, preview=False)
+
+
+def test_a_zone_held_back_by_its_gate_is_rightly_left_out_after_the_update():
+    assert _held_back("az2").violations() == []
+
+
+def test_a_zone_whose_gate_is_closed_must_not_be_listed():
+    run = _held_back("az2")
+    az2 = run.named("k8s-api").outputs["zones"]["az2"]["floating_ip"]
+    run.set("k8s-api-dns", "records", sorted(run.named("k8s-api-dns").inputs["records"] + [az2]))
+    assert run.messages("ha-endpoint-dns-records") == [
+        f"record set k8s-api-dns lists {az2}, which is not the published address of any of its ready zones (az1, "
+        f"az3); remove it"]
+
+
+def test_a_ready_zone_missing_from_the_record_is_reported_after_the_update():
+    run = run_preview(dev_endpoint(), preview=False)
+    az1 = run.named("k8s-api").outputs["zones"]["az1"]["floating_ip"]
+    run.set("k8s-api-dns", "records", [r for r in run.named("k8s-api-dns").inputs["records"] if r != az1])
+    assert run.messages("ha-endpoint-dns-records") == [
+        f"record set k8s-api-dns does not list {az1}, the published address of zone az1; add it"]
 
 
 # -- ha-endpoint-dns-readiness-gate ----------------------------------------------------------------------------------
