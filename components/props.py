@@ -10,6 +10,7 @@ so every value is plain (never an Output) and keyed by name (never by list posit
     internal: bool                     true when floatingNetwork is omitted (DNS gets the VIPs)
     floatingNetworkId: str | None
     allowedCidrs: [str]
+    tags: [str]                        tags put on every load balancer (e.g. "production")
     listenerPorts: [int]               sorted
     memberPorts: [int]                 sorted, unique
     monitorPorts: [int]                sorted, unique (ports the health monitors probe)
@@ -22,7 +23,7 @@ so every value is plain (never an Output) and keyed by name (never by list posit
                      port: str | None, weight: int}}
     securityGroups: {vip: {name, rules: [rule]}, members: {name, rules: [rule]}}
                      rule = {protocol, port: int | None, remoteIpPrefix, ethertype}
-    dns: {zoneId, zoneName, fqdn, ttl, publish, zoneRecords: {az: fqdn}} | None
+    dns: {zoneId, zoneName, fqdn, ttl, publish, perZoneRecords: bool, zoneRecords: {az: fqdn}} | None
     readiness: {require, timeoutSeconds, pollIntervalSeconds, drainSeconds}
 
 Reachability, as the component checks it too: a member's subnet is reachable from a zone's VIP subnet when both
@@ -49,6 +50,7 @@ def endpoint_props(args: EndpointArgs, facts: CloudFacts, plan: EndpointPlan) ->
         "internal": args.floating_network is None,
         "floatingNetworkId": facts.floating_network_id,
         "allowedCidrs": list(args.allowed_cidrs),
+        "tags": list(plan.tags),
         "listenerPorts": sorted(listener.port for listener in listeners),
         "memberPorts": sorted({listener.member_port for listener in listeners}),
         "monitorPorts": sorted({listener.monitor.port for listener in listeners if listener.monitor}),
@@ -83,7 +85,8 @@ def endpoint_props(args: EndpointArgs, facts: CloudFacts, plan: EndpointPlan) ->
         },
         "dns": None if plan.dns is None else {
             "zoneId": plan.dns.zone_id, "zoneName": plan.dns.zone_name, "fqdn": plan.dns.fqdn, "ttl": plan.dns.ttl,
-            "publish": plan.dns.publish, "zoneRecords": {az: fqdn for az, _, fqdn in plan.dns.zone_records},
+            "publish": plan.dns.publish, "perZoneRecords": bool(plan.dns.zone_records),
+            "zoneRecords": {az: fqdn for az, _, fqdn in plan.dns.zone_records},
         },
         "readiness": {"require": args.readiness.require, "timeoutSeconds": args.readiness.timeout_seconds,
                       "pollIntervalSeconds": args.readiness.poll_interval_seconds,
