@@ -37,13 +37,16 @@ for p in keystone neutron-common octavia-common designate-common; do
 done
 printf '%s' "$pre" | $SUDO debconf-set-selections
 
+# Keep the downloaded .debs (this image's docker-clean hook empties /var/cache/apt/archives) so that a
+# re-install after a purge, or a CI job with this directory cached, downloads nothing.
+cache="${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}"
+debs="$cache/apt-archives"
+mkdir -p "$debs/partial"
 start=$(date +%s.%N)
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends \
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -q
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends -o Dir::Cache::Archives="$debs/" \
   -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"
 end=$(date +%s.%N)
-cache="${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}"
-mkdir -p "$cache"
 secs=$(awk "BEGIN{printf \"%.1f\", $end - $start}")
 printf '{"seconds": %s, "packages": %d, "date": "%s"}\n' "$secs" \
   "${#missing[@]}" "$(date -u +%FT%TZ)" > "$cache/localcloud-install.json"
