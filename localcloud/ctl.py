@@ -1,5 +1,6 @@
 """localcloud control: up / down / status / reset (runs on the system python, /usr/bin/python3)."""
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -92,25 +93,41 @@ class Up:
             self.sql(sql)
         self.once('databases', create)
 
-    def schema(self, db: str, package: str, sync) -> None:
-        """The migrated, still empty schema of db: loaded from the schema cache (a dump keyed by the
-        package version, outside the state directory, like apt's .deb cache), else migrated and dumped."""
+    # -- the schema cache: dumps of freshly migrated (still empty) databases, outside the state directory
+    # (like apt's .deb cache), keyed by package version; ~50 s of migrations become ~2 s of loading.
+    def cache_file(self, kind: str, package: str, extra: str = '') -> Path | None:
+        if os.environ.get('LOCALCLOUD_SCHEMA_CACHE', '1') == '0':
+            return None
         version = subprocess.run(['dpkg-query', '-W', '-f=${Version}', package], capture_output=True,
                                  text=True).stdout.strip() or 'unknown'
-        cached = SCHEMA_CACHE / f'schema-{db}-{re.sub(r"[^A-Za-z0-9.+-]", "_", version)}.sql'
-        mycnf = f'--defaults-file={self.p.conf("my.cnf")}'
-        if cached.exists() and os.environ.get('LOCALCLOUD_SCHEMA_CACHE', '1') != '0':
-            with open(cached, 'rb') as f:
-                subprocess.run(['/usr/bin/mariadb', mycnf, '-uroot', db], stdin=f, check=True, capture_output=True)
-            say(f'schema {db}: loaded from {cached}')
+        return SCHEMA_CACHE / (re.sub(r'[^A-Za-z0-9.+-]', '_', f'{kind}-{version}{extra}') + '.sql')
+
+    def load(self, db: str, cached: Path | None) -> bool:
+        if not cached or not cached.exists():
+            return False
+        with open(cached, 'rb') as f:
+            subprocess.run(['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', '-uroot', db],
+                           stdin=f, check=True, capture_output=True)
+        say(f'{db}: loaded {cached.name} from the schema cache')
+        return True
+
+    def dump(self, db: str, cached: Path | None) -> None:
+        if not cached:
             return
-        sync()
         SCHEMA_CACHE.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_name(cached.name + f'.{os.getpid()}.tmp')
         with open(tmp, 'wb') as f:
-            subprocess.run(['/usr/bin/mariadb-dump', mycnf, '-uroot', '--single-transaction', '--skip-dump-date',
-                            '--skip-comments', db], stdout=f, check=True)
+            subprocess.run(['/usr/bin/mariadb-dump', f'--defaults-file={self.p.conf("my.cnf")}', '-uroot',
+                            '--single-transaction', '--skip-dump-date', '--skip-comments', db], stdout=f, check=True)
+        os.chmod(tmp, 0o600)
         tmp.rename(cached)
+
+    def schema(self, db: str, package: str, sync) -> None:
+        """The migrated, still empty schema of db: from the cache, else migrated (and cached)."""
+        cached = self.cache_file(f'schema-{db}', package)
+        if not self.load(db, cached):
+            sync()
+            self.dump(db, cached)
 
     def sql(self, statement: str, db: str = '') -> str:
         argv = ['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', '-uroot', '-N', '-B',
@@ -135,13 +152,25 @@ class Up:
         conf = ['--config-file', str(self.p.conf('keystone.conf'))]
         km = ['/usr/bin/keystone-manage', *conf]
 
+        # Bootstrapped keystone (admin, roles, region, identity endpoints) is cached too, per port; the
+        # admin password hash is then replaced by this state directory's own.
+        boot_cache = self.cache_file('keystone-bootstrapped', 'python3-keystone', f'-port{PORTS["keystone"]}')
+
         def schema():
+            if self.load('keystone', boot_cache):
+                import bcrypt
+                pw_hash = bcrypt.hashpw(self.s['admin'].encode(), bcrypt.gensalt(4)).decode()
+                self.sql(f"UPDATE password p JOIN local_user lu ON p.local_user_id = lu.id "
+                         f"SET p.password_hash = '{pw_hash}' WHERE lu.name = 'admin' AND lu.domain_id = 'default'",
+                         'keystone')
+                return
             self.schema('keystone', 'python3-keystone', lambda: self.run('keystone', km + ['db_sync']))
             self.run('keystone', km + ['bootstrap', '--bootstrap-password', self.s['admin'],
                                        '--bootstrap-admin-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
                                        '--bootstrap-internal-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
                                        '--bootstrap-public-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
                                        '--bootstrap-region-id', 'RegionOne'])
+            self.dump('keystone', boot_cache)
         self.once('schema-keystone', schema)
         self.ensure('keystone')
         self.wait_ready('keystone')
@@ -182,13 +211,26 @@ class Up:
 
     def designate(self) -> None:
         dconf = ['--config-file', str(self.p.conf('designate.conf'))]
-        self.once('schema-designate', lambda: self.schema('designate', 'python3-designate', lambda: self.run(
-            'designate', ['/usr/bin/designate-manage', *dconf, 'database', 'sync'])))
+        pools = self.p.conf('pools.yaml')
+        # The schema with the pool already in it is cached too (per pools.yaml): no pool update then.
+        pooled = self.cache_file('designate-pooled', 'python3-designate',
+                                 '-' + hashlib.sha1(pools.read_bytes()).hexdigest()[:12])
+
+        def schema():
+            if self.load('designate', pooled):
+                (self.p.lib / 'done-designate-pools').write_text('from the schema cache\n')
+            else:
+                self.schema('designate', 'python3-designate', lambda: self.run(
+                    'designate', ['/usr/bin/designate-manage', *dconf, 'database', 'sync']))
+        self.once('schema-designate', schema)
         for name in ('designate-central', 'designate-api', 'designate-mdns', 'designate-producer'):
             self.ensure(name)
         self.wait_queues(['central'])
-        self.once('designate-pools', lambda: self.run('designate', [
-            '/usr/bin/designate-manage', *dconf, 'pool', 'update', '--file', str(self.p.conf('pools.yaml'))]))
+
+        def pool_update():
+            self.run('designate', ['/usr/bin/designate-manage', *dconf, 'pool', 'update', '--file', str(pools)])
+            self.dump('designate', pooled)
+        self.once('designate-pools', pool_update)
         self.ensure('designate-worker')
         self.wait_ready('designate-api')
         self.wait_ready('designate-mdns')
