@@ -1,0 +1,11 @@
+# The main job: the dev stack on the local cloud, with everything it needs installed or reused first.
+.PHONY: up down preview
+
+up: venv engine localcloud
+	scripts/stack.sh up
+
+preview: venv engine localcloud
+	scripts/stack.sh preview
+
+down: venv engine
+	scripts/stack.sh down

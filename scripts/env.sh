@@ -1,0 +1,15 @@
+# Source me (bash): the environment every Pulumi command of this project runs in on this machine.
+#   the engine built by `make engine` (PATH, PULUMI_HOME: no download ever),
+#   a local file state backend under the cache, the passphrase secrets provider,
+#   the local cloud's clouds.yaml (`make localcloud`) unless OS_CLIENT_CONFIG_FILE / OS_CLOUD point elsewhere.
+_ha_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export HA_ENDPOINT_CACHE=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}
+. "$_ha_root/engine/env.sh"
+export PULUMI_SKIP_UPDATE_CHECK=true
+export PULUMI_BACKEND_URL=${PULUMI_BACKEND_URL:-file://$HA_ENDPOINT_CACHE/pulumi-state}
+case "$PULUMI_BACKEND_URL" in file://*) mkdir -p "${PULUMI_BACKEND_URL#file://}" ;; esac
+# The dev stack's secrets are not secret (a local cloud); set your own passphrase for anything else.
+export PULUMI_CONFIG_PASSPHRASE=${PULUMI_CONFIG_PASSPHRASE-dev-only-passphrase}
+export OS_CLIENT_CONFIG_FILE=${OS_CLIENT_CONFIG_FILE:-${HA_ENDPOINT_STATE:-$HA_ENDPOINT_CACHE/localcloud}/clouds.yaml}
+export OS_CLOUD=${OS_CLOUD:-localcloud}
+unset _ha_root

@@ -1,0 +1,110 @@
+"""What the cloud really holds, read back with openstacksdk and DNS: the ground truth of the end-to-end tests."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import dns.message
+import dns.query
+import dns.rdatatype
+
+MDNS = ("127.0.0.1", 5354)
+
+
+def resolve_a(fqdn: str) -> set[str]:
+    """The A records Designate's nameserver answers for ``fqdn`` (empty when the name does not exist)."""
+    query = dns.message.make_query(fqdn, dns.rdatatype.A)
+    response = dns.query.udp(query, MDNS[0], port=MDNS[1], timeout=5)
+    return {item.address for rrset in response.answer if rrset.rdtype == dns.rdatatype.A for item in rrset}
+
+
+def loadbalancers_named(conn, prefix: str) -> list[Any]:
+    return [lb for lb in conn.load_balancer.load_balancers() if (lb.name or "").startswith(prefix)]
+
+
+def pools_of(conn, loadbalancer_id: str) -> list[Any]:
+    return [pool for pool in conn.load_balancer.pools() if any(lb["id"] == loadbalancer_id
+                                                                for lb in pool.loadbalancers)]
+
+
+def online_members_by_pool(conn, loadbalancer_id: str) -> dict[str, int]:
+    """For each pool of the LB, how many of its members are provisioned ACTIVE and ONLINE."""
+    counts = {}
+    for pool in pools_of(conn, loadbalancer_id):
+        members = conn.load_balancer.members(pool.id)
+        counts[pool.id] = sum(1 for member in members if member.provisioning_status == "ACTIVE"
+                              and member.operating_status == "ONLINE")
+    return counts
+
+
+def recordset_addresses(conn, zone_name: str, fqdn: str) -> set[str]:
+    """The records of the A recordset ``fqdn`` as Designate's API holds them (empty when there is none)."""
+    zone = conn.dns.find_zone(zone_name, ignore_missing=False)
+    for recordset in conn.dns.recordsets(zone, name=fqdn):
+        if recordset.type == "A":
+            return set(recordset.records)
+    return set()
+
+
+@dataclass
+class RolloutSample:
+    at: float
+    online_by_zone: dict[str, int]
+    published_zones: set[str]
+
+
+@dataclass
+class RolloutSampler:
+    """Samples, every ``interval`` seconds while an update runs, the fewest ONLINE members of any pool per zone and
+    the zones whose address DNS publishes. Zones are found by LB name (``<endpoint>-<az>-lb``)."""
+
+    conn: Any
+    endpoint: str
+    zones: Iterable[str]
+    dns_zone: str
+    fqdn: str
+    address_zone: dict[str, str]
+    interval: float = 0.2
+    samples: list[RolloutSample] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self) -> "RolloutSampler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.samples.append(self.sample())
+            except Exception as error:  # a sample that fails is recorded, not hidden
+                self.errors.append(repr(error))
+            self._stop.wait(self.interval)
+
+    def sample(self) -> RolloutSample:
+        online = {}
+        for zone in self.zones:
+            lbs = [lb for lb in self.conn.load_balancer.load_balancers(name=f"{self.endpoint}-{zone}-lb")]
+            pools = [count for lb in lbs for count in online_members_by_pool(self.conn, lb.id).values()]
+            online[zone] = min(pools) if pools else 0
+        published = {self.address_zone.get(address, address)
+                     for address in recordset_addresses(self.conn, self.dns_zone, self.fqdn)}
+        return RolloutSample(time.monotonic(), online, published)
+
+    def min_online(self, zone: str) -> int:
+        return min(sample.online_by_zone[zone] for sample in self.samples)
+
+    def published_without_online(self) -> list[RolloutSample]:
+        """Samples in which DNS published a zone that had a pool with no ONLINE member."""
+        return [sample for sample in self.samples
+                if any(sample.online_by_zone.get(zone, 0) == 0 for zone in sample.published_zones)]

@@ -1,0 +1,152 @@
+"""The real Pulumi CLI, driven from tests: one stack of a private copy of the project.
+
+The copy holds the program, the component and the policy pack as they are in the work tree, and links the
+project's virtualenv; the stack's state lives in a file backend of its own, so a test run never touches the dev
+stack. The environment is the one `scripts/env.sh` gives every Pulumi command of the project (the engine built by
+`make engine`, the local cloud's clouds.yaml).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+PROJECT_FILES = ("Pulumi.yaml", "__main__.py", "components", "stacks", "policies")
+CONFIG_KEY = "ha-endpoint:endpoint"
+
+
+def project_environment() -> dict[str, str]:
+    """The environment of `scripts/env.sh`, read once from a bash that sourced it."""
+    output = subprocess.run(
+        ["bash", "-c", ". scripts/env.sh >/dev/null && env -0"], cwd=REPO, check=True, capture_output=True
+    ).stdout
+    pairs = (entry.split("=", 1) for entry in output.decode().split("\0") if "=" in entry)
+    return dict(pairs)
+
+
+@dataclass
+class Result:
+    """What one CLI command printed, and how it ended."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+class CommandFailed(AssertionError):
+    def __init__(self, result: Result):
+        super().__init__(f"`pulumi {' '.join(result.args)}` exited {result.returncode} after "
+                         f"{result.seconds:.1f}s:\n{result.output[-6000:]}")
+        self.result = result
+
+
+class PulumiStack:
+    """A stack of a private copy of the project, with its own file backend."""
+
+    def __init__(self, workdir: Path, stack: str, environment: dict[str, str]):
+        self.workdir = workdir
+        self.stack = stack
+        backend = workdir / ".backend"
+        backend.mkdir(parents=True, exist_ok=True)
+        self.env = {**environment, "PULUMI_BACKEND_URL": f"file://{backend}", "PULUMI_SKIP_CONFIRMATIONS": "true"}
+
+    @classmethod
+    def create(cls, workdir: Path, stack: str, environment: dict[str, str]) -> "PulumiStack":
+        workdir.mkdir(parents=True, exist_ok=True)
+        for name in PROJECT_FILES:
+            source, target = REPO / name, workdir / name
+            if source.is_dir():
+                shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            else:
+                shutil.copy2(source, target)
+        (workdir / ".venv").symlink_to(REPO / ".venv")
+        instance = cls(workdir, stack, environment)
+        instance.run("stack", "init", stack, "--non-interactive")
+        return instance
+
+    @property
+    def config_file(self) -> Path:
+        return self.workdir / f"Pulumi.{self.stack}.yaml"
+
+    def write_config(self, endpoint: dict[str, Any], extra: Optional[dict[str, Any]] = None) -> None:
+        """Replace the stack's configuration with this endpoint setting (plus provider settings)."""
+        config = {"openstack:cloud": self.env.get("OS_CLOUD", "localcloud"), CONFIG_KEY: endpoint, **(extra or {})}
+        self.config_file.write_text(yaml.safe_dump({"config": config}, sort_keys=False))
+
+    def run(self, *args: str, check: bool = True, timeout: float = 900) -> Result:
+        argv = [*args, "--stack", self.stack] if args[:2] != ("stack", "init") else list(args)
+        started = time.monotonic()
+        completed = subprocess.run(["pulumi", *argv], cwd=self.workdir, env=self.env, capture_output=True,
+                                   text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        result = Result(argv, completed.returncode, completed.stdout, completed.stderr,
+                        time.monotonic() - started)
+        if check and result.returncode != 0:
+            raise CommandFailed(result)
+        return result
+
+    def preview(self, *extra: str, policy: bool = True, check: bool = True) -> Result:
+        return self.run("preview", "--non-interactive", "--diff", *self._policy(policy), *extra, check=check)
+
+    def up(self, *extra: str, policy: bool = True, check: bool = True) -> Result:
+        return self.run("up", "--yes", "--non-interactive", "--skip-preview", *self._policy(policy), *extra,
+                        check=check)
+
+    def refresh(self, *extra: str, check: bool = True) -> Result:
+        return self.run("refresh", "--yes", "--non-interactive", "--skip-preview", *extra, check=check)
+
+    def destroy(self, check: bool = True) -> Result:
+        return self.run("destroy", "--yes", "--non-interactive", "--skip-preview", check=check)
+
+    def outputs(self) -> dict[str, Any]:
+        return json.loads(self.run("stack", "output", "--json", "--show-secrets").stdout)
+
+    def export(self) -> dict[str, Any]:
+        return json.loads(self.run("stack", "export").stdout)
+
+    def resources(self) -> list[dict[str, Any]]:
+        return self.export()["deployment"].get("resources", [])
+
+    def spawn_up(self, event_log: Path) -> subprocess.Popen:
+        """Start `pulumi up` in its own process group (so that a test can kill it whole) writing an event log."""
+        argv = ["pulumi", "up", "--yes", "--non-interactive", "--skip-preview", "--stack", self.stack,
+                "--event-log", str(event_log)]
+        return subprocess.Popen(argv, cwd=self.workdir, env=self.env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+    @staticmethod
+    def kill(process: subprocess.Popen) -> None:
+        """SIGKILL the CLI and every plugin it started: an interruption as abrupt as a lost machine."""
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+
+    def _policy(self, enabled: bool) -> list[str]:
+        return ["--policy-pack", str(self.workdir / "policies")] if enabled else []
+
+
+def read_events(event_log: Path) -> list[dict[str, Any]]:
+    """The engine events of an `--event-log` file, in order; a partly written last line is ignored."""
+    events = []
+    if not event_log.exists():
+        return events
+    for line in event_log.read_text().splitlines():
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return events

@@ -1,0 +1,201 @@
+"""The endpoint's whole life under the real Pulumi engine, against the local OpenStack cloud.
+
+One stack goes through the steps a platform team goes through, in order: preview with the policy pack, up, a
+no-op preview and refresh, a rollout that replaces every member, removing a zone, a bad config, an update killed
+mid-way and recovered, and destroy. Each step checks the cloud itself (openstacksdk, Designate's nameserver), not
+only what Pulumi says.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+
+import pytest
+
+from tests.e2e.cloud_checks import (RolloutSampler, loadbalancers_named, online_members_by_pool, pools_of,
+                                    recordset_addresses, resolve_a)
+from tests.e2e.pulumi_cli import CommandFailed, PulumiStack, read_events
+
+pytestmark = [pytest.mark.e2e, pytest.mark.integration]
+
+ENDPOINT = "e2e-api"
+ZONES = ("az1", "az2", "az3")
+FQDN = f"{ENDPOINT}.example.test."
+
+
+def endpoint_config(byo_floating_ip: str, member_host: int = 10, zones=ZONES) -> dict:
+    """The dev stack's shape under its own name, with a floating IP the user brought for az3."""
+    zone_index = {"az1": 1, "az2": 2, "az3": 3}
+    return {
+        "name": ENDPOINT,
+        "provider": "amphora",
+        "floatingNetwork": "public",
+        "allowedCidrs": ["0.0.0.0/0"],
+        "zones": {zone: {"subnet": f"cp-{zone}", **({"floatingIp": byo_floating_ip} if zone == "az3" else {})}
+                  for zone in zones},
+        "listeners": [
+            {"port": 6443, "monitor": {"type": "HTTPS", "path": "/readyz", "delay": 5, "timeout": 3}},
+            {"port": 22623, "monitor": {"type": "TCP"}},
+        ],
+        "members": [{"name": f"cp-{zone}-{member_host}", "address": f"10.10.{zone_index[zone]}.{member_host}",
+                     "zone": zone} for zone in zones],
+        "dns": {"zone": "example.test.", "record": ENDPOINT, "ttl": 30, "publish": "when-ready"},
+        "readiness": {"timeoutSeconds": 300, "require": "online"},
+    }
+
+
+@pytest.fixture(scope="module")
+def byo_floating_ip(cloud_admin):
+    """A floating IP the user allocated themselves: the stack may associate it, never delete it."""
+    public = cloud_admin.network.find_network("public", ignore_missing=False)
+    project = cloud_admin.identity.find_project("ha-endpoint", ignore_missing=False)
+    address = cloud_admin.network.create_ip(floating_network_id=public.id, project_id=project.id,
+                                            description="brought by the user (e2e)")
+    yield address
+    cloud_admin.network.delete_ip(address, ignore_missing=True)
+
+
+def snapshot(conn) -> dict[str, set[str]]:
+    """The ids of the objects a stack could leave behind."""
+    return {
+        "ports": {port.id for port in conn.network.ports()},
+        "floating_ips": {ip.id for ip in conn.network.ips()},
+        "security_groups": {group.id for group in conn.network.security_groups()},
+        "load_balancers": {lb.id for lb in conn.load_balancer.load_balancers()},
+        "recordsets": {recordset.id for zone in conn.dns.zones() for recordset in conn.dns.recordsets(zone)},
+    }
+
+
+@pytest.fixture(scope="module")
+def cloud_before_stack(cloud, byo_floating_ip):
+    return snapshot(cloud)
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, pulumi_environment, byo_floating_ip, cloud_before_stack):
+    workdir = tmp_path_factory.mktemp("e2e-project")
+    instance = PulumiStack.create(workdir, "e2e", pulumi_environment)
+    instance.write_config(endpoint_config(byo_floating_ip.floating_ip_address))
+    yield instance
+    instance.destroy(check=False)
+
+
+def zone_outputs(stack: PulumiStack) -> dict:
+    return stack.outputs()["zones"]
+
+
+def test_1_preview_with_policy_pack_plans_every_zone_and_reports_no_violation(stack):
+    result = stack.preview()
+    for zone in ZONES:
+        assert f"{ENDPOINT}-{zone}-lb" in result.stdout
+    assert "Policy Violations" not in result.output
+    assert "mandatory" not in result.output
+
+
+def test_2_up_builds_each_zone_in_its_az_and_publishes_exactly_the_ready_addresses(stack, cloud, byo_floating_ip):
+    stack.up()
+    outputs = stack.outputs()
+    zones = outputs["zones"]
+    assert set(zones) == set(ZONES)
+    for zone in ZONES:
+        lb = cloud.load_balancer.get_load_balancer(zones[zone]["loadbalancer_id"])
+        subnet = cloud.network.find_subnet(f"cp-{zone}", ignore_missing=False)
+        assert (lb.availability_zone, lb.vip_subnet_id, lb.provisioning_status) == (zone, subnet.id, "ACTIVE")
+        assert sorted(listener.protocol_port for listener in cloud.load_balancer.listeners()
+                      if any(ref["id"] == lb.id for ref in listener.load_balancers)) == [6443, 22623]
+        pools = pools_of(cloud, lb.id)
+        assert len(pools) == 2 and all(pool.health_monitor_id for pool in pools)
+        assert set(online_members_by_pool(cloud, lb.id).values()) == {1}
+        fip = next(cloud.network.ips(floating_ip_address=zones[zone]["floating_ip"]))
+        assert fip.port_id == lb.vip_port_id
+    assert zones["az3"]["floating_ip"] == byo_floating_ip.floating_ip_address
+    published = {zones[zone]["floating_ip"] for zone in ZONES}
+    assert set(outputs["addresses"]) == published
+    assert resolve_a(FQDN) == published
+
+
+def test_3_second_preview_and_refresh_find_nothing_to_change(stack):
+    stack.preview("--expect-no-changes")
+    stack.refresh("--expect-no-changes")
+
+
+def test_4_replacing_every_member_never_leaves_a_zone_without_an_online_member(stack, cloud, byo_floating_ip):
+    zones = zone_outputs(stack)
+    address_zone = {zones[zone]["floating_ip"]: zone for zone in ZONES}
+    stack.write_config(endpoint_config(byo_floating_ip.floating_ip_address, member_host=20))
+    with RolloutSampler(cloud, ENDPOINT, ZONES, "example.test.", FQDN, address_zone) as sampler:
+        stack.up()
+    assert sampler.samples, sampler.errors
+    assert {zone: sampler.min_online(zone) for zone in ZONES} == {zone: 1 for zone in ZONES}
+    assert sampler.published_without_online() == []
+    for zone in ZONES:
+        lb_id = zone_outputs(stack)[zone]["loadbalancer_id"]
+        addresses = {member.address for pool in pools_of(cloud, lb_id) for member in cloud.load_balancer.members(pool.id)}
+        assert addresses == {f"10.10.{ZONES.index(zone) + 1}.20"}
+
+
+def test_5_removing_a_zone_unpublishes_it_before_deleting_its_lb_and_nothing_else(stack, cloud, byo_floating_ip,
+                                                                                  tmp_path):
+    before = zone_outputs(stack)
+    stack.write_config(endpoint_config(byo_floating_ip.floating_ip_address, member_host=20, zones=("az1", "az2")))
+    event_log = tmp_path / "remove-zone.jsonl"
+    stack.up("--event-log", str(event_log))
+    steps = [(event["resourcePreEvent"]["metadata"]["op"], event["resourcePreEvent"]["metadata"]["urn"])
+             for event in read_events(event_log) if "resourcePreEvent" in event]
+    changed = {(op, urn.rsplit("::", 1)[1]) for op, urn in steps if op not in ("same", "read")}
+    deleted = {name for op, name in changed if op == "delete"}
+    assert f"{ENDPOINT}-az3-lb" in deleted
+    assert not {name for name in deleted if "-az1-" in name or "-az2-" in name}
+    assert all("-az3-" in name or name.startswith(f"{ENDPOINT}-members-sg") for name in deleted), deleted
+    assert not {name for op, name in changed if op in ("replace", "create-replacement", "delete-replaced")}
+    order = [name for op, name in steps if (op, name) in {("update", f"{ENDPOINT}-dns"),
+                                                          ("delete", f"{ENDPOINT}-az3-lb")}]
+    assert order == [f"{ENDPOINT}-dns", f"{ENDPOINT}-az3-lb"], order
+    assert not loadbalancers_named(cloud, f"{ENDPOINT}-az3-")
+    assert resolve_a(FQDN) == {before["az1"]["floating_ip"], before["az2"]["floating_ip"]}
+    byo = cloud.network.get_ip(byo_floating_ip.id)
+    assert byo.port_id is None, "the user's floating IP is released from the deleted LB, not deleted"
+
+
+def test_6_bad_config_fails_preview_with_the_message_and_creates_nothing(stack, byo_floating_ip):
+    resources_before = stack.resources()
+    broken = endpoint_config(byo_floating_ip.floating_ip_address, member_host=20, zones=("az1", "az2"))
+    broken["members"][0]["zone"] = "az9"
+    stack.write_config(broken)
+    result = stack.preview(check=False)
+    assert result.returncode != 0
+    assert ("ha-endpoint:endpoint.members[0].zone: member cp-az1-20 is in zone 'az9', which is not configured"
+            in result.output)
+    assert "Traceback" not in result.output
+    assert stack.resources() == resources_before
+    stack.write_config(endpoint_config(byo_floating_ip.floating_ip_address, member_host=20, zones=("az1", "az2")))
+
+
+def test_7_an_update_killed_mid_way_is_recovered_by_rerunning_without_orphans(stack, cloud, byo_floating_ip,
+                                                                              tmp_path):
+    stack.write_config(endpoint_config(byo_floating_ip.floating_ip_address, member_host=20))
+    event_log = tmp_path / "killed.jsonl"
+    process = stack.spawn_up(event_log)
+    deadline = time.monotonic() + 300
+    started = lambda: any(event.get("resourcePreEvent", {}).get("metadata", {}).get("urn", "").endswith(
+        f"::{ENDPOINT}-az3-6443-listener") for event in read_events(event_log))
+    while not started() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert process.poll() is None, f"the update ended before it could be interrupted:\n{process.stdout.read()}"
+    PulumiStack.kill(process)
+    rerun = stack.up()
+    assert rerun.returncode == 0
+    assert len(loadbalancers_named(cloud, f"{ENDPOINT}-az3-lb")) == 1
+    stack.preview("--expect-no-changes")
+    zones = zone_outputs(stack)
+    assert resolve_a(FQDN) == {zones[zone]["floating_ip"] for zone in ZONES}
+
+
+def test_8_destroy_leaves_nothing_of_the_stack_but_the_users_floating_ip(stack, cloud, byo_floating_ip,
+                                                                        cloud_before_stack):
+    stack.destroy()
+    assert loadbalancers_named(cloud, ENDPOINT) == []
+    assert snapshot(cloud) == cloud_before_stack
+    assert recordset_addresses(cloud, "example.test.", FQDN) == set()
+    assert cloud.network.get_ip(byo_floating_ip.id).port_id is None
