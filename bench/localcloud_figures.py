@@ -59,6 +59,22 @@ def smoke(state: Path) -> list:
     return timer.steps
 
 
+def leftovers(state: Path, offset: int) -> list:
+    """Processes of this instance still alive: command line names its state directory or its ports."""
+    marks = [str(state), f'-port {4369 + offset}', f'127.0.0.1:{5000 + offset}', f'127.0.0.1:{9876 + offset}']
+    found = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cmd = Path(f'/proc/{entry}/cmdline').read_bytes().replace(b'\0', b' ').decode(errors='replace')
+        except OSError:
+            continue
+        if any(m in cmd for m in marks):
+            found.append(f'{entry}:{cmd[:60]}')
+    return found
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--shared', action='store_true', help='measure the running default instance (no restarts)')
@@ -66,6 +82,7 @@ def main() -> int:
     ap.add_argument('--keep', action='store_true', help='leave the throw-away instance running')
     args = ap.parse_args()
     figures = []
+    load_before = os.getloadavg()[0]
     env = dict(os.environ)
     env.pop('LOCALCLOUD_PORT_OFFSET', None)
 
@@ -88,8 +105,10 @@ def main() -> int:
     else:
         state = Path(tempfile.mkdtemp(prefix='localcloud-bench-'))
         env.update(HA_ENDPOINT_STATE=str(state), LOCALCLOUD_PORT_OFFSET=str(args.offset))
-        dt, _ = sh([str(LC / 'up')], env)
-        figures.append(('start from empty state -> ready (installed packages)', f'{dt:.1f} s'))
+        dt, out = sh([str(LC / 'up')], env)
+        cached = 'schema cache' if 'from the schema cache' in out else 'schemas migrated, no cache'
+        figures.append((f'start from empty state -> ready ({cached})', f'{dt:.1f} s'))
+        milestones = [ln.strip() for ln in out.splitlines() if ' done in ' in ln or ln.rstrip().endswith(' ready')]
 
     pss, rss = memory(env)
     figures.append(('memory of the control plane (PSS; RSS sum)', f'{pss:.2f} GiB ({rss:.2f} GiB)'))
@@ -99,7 +118,8 @@ def main() -> int:
 
     if not args.shared:
         dt, _ = sh([str(LC / 'down')], env)
-        figures.append(('down (every process stopped)', f'{dt:.1f} s'))
+        left = leftovers(state, args.offset)
+        figures.append(('down', f'{dt:.1f} s, processes left: {len(left)} {left or ""}'))
         dt, _ = sh([str(LC / 'up')], env)
         figures.append(('start after down (installed packages, existing state)', f'{dt:.1f} s'))
         pss, rss = memory(env)
@@ -108,10 +128,15 @@ def main() -> int:
             sh([str(LC / 'reset')], env)
 
     width = max(len(k) for k, _ in figures)
-    print(f'localcloud figures ({time.strftime("%F %T")}, {os.cpu_count()} CPUs'
+    print(f'localcloud figures ({time.strftime("%F %T")}, {os.cpu_count()} CPUs, load average {load_before:.1f} '
+          f'before / {os.getloadavg()[0]:.1f} after'
           f'{", throw-away instance, ports +" + str(args.offset) if not args.shared else ", shared instance"})')
     for k, v in figures:
         print(f'  {k:{width}}  {v}')
+    if not args.shared:
+        print('  milestones of the start from empty state:')
+        for line in milestones:
+            print(f'    {line}')
     return 0
 
 

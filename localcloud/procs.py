@@ -41,9 +41,18 @@ def alive(pidfile: Path, marker: str) -> int | None:
     if not st or st == 'Z':
         return None
     cmd = _cmdline(pid)
-    if marker and cmd and marker not in cmd:  # empty: exiting, or rewriting its title right now
+    if not cmd:  # exiting, or rewriting its title right now: ours only if still a session leader
+        return pid if _session(pid) == pid else None
+    if marker and marker not in cmd:
         return None
     return pid
+
+
+def _session(pid: int) -> int | None:
+    try:
+        return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[4])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def start(name: str, argv: list, pidfile: Path, logfile: Path, env: dict | None = None,
@@ -111,24 +120,32 @@ def stop(pidfile: Path, marker: str, timeout: float = 15.0) -> bool:
     """SIGTERM the group (session) we started, then SIGKILL what is left. True if something ran."""
     pid = alive(pidfile, marker)
     if pid is None:
-        pidfile.unlink(missing_ok=True)
-        return False
-    _signal_all(pid, signal.SIGCONT)  # a frozen (SIGSTOPped) process cannot handle SIGTERM
-    _signal_all(pid, signal.SIGTERM)
+        # The leader is gone; children it left in its session (e.g. workers of a crashed master) are
+        # still ours if they run the same program. (Linux does not reuse a PID still in use as a session id.)
+        leader = read_pid(pidfile)
+        orphans = [p for p in group_pids(leader) if marker in _cmdline(p)] if leader else []
+        if not orphans:
+            pidfile.unlink(missing_ok=True)
+            return False
+        targets = lambda: [p for p in orphans if _state(p) not in ('', 'Z')]  # noqa: E731
+    else:
+        targets = lambda: [p for p in group_pids(pid) if _state(p) not in ('', 'Z')]  # noqa: E731
+    _signal(targets(), signal.SIGCONT)  # a frozen (SIGSTOPped) process cannot handle SIGTERM
+    _signal(targets(), signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not [p for p in group_pids(pid) if _state(p) not in ('', 'Z')]:
+        if not targets():
             break
         time.sleep(0.2)
     else:
-        _signal_all(pid, signal.SIGKILL)
+        _signal(targets(), signal.SIGKILL)
         time.sleep(0.3)
     pidfile.unlink(missing_ok=True)
     return True
 
 
-def _signal_all(session_leader: int, sig: int) -> None:
-    for p in group_pids(session_leader):
+def _signal(pids: list[int], sig: int) -> None:
+    for p in pids:
         try:
             os.kill(p, sig)
         except ProcessLookupError:
