@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import runpy
 import threading
@@ -90,19 +91,29 @@ def run_program(program: Callable[[], Any], cloud: FakeCloud, preview: Optional[
 
         try:
             _sync_await(run_pulumi_func(body))
-        finally:
+        except BaseException:
             _cancel_leftovers()
+            raise
     return Run(cloud, holder.get("outputs") or {}, holder.get("result"))
 
 
 def _cancel_leftovers() -> None:
-    """After a failed run, cancel the tasks it left behind so that they cannot leak into the next run."""
+    """After a failed run, cancel the tasks it left behind so that they cannot leak into the next run, and collect
+    its failed futures now: their finalizers (asyncio's "exception was never retrieved" report) otherwise run at
+    a random later allocation, e.g. inside a compile(), where CPython 3.11 can fail with "AST constructor recursion
+    depth mismatch"."""
     loop = asyncio.get_event_loop()
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
     for task in pending:
         task.cancel()
     if pending:
         loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    handler = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _loop, _context: None)  # the run's error is raised; its echoes are noise
+    try:
+        gc.collect()
+    finally:
+        loop.set_exception_handler(handler)
 
 
 def run_component(raw: Any, cloud: FakeCloud, preview: Optional[bool] = None, name: Optional[str] = None) -> Run:

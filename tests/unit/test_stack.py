@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pulumi
 import pytest
 
 from components import CloudLookupError, ConfigError, contract
@@ -33,26 +34,43 @@ def test_the_dev_stack_builds_and_exports_its_outputs(preview):
         assert run.outputs["zones"]["az1"]["member_ids"]["6443"].keys() == {"cp-0"}
 
 
-BAD = {
-    "unknown key": lambda raw: raw.update(flaotingNetwork="public"),
-    "one zone": lambda raw: [raw["zones"].pop("az2"), raw["zones"].pop("az3")],
-    "member in unknown zone": lambda raw: raw["members"][0].update(zone="az9"),
-    "port out of range": lambda raw: raw["listeners"][0].update(port=70000),
-    "ovn with https monitor": lambda raw: raw.update(provider="ovn"),
-    "ttl out of range": lambda raw: raw["dns"].update(ttl=0),
-    "byo ip not ipv4": lambda raw: raw["zones"]["az3"].update(floatingIp="fe80::1"),
+R = "ha-endpoint:endpoint"
+BAD = {  # the invalid cases, through the whole program: the exact message the user reads (no traceback)
+    "unknown key": (lambda raw: raw.update(flaotingNetwork="public"), [
+        f"{R}.flaotingNetwork: unknown key; remove it or fix its spelling (see README.md 'Configuration')"]),
+    "one zone": (lambda raw: [raw["zones"].pop("az2"), raw["zones"].pop("az3"), raw.update(members=raw["members"][:1])],
+                 [f"{R}.zones: 1 zone(s) given (az1); an HA endpoint needs at least 2: add another availability zone "
+                  "and its subnet"]),
+    "member in unknown zone": (lambda raw: raw["members"][0].update(zone="az9"), [
+        f"{R}.members[0].zone: member cp-0 is in zone 'az9', which is not configured; use one of az1, az2, az3, or "
+        "add 'az9' under zones with its subnet",
+        f"{R}.zones.az1: zone az1 has no members, so its load balancer would serve nothing under memberPlacement "
+        "own-zone; add a member with zone: az1, remove the zone, or set memberPlacement: all-zones"]),
+    "port out of range": (lambda raw: raw["listeners"][0].update(port=70000), [
+        f"{R}.listeners[0].port: Input should be less than or equal to 65535 (got 70000); change the value"]),
+    "ovn with https monitor": (lambda raw: raw.update(provider="ovn"), [
+        f"{R}.listeners[0].monitor.type: the ovn provider has no HTTPS health monitors; use one of TCP, "
+        "UDP-CONNECT, SCTP"]),
+    "ttl out of range": (lambda raw: raw["dns"].update(ttl=0), [
+        f"{R}.dns.ttl: Input should be greater than or equal to 1 (got 0); change the value"]),
+    "byo ip not ipv4": (lambda raw: raw["zones"]["az3"].update(floatingIp="fe80::1"), [
+        f"{R}.zones.az3.floatingIp: 'fe80::1' is not an IPv4 address; give the address of an existing floating IP"]),
 }
 
 
 @pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_bad_config_raises_config_error_and_registers_nothing(case, preview):
+    change, expected = BAD[case]
     raw = dev_endpoint()
-    BAD[case](raw)
+    change(raw)
     cloud = FakeCloud.dev()
     with pytest.raises(ConfigError) as caught:
         run_stack(cloud, stack_config(raw), preview=preview)
-    assert caught.value.problems and all(p.path.startswith("ha-endpoint:endpoint") for p in caught.value.problems)
+    assert isinstance(caught.value, pulumi.RunError)  # the engine prints the message alone, no traceback
+    assert str(caught.value).splitlines() == [
+        f"invalid endpoint configuration ({len(expected)} problem{'s' if len(expected) > 1 else ''}):",
+        *(f"  - {line}" for line in expected)]
     assert cloud.registrations == []
 
 
