@@ -23,7 +23,13 @@ $(VENV_STAMP): requirements.txt
 	.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
 	rm -f .venv/.installed-* && touch $@
 
+test: venv engine localcloud
+	$(PY) -m pytest -q
+
 test-unit: venv
 	$(PY) -m pytest -m "not integration and not e2e" -q
+
+bench: venv engine localcloud
+	for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
 include $(wildcard mk/*.mk)
