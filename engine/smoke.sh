@@ -35,7 +35,14 @@ echo "$build_out" | sed -n 1p
 . "$ENGINE_DIR/env.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ha-engine-smoke.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+cleanup() {
+    # The temp dir, and the per-project workspace files the CLI wrote into PULUMI_HOME for it.
+    for d in proj os; do
+        rm -f "$PULUMI_HOME/workspaces/"*"-$(printf '%s' "$WORK/$d/Pulumi.yaml" | sha1sum | cut -c1-40)-workspace.json"
+    done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
 mkdir -p "$WORK/proj" "$WORK/policy" "$WORK/state"
 # A file backend via PULUMI_BACKEND_URL: does not touch the login stored in PULUMI_HOME.
 export PULUMI_BACKEND_URL="file://$WORK/state"
