@@ -3,7 +3,8 @@
 Data flows one way: arguments (:mod:`components.args`, checked by :mod:`components.validation`) -> cloud facts
 (:mod:`components.lookups`, plain invokes, known at preview) -> plan (:mod:`components.plan`, pure) -> resources
 (:mod:`components.security`, :mod:`components.zone`, :mod:`components.dns`) -> outputs. All checks run before the
-component registers itself, so bad input registers nothing. Children inherit the consumer's provider.
+component registers itself, so bad input registers nothing. Children inherit the consumer's provider (and the
+lookups use it too: ``provider``/``providers`` given in ``opts``, or the parent's).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pulumi
 from . import contract
 from .args import EndpointArgs
 from .dns import PublishedZone, addresses_output, create_records
-from .lookups import lookup_cloud_facts
+from .lookups import invoke_options, lookup_cloud_facts
 from .plan import make_plan
 from .props import endpoint_props
 from .security import attach_member_ports, create_security_groups
@@ -49,7 +50,7 @@ class HaEndpoint(pulumi.ComponentResource):
     def __init__(self, name: str, args: Union[EndpointArgs, Mapping[str, Any]],
                  opts: Optional[pulumi.ResourceOptions] = None, root: str = DEFAULT_ROOT):
         args = load_endpoint_args(args, root)
-        facts = lookup_cloud_facts(args, root)
+        facts = lookup_cloud_facts(args, root, invoke_options(opts))
         plan = make_plan(args, facts, root)
         super().__init__(contract.ENDPOINT_TYPE, name, endpoint_props(args, facts, plan), opts)
         self.plan = plan

@@ -12,8 +12,9 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Optional, TypeVar
+from typing import Callable, Mapping, Optional, TypeVar
 
+import pulumi
 import pulumi_openstack as openstack
 
 from .args import EndpointArgs
@@ -72,16 +73,32 @@ class CloudFacts:
     dns_zone_id: Optional[str] = None
 
 
-def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT) -> CloudFacts:
-    """Resolve every subnet, the floating network, the brought floating IPs and the DNS zone of ``args``."""
+def invoke_options(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.InvokeOptions]:
+    """The invoke options matching a component's resource options: the OpenStack provider its children will use
+    (``provider``/``providers`` given to the component, else the parent's, else the default provider)."""
+    if opts is None:
+        return None
+    candidates = [opts.provider] if opts.provider is not None else []
+    if isinstance(opts.providers, Mapping):
+        candidates += list(opts.providers.values())
+    elif opts.providers:
+        candidates += list(opts.providers)
+    provider = next((p for p in candidates if getattr(p, "package", None) == "openstack"), None)
+    return pulumi.InvokeOptions(parent=opts.parent, provider=provider)
+
+
+def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
+                       opts: Optional[pulumi.InvokeOptions] = None) -> CloudFacts:
+    """Resolve every subnet, the floating network, the brought floating IPs and the DNS zone of ``args``, through
+    the provider ``opts`` names (see :func:`invoke_options`)."""
+    cloud = _Cloud(opts)
     problems: list[Problem] = []
     subnets: dict[str, SubnetFacts] = {}
-    routers = _RouterPorts()
     for ref, path in _subnet_refs(args, root):
         if ref in subnets:
             continue
         facts = _attempt(problems, path, f"subnet '{ref}'", "give the name or id of an existing "
-                         "subnet (openstack subnet list)", lambda ref=ref: _subnet(ref, routers))
+                         "subnet (openstack subnet list)", lambda ref=ref: cloud.subnet(ref))
         if facts is not None:
             subnets[ref] = facts
     network_id = network_name = None
@@ -90,24 +107,24 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT) -> CloudFac
                            f"external network '{args.floating_network}'",
                            "give the name or id of an external network (openstack network list --external), "
                            "or remove floatingNetwork for an internal endpoint",
-                           lambda: _network(args.floating_network))
+                           lambda: cloud.external_network(args.floating_network))
         if network is not None:
             network_id, network_name = network
     floating_ips: dict[str, FloatingIpFacts] = {}
     for az, zone in args.zones.items():
         if zone.floating_ip is None:
             continue
-        facts = _attempt(problems, f"{root}.zones.{az}.floatingIp",
-                         f"floating IP {zone.floating_ip}",
+        facts = _attempt(problems, f"{root}.zones.{az}.floatingIp", f"floating IP {zone.floating_ip}",
                          "allocate it first (openstack floating ip create --floating-ip-address ...) or remove "
-                         "floatingIp to let the endpoint allocate one", lambda zone=zone: _floating_ip(zone.floating_ip))
+                         "floatingIp to let the endpoint allocate one",
+                         lambda zone=zone: cloud.floating_ip(zone.floating_ip))
         if facts is not None:
             floating_ips[az] = facts
     zone_id = None
     if args.dns is not None:
         zone_id = _attempt(problems, f"{root}.dns.zone", f"DNS zone '{args.dns.zone}'",
                            "create the zone first (openstack zone create) or fix its name",
-                           lambda: openstack.dns.get_dns_zone(name=args.dns.zone).id)
+                           lambda: cloud.dns_zone_id(args.dns.zone))
     if problems:
         raise lookup_error(problems)
     return CloudFacts(subnets, network_id, network_name, floating_ips, zone_id)
@@ -142,40 +159,43 @@ def _attempt(problems: list[Problem], path: str, subject: str, fix: str, lookup:
         return None
 
 
-def _subnet(ref: str, routers: "_RouterPorts") -> SubnetFacts:
-    found = openstack.networking.get_subnet(subnet_id=ref) if _UUID.match(ref) else \
-        openstack.networking.get_subnet(name=ref)
-    cidr = str(ipaddress.ip_network(found.cidr, strict=False))
-    return SubnetFacts(ref=ref, id=found.id, name=found.name or ref, cidr=cidr, network_id=found.network_id,
-                       ip_version=int(found.ip_version or ipaddress.ip_network(cidr).version),
-                       gateway_ip=found.gateway_ip or None, router_ids=routers.on(found.network_id, cidr))
+class _Cloud:
+    """The invokes, all through one provider; router interfaces are looked up once per network."""
 
+    def __init__(self, opts: Optional[pulumi.InvokeOptions]) -> None:
+        self.opts = opts
+        self._router_ports: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
 
-class _RouterPorts:
-    """Router interfaces per network, looked up once per network (several subnets often share one)."""
+    def subnet(self, ref: str) -> SubnetFacts:
+        key = {"subnet_id": ref} if _UUID.match(ref) else {"name": ref}
+        found = openstack.networking.get_subnet(**key, opts=self.opts)
+        cidr = str(ipaddress.ip_network(found.cidr, strict=False))
+        return SubnetFacts(ref=ref, id=found.id, name=found.name or ref, cidr=cidr, network_id=found.network_id,
+                           ip_version=int(found.ip_version or ipaddress.ip_network(cidr).version),
+                           gateway_ip=found.gateway_ip or None, router_ids=self.routers(found.network_id, cidr))
 
-    def __init__(self) -> None:
-        self._ports: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-
-    def on(self, network_id: str, cidr: str) -> tuple[str, ...]:
+    def routers(self, network_id: str, cidr: str) -> tuple[str, ...]:
         """Routers with an interface on the subnet: router-owned ports of its network with an address in it."""
-        if network_id not in self._ports:
-            self._ports[network_id] = [
+        if network_id not in self._router_ports:
+            self._router_ports[network_id] = [
                 (port.device_id, tuple(port.all_fixed_ips or ()))
                 for owner in ROUTER_PORT_OWNERS
-                for port_id in openstack.networking.get_port_ids(network_id=network_id, device_owner=owner).ids or []
-                for port in [openstack.networking.get_port(port_id=port_id)] if port.device_id]
+                for port_id in openstack.networking.get_port_ids(network_id=network_id, device_owner=owner,
+                                                                 opts=self.opts).ids or []
+                for port in [openstack.networking.get_port(port_id=port_id, opts=self.opts)] if port.device_id]
         network = ipaddress.ip_network(cidr, strict=False)
-        return tuple(sorted({router for router, addresses in self._ports[network_id]
+        return tuple(sorted({router for router, addresses in self._router_ports[network_id]
                              if any(ipaddress.ip_address(address) in network for address in addresses)}))
 
+    def external_network(self, ref: str) -> tuple[str, str]:
+        key = {"network_id": ref} if _UUID.match(ref) else {"name": ref}
+        found = openstack.networking.get_network(**key, external=True, opts=self.opts)
+        return found.id, found.name or ref
 
-def _network(ref: str) -> tuple[str, str]:
-    found = openstack.networking.get_network(network_id=ref, external=True) if _UUID.match(ref) else \
-        openstack.networking.get_network(name=ref, external=True)
-    return found.id, found.name or ref
+    def floating_ip(self, address: str) -> FloatingIpFacts:
+        found = openstack.networking.get_floating_ip(address=address, opts=self.opts)
+        return FloatingIpFacts(address=address, id=found.id, network_id=found.pool or "",
+                               port_id=found.port_id or None)
 
-
-def _floating_ip(address: str) -> FloatingIpFacts:
-    found = openstack.networking.get_floating_ip(address=address)
-    return FloatingIpFacts(address=address, id=found.id, network_id=found.pool or "", port_id=found.port_id or None)
+    def dns_zone_id(self, name: str) -> str:
+        return openstack.dns.get_dns_zone(name=name, opts=self.opts).id

@@ -79,7 +79,7 @@ class FakeCloud(pulumi.runtime.Mocks):
         self.objects: dict[str, dict[str, dict]] = {}  # resource kind -> id -> state
         self.pool_members: dict[str, set] = {}  # pool id -> {(address, port)}
         self.registrations: list[dict] = []
-        self.calls: list[tuple[str, dict]] = []
+        self.calls: list[tuple[str, dict, str]] = []  # token, arguments, provider reference
         self.deleted: list[tuple[str, str]] = []
         self.current = threading.local()
 
@@ -168,7 +168,7 @@ class FakeCloud(pulumi.runtime.Mocks):
     # ----- Mocks --------------------------------------------------------------------------------------------------
     def call(self, args: pulumi.runtime.MockCallArgs):
         with self.lock:
-            self.calls.append((args.token, dict(args.args)))
+            self.calls.append((args.token, dict(args.args), args.provider))
             try:
                 return invokes.answer(self, args.token, args.args), []
             except invokes.NotFound as error:  # the engine returns provider errors to the caller, as failures
@@ -180,7 +180,7 @@ class FakeCloud(pulumi.runtime.Mocks):
         with self.lock:
             record = {"type": args.typ, "name": args.name, "inputs": dict(args.inputs), "custom": args.custom,
                       "urn": getattr(self.current, "urn", None), "parent": getattr(self.current, "parent", None),
-                      "dependencies": getattr(self.current, "dependencies", [])}
+                      "dependencies": getattr(self.current, "dependencies", []), "provider": args.provider}
             self.registrations.append(record)
             if not args.custom:
                 return "", dict(args.inputs)

@@ -230,3 +230,24 @@ def test_the_component_records_the_cloud_facts_for_the_policy_pack():
     assert (props["listenerPorts"], props["memberPorts"], props["monitorPorts"]) == \
         ([6443, 22623], [6443, 22623], [6443, 22623])
     assert props["publish"] == "when-ready" and props["internal"] is False
+
+
+@pytest.mark.parametrize("preview", MODES)
+def test_an_explicit_provider_serves_the_lookups_and_every_child(preview):
+    import pulumi
+    import pulumi_openstack as openstack
+
+    from components import HaEndpoint
+    from tests.mocks import run_program
+
+    cloud = FakeCloud.dev()
+
+    def program():
+        other = openstack.Provider("other-cloud", cloud="elsewhere")
+        return HaEndpoint("k8s-api", dev_endpoint(), opts=pulumi.ResourceOptions(providers={"openstack": other}))
+
+    run = run_program(program, cloud, preview=preview, outputs=lambda _: {})
+    assert cloud.calls and all(provider.startswith("urn:pulumi:dev::ha-endpoint::pulumi:providers:openstack::"
+                                                   "other-cloud::") for _, _, provider in cloud.calls)
+    children = [r for r in run.registrations if r["custom"] and r["type"].startswith("openstack:")]
+    assert children and all("::other-cloud::" in (r["provider"] or "") for r in children)
