@@ -1,7 +1,8 @@
 """Property tests (Hypothesis) of the pure planning code: args + cloud facts -> plan.
 
 * A random valid topology gives a plan whose resource names are unique per resource type, derived from names and
-  never from positions: the same plan comes out whatever the order of zones, listeners and members.
+  never from positions: the same plan (and the same component properties) comes out whatever the order of zones,
+  listeners and members.
 * A random valid topology broken in one random way always fails with a ConfigError whose every problem names a
   key path inside ``ha-endpoint:endpoint`` that exists in the input (or whose parent does, for a missing key) and
   says how to fix it.
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from components import ConfigError, load_endpoint_args
 from components.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
 from components.plan import EndpointPlan, make_plan
+from components.props import endpoint_props
 
 ROOT = "ha-endpoint:endpoint"
 zone_names = st.from_regex(r"\A[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,3})?\Z")
@@ -71,6 +73,11 @@ def plan_of(raw: dict[str, Any]) -> EndpointPlan:
     return make_plan(load_endpoint_args(raw), facts_for(raw))
 
 
+def props_of(raw: dict[str, Any]) -> dict[str, Any]:
+    args, facts = load_endpoint_args(raw), facts_for(raw)
+    return endpoint_props(args, facts, make_plan(args, facts))
+
+
 def names_by_type(plan: EndpointPlan) -> dict[str, list[str]]:
     names: dict[str, list[str]] = {"component": [], "lb": [], "listener": [], "pool": [], "monitor": [],
                                    "member": [], "fip": [], "fip-assoc": [], "port-sg": [], "readiness": [],
@@ -115,6 +122,7 @@ def test_plans_are_stable_under_permutation(raw, random):
     random.shuffle(shuffled["listeners"])
     random.shuffle(shuffled["members"])
     assert plan_of(shuffled) == plan_of(raw)
+    assert props_of(shuffled) == props_of(raw)  # what the policy pack reads is order-free too
 
 
 def _break(raw: dict[str, Any], how: str, data) -> None:
