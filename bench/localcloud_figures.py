@@ -80,6 +80,8 @@ def main() -> int:
     ap.add_argument('--shared', action='store_true', help='measure the running default instance (no restarts)')
     ap.add_argument('--offset', type=int, default=10000, help='port offset of the throw-away instance')
     ap.add_argument('--keep', action='store_true', help='leave the throw-away instance running')
+    ap.add_argument('--no-cache', action='store_true',
+                    help='ignore the schema cache: the start of a first-ever run (all migrations)')
     args = ap.parse_args()
     figures = []
     load_before = os.getloadavg()[0]
@@ -105,6 +107,8 @@ def main() -> int:
     else:
         state = Path(tempfile.mkdtemp(prefix='localcloud-bench-'))
         env.update(HA_ENDPOINT_STATE=str(state), LOCALCLOUD_PORT_OFFSET=str(args.offset))
+        if args.no_cache:
+            env['LOCALCLOUD_SCHEMA_CACHE'] = '0'
         dt, out = sh([str(LC / 'up')], env)
         cached = 'schema cache' if 'from the schema cache' in out else 'schemas migrated, no cache'
         figures.append((f'start from empty state -> ready ({cached})', f'{dt:.1f} s'))

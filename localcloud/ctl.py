@@ -433,7 +433,19 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     p = Paths()
     cmds = {'up': cmd_up, 'down': cmd_down, 'status': cmd_status, 'reset': cmd_reset, 'restart': cmd_restart}
-    return cmds[args.command](p, args)
+    if args.command == 'status':
+        return cmd_status(p, args)
+    # One of up/down/reset/restart at a time per state directory (two test sessions may both call up).
+    import fcntl
+    lockfile = p.root.parent / f'.{p.root.name}.lock'
+    lockfile.parent.mkdir(parents=True, exist_ok=True)
+    with open(lockfile, 'w') as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f'localcloud: another up/down/reset holds {lockfile}; waiting', flush=True)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        return cmds[args.command](p, args)
 
 
 if __name__ == '__main__':
