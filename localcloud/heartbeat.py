@@ -20,8 +20,6 @@ import sys
 import time
 import zlib
 
-import pymysql
-
 from .settings import HOST, PORTS, Paths, load_secrets
 
 INTERVAL = float(os.environ.get('LOCALCLOUD_HEARTBEAT_INTERVAL', '0.5'))
@@ -122,6 +120,7 @@ def main(argv=None) -> int:
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.bind((HOST, 0))
     target = (HOST, PORTS['octavia-health'])
+    import pymysql  # system python (python3-pymysql); imported here so tests can import this module
     conn, seq, last_err = None, 0, None
     print(f'heartbeat: reporting to {target[0]}:{target[1]} every {INTERVAL}s', flush=True)
     while True:
