@@ -27,7 +27,8 @@ def test_each_zone_gets_one_load_balancer_in_its_az_on_its_subnet(preview):
     cloud = FakeCloud.dev()
     run = run_component(dev_endpoint(), cloud, preview=preview)
     lbs = run.of_type(contract.LOADBALANCER_TYPE)
-    assert sorted(lb["name"] for lb in lbs) == [contract.loadbalancer_name("k8s-api", az) for az in ("az1", "az2", "az3")]
+    assert sorted(lb["name"] for lb in lbs) == [contract.loadbalancer_name("k8s-api", az)
+                                                for az in ("az1", "az2", "az3")]
     for lb in lbs:
         az = lb["inputs"]["availabilityZone"]
         assert lb["name"] == contract.loadbalancer_name("k8s-api", az)

@@ -55,7 +55,8 @@ def test_readiness_settings_reach_each_zones_gate():
     run = run_component(raw, FakeCloud.dev(), preview=True)
     for gate in run.of_type(contract.READINESS_TYPE):
         inputs = gate["inputs"]
-        assert (inputs["require"], inputs["timeout_seconds"], inputs["poll_interval_seconds"]) == ("provisioned", 120, 2)
+        assert (inputs["require"], inputs["timeout_seconds"], inputs["poll_interval_seconds"]) == \
+            ("provisioned", 120, 2)
         assert set(inputs["pools"]) == {contract.pool_name("k8s-api", gate["name"].split("-")[-2], port)
                                         for port in (6443, 22623)}
 
