@@ -1,7 +1,7 @@
 """Readiness figures: API calls per poll as members grow, and latency from the last member ONLINE to the gate.
 
     .venv/bin/python bench/readiness_figures.py            # simulated clock + real openstacksdk over loopback
-    .venv/bin/python bench/readiness_figures.py --cloud X  # also on a real cloud (clouds.yaml entry X), see --help
+    .venv/bin/python bench/readiness_figures.py --local-cloud  # also on the local OpenStack (localcloud/up)
 
 Goals (issue 4): API calls per poll constant (one per pool) for 3, 30, 300 members in one pool; latency from the
 last member ONLINE to the gate opening at most one poll interval (<= 1 s at the default interval).
@@ -10,8 +10,9 @@ Sources of the figures:
 - "simulated": the pure waiter with a fake clock (exact, no I/O).
 - "loopback": the real openstacksdk and the readiness provider's status source against a small Octavia v2 API on
   127.0.0.1 (tests/unit/readiness/octavia_http_fake.py); HTTP requests are counted at the server, time is real.
-- "cloud": the local OpenStack (real Octavia + heartbeat daemon), when --cloud is given; see
-  tests/integration/test_readiness_cloud.py for how members are created there.
+- "local cloud": the local OpenStack (real Keystone + Octavia + heartbeat daemon) with --local-cloud: a zone built
+  as in tests/integration/test_readiness_cloud.py; latency measured against a 20 Hz sampler of the member's
+  statuses; member listings counted at the HTTP transport while the provider's own wait (run_wait) runs.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from components.readiness.inputs import parse_readiness  # noqa: E402
 from components.readiness.waiter import wait_for_members  # noqa: E402
 
 MEMBER_COUNTS = (3, 30, 300)
+ENVIRONMENT_CONNECT = cloud.connect
+"""The real connection factory; the loopback figures swap in the fake's and put this back."""
 POLLS = 5
 
 
@@ -89,6 +92,7 @@ def loopback_calls_per_poll(count: int) -> tuple[float, int]:
         result = wait_for_members(default_spec(ids), fetch_pool=fetch, fetch_load_balancer=source.fetch_load_balancer,
                                   clock=clock, sleep=clock.sleep)
         source.close()
+        cloud.connect = ENVIRONMENT_CONNECT
         return len(api.member_listings()) / result.polls, len(api.requests)
 
 
@@ -139,6 +143,7 @@ def loopback_latency(trials: int) -> list[float]:
             thread.join()
             source.close()
             latencies.append(opened - flipped[0])
+    cloud.connect = ENVIRONMENT_CONNECT
     return latencies
 
 
@@ -149,7 +154,8 @@ def summary(values: list[float]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cloud", help="clouds.yaml entry of a real cloud to measure on as well")
+    parser.add_argument("--local-cloud", action="store_true",
+                        help="also measure on the local cloud (localcloud/up; started if not running)")
     parser.add_argument("--trials", type=int, default=10, help="wall-clock latency trials (default 10)")
     args = parser.parse_args()
     import warnings
@@ -166,13 +172,65 @@ def main() -> int:
     print("Latency from the last member ONLINE to the gate opening, default interval 1 s (goal: <= 1 s)")
     print(f"  simulated clock:        {summary(simulated_latency(1000))}")
     print(f"  loopback HTTP, wall:    {summary(loopback_latency(args.trials))}")
-    if args.cloud:
-        from readiness_cloud_bench import cloud_figures  # noqa: E402  (phase 2: tests/integration helpers)
-
-        cloud_figures(args.cloud, args.trials)
+    if args.local_cloud:
+        cloud_figures(args.trials)
     else:
-        print("  real cloud:             skipped (give --cloud <clouds.yaml entry> with the local cloud up)")
+        print("  local cloud:            skipped (give --local-cloud with localcloud/up running)")
     return 0
+
+
+class ListingCounter:
+    """Counts HTTP GETs of Octavia member listings made by this process (at the requests transport)."""
+
+    def __init__(self) -> None:
+        import requests.adapters
+
+        self.count = 0
+        original = requests.adapters.HTTPAdapter.send
+
+        def send(adapter, request, *a, **kw):
+            if request.method == "GET" and "/members" in request.url and ":9876/" in request.url:
+                self.count += 1
+            return original(adapter, request, *a, **kw)
+
+        requests.adapters.HTTPAdapter.send = send
+
+
+def cloud_figures(trials: int) -> None:
+    """The same figures on the local cloud (real Keystone + Octavia + heartbeat daemon)."""
+    sys.path.insert(0, str(ROOT / "tests" / "integration"))
+    from localcloud.testing import Cleanup, ensure_up
+    from test_readiness_cloud import build_zone, gate_latency
+
+    from components.readiness.provider import run_wait
+
+    counter = ListingCounter()
+    local = ensure_up()
+    cleanup = Cleanup(local)
+    try:
+        zone = build_zone(local.conn, local.seed["az1_subnet_id"], cleanup.name, cleanup.add)
+        latencies = [gate_latency(zone, local.faults, cleanup.add, hold_seconds=1.0 + 0.37 * i) for i in range(trials)]
+        print(f"  local cloud, wall:      {summary(latencies)}")
+        print()
+        print("API calls per poll on the local cloud (HTTP GETs of the member listing per poll)")
+        for count in MEMBER_COUNTS:
+            members = [{"address": f"10.10.1.{100 + i % 10}", "protocol_port": 7000 + i // 10,
+                        "subnet_id": zone.subnet_id} for i in range(count)]
+            zone.wait_lb(timeout=300)
+            local.conn.load_balancer.put(f"/lbaas/pools/{zone.pool_id}/members", json={"members": members})
+            wanted = {(m["address"], m["protocol_port"]) for m in members}
+            ids = [m.id for m in local.conn.load_balancer.members(zone.pool_id)  # PENDING_* right after the PUT
+                   if (m.address, m.protocol_port) in wanted]
+            before = counter.count
+            result = run_wait(parse_readiness(zone.props(ids, timeout_seconds=300)))
+            listings = counter.count - before
+            print(f"  {count:>7} members: {listings} listings over {result.polls} polls = "
+                  f"{listings / result.polls:.2f} per poll (gate open after {result.waited_seconds:.1f} s, "
+                  f"{result.waited_seconds / result.polls:.2f} s per poll)")
+    finally:
+        leftovers = cleanup.run()
+        if leftovers:
+            print("cleanup left:", *leftovers, sep="\n  ")
 
 
 if __name__ == "__main__":
