@@ -48,9 +48,14 @@ class HaEndpoint(pulumi.ComponentResource):
     published, gate."""
 
     def __init__(self, name: str, args: Union[EndpointArgs, Mapping[str, Any]],
-                 opts: Optional[pulumi.ResourceOptions] = None, root: str = DEFAULT_ROOT):
+                 opts: Optional[pulumi.ResourceOptions] = None, root: str = DEFAULT_ROOT,
+                 cloud: Optional[str] = None):
+        """``root`` prefixes the key paths of error messages (the stack's config key); ``cloud`` is the clouds.yaml
+        entry the readiness gates and drains poll, by default the stack's ``openstack:cloud`` when the children use
+        the default provider, else ``OS_CLOUD``."""
         args = load_endpoint_args(args, root)
-        facts = lookup_cloud_facts(args, root, invoke_options(opts))
+        invoke_opts = invoke_options(opts)
+        facts = lookup_cloud_facts(args, root, invoke_opts)
         plan = make_plan(args, facts, root)
         super().__init__(contract.ENDPOINT_TYPE, name, endpoint_props(args, facts, plan), opts)
         self.plan = plan
@@ -58,7 +63,9 @@ class HaEndpoint(pulumi.ComponentResource):
         self.member_ports = attach_member_ports(plan.security, self.security, self)
         readiness = {"require": args.readiness.require, "timeout_seconds": args.readiness.timeout_seconds,
                      "poll_interval_seconds": args.readiness.poll_interval_seconds,
-                     "drain_seconds": args.readiness.drain_seconds}
+                     "drain_seconds": args.readiness.drain_seconds,
+                     "cloud": cloud or (pulumi.Config("openstack").get("cloud")
+                                        if invoke_opts is None or invoke_opts.provider is None else None)}
         self.zone_components = {
             zone.az: EndpointZone(zone.component_name, zone, plan, readiness, self.security.vip_group.id,
                                   opts=pulumi.ResourceOptions(parent=self))

@@ -40,7 +40,8 @@ class ZoneGate:
 
 def zone_gate(zone: ZonePlan, plan: EndpointPlan, readiness: dict, lb: pulumi.CustomResource, pools: dict,
               monitors: dict, members: dict, parent: pulumi.Resource) -> ZoneGate:
-    """The gate of one zone; ``readiness`` holds ``require``, ``timeout_seconds``, ``poll_interval_seconds``.
+    """The gate of one zone; ``readiness`` holds ``require``, ``timeout_seconds``, ``poll_interval_seconds`` and
+    ``cloud`` (the clouds.yaml entry to poll, None for ``OS_CLOUD``).
 
     The gate depends on every member through its ``pools`` input (their ids) and on the monitors explicitly."""
     bootstrap = plan.publish == "bootstrap"
@@ -56,17 +57,18 @@ def zone_gate(zone: ZonePlan, plan: EndpointPlan, readiness: dict, lb: pulumi.Cu
     gate = MemberReadiness(
         zone.readiness_name, loadbalancer_id=lb.id, pools=spec, require=require,
         timeout_seconds=readiness["timeout_seconds"], poll_interval_seconds=readiness["poll_interval_seconds"],
-        opts=pulumi.ResourceOptions(parent=parent, depends_on=list(monitors.values())))
+        cloud=readiness.get("cloud"), opts=pulumi.ResourceOptions(parent=parent, depends_on=list(monitors.values())))
     if bootstrap:
         return ZoneGate(lb.id.apply(lambda _: True), lb, gate, "bootstrap: load balancer ACTIVE")
     return ZoneGate(gate.ready, gate, gate, f"members {require}")
 
 
-def member_drains(zone: ZonePlan, plan: EndpointPlan, drain_seconds: float, pools: dict, members: dict,
+def member_drains(zone: ZonePlan, plan: EndpointPlan, readiness: dict, pools: dict, members: dict,
                   parent: pulumi.Resource) -> list[MemberDrain]:
     """One MemberDrain per member resource when ``drain_seconds`` > 0 (at 0 a drain would do nothing)."""
-    if drain_seconds <= 0:
+    if readiness["drain_seconds"] <= 0:
         return []
     return [MemberDrain(contract.member_drain_name(plan.name, zone.az, port, name), pool_id=pools[port].id,
-                        member_id=member.id, drain_seconds=drain_seconds, opts=pulumi.ResourceOptions(parent=parent))
+                        member_id=member.id, drain_seconds=readiness["drain_seconds"], cloud=readiness.get("cloud"),
+                        opts=pulumi.ResourceOptions(parent=parent))
             for port, by_name in sorted(members.items()) for name, member in sorted(by_name.items())]

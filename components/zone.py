@@ -71,7 +71,7 @@ class EndpointZone(pulumi.ComponentResource):
         self.published_address = self.floating_ip if zone.floating.mode != "none" else lb.vip_address
         self.gate = zone_gate(zone, plan, readiness, lb, self.pools, self.monitors, self.members, self)
         self.ready = self.gate.ready
-        self.drains = member_drains(zone, plan, readiness["drain_seconds"], self.pools, self.members, self)
+        self.drains = member_drains(zone, plan, readiness, self.pools, self.members, self)
         self.register_outputs({
             "loadbalancerId": self.loadbalancer_id, "vipAddress": self.vip_address, "vipPortId": self.vip_port_id,
             "floatingIp": self.floating_ip, "poolIds": self.pool_ids, "memberIds": self.member_ids,

@@ -76,3 +76,13 @@ def test_members_get_a_drain_when_drain_seconds_is_set():
     raw["readiness"] = {"drainSeconds": 0}
     run = run_component(raw, FakeCloud.dev(), preview=True)
     assert not [r for r in run.of_type(contract.READINESS_TYPE) if "member_id" in r["inputs"]]
+
+
+def test_gates_and_drains_poll_the_stacks_cloud():
+    from tests.mocks import run_stack
+
+    raw = dev_endpoint()
+    raw["readiness"] = {"drainSeconds": 5}
+    run = run_stack(FakeCloud.dev(), {"endpoint": raw, "openstack:cloud": "localcloud"}, preview=True)
+    dynamic = run.of_type(contract.READINESS_TYPE)
+    assert len(dynamic) == 3 + 6 and {r["inputs"]["cloud"] for r in dynamic} == {"localcloud"}
