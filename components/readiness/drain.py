@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import pulumi
+from pulumi.output import Unknown
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
@@ -143,13 +144,15 @@ class MemberDrainProvider(ResourceProvider):
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = []
-        for key in ("timeout_seconds",):
+        if not isinstance(news.get("timeout_seconds"), Unknown):
             try:
-                positive_number(news, key, DEFAULT_DRAIN_TIMEOUT_SECONDS)
+                positive_number(news, "timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS)
             except InputError as exc:
                 failures.append(CheckFailure(exc.property, exc.reason))
         value = news.get("drain_seconds", 0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        if isinstance(value, Unknown):
+            pass
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             failures.append(CheckFailure("drain_seconds", f"must be a number of seconds >= 0, got {value!r}"))
         return CheckResult(news, failures)
 

@@ -26,6 +26,7 @@ import uuid
 from typing import Any, Mapping, Optional
 
 import pulumi
+from pulumi.output import Unknown
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
@@ -55,7 +56,10 @@ def _sleep(seconds: float) -> None:
 
 
 def contains_unknown(value: Any) -> bool:
-    """Whether a property value holds a value unknown during preview, at any depth."""
+    """Whether a property value holds a value unknown during preview, at any depth (the engine's wire string, or
+    ``pulumi.output.Unknown`` as the dynamic-provider host deserializes it for check and diff)."""
+    if isinstance(value, Unknown):
+        return True
     if isinstance(value, str):
         return value == UNKNOWN
     if isinstance(value, Mapping):
@@ -75,10 +79,10 @@ def check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
         return []
     failures = []
     require = news.get("require")
-    if require not in (None, UNKNOWN, *(r.value for r in Requirement)):
+    if not contains_unknown(require) and require not in (None, *(r.value for r in Requirement)):
         failures.append(CheckFailure("require", f"must be 'online' or 'provisioned', got {require!r}"))
     for key in ("timeout_seconds", "poll_interval_seconds"):
-        if news.get(key) != UNKNOWN:
+        if not contains_unknown(news.get(key)):
             try:
                 positive_number(news, key, 1.0)
             except InputError as exc:
