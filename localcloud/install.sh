@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS=(keystone neutron-server
       octavia-api octavia-worker octavia-health-manager octavia-housekeeping
       designate-api designate-central designate-worker designate-producer designate-mdns
-      rabbitmq-server mariadb-server python3-pymysql uwsgi-plugin-python3 openssl)
+      rabbitmq-server mariadb-server python3-pymysql python3-bcrypt python3-amqp uwsgi-plugin-python3 openssl)
 
 missing=()
 for p in "${PKGS[@]}"; do
