@@ -14,8 +14,22 @@ import os
 import re
 import sys
 
-GETTER = re.compile(r'@pulumi\.getter(?:\(name="([^"]+)"\))?\s*\n\s*def ([a-zA-Z0-9_]+)\(')
-CLASS = re.compile(r'^class ([A-Za-z0-9_]+)\(([^)]*)\):', re.M)
+GETTER = re.compile(r'@pulumi\.getter(?:\(name="([^"]+)"\))?\s*\n\s*def ([a-zA-Z0-9_]+)\(self\)\s*->\s*(.*):\s*$', re.M)
+
+
+def shape(annotation):
+    """'list', 'map' or 'one' from a getter's return annotation (Optional/Input/Output wrappers ignored)."""
+    a = re.sub(r"^(Optional\[|pulumi\.(Input|Output)\[)+", "", annotation.replace(" ", ""))
+    return "list" if a.startswith("Sequence[") else "map" if a.startswith("Mapping[") else "one"
+
+
+def schema_shape(prop):
+    if prop.get("type") == "array":
+        return "list"
+    if prop.get("type") == "object" and "additionalProperties" in prop:
+        return "map"
+    return "one"
+CLASS = re.compile(r'^class ([A-Za-z0-9_]+)(?:\(([^)]*)\))?:', re.M)
 
 
 def classes(path):
@@ -25,7 +39,8 @@ def classes(path):
     heads = list(CLASS.finditer(src))
     for i, m in enumerate(heads):
         body = src[m.end(): heads[i + 1].start() if i + 1 < len(heads) else len(src)]
-        out[m.group(1)] = (m.group(2), {g.group(1) or g.group(2) for g in GETTER.finditer(body)}, body)
+        out[m.group(1)] = (m.group(2) or "", {g.group(1) or g.group(2): shape(g.group(3)) for g in GETTER.finditer(body)},
+                           body)
     return out
 
 
@@ -47,8 +62,15 @@ def main(schema_path, pkg):
     checked = 0
 
     def compare(what, sdk, sch):
+        """sdk: names (set) or {name: shape}; sch: the schema's properties (dict)."""
         nonlocal checked
         checked += 1
+        if isinstance(sdk, dict):
+            bad = sorted(f"{k} ({v} in the SDK, {schema_shape(sch[k])} in the schema)"
+                         for k, v in sdk.items() if k in sch and v != schema_shape(sch[k]))
+            if bad:
+                errors.append(f"{what}: shapes differ: {bad}")
+        sdk, sch = set(sdk), set(sch)
         if sdk - sch:
             errors.append(f"{what}: SDK sends/reads {sorted(sdk - sch)} unknown to the schema")
         if sch - sdk:
@@ -67,11 +89,11 @@ def main(schema_path, pkg):
                 errors.append(f"resource {tok}: {len(cands)} classes {cls} in {mod_dir}")
                 continue
             r = schema["resources"][tok]
-            compare(f"resource {tok} (outputs)", cands[0][2], set(r.get("properties", {})))
+            compare(f"resource {tok} (outputs)", cands[0][2], r.get("properties", {}))
             # Inputs: the keyword arguments of the resource's Args class (snake) -> via its getters.
             args = [c for c in by_class.get(cls + "Args", []) if os.path.dirname(c[0]) == mod_dir]
             if args:
-                compare(f"resource {tok} (inputs)", args[0][2], set(r.get("inputProperties", {})))
+                compare(f"resource {tok} (inputs)", args[0][2], r.get("inputProperties", {}))
 
     # Functions.
     for path, cls in files.items():
@@ -84,11 +106,11 @@ def main(schema_path, pkg):
             f = schema["functions"][tok]
             ins = set(re.findall(r"__args__\['([^']+)'\]", src))
             compare(f"function {tok} (inputs)", ins,
-                    set((f.get("inputs") or {}).get("properties", {})))
+                    (f.get("inputs") or {}).get("properties", {}))
             results = [b for n, b in cls.items() if n.endswith("Result") and not n.startswith("Awaitable")]
             if results:
                 compare(f"function {tok} (outputs)", results[0][1],
-                        set((f.get("outputs") or {}).get("properties", {})))
+                        (f.get("outputs") or {}).get("properties", {}))
             break  # one invoke per file (plus its _output form, same token)
 
     # Nested object types: outputs.py classes named like the schema type's last token part.
@@ -108,7 +130,7 @@ def main(schema_path, pkg):
                 if not name.startswith("Get") and not name.endswith("Result"):
                     notes.append(f"type {mod}.{name}: no schema type {mod}/{base}")
                 continue
-            compare(f"type {hit[0]} ({os.path.basename(path)})", props, set(hit[1].get("properties", {})))
+            compare(f"type {hit[0]} ({os.path.basename(path)})", props, hit[1].get("properties", {}))
 
     for n in notes:
         print("note:", n)

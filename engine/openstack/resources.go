@@ -189,6 +189,25 @@ var dataSourceTokens = map[string]string{
 	"openstack_sharedfilesystem_snapshot_v2":             "openstack:sharedfilesystem/getSnapshot:getSnapshot",
 }
 
+// fieldOverrides: where the Python SDK 3.15.1 does not use the bridge's default name or shape for a Terraform
+// attribute (found by check_sdk.py; everything else is the default).
+var fieldOverrides = map[string]map[string]*tfbridge.SchemaInfo{
+	// Terraform has both allocation_pool (current) and allocation_pools (deprecated); the SDK calls them
+	// allocationPools and allocationPoolsCollection (nested types SubnetAllocationPool, ...PoolsCollection).
+	"openstack_networking_subnet_v2": {
+		"allocation_pool":  {Name: "allocationPools"},
+		"allocation_pools": {Name: "allocationPoolsCollection"},
+	},
+	// "outputs" would clash with the resource's own outputs in the SDKs: StackOutputs (type StackV1StackOutput).
+	"openstack_orchestration_stack_v1": {
+		"outputs": {Name: "StackOutputs"},
+	},
+	// policies has MaxItems 1 in Terraform; the SDK keeps it a list.
+	"openstack_compute_servergroup_v2": {
+		"policies": {MaxItemsOne: tfbridge.False()},
+	},
+}
+
 // envConfig: provider configuration keys whose default the Python SDK reads from the environment (as the SDK's
 // config/vars.py does); the Terraform provider itself also reads all OS_* variables.
 var envConfig = map[string][]string{
@@ -210,11 +229,16 @@ func Provider() tfbridge.ProviderInfo {
 
 	resources := map[string]*tfbridge.ResourceInfo{}
 	for tf, tok := range resourceTokens {
-		resources[tf] = &tfbridge.ResourceInfo{Tok: tokens.Type(tok)}
+		resources[tf] = &tfbridge.ResourceInfo{Tok: tokens.Type(tok), Fields: fieldOverrides[tf]}
 	}
 	dataSources := map[string]*tfbridge.DataSourceInfo{}
 	for tf, tok := range dataSourceTokens {
 		dataSources[tf] = &tfbridge.DataSourceInfo{Tok: tokens.ModuleMember(tok)}
+	}
+	for tf := range fieldOverrides {
+		if _, ok := resourceTokens[tf]; !ok {
+			panic("engine/openstack: field overrides for unmapped resource " + tf)
+		}
 	}
 	var missing []string
 	for tf := range tfp.ResourcesMap {
