@@ -57,7 +57,8 @@ class HaEndpoint(pulumi.ComponentResource):
         invoke_opts = invoke_options(opts)
         facts = lookup_cloud_facts(args, root, invoke_opts)
         plan = make_plan(args, facts, root)
-        super().__init__(contract.ENDPOINT_TYPE, name, endpoint_props(args, facts, plan), opts)
+        props = endpoint_props(args, facts, plan)
+        super().__init__(contract.ENDPOINT_TYPE, name, props, opts)
         self.plan = plan
         self.security = create_security_groups(plan.security, self, plan.tags)
         self.member_ports = attach_member_ports(plan.security, self.security, self)
@@ -89,6 +90,8 @@ class HaEndpoint(pulumi.ComponentResource):
             "fqdn": self.fqdn, "ports": self.ports, "addresses": self.addresses, "zones": self.zones,
             "membersSecurityGroupId": self.members_security_group_id,
             "vipSecurityGroupId": self.vip_security_group_id,
+            # The engine hands stack policies a component's outputs, not its inputs: repeat the facts for them.
+            "facts": props,
         })
 
 

@@ -99,13 +99,17 @@ class HarnessRun:
         return self
 
     def set_fact(self, path: str, value: Any) -> "HarnessRun":
-        """Change one fact the HaEndpoint declares, e.g. ``members.cp-2.networkId``."""
+        """Change one fact the HaEndpoint declares, e.g. ``members.cp-2.networkId``, in its inputs and in the copy
+        of them its outputs carry (``facts``)."""
         endpoint = next(r for r in self.registrations if r.type == "haendpoint:index:HaEndpoint")
         *parents, last = path.split(".")
-        target = endpoint.inputs
-        for part in parents:
-            target = target[part]
-        target[last] = value
+        for facts in (endpoint.inputs, (endpoint.outputs or {}).get("facts")):
+            if facts is None:
+                continue
+            target = facts
+            for part in parents:
+                target = target[part]
+            target[last] = value
         return self
 
     def remove(self, name: str) -> "HarnessRun":

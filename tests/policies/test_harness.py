@@ -54,22 +54,22 @@ def test_a_monitor_on_its_own_port_is_admitted_by_the_component():
     assert run_preview(raw).violations() == []
 
 
-def test_a_stack_policy_alone_sees_the_endpoints_outputs_and_says_the_facts_are_missing():
-    """What AnalyzeStack gets for a component is its registered outputs: without the inputs the pack recorded at
-    registration (or ``facts`` in the outputs), the facts are missing and the policies say so."""
+def test_a_stack_policy_alone_reads_the_facts_from_the_endpoints_outputs():
+    """What AnalyzeStack gets for a component is its registered outputs: the component repeats its facts there."""
     run = run_preview(dev_endpoint())
+    assert run.named("k8s-api").outputs["facts"] == run.named("k8s-api").inputs
+    assert run_pack(run.stack_resources(), inputs={}) == []
+
+
+def test_without_facts_in_the_outputs_or_recorded_inputs_the_policies_say_what_is_missing():
+    run = run_preview(dev_endpoint())
+    endpoint = run.named("k8s-api")
+    endpoint.outputs = {key: value for key, value in endpoint.outputs.items() if key != "facts"}
     found = run_pack(run.stack_resources(), inputs={})
     assert ("ha-endpoint-zone-placement",
             "endpoint k8s-api: the zones and their VIP subnets (zones) is missing from the HaEndpoint's properties or "
             "unknown at preview, so it cannot be checked; the component must pass it as a plain, looked-up value"
             ) in found
-
-
-def test_facts_in_the_endpoints_outputs_are_enough():
-    run = run_preview(dev_endpoint())
-    endpoint = run.named("k8s-api")
-    endpoint.outputs = {**endpoint.outputs, "facts": endpoint.inputs}
-    assert run_pack(run.stack_resources(), inputs={}) == []
 
 
 # -- ha-endpoint-min-zones -------------------------------------------------------------------------------------------
