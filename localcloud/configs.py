@@ -4,7 +4,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from .settings import (HOST, PORT_OFFSET, PORTS, REGION, SERVICE_PROJECT, SERVICE_USER, Paths, url)
+from .settings import (DB_ADMIN, HOST, PORT_OFFSET, PORTS, REGION, SERVICE_PROJECT, SERVICE_USER, Paths, url)
 
 
 def _ini(sections: dict) -> str:
@@ -59,7 +59,7 @@ def mariadb(p: Paths) -> None:
 socket = {p.mysql_sock}
 
 [mysqld]
-user = root
+user = {DB_ADMIN}
 datadir = {p.mysql_data}
 socket = {p.mysql_sock}
 pid-file = {p.run}/mysqld.own.pid

@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 from . import configs, procs, seed, services
-from .settings import HOST, PORT_OFFSET, PORTS, RPC_QUEUES, AZS, Paths, load_secrets
+from .settings import DB_ADMIN, HOST, PORT_OFFSET, PORTS, RPC_QUEUES, AZS, Paths, load_secrets
 
 T0 = time.monotonic()
 SCHEMA_CACHE = Path(os.environ.get('HA_ENDPOINT_CACHE') or Path.home() / '.cache' / 'ha-endpoint') / 'localcloud-schema'
@@ -79,7 +79,8 @@ class Up:
         if not (self.p.mysql_data / 'mysql').exists():
             shutil.rmtree(self.p.mysql_data, ignore_errors=True)
             self.run('mariadb-install-db', ['/usr/bin/mariadb-install-db', f'--defaults-file={self.p.conf("my.cnf")}',
-                                            '--skip-test-db', '--auth-root-authentication-method=socket'])
+                                            '--skip-test-db', '--auth-root-authentication-method=socket',
+                                            f'--user={DB_ADMIN}'])
         self.ensure('mariadb')
         self.wait_ready('mariadb')
 
@@ -106,7 +107,7 @@ class Up:
         if not cached or not cached.exists():
             return False
         with open(cached, 'rb') as f:
-            subprocess.run(['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', '-uroot', db],
+            subprocess.run(['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', f'-u{DB_ADMIN}', db],
                            stdin=f, check=True, capture_output=True)
         say(f'{db}: loaded {cached.name} from the schema cache')
         return True
@@ -117,7 +118,7 @@ class Up:
         SCHEMA_CACHE.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_name(cached.name + f'.{os.getpid()}.tmp')
         with open(tmp, 'wb') as f:
-            subprocess.run(['/usr/bin/mariadb-dump', f'--defaults-file={self.p.conf("my.cnf")}', '-uroot',
+            subprocess.run(['/usr/bin/mariadb-dump', f'--defaults-file={self.p.conf("my.cnf")}', f'-u{DB_ADMIN}',
                             '--single-transaction', '--skip-dump-date', '--skip-comments', db], stdout=f, check=True)
         os.chmod(tmp, 0o600)
         tmp.rename(cached)
@@ -130,7 +131,7 @@ class Up:
             self.dump(db, cached)
 
     def sql(self, statement: str, db: str = '') -> str:
-        argv = ['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', '-uroot', '-N', '-B',
+        argv = ['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', f'-u{DB_ADMIN}', '-N', '-B',
                 '-e', statement] + ([db] if db else [])
         return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
 
@@ -418,6 +419,10 @@ def cmd_status(p: Paths, args) -> int:
 
 
 def cmd_reset(p: Paths, args) -> int:
+    ours = any((p.root / f).exists() for f in ('secrets.json', 'port-offset', 'etc/my.cnf'))
+    if p.root.exists() and any(p.root.iterdir()) and not ours:
+        print(f'localcloud: {p.root} does not look like a localcloud state directory; not wiping it')
+        return 2
     cmd_down(p, args)
     if p.root.exists():
         shutil.rmtree(p.root)

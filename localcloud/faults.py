@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 from . import procs
-from .settings import Paths
+from .settings import DB_ADMIN, Paths
 
 MEMBER_FAULTS = ('DOWN', 'DRAIN', 'MAINT')
 TABLES = {'member': 'member', 'pool': 'pool', 'listener': 'listener', 'health_monitor': 'health_monitor',
@@ -55,6 +55,8 @@ class Faults:
     # -- member health ---------------------------------------------------------------------------
     def member(self, member_id: str, status: str) -> None:
         status = status.upper()
+        if not _is_uuid(member_id):
+            raise ValueError(f'not a member id: {member_id!r}')
         if status not in MEMBER_FAULTS:
             raise ValueError(f'member fault must be one of {MEMBER_FAULTS}, not {status!r}')
         with self._edit() as data:
@@ -126,7 +128,7 @@ class Faults:
 
     # -- database writes -------------------------------------------------------------------------
     def sql(self, statement: str, db: str = 'octavia') -> str:
-        argv = ['mariadb', f'--defaults-file={self.paths.conf("my.cnf")}', '-uroot', '-N', '-B', '-e',
+        argv = ['mariadb', f'--defaults-file={self.paths.conf("my.cnf")}', f'-u{DB_ADMIN}', '-N', '-B', '-e',
                 statement, db]
         return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
 
@@ -214,4 +216,8 @@ def _safe(fn):
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (LookupError, ValueError, RuntimeError, subprocess.CalledProcessError) as exc:
+        print(f'localcloud/fault: {exc}', file=sys.stderr)
+        sys.exit(1)

@@ -2,6 +2,7 @@
 
 Standard library only: imported by the control scripts (system python) and by tests (venv).
 """
+import getpass
 import json
 import os
 import secrets
@@ -39,6 +40,8 @@ RPC_QUEUES = ('central', 'worker', 'producer', 'octavia_provisioning_v2', 'q-plu
 REPO = Path(__file__).resolve().parent.parent
 PKG = Path(__file__).resolve().parent
 SYSTEM_PYTHON = '/usr/bin/python3'
+# MariaDB's admin account: the OS user running localcloud, over the unix socket (root when run as root).
+DB_ADMIN = getpass.getuser()
 
 
 def state_dir() -> Path:
