@@ -50,6 +50,8 @@ class Zone:
     pool_id: str
     subnet_id: str
     next_address: int = 10
+    network: int = 1
+    """The zone's member addresses are 10.10.<network>.<n> (az1 -> 1, az2 -> 2, az3 -> 3)."""
 
     def lb_label(self) -> str:
         lb = retry(self.conn.load_balancer.get_load_balancer, self.lb_id)
@@ -62,7 +64,7 @@ class Zone:
             time.sleep(0.2)
 
     def add_member(self) -> str:
-        address = f"10.10.1.{self.next_address}"
+        address = f"10.10.{self.network}.{self.next_address}"
         self.next_address += 1
         member = retry(self.conn.load_balancer.create_member, self.pool_id, address=address, protocol_port=PORT,
                        subnet_id=self.subnet_id)
@@ -91,17 +93,19 @@ class Zone:
         return bag
 
 
-def build_zone(conn: Any, subnet_id: str, name: Callable[[str], str], register: Callable[[str, Any], Any]) -> Zone:
-    """Load balancer (az1) -> TCP listener -> pool -> TCP monitor (delay 1 s), each waited ACTIVE."""
-    lb = retry(conn.load_balancer.create_load_balancer, name=name("lb"), vip_subnet_id=subnet_id,
-               availability_zone="az1")
+def build_zone(conn: Any, subnet_id: str, name: Callable[[str], str], register: Callable[[str, Any], Any],
+               az: str = "az1") -> Zone:
+    """Load balancer (in ``az``, VIP on ``subnet_id``) -> TCP listener -> pool -> TCP monitor (delay 1 s), each
+    waited ACTIVE."""
+    lb = retry(conn.load_balancer.create_load_balancer, name=name(f"{az}-lb"), vip_subnet_id=subnet_id,
+               availability_zone=az)
     register("load_balancer", lb)
-    zone = Zone(conn, lb.id, "", subnet_id)
+    zone = Zone(conn, lb.id, "", subnet_id, network=int(az[-1]))
     zone.wait_lb()
-    listener = retry(conn.load_balancer.create_listener, name=name("listener"), loadbalancer_id=lb.id,
+    listener = retry(conn.load_balancer.create_listener, name=name(f"{az}-listener"), loadbalancer_id=lb.id,
                      protocol="TCP", protocol_port=PORT)
     zone.wait_lb()
-    pool = retry(conn.load_balancer.create_pool, name=name("pool"), listener_id=listener.id, protocol="TCP",
+    pool = retry(conn.load_balancer.create_pool, name=name(f"{az}-pool"), listener_id=listener.id, protocol="TCP",
                  lb_algorithm="ROUND_ROBIN")
     zone.pool_id = pool.id
     zone.wait_lb()
