@@ -1,0 +1,330 @@
+"""Bring the local cloud up: databases (with the schema cache), RabbitMQ, every service, readiness, seed.
+
+Runs on the system python (/usr/bin/python3) next to the Debian packages; used by localcloud.ctl.
+"""
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from . import configs, procs, seed, services
+from .settings import DB_ADMIN, HOST, PORTS, RPC_QUEUES, AZS, Paths, load_secrets
+
+T0 = time.monotonic()
+SCHEMA_CACHE = Path(os.environ.get('HA_ENDPOINT_CACHE') or Path.home() / '.cache' / 'ha-endpoint') / 'localcloud-schema'
+_SAY = threading.Lock()
+
+
+def say(msg: str) -> None:
+    with _SAY:
+        print(f'[{time.monotonic() - T0:6.1f}s] {msg}', flush=True)
+
+
+class Up:
+    def __init__(self, p: Paths):
+        self.p = p
+        self.s = load_secrets(p, create=True)
+        configs.write_all(p, self.s)
+        self.svcs = services.table(p)
+        self.started: list[str] = []
+
+    # -- processes -------------------------------------------------------------------------------
+    def ensure(self, name: str) -> None:
+        svc = self.svcs[name]
+        pid = procs.alive(self.p.pidfile(name), svc.marker)
+        if pid:
+            return
+        pid = procs.start(name, svc.argv, self.p.pidfile(name), self.p.log(name), svc.env, cwd=self.p.root)
+        self.started.append(name)
+        say(f'started {name} (pid {pid})')
+
+    def wait_ready(self, name: str, timeout: float = 120) -> None:
+        svc = self.svcs[name]
+        deadline = time.monotonic() + timeout
+        dead = 0
+        while not services.ready(svc):
+            dead = 0 if procs.alive(self.p.pidfile(name), svc.marker) else dead + 1
+            if dead >= 4:
+                raise RuntimeError(f'{name} exited; see {self.p.log(name)}:\n{tail(self.p.log(name))}')
+            if time.monotonic() > deadline:
+                raise RuntimeError(f'{name} not ready after {timeout:.0f}s; see {self.p.log(name)}')
+            time.sleep(0.25)
+
+    def run(self, name: str, argv: list, env: dict | None = None) -> None:
+        """A one-shot setup command, logged to logs/setup-<name>.log."""
+        log = self.p.log(f'setup-{name}')
+        with open(log, 'ab') as f:
+            f.write(f'\n=== {time.strftime("%F %T")} {argv}\n'.encode())
+            f.flush()
+            rc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                cwd=self.p.root, env=env).returncode
+        if rc != 0:
+            raise RuntimeError(f'{" ".join(map(str, argv[:3]))} failed ({rc}); see {log}:\n{tail(log)}')
+
+    def once(self, name: str, fn) -> None:
+        marker = self.p.lib / f'done-{name}'
+        if marker.exists():
+            return
+        t = time.monotonic()
+        fn()
+        marker.write_text(time.strftime('%F %T\n'))
+        say(f'{name} done in {time.monotonic() - t:.1f}s')
+
+    # -- infrastructure --------------------------------------------------------------------------
+    def mariadb(self) -> None:
+        if not (self.p.mysql_data / 'mysql').exists():
+            shutil.rmtree(self.p.mysql_data, ignore_errors=True)
+            self.run('mariadb-install-db', ['/usr/bin/mariadb-install-db', f'--defaults-file={self.p.conf("my.cnf")}',
+                                            '--skip-test-db', '--auth-root-authentication-method=socket',
+                                            f'--user={DB_ADMIN}'])
+        self.ensure('mariadb')
+        self.wait_ready('mariadb')
+
+        def create():
+            pw = self.s['db']
+            sql = ''.join(f'CREATE DATABASE IF NOT EXISTS {db} CHARACTER SET utf8mb3;'
+                          for db in ('keystone', 'neutron', 'octavia', 'designate'))
+            for host in ('127.0.0.1', 'localhost'):
+                sql += (f"CREATE USER IF NOT EXISTS 'localcloud'@'{host}' IDENTIFIED BY '{pw}';"
+                        f"GRANT ALL PRIVILEGES ON *.* TO 'localcloud'@'{host}';")
+            self.sql(sql)
+        self.once('databases', create)
+
+    # -- the schema cache: dumps of freshly migrated (still empty) databases, outside the state directory
+    # (like apt's .deb cache), keyed by package version; ~50 s of migrations become ~2 s of loading.
+    def cache_file(self, kind: str, package: str, extra: str = '') -> Path | None:
+        if os.environ.get('LOCALCLOUD_SCHEMA_CACHE', '1') == '0':
+            return None
+        version = subprocess.run(['dpkg-query', '-W', '-f=${Version}', package], capture_output=True,
+                                 text=True).stdout.strip() or 'unknown'
+        return SCHEMA_CACHE / (re.sub(r'[^A-Za-z0-9.+-]', '_', f'{kind}-{version}{extra}') + '.sql')
+
+    def load(self, db: str, cached: Path | None) -> bool:
+        if not cached or not cached.exists():
+            return False
+        with open(cached, 'rb') as f:
+            subprocess.run(['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', f'-u{DB_ADMIN}', db],
+                           stdin=f, check=True, capture_output=True)
+        say(f'{db}: loaded {cached.name} from the schema cache')
+        return True
+
+    def dump(self, db: str, cached: Path | None) -> None:
+        if not cached:
+            return
+        SCHEMA_CACHE.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name(cached.name + f'.{os.getpid()}.tmp')
+        with open(tmp, 'wb') as f:
+            subprocess.run(['/usr/bin/mariadb-dump', f'--defaults-file={self.p.conf("my.cnf")}', f'-u{DB_ADMIN}',
+                            '--single-transaction', '--skip-dump-date', '--skip-comments', db], stdout=f, check=True)
+        os.chmod(tmp, 0o600)
+        tmp.rename(cached)
+
+    def schema(self, db: str, package: str, sync) -> None:
+        """The migrated, still empty schema of db: from the cache, else migrated (and cached)."""
+        cached = self.cache_file(f'schema-{db}', package)
+        if not self.load(db, cached):
+            sync()
+            self.dump(db, cached)
+
+    def sql(self, statement: str, db: str = '') -> str:
+        argv = ['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', f'-u{DB_ADMIN}', '-N', '-B',
+                '-e', statement] + ([db] if db else [])
+        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+
+    def rabbitmq(self) -> None:
+        self.ensure('epmd')
+        self.wait_ready('epmd')
+        self.ensure('rabbitmq')
+        deadline = time.monotonic() + 120
+        while not amqp_ok(self.s):
+            if not procs.alive(self.p.pidfile('rabbitmq'), 'rabbit'):
+                raise RuntimeError(f'rabbitmq exited; see {self.p.log("rabbitmq")}')
+            if time.monotonic() > deadline:
+                raise RuntimeError('rabbitmq does not accept AMQP connections after 120s')
+            time.sleep(0.3)
+        say('rabbitmq ready')
+
+    # -- OpenStack services ----------------------------------------------------------------------
+    def keystone(self) -> None:
+        conf = ['--config-file', str(self.p.conf('keystone.conf'))]
+        km = ['/usr/bin/keystone-manage', *conf]
+
+        # Bootstrapped keystone (admin, roles, region, identity endpoints) is cached too, per port; the
+        # admin password hash is then replaced by this state directory's own.
+        boot_cache = self.cache_file('keystone-bootstrapped', 'python3-keystone', f'-port{PORTS["keystone"]}')
+
+        def schema():
+            if self.load('keystone', boot_cache):
+                import bcrypt
+                pw_hash = bcrypt.hashpw(self.s['admin'].encode(), bcrypt.gensalt(4)).decode()
+                self.sql(f"UPDATE password p JOIN local_user lu ON p.local_user_id = lu.id "
+                         f"SET p.password_hash = '{pw_hash}' WHERE lu.name = 'admin' AND lu.domain_id = 'default'",
+                         'keystone')
+                return
+            self.schema('keystone', 'python3-keystone', lambda: self.run('keystone', km + ['db_sync']))
+            self.run('keystone', km + ['bootstrap', '--bootstrap-password', self.s['admin'],
+                                       '--bootstrap-admin-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
+                                       '--bootstrap-internal-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
+                                       '--bootstrap-public-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
+                                       '--bootstrap-region-id', 'RegionOne'])
+            self.dump('keystone', boot_cache)
+        self.once('schema-keystone', schema)
+        self.ensure('keystone')
+        self.wait_ready('keystone')
+        self.once('seed-identity', lambda: seed.identity(self.s))
+        say('keystone ready')
+
+    def neutron(self) -> None:
+        self.once('schema-neutron', lambda: self.schema('neutron', 'python3-neutron', lambda: self.run('neutron', [
+            '/usr/bin/neutron-db-manage', '--config-file', str(self.p.conf('neutron.conf')),
+            '--config-file', str(self.p.conf('ml2.ini')), 'upgrade', 'heads'])))
+        self.once('neutron-az-agents', self.neutron_agents)
+        self.ensure('neutron-server')
+        self.wait_ready('neutron-server')
+        self.wait_queues(['q-plugin'])
+        say('neutron ready')
+
+    def neutron_agents(self) -> None:
+        """Neutron accepts availability_zone_hints only for AZs that some (here: fake) agent reports."""
+        rows = []
+        for az in AZS:
+            for atype, binary, topic in (('DHCP agent', 'neutron-dhcp-agent', 'dhcp_agent'),
+                                         ('L3 agent', 'neutron-l3-agent', 'l3_agent')):
+                rows.append(f"('{uuid.uuid4()}','{atype}','{binary}','{topic}','localcloud-{az}',1,"
+                            f"'2000-01-01','2000-01-01','2000-01-01','localcloud fake agent','{{}}',0,'{az}',1)")
+        self.sql('INSERT IGNORE INTO agents (id, agent_type, `binary`, topic, host, admin_state_up, created_at, '
+                 'started_at, heartbeat_timestamp, description, configurations, `load`, availability_zone, '
+                 'resources_synced) VALUES ' + ','.join(rows), 'neutron')
+
+    def octavia(self) -> None:
+        self.once('schema-octavia', lambda: self.schema('octavia', 'python3-octavia', lambda: self.run('octavia', [
+            '/usr/bin/octavia-db-manage', '--config-file', str(self.p.conf('octavia.conf')), 'upgrade', 'head'])))
+        for name in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping'):
+            self.ensure(name)
+        self.wait_ready('octavia-api')
+        self.wait_ready('octavia-health-manager')
+        self.wait_queues(['octavia_provisioning_v2'])
+        say('octavia ready')
+
+    def designate(self) -> None:
+        dconf = ['--config-file', str(self.p.conf('designate.conf'))]
+        pools = self.p.conf('pools.yaml')
+        # The schema with the pool already in it is cached too (per pools.yaml): no pool update then.
+        pooled = self.cache_file('designate-pooled', 'python3-designate',
+                                 '-' + hashlib.sha1(pools.read_bytes()).hexdigest()[:12])
+
+        def schema():
+            if self.load('designate', pooled):
+                (self.p.lib / 'done-designate-pools').write_text('from the schema cache\n')
+            else:
+                self.schema('designate', 'python3-designate', lambda: self.run(
+                    'designate', ['/usr/bin/designate-manage', *dconf, 'database', 'sync']))
+        self.once('schema-designate', schema)
+        for name in ('designate-central', 'designate-api', 'designate-mdns', 'designate-producer'):
+            self.ensure(name)
+        self.wait_queues(['central'])
+
+        def pool_update():
+            self.run('designate', ['/usr/bin/designate-manage', *dconf, 'pool', 'update', '--file', str(pools)])
+            self.dump('designate', pooled)
+        self.once('designate-pools', pool_update)
+        self.ensure('designate-worker')
+        self.wait_ready('designate-api')
+        self.wait_ready('designate-mdns')
+        self.wait_queues(['central', 'worker', 'producer'])
+        say('designate ready')
+
+    def wait_queues(self, names: list, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            missing = missing_queues(self.s, names)
+            if not missing:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f'RPC queues {missing} still missing after {timeout:.0f}s')
+            time.sleep(0.3)
+
+    def all(self) -> None:
+        self.p.makedirs()
+        infra = [threading.Thread(target=f) for f in (self.mariadb, self.rabbitmq)]
+        errors = parallel(infra)
+        if errors:
+            raise errors[0]
+        errors = parallel([threading.Thread(target=f) for f in
+                           (self.keystone, self.neutron, self.octavia, self.designate)])
+        if errors:
+            raise errors[0]
+        missing = missing_queues(self.s, list(RPC_QUEUES))
+        if missing:
+            raise RuntimeError(f'RPC queues missing: {missing}')
+        self.ensure('heartbeat')
+        t = time.monotonic()
+        out = seed.cloud(self.p, self.s)
+        say(f'seeded in {time.monotonic() - t:.1f}s (project {out["project_id"]})')
+
+
+def parallel(threads: list) -> list:
+    errors = []
+
+    def wrap(fn):
+        def run():
+            try:
+                fn()
+            except BaseException as exc:  # reported by the caller
+                errors.append(exc)
+        return run
+    for t in threads:
+        t._target = wrap(t._target)
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def amqp_ok(s: dict) -> bool:
+    import amqp
+    try:
+        conn = amqp.Connection(host=f'{HOST}:{PORTS["rabbitmq"]}', userid='localcloud', password=s['rabbit'],
+                               connect_timeout=2)
+        conn.connect()
+        conn.close()
+        return True
+    except Exception:
+        return False
+
+
+def missing_queues(s: dict, names: list) -> list:
+    import amqp
+    missing = []
+    try:
+        conn = amqp.Connection(host=f'{HOST}:{PORTS["rabbitmq"]}', userid='localcloud', password=s['rabbit'],
+                               connect_timeout=2)
+        conn.connect()
+    except Exception:
+        return list(names)
+    try:
+        for name in names:
+            ch = conn.channel()
+            try:
+                ch.queue_declare(name, passive=True)
+                ch.close()
+            except amqp.exceptions.NotFound:
+                missing.append(name)
+    finally:
+        try:
+            conn.close()
+        except Exception:
+            pass
+    return missing
+
+
+def tail(path, n: int = 15) -> str:
+    try:
+        return '\n'.join(path.read_text(errors='replace').splitlines()[-n:])
+    except OSError:
+        return ''
