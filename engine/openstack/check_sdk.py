@@ -94,6 +94,14 @@ def main(schema_path, pkg):
             args = [c for c in by_class.get(cls + "Args", []) if os.path.dirname(c[0]) == mod_dir]
             if args:
                 compare(f"resource {tok} (inputs)", args[0][2], r.get("inputProperties", {}))
+                # Required inputs: the SDK raises "Missing required property '<python name>'" for each.
+                py_to_pulumi = {g.group(2): g.group(1) or g.group(2) for g in GETTER.finditer(args[0][3])}
+                sdk_req = {py_to_pulumi.get(n, n)
+                           for n in re.findall(r"Missing required property '([^']+)'", cands[0][3])}
+                sch_req = set(r.get("requiredInputs", []))
+                if sdk_req != sch_req:
+                    errors.append(f"resource {tok}: required inputs differ: SDK only {sorted(sdk_req - sch_req)},"
+                                  f" schema only {sorted(sch_req - sdk_req)}")
 
     # Functions.
     for path, cls in files.items():
@@ -105,6 +113,17 @@ def main(schema_path, pkg):
                 continue
             f = schema["functions"][tok]
             ins = set(re.findall(r"__args__\['([^']+)'\]", src))
+            # Required arguments: in the _output form, pulumi.Input[T] (required) vs pulumi.Input[Optional[T]].
+            fdef = re.search(r"^def (get_[a-z0-9_]+_output)\((.*?)\) -> ", src, re.M | re.S)
+            if fdef:
+                py_req = [p.split(":")[0].strip() for p in fdef.group(2).split(",\n")
+                          if "pulumi.Input[" in p and "pulumi.Input[Optional[" not in p]
+                arg_names = dict(re.findall(r"__args__\['([^']+)'\] = ([a-z0-9_]+)", src))
+                sdk_req = {k for k, v in arg_names.items() if v in py_req}
+                sch_req = set((f.get("inputs") or {}).get("required", []))
+                if sdk_req != sch_req:
+                    errors.append(f"function {tok}: required inputs differ: SDK only {sorted(sdk_req - sch_req)},"
+                                  f" schema only {sorted(sch_req - sdk_req)}")
             compare(f"function {tok} (inputs)", ins,
                     (f.get("inputs") or {}).get("properties", {}))
             results = [b for n, b in cls.items() if n.endswith("Result") and not n.startswith("Awaitable")]
@@ -131,6 +150,16 @@ def main(schema_path, pkg):
                     notes.append(f"type {mod}.{name}: no schema type {mod}/{base}")
                 continue
             compare(f"type {hit[0]} ({os.path.basename(path)})", props, hit[1].get("properties", {}))
+            if os.path.basename(path) == "_inputs.py":
+                # Required fields of an input type: __init__ keyword parameters without a default.
+                init = re.search(r"def __init__\(__self__, \*,(.*?)\):", body, re.S)
+                py_to_pulumi = {g.group(2): g.group(1) or g.group(2) for g in GETTER.finditer(body)}
+                sdk_req = {py_to_pulumi.get(n, n) for n in re.findall(r"^\s*([a-z0-9_]+): [^=]*?,?$",
+                                                                     init.group(1) if init else "", re.M)}
+                sch_req = set(hit[1].get("required", []))
+                if sdk_req != sch_req:
+                    errors.append(f"type {hit[0]}: required fields differ: SDK only {sorted(sdk_req - sch_req)},"
+                                  f" schema only {sorted(sch_req - sdk_req)}")
 
     for n in notes:
         print("note:", n)
