@@ -52,10 +52,16 @@ export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
 # Plugins: the language host (pulumi-language-python + -exec), pulumi-analyzer-policy-python and
 # pulumi-resource-pulumi-python (dynamic providers) are found next to `pulumi` / on PATH.
 # The OpenStack provider plugin is installed into PULUMI_HOME from a local file when one is available
-# (HA_ENGINE_OPENSTACK_BIN, or pulumi-resource-openstack in the bin dir): see engine/README.md.
-_ha_os_bin="${HA_ENGINE_OPENSTACK_BIN:-$HA_ENGINE_BIN/pulumi-resource-openstack}"
-if [ -x "$_ha_os_bin" ] && [ ! -e "$PULUMI_HOME/plugins/resource-openstack-v5.5.3/pulumi-resource-openstack" ]; then
-    "$HA_ENGINE_BIN/pulumi" plugin install resource openstack 5.5.3 --file "$_ha_os_bin" >/dev/null ||
-        echo "engine/env.sh: could not install $_ha_os_bin as plugin resource openstack 5.5.3" >&2
+# (HA_ENGINE_OPENSTACK_BIN, else plugins/pulumi-resource-openstack of the build; deliberately not on PATH, where the
+# CLI would use it for any requested version): see engine/README.md.
+# Version: HA_ENGINE_OPENSTACK_VERSION, else the one build.sh recorded for its build (openstack-plugin-version).
+# (Re)installed whenever the installed file differs from the binary (a rebuild under the same version).
+_ha_os_bin="${HA_ENGINE_OPENSTACK_BIN:-$HA_ENGINE_BIN/../plugins/pulumi-resource-openstack}"
+_ha_os_ver="${HA_ENGINE_OPENSTACK_VERSION:-$(cat "$HA_ENGINE_BIN/../openstack-plugin-version" 2>/dev/null || true)}"
+if [ -x "$_ha_os_bin" ] && [ -n "$_ha_os_ver" ] &&
+    ! cmp -s "$_ha_os_bin" "$PULUMI_HOME/plugins/resource-openstack-v$_ha_os_ver/pulumi-resource-openstack"; then
+    "$HA_ENGINE_BIN/pulumi" plugin install resource openstack "$_ha_os_ver" --file "$_ha_os_bin" --reinstall \
+        >/dev/null 2>&1 ||
+        echo "engine/env.sh: could not install $_ha_os_bin as plugin resource openstack $_ha_os_ver" >&2
 fi
-unset _ha_os_bin
+unset _ha_os_bin _ha_os_ver
