@@ -161,6 +161,7 @@ def neutron(p: Paths, s: dict) -> None:
             'notify_nova_on_port_status_changes': False,
             'notify_nova_on_port_data_changes': False,
             'dhcp_agents_per_network': 1,
+            'graceful_shutdown_timeout': 2,
             'api_paste_config': '/etc/neutron/api-paste.ini',
             'default_availability_zones': '',
         },
@@ -187,7 +188,7 @@ def octavia(p: Paths, s: dict) -> None:
     odir.mkdir(parents=True, exist_ok=True)
     _octavia_ca(odir, s)
     common = {
-        'DEFAULT': {'transport_url': transport_url(s)},
+        'DEFAULT': {'transport_url': transport_url(s), 'graceful_shutdown_timeout': 2},
         'api_settings': {
             'bind_host': HOST, 'bind_port': PORTS['octavia'], 'auth_strategy': 'keystone',
             'enabled_provider_drivers': 'amphora:The Octavia Amphora driver.',
@@ -256,7 +257,8 @@ def designate(p: Paths, s: dict) -> None:
     ddir.mkdir(parents=True, exist_ok=True)
     mdns = f'{HOST}:{PORTS["designate-mdns"]}'
     common = {
-        'DEFAULT': {'transport_url': transport_url(s), 'state_path': ddir, 'host': 'localcloud'},
+        'DEFAULT': {'transport_url': transport_url(s), 'state_path': ddir, 'host': 'localcloud',
+                    'graceful_shutdown_timeout': 2},
         'storage:sqlalchemy': {'connection': db_url(s, 'designate')},
         'service:api': {
             'listen': f'{HOST}:{PORTS["designate"]}', 'workers': 1, 'threads': 64,

@@ -4,6 +4,7 @@ import os
 import shutil
 import sys
 import threading
+import time
 
 from . import procs, services
 from .settings import PORT_OFFSET, Paths
@@ -38,10 +39,11 @@ def cmd_down(p: Paths, args) -> int:
 
     def stopper(name, timeout):
         def run():
+            t = time.monotonic()
             if procs.stop(p.pidfile(name), svcs[name].marker, timeout=timeout):
-                stopped.append(name)
+                stopped.append(f'{name} ({time.monotonic() - t:.1f}s)')
         return threading.Thread(target=run)
-    parallel([stopper(n, 8) for n in svcs if n not in INFRA])
+    parallel([stopper(n, 5) for n in svcs if n not in INFRA])
     parallel([stopper('rabbitmq', 20), stopper('mariadb', 60)])
     parallel([stopper('epmd', 5)])
     print(f'stopped: {", ".join(stopped) or "nothing was running"}')
