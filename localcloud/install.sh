@@ -44,7 +44,7 @@ debs="$cache/apt-archives"
 mkdir -p "$debs/partial"
 start=$(date +%s.%N)
 $SUDO apt-get -o DPkg::Lock::Timeout=600 update -q
-$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends -o Dir::Cache::Archives="$debs/" \
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends -o Dir::Cache::Archives="$debs/" -o APT::Sandbox::User=root \
   -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"
 end=$(date +%s.%N)
 secs=$(awk "BEGIN{printf \"%.1f\", $end - $start}")
