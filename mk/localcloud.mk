@@ -6,7 +6,7 @@ LOCALCLOUD_DIR := localcloud
 LOCALCLOUD_STATE ?= $(or $(HA_ENDPOINT_STATE),$(HOME)/.cache/ha-endpoint/localcloud)
 LOCALCLOUD_CLOUDS_YAML := $(LOCALCLOUD_STATE)/clouds.yaml
 LOCALCLOUD_ENV := HA_ENDPOINT_STATE=$(LOCALCLOUD_STATE)
-LOCALCLOUD_PYTEST_ARGS ?= -q
+LOCALCLOUD_PYTEST_ARGS ?= -q -p no:warnings
 
 localcloud:                ## install (apt, first time), start and seed the local cloud; idempotent
 	$(LOCALCLOUD_ENV) $(LOCALCLOUD_DIR)/up
