@@ -21,7 +21,7 @@ localcloud-reset:          ## down + wipe the state directory
 	$(LOCALCLOUD_ENV) $(LOCALCLOUD_DIR)/reset
 
 localcloud-test: venv localcloud   ## the local cloud's own integration tests (smoke + faults)
-	$(LOCALCLOUD_ENV) $(PY) -m pytest $(LOCALCLOUD_PYTEST_ARGS) tests/integration/test_localcloud_smoke.py tests/integration/test_localcloud_faults.py
+	$(LOCALCLOUD_ENV) $(PY) -m pytest $(LOCALCLOUD_PYTEST_ARGS) $(wildcard tests/integration/test_localcloud_*.py)
 
 localcloud-figures: venv   ## install/start times, memory, smoke-flow timings (restarts the cloud)
 	$(LOCALCLOUD_ENV) $(PY) bench/localcloud_figures.py
