@@ -1,0 +1,83 @@
+"""The running local cloud: every service up, every socket of its processes on loopback, up is idempotent."""
+import ipaddress
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from localcloud import procs, services
+from localcloud.settings import PKG
+
+pytestmark = pytest.mark.integration
+
+
+def _listening_sockets() -> dict:
+    """inode -> (proto, local address) of every listening TCP / bound UDP socket on the machine."""
+    out = {}
+    for proto, fname, v6 in (('tcp', 'tcp', False), ('tcp', 'tcp6', True), ('udp', 'udp', False),
+                             ('udp', 'udp6', True)):
+        try:
+            lines = Path(f'/proc/net/{fname}').read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            local, state, inode = f[1], f[3], f[9]
+            if proto == 'tcp' and state != '0A':  # LISTEN
+                continue
+            hexip, hexport = local.split(':')
+            raw = bytes.fromhex(hexip)
+            if v6:
+                raw = b''.join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+                ip = ipaddress.IPv6Address(raw)
+                ip = ip.ipv4_mapped or ip
+            else:
+                ip = ipaddress.IPv4Address(raw[::-1])
+            out[inode] = (proto, ip, int(hexport, 16))
+    return out
+
+
+def _socket_inodes(pid: int) -> set:
+    inodes = set()
+    try:
+        for fd in os.listdir(f'/proc/{pid}/fd'):
+            try:
+                target = os.readlink(f'/proc/{pid}/fd/{fd}')
+            except OSError:
+                continue
+            if target.startswith('socket:['):
+                inodes.add(target[8:-1])
+    except OSError:
+        pass
+    return inodes
+
+
+def test_every_service_runs_and_listens_on_loopback_only(localcloud):
+    sockets = _listening_sockets()
+    seen = []
+    for name, svc in services.table(localcloud.paths).items():
+        pid = procs.alive(localcloud.paths.pidfile(name), svc.marker)
+        assert pid, f'{name} is not running'
+        for p in procs.group_pids(pid):
+            for inode in _socket_inodes(p) & sockets.keys():
+                proto, ip, port = sockets[inode]
+                assert ip.is_loopback, f'{name} (pid {p}) listens on {ip}:{port}/{proto}'
+                seen.append((name, port))
+        for proto, port in svc.ports:
+            assert services.port_open(proto, port), f'{name}: nothing on 127.0.0.1:{port}/{proto}'
+    assert {n for n, _ in seen} >= {'keystone', 'neutron-server', 'octavia-api', 'designate-api', 'mariadb'}
+
+
+def test_up_again_starts_nothing_and_status_reports_all_running(localcloud):
+    env = dict(os.environ, HA_ENDPOINT_STATE=str(localcloud.paths.root))
+    out = subprocess.run([str(PKG / 'up')], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert 'started this time: nothing (all running)' in out.stdout
+    assert out.stdout.rstrip().splitlines()[-3].endswith('ready')
+    status = subprocess.run([str(PKG / 'status'), '--json'], env=env, capture_output=True, text=True)
+    assert status.returncode == 0
+    rows = json.loads(status.stdout)
+    assert all(r['state'] == 'running' for r in rows), rows
+    assert sum(r['pss'] for r in rows) < 3 * 2 ** 30
