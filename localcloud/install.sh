@@ -23,9 +23,21 @@ echo "localcloud: installing ${#missing[@]} missing package(s): ${missing[*]}"
 if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
 export DEBIAN_FRONTEND=noninteractive
 
-# Package scripts must start nothing.
-if ! [[ -x /usr/sbin/policy-rc.d ]] || ! grep -q 'exit 101' /usr/sbin/policy-rc.d; then
-  printf '#!/bin/sh\n# localcloud: package scripts start no daemon\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+# Package scripts must start nothing: a policy-rc.d that exits 101, for the time of this install only
+# (an existing one that already refuses everything is left alone; any other is put back afterwards).
+if ! { [[ -x /usr/sbin/policy-rc.d ]] && grep -qx 'exit 101' /usr/sbin/policy-rc.d; }; then
+  backup=""
+  if [[ -e /usr/sbin/policy-rc.d ]]; then
+    backup=$(mktemp)
+    $SUDO cp -p /usr/sbin/policy-rc.d "$backup"
+  fi
+  restore() {
+    if [[ -n "$backup" ]]; then $SUDO cp -p "$backup" /usr/sbin/policy-rc.d; rm -f "$backup"
+    else $SUDO rm -f /usr/sbin/policy-rc.d; fi
+  }
+  trap restore EXIT
+  printf '#!/bin/sh\n# localcloud/install.sh: package scripts start no daemon\nexit 101\n' \
+    | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
   $SUDO chmod 755 /usr/sbin/policy-rc.d
 fi
 
@@ -51,3 +63,11 @@ secs=$(awk "BEGIN{printf \"%.1f\", $end - $start}")
 printf '{"seconds": %s, "packages": %d, "date": "%s"}\n' "$secs" \
   "${#missing[@]}" "$(date -u +%FT%TZ)" > "$cache/localcloud-install.json"
 echo "localcloud: packages installed in ${secs} s"
+
+# On a machine with systemd the packages enabled their own units: those would start the Debian-configured
+# daemons at boot and take the ports; localcloud starts its own, so disable them (nothing to do without systemd).
+if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
+  $SUDO systemctl disable --now mariadb rabbitmq-server epmd.socket keystone neutron-api neutron-rpc-server \
+    neutron-server octavia-api octavia-worker octavia-health-manager octavia-housekeeping designate-api \
+    designate-central designate-worker designate-producer designate-mdns >/dev/null 2>&1 || true
+fi
