@@ -67,7 +67,9 @@ echo "localcloud: packages installed in ${secs} s"
 # On a machine with systemd the packages enabled their own units: those would start the Debian-configured
 # daemons at boot and take the ports; localcloud starts its own, so disable them (nothing to do without systemd).
 if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
-  $SUDO systemctl disable --now mariadb rabbitmq-server epmd.socket keystone neutron-api neutron-rpc-server \
-    neutron-server octavia-api octavia-worker octavia-health-manager octavia-housekeeping designate-api \
-    designate-central designate-worker designate-producer designate-mdns >/dev/null 2>&1 || true
+  for unit in mariadb rabbitmq-server epmd.socket keystone neutron-api neutron-rpc-server neutron-server \
+      octavia-api octavia-worker octavia-health-manager octavia-housekeeping designate-api designate-central \
+      designate-worker designate-producer designate-mdns; do
+    $SUDO systemctl disable --now "$unit" >/dev/null 2>&1 || true
+  done
 fi
