@@ -231,6 +231,29 @@ def cloud_figures(trials: int) -> None:
         leftovers = cleanup.run()
         if leftovers:
             print("cleanup left:", *leftovers, sep="\n  ")
+    rollout_figures(local)
+
+
+def rollout_figures(local) -> None:
+    """Replace every member of two zones under the real engine, sampled every 0.2 s (see the rollout test)."""
+    import tempfile
+
+    from localcloud.testing import Cleanup
+    from test_readiness_rollout import run_rollout
+
+    print()
+    print("Rollout safety: every member of two zones replaced under the real engine, sampled every 0.2 s")
+    cleanup = Cleanup(local)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            figures = run_rollout(local, cleanup, Path(tmp))
+    finally:
+        cleanup.run()
+    print(f"  min ONLINE members per pool (goal >= 1):       {figures['min_online_per_pool']}")
+    print(f"  min ONLINE members with weight > 0 per pool:   {figures['min_serving_per_pool']}")
+    print(f"  DNS-published zones with zero ONLINE (goal 0): {figures['published_zones_with_zero_online']}")
+    print(f"  ({figures['samples_per_pool']} samples per pool, mean period {figures['mean_sample_period_s']} s, "
+          f"update {figures['update_seconds']} s)")
 
 
 if __name__ == "__main__":

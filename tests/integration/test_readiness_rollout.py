@@ -18,6 +18,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+import openstack
 import pytest
 
 from test_readiness_cloud import Zone, build_zone, retry
@@ -136,39 +137,62 @@ RecordSet("ep-dns", cfg.require("dns_zone"), cfg.require("fqdn"), records,
 
 @dataclass
 class Samples:
-    """What the sampler saw: per pool the ONLINE counts, and how often DNS published a zone with none."""
+    """Timestamped observations: per zone (time, ONLINE, serving = ONLINE with weight > 0); DNS (time, records)."""
 
-    online: dict[str, list[int]] = field(default_factory=dict)
-    serving: dict[str, list[int]] = field(default_factory=dict)
-    published_without_online: int = 0
-    count: int = 0
+    zones: dict[str, list[tuple[float, int, int]]] = field(default_factory=dict)
+    dns: list[tuple[float, frozenset]] = field(default_factory=list)
 
-    def figures(self) -> dict:
+    def published_without_online(self, vips: dict[str, str]) -> int:
+        """DNS samples x zones in which the zone's VIP was published while its latest pool sample had no ONLINE."""
+        bad = 0
+        for when, records in self.dns:
+            for az, vip in vips.items():
+                seen = [online for t, online, _ in self.zones.get(az, []) if t <= when]
+                if vip in records and seen and seen[-1] == 0:
+                    bad += 1
+        return bad
+
+    def figures(self, vips: dict[str, str]) -> dict:
+        periods = [(z[-1][0] - z[0][0]) / max(1, len(z) - 1) for z in self.zones.values() if z]
         return {
-            "samples": self.count,
-            "min_online_per_pool": {az: min(v) for az, v in self.online.items()},
-            "min_serving_per_pool": {az: min(v) for az, v in self.serving.items()},
-            "published_zones_with_zero_online": self.published_without_online,
+            "samples_per_pool": min(len(z) for z in self.zones.values()),
+            "mean_sample_period_s": round(max(periods), 3),
+            "min_online_per_pool": {az: min(o for _, o, _ in z) for az, z in self.zones.items()},
+            "min_serving_per_pool": {az: min(s for _, _, s in z) for az, z in self.zones.items()},
+            "published_zones_with_zero_online": self.published_without_online(vips),
         }
 
 
-def sample_rollout(conn, zones: dict[str, Zone], vips: dict[str, str], dns_zone: str, fqdn: str,
-                   stop: threading.Event, samples: Samples) -> None:
-    """Every 0.2 s: ACTIVE/ONLINE members per pool (serving: with weight > 0) and the published A records."""
+def _every(period: float, stop: threading.Event, observe) -> None:
     while not stop.is_set():
         tick = time.monotonic()
-        online = {}
-        for az, zone in zones.items():
+        observe(tick)
+        stop.wait(max(0.0, period - (time.monotonic() - tick)))
+
+
+def start_sampling(zones: dict[str, Zone], dns_zone: str, fqdn: str, stop: threading.Event,
+                   samples: Samples) -> list[threading.Thread]:
+    """One sampler thread per pool and one for DNS, each with its own connection, every SAMPLE_SECONDS."""
+    threads = []
+    for az, zone in zones.items():
+        conn = openstack.connect()
+
+        def observe(tick, az=az, zone=zone, conn=conn):
             members = retry(lambda: list(conn.load_balancer.members(zone.pool_id)))
             up = [m for m in members if (m.provisioning_status, m.operating_status) == ("ACTIVE", "ONLINE")]
-            online[az] = len(up)
-            samples.online.setdefault(az, []).append(len(up))
-            samples.serving.setdefault(az, []).append(len([m for m in up if m.weight]))
-        recordsets = retry(lambda: list(conn.dns.recordsets(dns_zone, name=fqdn)))
-        records = set(recordsets[0].records) if recordsets else set()
-        samples.published_without_online += sum(1 for az, vip in vips.items() if vip in records and not online[az])
-        samples.count += 1
-        stop.wait(max(0.0, SAMPLE_SECONDS - (time.monotonic() - tick)))
+            samples.zones.setdefault(az, []).append((tick, len(up), len([m for m in up if m.weight])))
+
+        threads.append(threading.Thread(target=_every, args=(SAMPLE_SECONDS, stop, observe), daemon=True))
+    dns_conn = openstack.connect()
+
+    def observe_dns(tick):
+        recordsets = retry(lambda: list(dns_conn.dns.recordsets(dns_zone, name=fqdn)))
+        samples.dns.append((tick, frozenset(recordsets[0].records) if recordsets else frozenset()))
+
+    threads.append(threading.Thread(target=_every, args=(SAMPLE_SECONDS, stop, observe_dns), daemon=True))
+    for thread in threads:
+        thread.start()
+    return threads
 
 
 def run_rollout(localcloud, cleanup, tmp_path) -> dict:
@@ -188,9 +212,7 @@ def run_rollout(localcloud, cleanup, tmp_path) -> dict:
         project.run("config", "set", "members", json.dumps(addresses))
         project.run("up", "--yes")
         samples, stop = Samples(), threading.Event()
-        sampler = threading.Thread(target=sample_rollout, daemon=True,
-                                   args=(conn, zones, vips, localcloud.seed["dns_zone_id"], fqdn, stop, samples))
-        sampler.start()
+        samplers = start_sampling(zones, localcloud.seed["dns_zone_id"], fqdn, stop, samples)
         time.sleep(1)
         replaced = {az: [f"10.10.{az[-1]}.{40 + i}" for i in range(2)] for az in AZS}
         project.run("config", "set", "members", json.dumps(replaced))
@@ -199,10 +221,11 @@ def run_rollout(localcloud, cleanup, tmp_path) -> dict:
         seconds = time.monotonic() - started
         time.sleep(1)
         stop.set()
-        sampler.join(10)
+        for sampler in samplers:
+            sampler.join(10)
         after = {az: sorted(m.address for m in conn.load_balancer.members(z.pool_id)) for az, z in zones.items()}
         assert after == replaced, after
-        return {**samples.figures(), "update_seconds": round(seconds, 1)}
+        return {**samples.figures(vips), "update_seconds": round(seconds, 1)}
     finally:
         project.run("destroy", "--yes", check=False)
 
@@ -211,7 +234,7 @@ def test_replacing_every_member_never_leaves_a_pool_or_a_published_zone_without_
         localcloud, cloud_cleanup, tmp_path):
     figures = run_rollout(localcloud, cloud_cleanup, tmp_path)
     print(f"rollout safety: {figures}")
-    assert figures["samples"] >= 10
+    assert figures["samples_per_pool"] >= 10
     assert min(figures["min_online_per_pool"].values()) >= 1
     assert min(figures["min_serving_per_pool"].values()) >= 1
     assert figures["published_zones_with_zero_online"] == 0
