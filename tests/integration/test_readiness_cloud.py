@@ -94,9 +94,9 @@ class Zone:
 
 
 def build_zone(conn: Any, subnet_id: str, name: Callable[[str], str], register: Callable[[str, Any], Any],
-               az: str = "az1") -> Zone:
-    """Load balancer (in ``az``, VIP on ``subnet_id``) -> TCP listener -> pool -> TCP monitor (delay 1 s), each
-    waited ACTIVE."""
+               az: str = "az1", monitor: bool = True) -> Zone:
+    """Load balancer (in ``az``, VIP on ``subnet_id``) -> TCP listener -> pool -> TCP monitor (delay 1 s; none when
+    ``monitor`` is false), each waited ACTIVE."""
     lb = retry(conn.load_balancer.create_load_balancer, name=name(f"{az}-lb"), vip_subnet_id=subnet_id,
                availability_zone=az)
     register("load_balancer", lb)
@@ -109,9 +109,10 @@ def build_zone(conn: Any, subnet_id: str, name: Callable[[str], str], register: 
                  lb_algorithm="ROUND_ROBIN")
     zone.pool_id = pool.id
     zone.wait_lb()
-    retry(conn.load_balancer.create_health_monitor, pool_id=pool.id, type="TCP", delay=1, timeout=1,
-          max_retries=1, max_retries_down=1)
-    zone.wait_lb()
+    if monitor:
+        retry(conn.load_balancer.create_health_monitor, pool_id=pool.id, type="TCP", delay=1, timeout=1,
+              max_retries=1, max_retries_down=1)
+        zone.wait_lb()
     return zone
 
 
@@ -166,6 +167,29 @@ def test_a_member_held_down_keeps_the_gate_closed_until_the_timeout(localcloud, 
     assert 4 <= elapsed < 6
     localcloud.faults.member_clear(down)
     assert MemberReadinessProvider().create(zone.props(members)).outs["all_online"]
+
+
+def test_provisioned_requirement_opens_with_a_member_down(localcloud, zone, cloud_cleanup):
+    """Bootstrap publication: members need only be ACTIVE (the first node is not healthy yet)."""
+    members = [zone.add_member() for _ in range(2)]
+    cloud_cleanup.add("member", members[0])
+    localcloud.faults.member_down(members[0])
+    zone.wait_member(members[0], "ACTIVE/ERROR")
+    outs = MemberReadinessProvider().create(zone.props(members, require="provisioned", timeout_seconds=30)).outs
+    assert outs["ready"] and not outs["all_online"]
+    assert outs["statuses"][members[0]] == "ACTIVE/ERROR"
+
+
+def test_no_monitor_counts_only_for_a_pool_without_a_health_monitor(localcloud, cloud_cleanup):
+    zone = build_zone(localcloud.conn, localcloud.seed["az1_subnet_id"], cloud_cleanup.name, cloud_cleanup.add,
+                      monitor=False)
+    members = [zone.add_member() for _ in range(2)]
+    unmonitored = {"pools": {POOL_NAME: {"pool_id": zone.pool_id, "member_ids": members, "monitored": False}}}
+    outs = MemberReadinessProvider().create(zone.props(members, **unmonitored)).outs
+    assert outs["statuses"] == {m: "ACTIVE/NO_MONITOR" for m in sorted(members)} and outs["all_online"]
+    with pytest.raises(ReadinessTimeout, match=r"is ACTIVE/NO_MONITOR \(the pool has a health monitor, so "
+                                               r"NO_MONITOR does not count\)"):
+        MemberReadinessProvider().create(zone.props(members, timeout_seconds=2))
 
 
 def test_a_provisioning_error_fails_fast(localcloud, zone):
