@@ -86,7 +86,7 @@ class EndpointZone(pulumi.ComponentResource):
             protocol_port=listener.port, tags=list(plan.tags), opts=child, **cidrs)
         pool = openstack.loadbalancer.Pool(
             listener.pool_name, name=listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
-            lb_method=listener.lb_method, tags=list(plan.tags), opts=child)
+            lb_method=listener.lb_method, opts=child)
         self.pools[listener.port] = pool
         if listener.monitor is not None:
             spec = listener.monitor
@@ -97,8 +97,7 @@ class EndpointZone(pulumi.ComponentResource):
         self.members[listener.port] = {
             member.member: openstack.loadbalancer.Member(
                 member.resource_name, name=member.member, pool_id=pool.id, address=member.address,
-                protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight,
-                tags=list(plan.tags), opts=child,
+                protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight, opts=child,
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {}))
             for member in listener.members}
 

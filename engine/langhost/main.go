@@ -202,6 +202,8 @@ for dist in md.distributions():
                 continue
             if isinstance(data, dict):
                 data["package"] = dist.metadata["Name"]
+                if not data.get("version"):  # as upstream: a manifest without a version means the package's
+                    data["version"] = dist.version
                 out.append(data)
 print(json.dumps(out))
 `
