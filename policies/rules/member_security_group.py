@@ -93,7 +93,8 @@ def _required_ports(endpoint: Any) -> dict[tuple[str, int], list[str]]:
         if port is not None and not any(key[1] == port for key in ports):
             need("tcp", port, f"port of member {member.name}")
         monitor_port = as_int(member_props.get("monitorPort"))
-        if monitor_port is not None and not any(key[1] == monitor_port for key in ports):
+        # Octavia (and the provider's read-back) report an unset monitor port as 0: the member port is probed.
+        if monitor_port and not any(key[1] == monitor_port for key in ports):
             need("tcp", monitor_port, f"monitor port of member {member.name}")
     return ports
 

@@ -51,8 +51,9 @@ class Result:
 
 class CommandFailed(AssertionError):
     def __init__(self, result: Result):
+        errors = [line for line in result.output.splitlines() if "error" in line.lower() or "mandatory" in line]
         super().__init__(f"`pulumi {' '.join(result.args)}` exited {result.returncode} after "
-                         f"{result.seconds:.1f}s:\n{result.output[-6000:]}")
+                         f"{result.seconds:.1f}s:\n" + "\n".join(errors[:40]) + f"\n...\n{result.output[-3000:]}")
         self.result = result
 
 
@@ -64,7 +65,8 @@ class PulumiStack:
         self.stack = stack
         backend = workdir / ".backend"
         backend.mkdir(parents=True, exist_ok=True)
-        self.env = {**environment, "PULUMI_BACKEND_URL": f"file://{backend}", "PULUMI_SKIP_CONFIRMATIONS": "true"}
+        self.env = {**environment, "PULUMI_BACKEND_URL": f"file://{backend}", "PULUMI_SKIP_CONFIRMATIONS": "true",
+                    "PULUMI_DEBUG_COMMANDS": "true"}  # enables `--event-log`
 
     @classmethod
     def create(cls, workdir: Path, stack: str, environment: dict[str, str]) -> "PulumiStack":
@@ -97,6 +99,7 @@ class PulumiStack:
         result = Result(argv, completed.returncode, completed.stdout, completed.stderr,
                         time.monotonic() - started)
         if check and result.returncode != 0:
+            (self.workdir / "last-failure.log").write_text(result.output)
             raise CommandFailed(result)
         return result
 
