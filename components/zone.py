@@ -110,7 +110,8 @@ class EndpointZone(pulumi.ComponentResource):
             address: pulumi.Input[str] = floating.byo.address
         else:
             self.floating_ip_resource = openstack.networking.FloatingIp(
-                floating.name, pool=floating.network_name, description=f"HA endpoint VIP of zone {zone.az}",
+                floating.name, pool=floating.network_name,
+                description=f"{floating.name}: HA endpoint VIP of zone {zone.az}",
                 opts=child)
             address = self.floating_ip_resource.address
         self.floating_ip_association = openstack.networking.FloatingIpAssociate(

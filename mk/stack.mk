@@ -1,5 +1,5 @@
 # The main job: the dev stack on the local cloud, with everything it needs installed or reused first.
-.PHONY: up down preview
+.PHONY: up down preview recover
 
 up: venv engine localcloud
 	scripts/stack.sh up
@@ -9,3 +9,6 @@ preview: venv engine localcloud
 
 down: venv engine
 	scripts/stack.sh down
+
+recover: venv engine
+	scripts/stack.sh recover
