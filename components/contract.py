@@ -2,11 +2,15 @@
 the policy pack and the tests, so that none of them has to know how another is written.
 
 Every child name derives from the endpoint name, the availability zone and (for per-listener objects) the listener
-port or member name, never from a list position: reordering zones, listeners or members in the configuration leaves
-every URN unchanged.
+port, never from a list position: reordering zones, listeners or members in the configuration leaves every URN
+unchanged. Members are named by their address, which is what Octavia keys them on (address + port, unique in a
+pool), not by their configured name: renaming a member is then an in-place update of its ``name``, not a new member
+with the same address created next to the old one (which Octavia refuses with 409).
 """
 
 from __future__ import annotations
+
+import ipaddress
 
 ENDPOINT_TYPE = "haendpoint:index:HaEndpoint"
 ZONE_TYPE = "haendpoint:index:EndpointZone"
@@ -45,8 +49,23 @@ def monitor_name(endpoint: str, az: str, port: int) -> str:
     return f"{endpoint}-{az}-{port}-monitor"
 
 
-def member_name(endpoint: str, az: str, port: int, member: str) -> str:
-    return f"{endpoint}-{az}-{port}-member-{member}"
+def member_key(address: str) -> str:
+    """A member address as it appears in resource names: canonical (``FD00::0010`` -> ``fd00::10``), with IPv6's
+    colons as dots (``fd00..10``; a ``::`` would split the URN). IPv4 addresses are unchanged."""
+    try:
+        address = ipaddress.ip_address(address.strip()).compressed
+    except ValueError:
+        pass  # validation rejects such an address before anything is named; name it as given
+    return address.replace(":", ".")
+
+
+def member_name(endpoint: str, az: str, port: int, address: str) -> str:
+    """The Octavia member for the member at ``address`` in zone ``az``'s pool of listener ``port``.
+
+    Keyed by address (what Octavia keys members on; addresses are unique per endpoint), not by the member's
+    configured name: a rename keeps the URN and updates the member's ``name`` in place; a new address is a new
+    member (created before the old one is deleted); a move to another zone is a member of the other zone's pool."""
+    return f"{endpoint}-{az}-{port}-member-{member_key(address)}"
 
 
 def floating_ip_name(endpoint: str, az: str) -> str:
@@ -96,6 +115,6 @@ def secgroup_rule_name(secgroup: str, protocol: str, port: int, remote_cidr: str
     return f"{secgroup}-{protocol}-{port}-from-{remote}"
 
 
-def member_drain_name(endpoint: str, az: str, port: int, member: str) -> str:
-    """The MemberDrain companion of one member resource (drains it before it is deleted)."""
-    return f"{member_name(endpoint, az, port, member)}-drain"
+def member_drain_name(endpoint: str, az: str, port: int, address: str) -> str:
+    """The MemberDrain companion of one member resource (drains it before it is deleted), keyed like it."""
+    return f"{member_name(endpoint, az, port, address)}-drain"

@@ -68,7 +68,8 @@ def member_drains(zone: ZonePlan, plan: EndpointPlan, readiness: dict, pools: di
     """One MemberDrain per member resource when ``drain_seconds`` > 0 (at 0 a drain would do nothing)."""
     if readiness["drain_seconds"] <= 0:
         return []
-    return [MemberDrain(contract.member_drain_name(plan.name, zone.az, port, name), pool_id=pools[port].id,
-                        member_id=member.id, drain_seconds=readiness["drain_seconds"], cloud=readiness.get("cloud"),
+    return [MemberDrain(contract.member_drain_name(plan.name, zone.az, listener.port, member.address),
+                        pool_id=pools[listener.port].id, member_id=members[listener.port][member.member].id,
+                        drain_seconds=readiness["drain_seconds"], cloud=readiness.get("cloud"),
                         opts=pulumi.ResourceOptions(parent=parent))
-            for port, by_name in sorted(members.items()) for name, member in sorted(by_name.items())]
+            for listener in zone.listeners for member in listener.members]

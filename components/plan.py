@@ -44,7 +44,10 @@ class MonitorPlan:
 
 @dataclass(frozen=True)
 class MemberPlan:
-    """One member of one pool: a server (``member``) registered with one zone's load balancer on one port."""
+    """One member of one pool: a server (``member``) registered with one zone's load balancer on one port.
+
+    ``resource_name`` derives from the address (see :func:`components.contract.member_name`), ``member`` is the
+    configured name, which becomes the Octavia member's ``name`` property."""
 
     resource_name: str
     member: str
@@ -260,7 +263,7 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
                               spec.max_retries, spec.max_retries_down, spec.path if http else None,
                               spec.expected_codes if http else None, spec.port or member_port)
     members = tuple(sorted(
-        (MemberPlan(contract.member_name(name, az, port, args.members[index].name), args.members[index].name,
+        (MemberPlan(contract.member_name(name, az, port, args.members[index].address), args.members[index].name,
                     args.members[index].zone, args.members[index].address, member_subnet(args, facts, index),
                     member_port, listener.monitor.port if listener.monitor and listener.monitor.port else None,
                     args.members[index].weight)

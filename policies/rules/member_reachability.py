@@ -62,7 +62,9 @@ def _zones_serving(endpoint: Any, member: Any) -> list[str]:
         if key is None or key in zones:
             continue
         registered = props(resource).get("address")
-        if registered == member.address or resource.name.endswith(f"-member-{member.name}"):
+        named = isinstance(member.address, str) and resource.name.endswith(
+            f"-member-{contract.member_key(member.address)}")  # members are named by address (contract.member_name)
+        if registered == member.address or named:
             zones.append(key)
     if zones:
         return zones

@@ -133,7 +133,7 @@ def dev_stack(facts: Optional[dict[str, Any]] = None, stack: str = STACK) -> Sta
             for member in facts["members"]:
                 if facts["memberPlacement"] == "own-zone" and member["zone"] != key:
                     continue
-                s.add(contract.MEMBER_TYPE, contract.member_name(EP, key, port, member["name"]),
+                s.add(contract.MEMBER_TYPE, contract.member_name(EP, key, port, member["address"]),
                       {"poolId": UNKNOWN_STRING_VALUE, "address": member["address"], "subnetId": member["subnetId"],
                        "protocolPort": listener["memberPort"], "monitorPort": listener["monitorPort"],
                        "weight": 1}, zc, pdeps={"poolId": [pool]})

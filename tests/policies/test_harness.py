@@ -111,7 +111,7 @@ def test_a_missing_zone_load_balancer_is_reported():
 # -- ha-endpoint-member-zones ----------------------------------------------------------------------------------------
 
 def test_a_zone_pool_left_without_members_is_reported():
-    run = run_preview(dev_endpoint()).remove("k8s-api-az3-6443-member-cp-2")
+    run = run_preview(dev_endpoint()).remove("k8s-api-az3-6443-member-10.10.3.10")
     assert run.messages("ha-endpoint-member-zones") == [
         "zone az3 of endpoint k8s-api has 0 member(s) in pool k8s-api-az3-6443-pool, fewer than the 1 required "
         "under own-zone placement; add members with zone: az3, remove the zone, or set memberPlacement: all-zones"]

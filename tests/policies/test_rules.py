@@ -137,7 +137,7 @@ def test_a_member_in_an_unconfigured_zone_is_reported():
 
 def test_a_pool_without_members_is_reported():
     stack = dev_stack()
-    stack.remove("k8s-api-az2-22623-member-cp-1")
+    stack.remove("k8s-api-az2-22623-member-10.10.2.10")
     assert run_rule(member_zones, stack.resources) == [
         "zone az2 of endpoint k8s-api has 0 member(s) in pool k8s-api-az2-22623-pool, fewer than the 1 required "
         "under own-zone placement; add members with zone: az2, remove the zone, or set memberPlacement: all-zones"]

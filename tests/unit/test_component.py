@@ -183,7 +183,7 @@ def test_security_groups_admit_clients_on_listeners_and_load_balancers_on_member
         assert vip_sg in cloud.ports[lb["state"]["vipPortId"]]["security_groups"]
     assert run.outputs["membersSecurityGroupId"] == members_sg
     members_by_member = {r["name"]: r for r in run.of_type(contract.MEMBER_TYPE)}
-    assert members_by_member[contract.member_name("k8s-api", "az1", 22623, "cp-0")]["inputs"]["monitorPort"] == 10256
+    assert members_by_member[contract.member_name("k8s-api", "az1", 22623, "10.10.1.10")]["inputs"]["monitorPort"] == 10256
 
 
 def test_member_ports_given_get_the_members_security_group():

@@ -5,7 +5,9 @@ balancer). The reference configuration's URNs are pinned, and reordering zones, 
 from __future__ import annotations
 
 import pytest
+from pulumi.output import Unknown
 
+from components import contract
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import dev_endpoint
 
@@ -22,12 +24,12 @@ PINNED = """
     E$Z$openstack:loadbalancer/loadBalancer:LoadBalancer::k8s-api-az1-lb
     E$Z$openstack:loadbalancer/loadBalancer:LoadBalancer::k8s-api-az2-lb
     E$Z$openstack:loadbalancer/loadBalancer:LoadBalancer::k8s-api-az3-lb
-    E$Z$openstack:loadbalancer/member:Member::k8s-api-az1-22623-member-cp-0
-    E$Z$openstack:loadbalancer/member:Member::k8s-api-az1-6443-member-cp-0
-    E$Z$openstack:loadbalancer/member:Member::k8s-api-az2-22623-member-cp-1
-    E$Z$openstack:loadbalancer/member:Member::k8s-api-az2-6443-member-cp-1
-    E$Z$openstack:loadbalancer/member:Member::k8s-api-az3-22623-member-cp-2
-    E$Z$openstack:loadbalancer/member:Member::k8s-api-az3-6443-member-cp-2
+    E$Z$openstack:loadbalancer/member:Member::k8s-api-az1-22623-member-10.10.1.10
+    E$Z$openstack:loadbalancer/member:Member::k8s-api-az1-6443-member-10.10.1.10
+    E$Z$openstack:loadbalancer/member:Member::k8s-api-az2-22623-member-10.10.2.10
+    E$Z$openstack:loadbalancer/member:Member::k8s-api-az2-6443-member-10.10.2.10
+    E$Z$openstack:loadbalancer/member:Member::k8s-api-az3-22623-member-10.10.3.10
+    E$Z$openstack:loadbalancer/member:Member::k8s-api-az3-6443-member-10.10.3.10
     E$Z$openstack:loadbalancer/monitor:Monitor::k8s-api-az1-22623-monitor
     E$Z$openstack:loadbalancer/monitor:Monitor::k8s-api-az1-6443-monitor
     E$Z$openstack:loadbalancer/monitor:Monitor::k8s-api-az2-22623-monitor
@@ -103,3 +105,72 @@ def test_adding_a_zone_adds_urns_and_changes_none_of_the_others():
     two = set(run_component(raw, FakeCloud.dev(), preview=True).urns)
     assert two < set(pinned_urns())
     assert all("az3" in urn or "-sg-tcp-" in urn for urn in set(pinned_urns()) - two)
+
+
+def inputs_by_urn(run) -> dict[str, dict]:
+    """Each cloud resource's inputs (a preview's: ids and addresses the cloud has yet to make are unknown) and the
+    URNs it depends on, by URN: what the engine diffs against the stack's state. (Components are left out: their
+    inputs are the configuration echoed, never diffed into an update or a replacement.)"""
+
+    def norm(value):
+        if isinstance(value, dict):
+            return {key: norm(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [norm(item) for item in value]
+        return "<unknown>" if isinstance(value, Unknown) else value
+
+    return {r["urn"]: {**norm(r["inputs"]), "<dependencies>": r["dependencies"]} for r in run.registrations
+            if r["custom"]}
+
+
+def member_urns(run, address: str) -> list[str]:
+    return sorted(r["urn"] for r in run.of_type(contract.MEMBER_TYPE) if r["inputs"]["address"] == address)
+
+
+def test_members_are_named_by_their_address():
+    assert contract.member_name("k8s-api", "az1", 6443, "10.10.1.10") == "k8s-api-az1-6443-member-10.10.1.10"
+    assert contract.member_drain_name("k8s-api", "az1", 6443, "10.10.1.10") == \
+        "k8s-api-az1-6443-member-10.10.1.10-drain"
+    # IPv6: canonical form, colons as dots ("::" would split the URN); spellings of one address name one member
+    assert contract.member_name("ep", "az1", 443, "FD00:0::0010") == contract.member_name("ep", "az1", 443, "fd00::10") \
+        == "ep-az1-443-member-fd00..10"
+
+
+@pytest.mark.parametrize("drain_seconds", [0, 10])
+def test_renaming_a_member_keeps_its_urns_and_updates_only_its_name(drain_seconds):
+    """Octavia refuses a second member with the same address and port in a pool (409), so a rename must not be a
+    replacement (which creates the new member before deleting the old one): same URNs, only ``name`` changes."""
+    raw = dev_endpoint()
+    raw["readiness"] = {"drainSeconds": drain_seconds}
+    before = run_component(raw, FakeCloud.dev(), preview=True)
+    raw["members"][0]["name"] = "cp-0-renamed"
+    after = run_component(raw, FakeCloud.dev(), preview=True)
+    assert after.urns == before.urns
+    old, new = inputs_by_urn(before), inputs_by_urn(after)
+    changed = {urn: {key for key in set(old[urn]) | set(new[urn]) if old[urn].get(key) != new[urn].get(key)}
+               for urn in old if old[urn] != new[urn]}
+    assert changed == {urn: {"name"} for urn in member_urns(before, "10.10.1.10")}
+    assert {new[urn]["name"] for urn in changed} == {"cp-0-renamed"}
+
+
+def test_changing_a_members_address_changes_its_urns_only():
+    raw = dev_endpoint()
+    raw["members"][0]["address"] = "10.10.1.11"
+    after = run_component(raw, FakeCloud.dev(), preview=True)
+    gone, added = set(pinned_urns()) - set(after.urns), set(after.urns) - set(pinned_urns())
+    assert sorted(urn.rsplit("::", 1)[1] for urn in gone) == \
+        ["k8s-api-az1-22623-member-10.10.1.10", "k8s-api-az1-6443-member-10.10.1.10"]
+    assert sorted(urn.rsplit("::", 1)[1] for urn in added) == \
+        ["k8s-api-az1-22623-member-10.10.1.11", "k8s-api-az1-6443-member-10.10.1.11"]
+
+
+def test_moving_a_member_to_another_zone_makes_it_a_member_of_that_zones_pools():
+    raw = dev_endpoint()
+    raw["members"].append({"name": "cp-3", "address": "10.10.1.20", "zone": "az1"})  # az1 keeps a member
+    before = set(run_component(raw, FakeCloud.dev(), preview=True).urns)
+    raw["members"][0].update(zone="az2", subnet="cp-az1")
+    after = set(run_component(raw, FakeCloud.dev(), preview=True).urns)
+    assert sorted(urn.rsplit("::", 1)[1] for urn in before - after) == \
+        ["k8s-api-az1-22623-member-10.10.1.10", "k8s-api-az1-6443-member-10.10.1.10"]
+    assert sorted(urn.rsplit("::", 1)[1] for urn in after - before) == \
+        ["k8s-api-az2-22623-member-10.10.1.10", "k8s-api-az2-6443-member-10.10.1.10"]
