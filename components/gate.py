@@ -11,8 +11,11 @@ records depend on the gate's resource.
 * ``bootstrap``: the zone is published as soon as its load balancer exists (the provider waits for ACTIVE on
   create); the readiness resource still runs, requiring ``provisioned`` only, but DNS does not wait for it.
 
-With ``readiness.drainSeconds`` > 0 every member also gets a ``MemberDrain`` (:mod:`components.readiness.drain`):
-deleting a member first sets its weight to 0 and waits that long.
+Every member also gets a ``MemberDrain`` (:mod:`components.readiness.drain`), whatever ``readiness.drainSeconds``
+is: deleting a member first sets its weight to 0 and waits that long; at 0 the drain's deletion does nothing. The
+drains always exist so that changing drainSeconds is an in-place update of their ``drain_seconds``: were they
+created only for drainSeconds > 0, lowering it to 0 would delete them with their old state, setting weight 0 on
+members that stay in service.
 """
 
 from __future__ import annotations
@@ -65,9 +68,8 @@ def zone_gate(zone: ZonePlan, plan: EndpointPlan, readiness: dict, lb: pulumi.Cu
 
 def member_drains(zone: ZonePlan, plan: EndpointPlan, readiness: dict, pools: dict, members: dict,
                   parent: pulumi.Resource) -> list[MemberDrain]:
-    """One MemberDrain per member resource when ``drain_seconds`` > 0 (at 0 a drain would do nothing)."""
-    if readiness["drain_seconds"] <= 0:
-        return []
+    """One MemberDrain per member resource, also at ``drain_seconds`` 0 (its deletion is then a no-op), so that a
+    change of ``drain_seconds`` updates the drains instead of deleting (so running) them."""
     return [MemberDrain(contract.member_drain_name(plan.name, zone.az, listener.port, member.address),
                         pool_id=pools[listener.port].id, member_id=members[listener.port][member.member].id,
                         drain_seconds=readiness["drain_seconds"], cloud=readiness.get("cloud"),

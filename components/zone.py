@@ -7,7 +7,7 @@ the floating IP (allocated from the floating network, or the user's own one, whi
 
 The readiness seam: ``ready`` says whether this zone may be published in DNS and ``published_address`` is the
 address to publish (the floating IP, or the VIP for an internal endpoint). See :mod:`components.gate` (the
-zone's ``MemberReadiness`` and, with ``readiness.drainSeconds``, one ``MemberDrain`` per member).
+zone's ``MemberReadiness`` and one ``MemberDrain`` per member, a no-op at ``readiness.drainSeconds`` 0).
 """
 
 from __future__ import annotations

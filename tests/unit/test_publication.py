@@ -53,7 +53,9 @@ def test_readiness_settings_reach_each_zones_gate():
     raw = dev_endpoint()
     raw["readiness"] = {"require": "provisioned", "timeoutSeconds": 120, "pollIntervalSeconds": 2}
     run = run_component(raw, FakeCloud.dev(), preview=True)
-    for gate in run.of_type(contract.READINESS_TYPE):
+    gates = [r for r in run.of_type(contract.READINESS_TYPE) if "pools" in r["inputs"]]  # not the drains
+    assert len(gates) == 3
+    for gate in gates:
         inputs = gate["inputs"]
         assert (inputs["require"], inputs["timeout_seconds"], inputs["poll_interval_seconds"]) == \
             ("provisioned", 120, 2)
@@ -61,21 +63,41 @@ def test_readiness_settings_reach_each_zones_gate():
                                         for port in (6443, 22623)}
 
 
-def test_members_get_a_drain_when_drain_seconds_is_set():
+def drains_of(run) -> dict[str, dict]:
+    return {r["name"]: r for r in run.of_type(contract.READINESS_TYPE) if "member_id" in r["inputs"]}
+
+
+@pytest.mark.parametrize("drain_seconds", [30, 0])
+def test_every_member_gets_a_drain_whatever_drain_seconds_is(drain_seconds):
+    """At 0 s too: a drain's deletion is then a no-op (components/readiness/drain.py), and its existence makes a
+    later change of drainSeconds an update rather than a deletion."""
     raw = dev_endpoint()
-    raw["readiness"] = {"drainSeconds": 30}
-    cloud = FakeCloud.dev()
-    run = run_component(raw, cloud, preview=False)
-    drains = {r["name"]: r for r in run.of_type(contract.READINESS_TYPE) if "member_id" in r["inputs"]}
+    raw["readiness"] = {"drainSeconds": drain_seconds}
+    run = run_component(raw, FakeCloud.dev(), preview=False)
+    drains = drains_of(run)
     members = run.of_type(contract.MEMBER_TYPE)
-    assert sorted(drains) == sorted(f"{m['name']}-drain" for m in members)
+    assert len(members) == 6 and sorted(drains) == sorted(f"{m['name']}-drain" for m in members)
     for member in members:
-        drain = drains[f"{member['name']}-drain"]["inputs"]
-        assert (drain["member_id"], drain["pool_id"], drain["drain_seconds"]) == \
-            (member["id"], member["inputs"]["poolId"], 30)
+        drain = drains[f"{member['name']}-drain"]
+        assert (drain["inputs"]["member_id"], drain["inputs"]["pool_id"], drain["inputs"]["drain_seconds"]) == \
+            (member["id"], member["inputs"]["poolId"], drain_seconds)
+        assert drain["parent"] == member["parent"] and member["urn"] in drain["dependencies"]
+
+
+def test_lowering_drain_seconds_to_0_updates_the_drains_instead_of_deleting_them():
+    """Deleting a drain drains its member with the drain's old state: lowering drainSeconds from 10 to 0 must not
+    delete the drains of members that stay (weight 0 on live members), only set their drain_seconds to 0."""
+    raw = dev_endpoint()
+    raw["readiness"] = {"drainSeconds": 10}
+    before = drains_of(run_component(raw, FakeCloud.dev(), preview=True))
     raw["readiness"] = {"drainSeconds": 0}
-    run = run_component(raw, FakeCloud.dev(), preview=True)
-    assert not [r for r in run.of_type(contract.READINESS_TYPE) if "member_id" in r["inputs"]]
+    after = drains_of(run_component(raw, FakeCloud.dev(), preview=True))
+    assert len(after) == 6 and {r["urn"] for r in after.values()} == {r["urn"] for r in before.values()}
+    assert {r["inputs"]["drain_seconds"] for r in before.values()} == {10}
+    assert {r["inputs"]["drain_seconds"] for r in after.values()} == {0}
+    for name, drain in after.items():
+        assert {key for key in drain["inputs"] if drain["inputs"][key] != before[name]["inputs"][key]
+                and key not in ("pool_id", "member_id")} == {"drain_seconds"}
 
 
 def test_gates_and_drains_poll_the_stacks_cloud():

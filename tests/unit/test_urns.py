@@ -51,6 +51,12 @@ PINNED = """
     E$Z$openstack:networking/portSecGroupAssociate:PortSecGroupAssociate::k8s-api-az1-vip-sg-assoc
     E$Z$openstack:networking/portSecGroupAssociate:PortSecGroupAssociate::k8s-api-az2-vip-sg-assoc
     E$Z$openstack:networking/portSecGroupAssociate:PortSecGroupAssociate::k8s-api-az3-vip-sg-assoc
+    E$Z$pulumi-python:dynamic:Resource::k8s-api-az1-22623-member-10.10.1.10-drain
+    E$Z$pulumi-python:dynamic:Resource::k8s-api-az1-6443-member-10.10.1.10-drain
+    E$Z$pulumi-python:dynamic:Resource::k8s-api-az2-22623-member-10.10.2.10-drain
+    E$Z$pulumi-python:dynamic:Resource::k8s-api-az2-6443-member-10.10.2.10-drain
+    E$Z$pulumi-python:dynamic:Resource::k8s-api-az3-22623-member-10.10.3.10-drain
+    E$Z$pulumi-python:dynamic:Resource::k8s-api-az3-6443-member-10.10.3.10-drain
     E$Z$pulumi-python:dynamic:Resource::k8s-api-az1-ready
     E$Z$pulumi-python:dynamic:Resource::k8s-api-az2-ready
     E$Z$pulumi-python:dynamic:Resource::k8s-api-az3-ready
@@ -159,9 +165,9 @@ def test_changing_a_members_address_changes_its_urns_only():
     after = run_component(raw, FakeCloud.dev(), preview=True)
     gone, added = set(pinned_urns()) - set(after.urns), set(after.urns) - set(pinned_urns())
     assert sorted(urn.rsplit("::", 1)[1] for urn in gone) == \
-        ["k8s-api-az1-22623-member-10.10.1.10", "k8s-api-az1-6443-member-10.10.1.10"]
+        [f"k8s-api-az1-{port}-member-10.10.1.10{drain}" for port in (22623, 6443) for drain in ("", "-drain")]
     assert sorted(urn.rsplit("::", 1)[1] for urn in added) == \
-        ["k8s-api-az1-22623-member-10.10.1.11", "k8s-api-az1-6443-member-10.10.1.11"]
+        [f"k8s-api-az1-{port}-member-10.10.1.11{drain}" for port in (22623, 6443) for drain in ("", "-drain")]
 
 
 def test_moving_a_member_to_another_zone_makes_it_a_member_of_that_zones_pools():
@@ -171,6 +177,6 @@ def test_moving_a_member_to_another_zone_makes_it_a_member_of_that_zones_pools()
     raw["members"][0].update(zone="az2", subnet="cp-az1")
     after = set(run_component(raw, FakeCloud.dev(), preview=True).urns)
     assert sorted(urn.rsplit("::", 1)[1] for urn in before - after) == \
-        ["k8s-api-az1-22623-member-10.10.1.10", "k8s-api-az1-6443-member-10.10.1.10"]
+        [f"k8s-api-az1-{port}-member-10.10.1.10{drain}" for port in (22623, 6443) for drain in ("", "-drain")]
     assert sorted(urn.rsplit("::", 1)[1] for urn in after - before) == \
-        ["k8s-api-az2-22623-member-10.10.1.10", "k8s-api-az2-6443-member-10.10.1.10"]
+        [f"k8s-api-az2-{port}-member-10.10.1.10{drain}" for port in (22623, 6443) for drain in ("", "-drain")]
