@@ -189,6 +189,13 @@ def test_a_rule_for_the_wrong_port_is_reported():
         "tcp port 6443 from 10.10.3.0/24"]
 
 
+def test_a_member_monitor_port_read_back_as_0_needs_no_rule_for_port_0():
+    run = run_preview(dev_endpoint()).set("k8s-api-az2-22623-member-10.10.2.10", "monitorPort", 0.0)
+    assert run.messages("ha-endpoint-member-security-group") == []
+    run.set("k8s-api-az2-22623-member-10.10.2.10", "monitorPort", 10257.0)  # a real monitor port is checked
+    assert len(run.messages("ha-endpoint-member-security-group")) == 3
+
+
 # -- ha-endpoint-production-listener-cidrs ---------------------------------------------------------------------------
 
 def _production_endpoint():

@@ -225,6 +225,23 @@ def test_a_monitor_port_not_admitted_is_reported():
         f"10.10.{i}.0/24" for i in (1, 2, 3)]
 
 
+def test_a_member_monitor_port_of_0_means_the_member_port_and_needs_no_rule():
+    """Octavia, and the provider reading a member back after create, report an unset monitor port as 0: the
+    member port is probed, so no rule for port 0 is required."""
+    stack = dev_stack()
+    stack.named("k8s-api-az1-6443-member-10.10.1.10").props["monitorPort"] = 0
+    assert run_rule(member_security_group, stack.resources) == []
+
+
+def test_a_member_monitor_port_not_admitted_is_reported():
+    stack = dev_stack()
+    stack.named("k8s-api-az1-6443-member-10.10.1.10").props["monitorPort"] = 10257
+    assert run_rule(member_security_group, stack.resources) == [
+        f"the members' security group k8s-api-members-sg does not admit zone az{i}'s VIP subnet 10.10.{i}.0/24 on "
+        f"tcp port 10257 (monitor port of member k8s-api-az1-6443-member-10.10.1.10); add an ingress rule for tcp "
+        f"port 10257 from 10.10.{i}.0/24" for i in (1, 2, 3)]
+
+
 def test_a_broader_rule_admits_the_vip_subnets():
     stack = dev_stack()
     stack.named("k8s-api-members-sg-tcp-22623-az2").props["remoteIpPrefix"] = "10.10.0.0/16"
