@@ -104,9 +104,10 @@ def vip_port_secgroup_name(endpoint: str, az: str) -> str:
     return f"{endpoint}-{az}-vip-sg-assoc"
 
 
-def member_port_secgroup_name(endpoint: str, member: str) -> str:
-    """Attaches the members' security group to a member's Neutron port (when the member gives its port id)."""
-    return f"{endpoint}-member-{member}-sg-assoc"
+def member_port_secgroup_name(endpoint: str, port_id: str) -> str:
+    """Attaches the members' security group to a member's Neutron port (when the member gives its port id). Keyed by
+    the port, not the member name: renaming a member must not detach and reattach its port's security group."""
+    return f"{endpoint}-port-{port_id}-sg-assoc"
 
 
 def secgroup_rule_name(secgroup: str, protocol: str, port: int, remote_cidr: str) -> str:

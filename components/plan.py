@@ -301,7 +301,7 @@ def _security_plan(args: EndpointArgs, zones: tuple[ZonePlan, ...]) -> SecurityP
                 for cidr in sources:
                     rule = _rule(members_group, protocol, port, cidr)
                     member_rules[rule.name] = rule
-    ports = tuple(MemberPortPlan(contract.member_port_secgroup_name(args.name, member.name), member.name, member.port)
+    ports = tuple(MemberPortPlan(contract.member_port_secgroup_name(args.name, member.port), member.name, member.port)
                   for member in sorted(args.members, key=lambda member: member.name) if member.port)
     return SecurityPlan(vip_group, tuple(vip_rules[key] for key in sorted(vip_rules)), members_group,
                         tuple(member_rules[key] for key in sorted(member_rules)), ports)

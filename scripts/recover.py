@@ -7,11 +7,14 @@ first copies. This tool:
 1. removes the lock, but only when the process that holds it is gone (same host, PID not alive): a running update
    is never interrupted;
 2. looks every pending create up in the cloud by what the component names it (its `name`, or its `description`,
-   or, for associations and rules, the objects they join) and imports the ones that exist;
-3. clears the pending creates that never reached the cloud (and the readiness/drain resources, which hold no cloud
-   object), then refreshes the stack.
+   or, for associations and rules, the objects they join) and rolls back the ones that exist: deletes the object
+   (a floating IP association is only undone, the address stays), retrying Octavia's 409 while the LB is PENDING;
+3. clears the pending creates from the state and refreshes the stack.
 
-After it, `pulumi up` finishes the interrupted update. Run it as `scripts/stack.sh recover` (STACK=name for another
+Nothing recorded depends on a pending create (the engine starts a dependent only after its dependencies are
+recorded), so rolling them back is safe; `pulumi up` then creates them again, once. (The CLI's own
+`refresh --import-pending-creates` would adopt them instead, but the CLI built here leaves adopted creates out of the
+state, so the next update created duplicates: measured by tests/e2e step 7.) Run it as `scripts/stack.sh recover` (STACK=name for another
 stack) or `.venv/bin/python scripts/recover.py --stack dev` in an environment from scripts/env.sh.
 """
 
@@ -23,6 +26,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -111,50 +115,81 @@ def _security_group_rule(conn, inputs):
     return matches[0] if len(matches) == 1 else None
 
 
-def _port_security_groups(conn, inputs):
-    port = inputs.get("portId")
-    return port if port and conn.network.find_port(port) else None
-
-
 def _recordset(conn, inputs):
     zone, name = inputs.get("zoneId"), inputs.get("name")
     matches = [rs.id for rs in conn.dns.recordsets(zone, name=name)] if zone and name else []
     return f"{zone}/{matches[0]}" if len(matches) == 1 else None
 
 
-LOOKUPS: dict[str, Lookup] = {
-    "openstack:loadbalancer/loadBalancer:LoadBalancer": _by_name("load_balancers"),
-    "openstack:loadbalancer/listener:Listener": _by_name("listeners"),
-    "openstack:loadbalancer/pool:Pool": _by_name("pools"),
-    "openstack:loadbalancer/monitor:Monitor": _by_name("health_monitors"),
-    "openstack:loadbalancer/member:Member": _member,
-    "openstack:networking/floatingIp:FloatingIp": _floating_ip,
-    "openstack:networking/floatingIpAssociate:FloatingIpAssociate": _floating_ip_association,
-    "openstack:networking/secGroup:SecGroup": _security_group,
-    "openstack:networking/secGroupRule:SecGroupRule": _security_group_rule,
-    "openstack:networking/portSecGroupAssociate:PortSecGroupAssociate": _port_security_groups,
-    "openstack:dns/recordSet:RecordSet": _recordset,
+def _retry_conflicts(action: Callable[[], Any], timeout: float = 180) -> None:
+    """Octavia objects in PENDING_* answer 409 to every write: wait for them, never give up early on a 409."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            action()
+            return
+        except openstack.exceptions.NotFoundException:
+            return
+        except openstack.exceptions.ConflictException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+
+
+def _delete_member(conn, ident):
+    pool, member = ident.split("/", 1)
+    conn.load_balancer.delete_member(member, pool)
+
+
+def _delete_recordset(conn, ident):
+    zone, recordset = ident.split("/", 1)
+    conn.dns.delete_recordset(recordset, zone)
+
+
+ROLLBACKS: dict[str, tuple[Lookup, Callable[[Any, str], Any]]] = {
+    "openstack:loadbalancer/loadBalancer:LoadBalancer": (
+        _by_name("load_balancers"), lambda conn, ident: conn.load_balancer.delete_load_balancer(ident, cascade=True)),
+    "openstack:loadbalancer/listener:Listener": (
+        _by_name("listeners"), lambda conn, ident: conn.load_balancer.delete_listener(ident)),
+    "openstack:loadbalancer/pool:Pool": (_by_name("pools"), lambda conn, ident: conn.load_balancer.delete_pool(ident)),
+    "openstack:loadbalancer/monitor:Monitor": (
+        _by_name("health_monitors"), lambda conn, ident: conn.load_balancer.delete_health_monitor(ident)),
+    "openstack:loadbalancer/member:Member": (_member, _delete_member),
+    "openstack:networking/floatingIp:FloatingIp": (_floating_ip, lambda conn, ident: conn.network.delete_ip(ident)),
+    "openstack:networking/floatingIpAssociate:FloatingIpAssociate": (
+        _floating_ip_association, lambda conn, ident: conn.network.update_ip(ident, port_id=None)),
+    "openstack:networking/secGroup:SecGroup": (
+        _security_group, lambda conn, ident: conn.network.delete_security_group(ident)),
+    "openstack:networking/secGroupRule:SecGroupRule": (
+        _security_group_rule, lambda conn, ident: conn.network.delete_security_group_rule(ident)),
+    "openstack:dns/recordSet:RecordSet": (_recordset, _delete_recordset),
 }
-NO_CLOUD_OBJECT = ("pulumi-python:dynamic:Resource",)
+# Resources whose creation leaves nothing to undo: an added port security group is added again, idempotently, by the
+# next update; the readiness and drain resources hold no cloud object.
+NOTHING_TO_UNDO = ("openstack:networking/portSecGroupAssociate:PortSecGroupAssociate", "pulumi-python:dynamic:Resource")
 
 
-def plan_recovery(conn, pending: list[dict]) -> tuple[list[tuple[str, str]], list[str], list[str]]:
-    """(imports as (urn, id), creates to clear, creates whose cloud object could not be identified)."""
-    imports, cleared, unknown = [], [], []
+def roll_back(conn, pending: list[dict]) -> tuple[list[str], list[str]]:
+    """Undo every pending create found in the cloud; (what was undone, types this tool cannot look up)."""
+    undone, unknown = [], []
     for operation in pending:
         if operation.get("type") != "creating":
             continue
         resource = operation["resource"]
         urn, kind = resource["urn"], resource["type"]
-        lookup = LOOKUPS.get(kind)
-        found = lookup(conn, resource.get("inputs") or {}) if lookup else None
+        if kind in NOTHING_TO_UNDO:
+            continue
+        if kind not in ROLLBACKS:
+            unknown.append(urn)
+            continue
+        lookup, undo = ROLLBACKS[kind]
+        found = lookup(conn, resource.get("inputs") or {})
         if found:
-            imports.append((urn, found))
+            _retry_conflicts(lambda: undo(conn, found))
+            undone.append(f"{urn.rsplit('::', 1)[1]} ({found})")
         else:
-            cleared.append(urn)
-            if kind not in NO_CLOUD_OBJECT and lookup is None:
-                unknown.append(urn)
-    return imports, cleared, unknown
+            print(f"recover: {urn.rsplit('::', 1)[1]} never reached the cloud")
+    return undone, unknown
 
 
 def main() -> None:
@@ -174,23 +209,22 @@ def main() -> None:
     deployment = json.loads(pulumi("stack", "export", "--stack", options.stack, cwd=cwd))["deployment"]
     pending = deployment.get("pending_operations") or []
     conn = openstack.connect(cloud=os.environ.get("OS_CLOUD"))
-    imports, cleared, unknown = plan_recovery(conn, pending)
-    for urn, ident in imports:
-        print(f"recover: adopting {urn.rsplit('::', 1)[1]} = {ident} (created before the interruption)")
-    for urn in cleared:
-        print(f"recover: dropping {urn.rsplit('::', 1)[1]} (never reached the cloud, or holds no cloud object)")
+    creating = [op for op in pending if op.get("type") == "creating"]
+    if options.dry_run:
+        for operation in creating:
+            print(f"recover: would roll back {operation['resource']['urn'].rsplit('::', 1)[1]} if it exists")
+        return
+    undone, unknown = roll_back(conn, creating)
+    for what in undone:
+        print(f"recover: rolled back {what}: created before the interruption, never recorded")
     for urn in unknown:
         print(f"recover: warning: {urn} has a type this tool cannot look up; check the cloud for an orphan",
               file=sys.stderr)
-    if options.dry_run or not pending:
-        return
-    arguments = ["refresh", "--yes", "--non-interactive", "--skip-preview", "--stack", options.stack]
-    for urn, ident in imports:
-        arguments += ["--import-pending-creates", urn, "--import-pending-creates", ident]
-    if cleared:
-        arguments.append("--clear-pending-creates")
-    pulumi(*arguments, cwd=cwd)
-    print(f"recover: stack {options.stack} is consistent again: run `pulumi up` (make up) to finish the update")
+    if creating:
+        pulumi("refresh", "--yes", "--non-interactive", "--skip-preview", "--clear-pending-creates",
+               "--stack", options.stack, cwd=cwd)
+    print(f"recover: stack {options.stack} is consistent again ({len(creating)} interrupted creation(s)): "
+          "run `pulumi up` (make up) to finish the update")
 
 
 if __name__ == "__main__":

@@ -193,9 +193,12 @@ def test_member_ports_given_get_the_members_security_group():
     raw = dev_endpoint()
     raw["members"][0]["port"] = port
     run = run_component(raw, cloud, preview=False)
-    association = run.named(contract.member_port_secgroup_name("k8s-api", "cp-0"))["inputs"]
+    association = run.named(contract.member_port_secgroup_name("k8s-api", port))["inputs"]
     assert association["portId"] == port and association["enforce"] is False
     assert run.named(contract.members_secgroup_name("k8s-api"))["id"] in cloud.ports[port]["security_groups"]
+    raw["members"][0]["name"] = "cp-0-renamed"
+    renamed = run_component(raw, FakeCloud.dev(), preview=True)
+    assert renamed.named(contract.member_port_secgroup_name("k8s-api", port))["inputs"]["portId"] == port
 
 
 @pytest.mark.parametrize("preview", MODES)
