@@ -119,3 +119,10 @@ def secgroup_rule_name(secgroup: str, protocol: str, port: int, remote_cidr: str
 def member_drain_name(endpoint: str, az: str, port: int, address: str) -> str:
     """The MemberDrain companion of one member resource (drains it before it is deleted), keyed like it."""
     return f"{member_name(endpoint, az, port, address)}-drain"
+
+
+def legacy_member_name(endpoint: str, az: str, port: int, member: str) -> str:
+    """The name member resources had before they were keyed by address (keyed by the member's configured name).
+    Member resources carry it as an alias, so a stack deployed with it updates in place instead of creating a second
+    member with the same address and port (which Octavia refuses with 409)."""
+    return f"{endpoint}-{az}-{port}-member-{member}"

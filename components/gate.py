@@ -73,5 +73,6 @@ def member_drains(zone: ZonePlan, plan: EndpointPlan, readiness: dict, pools: di
     return [MemberDrain(contract.member_drain_name(plan.name, zone.az, listener.port, member.address),
                         pool_id=pools[listener.port].id, member_id=members[listener.port][member.member].id,
                         drain_seconds=readiness["drain_seconds"], cloud=readiness.get("cloud"),
-                        opts=pulumi.ResourceOptions(parent=parent))
+                        opts=pulumi.ResourceOptions(parent=parent, aliases=[pulumi.Alias(name=contract.legacy_member_name(
+                            plan.name, zone.az, listener.port, member.member) + "-drain")]))
             for listener in zone.listeners for member in listener.members]

@@ -58,7 +58,7 @@ class EndpointZone(pulumi.ComponentResource):
         self.monitors: dict[int, openstack.loadbalancer.Monitor] = {}
         self.members: dict[int, dict[str, openstack.loadbalancer.Member]] = {}
         for listener in zone.listeners:
-            self._listener(listener, lb, plan, child)
+            self._listener(listener, lb, plan, zone.az, child)
         self.floating_ip_resource: Optional[openstack.networking.FloatingIp] = None
         self.floating_ip = self._floating_ip(zone, lb, child)
         self.loadbalancer_id = lb.id
@@ -79,7 +79,7 @@ class EndpointZone(pulumi.ComponentResource):
         })
 
     def _listener(self, listener: ListenerPlan, lb: openstack.loadbalancer.LoadBalancer, plan: EndpointPlan,
-                  child: pulumi.ResourceOptions) -> None:
+                  az: str, child: pulumi.ResourceOptions) -> None:
         cidrs = {"allowed_cidrs": list(listener.allowed_cidrs)} if listener.allowed_cidrs else {}
         resource = openstack.loadbalancer.Listener(
             listener.listener_name, name=listener.listener_name, loadbalancer_id=lb.id, protocol=listener.protocol,
@@ -97,7 +97,9 @@ class EndpointZone(pulumi.ComponentResource):
         self.members[listener.port] = {
             member.member: openstack.loadbalancer.Member(
                 member.resource_name, name=member.member, pool_id=pool.id, address=member.address,
-                protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight, opts=child,
+                protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight,
+                opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(aliases=[pulumi.Alias(
+                    name=contract.legacy_member_name(plan.name, az, listener.port, member.member))])),
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {}))
             for member in listener.members}
 

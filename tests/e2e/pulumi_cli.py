@@ -134,12 +134,35 @@ class PulumiStack:
 
     @staticmethod
     def kill(process: subprocess.Popen) -> None:
-        """SIGKILL the CLI and every plugin it started: an interruption as abrupt as a lost machine."""
-        os.killpg(process.pid, signal.SIGKILL)
+        """SIGKILL the CLI and every plugin it started (they run in process groups of their own, so the whole
+        process tree is collected first): an interruption as abrupt as a lost machine, leaving no process behind."""
+        tree = [process.pid, *_descendants(process.pid)]
+        for pid in tree:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         process.wait(timeout=30)
 
     def _policy(self, enabled: bool) -> list[str]:
         return ["--policy-pack", str(self.workdir / "policies")] if enabled else []
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (from /proc), children first."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, queue = [], list(children.get(pid, []))
+    while queue:
+        child = queue.pop(0)
+        found.append(child)
+        queue.extend(children.get(child, []))
+    return found
 
 
 def read_events(event_log: Path) -> list[dict[str, Any]]:
