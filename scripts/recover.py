@@ -5,7 +5,7 @@ engine had asked the cloud for but never recorded. Re-running `pulumi up` would 
 first copies. This tool:
 
 1. removes the lock, but only when the process that holds it is gone (same host, PID not alive): a running update
-   is never interrupted;
+   is never interrupted; a checkpoint file the kill truncated is repaired from the CLI's own backup;
 2. looks every pending create up in the cloud by what the component names it (its `name`, or its `description`,
    or, for associations and rules, the objects they join) and rolls back the ones that exist: deletes the object
    (a floating IP association is only undone, the address stays), retrying Octavia's 409 while the LB is PENDING;
@@ -58,6 +58,34 @@ def stale_locks(stack: str, project: str) -> tuple[list[Path], list[dict]]:
         else:
             alive.append(holder)
     return stale, alive
+
+
+def repair_checkpoint(stack: str, project: str) -> list[str]:
+    """A file backend written by a process killed mid-write can hold a truncated checkpoint or an empty `.attrs`
+    sidecar (the CLI then says "failed to load checkpoint: EOF"). Drop a broken sidecar (it holds only metadata) and
+    put back the previous checkpoint (`.bak`, kept by the CLI) when the current one does not parse."""
+    backend = os.environ.get("PULUMI_BACKEND_URL", "")
+    if not backend.startswith("file://"):
+        return []
+    checkpoint = Path(backend[len("file://"):].split("?")[0]) / ".pulumi/stacks" / project / f"{stack}.json"
+    repaired = []
+    if checkpoint.exists() and not _parses(checkpoint) and _parses(checkpoint.with_name(checkpoint.name + ".bak")):
+        checkpoint.rename(checkpoint.with_name(checkpoint.name + ".broken"))
+        checkpoint.with_name(checkpoint.name + ".bak").replace(checkpoint)
+        repaired.append(f"{checkpoint.name} was truncated: restored the previous checkpoint (.bak)")
+    for sidecar in (checkpoint.with_name(checkpoint.name + ".attrs"), checkpoint.with_name(checkpoint.name + ".bak.attrs")):
+        if sidecar.exists() and not _parses(sidecar):
+            sidecar.unlink()
+            repaired.append(f"{sidecar.name} was truncated: removed it (metadata only)")
+    return repaired
+
+
+def _parses(path: Path) -> bool:
+    try:
+        json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _alive(pid: int) -> bool:
@@ -200,6 +228,8 @@ def main() -> None:
     options = parser.parse_args()
     cwd = Path(options.cwd)
     project = "ha-endpoint"
+    for repair in ([] if options.dry_run else repair_checkpoint(options.stack, project)):
+        print(f"recover: {repair}")
     stale, alive = stale_locks(options.stack, project)
     if alive:
         raise SystemExit(f"recover: stack {options.stack} is locked by a live update ({alive}); wait for it to end")
