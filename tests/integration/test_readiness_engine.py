@@ -59,7 +59,7 @@ def engine_env() -> dict:
     cache = Path(os.environ.get("HA_ENDPOINT_CACHE") or Path.home() / ".cache" / "ha-endpoint")
     builds = sorted((cache / "engine").glob("*/bin/pulumi"), key=lambda p: p.stat().st_mtime)
     if not builds:
-        pytest.skip("the Pulumi engine is not built (make engine)")
+        pytest.fail("the Pulumi engine is not built: run `make engine` (make test builds it first)")
     return {"PATH": f"{builds[-1].parent}:{os.environ['PATH']}", "PULUMI_HOME": str(cache / "pulumi-home"),
             "PULUMI_SKIP_UPDATE_CHECK": "true", "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true"}
 
