@@ -3,7 +3,7 @@
 
 SHELL := /bin/bash
 PY := .venv/bin/python
-VENV_STAMP := .venv/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
+VENV_STAMP := .venv/.installed-$(shell cat requirements.txt pyproject.toml | sha1sum | cut -c1-12)
 export HA_ENDPOINT_CACHE ?= $(HOME)/.cache/ha-endpoint
 
 .PHONY: help venv test test-unit test-integration test-e2e bench up down
@@ -18,9 +18,10 @@ help:
 
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): requirements.txt
+$(VENV_STAMP): requirements.txt pyproject.toml
 	test -x .venv/bin/python || python3 -m venv .venv
 	.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	.venv/bin/pip install --quiet --disable-pip-version-check --no-deps -e .   # the ha_endpoint package, from components/
 	rm -f .venv/.installed-* && touch $@
 
 test: venv engine localcloud

@@ -28,10 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "unit" / "readiness")]
 
-from components.readiness import cloud  # noqa: E402
-from components.readiness.model import LoadBalancerStatus, MemberStatus, PoolExpectation  # noqa: E402
-from components.readiness.inputs import parse_readiness  # noqa: E402
-from components.readiness.waiter import wait_for_members  # noqa: E402
+from ha_endpoint.readiness import cloud  # noqa: E402
+from ha_endpoint.readiness.model import LoadBalancerStatus, MemberStatus, PoolExpectation  # noqa: E402
+from ha_endpoint.readiness.inputs import parse_readiness  # noqa: E402
+from ha_endpoint.readiness.waiter import wait_for_members  # noqa: E402
 
 MEMBER_COUNTS = (3, 30, 300)
 ENVIRONMENT_CONNECT = cloud.connect
@@ -202,7 +202,7 @@ def cloud_figures(trials: int) -> None:
     from localcloud.testing import Cleanup, ensure_up
     from test_readiness_cloud import build_zone, gate_latency
 
-    from components.readiness.provider import run_wait
+    from ha_endpoint.readiness.provider import run_wait
 
     counter = ListingCounter()
     local = ensure_up()

@@ -3,7 +3,8 @@
 import sys
 from pathlib import Path
 
-# The CLI runs `python policies/`: put the project root on the path for `policies.*` and the shared `components`.
+# The CLI runs `python policies/`: put the project root on the path for `policies.*` (the shared `ha_endpoint`
+# package is installed in the project's virtualenv).
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Optional
 
-from components import contract
+from ha_endpoint import contract
 
 _lock = threading.Lock()
 _inputs: dict[str, Any] = {}

@@ -1,6 +1,6 @@
 """The stack as the pack sees it: each HaEndpoint with its children, their zones, and who depends on whom.
 
-Resources are recognised by the shared naming contract (:mod:`components.contract`): type tokens, and names derived
+Resources are recognised by the shared naming contract (:mod:`ha_endpoint.contract`): type tokens, and names derived
 from the endpoint name, the zone and the listener port. A child's zone comes from its EndpointZone ancestor, or else
 from its name (``<endpoint>-<zone>-...``). Relations come from what the engine knows at preview: parents,
 dependencies and property dependencies (a member's ``poolId`` is unknown before the pool exists, but the engine
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from components import contract
+from ha_endpoint import contract
 
 from . import observed
 from .facts import Facts, read_facts

@@ -1,4 +1,4 @@
-"""The ha-endpoint stack program: ``ha-endpoint:endpoint`` -> :class:`components.HaEndpoint` -> stack outputs.
+"""The ha-endpoint stack program: ``ha-endpoint:endpoint`` -> :class:`ha_endpoint.HaEndpoint` -> stack outputs.
 
 Outputs (for ``pulumi stack output`` and other stacks' ``StackReference``): ``fqdn``, ``ports``, ``addresses`` (the
 addresses published in DNS), ``membersSecurityGroupId``, ``vipSecurityGroupId`` and ``zones`` (per availability
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pulumi
 
-from components import HaEndpoint, load_endpoint_args
+from ha_endpoint import HaEndpoint, load_endpoint_args
 
 CONFIG_KEY = "endpoint"
 

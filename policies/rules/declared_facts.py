@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components import contract
+from ha_endpoint import contract
 
 from ..facts import gap, read_facts
 from ..model import Violation, missing

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from components import contract
+from ha_endpoint import contract
 
 from ..facts import gap
 from ..model import Violation, fully_known, join

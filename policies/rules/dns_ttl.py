@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from components import contract
+from ha_endpoint import contract
 
 from ..model import UNKNOWN, Violation, as_int
 from ..stack import under_endpoint

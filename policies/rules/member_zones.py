@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components import contract
+from ha_endpoint import contract
 
 from ..facts import gap
 from ..model import Violation, as_int, join, missing

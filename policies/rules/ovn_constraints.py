@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from components import contract
-from components.validation import OVN_METHOD, OVN_MONITOR_TYPES
+from ha_endpoint import contract
+from ha_endpoint.validation import OVN_METHOD, OVN_MONITOR_TYPES
 
 from ..facts import gap
 from ..model import Violation, join, missing

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components import contract
+from ha_endpoint import contract
 
 from ..model import Violation
 from ..stack import direct_dependencies, endpoints, props

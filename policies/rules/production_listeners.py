@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from components import contract
+from ha_endpoint import contract
 
 from ..model import UNKNOWN, Violation, network
 from ..stack import direct_dependencies, endpoints, props, stack_name

@@ -119,7 +119,7 @@ def _cancel_leftovers() -> None:
 def run_component(raw: Any, cloud: FakeCloud, preview: Optional[bool] = None, name: Optional[str] = None) -> Run:
     """Build one HaEndpoint (named like its ``name`` setting unless ``name`` is given) from ``raw`` (a mapping or
     EndpointArgs) and resolve its outputs."""
-    from components import HaEndpoint
+    from ha_endpoint import HaEndpoint
 
     def program():
         default = raw.get("name", "endpoint") if isinstance(raw, dict) else getattr(raw, "name", "endpoint")

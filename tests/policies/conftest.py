@@ -1,4 +1,4 @@
-"""Policy tests run from the project root: make `components`, `policies` and `tests.mocks` importable."""
+"""Policy tests run from the project root: make `policies` and `tests.mocks` importable."""
 
 import sys
 from pathlib import Path

@@ -13,7 +13,7 @@ from typing import Any, Optional
 from pulumi_policy import PolicyCustomTimeouts, PolicyResource, PolicyResourceOptions
 from pulumi_policy.proxy import UNKNOWN_ARRAY_VALUE, UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
-from components import contract
+from ha_endpoint import contract
 
 STACK = "dev"
 PROJECT = "ha-endpoint"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.errors import ConfigError
+from ha_endpoint.errors import ConfigError
 from policy_harness import run_preview
 from policy_runner import run_pack
 from tests.mocks.cloud import FakeCloud

@@ -1,4 +1,4 @@
-"""Unit tests run from the project root: make `components`, `stacks` and `tests.mocks` importable."""
+"""Unit tests run from the project root: make `stacks` and `tests.mocks` importable."""
 
 import sys
 from pathlib import Path

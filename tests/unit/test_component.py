@@ -6,7 +6,7 @@ import ipaddress
 
 import pytest
 
-from components import contract
+from ha_endpoint import contract
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import byo_endpoint, dev_endpoint, internal_endpoint
 
@@ -242,7 +242,7 @@ def test_an_explicit_provider_serves_the_lookups_and_every_child(preview):
     import pulumi
     import pulumi_openstack as openstack
 
-    from components import HaEndpoint
+    from ha_endpoint import HaEndpoint
     from tests.mocks import run_program
 
     cloud = FakeCloud.dev()

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from components import CloudLookupError, ConfigError, load_endpoint_args
-from components.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
-from components.plan import make_plan
-from components.props import endpoint_props
+from ha_endpoint import CloudLookupError, ConfigError, load_endpoint_args
+from ha_endpoint.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
+from ha_endpoint.plan import make_plan
+from ha_endpoint.props import endpoint_props
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import dev_endpoint, internal_endpoint
 

@@ -17,10 +17,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from components import ConfigError, load_endpoint_args
-from components.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
-from components.plan import EndpointPlan, make_plan
-from components.props import endpoint_props
+from ha_endpoint import ConfigError, load_endpoint_args
+from ha_endpoint.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
+from ha_endpoint.plan import EndpointPlan, make_plan
+from ha_endpoint.props import endpoint_props
 
 ROOT = "ha-endpoint:endpoint"
 zone_names = st.from_regex(r"\A[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,3})?\Z")

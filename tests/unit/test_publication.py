@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components import contract
-from components.dns import NothingToPublish, published_addresses
+from ha_endpoint import contract
+from ha_endpoint.dns import NothingToPublish, published_addresses
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import dev_endpoint, internal_endpoint
 
@@ -69,7 +69,7 @@ def drains_of(run) -> dict[str, dict]:
 
 @pytest.mark.parametrize("drain_seconds", [30, 0])
 def test_every_member_gets_a_drain_whatever_drain_seconds_is(drain_seconds):
-    """At 0 s too: a drain's deletion is then a no-op (components/readiness/drain.py), and its existence makes a
+    """At 0 s too: a drain's deletion is then a no-op (components/ha_endpoint/readiness/drain.py), and its existence makes a
     later change of drainSeconds an update rather than a deletion."""
     raw = dev_endpoint()
     raw["readiness"] = {"drainSeconds": drain_seconds}

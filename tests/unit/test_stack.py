@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi
 import pytest
 
-from components import CloudLookupError, ConfigError, contract
+from ha_endpoint import CloudLookupError, ConfigError, contract
 from tests.mocks import CloudError, FakeCloud, run_component, run_stack
 from tests.mocks.configs import dev_endpoint
 

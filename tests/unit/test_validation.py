@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components import ConfigError, EndpointArgs, load_endpoint_args
+from ha_endpoint import ConfigError, EndpointArgs, load_endpoint_args
 
 ROOT = "ha-endpoint:endpoint"
 DEV_CONFIG = yaml.safe_load((Path(__file__).parents[2] / "Pulumi.dev.yaml").read_text())["config"][ROOT]

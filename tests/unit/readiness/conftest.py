@@ -1,4 +1,4 @@
-"""Readiness unit tests: no cloud, no engine. Makes the repository root importable (``components``)."""
+"""Readiness unit tests: no cloud, no engine. Makes the repository root importable (``stacks``, ``tests``; ``ha_endpoint`` is installed by ``make venv``)."""
 
 import sys
 from pathlib import Path

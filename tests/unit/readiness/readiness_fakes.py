@@ -9,8 +9,8 @@ from typing import Any, Callable, Optional, Sequence, Union
 import requests
 from openstack import exceptions as os_exc
 
-from components.readiness.errors import AuthExpired, TransientFetchError
-from components.readiness.model import LoadBalancerStatus, MemberStatus
+from ha_endpoint.readiness.errors import AuthExpired, TransientFetchError
+from ha_endpoint.readiness.model import LoadBalancerStatus, MemberStatus
 
 Frame = Union[dict[str, tuple[str, str]], Exception]
 """One poll's view: member id -> (provisioning, operating), or an exception the listing raises."""

@@ -8,11 +8,11 @@ import requests
 from keystoneauth1 import exceptions as ks_exc
 from openstack import exceptions as os_exc
 
-from components.readiness import cloud
-from components.readiness.cloud import Category, OctaviaStatusSource, classify, describe
-from components.readiness.errors import AuthExpired, FetchFailed, TransientFetchError
-from components.readiness.model import PoolExpectation
-from components.readiness.waiter import WaitSpec, wait_for_members
+from ha_endpoint.readiness import cloud
+from ha_endpoint.readiness.cloud import Category, OctaviaStatusSource, classify, describe
+from ha_endpoint.readiness.errors import AuthExpired, FetchFailed, TransientFetchError
+from ha_endpoint.readiness.model import PoolExpectation
+from ha_endpoint.readiness.waiter import WaitSpec, wait_for_members
 from octavia_http_fake import FakeOctaviaHTTP
 from readiness_fakes import FakeClock, http_error
 

@@ -9,9 +9,9 @@ import dill
 import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
-from components.readiness import cloud, drain
-from components.readiness.drain import DrainTimeout, MemberDrainProvider, drain_member
-from components.readiness.errors import AuthFailed
+from ha_endpoint.readiness import cloud, drain
+from ha_endpoint.readiness.drain import DrainTimeout, MemberDrainProvider, drain_member
+from ha_endpoint.readiness.errors import AuthFailed
 from readiness_fakes import FakeClock, FakeCloud, conflict, expired, http_error, transient
 
 
@@ -134,5 +134,5 @@ def test_check_rejects_negative_grace():
 
 def test_drain_provider_pickles_by_reference():
     raw = base64.b64decode(serialize_provider(MemberDrainProvider()))
-    assert b"components.readiness.drain" in raw and len(raw) < 200
+    assert b"ha_endpoint.readiness.drain" in raw and len(raw) < 200
     assert isinstance(dill.loads(raw), MemberDrainProvider)

@@ -1,5 +1,5 @@
 """MemberReadiness's provider called directly, as the engine's dynamic-provider host calls it, with a fake
-openstacksdk connection injected through ``components.readiness.cloud.connect``; and its serialization."""
+openstacksdk connection injected through ``ha_endpoint.readiness.cloud.connect``; and its serialization."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.output import Unknown
 
-from components.readiness import cloud, provider
-from components.readiness.errors import MemberFailed, ReadinessTimeout
-from components.readiness.inputs import InputError
-from components.readiness.provider import UNKNOWN, MemberReadinessProvider
+from ha_endpoint.readiness import cloud, provider
+from ha_endpoint.readiness.errors import MemberFailed, ReadinessTimeout
+from ha_endpoint.readiness.inputs import InputError
+from ha_endpoint.readiness.provider import UNKNOWN, MemberReadinessProvider
 from readiness_fakes import FakeClock, FakeCloud, http_error
 
 SENTINELS = {
@@ -167,7 +167,7 @@ def test_provider_pickles_by_reference_without_credentials(monkeypatch, fake):
     after = serialize_provider(instance)
     assert before == after
     raw = base64.b64decode(after)
-    assert b"components.readiness.provider" in raw and b"MemberReadinessProvider" in raw
+    assert b"ha_endpoint.readiness.provider" in raw and b"MemberReadinessProvider" in raw
     assert len(raw) < 200, "pickled by reference: no code, no captured objects"
     for value in SENTINELS.values():
         assert value.encode() not in raw

@@ -7,7 +7,7 @@ import pulumi
 import pytest
 from pulumi.runtime import Mocks, set_mocks
 
-from components.contract import READINESS_TYPE
+from ha_endpoint.contract import READINESS_TYPE
 
 
 class RecordingMocks(Mocks):
@@ -31,8 +31,8 @@ def mocks():
 
 @pulumi.runtime.test
 def test_readiness_and_drain_register_with_plain_serialized_providers(mocks):
-    from components.readiness.drain import MemberDrain
-    from components.readiness.provider import MemberReadiness
+    from ha_endpoint.readiness.drain import MemberDrain
+    from ha_endpoint.readiness.provider import MemberReadiness
 
     pool_id = pulumi.Output.from_input("pool-1")
     ready = MemberReadiness(

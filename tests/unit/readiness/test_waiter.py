@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from components.readiness.errors import AuthFailed, FetchFailed, MemberFailed, ReadinessTimeout
-from components.readiness.model import LoadBalancerStatus, PoolExpectation, Requirement
-from components.readiness.waiter import Backoff, WaitSpec, wait_for_members
+from ha_endpoint.readiness.errors import AuthFailed, FetchFailed, MemberFailed, ReadinessTimeout
+from ha_endpoint.readiness.model import LoadBalancerStatus, PoolExpectation, Requirement
+from ha_endpoint.readiness.waiter import Backoff, WaitSpec, wait_for_members
 from readiness_fakes import FakeClock, ScriptedSource, expired, transient
 
 A, O = "ACTIVE", "ONLINE"

@@ -7,9 +7,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.readiness.errors import MemberFailed, ReadinessTimeout
-from components.readiness.model import MemberStatus, PoolExpectation, Requirement, is_ready
-from components.readiness.waiter import Backoff, WaitSpec, wait_for_members
+from ha_endpoint.readiness.errors import MemberFailed, ReadinessTimeout
+from ha_endpoint.readiness.model import MemberStatus, PoolExpectation, Requirement, is_ready
+from ha_endpoint.readiness.waiter import Backoff, WaitSpec, wait_for_members
 from readiness_fakes import FakeClock, ScriptedSource, transient
 
 PROVISIONING = ["ACTIVE", "ACTIVE", "PENDING_CREATE", "PENDING_UPDATE", "ERROR"]

@@ -1,7 +1,7 @@
 """The plan: what the endpoint will build, computed from its arguments and the cloud facts. Pure, no resources.
 
 ``make_plan(args, facts)`` places members, derives every listener, pool, monitor, security-group rule and DNS
-record, names them all through :mod:`components.contract`, and raises :class:`ConfigError` (key path + fix) for the
+record, names them all through :mod:`ha_endpoint.contract`, and raises :class:`ConfigError` (key path + fix) for the
 problems only the cloud facts reveal: a member address outside its subnet, a member subnet the zone's load
 balancer cannot reach, a brought floating IP on another network. Zones, listeners and members are sorted by their
 names/ports, so the plan of a reordered configuration is the same plan.
@@ -46,7 +46,7 @@ class MonitorPlan:
 class MemberPlan:
     """One member of one pool: a server (``member``) registered with one zone's load balancer on one port.
 
-    ``resource_name`` derives from the address (see :func:`components.contract.member_name`), ``member`` is the
+    ``resource_name`` derives from the address (see :func:`ha_endpoint.contract.member_name`), ``member`` is the
     configured name, which becomes the Octavia member's ``name`` property."""
 
     resource_name: str

@@ -1,7 +1,7 @@
-"""The endpoint's DNS records in Designate, from :class:`components.plan.DnsPlan`.
+"""The endpoint's DNS records in Designate, from :class:`ha_endpoint.plan.DnsPlan`.
 
 ``record.zone`` is one A recordset whose records are the published addresses of the zones whose gate is ready
-(:mod:`components.gate`), sorted; with ``perZoneRecords`` each zone also gets ``record-az.zone`` with its own
+(:mod:`ha_endpoint.gate`), sorted; with ``perZoneRecords`` each zone also gets ``record-az.zone`` with its own
 address. Records depend on the zones' gates, so a zone enters DNS only after it is ready; a removed zone's address
 leaves the recordset (an update) before its load balancer and floating IP are deleted (deletes run last).
 """

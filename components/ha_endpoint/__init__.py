@@ -1,9 +1,9 @@
 """ha-endpoint: a highly available multi-AZ API endpoint on OpenStack, as a Pulumi component.
 
-    from components import HaEndpoint, EndpointArgs
+    from ha_endpoint import HaEndpoint, EndpointArgs
 
-``HaEndpoint`` is imported lazily so that the configuration contract (``components.args``) and the naming
-contract (``components.contract``) load without the Pulumi resource machinery, e.g. inside the policy pack.
+``HaEndpoint`` is imported lazily so that the configuration contract (``ha_endpoint.args``) and the naming
+contract (``ha_endpoint.contract``) load without the Pulumi resource machinery, e.g. inside the policy pack.
 """
 
 from .args import DnsArgs, EndpointArgs, ListenerArgs, MemberArgs, MonitorArgs, ReadinessArgs, ZoneArgs
@@ -21,4 +21,4 @@ def __getattr__(name: str):
         from .endpoint import HaEndpoint
 
         return HaEndpoint
-    raise AttributeError(f"module 'components' has no attribute {name!r}")
+    raise AttributeError(f"module 'ha_endpoint' has no attribute {name!r}")

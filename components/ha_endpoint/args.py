@@ -1,10 +1,10 @@
 """The HA endpoint's public inputs: the configuration contract.
 
 These classes are the schema of `ha-endpoint:endpoint` in a stack's configuration and the arguments of
-:class:`components.HaEndpoint`. Keys are camelCase in configuration (``floatingNetwork``) and snake_case in Python
+:class:`ha_endpoint.HaEndpoint`. Keys are camelCase in configuration (``floatingNetwork``) and snake_case in Python
 (``floating_network``); both spellings are accepted. Unknown keys are rejected. Field-level rules (ranges, enums,
 address syntax) live here; rules that relate several fields (a member's zone must exist, ...) live in
-:mod:`components.validation`, so that every problem of a configuration is reported at once.
+:mod:`ha_endpoint.validation`, so that every problem of a configuration is reported at once.
 """
 
 from __future__ import annotations

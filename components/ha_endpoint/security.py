@@ -1,4 +1,4 @@
-"""Security groups of the endpoint, from :class:`components.plan.SecurityPlan`.
+"""Security groups of the endpoint, from :class:`ha_endpoint.plan.SecurityPlan`.
 
 * The VIP group admits ``allowedCidrs`` on every listener port; each zone attaches it to its load balancer's VIP
   port (``PortSecGroupAssociate`` with ``enforce=False``, so the groups Octavia put there stay).

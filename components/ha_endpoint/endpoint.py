@@ -1,8 +1,8 @@
 """HaEndpoint: a highly available multi-AZ API endpoint on OpenStack, as one Pulumi component.
 
-Data flows one way: arguments (:mod:`components.args`, checked by :mod:`components.validation`) -> cloud facts
-(:mod:`components.lookups`, plain invokes, known at preview) -> plan (:mod:`components.plan`, pure) -> resources
-(:mod:`components.security`, :mod:`components.zone`, :mod:`components.dns`) -> outputs. All checks run before the
+Data flows one way: arguments (:mod:`ha_endpoint.args`, checked by :mod:`ha_endpoint.validation`) -> cloud facts
+(:mod:`ha_endpoint.lookups`, plain invokes, known at preview) -> plan (:mod:`ha_endpoint.plan`, pure) -> resources
+(:mod:`ha_endpoint.security`, :mod:`ha_endpoint.zone`, :mod:`ha_endpoint.dns`) -> outputs. All checks run before the
 component registers itself, so bad input registers nothing. Children inherit the consumer's provider (and the
 lookups use it too: ``provider``/``providers`` given in ``opts``, or the parent's).
 """
@@ -28,9 +28,9 @@ class HaEndpoint(pulumi.ComponentResource):
     """One Octavia load balancer per availability zone, members placed per zone, one DNS name over all of them.
 
     ``args`` is an :class:`EndpointArgs` or the raw configuration mapping (camelCase or snake_case keys). Invalid
-    input raises :class:`components.ConfigError`; a name the cloud does not know raises
-    :class:`components.CloudLookupError`; both before anything is registered. The component's recorded inputs are
-    the resolved cloud facts and a summary of the plan (:mod:`components.props`), read by the policy pack.
+    input raises :class:`ha_endpoint.ConfigError`; a name the cloud does not know raises
+    :class:`ha_endpoint.CloudLookupError`; both before anything is registered. The component's recorded inputs are
+    the resolved cloud facts and a summary of the plan (:mod:`ha_endpoint.props`), read by the policy pack.
     """
 
     fqdn: pulumi.Output[Optional[str]]

@@ -1,17 +1,17 @@
 """The readiness seam: when may a zone's address be published in DNS?
 
-Each zone gets a :class:`ZoneGate` whose ``ready`` output DNS reads (see :mod:`components.dns`): records are computed
+Each zone gets a :class:`ZoneGate` whose ``ready`` output DNS reads (see :mod:`ha_endpoint.dns`): records are computed
 from per-zone ``(published_address, ready)`` pairs, so a zone's address is in DNS only when its gate says so, and the
 records depend on the gate's resource.
 
-* ``when-ready`` (default): the zone's ``MemberReadiness`` (:mod:`components.readiness.provider`, named
+* ``when-ready`` (default): the zone's ``MemberReadiness`` (:mod:`ha_endpoint.readiness.provider`, named
   ``contract.readiness_name``) waits until every member of every pool is ready as ``readiness.require`` says
   (``online``: provisioning ACTIVE and operating ONLINE, NO_MONITOR in unmonitored pools; ``provisioned``: ACTIVE),
   and DNS depends on it.
 * ``bootstrap``: the zone is published as soon as its load balancer exists (the provider waits for ACTIVE on
   create); the readiness resource still runs, requiring ``provisioned`` only, but DNS does not wait for it.
 
-Every member also gets a ``MemberDrain`` (:mod:`components.readiness.drain`), whatever ``readiness.drainSeconds``
+Every member also gets a ``MemberDrain`` (:mod:`ha_endpoint.readiness.drain`), whatever ``readiness.drainSeconds``
 is: deleting a member first sets its weight to 0 and waits that long; at 0 the drain's deletion does nothing. The
 drains always exist so that changing drainSeconds is an in-place update of their ``drain_seconds``: were they
 created only for drainSeconds > 0, lowering it to 0 would delete them with their old state, setting weight 0 on

@@ -5,7 +5,7 @@
 - :mod:`.inputs`: the resources' property bags (validation, change detection).
 - :mod:`.provider`: :class:`MemberReadiness`; :mod:`.drain`: :class:`MemberDrain`.
 
-The resource classes import Pulumi; import them from their modules (``components.readiness.provider``) so that the
+The resource classes import Pulumi; import them from their modules (``ha_endpoint.readiness.provider``) so that the
 pure parts load without it.
 """
 

@@ -12,7 +12,7 @@ recorded state; delete makes no API call (the resource owns nothing in the cloud
 
 Serialization: Pulumi pickles the provider object with dill into the state (``__provider``). The provider holds no
 attributes and its class lives in an importable module, so dill stores a reference to
-``components.readiness.provider.MemberReadinessProvider`` (a few dozen bytes), not code or credentials: the engine's
+``ha_endpoint.readiness.provider.MemberReadinessProvider`` (a few dozen bytes), not code or credentials: the engine's
 provider process imports the module (install this package in the program's environment, or run from the project
 root) and reads credentials from ``OS_CLOUD`` / ``clouds.yaml`` inside each method. Because nothing secret is
 captured, ``serialize_as_secret_always = False`` opts out of Pulumi's default of storing ``__provider`` as a secret
@@ -159,7 +159,7 @@ class MemberReadinessProvider(ResourceProvider):
 class MemberReadiness(pulumi.dynamic.Resource):
     """A zone's readiness gate: exists once every member of its pools meets the requirement.
 
-    Name it ``f"{endpoint}-{az}-ready"`` (``components.contract.readiness_name``). Outputs:
+    Name it ``f"{endpoint}-{az}-ready"`` (``ha_endpoint.contract.readiness_name``). Outputs:
 
     - ``ready`` (bool): the requirement was met (always true in state: a failed wait fails the deployment).
     - ``all_online`` (bool): every member was also ACTIVE/ONLINE (may be false with ``require="provisioned"``).

@@ -1,4 +1,4 @@
-"""One availability zone of the endpoint: :class:`EndpointZone`, built from a :class:`components.plan.ZonePlan`.
+"""One availability zone of the endpoint: :class:`EndpointZone`, built from a :class:`ha_endpoint.plan.ZonePlan`.
 
 Children: the zone's Octavia load balancer (``availability_zone`` = the AZ, VIP on the zone's subnet); per listener
 a listener, a pool, a health monitor and the members the plan placed there; the VIP security-group association;
@@ -6,7 +6,7 @@ the floating IP (allocated from the floating network, or the user's own one, whi
 ``FloatingIp`` resource is ever declared for it, so it is never created or deleted); and the readiness gate.
 
 The readiness seam: ``ready`` says whether this zone may be published in DNS and ``published_address`` is the
-address to publish (the floating IP, or the VIP for an internal endpoint). See :mod:`components.gate` (the
+address to publish (the floating IP, or the VIP for an internal endpoint). See :mod:`ha_endpoint.gate` (the
 zone's ``MemberReadiness`` and one ``MemberDrain`` per member, a no-op at ``readiness.drainSeconds`` 0).
 """
 
@@ -38,7 +38,7 @@ class EndpointZone(pulumi.ComponentResource):
     member_ids: pulumi.Output[dict]
     """Listener port (as a string) -> member name -> Octavia member id."""
     ready: pulumi.Output[bool]
-    """Whether the zone's gate allows publishing it (see :mod:`components.gate`)."""
+    """Whether the zone's gate allows publishing it (see :mod:`ha_endpoint.gate`)."""
     published_address: pulumi.Output[str]
     """The address DNS gets for this zone when it is ready: the floating IP, else the VIP."""
 

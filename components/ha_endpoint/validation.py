@@ -1,7 +1,7 @@
 """Turn raw configuration into :class:`EndpointArgs`, or into every problem it has, each with its fix.
 
 Pure functions: nothing here talks to a cloud or registers a resource. Field-level rules come from pydantic
-(:mod:`components.args`); the rules that relate fields to each other are the ``_check_*`` functions below.
+(:mod:`ha_endpoint.args`); the rules that relate fields to each other are the ``_check_*`` functions below.
 """
 
 from __future__ import annotations
