@@ -10,7 +10,6 @@ from pulumi_policy import (
     ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy,
 )
 
-from . import observed
 from .model import plain, with_defaults
 from .rules import RULES
 
@@ -28,7 +27,6 @@ def _stack_policy(rule: ModuleType) -> StackValidationPolicy:
 
 def _resource_policy(rule: ModuleType) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-        observed.record(args.resource_type, args.urn, plain(args.props))
         if args.resource_type not in rule.RESOURCE_TYPES:
             return
         config = with_defaults(args.get_config(), rule.CONFIG)

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from ha_endpoint import contract
+from ha_endpoint.facts import EndpointFacts
 
-from . import observed
-from .facts import Facts, read_facts
+from .declared import Declared, read_declared
 from .model import natural_key, plain
 
 
@@ -88,15 +88,24 @@ def _unique(resources: Iterable[Any]) -> list[Any]:
 
 @dataclass
 class Endpoint:
-    """One HaEndpoint and everything parented under it."""
+    """One HaEndpoint and everything parented under it; ``facts`` are its declared facts when they are usable
+    (see :mod:`policies.declared`: ``declared.problems`` and ``declared.unknown`` say why not)."""
 
     resource: Any
-    facts: Facts
+    declared: Declared
     children: list[Any] = field(default_factory=list)
 
     @property
+    def facts(self) -> Optional[EndpointFacts]:
+        return self.declared.facts
+
+    @property
     def name(self) -> str:
-        return self.facts.name
+        return self.facts.name if self.facts is not None else self.resource.name
+
+    @property
+    def azs(self) -> list[str]:
+        return list(self.facts.zones) if self.facts is not None else []
 
     def of_type(self, token: str) -> list[Any]:
         """The children of one type, by name (registration order varies from run to run)."""
@@ -110,14 +119,14 @@ class Endpoint:
 
     def zone_of(self, resource: Any) -> Optional[str]:
         """The configured zone a child belongs to (EndpointZone ancestor first, then its name), else None."""
-        by_component = {contract.zone_component_name(self.name, key): key for key in self.facts.zones}
+        by_component = {contract.zone_component_name(self.name, key): key for key in self.azs}
         for ancestor in ancestors(resource):
             if ancestor.resource_type == contract.ZONE_TYPE:
                 if ancestor.name in by_component:
                     return by_component[ancestor.name]
                 break
         best = None
-        for key in self.facts.zones:
+        for key in self.azs:
             if resource.name.startswith(f"{self.name}-{key}-") and (best is None or len(key) > len(best)):
                 best = key
         return best
@@ -127,16 +136,6 @@ class Endpoint:
 
     def readiness(self, zone: str) -> Optional[Any]:
         return self.named(contract.readiness_name(self.name, zone))
-
-
-def facts_props(resource: Any) -> Any:
-    """Where an HaEndpoint's facts are: under ``facts`` in its properties (its outputs, at stack analysis), else
-    its inputs as this pack saw them at registration (:mod:`policies.observed`), else its properties as they are."""
-    own = props(resource)
-    if isinstance(own, dict) and isinstance(own.get("facts"), dict):
-        return own
-    seen = observed.inputs(resource.urn)
-    return seen if seen is not None else own
 
 
 def _natural(resource: Any) -> list[Any]:
@@ -150,7 +149,7 @@ def endpoints(resources: Iterable[Any]) -> list[Endpoint]:
     ordered: list[Endpoint] = []
     for resource in resources:
         if resource.resource_type == contract.ENDPOINT_TYPE:
-            endpoint = Endpoint(resource, read_facts(facts_props(resource), resource.name))
+            endpoint = Endpoint(resource, read_declared(props(resource)))
             found[id(resource)] = endpoint
             ordered.append(endpoint)
     for resource in resources:

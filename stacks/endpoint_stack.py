@@ -20,7 +20,8 @@ def main() -> HaEndpoint:
     root = f"{config.name}:{CONFIG_KEY}"
     raw = config.require_object(CONFIG_KEY)
     args = load_endpoint_args(raw, root)
-    endpoint = HaEndpoint(args.name, args, root=root)
+    provider = pulumi.Config("openstack")  # the default provider's cloud: the readiness gates poll the same one
+    endpoint = HaEndpoint(args.name, args, root=root, cloud=provider.get("cloud"), region=provider.get("region"))
     pulumi.export("fqdn", endpoint.fqdn)
     pulumi.export("ports", endpoint.ports)
     pulumi.export("addresses", endpoint.addresses)

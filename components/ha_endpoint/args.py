@@ -153,6 +153,11 @@ class ReadinessArgs(_Model):
     drain_seconds: int = Field(
         0, ge=0, le=3600, description="Grace a removed member keeps with weight 0 before it is deleted."
     )
+    cloud: Optional[str] = Field(
+        None, min_length=1, description="clouds.yaml entry the gates and drains poll; default: the one of the "
+        "OpenStack provider the endpoint's resources use (the explicit provider's, else openstack:cloud).")
+    region: Optional[str] = Field(
+        None, min_length=1, description="Region the gates and drains poll; default: the provider's region.")
 
 
 class EndpointArgs(_Model):

@@ -96,7 +96,11 @@ def zone_recordset_name(endpoint: str, az: str) -> str:
     return f"{endpoint}-{az}-dns"
 
 
-READINESS_TYPE = "pulumi-python:dynamic:Resource"
+READINESS_TYPE = "pulumi-python:dynamic/haendpoint:MemberReadiness"
+DRAIN_TYPE = "pulumi-python:dynamic/haendpoint:MemberDrain"
+LEGACY_DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
+"""The generic token of every Python dynamic resource; MemberReadiness and MemberDrain had it before they got their
+own and carry it as an alias, so deployed stacks update in place."""
 
 
 def vip_port_secgroup_name(endpoint: str, az: str) -> str:

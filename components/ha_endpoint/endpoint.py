@@ -17,9 +17,10 @@ from . import contract
 from .args import EndpointArgs
 from .dns import PublishedZone, addresses_output, create_records
 from .lookups import invoke_options, lookup_cloud_facts
-from .plan import make_plan
-from .props import endpoint_props
+from .plan import PollTarget, make_plan
+from .props import endpoint_facts
 from .security import attach_member_ports, create_security_groups
+from .errors import ConfigError, Problem
 from .validation import DEFAULT_ROOT, load_endpoint_args
 from .zone import EndpointZone
 
@@ -49,26 +50,22 @@ class HaEndpoint(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: Union[EndpointArgs, Mapping[str, Any]],
                  opts: Optional[pulumi.ResourceOptions] = None, root: str = DEFAULT_ROOT,
-                 cloud: Optional[str] = None):
-        """``root`` prefixes the key paths of error messages (the stack's config key); ``cloud`` is the clouds.yaml
-        entry the readiness gates and drains poll, by default the stack's ``openstack:cloud`` when the children use
-        the default provider, else ``OS_CLOUD``."""
+                 cloud: Optional[str] = None, region: Optional[str] = None):
+        """``root`` prefixes the key paths of error messages (the stack's config key). ``cloud`` and ``region`` (or
+        ``readiness.cloud``/``readiness.region`` in ``args``) name the clouds.yaml entry and region the readiness
+        gates and drains poll; by default the explicit OpenStack provider's own ``cloud``/``region`` when one is
+        given in ``opts``, else the stack's ``openstack:cloud``/``openstack:region`` (the default provider's)."""
         args = load_endpoint_args(args, root)
         invoke_opts = invoke_options(opts)
         facts = lookup_cloud_facts(args, root, invoke_opts)
-        plan = make_plan(args, facts, root)
-        props = endpoint_props(args, facts, plan)
-        super().__init__(contract.ENDPOINT_TYPE, name, props, opts)
+        plan = make_plan(args, facts, root, poll_target(args, invoke_opts, cloud, region, root))
+        declared = endpoint_facts(plan)
+        super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
         self.plan = plan
         self.security = create_security_groups(plan.security, self, plan.tags)
         self.member_ports = attach_member_ports(plan.security, self.security, self)
-        readiness = {"require": args.readiness.require, "timeout_seconds": args.readiness.timeout_seconds,
-                     "poll_interval_seconds": args.readiness.poll_interval_seconds,
-                     "drain_seconds": args.readiness.drain_seconds,
-                     "cloud": cloud or (pulumi.Config("openstack").get("cloud")
-                                        if invoke_opts is None or invoke_opts.provider is None else None)}
         self.zone_components = {
-            zone.az: EndpointZone(zone.component_name, zone, plan, readiness, self.security.vip_group.id,
+            zone.az: EndpointZone(zone.component_name, zone, self.security.vip_group.id,
                                   opts=pulumi.ResourceOptions(parent=self))
             for zone in plan.zones}
         published = [PublishedZone(az, zone.published_address, zone.ready, zone.gate.publish_after)
@@ -90,9 +87,26 @@ class HaEndpoint(pulumi.ComponentResource):
             "fqdn": self.fqdn, "ports": self.ports, "addresses": self.addresses, "zones": self.zones,
             "membersSecurityGroupId": self.members_security_group_id,
             "vipSecurityGroupId": self.vip_security_group_id,
-            # The engine hands stack policies a component's outputs, not its inputs: repeat the facts for them.
-            "facts": props,
+            # What the policy pack checks (ha_endpoint.facts): the engine hands stack policies a component's
+            # outputs, so the facts are recorded here, once.
+            "facts": declared.dump(),
         })
+
+
+def poll_target(args: EndpointArgs, invoke_opts: Optional[pulumi.InvokeOptions], cloud: Optional[str],
+                region: Optional[str], root: str = DEFAULT_ROOT) -> PollTarget:
+    """Which cloud the gates and drains poll (see :class:`ha_endpoint.plan.PollTarget`): given explicitly, else the
+    explicit provider's, else the stack's."""
+    cloud, region = cloud or args.readiness.cloud, region or args.readiness.region
+    if cloud:
+        return PollTarget(cloud, region, "readiness")
+    if invoke_opts is not None and invoke_opts.provider is not None:
+        if region:
+            raise ConfigError([Problem(f"{root}.readiness.region", "readiness.region needs readiness.cloud "
+                                       "too: name the clouds.yaml entry the gates poll, or remove the region to poll "
+                                       "the provider's own cloud and region")])
+        return PollTarget(None, None, "provider")
+    return PollTarget(None, region, "stack")
 
 
 def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.Output[dict]:

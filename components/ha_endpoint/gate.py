@@ -26,7 +26,7 @@ from typing import Optional
 import pulumi
 
 from . import contract
-from .plan import EndpointPlan, ZonePlan
+from .plan import PollTarget, ReadinessPlan, ZonePlan
 from .readiness.drain import MemberDrain
 from .readiness.provider import MemberReadiness
 
@@ -41,14 +41,36 @@ class ZoneGate:
     kind: str
 
 
-def zone_gate(zone: ZonePlan, plan: EndpointPlan, readiness: dict, lb: pulumi.CustomResource, pools: dict,
-              monitors: dict, members: dict, parent: pulumi.Resource) -> ZoneGate:
-    """The gate of one zone; ``readiness`` holds ``require``, ``timeout_seconds``, ``poll_interval_seconds`` and
-    ``cloud`` (the clouds.yaml entry to poll, None for ``OS_CLOUD``).
+@dataclass(frozen=True)
+class PollInputs:
+    """The ``cloud``/``region``/``cloud_source`` inputs of a gate or drain: the plan's :class:`PollTarget`, with an
+    explicit provider's own ``cloud`` and ``region`` read from that provider (Outputs, known once it is configured)."""
+
+    cloud: pulumi.Input[Optional[str]]
+    region: pulumi.Input[Optional[str]]
+    cloud_source: str
+
+
+def poll_inputs(target: PollTarget, parent: pulumi.Resource) -> PollInputs:
+    """Where the zone's gate and drains poll: the readiness settings' cloud, else the explicit OpenStack provider's
+    (the one ``parent``'s children use), else the stack's (resolved by the dynamic provider from the stack
+    configuration it is configured with: ``openstack:cloud`` / ``openstack:region``, then ``OS_CLOUD``)."""
+    if target.source == "provider":
+        provider = parent.get_provider(contract.MEMBER_TYPE)
+        if provider is not None:
+            return PollInputs(getattr(provider, "cloud", None), getattr(provider, "region", None), "provider")
+    return PollInputs(target.cloud, target.region, target.source)
+
+
+def zone_gate(zone: ZonePlan, lb: pulumi.CustomResource, pools: dict, monitors: dict, members: dict,
+              parent: pulumi.Resource) -> ZoneGate:
+    """The gate of one zone, from its own plan (``zone.readiness``).
 
     The gate depends on every member through its ``pools`` input (their ids) and on the monitors explicitly."""
-    bootstrap = plan.publish == "bootstrap"
-    require = "provisioned" if bootstrap else readiness["require"]
+    readiness: ReadinessPlan = zone.readiness
+    bootstrap = zone.publish == "bootstrap"
+    require = "provisioned" if bootstrap else readiness.require
+    where = poll_inputs(readiness.target, parent)
     spec = {
         listener.pool_name: {
             "pool_id": pools[listener.port].id,
@@ -59,20 +81,22 @@ def zone_gate(zone: ZonePlan, plan: EndpointPlan, readiness: dict, lb: pulumi.Cu
     }
     gate = MemberReadiness(
         zone.readiness_name, loadbalancer_id=lb.id, pools=spec, require=require,
-        timeout_seconds=readiness["timeout_seconds"], poll_interval_seconds=readiness["poll_interval_seconds"],
-        cloud=readiness.get("cloud"), opts=pulumi.ResourceOptions(parent=parent, depends_on=list(monitors.values())))
+        timeout_seconds=readiness.timeout_seconds, poll_interval_seconds=readiness.poll_interval_seconds,
+        cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=list(monitors.values())))
     if bootstrap:
         return ZoneGate(lb.id.apply(lambda _: True), lb, gate, "bootstrap: load balancer ACTIVE")
     return ZoneGate(gate.ready, gate, gate, f"members {require}")
 
 
-def member_drains(zone: ZonePlan, plan: EndpointPlan, readiness: dict, pools: dict, members: dict,
-                  parent: pulumi.Resource) -> list[MemberDrain]:
+def member_drains(zone: ZonePlan, pools: dict, members: dict, parent: pulumi.Resource) -> list[MemberDrain]:
     """One MemberDrain per member resource, also at ``drain_seconds`` 0 (its deletion is then a no-op), so that a
     change of ``drain_seconds`` updates the drains instead of deleting (so running) them."""
-    return [MemberDrain(contract.member_drain_name(plan.name, zone.az, listener.port, member.address),
-                        pool_id=pools[listener.port].id, member_id=members[listener.port][member.member].id,
-                        drain_seconds=readiness["drain_seconds"], cloud=readiness.get("cloud"),
-                        opts=pulumi.ResourceOptions(parent=parent, aliases=[pulumi.Alias(name=contract.legacy_member_name(
-                            plan.name, zone.az, listener.port, member.member) + "-drain")]))
+    where = poll_inputs(zone.readiness.target, parent)
+    return [MemberDrain(member.drain_name, pool_id=pools[listener.port].id,
+                        member_id=members[listener.port][member.member].id,
+                        drain_seconds=zone.readiness.drain_seconds, cloud=where.cloud, region=where.region,
+                        cloud_source=where.cloud_source,
+                        opts=pulumi.ResourceOptions(parent=parent, aliases=[
+                            pulumi.Alias(name=member.legacy_name + "-drain")]))
             for listener in zone.listeners for member in listener.members]

@@ -13,18 +13,46 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Optional
 
-from . import contract
+from . import contract, predicates
 from .args import EndpointArgs, ListenerArgs
 from .errors import ConfigError, Problem
 from .lookups import CloudFacts, FloatingIpFacts, SubnetFacts
 from .validation import DEFAULT_ROOT
 
-POOL_PROTOCOL = {"TCP": "TCP", "UDP": "UDP", "SCTP": "SCTP", "HTTP": "HTTP", "HTTPS": "HTTPS",
-                 "TERMINATED_HTTPS": "HTTP"}
-RULE_PROTOCOL = {"TCP": "tcp", "HTTP": "tcp", "HTTPS": "tcp", "TERMINATED_HTTPS": "tcp", "UDP": "udp",
-                 "SCTP": "sctp"}
-MONITOR_RULE_PROTOCOL = {"TCP": "tcp", "HTTP": "tcp", "HTTPS": "tcp", "TLS-HELLO": "tcp", "UDP-CONNECT": "udp",
-                         "SCTP": "sctp", "PING": "icmp"}
+
+@dataclass(frozen=True)
+class PollTarget:
+    """The cloud the readiness gates and drains poll: the clouds.yaml entry and region of the OpenStack provider the
+    endpoint's children use. ``source`` says where it was decided: ``readiness`` (the readiness.cloud/region keys),
+    ``stack`` (the stack's ``openstack:cloud``/``openstack:region``, for the default provider) or ``provider`` (the
+    explicit provider's own ``cloud``/``region``, resolved when it is created: see :mod:`ha_endpoint.gate`)."""
+
+    cloud: Optional[str] = None
+    region: Optional[str] = None
+    source: str = "stack"
+
+
+@dataclass(frozen=True)
+class ReadinessPlan:
+    """How one zone's gate waits, and the drains of its members: decided once here, for that zone alone."""
+
+    require: str
+    timeout_seconds: int
+    poll_interval_seconds: float
+    drain_seconds: int
+    target: PollTarget
+
+
+@dataclass(frozen=True)
+class MemberSpec:
+    """One configured member, resolved: its AZ, address, the subnet that address is on, port id, weight."""
+
+    name: str
+    az: str
+    address: str
+    subnet: SubnetFacts
+    port_id: Optional[str]
+    weight: int
 
 
 @dataclass(frozen=True)
@@ -57,6 +85,8 @@ class MemberPlan:
     protocol_port: int
     monitor_port: Optional[int]
     weight: int
+    drain_name: str
+    legacy_name: str
 
 
 @dataclass(frozen=True)
@@ -74,6 +104,14 @@ class ListenerPlan:
     monitor: Optional[MonitorPlan]
     members: tuple[MemberPlan, ...]
 
+    @property
+    def monitor_type(self) -> Optional[str]:
+        return self.monitor.type if self.monitor else None
+
+    @property
+    def monitor_port(self) -> Optional[int]:
+        return self.monitor.port if self.monitor else None
+
 
 @dataclass(frozen=True)
 class FloatingPlan:
@@ -89,8 +127,13 @@ class FloatingPlan:
 
 @dataclass(frozen=True)
 class ZonePlan:
-    """One availability zone: its load balancer on its VIP subnet, listeners, floating IP and readiness gate."""
+    """One availability zone: its load balancer on its VIP subnet, listeners, floating IP and readiness gate, with
+    the endpoint-wide settings it needs (so that a zone is built from its own plan alone)."""
 
+    endpoint: str
+    load_balancer_provider: str
+    tags: tuple[str, ...]
+    publish: str
     az: str
     component_name: str
     lb_name: str
@@ -99,6 +142,7 @@ class ZonePlan:
     floating: FloatingPlan
     vip_secgroup_association_name: str
     readiness_name: str
+    readiness: ReadinessPlan
 
 
 @dataclass(frozen=True)
@@ -151,25 +195,33 @@ class EndpointPlan:
     """Everything the endpoint builds, in a stable order."""
 
     name: str
-    provider: str
+    load_balancer_provider: str
     member_placement: str
     publish: str
     zones: tuple[ZonePlan, ...]
     security: SecurityPlan
     dns: Optional[DnsPlan]
     tags: tuple[str, ...]
+    members: tuple[MemberSpec, ...]
+    allowed_cidrs: tuple[str, ...]
+    floating_network_id: Optional[str]
+    readiness: ReadinessPlan
 
     def zone(self, az: str) -> ZonePlan:
         return next(zone for zone in self.zones if zone.az == az)
 
 
-def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT) -> EndpointPlan:
-    """The plan of ``args`` on the cloud described by ``facts``; :class:`ConfigError` lists every problem."""
+def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
+              target: PollTarget = PollTarget()) -> EndpointPlan:
+    """The plan of ``args`` on the cloud described by ``facts``, its gates polling ``target``; :class:`ConfigError`
+    lists every problem."""
     problems = [*check_facts(args, facts, root)]
     if problems:
         raise ConfigError(problems)
     name = args.name
-    zones = tuple(_zone_plan(args, facts, az) for az in sorted(args.zones))
+    readiness = ReadinessPlan(args.readiness.require, args.readiness.timeout_seconds,
+                              args.readiness.poll_interval_seconds, args.readiness.drain_seconds, target)
+    zones = tuple(_zone_plan(args, facts, az, readiness) for az in sorted(args.zones))
     dns = None
     if args.dns is not None:
         fqdn = f"{args.dns.record}.{args.dns.zone}"
@@ -178,9 +230,14 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT) -
             if args.dns.per_zone_records else ()
         dns = DnsPlan(contract.recordset_name(name), facts.dns_zone_id or "", args.dns.zone, fqdn, args.dns.ttl,
                       args.dns.publish, per_zone)
-    return EndpointPlan(name=name, provider=args.provider, member_placement=args.member_placement,
+    members = tuple(sorted(
+        (MemberSpec(member.name, member.zone, member.address, member_subnet(args, facts, index), member.port,
+                    member.weight) for index, member in enumerate(args.members)), key=lambda member: member.name))
+    return EndpointPlan(name=name, load_balancer_provider=args.provider, member_placement=args.member_placement,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,
-                        security=_security_plan(args, zones), dns=dns, tags=tuple(args.tags))
+                        security=_security_plan(args, zones), dns=dns, tags=tuple(args.tags), members=members,
+                        allowed_cidrs=tuple(args.allowed_cidrs), floating_network_id=facts.floating_network_id,
+                        readiness=readiness)
 
 
 def member_subnet(args: EndpointArgs, facts: CloudFacts, index: int) -> Optional[SubnetFacts]:
@@ -203,7 +260,7 @@ def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT)
         if subnet is None:
             continue
         path = f"{root}.members[{index}]"
-        if not subnet.contains(member.address):
+        if not predicates.address_in_subnet(member.address, subnet.cidr):
             problems.append(Problem(f"{path}.address",
                                     f"address {member.address} of member {member.name} is outside its subnet "
                                     f"{subnet.name} ({subnet.cidr}); fix the address, or set members[{index}]."
@@ -211,7 +268,8 @@ def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT)
             continue
         for az in placed_zones(args, member.zone):
             vip = facts.subnets.get(args.zones[az].subnet)
-            if vip is not None and not vip.reaches(subnet):
+            if vip is not None and not predicates.subnets_reach(vip.network_id, vip.router_ids, subnet.network_id,
+                                                                subnet.router_ids):
                 problems.append(Problem(f"{path}.subnet",
                                         f"member {member.name} on subnet {subnet.name} ({subnet.cidr}) is not "
                                         f"reachable from zone {az}'s load balancer on subnet {vip.name}: they are "
@@ -232,7 +290,7 @@ def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT)
     return problems
 
 
-def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str) -> ZonePlan:
+def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: ReadinessPlan) -> ZonePlan:
     name = args.name
     indexes = [index for index, member in enumerate(args.members) if az in placed_zones(args, member.zone)]
     listeners = tuple(_listener_plan(args, facts, az, listener, indexes)
@@ -244,11 +302,12 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str) -> ZonePlan:
                                 None if args.zones[az].floating_ip else contract.floating_ip_name(name, az),
                                 contract.floating_ip_association_name(name, az), facts.floating_network_id,
                                 facts.floating_network_name, facts.floating_ips.get(az))
-    return ZonePlan(az=az, component_name=contract.zone_component_name(name, az),
+    return ZonePlan(endpoint=name, load_balancer_provider=args.provider, tags=tuple(args.tags),
+                    publish=args.dns.publish if args.dns else "when-ready", az=az, component_name=contract.zone_component_name(name, az),
                     lb_name=contract.loadbalancer_name(name, az), vip_subnet=facts.subnets[args.zones[az].subnet],
                     listeners=listeners, floating=floating,
                     vip_secgroup_association_name=contract.vip_port_secgroup_name(name, az),
-                    readiness_name=contract.readiness_name(name, az))
+                    readiness_name=contract.readiness_name(name, az), readiness=readiness)
 
 
 def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: ListenerArgs,
@@ -266,13 +325,15 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
         (MemberPlan(contract.member_name(name, az, port, args.members[index].address), args.members[index].name,
                     args.members[index].zone, args.members[index].address, member_subnet(args, facts, index),
                     member_port, listener.monitor.port if listener.monitor and listener.monitor.port else None,
-                    args.members[index].weight)
+                    args.members[index].weight,
+                    contract.member_drain_name(name, az, port, args.members[index].address),
+                    contract.legacy_member_name(name, az, port, args.members[index].name))
          for index in indexes), key=lambda member: member.member))
-    method = listener.lb_method or ("SOURCE_IP_PORT" if args.provider == "ovn" else "ROUND_ROBIN")
+    method = listener.lb_method or (predicates.OVN_METHOD if predicates.is_ovn(args.provider) else "ROUND_ROBIN")
     cidrs = tuple(args.allowed_cidrs)
-    if args.provider == "ovn" and cidrs == ("0.0.0.0/0",):
+    if predicates.is_ovn(args.provider) and cidrs == ("0.0.0.0/0",):
         cidrs = ()  # older OVN drivers reject allowed_cidrs; the default admits everyone anyway
-    return ListenerPlan(port, member_port, listener.protocol, POOL_PROTOCOL[listener.protocol], method, cidrs,
+    return ListenerPlan(port, member_port, listener.protocol, predicates.POOL_PROTOCOL[listener.protocol], method, cidrs,
                         contract.listener_name(name, az, port), contract.pool_name(name, az, port), monitor, members)
 
 
@@ -280,7 +341,7 @@ def _security_plan(args: EndpointArgs, zones: tuple[ZonePlan, ...]) -> SecurityP
     vip_group = contract.vip_secgroup_name(args.name)
     vip_rules = {}
     for listener in args.listeners:
-        protocol = RULE_PROTOCOL[listener.protocol]
+        protocol = predicates.listener_rule_protocol(listener.protocol)
         for cidr in args.allowed_cidrs:
             rule = _rule(vip_group, protocol, listener.port, cidr)
             vip_rules[rule.name] = rule
@@ -291,16 +352,10 @@ def _security_plan(args: EndpointArgs, zones: tuple[ZonePlan, ...]) -> SecurityP
         for listener in zone.listeners:  # amphorae plug into a member's subnet and reach it from there
             sources.update(member.subnet.cidr for member in listener.members)
     member_rules = {}
-    for zone in zones:
-        for listener in zone.listeners:
-            wanted = {(RULE_PROTOCOL[listener.protocol], listener.member_port)}
-            if listener.monitor is not None:
-                protocol = MONITOR_RULE_PROTOCOL[listener.monitor.type]
-                wanted.add((protocol, None if protocol == "icmp" else listener.monitor.port))
-            for protocol, port in wanted:
-                for cidr in sources:
-                    rule = _rule(members_group, protocol, port, cidr)
-                    member_rules[rule.name] = rule
+    for protocol, port in predicates.member_rule_ports(zones[0].listeners if zones else ()):
+        for cidr in sources:
+            rule = _rule(members_group, protocol, port, cidr)
+            member_rules[rule.name] = rule
     ports = tuple(MemberPortPlan(contract.member_port_secgroup_name(args.name, member.port), member.name, member.port)
                   for member in sorted(args.members, key=lambda member: member.name) if member.port)
     return SecurityPlan(vip_group, tuple(vip_rules[key] for key in sorted(vip_rules)), members_group,

@@ -13,13 +13,12 @@ from typing import Any, Iterable, Mapping
 
 from pydantic import ValidationError
 
+from . import predicates
 from .args import EndpointArgs
 from .errors import ConfigError, Problem
 
 DEFAULT_ROOT = "ha-endpoint:endpoint"
 ZONE_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
-OVN_MONITOR_TYPES = ("TCP", "UDP-CONNECT", "SCTP")
-OVN_METHOD = "SOURCE_IP_PORT"
 
 
 def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT) -> EndpointArgs:
@@ -82,17 +81,23 @@ def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
         if monitor is not None and monitor.timeout >= monitor.delay:
             yield Problem(f"{path}.monitor.timeout", f"timeout {monitor.timeout}s must be shorter than delay "
                                                      f"{monitor.delay}s; lower timeout or raise delay")
-        if args.provider != "ovn":
+        if monitor is not None:
+            mismatch = predicates.monitor_pool_problem(monitor.type, predicates.POOL_PROTOCOL[listener.protocol])
+            if mismatch:
+                yield Problem(f"{path}.monitor.type", f"{mismatch}; pick a monitor type that fits protocol "
+                                                      f"{listener.protocol}")
+        if not predicates.is_ovn(args.provider):
             continue
-        if listener.protocol not in ("TCP", "UDP", "SCTP"):
-            yield Problem(f"{path}.protocol", f"the ovn provider serves TCP, UDP and SCTP only, not "
-                                              f"{listener.protocol}; use protocol TCP (TLS passes through)")
-        if monitor is not None and monitor.type not in OVN_MONITOR_TYPES:
+        if not predicates.ovn_protocol_allowed(listener.protocol):
+            yield Problem(f"{path}.protocol", f"the ovn provider serves {', '.join(predicates.OVN_PROTOCOLS)} only, "
+                                              f"not {listener.protocol}; use protocol TCP (TLS passes through)")
+        if monitor is not None and not predicates.ovn_monitor_allowed(monitor.type):
             yield Problem(f"{path}.monitor.type", f"the ovn provider has no {monitor.type} health monitors; use "
-                                                  f"one of {', '.join(OVN_MONITOR_TYPES)}")
-        if listener.lb_method not in (None, OVN_METHOD):
-            yield Problem(f"{path}.lbMethod", f"the ovn provider balances with {OVN_METHOD} only, not "
-                                              f"{listener.lb_method}; set lbMethod: {OVN_METHOD} or remove it")
+                                                  f"one of {', '.join(predicates.OVN_MONITOR_TYPES)}")
+        if not predicates.ovn_method_allowed(listener.lb_method):
+            yield Problem(f"{path}.lbMethod", f"the ovn provider balances with {predicates.OVN_METHOD} only, not "
+                                              f"{listener.lb_method}; set lbMethod: {predicates.OVN_METHOD} or "
+                                              "remove it")
 
 
 def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:

@@ -19,7 +19,7 @@ import pulumi_openstack as openstack
 
 from . import contract
 from .gate import member_drains, zone_gate
-from .plan import EndpointPlan, ListenerPlan, ZonePlan
+from .plan import ListenerPlan, ZonePlan
 
 
 class EndpointZone(pulumi.ComponentResource):
@@ -42,14 +42,15 @@ class EndpointZone(pulumi.ComponentResource):
     published_address: pulumi.Output[str]
     """The address DNS gets for this zone when it is ready: the floating IP, else the VIP."""
 
-    def __init__(self, name: str, zone: ZonePlan, plan: EndpointPlan, readiness: dict, vip_group_id: pulumi.Input[str],
+    def __init__(self, name: str, zone: ZonePlan, vip_group_id: pulumi.Input[str],
                  opts: Optional[pulumi.ResourceOptions] = None):
+        """Build zone ``zone.az`` from its own plan; ``vip_group_id`` is the endpoint's VIP security group."""
         super().__init__(contract.ZONE_TYPE, name, {"az": zone.az, "vipSubnetId": zone.vip_subnet.id}, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.loadbalancer = openstack.loadbalancer.LoadBalancer(
             zone.lb_name, name=zone.lb_name, availability_zone=zone.az, vip_subnet_id=zone.vip_subnet.id,
-            loadbalancer_provider=plan.provider, tags=list(plan.tags),
-            description=f"HA endpoint {plan.name}: load balancer of zone {zone.az}", opts=child)
+            loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
+            description=f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}", opts=child)
         lb = self.loadbalancer
         self.vip_association = openstack.networking.PortSecGroupAssociate(
             zone.vip_secgroup_association_name, port_id=lb.vip_port_id, security_group_ids=[vip_group_id],
@@ -58,7 +59,7 @@ class EndpointZone(pulumi.ComponentResource):
         self.monitors: dict[int, openstack.loadbalancer.Monitor] = {}
         self.members: dict[int, dict[str, openstack.loadbalancer.Member]] = {}
         for listener in zone.listeners:
-            self._listener(listener, lb, plan, zone.az, child)
+            self._listener(listener, lb, zone, child)
         self.floating_ip_resource: Optional[openstack.networking.FloatingIp] = None
         self.floating_ip = self._floating_ip(zone, lb, child)
         self.loadbalancer_id = lb.id
@@ -69,21 +70,21 @@ class EndpointZone(pulumi.ComponentResource):
             str(port): pulumi.Output.all(**{member: resource.id for member, resource in members.items()})
             for port, members in self.members.items()})
         self.published_address = self.floating_ip if zone.floating.mode != "none" else lb.vip_address
-        self.gate = zone_gate(zone, plan, readiness, lb, self.pools, self.monitors, self.members, self)
+        self.gate = zone_gate(zone, lb, self.pools, self.monitors, self.members, self)
         self.ready = self.gate.ready
-        self.drains = member_drains(zone, plan, readiness, self.pools, self.members, self)
+        self.drains = member_drains(zone, self.pools, self.members, self)
         self.register_outputs({
             "loadbalancerId": self.loadbalancer_id, "vipAddress": self.vip_address, "vipPortId": self.vip_port_id,
             "floatingIp": self.floating_ip, "poolIds": self.pool_ids, "memberIds": self.member_ids,
             "ready": self.ready, "publishedAddress": self.published_address,
         })
 
-    def _listener(self, listener: ListenerPlan, lb: openstack.loadbalancer.LoadBalancer, plan: EndpointPlan,
-                  az: str, child: pulumi.ResourceOptions) -> None:
+    def _listener(self, listener: ListenerPlan, lb: openstack.loadbalancer.LoadBalancer, zone: ZonePlan,
+                  child: pulumi.ResourceOptions) -> None:
         cidrs = {"allowed_cidrs": list(listener.allowed_cidrs)} if listener.allowed_cidrs else {}
         resource = openstack.loadbalancer.Listener(
             listener.listener_name, name=listener.listener_name, loadbalancer_id=lb.id, protocol=listener.protocol,
-            protocol_port=listener.port, tags=list(plan.tags), opts=child, **cidrs)
+            protocol_port=listener.port, tags=list(zone.tags), opts=child, **cidrs)
         pool = openstack.loadbalancer.Pool(
             listener.pool_name, name=listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
             lb_method=listener.lb_method, opts=child)
@@ -99,7 +100,7 @@ class EndpointZone(pulumi.ComponentResource):
                 member.resource_name, name=member.member, pool_id=pool.id, address=member.address,
                 protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight,
                 opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(aliases=[pulumi.Alias(
-                    name=contract.legacy_member_name(plan.name, az, listener.port, member.member))])),
+                    name=member.legacy_name)])),
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {}))
             for member in listener.members}
 

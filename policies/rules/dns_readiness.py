@@ -11,8 +11,7 @@ from typing import Any
 
 from ha_endpoint import contract
 
-from ..facts import gap
-from ..model import Violation, missing
+from ..model import Violation
 from ..stack import endpoints, transitive_dependencies
 
 NAME = "ha-endpoint-dns-readiness-gate"
@@ -27,15 +26,9 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):
         facts = endpoint.facts
-        if not facts.has_dns:
+        if facts is None or facts.dns is None or facts.publish != "when-ready":
             continue
-        if missing(facts.publish):
-            violations.append(Violation(gap(endpoint.name, "dns.publish", "the DNS publication mode"),
-                                        endpoint.resource.urn))
-            continue
-        if facts.publish != "when-ready":
-            continue
-        published = [zone for zone in facts.published() if zone in facts.zones]
+        published = list(facts.zones)
         for zone in published:
             if endpoint.readiness(zone) is None:
                 violations.append(Violation(
@@ -43,7 +36,7 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                     f"{contract.readiness_name(endpoint.name, zone)}; under publish when-ready its address may only "
                     f"be published once its members are ready", endpoint.resource.urn))
         gates = {contract.recordset_name(endpoint.name): published}
-        for zone in published:
+        for zone in facts.dns.zone_records:
             gates[contract.zone_recordset_name(endpoint.name, zone)] = [zone]
         for name, zones in gates.items():
             recordset = endpoint.named(name, contract.RECORDSET_TYPE)

@@ -14,7 +14,6 @@ from typing import Any, Optional
 
 from ha_endpoint import contract
 
-from ..facts import gap
 from ..model import Violation, fully_known, join
 from ..stack import direct_dependencies, endpoints, props
 
@@ -32,19 +31,23 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):
         facts = endpoint.facts
+        if facts is None:
+            continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
         recordsets = endpoint.of_type(contract.RECORDSET_TYPE)
-        if not facts.has_dns:
-            if recordsets:
-                violations.append(Violation(gap(endpoint.name, "dns", "the DNS settings"), endpoint.resource.urn))
+        if facts.dns is None:
+            for recordset in recordsets:
+                violations.append(Violation(
+                    f"record set {recordset.name} is part of endpoint {endpoint.name}, which declares no DNS name; "
+                    "configure dns on the endpoint instead of adding records to it", recordset.urn))
             continue
-        published = facts.published()
-        unknown = [zone for zone in published if zone not in facts.zones]
+        published = list(facts.zones)
+        unknown = [zone for zone in facts.dns.zone_records if zone not in facts.zones]
         for zone in unknown:
             violations.append(Violation(
-                f"endpoint {endpoint.name} declares zone {zone} as published in DNS, but {zone} is not a "
+                f"endpoint {endpoint.name} declares a record of its own for zone {zone}, but {zone} is not a "
                 f"configured zone ({join(facts.zones)})", endpoint.resource.urn))
-        expected = {contract.recordset_name(endpoint.name): [z for z in published if z in facts.zones]}
-        for zone in facts.zone_records():
+        expected = {contract.recordset_name(endpoint.name): published}
+        for zone in facts.dns.zone_records:
             if zone in facts.zones:
                 expected[contract.zone_recordset_name(endpoint.name, zone)] = [zone]
         for name, zones in expected.items():
@@ -83,7 +86,7 @@ def _check_values(endpoint: Any, recordset: Any, zones: list[str], records: list
         addresses = {zone: runtime[zone] for zone in zones}
         which = "ready zones"
     else:
-        addresses = {zone: endpoint.facts.zones[zone].published_address for zone in zones}
+        addresses = {zone: endpoint.facts.zones[zone].floating_ip.address for zone in zones}
         which = "zones"
     if all(isinstance(address, str) and address for address in addresses.values()):
         for zone, address in addresses.items():

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract
+from ha_endpoint import contract, predicates
+from ha_endpoint.facts import EndpointFacts, MemberFact
 
-from ..facts import gap
-from ..model import Violation, address, missing, network
-from ..stack import endpoints, props
+from ..model import Violation
+from ..stack import Endpoint, endpoints, props
 
 NAME = "ha-endpoint-member-reachability"
 DESCRIPTION = "Each member's address lies in its subnet, and that subnet is routable from its zone's VIP subnet."
@@ -26,67 +26,55 @@ CONFIG: dict[str, dict[str, Any]] = {}
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):
-        urn = endpoint.resource.urn
         facts = endpoint.facts
-        for member in facts.members:
-            violations.extend(_check_address(endpoint.name, member, urn))
-            for key in _zones_serving(endpoint, member):
-                zone = facts.zones.get(key)
-                if zone is None:
-                    continue  # an unconfigured zone is ha-endpoint-member-zones' finding
-                violations.extend(_check_route(endpoint.name, member, key, zone, urn))
+        if facts is None:
+            continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
+        urn = endpoint.resource.urn
+        for member in facts.members.values():
+            subnet = facts.subnet(member.subnet_id)
+            if subnet is None:
+                violations.append(Violation(
+                    f"endpoint {endpoint.name}: member {member.name}'s subnet {member.subnet_id} is not among the "
+                    "declared subnets; the component must declare every subnet it uses", urn))
+                continue
+            if not predicates.address_in_subnet(member.address, subnet.cidr):
+                violations.append(Violation(
+                    f"member {member.name} has address {member.address}, which is not in its subnet "
+                    f"{subnet.id} ({subnet.cidr}); fix members[].address, or set members[].subnet to the subnet "
+                    f"that address is on", urn))
+                continue
+            for key in _zones_serving(endpoint, facts, member):
+                violations.extend(_check_route(facts, member, key, urn))
     return violations
 
 
-def _check_address(endpoint: str, member: Any, urn: str) -> list[Violation]:
-    if missing(member.subnet_cidr):
-        return [Violation(gap(endpoint, f"members.{member.name}.subnetCidr",
-                              f"the CIDR of member {member.name}'s subnet"), urn)]
-    cidr, ip = network(member.subnet_cidr), address(member.address)
-    if ip is None:
-        return [Violation(gap(endpoint, f"members.{member.name}.address", f"the address of member {member.name}"),
-                          urn)]
-    if cidr is None or ip.version != cidr.version or ip not in cidr:
-        return [Violation(
-            f"member {member.name} has address {member.address}, which is not in its subnet "
-            f"{member.subnet_id or '?'} ({member.subnet_cidr}); fix members[].address, or set members[].subnet to "
-            f"the subnet that address is on", urn)]
-    return []
-
-
-def _zones_serving(endpoint: Any, member: Any) -> list[str]:
+def _zones_serving(endpoint: Endpoint, facts: EndpointFacts, member: MemberFact) -> list[str]:
     """The zones whose load balancer has this member: what the program registers, else the placement rule."""
     zones: list[str] = []
     for resource in endpoint.of_type(contract.MEMBER_TYPE):
         key = endpoint.zone_of(resource)
         if key is None or key in zones:
             continue
-        registered = props(resource).get("address")
-        named = isinstance(member.address, str) and resource.name.endswith(
-            f"-member-{contract.member_key(member.address)}")  # members are named by address (contract.member_name)
-        if registered == member.address or named:
+        named = resource.name.endswith(f"-member-{contract.member_key(member.address)}")  # contract.member_name
+        if props(resource).get("address") == member.address or named:
             zones.append(key)
     if zones:
         return zones
-    if endpoint.facts.member_placement == "all-zones":
-        return list(endpoint.facts.zones)
-    return [member.zone] if isinstance(member.zone, str) else []
+    if facts.member_placement == "all-zones":
+        return list(facts.zones)
+    return [member.az] if member.az in facts.zones else []
 
 
-def _check_route(endpoint: str, member: Any, key: str, zone: Any, urn: str) -> list[Violation]:
-    needed = [(member.network_id, f"members.{member.name}.networkId", f"the network of member {member.name}"),
-              (member.router_ids, f"members.{member.name}.routerIds", f"the routers of member {member.name}'s subnet"),
-              (zone.network_id, f"zones.{key}.networkId", f"the network of zone {key}'s VIP subnet"),
-              (zone.router_ids, f"zones.{key}.routerIds", f"the routers of zone {key}'s VIP subnet")]
-    gaps = [Violation(gap(endpoint, path, what), urn) for value, path, what in needed if missing(value)]
-    if gaps:
-        return gaps
-    if member.network_id == zone.network_id:
-        return []
-    if set(member.router_ids or []) & set(zone.router_ids or []):
+def _check_route(facts: EndpointFacts, member: MemberFact, key: str, urn: str) -> list[Violation]:
+    zone = facts.zones.get(key)
+    vip = facts.subnet(zone.vip_subnet_id) if zone is not None else None
+    subnet = facts.subnet(member.subnet_id)
+    if zone is None or vip is None or subnet is None:
+        return []  # an unconfigured zone is ha-endpoint-member-zones' finding
+    if predicates.subnets_reach(vip.network_id, vip.router_ids, subnet.network_id, subnet.router_ids):
         return []
     return [Violation(
-        f"member {member.name} ({member.address} on subnet {member.subnet_id}, network {member.network_id}) is not "
-        f"reachable from the load balancer of zone {key} (VIP subnet {zone.subnet_id}, network {zone.network_id}): "
+        f"member {member.name} ({member.address} on subnet {subnet.id}, network {subnet.network_id}) is not "
+        f"reachable from the load balancer of zone {key} (VIP subnet {vip.id}, network {vip.network_id}): "
         f"the subnets are on different networks and share no router; attach both subnets to one router, or move the "
-        f"member to a subnet of network {zone.network_id}", urn)]
+        f"member to a subnet of network {vip.network_id}", urn)]

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ha_endpoint import contract
+from ha_endpoint import contract, predicates
 
-from ..facts import gap
-from ..model import UNKNOWN, Violation, as_int, missing, network
+from ..model import UNKNOWN, Violation, as_int
 from ..stack import direct_dependencies, endpoints, props
 
 NAME = "ha-endpoint-member-security-group"
@@ -22,17 +21,14 @@ SEVERITY = "high"
 KIND = "stack"
 CONFIG: dict[str, dict[str, Any]] = {}
 
-_ANY_PROTOCOL = (None, "", "any", UNKNOWN)
-
 
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):
-        urn = endpoint.resource.urn
         facts = endpoint.facts
-        if not facts.listeners_declared:
-            violations.append(Violation(gap(endpoint.name, "listeners", "the listeners and their ports"), urn))
-            continue
+        if facts is None:
+            continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
+        urn = endpoint.resource.urn
         group_name = contract.members_secgroup_name(endpoint.name)
         group = endpoint.named(group_name, contract.SECGROUP_TYPE)
         if group is None:
@@ -44,18 +40,17 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
         rules = [rule for rule in endpoint.of_type(contract.SECGROUP_RULE_TYPE) if _belongs(rule, group)]
         ports = _required_ports(endpoint)
         for key, zone in facts.zones.items():
-            cidr = network(zone.subnet_cidr)
-            if missing(zone.subnet_cidr) or cidr is None:
-                violations.append(Violation(gap(endpoint.name, f"zones.{key}.subnetCidr",
-                                                f"the CIDR of zone {key}'s VIP subnet"), urn))
-                continue
+            vip = facts.subnet(zone.vip_subnet_id)
+            if vip is None:
+                continue  # ha-endpoint-member-reachability names an undeclared subnet
             for (protocol, port), purposes in ports.items():
-                if any(_admits(rule, protocol, port, cidr) for rule in rules):
+                if any(_admits(rule, protocol, port, vip.cidr) for rule in rules):
                     continue
+                where = f"{protocol} port {port}" if port is not None else protocol
                 violations.append(Violation(
                     f"the members' security group {group_name} does not admit zone {key}'s VIP subnet "
-                    f"{zone.subnet_cidr} on {protocol} port {port} ({' and '.join(purposes)}); add an ingress rule "
-                    f"for {protocol} port {port} from {zone.subnet_cidr}", group.urn))
+                    f"{vip.cidr} on {where} ({' and '.join(purposes)}); add an ingress rule for {where} from "
+                    f"{vip.cidr}", group.urn))
     return violations
 
 
@@ -69,50 +64,31 @@ def _belongs(rule: Any, group: Any) -> bool:
     return rule.parent is group
 
 
-def _required_ports(endpoint: Any) -> dict[tuple[str, int], list[str]]:
-    """(protocol, port) -> why it must be open: each listener's member port and monitor port, and the ports the
-    registered members actually use."""
-    ports: dict[tuple[str, int], list[str]] = {}
-
-    def need(protocol: str, port: Optional[int], purpose: str) -> None:
-        if port is None:
-            return
-        reasons = ports.setdefault((protocol, port), [])
-        if purpose not in reasons:
-            reasons.append(purpose)
-
-    for listener in endpoint.facts.listeners:
-        protocol = "udp" if str(listener.protocol).upper() == "UDP" else "tcp"
-        need(protocol, as_int(listener.member_port), f"member port of listener {listener.port}")
-        if listener.monitor_type:
-            monitor_protocol = "udp" if str(listener.monitor_type).upper() == "UDP-CONNECT" else "tcp"
-            need(monitor_protocol, as_int(listener.monitor_port), f"health-monitor port of listener {listener.port}")
+def _required_ports(endpoint: Any) -> dict[tuple[str, Any], list[str]]:
+    """(protocol, port) -> why it must be open: what the listeners need (the shared rule,
+    :func:`ha_endpoint.predicates.member_rule_ports`), and the ports the registered members actually use."""
+    ports = {key: list(reasons) for key, reasons in predicates.member_rule_ports(endpoint.facts.listeners).items()}
     for member in endpoint.of_type(contract.MEMBER_TYPE):
         member_props = props(member)
         port = as_int(member_props.get("protocolPort"))
         if port is not None and not any(key[1] == port for key in ports):
-            need("tcp", port, f"port of member {member.name}")
+            ports[("tcp", port)] = [f"port of member {member.name}"]
         monitor_port = as_int(member_props.get("monitorPort"))
         # Octavia (and the provider's read-back) report an unset monitor port as 0: the member port is probed.
         if monitor_port and not any(key[1] == monitor_port for key in ports):
-            need("tcp", monitor_port, f"monitor port of member {member.name}")
+            ports[("tcp", monitor_port)] = [f"monitor port of member {member.name}"]
     return ports
 
 
-def _admits(rule: Any, protocol: str, port: int, cidr: Any) -> bool:
+def _admits(rule: Any, protocol: str, port: Any, cidr: str) -> bool:
     rule_props = props(rule)
     if str(rule_props.get("direction") or "").lower() != "ingress":
         return False
     rule_protocol = rule_props.get("protocol")
-    if rule_protocol not in _ANY_PROTOCOL and str(rule_protocol).lower() != protocol:
-        return False
-    low, high = as_int(rule_props.get("portRangeMin")), as_int(rule_props.get("portRangeMax"))
-    if low is not None and low > 0 and port < low:
-        return False
-    if high is not None and high > 0 and port > high:
-        return False
-    prefix = rule_props.get("remoteIpPrefix")
-    if prefix in (None, "") and not rule_props.get("remoteGroupId"):
-        return True  # no remote restriction: any source
-    remote = network(prefix)
-    return remote is not None and remote.version == cidr.version and cidr.subnet_of(remote)
+    if rule_protocol is UNKNOWN:
+        rule_protocol = None
+    if not rule_props.get("remoteIpPrefix") and rule_props.get("remoteGroupId"):
+        return False  # admits a group's ports, not the load balancers' subnet
+    return predicates.rule_admits(rule_protocol, as_int(rule_props.get("portRangeMin")),
+                                  as_int(rule_props.get("portRangeMax")), rule_props.get("remoteIpPrefix"),
+                                  protocol, port, cidr)

@@ -10,8 +10,7 @@ from typing import Any
 
 from ha_endpoint import contract
 
-from ..facts import gap
-from ..model import Violation, as_int, join, missing
+from ..model import Violation, as_int, join
 from ..stack import direct_dependencies, endpoints, props
 
 NAME = "ha-endpoint-member-zones"
@@ -33,20 +32,14 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     for endpoint in endpoints(resources):
         urn = endpoint.resource.urn
         facts = endpoint.facts
-        if not facts.members_declared:
-            violations.append(Violation(gap(endpoint.name, "members", "the members and their zones"), urn))
-        for member in facts.members:
-            if missing(member.zone):
-                violations.append(Violation(gap(endpoint.name, f"members.{member.name}.zone",
-                                                f"the zone of member {member.name}"), urn))
-            elif member.zone not in facts.zones:
+        if facts is None:
+            continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
+        for member in facts.members.values():
+            if member.az not in facts.zones:
                 violations.append(Violation(
-                    f"member {member.name} of endpoint {endpoint.name} is in zone '{member.zone}', which is not "
-                    f"configured; use one of {join(facts.zones)}, or add '{member.zone}' under zones with its "
+                    f"member {member.name} of endpoint {endpoint.name} is in zone '{member.az}', which is not "
+                    f"configured; use one of {join(facts.zones)}, or add '{member.az}' under zones with its "
                     f"subnet", urn))
-        if missing(facts.member_placement):
-            violations.append(Violation(gap(endpoint.name, "memberPlacement", "the member placement"), urn))
-            continue
         if facts.member_placement != "own-zone":
             continue
         for key in facts.zones:

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract
-from ha_endpoint.validation import OVN_METHOD, OVN_MONITOR_TYPES
+from ha_endpoint import contract, predicates
 
-from ..facts import gap
-from ..model import Violation, join, missing
+from ..model import Violation, join
 from ..stack import endpoints, props
 
 NAME = "ha-endpoint-ovn-provider-constraints"
@@ -23,39 +21,36 @@ SEVERITY = "high"
 KIND = "stack"
 CONFIG: dict[str, dict[str, Any]] = {}
 
-OVN_PROTOCOLS = ("TCP", "UDP", "SCTP")
-
 
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):
+        declared = endpoint.facts.load_balancer_provider if endpoint.facts is not None else None
         ovn_zones = []
-        for key in endpoint.facts.zones:
-            providers = [props(lb).get("loadbalancerProvider") for lb in endpoint.in_zone(contract.LOADBALANCER_TYPE, key)]
-            provider = next((p for p in providers if isinstance(p, str) and p), endpoint.facts.provider)
-            if missing(provider):
-                violations.append(Violation(gap(endpoint.name, "provider", "the Octavia provider"),
-                                            endpoint.resource.urn))
-                break
-            if str(provider).lower() == "ovn":
+        for key in endpoint.azs:
+            providers = [props(lb).get("loadbalancerProvider")
+                         for lb in endpoint.in_zone(contract.LOADBALANCER_TYPE, key)]
+            provider = next((p for p in providers if isinstance(p, str) and p), declared)
+            if predicates.is_ovn(provider):
                 ovn_zones.append(key)
         for key in ovn_zones:
             for pool in endpoint.in_zone(contract.POOL_TYPE, key):
                 pool_props = props(pool)
                 method = pool_props.get("lbMethod")
-                if isinstance(method, str) and method.upper() != OVN_METHOD:
+                if isinstance(method, str) and not predicates.ovn_method_allowed(method):
                     violations.append(Violation(
-                        f"pool {pool.name} balances with {method}, but the ovn provider supports {OVN_METHOD} only; "
-                        f"set lbMethod: {OVN_METHOD} (or remove it)", pool.urn))
+                        f"pool {pool.name} balances with {method}, but the ovn provider supports "
+                        f"{predicates.OVN_METHOD} only; set lbMethod: {predicates.OVN_METHOD} (or remove it)",
+                        pool.urn))
                 protocol = pool_props.get("protocol")
-                if isinstance(protocol, str) and protocol.upper() not in OVN_PROTOCOLS:
+                if isinstance(protocol, str) and not predicates.ovn_protocol_allowed(protocol):
                     violations.append(Violation(
                         f"pool {pool.name} uses protocol {protocol}, but the ovn provider serves "
-                        f"{join(OVN_PROTOCOLS)} only; use protocol TCP (TLS passes through)", pool.urn))
+                        f"{join(predicates.OVN_PROTOCOLS)} only; use protocol TCP (TLS passes through)", pool.urn))
             for monitor in endpoint.in_zone(contract.MONITOR_TYPE, key):
                 kind = props(monitor).get("type")
-                if isinstance(kind, str) and kind.upper() not in OVN_MONITOR_TYPES:
+                if isinstance(kind, str) and not predicates.ovn_monitor_allowed(kind):
                     violations.append(Violation(
                         f"health monitor {monitor.name} is of type {kind}, which the ovn provider does not have; "
-                        f"use one of {join(OVN_MONITOR_TYPES)}", monitor.urn))
+                        f"use one of {join(predicates.OVN_MONITOR_TYPES)}", monitor.urn))
     return violations

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from ha_endpoint import contract
+from ha_endpoint import contract, predicates
 
-from ..model import UNKNOWN, Violation, network
+from ..model import UNKNOWN, Violation
 from ..stack import direct_dependencies, endpoints, props, stack_name
 
 NAME = "ha-endpoint-production-listener-cidrs"
@@ -83,7 +83,7 @@ def _production_reason(endpoint: Any, config: dict[str, Any]) -> Optional[str]:
         return f"stack '{stack}' matches productionStackPattern '{pattern}'"
     tag = config.get("productionTag")
     if tag:
-        tagged = tag in (endpoint.facts.tags if isinstance(endpoint.facts.tags, list) else [])
+        tagged = endpoint.facts is not None and tag in endpoint.facts.tags
         for lb in endpoint.of_type(contract.LOADBALANCER_TYPE):
             tags = props(lb).get("tags")
             tagged = tagged or (isinstance(tags, list) and tag in tags)
@@ -93,8 +93,7 @@ def _production_reason(endpoint: Any, config: dict[str, Any]) -> Optional[str]:
 
 
 def _everyone(cidr: Any) -> bool:
-    parsed = network(cidr)
-    return parsed is not None and parsed.prefixlen == 0
+    return predicates.admits_everyone(cidr)
 
 
 def _rules_of(endpoint: Any, group: Any) -> list[Any]:

@@ -10,8 +10,7 @@ from typing import Any
 
 from ha_endpoint import contract
 
-from ..facts import gap
-from ..model import UNKNOWN, Violation, missing
+from ..model import UNKNOWN, Violation
 from ..stack import endpoints, props
 
 NAME = "ha-endpoint-zone-placement"
@@ -26,9 +25,8 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):
         urn = endpoint.resource.urn
-        if not endpoint.facts.zones_declared:
-            violations.append(Violation(gap(endpoint.name, "zones", "the zones and their VIP subnets"), urn))
-            continue
+        if endpoint.facts is None:
+            continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
         seen_subnets: dict[str, str] = {}
         for key, zone in endpoint.facts.zones.items():
             expected_name = contract.loadbalancer_name(endpoint.name, key)
@@ -55,32 +53,26 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
 def _check_balancer(endpoint: str, key: str, zone: Any, lb: Any) -> list[Violation]:
     found: list[Violation] = []
     lb_props = props(lb)
-    if missing(zone.az):
-        found.append(Violation(gap(endpoint, f"zones.{key}.az", f"the availability zone of zone {key}"), lb.urn))
-    else:
-        actual = lb_props.get("availabilityZone")
-        if actual is UNKNOWN:
-            found.append(Violation(
-                f"load balancer {lb.name} (zone {key}): its availability zone is unknown at preview; pass the "
-                f"zone's AZ '{zone.az}' as a plain value", lb.urn))
-        elif not actual:
-            found.append(Violation(
-                f"load balancer {lb.name} (zone {key}) sets no availability zone, so Octavia may place it in any "
-                f"AZ; set its availability_zone to '{zone.az}'", lb.urn))
-        elif actual != zone.az:
-            found.append(Violation(
-                f"load balancer {lb.name} serves zone {key} but is placed in availability zone '{actual}'; set "
-                f"its availability_zone to '{zone.az}'", lb.urn))
-    if missing(zone.subnet_id):
-        found.append(Violation(gap(endpoint, f"zones.{key}.subnetId", f"the VIP subnet id of zone {key}"), lb.urn))
-    else:
-        actual = lb_props.get("vipSubnetId")
-        if actual is UNKNOWN:
-            found.append(Violation(
-                f"load balancer {lb.name} (zone {key}): its VIP subnet is unknown at preview; pass the looked-up "
-                f"subnet id {zone.subnet_id} as a plain value", lb.urn))
-        elif actual != zone.subnet_id:
-            found.append(Violation(
-                f"load balancer {lb.name} has its VIP on subnet {actual or '(none)'} but zone {key} is mapped to "
-                f"subnet {zone.subnet_id}; put the VIP on the zone's subnet (zones.{key}.subnet)", lb.urn))
+    actual = lb_props.get("availabilityZone")
+    if actual is UNKNOWN:
+        found.append(Violation(
+            f"load balancer {lb.name} (zone {key}): its availability zone is unknown at preview; pass the "
+            f"zone's AZ '{zone.az}' as a plain value", lb.urn))
+    elif not actual:
+        found.append(Violation(
+            f"load balancer {lb.name} (zone {key}) sets no availability zone, so Octavia may place it in any "
+            f"AZ; set its availability_zone to '{zone.az}'", lb.urn))
+    elif actual != zone.az:
+        found.append(Violation(
+            f"load balancer {lb.name} serves zone {key} but is placed in availability zone '{actual}'; set "
+            f"its availability_zone to '{zone.az}'", lb.urn))
+    actual = lb_props.get("vipSubnetId")
+    if actual is UNKNOWN:
+        found.append(Violation(
+            f"load balancer {lb.name} (zone {key}): its VIP subnet is unknown at preview; pass the looked-up "
+            f"subnet id {zone.vip_subnet_id} as a plain value", lb.urn))
+    elif actual != zone.vip_subnet_id:
+        found.append(Violation(
+            f"load balancer {lb.name} has its VIP on subnet {actual or '(none)'} but zone {key} is mapped to "
+            f"subnet {zone.vip_subnet_id}; put the VIP on the zone's subnet (zones.{key}.subnet)", lb.urn))
     return found

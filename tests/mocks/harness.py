@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import pulumi
+from pulumi.runtime import rpc
 from pulumi.runtime import mocks, settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
@@ -42,6 +43,15 @@ class RecordingMonitor(mocks.MockMonitor):
         self.mocks.current.parent = request.parent or None
         self.mocks.current.dependencies = sorted(set(request.dependencies))
         return super().RegisterResource(request)
+
+    def RegisterResourceOutputs(self, request):
+        """A component's ``register_outputs``: kept on its registration as ``outputs`` (what stack policies read)."""
+        outputs = rpc.deserialize_properties(request.outputs, keep_unknowns=True)
+        with self.mocks.lock:
+            for record in self.mocks.registrations:
+                if record["urn"] == request.urn:
+                    record["outputs"] = outputs
+        return super().RegisterResourceOutputs(request)
 
 
 @dataclass

@@ -215,6 +215,8 @@ HANDLERS: dict[str, Callable[..., dict]] = {
     "openstack:networking/portSecGroupAssociate:PortSecGroupAssociate": port_secgroup,
     "openstack:dns/recordSet:RecordSet": recordset,
     "pulumi-python:dynamic:Resource": readiness,
+    "pulumi-python:dynamic/haendpoint:MemberReadiness": readiness,
+    "pulumi-python:dynamic/haendpoint:MemberDrain": readiness,
     "pulumi:providers:openstack": lambda cloud, name, inputs: {},
 }
 

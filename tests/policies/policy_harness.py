@@ -98,17 +98,21 @@ class HarnessRun:
         self.named(name).inputs[key] = value
         return self
 
-    def set_fact(self, path: str, value: Any) -> "HarnessRun":
-        """Change one fact the HaEndpoint declares, e.g. ``members.cp-2.networkId``, in its inputs and in the copy
-        of them its outputs carry (``facts``)."""
+    def facts(self) -> dict[str, Any]:
+        """The facts the HaEndpoint declared (its ``facts`` output), to read or change in place."""
         endpoint = next(r for r in self.registrations if r.type == "haendpoint:index:HaEndpoint")
+        return endpoint.outputs["facts"]
+
+    def set_fact(self, path: str, value: Any) -> "HarnessRun":
+        """Change one fact the HaEndpoint declares, e.g. ``members.cp-2.subnetId`` (a dotted path; a part that is a
+        number indexes a list)."""
         *parents, last = path.split(".")
-        for facts in (endpoint.inputs, (endpoint.outputs or {}).get("facts")):
-            if facts is None:
-                continue
-            target = facts
-            for part in parents:
-                target = target[part]
+        target: Any = self.facts()
+        for part in parents:
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        if isinstance(target, list):
+            target[int(last)] = value
+        else:
             target[last] = value
         return self
 

@@ -15,7 +15,7 @@ from tests.mocks.configs import byo_endpoint, dev_endpoint, internal_endpoint, s
 
 
 def _facts(run, *path):
-    value = run.named("k8s-api").inputs
+    value = run.facts()
     for part in path:
         value = value[part]
     return value
@@ -54,22 +54,22 @@ def test_a_monitor_on_its_own_port_is_admitted_by_the_component():
     assert run_preview(raw).violations() == []
 
 
-def test_a_stack_policy_alone_reads_the_facts_from_the_endpoints_outputs():
-    """What AnalyzeStack gets for a component is its registered outputs: the component repeats its facts there."""
+def test_the_stack_policies_read_the_facts_from_the_endpoints_outputs_alone():
+    """What AnalyzeStack gets for a component is its registered outputs: the facts are recorded there, once."""
     run = run_preview(dev_endpoint())
-    assert run.named("k8s-api").outputs["facts"] == run.named("k8s-api").inputs
+    assert run.named("k8s-api").inputs == {"name": "k8s-api"}
     assert run_pack(run.stack_resources(), inputs={}) == []
 
 
-def test_without_facts_in_the_outputs_or_recorded_inputs_the_policies_say_what_is_missing():
+def test_without_facts_in_the_outputs_the_pack_says_so_once():
     run = run_preview(dev_endpoint())
     endpoint = run.named("k8s-api")
     endpoint.outputs = {key: value for key, value in endpoint.outputs.items() if key != "facts"}
-    found = run_pack(run.stack_resources(), inputs={})
-    assert ("ha-endpoint-zone-placement",
-            "endpoint k8s-api: the zones and their VIP subnets (zones) is missing from the HaEndpoint's properties or "
-            "unknown at preview, so it cannot be checked; the component must pass it as a plain, looked-up value"
-            ) in found
+    assert run.violations() == [(
+        "ha-endpoint-declared-facts",
+        "endpoint k8s-api: facts: missing from the HaEndpoint's outputs; use a component version that declares its "
+        "facts (ha_endpoint.facts), or this pack's matching version; the other policies cannot check this endpoint "
+        "until its facts are declared in the component's shape")]
 
 
 # -- ha-endpoint-min-zones -------------------------------------------------------------------------------------------
@@ -127,7 +127,7 @@ def test_min_members_per_zone_on_the_dev_stack():
 
 
 def test_a_member_declared_in_an_unconfigured_zone_is_reported():
-    run = run_preview(dev_endpoint()).set_fact("members.cp-1.zone", "az7")
+    run = run_preview(dev_endpoint()).set_fact("members.cp-1.az", "az7")
     assert run.messages("ha-endpoint-member-zones") == [
         "member cp-1 of endpoint k8s-api is in zone 'az7', which is not configured; use one of az1, az2, az3, or "
         "add 'az7' under zones with its subnet"]
@@ -145,9 +145,11 @@ def test_a_member_on_an_unrouted_network_is_reported():
     cloud = FakeCloud.dev(preview=True)
     run = run_preview(dev_endpoint(), cloud)
     island = cloud.network_id("island")
-    run.set_fact("members.cp-2.networkId", island).set_fact("members.cp-2.routerIds", [])
-    subnet, vip_subnet, cp = (_facts(run, "members", "cp-2", "subnetId"), _facts(run, "zones", "az3", "vipSubnetId"),
-                              _facts(run, "zones", "az3", "vipNetworkId"))
+    subnet, vip_subnet = "island-subnet-id", _facts(run, "zones", "az3", "vipSubnetId")
+    cp = _facts(run, "subnets", vip_subnet, "networkId")
+    run.facts()["subnets"][subnet] = {"id": subnet, "name": "island-sub", "cidr": "10.10.3.0/24", "networkId": island,
+                                      "routerIds": []}
+    run.set_fact("members.cp-2.subnetId", subnet)
     assert run.messages("ha-endpoint-member-reachability") == [
         f"member cp-2 (10.10.3.10 on subnet {subnet}, network {island}) is not reachable from the load balancer of "
         f"zone az3 (VIP subnet {vip_subnet}, network {cp}): the subnets are on different networks and share no "

@@ -90,7 +90,7 @@ def test_the_pack_announces_its_policies(analyzer):
     assert schema["ha-endpoint-dns-ttl"]["properties"]["maxTtl"]["default"] == 60
     assert schema["ha-endpoint-member-zones"]["properties"]["minMembersPerZone"]["default"] == 1
     levels = {policy.name: policy.enforcementLevel for policy in info.policies}
-    assert levels.pop("ha-endpoint-declared-facts") == analyzer_pb2.ADVISORY
+    assert levels.pop("ha-endpoint-facts-known-at-preview") == analyzer_pb2.ADVISORY
     assert set(levels.values()) == {analyzer_pb2.MANDATORY}
 
 

@@ -221,20 +221,23 @@ def test_preview_registers_what_up_creates_and_leaves_cloud_values_unknown():
     assert preview.outputs["addresses"] is None and preview.outputs["zones"] is None
 
 
-def test_the_component_records_the_cloud_facts_for_the_policy_pack():
+def test_the_component_records_the_cloud_facts_for_the_policy_pack_once():
     cloud = FakeCloud.dev()
     run = run_component(dev_endpoint(), cloud, preview=True)
-    props = run.of_type(contract.ENDPOINT_TYPE)[0]["inputs"]
-    az1 = props["zones"]["az1"]
-    assert (az1["vipSubnetId"], az1["vipSubnetCidr"], az1["vipNetworkId"]) == \
+    endpoint = run.of_type(contract.ENDPOINT_TYPE)[0]
+    assert endpoint["inputs"] == {"name": "k8s-api"}  # recorded once: in the outputs, where stack policies read them
+    facts = endpoint["outputs"]["facts"]
+    az1 = facts["zones"]["az1"]
+    vip = facts["subnets"][az1["vipSubnetId"]]
+    assert (az1["vipSubnetId"], vip["cidr"], vip["networkId"]) == \
         (cloud.subnet_id("cp-az1"), "10.10.1.0/24", cloud.network_id("cp"))
-    assert az1["routerIds"] == [cloud.router_id] and az1["members"] == ["cp-0"]
-    cp1 = props["members"]["cp-1"]
-    assert (cp1["zone"], cp1["address"], cp1["subnetId"], cp1["routerIds"]) == \
+    assert vip["routerIds"] == [cloud.router_id] and az1["members"] == ["cp-0"]
+    cp1 = facts["members"]["cp-1"]
+    assert (cp1["az"], cp1["address"], cp1["subnetId"], facts["subnets"][cp1["subnetId"]]["routerIds"]) == \
         ("az2", "10.10.2.10", cloud.subnet_id("cp-az2"), [cloud.router_id])
-    assert (props["listenerPorts"], props["memberPorts"], props["monitorPorts"]) == \
-        ([6443, 22623], [6443, 22623], [6443, 22623])
-    assert props["publish"] == "when-ready" and props["internal"] is False
+    assert [(listener["port"], listener["memberPort"], listener["monitor"]["port"])
+            for listener in facts["listeners"]] == [(6443, 6443, 6443), (22623, 22623, 22623)]
+    assert facts["publish"] == "when-ready" and facts["internal"] is False
 
 
 @pytest.mark.parametrize("preview", MODES)

@@ -9,7 +9,8 @@ import pytest
 from ha_endpoint import CloudLookupError, ConfigError, load_endpoint_args
 from ha_endpoint.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
 from ha_endpoint.plan import make_plan
-from ha_endpoint.props import endpoint_props
+from ha_endpoint.facts import parse_facts
+from ha_endpoint.props import endpoint_facts
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import dev_endpoint, internal_endpoint
 
@@ -102,9 +103,9 @@ def test_subnets_are_found_by_id_too_and_routers_are_resolved():
     raw = dev_endpoint()
     raw["zones"]["az1"]["subnet"] = cloud.subnet_id("cp-az1")
     run = run_component(raw, cloud, preview=True)
-    props = run.registrations[0]["inputs"]
-    assert props["zones"]["az1"]["vipSubnetName"] == "cp-az1"
-    assert props["zones"]["az1"]["routerIds"] == [cloud.router_id]
+    facts = run.registrations[0]["outputs"]["facts"]
+    subnet = facts["subnets"][facts["zones"]["az1"]["vipSubnetId"]]
+    assert subnet["name"] == "cp-az1" and subnet["routerIds"] == [cloud.router_id]
 
 
 def test_ovn_default_cidrs_are_not_sent_and_protocol_specific_rules_are_planned():
@@ -122,11 +123,14 @@ def test_ovn_default_cidrs_are_not_sent_and_protocol_specific_rules_are_planned(
     assert plan.zone("az1").listeners[0].allowed_cidrs == ("0.0.0.0/0",)
 
 
-def test_props_are_plain_json_for_the_policy_pack():
+def test_declared_facts_are_plain_json_that_the_pack_parses_back():
     args = load_endpoint_args(dev_endpoint())
     cloud_facts = facts()
-    props = endpoint_props(args, cloud_facts, make_plan(args, cloud_facts))
-    assert json.loads(json.dumps(props)) == props
-    assert props["zones"]["az2"]["members"] == ["cp-1"] and props["members"]["cp-2"]["subnetCidr"] == "10.10.3.0/24"
-    assert props["securityGroups"]["members"]["rules"][0] == {
+    declared = endpoint_facts(make_plan(args, cloud_facts)).dump()
+    assert json.loads(json.dumps(declared)) == declared
+    assert parse_facts(declared).dump() == declared
+    member = declared["members"]["cp-2"]
+    assert declared["zones"]["az2"]["members"] == ["cp-1"]
+    assert declared["subnets"][member["subnetId"]]["cidr"] == "10.10.3.0/24"
+    assert declared["membersSecurityGroup"]["rules"][0] == {
         "protocol": "tcp", "port": 22623, "remoteIpPrefix": "10.10.1.0/24", "ethertype": "IPv4"}

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from ha_endpoint import ConfigError, load_endpoint_args
 from ha_endpoint.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
 from ha_endpoint.plan import EndpointPlan, make_plan
-from ha_endpoint.props import endpoint_props
+from ha_endpoint.props import endpoint_facts
 
 ROOT = "ha-endpoint:endpoint"
 zone_names = st.from_regex(r"\A[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,3})?\Z")
@@ -75,7 +75,7 @@ def plan_of(raw: dict[str, Any]) -> EndpointPlan:
 
 def props_of(raw: dict[str, Any]) -> dict[str, Any]:
     args, facts = load_endpoint_args(raw), facts_for(raw)
-    return endpoint_props(args, facts, make_plan(args, facts))
+    return endpoint_facts(make_plan(args, facts)).dump()
 
 
 def names_by_type(plan: EndpointPlan) -> dict[str, list[str]]:

@@ -64,7 +64,7 @@ def test_readiness_settings_reach_each_zones_gate():
 
 
 def drains_of(run) -> dict[str, dict]:
-    return {r["name"]: r for r in run.of_type(contract.READINESS_TYPE) if "member_id" in r["inputs"]}
+    return {r["name"]: r for r in run.of_type(contract.DRAIN_TYPE)}
 
 
 @pytest.mark.parametrize("drain_seconds", [30, 0])
@@ -106,5 +106,5 @@ def test_gates_and_drains_poll_the_stacks_cloud():
     raw = dev_endpoint()
     raw["readiness"] = {"drainSeconds": 5}
     run = run_stack(FakeCloud.dev(), {"endpoint": raw, "openstack:cloud": "localcloud"}, preview=True)
-    dynamic = run.of_type(contract.READINESS_TYPE)
+    dynamic = run.of_type(contract.READINESS_TYPE) + run.of_type(contract.DRAIN_TYPE)
     assert len(dynamic) == 3 + 6 and {r["inputs"]["cloud"] for r in dynamic} == {"localcloud"}

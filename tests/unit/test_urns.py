@@ -51,15 +51,15 @@ PINNED = """
     E$Z$openstack:networking/portSecGroupAssociate:PortSecGroupAssociate::k8s-api-az1-vip-sg-assoc
     E$Z$openstack:networking/portSecGroupAssociate:PortSecGroupAssociate::k8s-api-az2-vip-sg-assoc
     E$Z$openstack:networking/portSecGroupAssociate:PortSecGroupAssociate::k8s-api-az3-vip-sg-assoc
-    E$Z$pulumi-python:dynamic:Resource::k8s-api-az1-22623-member-10.10.1.10-drain
-    E$Z$pulumi-python:dynamic:Resource::k8s-api-az1-6443-member-10.10.1.10-drain
-    E$Z$pulumi-python:dynamic:Resource::k8s-api-az2-22623-member-10.10.2.10-drain
-    E$Z$pulumi-python:dynamic:Resource::k8s-api-az2-6443-member-10.10.2.10-drain
-    E$Z$pulumi-python:dynamic:Resource::k8s-api-az3-22623-member-10.10.3.10-drain
-    E$Z$pulumi-python:dynamic:Resource::k8s-api-az3-6443-member-10.10.3.10-drain
-    E$Z$pulumi-python:dynamic:Resource::k8s-api-az1-ready
-    E$Z$pulumi-python:dynamic:Resource::k8s-api-az2-ready
-    E$Z$pulumi-python:dynamic:Resource::k8s-api-az3-ready
+    E$Z$pulumi-python:dynamic/haendpoint:MemberDrain::k8s-api-az1-22623-member-10.10.1.10-drain
+    E$Z$pulumi-python:dynamic/haendpoint:MemberDrain::k8s-api-az1-6443-member-10.10.1.10-drain
+    E$Z$pulumi-python:dynamic/haendpoint:MemberDrain::k8s-api-az2-22623-member-10.10.2.10-drain
+    E$Z$pulumi-python:dynamic/haendpoint:MemberDrain::k8s-api-az2-6443-member-10.10.2.10-drain
+    E$Z$pulumi-python:dynamic/haendpoint:MemberDrain::k8s-api-az3-22623-member-10.10.3.10-drain
+    E$Z$pulumi-python:dynamic/haendpoint:MemberDrain::k8s-api-az3-6443-member-10.10.3.10-drain
+    E$Z$pulumi-python:dynamic/haendpoint:MemberReadiness::k8s-api-az1-ready
+    E$Z$pulumi-python:dynamic/haendpoint:MemberReadiness::k8s-api-az2-ready
+    E$Z$pulumi-python:dynamic/haendpoint:MemberReadiness::k8s-api-az3-ready
     E$Z::k8s-api-az1
     E$Z::k8s-api-az2
     E$Z::k8s-api-az3

@@ -39,14 +39,16 @@ class Category(str, enum.Enum):
     TERMINAL = "terminal"
 
 
-def connect(cloud: Optional[str] = None) -> Any:
+def connect(cloud: Optional[str] = None, region: Optional[str] = None) -> Any:
     """Build an openstacksdk connection from the standard environment (the seam tests replace).
 
-    ``cloud`` names an entry of clouds.yaml; without it ``OS_CLOUD`` (or the ``OS_*`` variables) decide.
+    ``cloud`` names an entry of clouds.yaml; without it ``OS_CLOUD`` (or the ``OS_*`` variables) decide. ``region``
+    narrows it to one region (``region_name``); without it the entry's (or ``OS_REGION_NAME``) applies.
     """
+    options = {"region_name": region} if region else {}
     if cloud:
-        return openstack.connect(cloud=cloud)
-    return openstack.connect()
+        return openstack.connect(cloud=cloud, **options)
+    return openstack.connect(**options)
 
 
 def http_status(exc: BaseException) -> Optional[int]:
@@ -126,18 +128,20 @@ class OctaviaStatusSource:
 
     Attributes:
         cloud: the clouds.yaml entry to use, or ``None`` for the environment's default.
+        region: the region to use, or ``None`` for the entry's (or the environment's).
         calls: API calls made through this source (member listings, load balancer fetches, member updates).
     """
 
-    def __init__(self, cloud: Optional[str] = None) -> None:
+    def __init__(self, cloud: Optional[str] = None, region: Optional[str] = None) -> None:
         self.cloud = cloud
+        self.region = region
         self.calls = 0
         self._conn: Any = None
 
     def _connection(self) -> Any:
         if self._conn is None:
             with translated("building the OpenStack connection (OS_CLOUD / clouds.yaml)"):
-                self._conn = connect(self.cloud)
+                self._conn = connect(self.cloud, self.region) if self.region else connect(self.cloud)
         return self._conn
 
     def fetch_pool(self, pool_id: str) -> list[MemberStatus]:

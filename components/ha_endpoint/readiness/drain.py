@@ -22,7 +22,9 @@ from pulumi.output import Unknown
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
+from .. import contract
 from . import cloud
+from .target import CloudTarget, TargetError, resolve, stack_defaults
 from .errors import AuthExpired, AuthFailed, ReadinessError, TransientFetchError
 from .inputs import InputError, optional_text, positive_number, without_provider
 from .waiter import Backoff
@@ -114,13 +116,17 @@ def _drain_seconds(props: dict[str, Any]) -> float:
     return positive_number(props, "drain_seconds", 0.0)
 
 
-def run_drain(props: dict[str, Any]) -> Optional[DrainResult]:
+def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget()) -> Optional[DrainResult]:
     """Drain the member described by a MemberDrain property bag; ``None`` when draining is off (0 s)."""
     grace = _drain_seconds(props)
     if grace == 0:
         return None
     pool_id, member_id = str(props["pool_id"]), str(props["member_id"])
-    source = cloud.OctaviaStatusSource(optional_text(props, "cloud"))
+    try:
+        where = resolve(props, stack)
+    except TargetError as exc:
+        raise exc.with_traceback(None) from None
+    source = cloud.OctaviaStatusSource(where.cloud, where.region)
     try:
         return drain_member(
             lambda: source.set_member_weight(pool_id, member_id, 0),
@@ -141,9 +147,19 @@ class MemberDrainProvider(ResourceProvider):
     """The CRUD of :class:`MemberDrain`: only delete talks to the cloud."""
 
     serialize_as_secret_always = False
+    stack = CloudTarget()
+    """The default provider's cloud and region (``openstack:cloud``/``openstack:region``), set by ``configure``."""
+
+    def configure(self, req: Any) -> None:
+        self.stack = stack_defaults(getattr(req, "config", None))
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = []
+        if not any(isinstance(news.get(k), Unknown) for k in ("cloud", "region", "cloud_source")):
+            try:
+                resolve(news, self.stack)
+            except TargetError as exc:
+                failures.append(CheckFailure(exc.property, exc.reason))
         if not isinstance(news.get("timeout_seconds"), Unknown):
             try:
                 positive_number(news, "timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS)
@@ -159,7 +175,7 @@ class MemberDrainProvider(ResourceProvider):
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces = [k for k in ("pool_id", "member_id") if olds.get(k) != news.get(k)]
         changed = replaces or any(
-            olds.get(k) != news.get(k) for k in ("drain_seconds", "timeout_seconds", "cloud")
+            olds.get(k) != news.get(k) for k in ("drain_seconds", "timeout_seconds", "cloud", "region")
         )
         return DiffResult(changes=bool(changed), replaces=replaces, delete_before_replace=False)
 
@@ -173,10 +189,13 @@ class MemberDrainProvider(ResourceProvider):
         return ReadResult(id_, without_provider(props))
 
     def delete(self, _id: str, props: dict[str, Any]) -> None:
-        run_drain(props)
+        run_drain(props, self.stack)
 
 
-class MemberDrain(pulumi.dynamic.Resource):
+DRAIN_TYPE_NAME = "MemberDrain"
+
+
+class MemberDrain(pulumi.dynamic.Resource, module="haendpoint", name=DRAIN_TYPE_NAME):
     """Drains one member (weight 0, then ``drain_seconds``) when deleted, before the member is deleted.
 
     Name it ``f"{member_resource_name}-drain"`` and give it the member's id (so it depends on the member).
@@ -190,14 +209,21 @@ class MemberDrain(pulumi.dynamic.Resource):
         member_id: pulumi.Input[str],
         drain_seconds: float = 0,
         timeout_seconds: float = DEFAULT_DRAIN_TIMEOUT_SECONDS,
-        cloud: Optional[str] = None,
+        cloud: pulumi.Input[Optional[str]] = None,
+        region: pulumi.Input[Optional[str]] = None,
+        cloud_source: str = "stack",
         opts: Optional[pulumi.ResourceOptions] = None,
     ) -> None:
+        """Typed ``pulumi-python:dynamic/haendpoint:MemberDrain``, aliased to the generic dynamic token it had before;
+        ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`)."""
         props = {
             "pool_id": pool_id,
             "member_id": member_id,
             "drain_seconds": drain_seconds,
             "timeout_seconds": timeout_seconds,
             "cloud": cloud,
+            "region": region,
+            "cloud_source": cloud_source,
         }
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
         super().__init__(MemberDrainProvider(), name, props, opts)

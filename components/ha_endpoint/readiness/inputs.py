@@ -10,7 +10,7 @@ MemberReadiness inputs (property names as stored in state):
 - ``timeout_seconds`` (number > 0), default 600.
 - ``poll_interval_seconds`` (number > 0): the longest pause between two polls, default 1. Polling starts at
   ``min(1, poll_interval_seconds)`` and grows x1.25 up to it.
-- ``cloud`` (str, optional): the clouds.yaml entry; default from ``OS_CLOUD``.
+- ``cloud``, ``region`` (str, optional), ``cloud_source``: where to poll (see :mod:`.target`).
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ class ReadinessInputs:
     timeout_seconds: float
     poll_interval_seconds: float
     cloud: Optional[str]
+    region: Optional[str] = None
+    cloud_source: str = "stack"
 
     def wait_spec(self) -> WaitSpec:
         """The waiter's spec: backoff from min(1 s, interval) x1.25 up to the interval."""
@@ -127,6 +129,8 @@ def parse_readiness(props: Mapping[str, Any]) -> ReadinessInputs:
         timeout_seconds=positive_number(props, "timeout_seconds", DEFAULT_TIMEOUT_SECONDS),
         poll_interval_seconds=positive_number(props, "poll_interval_seconds", DEFAULT_POLL_INTERVAL_SECONDS),
         cloud=optional_text(props, "cloud"),
+        region=optional_text(props, "region"),
+        cloud_source=optional_text(props, "cloud_source") or "stack",
     )
 
 
@@ -141,7 +145,7 @@ def wait_identity(props: Mapping[str, Any]) -> Any:
     except (InputError, TypeError, KeyError):
         return object()
     pools = tuple((p.name, p.pool_id, p.member_ids, p.monitored) for p in parsed.pools)
-    return (parsed.loadbalancer_id, pools, parsed.require.value, parsed.cloud)
+    return (parsed.loadbalancer_id, pools, parsed.require.value, parsed.cloud, parsed.region)
 
 
 def without_provider(props: Mapping[str, Any]) -> dict[str, Any]:

@@ -30,8 +30,10 @@ from pulumi.output import Unknown
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
+from .. import contract
 from . import cloud
 from .errors import ReadinessError
+from .target import CloudTarget, TargetError, resolve, stack_defaults
 from .inputs import InputError, ReadinessInputs, parse_readiness, positive_number, wait_identity, without_provider
 from .model import Requirement
 from .waiter import WaitResult, wait_for_members
@@ -90,9 +92,12 @@ def check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
     return failures
 
 
-def run_wait(inputs: ReadinessInputs) -> WaitResult:
-    """Wait against the cloud: a connection built here from the environment, closed on return."""
-    source = cloud.OctaviaStatusSource(inputs.cloud)
+READINESS_TYPE_NAME = "MemberReadiness"
+
+
+def run_wait(inputs: ReadinessInputs, where: CloudTarget = CloudTarget()) -> WaitResult:
+    """Wait against the cloud ``where`` names: a connection built here, closed on return."""
+    source = cloud.OctaviaStatusSource(where.cloud, where.region)
     try:
         return wait_for_members(
             inputs.wait_spec(),
@@ -123,11 +128,11 @@ def outputs(props: Mapping[str, Any], result: WaitResult) -> dict[str, Any]:
     return outs
 
 
-def wait_and_record(props: Mapping[str, Any]) -> dict[str, Any]:
+def wait_and_record(props: Mapping[str, Any], stack: CloudTarget = CloudTarget()) -> dict[str, Any]:
     """Validate, wait, and return the outputs; failures surface with their own message and a short traceback."""
     try:
-        return outputs(props, run_wait(parse_readiness(props)))
-    except (ReadinessError, InputError) as exc:
+        return outputs(props, run_wait(parse_readiness(props), resolve(props, stack)))
+    except (ReadinessError, InputError, TargetError) as exc:
         raise exc.with_traceback(None) from None
 
 
@@ -135,19 +140,30 @@ class MemberReadinessProvider(ResourceProvider):
     """The CRUD of :class:`MemberReadiness`. Stateless: every method builds what it needs and keeps nothing."""
 
     serialize_as_secret_always = False
+    stack = CloudTarget()
+    """The default provider's cloud and region (``openstack:cloud``/``openstack:region``), set by ``configure``."""
+
+    def configure(self, req: Any) -> None:
+        self.stack = stack_defaults(getattr(req, "config", None))
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        return CheckResult(news, check_failures(news))
+        failures = check_failures(news)
+        if not contains_unknown({k: news.get(k) for k in ("cloud", "region", "cloud_source")}):
+            try:
+                resolve(news, self.stack)
+            except TargetError as exc:
+                failures.append(CheckFailure(exc.property, exc.reason))
+        return CheckResult(news, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         changed = wait_identity(olds) != wait_identity(news)
         return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        return CreateResult(f"ready-{uuid.uuid4().hex}", wait_and_record(props))
+        return CreateResult(f"ready-{uuid.uuid4().hex}", wait_and_record(props, self.stack))
 
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        return UpdateResult(wait_and_record(news))
+        return UpdateResult(wait_and_record(news, self.stack))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         return ReadResult(id_, without_provider(props))
@@ -156,7 +172,7 @@ class MemberReadinessProvider(ResourceProvider):
         return None
 
 
-class MemberReadiness(pulumi.dynamic.Resource):
+class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINESS_TYPE_NAME):
     """A zone's readiness gate: exists once every member of its pools meets the requirement.
 
     Name it ``f"{endpoint}-{az}-ready"`` (``ha_endpoint.contract.readiness_name``). Outputs:
@@ -182,10 +198,14 @@ class MemberReadiness(pulumi.dynamic.Resource):
         require: str = "online",
         timeout_seconds: float = 600,
         poll_interval_seconds: float = 1.0,
-        cloud: Optional[str] = None,
+        cloud: pulumi.Input[Optional[str]] = None,
+        region: pulumi.Input[Optional[str]] = None,
+        cloud_source: str = "stack",
         opts: Optional[pulumi.ResourceOptions] = None,
     ) -> None:
-        """``pools``: logical pool name -> ``{"pool_id": Input[str], "member_ids": [Input[str]], "monitored": bool}``."""
+        """``pools``: logical pool name -> ``{"pool_id": Input[str], "member_ids": [Input[str]], "monitored": bool}``;
+        ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`). Typed
+        ``pulumi-python:dynamic/haendpoint:MemberReadiness``, aliased to the generic dynamic token it had before."""
         props: dict[str, Any] = {
             "loadbalancer_id": loadbalancer_id,
             "pools": pools,
@@ -193,6 +213,9 @@ class MemberReadiness(pulumi.dynamic.Resource):
             "timeout_seconds": timeout_seconds,
             "poll_interval_seconds": poll_interval_seconds,
             "cloud": cloud,
+            "region": region,
+            "cloud_source": cloud_source,
         }
         props.update({key: None for key in OUTPUT_NAMES})
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
         super().__init__(MemberReadinessProvider(), name, props, opts)

@@ -1,0 +1,199 @@
+"""The endpoint's declared facts: one typed model of what the component hands its policy pack.
+
+The component builds an :class:`EndpointFacts` from its plan (:func:`ha_endpoint.props.endpoint_facts`) and records
+it once, as the ``facts`` output of the ``haendpoint:index:HaEndpoint`` resource (plain values, known at preview,
+camelCase keys). The pack validates the same model (:func:`parse_facts`): a fact that is missing or malformed is a
+violation that names it, never a crash and never a silent pass. One definition, dumped on one side and validated on
+the other; ``FACTS_VERSION`` changes when the shape does.
+
+Compact by construction (an endpoint with 20 zones x 500 members declares each subnet once): members and zones refer
+to their subnets by id in ``subnets``. Importable without Pulumi (pydantic only).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+FACTS_VERSION = 1
+
+
+class _Fact(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True,
+                              )
+
+
+class SubnetFact(_Fact):
+    """A Neutron subnet as looked up at preview: its CIDR, network and the routers with an interface on it."""
+
+    id: str
+    name: str
+    cidr: str
+    network_id: str
+    router_ids: list[str] = Field(default_factory=list)
+
+
+class FloatingIpFact(_Fact):
+    """How a zone is reached from outside: ``allocate`` (the endpoint's own), ``byo`` (brought), ``none`` (internal)."""
+
+    mode: str
+    address: Optional[str] = None
+    id: Optional[str] = None
+
+
+class ZoneFact(_Fact):
+    """One availability zone of the endpoint: its load balancer's VIP subnet, floating IP and members."""
+
+    az: str
+    vip_subnet_id: str
+    floating_ip: FloatingIpFact
+    members: list[str] = Field(default_factory=list, description="Names of the members in this zone's pools.")
+
+
+class MemberFact(_Fact):
+    """A server behind the endpoint."""
+
+    name: str
+    az: str
+    address: str
+    subnet_id: str
+    port_id: Optional[str] = None
+    weight: int = 1
+
+
+class MonitorFact(_Fact):
+    """The health monitor of a listener's pools."""
+
+    type: str
+    port: int
+    delay: int
+    timeout: int
+    max_retries: int
+    max_retries_down: int
+    url_path: Optional[str] = None
+
+
+class ListenerFact(_Fact):
+    """One port the endpoint serves, in every zone."""
+
+    port: int
+    member_port: int
+    protocol: str
+    pool_protocol: str
+    lb_method: str
+    allowed_cidrs: list[str] = Field(default_factory=list)
+    monitor: Optional[MonitorFact] = None
+
+    @property
+    def monitor_type(self) -> Optional[str]:
+        return self.monitor.type if self.monitor else None
+
+    @property
+    def monitor_port(self) -> Optional[int]:
+        return self.monitor.port if self.monitor else None
+
+
+class RuleFact(_Fact):
+    """One ingress rule the endpoint puts in a security group."""
+
+    protocol: str
+    port: Optional[int] = None
+    remote_ip_prefix: str
+    ethertype: str
+
+
+class SecurityGroupFact(_Fact):
+    name: str
+    rules: list[RuleFact] = Field(default_factory=list)
+
+
+class DnsFact(_Fact):
+    """The endpoint's DNS name: one A record over the published zones, and per-zone records when asked."""
+
+    dns_zone_id: str
+    dns_zone_name: str
+    fqdn: str
+    ttl: int
+    zone_records: dict[str, str] = Field(default_factory=dict, description="AZ -> its own record's FQDN.")
+
+    @field_validator("zone_records", mode="after")
+    @classmethod
+    def _in_natural_order(cls, value: dict[str, str]) -> dict[str, str]:
+        return natural_order(value)
+
+
+class ReadinessFact(_Fact):
+    require: str
+    timeout_seconds: int
+    poll_interval_seconds: float
+    drain_seconds: int
+
+
+class EndpointFacts(_Fact):
+    """Everything the pack checks that no single resource input states."""
+
+    version: int = FACTS_VERSION
+    name: str
+    load_balancer_provider: str
+    member_placement: str
+    publish: str
+    internal: bool
+    floating_network_id: Optional[str] = None
+    allowed_cidrs: list[str]
+    tags: list[str] = Field(default_factory=list)
+    subnets: dict[str, SubnetFact]
+    zones: dict[str, ZoneFact]
+    members: dict[str, MemberFact]
+    listeners: list[ListenerFact]
+    vip_security_group: SecurityGroupFact
+    members_security_group: SecurityGroupFact
+    dns: Optional[DnsFact] = None
+    readiness: ReadinessFact
+
+    @field_validator("subnets", "zones", "members", mode="after")
+    @classmethod
+    def _in_natural_order(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return natural_order(value)
+
+    def subnet(self, subnet_id: str) -> Optional[SubnetFact]:
+        return self.subnets.get(subnet_id)
+
+    def dump(self) -> dict[str, Any]:
+        """The plain, camelCase form recorded in the component's outputs."""
+        return self.model_dump(by_alias=True, mode="json")
+
+
+def natural_key(text: str) -> list[Any]:
+    """Sort key: numbers in names compared as numbers (az2 before az10)."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+
+
+def natural_order(mapping: dict[str, Any]) -> dict[str, Any]:
+    """``mapping`` with its keys in natural order (the engine hands maps over in any order)."""
+    return {key: mapping[key] for key in sorted(mapping, key=natural_key)}
+
+
+class FactsProblem(ValueError):
+    """The facts an HaEndpoint declared are missing or do not fit :class:`EndpointFacts`: ``problems`` name each."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def parse_facts(value: Any) -> EndpointFacts:
+    """Validate declared facts (the ``facts`` output, plain values); :class:`FactsProblem` names every bad field."""
+    if not isinstance(value, dict):
+        raise FactsProblem([f"facts: expected the declared facts as a mapping, got {type(value).__name__}"])
+    if value.get("version") != FACTS_VERSION:
+        raise FactsProblem([f"facts.version: expected {FACTS_VERSION}, got {value.get('version')!r} (the component "
+                            "and the policy pack are of different versions: use the pack of the component's release)"])
+    try:
+        return EndpointFacts.model_validate(value)
+    except ValidationError as error:
+        raise FactsProblem([
+            "facts." + ".".join(str(part) for part in detail["loc"]) + f": {detail['msg']}"
+            for detail in error.errors(include_url=False)]) from None

@@ -1,0 +1,59 @@
+"""Which cloud and region a gate or drain polls: the same as the OpenStack provider of the resources it waits for.
+
+Inputs (stored in state): ``cloud`` and ``region`` (optional) and ``cloud_source``, how the component decided them
+(see :class:`ha_endpoint.plan.PollTarget`): ``readiness`` (given explicitly), ``provider`` (the explicit OpenStack
+provider's own ``cloud``/``region``) or ``stack`` (the default provider's: the stack's ``openstack:cloud`` and
+``openstack:region``, which the dynamic provider reads from the stack configuration it is configured with, then
+``OS_CLOUD``). Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+SOURCES = ("readiness", "provider", "stack")
+
+
+@dataclass(frozen=True)
+class CloudTarget:
+    """A clouds.yaml entry and region; None leaves the choice to the environment (``OS_CLOUD``, ``OS_REGION_NAME``)."""
+
+    cloud: Optional[str] = None
+    region: Optional[str] = None
+
+
+class TargetError(ValueError):
+    """The inputs do not say which cloud to poll; ``property`` and ``reason`` name the input and the fix."""
+
+    def __init__(self, property_: str, reason: str) -> None:
+        super().__init__(f"{property_}: {reason}")
+        self.property = property_
+        self.reason = reason
+
+
+def stack_defaults(config: Any) -> CloudTarget:
+    """The default provider's cloud and region from the stack configuration a dynamic provider is configured with."""
+    if config is None:
+        return CloudTarget()
+    return CloudTarget(_text(config.get("openstack:cloud")), _text(config.get("openstack:region")))
+
+
+def resolve(props: Mapping[str, Any], stack: CloudTarget) -> CloudTarget:
+    """The cloud and region to poll for a gate's or drain's inputs; :class:`TargetError` when it cannot be told."""
+    cloud, region = _text(props.get("cloud")), _text(props.get("region"))
+    source = props.get("cloud_source") or "stack"
+    if source not in SOURCES:
+        raise TargetError("cloud_source", f"must be one of {', '.join(SOURCES)}, got {source!r}")
+    if source == "provider" and cloud is None:
+        raise TargetError("cloud", "the OpenStack provider given to the endpoint names no clouds.yaml entry "
+                          "(its `cloud` is unset), so the readiness gates and drains cannot poll the same cloud as "
+                          "its resources; give that provider `cloud` (and `region`), or set readiness.cloud and "
+                          "readiness.region to the clouds.yaml entry and region of that cloud")
+    if source == "stack":
+        return CloudTarget(cloud or stack.cloud, region or stack.region)
+    return CloudTarget(cloud, region)
+
+
+def _text(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) and value else None
