@@ -326,3 +326,26 @@ def test_gate_opens_within_one_interval_of_the_last_member_online(localcloud, zo
     latencies = [gate_latency(zone, localcloud.faults, cloud_cleanup.add, hold) for hold in (1.3, 1.7, 2.1)]
     print(f"gate latency after the last member ONLINE (interval 1 s): {[round(x, 3) for x in latencies]}")
     assert max(latencies) <= 1.1, "one poll interval plus sampling jitter"
+
+
+def test_an_explicit_providers_second_clouds_yaml_entry_is_polled_not_os_cloud(localcloud, zone, tmp_path,
+                                                                                monkeypatch):
+    """Issue 9: the gate polls the cloud of the provider its resources use. A second clouds.yaml entry (the same
+    cloud under another name) is what the explicit provider names; OS_CLOUD points at an entry that does not exist,
+    so a gate that fell back to it could not poll at all."""
+    import yaml
+
+    clouds = yaml.safe_load(open(localcloud.clouds_yaml))
+    clouds["clouds"]["second-entry"] = clouds["clouds"]["localcloud"]
+    path = tmp_path / "clouds.yaml"
+    path.write_text(yaml.safe_dump(clouds))
+    path.chmod(0o600)
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(path))
+    monkeypatch.setenv("OS_CLOUD", "no-such-entry")
+    members = [zone.add_member()]
+    region = clouds["clouds"]["localcloud"].get("region_name", "RegionOne")
+    outs = MemberReadinessProvider().create(
+        zone.props(members, cloud="second-entry", region=region, cloud_source="provider")).outs
+    assert outs["ready"] and outs["statuses"] == {members[0]: "ACTIVE/ONLINE"}
+    with pytest.raises(Exception, match="no-such-entry"):  # what falling back to OS_CLOUD would have done
+        MemberReadinessProvider().create(zone.props(members, cloud_source="stack"))

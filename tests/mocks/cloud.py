@@ -180,7 +180,8 @@ class FakeCloud(pulumi.runtime.Mocks):
         with self.lock:
             record = {"type": args.typ, "name": args.name, "inputs": dict(args.inputs), "custom": args.custom,
                       "urn": getattr(self.current, "urn", None), "parent": getattr(self.current, "parent", None),
-                      "dependencies": getattr(self.current, "dependencies", []), "provider": args.provider}
+                      "dependencies": getattr(self.current, "dependencies", []), "provider": args.provider,
+                      "aliases": getattr(self.current, "aliases", [])}
             self.registrations.append(record)
             if not args.custom:
                 return "", dict(args.inputs)

@@ -42,6 +42,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.mocks.current.urn = self.make_urn(request.parent, request.type, request.name)
         self.mocks.current.parent = request.parent or None
         self.mocks.current.dependencies = sorted(set(request.dependencies))
+        self.mocks.current.aliases = [_alias(alias) for alias in request.aliases] + list(request.aliasURNs)
         return super().RegisterResource(request)
 
     def RegisterResourceOutputs(self, request):
@@ -52,6 +53,14 @@ class RecordingMonitor(mocks.MockMonitor):
                 if record["urn"] == request.urn:
                     record["outputs"] = outputs
         return super().RegisterResourceOutputs(request)
+
+
+def _alias(alias) -> Any:
+    """An alias as the engine gets it: a URN, or a spec (``{"name": ..., "type": ...}`` of what changed)."""
+    if alias.urn:
+        return alias.urn
+    spec = alias.spec
+    return {key: value for key, value in (("name", spec.name), ("type", spec.type)) if value}
 
 
 @dataclass

@@ -217,7 +217,7 @@ HANDLERS: dict[str, Callable[..., dict]] = {
     "pulumi-python:dynamic:Resource": readiness,
     "pulumi-python:dynamic/haendpoint:MemberReadiness": readiness,
     "pulumi-python:dynamic/haendpoint:MemberDrain": readiness,
-    "pulumi:providers:openstack": lambda cloud, name, inputs: {},
+    "pulumi:providers:openstack": lambda cloud, name, inputs: dict(inputs),  # a provider's state is its inputs
 }
 
 

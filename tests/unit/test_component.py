@@ -259,3 +259,55 @@ def test_an_explicit_provider_serves_the_lookups_and_every_child(preview):
                                                    "other-cloud::") for _, _, provider in cloud.calls)
     children = [r for r in run.registrations if r["custom"] and r["type"].startswith("openstack:")]
     assert children and all("::other-cloud::" in (r["provider"] or "") for r in children)
+
+
+def _gates_and_drains(run):
+    return run.of_type(contract.READINESS_TYPE) + run.of_type(contract.DRAIN_TYPE)
+
+
+@pytest.mark.parametrize("preview", MODES)
+def test_gates_and_drains_poll_the_explicit_providers_cloud_and_region(preview):
+    """Issue 9: with providers=[openstack.Provider(cloud=..., region=...)] the waits polled OS_CLOUD's default region."""
+    import pulumi
+    import pulumi_openstack as openstack
+
+    from ha_endpoint import HaEndpoint
+    from tests.mocks import run_program
+
+    def program():
+        other = openstack.Provider("other-cloud", cloud="elsewhere", region="RegionTwo")
+        return HaEndpoint("k8s-api", dev_endpoint(), opts=pulumi.ResourceOptions(providers=[other]))
+
+    run = run_program(program, FakeCloud.dev(), preview=preview, outputs=lambda _: {})
+    polled = {(r["inputs"]["cloud"], r["inputs"]["region"], r["inputs"]["cloud_source"]) for r in _gates_and_drains(run)}
+    assert polled == {("elsewhere", "RegionTwo", "provider")}
+
+
+def test_gates_and_drains_of_the_default_provider_poll_the_stacks_cloud():
+    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=True)
+    polled = {(r["inputs"].get("cloud"), r["inputs"].get("region"), r["inputs"]["cloud_source"])
+              for r in _gates_and_drains(run)}
+    assert polled == {(None, None, "stack")}  # resolved by the dynamic provider from openstack:cloud / region
+
+
+def test_readiness_cloud_overrides_the_provider_and_a_lone_region_is_refused():
+    import pulumi
+    import pulumi_openstack as openstack
+
+    from ha_endpoint import ConfigError, HaEndpoint
+    from tests.mocks import run_program
+
+    raw = dev_endpoint()
+    raw["readiness"] = {"cloud": "mirror", "region": "RegionThree"}
+
+    def program():
+        other = openstack.Provider("other-cloud", cloud="elsewhere")
+        return HaEndpoint("k8s-api", raw, opts=pulumi.ResourceOptions(providers=[other]))
+
+    run = run_program(program, FakeCloud.dev(), preview=True, outputs=lambda _: {})
+    assert {(r["inputs"]["cloud"], r["inputs"]["region"], r["inputs"]["cloud_source"])
+            for r in _gates_and_drains(run)} == {("mirror", "RegionThree", "readiness")}
+
+    raw["readiness"] = {"region": "RegionThree"}
+    with pytest.raises(ConfigError, match=r"readiness\.region: readiness\.region needs readiness\.cloud too"):
+        run_program(program, FakeCloud.dev(), preview=True, outputs=lambda _: {})

@@ -180,3 +180,12 @@ def test_moving_a_member_to_another_zone_makes_it_a_member_of_that_zones_pools()
         [f"k8s-api-az1-{port}-member-10.10.1.10{drain}" for port in (22623, 6443) for drain in ("", "-drain")]
     assert sorted(urn.rsplit("::", 1)[1] for urn in after - before) == \
         [f"k8s-api-az2-{port}-member-10.10.1.10{drain}" for port in (22623, 6443) for drain in ("", "-drain")]
+
+
+def test_the_dynamic_resources_carry_their_former_generic_type_as_an_alias():
+    """MemberReadiness and MemberDrain had the generic ``pulumi-python:dynamic:Resource`` token: the alias makes a
+    stack deployed with it update in place (verified on the dev stack brought up from the previous main)."""
+    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=True)
+    gates, drains = run.of_type(contract.READINESS_TYPE), run.of_type(contract.DRAIN_TYPE)
+    assert len(gates) == 3 and len(drains) == 6
+    assert all({"type": contract.LEGACY_DYNAMIC_TYPE} in r["aliases"] for r in gates + drains)
