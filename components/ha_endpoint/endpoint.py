@@ -22,6 +22,8 @@ from .props import endpoint_facts
 from .security import attach_member_ports, create_security_groups
 from .errors import ConfigError, Problem
 from .validation import DEFAULT_ROOT, load_endpoint_args
+from .backend import ZoneBackend
+from .octavia import OctaviaBackend
 from .zone import EndpointZone
 
 
@@ -50,22 +52,25 @@ class HaEndpoint(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: Union[EndpointArgs, Mapping[str, Any]],
                  opts: Optional[pulumi.ResourceOptions] = None, root: str = DEFAULT_ROOT,
-                 cloud: Optional[str] = None, region: Optional[str] = None):
+                 cloud: Optional[str] = None, region: Optional[str] = None,
+                 backend: Optional[ZoneBackend] = None):
         """``root`` prefixes the key paths of error messages (the stack's config key). ``cloud`` and ``region`` (or
         ``readiness.cloud``/``readiness.region`` in ``args``) name the clouds.yaml entry and region the readiness
         gates and drains poll; by default the explicit OpenStack provider's own ``cloud``/``region`` when one is
-        given in ``opts``, else the stack's ``openstack:cloud``/``openstack:region`` (the default provider's)."""
+        given in ``opts``, else the stack's ``openstack:cloud``/``openstack:region`` (the default provider's).
+        ``backend`` builds each zone's serving resources (:mod:`ha_endpoint.backend`; Octavia by default)."""
         args = load_endpoint_args(args, root)
         invoke_opts = invoke_options(opts)
         facts = lookup_cloud_facts(args, root, invoke_opts)
         plan = make_plan(args, facts, root, poll_target(args, invoke_opts, cloud, region, root))
-        declared = endpoint_facts(plan)
+        backend = backend or OctaviaBackend()
+        declared = endpoint_facts(plan, backend.name)
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
         self.plan = plan
         self.security = create_security_groups(plan.security, self, plan.tags)
         self.member_ports = attach_member_ports(plan.security, self.security, self)
         self.zone_components = {
-            zone.az: EndpointZone(zone.component_name, zone, self.security.vip_group.id,
+            zone.az: EndpointZone(zone.component_name, zone, self.security.vip_group.id, backend,
                                   opts=pulumi.ResourceOptions(parent=self))
             for zone in plan.zones}
         published = [PublishedZone(az, zone.published_address, zone.ready, zone.gate.publish_after)
@@ -112,7 +117,4 @@ def poll_target(args: EndpointArgs, invoke_opts: Optional[pulumi.InvokeOptions],
 def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.Output[dict]:
     published = pulumi.Output.all(zone.published_address, addresses).apply(
         lambda values: bool(values[0]) and values[0] in (values[1] or []))
-    return pulumi.Output.all(
-        loadbalancer_id=zone.loadbalancer_id, vip_address=zone.vip_address, vip_port_id=zone.vip_port_id,
-        floating_ip=zone.floating_ip, pool_ids=zone.pool_ids, member_ids=zone.member_ids, ready=zone.ready,
-        published=published, gate=zone.gate.kind)
+    return pulumi.Output.all(**zone.serving.outputs, ready=zone.ready, published=published, gate=zone.gate.kind)

@@ -48,6 +48,8 @@ class ZoneFact(_Fact):
     """One availability zone of the endpoint: its load balancer's VIP subnet, floating IP and members."""
 
     az: str
+    backend: str = Field("octavia", description="What serves the zone (ha_endpoint.backend): the pack holds each "
+                         "backend's zones to that backend's own rules (e.g. octavia: a load balancer in the AZ).")
     vip_subnet_id: str
     floating_ip: FloatingIpFact
     members: list[str] = Field(default_factory=list, description="Names of the members in this zone's pools.")

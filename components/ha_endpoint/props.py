@@ -14,8 +14,8 @@ from .lookups import SubnetFacts
 from .plan import EndpointPlan, ListenerPlan, RulePlan
 
 
-def endpoint_facts(plan: EndpointPlan) -> EndpointFacts:
-    """The facts of ``plan``: every subnet once, zones and members referring to them by id."""
+def endpoint_facts(plan: EndpointPlan, backend: str = "octavia") -> EndpointFacts:
+    """The facts of ``plan`` served by ``backend``: every subnet once, zones and members referring to them by id."""
     subnets: dict[str, SubnetFact] = {}
     for subnet in [zone.vip_subnet for zone in plan.zones] + [member.subnet for member in plan.members]:
         subnets.setdefault(subnet.id, _subnet(subnet))
@@ -31,7 +31,7 @@ def endpoint_facts(plan: EndpointPlan) -> EndpointFacts:
         tags=list(plan.tags),
         subnets=subnets,
         zones={zone.az: ZoneFact(
-            az=zone.az, vip_subnet_id=zone.vip_subnet.id,
+            az=zone.az, backend=backend, vip_subnet_id=zone.vip_subnet.id,
             floating_ip=FloatingIpFact(mode=zone.floating.mode,
                                        address=zone.floating.byo.address if zone.floating.byo else None,
                                        id=zone.floating.byo.id if zone.floating.byo else None),

@@ -24,7 +24,6 @@ SEVERITY = "high"
 KIND = "stack"
 CONFIG: dict[str, dict[str, Any]] = {}
 
-_ADDRESS_SOURCES = (contract.FLOATING_IP_TYPE, contract.FLOATING_IP_ASSOCIATE_TYPE, contract.LOADBALANCER_TYPE)
 
 
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
@@ -124,11 +123,20 @@ def _runtime(endpoint: Any) -> Optional[dict[str, str]]:
     return ready
 
 
+def _address_zone(endpoint: Any, source: Any) -> Optional[str]:
+    """The zone whose address ``source`` gives: any resource of a zone's backend (whatever its type: a floating IP,
+    a load balancer's VIP, a port) except the zone's readiness resource, which says when, not what, to publish."""
+    zone = endpoint.zone_of(source)
+    if zone is None or source.name == contract.readiness_name(endpoint.name, zone):
+        return None
+    return zone
+
+
 def _check_sources(endpoint: Any, recordset: Any, zones: list[str]) -> list[Violation]:
     sources = direct_dependencies(recordset, "records") or direct_dependencies(recordset)
     from_zones: list[str] = []
     for source in sources:
-        zone = endpoint.zone_of(source) if source.resource_type in _ADDRESS_SOURCES else None
+        zone = _address_zone(endpoint, source)
         if zone is not None and zone not in from_zones:
             from_zones.append(zone)
     found = []
@@ -136,7 +144,7 @@ def _check_sources(endpoint: Any, recordset: Any, zones: list[str]) -> list[Viol
         if zone not in from_zones:
             found.append(Violation(
                 f"record set {recordset.name} does not take zone {zone}'s address: its records depend on no "
-                f"floating IP or load balancer of zone {zone}; publish that zone's address (its floating IP, or "
+                f"floating IP, load balancer or other resource of zone {zone}; publish that zone's address (its floating IP, or "
                 f"its VIP for an internal endpoint) in it", recordset.urn))
     for zone in from_zones:
         if zone not in zones:

@@ -42,7 +42,9 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                     f"subnet", urn))
         if facts.member_placement != "own-zone":
             continue
-        for key in facts.zones:
+        for key, zone in facts.zones.items():
+            if zone.backend != "octavia":
+                continue  # pools are Octavia's; another backend declares its members in the facts only
             pools = endpoint.in_zone(contract.POOL_TYPE, key)
             members = endpoint.in_zone(contract.MEMBER_TYPE, key)
             for pool in pools or [None]:

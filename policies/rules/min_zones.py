@@ -31,8 +31,10 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):
         balancers = endpoint.of_type(contract.LOADBALANCER_TYPE)
+        others = [zone.az for zone in endpoint.facts.zones.values() if zone.backend != "octavia"] \
+            if endpoint.facts is not None else []
         if balancers:
-            azs = [props(lb).get("availabilityZone") for lb in balancers]
+            azs = [props(lb).get("availabilityZone") for lb in balancers] + others
             source = "load balancers"
         elif endpoint.facts is not None:
             azs = [zone.az for zone in endpoint.facts.zones.values()]

@@ -29,6 +29,8 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
             continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
         seen_subnets: dict[str, str] = {}
         for key, zone in endpoint.facts.zones.items():
+            if zone.backend != "octavia":
+                continue  # this policy is about Octavia's load balancers; other backends have their own
             expected_name = contract.loadbalancer_name(endpoint.name, key)
             balancers = endpoint.in_zone(contract.LOADBALANCER_TYPE, key)
             if not balancers:

@@ -171,3 +171,11 @@ def run_preview(endpoint: dict[str, Any], cloud: Optional[FakeCloud] = None, pre
     with _recording(captured):
         run = mock_harness.run_stack(cloud, {"endpoint": endpoint}, preview=preview)
     return HarnessRun(captured, run.outputs)
+
+
+def run_program_for_pack(program: Any, cloud: FakeCloud, preview: bool = True) -> HarnessRun:
+    """Like :func:`run_preview`, for any program (a callable building resources) instead of ``__main__.py``."""
+    captured: list[Registration] = []
+    with _recording(captured):
+        run = mock_harness.run_program(program, cloud, preview=preview, outputs=lambda _: {})
+    return HarnessRun(captured, run.outputs)

@@ -258,8 +258,8 @@ def test_a_long_ttl_is_reported_on_every_record_set():
 def test_a_zone_address_left_out_of_the_record_is_reported():
     run = run_preview(dev_endpoint()).drop_dependency("k8s-api-dns", "k8s-api-az2-fip-assoc")
     assert run.messages("ha-endpoint-dns-records") == [
-        "record set k8s-api-dns does not take zone az2's address: its records depend on no floating IP or load "
-        "balancer of zone az2; publish that zone's address (its floating IP, or its VIP for an internal endpoint) "
+        "record set k8s-api-dns does not take zone az2's address: its records depend on no floating IP, load balancer "
+        "or other resource of zone az2; publish that zone's address (its floating IP, or its VIP for an internal endpoint) "
         "in it"]
 
 

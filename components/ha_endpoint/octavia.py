@@ -1,0 +1,126 @@
+"""The Octavia backend: one availability zone served by an Octavia load balancer (see :mod:`ha_endpoint.backend`).
+
+Children of the zone: the load balancer (``availability_zone`` = the AZ, VIP on the zone's subnet); per listener a
+listener, a pool, a health monitor and the members the plan placed there; the VIP security-group association; the
+floating IP (allocated from the floating network, or the user's own one, which is associated only: no
+``FloatingIp`` resource is ever declared for it, so it is never created or deleted); the zone's ``MemberReadiness``
+(waits until every member of every pool is ready as ``readiness.require`` says; ``provisioned`` under bootstrap
+publication) and one ``MemberDrain`` per member (a no-op at ``readiness.drainSeconds`` 0: the drains always exist so
+that changing drainSeconds is an in-place update of theirs, never a deletion that drains members still in service).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import pulumi
+import pulumi_openstack as openstack
+
+from .backend import ZoneServing
+from .gate import poll_inputs
+from .plan import ListenerPlan, ZonePlan
+from .readiness.drain import MemberDrain
+from .readiness.provider import MemberReadiness
+
+
+class OctaviaBackend:
+    """A zone's Octavia load balancer with its listeners, pools, monitors, members, floating IP and waits."""
+
+    name = "octavia"
+
+    def serve(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource) -> ZoneServing:
+        return _OctaviaZone(zone, vip_group_id, parent).serving
+
+
+class _OctaviaZone:
+    """The resources of one zone (kept on the instance for tests and readers)."""
+
+    def __init__(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource):
+        child = pulumi.ResourceOptions(parent=parent)
+        self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
+            zone.lb_name, name=zone.lb_name, availability_zone=zone.az, vip_subnet_id=zone.vip_subnet.id,
+            loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
+            description=f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}", opts=child)
+        self.vip_association = openstack.networking.PortSecGroupAssociate(
+            zone.vip_secgroup_association_name, port_id=lb.vip_port_id, security_group_ids=[vip_group_id],
+            enforce=False, opts=child)
+        self.pools: dict[int, openstack.loadbalancer.Pool] = {}
+        self.monitors: dict[int, openstack.loadbalancer.Monitor] = {}
+        self.members: dict[int, dict[str, openstack.loadbalancer.Member]] = {}
+        for listener in zone.listeners:
+            self._listener(listener, zone, child)
+        self.floating_ip_resource: Optional[openstack.networking.FloatingIp] = None
+        floating_ip = self._floating_ip(zone, child)
+        bootstrap = zone.publish == "bootstrap"
+        require = "provisioned" if bootstrap else zone.readiness.require
+        where = poll_inputs(zone.readiness.target, parent)
+        self.readiness = MemberReadiness(
+            zone.readiness_name, loadbalancer_id=lb.id, pools={
+                listener.pool_name: {
+                    "pool_id": self.pools[listener.port].id,
+                    "member_ids": [member.id for member in self.members.get(listener.port, {}).values()],
+                    "monitored": listener.port in self.monitors,
+                } for listener in zone.listeners},
+            require=require, timeout_seconds=zone.readiness.timeout_seconds,
+            poll_interval_seconds=zone.readiness.poll_interval_seconds,
+            cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=list(self.monitors.values())))
+        self.drains = [
+            MemberDrain(member.drain_name, pool_id=self.pools[listener.port].id,
+                        member_id=self.members[listener.port][member.member].id,
+                        drain_seconds=zone.readiness.drain_seconds, cloud=where.cloud, region=where.region,
+                        cloud_source=where.cloud_source,
+                        opts=pulumi.ResourceOptions(parent=parent, aliases=[
+                            pulumi.Alias(name=member.legacy_name + "-drain")]))
+            for listener in zone.listeners for member in listener.members]
+        self.serving = ZoneServing(
+            published_address=floating_ip if zone.floating.mode != "none" else lb.vip_address,
+            exists=lb, exists_label="load balancer ACTIVE", readiness=self.readiness, ready=self.readiness.ready,
+            requirement=f"members {require}",
+            outputs={
+                "loadbalancer_id": lb.id, "vip_address": lb.vip_address, "vip_port_id": lb.vip_port_id,
+                "floating_ip": floating_ip,
+                "pool_ids": pulumi.Output.all(**{str(port): pool.id for port, pool in self.pools.items()}),
+                "member_ids": pulumi.Output.all(**{
+                    str(port): pulumi.Output.all(**{member: resource.id for member, resource in members.items()})
+                    for port, members in self.members.items()}),
+            })
+
+    def _listener(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions) -> None:
+        cidrs = {"allowed_cidrs": list(listener.allowed_cidrs)} if listener.allowed_cidrs else {}
+        resource = openstack.loadbalancer.Listener(
+            listener.listener_name, name=listener.listener_name, loadbalancer_id=self.loadbalancer.id,
+            protocol=listener.protocol, protocol_port=listener.port, tags=list(zone.tags), opts=child, **cidrs)
+        pool = openstack.loadbalancer.Pool(
+            listener.pool_name, name=listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
+            lb_method=listener.lb_method, opts=child)
+        self.pools[listener.port] = pool
+        if listener.monitor is not None:
+            spec = listener.monitor
+            http = {"url_path": spec.url_path, "expected_codes": spec.expected_codes} if spec.url_path else {}
+            self.monitors[listener.port] = openstack.loadbalancer.Monitor(
+                spec.name, name=spec.name, pool_id=pool.id, type=spec.type, delay=spec.delay, timeout=spec.timeout,
+                max_retries=spec.max_retries, max_retries_down=spec.max_retries_down, opts=child, **http)
+        self.members[listener.port] = {
+            member.member: openstack.loadbalancer.Member(
+                member.resource_name, name=member.member, pool_id=pool.id, address=member.address,
+                protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight,
+                opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(aliases=[pulumi.Alias(
+                    name=member.legacy_name)])),
+                **({"monitor_port": member.monitor_port} if member.monitor_port else {}))
+            for member in listener.members}
+
+    def _floating_ip(self, zone: ZonePlan, child: pulumi.ResourceOptions) -> pulumi.Output[Optional[str]]:
+        floating = zone.floating
+        if floating.mode == "none":
+            return pulumi.Output.from_input(None)
+        if floating.mode == "byo":
+            address: pulumi.Input[str] = floating.byo.address
+        else:
+            self.floating_ip_resource = openstack.networking.FloatingIp(
+                floating.name, pool=floating.network_name,
+                description=f"{floating.name}: HA endpoint VIP of zone {zone.az}", opts=child)
+            address = self.floating_ip_resource.address
+        self.floating_ip_association = openstack.networking.FloatingIpAssociate(
+            floating.association_name, floating_ip=address, port_id=self.loadbalancer.vip_port_id, opts=child)
+        return self.floating_ip_association.floating_ip
