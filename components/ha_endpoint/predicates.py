@@ -59,6 +59,16 @@ def monitor_pool_problem(monitor_type: str, pool_protocol: str) -> Optional[str]
     return None
 
 
+MISSING_MONITOR = ("without a health monitor Octavia cannot take a dead member out of rotation and a member reports "
+                   "NO_MONITOR, which says nothing about whether it serves, so readiness would be blind")
+"""Why every pool needs a health monitor: validation refuses ``monitor: null`` and the pack a pool without one."""
+
+
+def pool_monitored(monitor: object) -> bool:
+    """Whether a pool has the health monitor every pool of the endpoint needs (see :data:`MISSING_MONITOR`)."""
+    return monitor is not None
+
+
 # -- the OVN provider ----------------------------------------------------------------------------------------------
 
 OVN_PROTOCOLS = ("TCP", "UDP", "SCTP")

@@ -78,6 +78,10 @@ def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
     for index, listener in enumerate(args.listeners):
         path = f"{root}.listeners[{index}]"
         monitor = listener.monitor
+        if not predicates.pool_monitored(monitor):
+            yield Problem(f"{path}.monitor", f"a listener needs a health monitor: {predicates.MISSING_MONITOR}; "
+                                             "give it one (e.g. monitor: {type: TCP}) or leave monitor out for "
+                                             "the default TCP monitor")
         if monitor is not None and monitor.timeout >= monitor.delay:
             yield Problem(f"{path}.monitor.timeout", f"timeout {monitor.timeout}s must be shorter than delay "
                                                      f"{monitor.delay}s; lower timeout or raise delay")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract
+from ha_endpoint import contract, predicates
 
 from ..model import Violation
 from ..stack import direct_dependencies, endpoints, props
@@ -26,12 +26,12 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     for endpoint in endpoints(resources):
         monitors = endpoint.of_type(contract.MONITOR_TYPE)
         for pool in endpoint.of_type(contract.POOL_TYPE):
-            if any(_monitors(monitor, pool) for monitor in monitors):
+            watched = next((monitor for monitor in monitors if _monitors(monitor, pool)), None)
+            if predicates.pool_monitored(watched):
                 continue
             violations.append(Violation(
-                f"pool {pool.name} has no health monitor, so Octavia cannot take a dead member out of rotation and "
-                f"members never go ONLINE; give its listener a monitor (listeners[].monitor, e.g. type TCP)",
-                pool.urn))
+                f"pool {pool.name} has no health monitor: {predicates.MISSING_MONITOR}; give its listener a monitor "
+                f"(listeners[].monitor, e.g. type TCP)", pool.urn))
     return violations
 
 

@@ -233,13 +233,16 @@ def test_one_open_production_listener_is_reported():
 
 # -- ha-endpoint-pool-health-monitor ---------------------------------------------------------------------------------
 
-def test_a_listener_without_monitor_leaves_its_pools_unmonitored():
+def test_a_listener_without_monitor_is_refused_by_the_component_and_its_pools_by_the_pack():
     raw = dev_endpoint()
     raw["listeners"][1]["monitor"] = None
-    assert run_preview(raw).messages("ha-endpoint-pool-health-monitor") == [
-        f"pool k8s-api-{az}-22623-pool has no health monitor, so Octavia cannot take a dead member out of rotation "
-        f"and members never go ONLINE; give its listener a monitor (listeners[].monitor, e.g. type TCP)"
-        for az in ("az1", "az2", "az3")]
+    with pytest.raises(ConfigError, match=r"listeners\[1\]\.monitor: a listener needs a health monitor"):
+        run_preview(raw)
+    run = run_preview(dev_endpoint()).remove("k8s-api-az2-22623-monitor")
+    assert run.messages("ha-endpoint-pool-health-monitor") == [
+        "pool k8s-api-az2-22623-pool has no health monitor: without a health monitor Octavia cannot take a dead "
+        "member out of rotation and a member reports NO_MONITOR, which says nothing about whether it serves, so "
+        "readiness would be blind; give its listener a monitor (listeners[].monitor, e.g. type TCP)"]
 
 
 # -- ha-endpoint-dns-ttl ---------------------------------------------------------------------------------------------
