@@ -10,12 +10,14 @@ address syntax) live here; rules that relate several fields (a member's zone mus
 from __future__ import annotations
 
 import ipaddress
-from typing import Literal, Optional
+import re
+from contextvars import ContextVar
+from typing import Any, ClassVar, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-Provider = Literal["amphora", "ovn"]
+LoadBalancerProvider = Literal["amphora", "ovn"]
 MonitorType = Literal["HTTP", "HTTPS", "TCP", "PING", "TLS-HELLO", "UDP-CONNECT", "SCTP"]
 ListenerProtocol = Literal["TCP", "UDP", "HTTP", "HTTPS", "TERMINATED_HTTPS", "SCTP"]
 LbMethod = Literal["ROUND_ROBIN", "LEAST_CONNECTIONS", "SOURCE_IP", "SOURCE_IP_PORT"]
@@ -26,12 +28,42 @@ ReadinessRequirement = Literal["online", "provisioned"]
 Port = Field(ge=1, le=65535)
 
 
+RENAMED_KEYS: ContextVar[Optional[list[str]]] = ContextVar("RENAMED_KEYS", default=None)
+"""Set by :func:`ha_endpoint.validation.load_endpoint_args`: collects a notice per old key name used."""
+
+
 class _Model(BaseModel):
-    """Shared settings: camelCase aliases, snake_case names accepted too, unknown keys forbidden, immutable."""
+    """Shared settings: camelCase aliases, snake_case names accepted too, unknown keys forbidden, immutable.
+
+    ``_renamed`` maps a key's former name to its name now (one meaning per word: ``az`` is an availability zone,
+    ``dnsZone`` a DNS zone, ``loadBalancerProvider`` Octavia's driver). A former name still works and says what to
+    use instead; giving both is an error."""
 
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True, str_strip_whitespace=True
     )
+    _renamed: ClassVar[dict[str, str]] = {}
+    _where: ClassVar[str] = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_names(cls, data: Any) -> Any:
+        if not cls._renamed or not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for old, new in cls._renamed.items():
+            if old not in data:
+                continue
+            snake = re.sub(r"(?<!^)(?=[A-Z])", "_", new).lower()
+            if new in data or snake in data:
+                raise ValueError(f"'{old}' is the former name of '{new}'; give only '{new}'")
+            data[new] = data.pop(old)
+            notices = RENAMED_KEYS.get()
+            if notices is not None:
+                notice = f"{cls._where}{old} is now {cls._where}{new} (same meaning); rename it, the old name will go"
+                if notice not in notices:
+                    notices.append(notice)
+        return data
 
 
 class MonitorArgs(_Model):
@@ -95,9 +127,12 @@ class ZoneArgs(_Model):
 class MemberArgs(_Model):
     """A server behind the endpoint, e.g. one Kubernetes control-plane node."""
 
+    _renamed: ClassVar[dict[str, str]] = {"zone": "az"}
+    _where: ClassVar[str] = "members[]."
+
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", description="Unique member name.")
     address: str = Field(description="The member's IP address on its subnet.")
-    zone: str = Field(min_length=1, description="Availability zone the member runs in (a key of `zones`).")
+    az: str = Field(min_length=1, description="Availability zone the member runs in (a key of `zones`).")
     subnet: Optional[str] = Field(None, description="Subnet (name or id) of `address`; defaults to the zone's subnet.")
     port: Optional[str] = Field(
         None, description="Neutron port id of the member; the members' security group is attached to it."
@@ -117,7 +152,10 @@ class MemberArgs(_Model):
 class DnsArgs(_Model):
     """The endpoint's DNS name in Designate: one A record per published zone, for client-side failover."""
 
-    zone: str = Field(description="An existing Designate zone, fully qualified with the trailing dot.")
+    _renamed: ClassVar[dict[str, str]] = {"zone": "dnsZone"}
+    _where: ClassVar[str] = "dns."
+
+    dns_zone: str = Field(description="An existing Designate zone, fully qualified with the trailing dot.")
     record: str = Field(min_length=1, description="Record name inside the zone, e.g. 'api' -> api.<zone>.")
     ttl: int = Field(30, ge=1, le=86400, description="Seconds resolvers may cache the record; keep it <= 60.")
     publish: PublishMode = Field(
@@ -127,7 +165,7 @@ class DnsArgs(_Model):
     )
     per_zone_records: bool = Field(False, description="Also publish <record>-<az>.<zone> for each zone.")
 
-    @field_validator("zone")
+    @field_validator("dns_zone")
     @classmethod
     def _zone_is_fqdn(cls, value: str) -> str:
         if not value.endswith("."):
@@ -163,11 +201,14 @@ class ReadinessArgs(_Model):
 class EndpointArgs(_Model):
     """A highly available endpoint: one Octavia load balancer per availability zone behind one DNS name."""
 
+    _renamed: ClassVar[dict[str, str]] = {"provider": "loadBalancerProvider"}
+
     name: str = Field(
         min_length=1, max_length=40, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
         description="Prefix of every resource name (lowercase letters, digits, '-').",
     )
-    provider: Provider = Field("amphora", description="Octavia provider driver: amphora or ovn.")
+    load_balancer_provider: LoadBalancerProvider = Field(
+        "amphora", description="Octavia provider driver: amphora or ovn.")
     floating_network: Optional[str] = Field(
         None, description="External network (name or id) for floating IPs; omit for an internal endpoint."
     )

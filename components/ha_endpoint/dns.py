@@ -48,7 +48,7 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
     gates = [zone.gate for zone in zones if zone.gate is not None]
     opts = pulumi.ResourceOptions(parent=parent, depends_on=gates)
     main = openstack.dns.RecordSet(
-        plan.resource_name, zone_id=plan.zone_id, name=plan.fqdn, type="A", ttl=plan.ttl,
+        plan.resource_name, zone_id=plan.dns_zone_id, name=plan.fqdn, type="A", ttl=plan.ttl,
         records=addresses_output(zones).apply(lambda records: _non_empty(records, plan.fqdn)),
         description="HA endpoint: one A record per ready availability zone", opts=opts)
     per_zone = {}
@@ -56,7 +56,7 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
     for az, resource_name, fqdn in plan.zone_records:
         zone = by_az[az]
         per_zone[az] = openstack.dns.RecordSet(
-            resource_name, zone_id=plan.zone_id,
+            resource_name, zone_id=plan.dns_zone_id,
             name=fqdn, type="A", ttl=plan.ttl,
             records=addresses_output([zone]).apply(lambda records, fqdn=fqdn: _non_empty(records, fqdn)),
             description=f"HA endpoint: availability zone {az} only",

@@ -122,9 +122,9 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
             floating_ips[az] = facts
     zone_id = None
     if args.dns is not None:
-        zone_id = _attempt(problems, f"{root}.dns.zone", f"DNS zone '{args.dns.zone}'",
+        zone_id = _attempt(problems, f"{root}.dns.dnsZone", f"DNS zone '{args.dns.dns_zone}'",
                            "create the zone first (openstack zone create) or fix its name",
-                           lambda: cloud.dns_zone_id(args.dns.zone))
+                           lambda: cloud.dns_zone_id(args.dns.dns_zone))
     if problems:
         raise lookup_error(problems)
     return CloudFacts(subnets, network_id, network_name, floating_ips, zone_id)

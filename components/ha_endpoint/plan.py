@@ -182,8 +182,8 @@ class DnsPlan:
     ``(az, resource name, fqdn)`` when asked."""
 
     resource_name: str
-    zone_id: str
-    zone_name: str
+    dns_zone_id: str
+    dns_zone_name: str
     fqdn: str
     ttl: int
     publish: str
@@ -224,16 +224,16 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
     zones = tuple(_zone_plan(args, facts, az, readiness) for az in sorted(args.zones))
     dns = None
     if args.dns is not None:
-        fqdn = f"{args.dns.record}.{args.dns.zone}"
-        per_zone = tuple((az, contract.zone_recordset_name(name, az), f"{args.dns.record}-{az}.{args.dns.zone}")
+        fqdn = f"{args.dns.record}.{args.dns.dns_zone}"
+        per_zone = tuple((az, contract.zone_recordset_name(name, az), f"{args.dns.record}-{az}.{args.dns.dns_zone}")
                          for az in sorted(args.zones)) \
             if args.dns.per_zone_records else ()
-        dns = DnsPlan(contract.recordset_name(name), facts.dns_zone_id or "", args.dns.zone, fqdn, args.dns.ttl,
+        dns = DnsPlan(contract.recordset_name(name), facts.dns_zone_id or "", args.dns.dns_zone, fqdn, args.dns.ttl,
                       args.dns.publish, per_zone)
     members = tuple(sorted(
-        (MemberSpec(member.name, member.zone, member.address, member_subnet(args, facts, index), member.port,
+        (MemberSpec(member.name, member.az, member.address, member_subnet(args, facts, index), member.port,
                     member.weight) for index, member in enumerate(args.members)), key=lambda member: member.name))
-    return EndpointPlan(name=name, load_balancer_provider=args.provider, member_placement=args.member_placement,
+    return EndpointPlan(name=name, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,
                         security=_security_plan(args, zones), dns=dns, tags=tuple(args.tags), members=members,
                         allowed_cidrs=tuple(args.allowed_cidrs), floating_network_id=facts.floating_network_id,
@@ -243,7 +243,7 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
 def member_subnet(args: EndpointArgs, facts: CloudFacts, index: int) -> Optional[SubnetFacts]:
     """The subnet of ``args.members[index]``: its own ``subnet``, else its zone's VIP subnet."""
     member = args.members[index]
-    ref = member.subnet or (args.zones[member.zone].subnet if member.zone in args.zones else None)
+    ref = member.subnet or (args.zones[member.az].subnet if member.az in args.zones else None)
     return facts.subnets.get(ref) if ref is not None else None
 
 
@@ -266,7 +266,7 @@ def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT)
                                     f"{subnet.name} ({subnet.cidr}); fix the address, or set members[{index}]."
                                     "subnet to the subnet the address is on"))
             continue
-        for az in placed_zones(args, member.zone):
+        for az in placed_zones(args, member.az):
             vip = facts.subnets.get(args.zones[az].subnet)
             if vip is not None and not predicates.subnets_reach(vip.network_id, vip.router_ids, subnet.network_id,
                                                                 subnet.router_ids):
@@ -292,7 +292,7 @@ def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT)
 
 def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: ReadinessPlan) -> ZonePlan:
     name = args.name
-    indexes = [index for index, member in enumerate(args.members) if az in placed_zones(args, member.zone)]
+    indexes = [index for index, member in enumerate(args.members) if az in placed_zones(args, member.az)]
     listeners = tuple(_listener_plan(args, facts, az, listener, indexes)
                       for listener in sorted(args.listeners, key=lambda listener: listener.port))
     if args.floating_network is None:
@@ -302,7 +302,7 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: Readin
                                 None if args.zones[az].floating_ip else contract.floating_ip_name(name, az),
                                 contract.floating_ip_association_name(name, az), facts.floating_network_id,
                                 facts.floating_network_name, facts.floating_ips.get(az))
-    return ZonePlan(endpoint=name, load_balancer_provider=args.provider, tags=tuple(args.tags),
+    return ZonePlan(endpoint=name, load_balancer_provider=args.load_balancer_provider, tags=tuple(args.tags),
                     publish=args.dns.publish if args.dns else "when-ready", az=az, component_name=contract.zone_component_name(name, az),
                     lb_name=contract.loadbalancer_name(name, az), vip_subnet=facts.subnets[args.zones[az].subnet],
                     listeners=listeners, floating=floating,
@@ -323,15 +323,15 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
                               spec.expected_codes if http else None, spec.port or member_port)
     members = tuple(sorted(
         (MemberPlan(contract.member_name(name, az, port, args.members[index].address), args.members[index].name,
-                    args.members[index].zone, args.members[index].address, member_subnet(args, facts, index),
+                    args.members[index].az, args.members[index].address, member_subnet(args, facts, index),
                     member_port, listener.monitor.port if listener.monitor and listener.monitor.port else None,
                     args.members[index].weight,
                     contract.member_drain_name(name, az, port, args.members[index].address),
                     contract.legacy_member_name(name, az, port, args.members[index].name))
          for index in indexes), key=lambda member: member.member))
-    method = listener.lb_method or (predicates.OVN_METHOD if predicates.is_ovn(args.provider) else "ROUND_ROBIN")
+    method = listener.lb_method or (predicates.OVN_METHOD if predicates.is_ovn(args.load_balancer_provider) else "ROUND_ROBIN")
     cidrs = tuple(args.allowed_cidrs)
-    if predicates.is_ovn(args.provider) and cidrs == ("0.0.0.0/0",):
+    if predicates.is_ovn(args.load_balancer_provider) and cidrs == ("0.0.0.0/0",):
         cidrs = ()  # older OVN drivers reject allowed_cidrs; the default admits everyone anyway
     return ListenerPlan(port, member_port, listener.protocol, predicates.POOL_PROTOCOL[listener.protocol], method, cidrs,
                         contract.listener_name(name, az, port), contract.pool_name(name, az, port), monitor, members)

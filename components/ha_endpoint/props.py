@@ -46,7 +46,7 @@ def endpoint_facts(plan: EndpointPlan, backend: str = "octavia") -> EndpointFact
         members_security_group=SecurityGroupFact(name=plan.security.members_group_name,
                                                  rules=[_rule(rule) for rule in plan.security.members_rules]),
         dns=None if plan.dns is None else DnsFact(
-            dns_zone_id=plan.dns.zone_id, dns_zone_name=plan.dns.zone_name, fqdn=plan.dns.fqdn, ttl=plan.dns.ttl,
+            dns_zone_id=plan.dns.dns_zone_id, dns_zone_name=plan.dns.dns_zone_name, fqdn=plan.dns.fqdn, ttl=plan.dns.ttl,
             zone_records={az: fqdn for az, _, fqdn in plan.dns.zone_records}),
         readiness=ReadinessFact(require=plan.readiness.require, timeout_seconds=plan.readiness.timeout_seconds,
                                 poll_interval_seconds=plan.readiness.poll_interval_seconds,

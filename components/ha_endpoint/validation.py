@@ -11,10 +11,11 @@ import re
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
+import pulumi
 from pydantic import ValidationError
 
 from . import predicates
-from .args import EndpointArgs
+from .args import RENAMED_KEYS, EndpointArgs
 from .errors import ConfigError, Problem
 
 DEFAULT_ROOT = "ha-endpoint:endpoint"
@@ -29,10 +30,16 @@ def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT) -> EndpointArgs:
         if not isinstance(raw, Mapping):
             raise ConfigError([Problem(root, f"must be a mapping of settings, got {type(raw).__name__}; "
                                              "see README.md 'Configuration' for an example")])
+        renamed: list[str] = []
+        token = RENAMED_KEYS.set(renamed)
         try:
             args = EndpointArgs.model_validate(dict(raw))
         except ValidationError as error:
             raise ConfigError(_problems_from_pydantic(error, root)) from None
+        finally:
+            RENAMED_KEYS.reset(token)
+        for notice in renamed:
+            pulumi.log.warn(f"{root}: {notice}")
     problems = check_endpoint_args(args, root)
     if problems:
         raise ConfigError(problems)
@@ -90,7 +97,7 @@ def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
             if mismatch:
                 yield Problem(f"{path}.monitor.type", f"{mismatch}; pick a monitor type that fits protocol "
                                                       f"{listener.protocol}")
-        if not predicates.is_ovn(args.provider):
+        if not predicates.is_ovn(args.load_balancer_provider):
             continue
         if not predicates.ovn_protocol_allowed(listener.protocol):
             yield Problem(f"{path}.protocol", f"the ovn provider serves {', '.join(predicates.OVN_PROTOCOLS)} only, "
@@ -107,10 +114,10 @@ def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
 def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
     known_zones = ", ".join(args.zones) or "none"
     for index, member in enumerate(args.members):
-        if member.zone not in args.zones:
-            yield Problem(f"{root}.members[{index}].zone",
-                          f"member {member.name} is in zone '{member.zone}', which is not configured; use one of "
-                          f"{known_zones}, or add '{member.zone}' under zones with its subnet")
+        if member.az not in args.zones:
+            yield Problem(f"{root}.members[{index}].az",
+                          f"member {member.name} is in zone '{member.az}', which is not configured; use one of "
+                          f"{known_zones}, or add '{member.az}' under zones with its subnet")
     for name, indexes in _duplicates((member.name, index) for index, member in enumerate(args.members)):
         yield Problem(f"{root}.members[{indexes[1]}].name",
                       f"member name '{name}' is already used by members[{indexes[0]}]; member names must be unique")
@@ -120,12 +127,12 @@ def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
                       f"address {address} is already the address of members[{indexes[0]}] "
                       f"({args.members[indexes[0]].name}); each member needs its own address")
     if args.member_placement == "own-zone":
-        populated = Counter(member.zone for member in args.members)
+        populated = Counter(member.az for member in args.members)
         for zone in args.zones:
             if populated[zone] == 0:
                 yield Problem(f"{root}.zones.{zone}",
                               f"zone {zone} has no members, so its load balancer would serve nothing under "
-                              "memberPlacement own-zone; add a member with zone: "
+                              "memberPlacement own-zone; add a member with az: "
                               f"{zone}, remove the zone, or set memberPlacement: all-zones")
     if not args.members:
         yield Problem(f"{root}.members", "no members are configured; add the servers behind the endpoint")

@@ -55,7 +55,7 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                 where = f"pool {pool.name}" if pool is not None else "its load balancer"
                 violations.append(Violation(
                     f"zone {key} of endpoint {endpoint.name} has {count} member(s) in {where}, fewer than the "
-                    f"{minimum} required under own-zone placement; add members with zone: {key}, remove the zone, "
+                    f"{minimum} required under own-zone placement; add members with az: {key}, remove the zone, "
                     f"or set memberPlacement: all-zones", pool.urn if pool is not None else urn))
     return violations
 

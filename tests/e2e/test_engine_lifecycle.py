@@ -30,7 +30,7 @@ def endpoint_config(byo_floating_ip: str, member_host: int = 10, zones=ZONES) ->
     zone_index = {"az1": 1, "az2": 2, "az3": 3}
     return {
         "name": ENDPOINT,
-        "provider": "amphora",
+        "loadBalancerProvider": "amphora",
         "floatingNetwork": "public",
         "allowedCidrs": ["0.0.0.0/0"],
         "zones": {zone: {"subnet": f"cp-{zone}", **({"floatingIp": byo_floating_ip} if zone == "az3" else {})}
@@ -40,8 +40,8 @@ def endpoint_config(byo_floating_ip: str, member_host: int = 10, zones=ZONES) ->
             {"port": 22623, "monitor": {"type": "TCP"}},
         ],
         "members": [{"name": f"cp-{zone}-{member_host}", "address": f"10.10.{zone_index[zone]}.{member_host}",
-                     "zone": zone} for zone in zones],
-        "dns": {"zone": "example.test.", "record": ENDPOINT, "ttl": 30, "publish": "when-ready"},
+                     "az": zone} for zone in zones],
+        "dns": {"dnsZone": "example.test.", "record": ENDPOINT, "ttl": 30, "publish": "when-ready"},
         "readiness": {"timeoutSeconds": 300, "require": "online"},
     }
 
@@ -175,7 +175,7 @@ def test_5_removing_a_zone_unpublishes_it_before_deleting_its_lb_and_nothing_els
 def test_6_bad_config_fails_preview_with_the_message_and_creates_nothing(stack, byo_floating_ip):
     resources_before = stack.resources()
     broken = endpoint_config(byo_floating_ip.floating_ip_address, member_host=20, zones=("az1", "az2"))
-    broken["members"][0]["zone"] = "az9"
+    broken["members"][0]["az"] = "az9"
     stack.write_config(broken)
     result = stack.preview(check=False)
     assert result.returncode != 0

@@ -34,8 +34,8 @@ def sized_endpoint(zones: int, members_per_zone: int, listeners: int, placement:
         "floatingNetwork": "public",
         "zones": {f"az{z}": {"subnet": f"cp-az{z}"} for z in range(1, zones + 1)},
         "listeners": [{"port": 6443 + index, "monitor": {"type": "TCP"}} for index in range(listeners)],
-        "members": [{"name": f"cp-{z}-{index}", "address": f"10.10.{z}.{10 + index}", "zone": f"az{z}"}
+        "members": [{"name": f"cp-{z}-{index}", "address": f"10.10.{z}.{10 + index}", "az": f"az{z}"}
                     for z in range(1, zones + 1) for index in range(members_per_zone)],
         "memberPlacement": placement,
-        "dns": {"zone": "example.test.", "record": "api", "ttl": 30},
+        "dns": {"dnsZone": "example.test.", "record": "api", "ttl": 30},
     }

@@ -49,13 +49,13 @@ def endpoints(draw) -> dict[str, Any]:
         if listener["protocol"] == "TERMINATED_HTTPS":
             listener["protocol"] = "HTTPS"  # needs a certificate the fake cloud does not hold
         listeners.append(listener)
-    members = [{"name": f"cp-{n}", "address": f"10.10.{n}.10", "zone": f"az{n}"}
+    members = [{"name": f"cp-{n}", "address": f"10.10.{n}.10", "az": f"az{n}"}
                for n in (1, 2, 3) if f"az{n}" in azs and draw(st.booleans())]
     raw = {
-        "name": "k8s-api", "provider": draw(st.sampled_from(["amphora", "ovn"])), "floatingNetwork": "public",
+        "name": "k8s-api", "loadBalancerProvider": draw(st.sampled_from(["amphora", "ovn"])), "floatingNetwork": "public",
         "zones": {az: {"subnet": f"cp-{az}"} for az in azs}, "listeners": listeners, "members": members,
         "memberPlacement": draw(st.sampled_from(["own-zone", "all-zones"])),
-        "dns": {"zone": "example.test.", "record": "api", "ttl": 30,
+        "dns": {"dnsZone": "example.test.", "record": "api", "ttl": 30,
                 "publish": draw(st.sampled_from(["when-ready", "bootstrap"]))},
     }
     return raw
@@ -97,7 +97,7 @@ def test_the_examples_that_diverged_once_agree(protocol, monitor):
     raw = {"name": "k8s-api", "floatingNetwork": "public",
            "zones": {"az1": {"subnet": "cp-az1"}, "az2": {"subnet": "cp-az2"}},
            "listeners": [{"port": 3868, "protocol": protocol, "monitor": {"type": monitor}}],
-           "members": [{"name": "cp-1", "address": "10.10.1.10", "zone": "az1"},
-                       {"name": "cp-2", "address": "10.10.2.10", "zone": "az2"}],
-           "dns": {"zone": "example.test.", "record": "api"}}
+           "members": [{"name": "cp-1", "address": "10.10.1.10", "az": "az1"},
+                       {"name": "cp-2", "address": "10.10.2.10", "az": "az2"}],
+           "dns": {"dnsZone": "example.test.", "record": "api"}}
     assert _problems(raw) == [] and run_preview(raw).violations() == []

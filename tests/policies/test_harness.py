@@ -114,7 +114,7 @@ def test_a_zone_pool_left_without_members_is_reported():
     run = run_preview(dev_endpoint()).remove("k8s-api-az3-6443-member-10.10.3.10")
     assert run.messages("ha-endpoint-member-zones") == [
         "zone az3 of endpoint k8s-api has 0 member(s) in pool k8s-api-az3-6443-pool, fewer than the 1 required "
-        "under own-zone placement; add members with zone: az3, remove the zone, or set memberPlacement: all-zones"]
+        "under own-zone placement; add members with az: az3, remove the zone, or set memberPlacement: all-zones"]
 
 
 def test_min_members_per_zone_on_the_dev_stack():
@@ -122,7 +122,7 @@ def test_min_members_per_zone_on_the_dev_stack():
         "ha-endpoint-member-zones", {"ha-endpoint-member-zones": {"minMembersPerZone": 2}})
     assert messages == [
         f"zone {az} of endpoint k8s-api has 1 member(s) in pool k8s-api-{az}-{port}-pool, fewer than the 2 "
-        f"required under own-zone placement; add members with zone: {az}, remove the zone, or set memberPlacement: "
+        f"required under own-zone placement; add members with az: {az}, remove the zone, or set memberPlacement: "
         f"all-zones" for az in ("az1", "az2", "az3") for port in (6443, 22623)]
 
 
@@ -333,7 +333,7 @@ def test_a_missing_readiness_resource_is_reported():
 
 def _ovn_endpoint():
     raw = dev_endpoint()
-    raw["provider"] = "ovn"
+    raw["loadBalancerProvider"] = "ovn"
     raw["listeners"][0]["monitor"] = {"type": "TCP"}
     return raw
 

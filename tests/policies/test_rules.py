@@ -36,7 +36,7 @@ def test_a_listener_the_component_accepts_passes_the_pack(listener, provider):
     from ha_endpoint.errors import ConfigError
 
     raw = _listeners({"port": 22623, "monitor": {"type": "TCP"}}, listener)
-    raw["provider"] = provider
+    raw["loadBalancerProvider"] = provider
     try:
         run = run_preview(raw)
     except ConfigError:
@@ -86,7 +86,7 @@ def test_facts_unknown_at_preview_are_named_in_an_advisory():
 def test_two_zones_in_the_same_az_count_once():
     raw = dev_endpoint()
     del raw["zones"]["az3"]
-    raw["members"] = [m for m in raw["members"] if m["zone"] != "az3"]
+    raw["members"] = [m for m in raw["members"] if m["az"] != "az3"]
     run = run_preview(raw).set("k8s-api-az2-lb", "availabilityZone", "az1")
     assert run.messages("ha-endpoint-min-zones") == [
         "endpoint k8s-api's load balancers span 1 distinct availability zone(s) (az1); at least 2 are required: add "

@@ -55,7 +55,7 @@ def test_vip_addresses_and_outputs_per_zone_come_from_each_zones_subnet():
 def test_members_stay_in_their_own_zone_under_own_zone_placement():
     cloud = FakeCloud.dev()
     run = run_component(dev_endpoint(), cloud, preview=False)
-    home = {m["address"]: m["zone"] for m in dev_endpoint()["members"]}
+    home = {m["address"]: m["az"] for m in dev_endpoint()["members"]}
     members = run.of_type(contract.MEMBER_TYPE)
     assert len(members) == 3 * 2  # one per member and listener
     for member in members:
@@ -70,7 +70,7 @@ def test_all_zones_placement_puts_every_member_in_every_zone_with_its_own_subnet
     run = run_component(raw, cloud, preview=False)
     placed = {(zone_of_pool(cloud, m["inputs"]["poolId"]), m["inputs"]["address"], m["inputs"]["protocolPort"])
               for m in run.of_type(contract.MEMBER_TYPE)}
-    home = {m["address"]: m["zone"] for m in raw["members"]}
+    home = {m["address"]: m["az"] for m in raw["members"]}
     assert placed == {(az, address, port) for az in ("az1", "az2", "az3") for address in home for port in (6443, 22623)}
     for member in run.of_type(contract.MEMBER_TYPE):
         assert member["inputs"]["subnetId"] == cloud.subnet_id(f"cp-{home[member['inputs']['address']]}")
@@ -90,7 +90,7 @@ def test_listener_pool_and_monitor_follow_the_config():
 
 def test_ovn_pools_use_source_ip_port():
     raw = dev_endpoint()
-    raw["provider"] = "ovn"
+    raw["loadBalancerProvider"] = "ovn"
     raw["listeners"][0]["monitor"] = {"type": "TCP"}
     run = run_component(raw, FakeCloud.dev(), preview=False)
     assert {p["inputs"]["lbMethod"] for p in run.of_type(contract.POOL_TYPE)} == {"SOURCE_IP_PORT"}

@@ -82,7 +82,7 @@ def test_unknown_names_are_listed_together_with_their_fixes():
     raw = dev_endpoint()
     raw["zones"]["az2"]["subnet"] = "cp-az9"
     raw["floatingNetwork"] = "outside"
-    raw["dns"]["zone"] = "nowhere.test."
+    raw["dns"]["dnsZone"] = "nowhere.test."
     cloud = FakeCloud.dev()
     with pytest.raises(CloudLookupError) as caught:
         run_component(raw, cloud, preview=True)
@@ -92,7 +92,7 @@ def test_unknown_names_are_listed_together_with_their_fixes():
         "(openstack subnet list)",
         f"  - {ROOT}.floatingNetwork: external network 'outside' was not found; give the name or id of an external "
         "network (openstack network list --external), or remove floatingNetwork for an internal endpoint",
-        f"  - {ROOT}.dns.zone: DNS zone 'nowhere.test.' was not found; create the zone first (openstack zone create) "
+        f"  - {ROOT}.dns.dnsZone: DNS zone 'nowhere.test.' was not found; create the zone first (openstack zone create) "
         "or fix its name",
     ]
     assert cloud.registrations == []
@@ -110,14 +110,14 @@ def test_subnets_are_found_by_id_too_and_routers_are_resolved():
 
 def test_ovn_default_cidrs_are_not_sent_and_protocol_specific_rules_are_planned():
     raw = dev_endpoint()
-    raw["provider"] = "ovn"
+    raw["loadBalancerProvider"] = "ovn"
     raw["listeners"] = [{"port": 6443, "monitor": {"type": "TCP"}},
                         {"port": 53, "protocol": "UDP", "monitor": {"type": "UDP-CONNECT"}}]
     plan = make_plan(load_endpoint_args(raw), facts())
     assert {listener.allowed_cidrs for listener in plan.zone("az1").listeners} == {()}
     assert {(rule.protocol, rule.port) for rule in plan.security.members_rules} == {("tcp", 6443), ("udp", 53)}
     raw["listeners"][0]["monitor"] = {"type": "PING"}
-    raw["provider"] = "amphora"
+    raw["loadBalancerProvider"] = "amphora"
     plan = make_plan(load_endpoint_args(raw), facts())
     assert ("icmp", None) in {(rule.protocol, rule.port) for rule in plan.security.members_rules}
     assert plan.zone("az1").listeners[0].allowed_cidrs == ("0.0.0.0/0",)

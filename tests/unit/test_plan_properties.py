@@ -38,18 +38,18 @@ def topologies(draw) -> dict[str, Any]:
     for index, name in enumerate(names):
         zone_index = index if index < len(zones) else draw(st.integers(0, len(zones) - 1))
         members.append({"name": name, "address": f"10.{zone_index}.{index // 200}.{10 + index % 200}",
-                        "zone": zones[zone_index]})
+                        "az": zones[zone_index]})
     byo = draw(st.lists(st.sampled_from(zones), unique=True, max_size=2))
     raw = {
         "name": draw(st.from_regex(r"\A[a-z][a-z0-9]{0,8}\Z")),
-        "provider": draw(st.sampled_from(["amphora", "ovn"])),
+        "loadBalancerProvider": draw(st.sampled_from(["amphora", "ovn"])),
         "floatingNetwork": "public",
         "zones": {zone: {"subnet": f"sub-{zone}", **({"floatingIp": f"172.24.4.{10 + i}"} if zone in byo else {})}
                   for i, zone in enumerate(zones)},
         "listeners": [{"port": port, "monitor": {"type": "TCP"}} for port in listener_ports],
         "members": members,
         "memberPlacement": draw(st.sampled_from(["own-zone", "all-zones"])),
-        "dns": {"zone": "example.test.", "record": "api", "perZoneRecords": draw(st.booleans())},
+        "dns": {"dnsZone": "example.test.", "record": "api", "perZoneRecords": draw(st.booleans())},
     }
     return raw
 
@@ -66,7 +66,7 @@ def facts_for(raw: dict[str, Any]) -> CloudFacts:
 
 
 def _zone_index(raw: dict[str, Any], zone: str) -> int:
-    return int(next(m["address"].split(".")[1] for m in raw["members"] if m["zone"] == zone))
+    return int(next(m["address"].split(".")[1] for m in raw["members"] if m["az"] == zone))
 
 
 def plan_of(raw: dict[str, Any]) -> EndpointPlan:
@@ -129,7 +129,7 @@ def _break(raw: dict[str, Any], how: str, data) -> None:
     zones = list(raw["zones"])
     member = data.draw(st.integers(0, len(raw["members"]) - 1), label="member")
     if how == "unknown zone":
-        raw["members"][member]["zone"] = "nowhere"
+        raw["members"][member]["az"] = "nowhere"
     elif how == "duplicate member name":
         raw["members"].append({**raw["members"][member], "address": "10.0.255.250"})
     elif how == "duplicate address":
@@ -141,7 +141,7 @@ def _break(raw: dict[str, Any], how: str, data) -> None:
     elif how == "port out of range":
         raw["listeners"][0]["port"] = data.draw(st.sampled_from([0, -1, 65536, 10 ** 6]), label="port")
     elif how == "ovn http monitor":
-        raw["provider"] = "ovn"
+        raw["loadBalancerProvider"] = "ovn"
         raw["listeners"][0]["monitor"] = {"type": data.draw(st.sampled_from(["HTTP", "HTTPS"]), label="type")}
     elif how == "ttl out of range":
         raw["dns"]["ttl"] = data.draw(st.sampled_from([0, 86401, -5]), label="ttl")
@@ -153,8 +153,8 @@ def _break(raw: dict[str, Any], how: str, data) -> None:
         raw["members"][member]["adress"] = "10.0.0.1"
     elif how == "empty zone":
         raw["memberPlacement"] = "own-zone"
-        raw["members"] = [m for m in raw["members"] if m["zone"] != zones[0]]
-        raw["members"] = raw["members"] or [{"name": "solo", "address": "10.1.0.9", "zone": zones[1]}]
+        raw["members"] = [m for m in raw["members"] if m["az"] != zones[0]]
+        raw["members"] = raw["members"] or [{"name": "solo", "address": "10.1.0.9", "az": zones[1]}]
 
 
 BREAKS = ["unknown zone", "duplicate member name", "duplicate address", "duplicate subnet", "one zone",

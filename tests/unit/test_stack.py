@@ -41,14 +41,14 @@ BAD = {  # the issue's invalid cases, through the whole program: the exact messa
     "one zone": (lambda raw: [raw["zones"].pop("az2"), raw["zones"].pop("az3"), raw.update(members=raw["members"][:1])],
                  [f"{R}.zones: 1 zone(s) given (az1); an HA endpoint needs at least 2: add another availability zone "
                   "and its subnet"]),
-    "member in unknown zone": (lambda raw: raw["members"][0].update(zone="az9"), [
-        f"{R}.members[0].zone: member cp-0 is in zone 'az9', which is not configured; use one of az1, az2, az3, or "
+    "member in unknown zone": (lambda raw: raw["members"][0].update(az="az9"), [
+        f"{R}.members[0].az: member cp-0 is in zone 'az9', which is not configured; use one of az1, az2, az3, or "
         "add 'az9' under zones with its subnet",
         f"{R}.zones.az1: zone az1 has no members, so its load balancer would serve nothing under memberPlacement "
-        "own-zone; add a member with zone: az1, remove the zone, or set memberPlacement: all-zones"]),
+        "own-zone; add a member with az: az1, remove the zone, or set memberPlacement: all-zones"]),
     "port out of range": (lambda raw: raw["listeners"][0].update(port=70000), [
         f"{R}.listeners[0].port: Input should be less than or equal to 65535 (got 70000); change the value"]),
-    "ovn with https monitor": (lambda raw: raw.update(provider="ovn"), [
+    "ovn with https monitor": (lambda raw: raw.update(loadBalancerProvider="ovn"), [
         f"{R}.listeners[0].monitor.type: the ovn provider has no HTTPS health monitors; use one of TCP, "
         "UDP-CONNECT, SCTP"]),
     "ttl out of range": (lambda raw: raw["dns"].update(ttl=0), [
@@ -79,8 +79,8 @@ CLOUD_BAD = {
                        "ha-endpoint:endpoint.zones.az2.subnet: subnet 'cp-az9' was not found"),
     "unknown floating network": (lambda raw: raw.update(floatingNetwork="outside"), CloudLookupError,
                                  "ha-endpoint:endpoint.floatingNetwork: external network 'outside' was not found"),
-    "unknown dns zone": (lambda raw: raw["dns"].update(zone="nowhere.test."), CloudLookupError,
-                         "ha-endpoint:endpoint.dns.zone: DNS zone 'nowhere.test.' was not found"),
+    "unknown dns zone": (lambda raw: raw["dns"].update(dnsZone="nowhere.test."), CloudLookupError,
+                         "ha-endpoint:endpoint.dns.dnsZone: DNS zone 'nowhere.test.' was not found"),
     "unknown floating ip": (lambda raw: raw["zones"]["az1"].update(floatingIp="172.24.4.77"), CloudLookupError,
                             "ha-endpoint:endpoint.zones.az1.floatingIp: floating IP 172.24.4.77 was not found"),
     "address outside subnet": (lambda raw: raw["members"][1].update(address="10.10.1.20"), ConfigError,

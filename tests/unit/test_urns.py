@@ -107,7 +107,7 @@ def test_reordering_zones_listeners_and_members_changes_no_urn():
 def test_adding_a_zone_adds_urns_and_changes_none_of_the_others():
     raw = dev_endpoint()
     del raw["zones"]["az3"]
-    raw["members"] = [m for m in raw["members"] if m["zone"] != "az3"]
+    raw["members"] = [m for m in raw["members"] if m["az"] != "az3"]
     two = set(run_component(raw, FakeCloud.dev(), preview=True).urns)
     assert two < set(pinned_urns())
     assert all("az3" in urn or "-sg-tcp-" in urn for urn in set(pinned_urns()) - two)
@@ -172,9 +172,9 @@ def test_changing_a_members_address_changes_its_urns_only():
 
 def test_moving_a_member_to_another_zone_makes_it_a_member_of_that_zones_pools():
     raw = dev_endpoint()
-    raw["members"].append({"name": "cp-3", "address": "10.10.1.20", "zone": "az1"})  # az1 keeps a member
+    raw["members"].append({"name": "cp-3", "address": "10.10.1.20", "az": "az1"})  # az1 keeps a member
     before = set(run_component(raw, FakeCloud.dev(), preview=True).urns)
-    raw["members"][0].update(zone="az2", subnet="cp-az1")
+    raw["members"][0].update(az="az2", subnet="cp-az1")
     after = set(run_component(raw, FakeCloud.dev(), preview=True).urns)
     assert sorted(urn.rsplit("::", 1)[1] for urn in before - after) == \
         [f"k8s-api-az1-{port}-member-10.10.1.10{drain}" for port in (22623, 6443) for drain in ("", "-drain")]

@@ -45,18 +45,18 @@ def test_snake_case_keys_are_accepted_for_python_callers():
 
 def test_member_in_unknown_zone():
     raw = dev_config()
-    raw["members"][2]["zone"] = "az4"
+    raw["members"][2]["az"] = "az4"
     assert problems_of(raw) == [
-        f"{ROOT}.members[2].zone: member cp-2 is in zone 'az4', which is not configured; use one of az1, az2, az3, "
+        f"{ROOT}.members[2].az: member cp-2 is in zone 'az4', which is not configured; use one of az1, az2, az3, "
         "or add 'az4' under zones with its subnet",
         f"{ROOT}.zones.az3: zone az3 has no members, so its load balancer would serve nothing under memberPlacement "
-        "own-zone; add a member with zone: az3, remove the zone, or set memberPlacement: all-zones",
+        "own-zone; add a member with az: az3, remove the zone, or set memberPlacement: all-zones",
     ]
 
 
 def test_duplicate_member_names_and_addresses():
     raw = dev_config()
-    raw["members"].append({"name": "cp-0", "address": "10.10.1.10", "zone": "az1"})
+    raw["members"].append({"name": "cp-0", "address": "10.10.1.10", "az": "az1"})
     assert problems_of(raw) == [
         f"{ROOT}.members[3].name: member name 'cp-0' is already used by members[0]; member names must be unique",
         f"{ROOT}.members[3].address: address 10.10.1.10 is already the address of members[0] (cp-0); each member "
@@ -75,10 +75,10 @@ def test_duplicate_subnets_across_zones():
 
 def test_zone_without_members_under_own_zone_but_not_all_zones():
     raw = dev_config()
-    raw["members"] = [member for member in raw["members"] if member["zone"] != "az2"]
+    raw["members"] = [member for member in raw["members"] if member["az"] != "az2"]
     assert problems_of(raw) == [
         f"{ROOT}.zones.az2: zone az2 has no members, so its load balancer would serve nothing under memberPlacement "
-        "own-zone; add a member with zone: az2, remove the zone, or set memberPlacement: all-zones",
+        "own-zone; add a member with az: az2, remove the zone, or set memberPlacement: all-zones",
     ]
     raw["memberPlacement"] = "all-zones"
     assert load_endpoint_args(raw).member_placement == "all-zones"
@@ -87,7 +87,7 @@ def test_zone_without_members_under_own_zone_but_not_all_zones():
 def test_fewer_than_two_zones():
     raw = dev_config()
     raw["zones"] = {"az1": raw["zones"]["az1"]}
-    raw["members"] = [member for member in raw["members"] if member["zone"] == "az1"]
+    raw["members"] = [member for member in raw["members"] if member["az"] == "az1"]
     assert problems_of(raw) == [
         f"{ROOT}.zones: 1 zone(s) given (az1); an HA endpoint needs at least 2: add another availability zone and "
         "its subnet",
@@ -104,7 +104,7 @@ def test_port_outside_range(port):
 
 def test_ovn_with_http_monitor_and_wrong_method():
     raw = dev_config()
-    raw["provider"] = "ovn"
+    raw["loadBalancerProvider"] = "ovn"
     raw["listeners"][1]["lbMethod"] = "ROUND_ROBIN"
     assert problems_of(raw) == [
         f"{ROOT}.listeners[0].monitor.type: the ovn provider has no HTTPS health monitors; use one of TCP, "
@@ -145,12 +145,12 @@ def test_unknown_key_and_wrong_enum_are_reported_together():
 def test_message_lists_every_problem_without_traceback_text():
     raw = dev_config()
     raw["listeners"][0]["port"] = 0
-    raw["dns"]["zone"] = "example.test"
+    raw["dns"]["dnsZone"] = "example.test"
     with pytest.raises(ConfigError) as caught:
         load_endpoint_args(raw)
     text = str(caught.value)
     assert text.splitlines()[0] == "invalid endpoint configuration (2 problems):"
-    assert f"  - {ROOT}.dns.zone: must be fully qualified with a trailing dot, e.g. 'example.test.'" in text
+    assert f"  - {ROOT}.dns.dnsZone: must be fully qualified with a trailing dot, e.g. 'example.test.'" in text
     assert "Traceback" not in text
 
 
@@ -176,3 +176,25 @@ def test_config_that_is_not_a_mapping():
     assert problems_of(["az1"]) == [
         f"{ROOT}: must be a mapping of settings, got list; see README.md 'Configuration' for an example",
     ]
+
+
+def test_former_key_names_still_work_and_say_what_to_use_instead(capsys):
+    """One meaning per word: members[].zone -> az, dns.zone -> dnsZone, provider -> loadBalancerProvider."""
+    raw = dev_config()
+    raw["provider"] = raw.pop("loadBalancerProvider", "amphora")
+    raw["dns"]["zone"] = raw["dns"].pop("dnsZone")
+    for member in raw["members"]:
+        member["zone"] = member.pop("az")
+    args = load_endpoint_args(raw)
+    warned = capsys.readouterr().err.splitlines()
+    assert args == load_endpoint_args(dev_config())
+    assert warned == [
+        f"warning: {ROOT}: provider is now loadBalancerProvider (same meaning); rename it, the old name will go",
+        f"warning: {ROOT}: members[].zone is now members[].az (same meaning); rename it, the old name will go",
+        f"warning: {ROOT}: dns.zone is now dns.dnsZone (same meaning); rename it, the old name will go"]
+
+
+def test_a_former_and_a_current_name_together_are_refused():
+    raw = dev_config()
+    raw["members"][0]["zone"] = "az1"
+    assert problems_of(raw) == [f"{ROOT}.members[0]: 'zone' is the former name of 'az'; give only 'az'"]
