@@ -9,7 +9,6 @@ what an unknown value means for it.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -113,24 +112,6 @@ def as_int(value: Any) -> Optional[int]:
     """An integer property (the engine sends numbers as floats), or None when absent or not a number."""
     value = number(value)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def network(value: Any) -> Optional[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    if not isinstance(value, str):
-        return None
-    try:
-        return ipaddress.ip_network(value, strict=False)
-    except ValueError:
-        return None
-
-
-def address(value: Any) -> Optional[ipaddress.IPv4Address | ipaddress.IPv6Address]:
-    if not isinstance(value, str):
-        return None
-    try:
-        return ipaddress.ip_address(value)
-    except ValueError:
-        return None
 
 
 def missing(value: Any) -> bool:

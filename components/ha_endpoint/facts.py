@@ -18,6 +18,8 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from .predicates import MonitoredListener
+
 FACTS_VERSION = 1
 
 
@@ -78,7 +80,7 @@ class MonitorFact(_Fact):
     url_path: Optional[str] = None
 
 
-class ListenerFact(_Fact):
+class ListenerFact(_Fact, MonitoredListener):
     """One port the endpoint serves, in every zone."""
 
     port: int
@@ -89,13 +91,6 @@ class ListenerFact(_Fact):
     allowed_cidrs: list[str] = Field(default_factory=list)
     monitor: Optional[MonitorFact] = None
 
-    @property
-    def monitor_type(self) -> Optional[str]:
-        return self.monitor.type if self.monitor else None
-
-    @property
-    def monitor_port(self) -> Optional[int]:
-        return self.monitor.port if self.monitor else None
 
 
 class RuleFact(_Fact):

@@ -90,7 +90,7 @@ class MemberPlan:
 
 
 @dataclass(frozen=True)
-class ListenerPlan:
+class ListenerPlan(predicates.MonitoredListener):
     """One port of one zone's load balancer: its listener, pool, monitor and members."""
 
     port: int
@@ -104,13 +104,6 @@ class ListenerPlan:
     monitor: Optional[MonitorPlan]
     members: tuple[MemberPlan, ...]
 
-    @property
-    def monitor_type(self) -> Optional[str]:
-        return self.monitor.type if self.monitor else None
-
-    @property
-    def monitor_port(self) -> Optional[int]:
-        return self.monitor.port if self.monitor else None
 
 
 @dataclass(frozen=True)

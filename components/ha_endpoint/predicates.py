@@ -130,6 +130,21 @@ def subnets_reach(network_a: str, routers_a: Iterable[str], network_b: str, rout
 
 # -- security groups -------------------------------------------------------------------------------------------------
 
+class MonitoredListener:
+    """Mixin for a listener with an optional ``monitor`` (having ``type`` and ``port``): the two facts the security
+    rules read. The plan's listeners and the declared facts' listeners both use it."""
+
+    monitor: object
+
+    @property
+    def monitor_type(self) -> Optional[str]:
+        return getattr(self.monitor, "type", None) if self.monitor is not None else None
+
+    @property
+    def monitor_port(self) -> Optional[int]:
+        return getattr(self.monitor, "port", None) if self.monitor is not None else None
+
+
 class ListenerPorts(Protocol):
     """What the members' security group needs to know of a listener (the plan's and the facts' listeners are both)."""
 

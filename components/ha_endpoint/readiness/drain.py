@@ -24,7 +24,7 @@ from pulumi.dynamic import UpdateResult
 
 from .. import contract
 from . import cloud
-from .target import CloudTarget, TargetError, resolve, stack_defaults
+from .target import CloudTarget, StackConfigured, TargetError, resolve
 from .errors import AuthExpired, AuthFailed, ReadinessError, TransientFetchError
 from .inputs import InputError, optional_text, positive_number, without_provider
 from .waiter import Backoff
@@ -143,23 +143,16 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget()) -> Opti
         source.close()
 
 
-class MemberDrainProvider(ResourceProvider):
+class MemberDrainProvider(StackConfigured, ResourceProvider):
     """The CRUD of :class:`MemberDrain`: only delete talks to the cloud."""
 
     serialize_as_secret_always = False
-    stack = CloudTarget()
-    """The default provider's cloud and region (``openstack:cloud``/``openstack:region``), set by ``configure``."""
-
-    def configure(self, req: Any) -> None:
-        self.stack = stack_defaults(getattr(req, "config", None))
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = []
-        if not any(isinstance(news.get(k), Unknown) for k in ("cloud", "region", "cloud_source")):
-            try:
-                resolve(news, self.stack)
-            except TargetError as exc:
-                failures.append(CheckFailure(exc.property, exc.reason))
+        where = self.target_failure(news, lambda value: isinstance(value, Unknown))
+        if where is not None:
+            failures.append(CheckFailure(*where))
         if not isinstance(news.get("timeout_seconds"), Unknown):
             try:
                 positive_number(news, "timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS)

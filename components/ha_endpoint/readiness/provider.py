@@ -33,7 +33,7 @@ from pulumi.dynamic import UpdateResult
 from .. import contract
 from . import cloud
 from .errors import ReadinessError
-from .target import CloudTarget, TargetError, resolve, stack_defaults
+from .target import CloudTarget, StackConfigured, TargetError, resolve
 from .inputs import InputError, ReadinessInputs, parse_readiness, positive_number, wait_identity, without_provider
 from .model import Requirement
 from .waiter import WaitResult, wait_for_members
@@ -136,23 +136,16 @@ def wait_and_record(props: Mapping[str, Any], stack: CloudTarget = CloudTarget()
         raise exc.with_traceback(None) from None
 
 
-class MemberReadinessProvider(ResourceProvider):
+class MemberReadinessProvider(StackConfigured, ResourceProvider):
     """The CRUD of :class:`MemberReadiness`. Stateless: every method builds what it needs and keeps nothing."""
 
     serialize_as_secret_always = False
-    stack = CloudTarget()
-    """The default provider's cloud and region (``openstack:cloud``/``openstack:region``), set by ``configure``."""
-
-    def configure(self, req: Any) -> None:
-        self.stack = stack_defaults(getattr(req, "config", None))
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = check_failures(news)
-        if not contains_unknown({k: news.get(k) for k in ("cloud", "region", "cloud_source")}):
-            try:
-                resolve(news, self.stack)
-            except TargetError as exc:
-                failures.append(CheckFailure(exc.property, exc.reason))
+        where = self.target_failure(news, contains_unknown)
+        if where is not None:
+            failures.append(CheckFailure(*where))
         return CheckResult(news, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:

@@ -55,5 +55,27 @@ def resolve(props: Mapping[str, Any], stack: CloudTarget) -> CloudTarget:
     return CloudTarget(cloud, region)
 
 
+class StackConfigured:
+    """Mixin for the dynamic providers: keeps the stack's default cloud and region from ``configure``, and checks
+    that a bag of inputs says where to poll (a failure as ``(property, reason)``, or None)."""
+
+    stack = CloudTarget()
+    """The default provider's cloud and region (``openstack:cloud``/``openstack:region``), set by ``configure``."""
+
+    def configure(self, req: Any) -> None:
+        self.stack = stack_defaults(getattr(req, "config", None))
+
+    def target_failure(self, news: Mapping[str, Any], unknown: Any) -> Optional[tuple[str, str]]:
+        """Why ``news`` cannot say which cloud to poll (None when it can, or when ``unknown`` says a value is not
+        known yet, at preview)."""
+        if any(unknown(news.get(key)) for key in ("cloud", "region", "cloud_source")):
+            return None
+        try:
+            resolve(news, self.stack)
+        except TargetError as exc:
+            return exc.property, exc.reason
+        return None
+
+
 def _text(value: Any) -> Optional[str]:
     return value if isinstance(value, str) and value else None
