@@ -179,7 +179,7 @@ def test_6_bad_config_fails_preview_with_the_message_and_creates_nothing(stack, 
     stack.write_config(broken)
     result = stack.preview(check=False)
     assert result.returncode != 0
-    assert ("ha-endpoint:endpoint.members[0].zone: member cp-az1-20 is in zone 'az9', which is not configured"
+    assert ("ha-endpoint:endpoint.members[0].az: member cp-az1-20 is in zone 'az9', which is not configured"
             in result.output)
     assert "Traceback" not in result.output
     assert stack.resources() == resources_before
