@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from ha_endpoint import contract
 from test_readiness_cloud import Zone, build_zone, retry
 
 pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")]
@@ -120,7 +121,7 @@ def test_up_stores_a_plain_reference_and_no_credentials_and_a_second_preview_cha
     assert project.outputs() == {"ready": True, "statuses": {m: "ACTIVE/ONLINE" for m in members}}
     state = project.run("stack", "export").stdout
     deployment = json.loads(state)["deployment"]
-    dynamic = [r for r in deployment["resources"] if r["type"] == "pulumi-python:dynamic:Resource"]
+    dynamic = [r for r in deployment["resources"] if r["type"] in (contract.READINESS_TYPE, contract.DRAIN_TYPE)]
     assert len(dynamic) == 3
     for resource in dynamic:
         serialized = resource["outputs"]["__provider"]
