@@ -92,7 +92,7 @@ def test_the_component_and_the_pack_agree(raw):
             f"the pack's {policy} found '{message}', which validation does not refuse (it found: {problems})"
 
 
-@pytest.mark.parametrize("protocol, monitor", [("SCTP", "SCTP"), ("UDP", "UDP-CONNECT"), ("TCP", "PING")])
+@pytest.mark.parametrize("protocol, monitor", [("SCTP", "TCP"), ("UDP", "UDP-CONNECT"), ("TCP", "PING")])
 def test_the_examples_that_diverged_once_agree(protocol, monitor):
     raw = {"name": "k8s-api", "floatingNetwork": "public",
            "zones": {"az1": {"subnet": "cp-az1"}, "az2": {"subnet": "cp-az2"}},

@@ -23,13 +23,13 @@ def _listeners(*specs):
 # -- one contract: what the component accepts, the pack accepts ---------------------------------------------------------
 
 @pytest.mark.parametrize("listener", [
-    {"port": 3868, "protocol": "SCTP", "monitor": {"type": "SCTP"}},
+    {"port": 3868, "protocol": "SCTP", "monitor": {"type": "UDP-CONNECT"}},
     {"port": 3868, "protocol": "SCTP", "monitor": {"type": "TCP"}},
     {"port": 53, "protocol": "UDP", "monitor": {"type": "UDP-CONNECT"}},
     {"port": 53, "protocol": "UDP", "monitor": {"type": "HTTP", "path": "/health"}},
     {"port": 443, "protocol": "HTTPS", "monitor": {"type": "TLS-HELLO"}},
     {"port": 6443, "monitor": {"type": "PING"}},
-], ids=["sctp-sctp", "sctp-tcp", "udp-udp-connect", "udp-http", "https-tls-hello", "tcp-ping"])
+], ids=["sctp-udp-connect", "sctp-tcp", "udp-udp-connect", "udp-http", "https-tls-hello", "tcp-ping"])
 @pytest.mark.parametrize("provider", ["amphora", "ovn"])
 def test_a_listener_the_component_accepts_passes_the_pack(listener, provider):
     """The SCTP case diverged once: the plan opened sctp rules, the pack looked for udp-else-tcp."""
@@ -46,9 +46,22 @@ def test_a_listener_the_component_accepts_passes_the_pack(listener, provider):
 
 
 def test_the_members_group_admits_sctp_for_an_sctp_listener():
-    run = run_preview(_listeners({"port": 3868, "protocol": "SCTP", "monitor": {"type": "SCTP"}}))
+    run = run_preview(_listeners({"port": 3868, "protocol": "SCTP", "monitor": {"type": "TCP"}}))
     rules = {(r["protocol"], r["port"]) for r in run.facts()["membersSecurityGroup"]["rules"]}
-    assert rules == {("sctp", 3868)}
+    assert rules == {("sctp", 3868), ("tcp", 3868)}
+
+
+def test_an_sctp_monitor_is_refused_before_the_provider_refuses_it_at_preview():
+    """Seen in a real preview: the provider's schema refuses type SCTP ('expected type to be one of [TCP
+    UDP-CONNECT HTTP HTTPS TLS-HELLO PING]'), naming a resource, not the key."""
+    from ha_endpoint import ConfigError, load_endpoint_args
+
+    with pytest.raises(ConfigError) as caught:
+        load_endpoint_args(_listeners({"port": 3868, "protocol": "SCTP", "monitor": {"type": "SCTP"}}))
+    assert [str(problem) for problem in caught.value.problems] == [
+        "ha-endpoint:endpoint.listeners[0].monitor.type: the OpenStack provider (terraform-provider-openstack 1.54) "
+        "cannot create SCTP health monitors; a SCTP pool can use UDP-CONNECT, TCP, HTTP; pick a monitor type that "
+        "fits protocol SCTP"]
 
 
 # -- the declared facts ----------------------------------------------------------------------------------------------
