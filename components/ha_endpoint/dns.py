@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_openstack as openstack
 
+from .identity import StackIdentity
 from .plan import DnsPlan
 
 
@@ -42,15 +43,17 @@ def addresses_output(zones: Sequence[PublishedZone]) -> pulumi.Output[list[str]]
     return pulumi.Output.all(*pairs).apply(lambda values: published_addresses([tuple(v) for v in values]))
 
 
-def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi.Resource
+def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi.Resource, identity: StackIdentity
                    ) -> tuple[openstack.dns.RecordSet, dict[str, openstack.dns.RecordSet]]:
-    """The endpoint's recordset and, when asked, one recordset per zone; all parented to ``parent``."""
+    """The endpoint's recordset and, when asked, one recordset per zone; all parented to ``parent``, their
+    descriptions carrying the stack's ``identity``."""
     gates = [zone.gate for zone in zones if zone.gate is not None]
     opts = pulumi.ResourceOptions(parent=parent, depends_on=gates)
     main = openstack.dns.RecordSet(
         plan.resource_name, zone_id=plan.dns_zone_id, name=plan.fqdn, type="A", ttl=plan.ttl,
         records=addresses_output(zones).apply(lambda records: _non_empty(records, plan.fqdn)),
-        description="HA endpoint: one A record per ready availability zone", opts=opts)
+        description=identity.describe("HA endpoint: one A record per ready availability zone", plan.resource_name),
+        opts=opts)
     per_zone = {}
     by_az = {zone.az: zone for zone in zones}
     for az, resource_name, fqdn in plan.zone_records:
@@ -59,7 +62,7 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
             resource_name, zone_id=plan.dns_zone_id,
             name=fqdn, type="A", ttl=plan.ttl,
             records=addresses_output([zone]).apply(lambda records, fqdn=fqdn: _non_empty(records, fqdn)),
-            description=f"HA endpoint: availability zone {az} only",
+            description=identity.describe(f"HA endpoint: availability zone {az} only", resource_name),
             opts=pulumi.ResourceOptions(parent=parent, depends_on=[zone.gate] if zone.gate else []))
     return main, per_zone
 

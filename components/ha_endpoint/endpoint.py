@@ -21,6 +21,7 @@ from .plan import PollTarget, make_plan
 from .props import endpoint_facts
 from .security import attach_member_ports, create_security_groups
 from .errors import ConfigError, Problem
+from .identity import StackIdentity
 from .validation import DEFAULT_ROOT, load_endpoint_args
 from .backend import ZoneBackend
 from .octavia import OctaviaBackend
@@ -62,7 +63,8 @@ class HaEndpoint(pulumi.ComponentResource):
         args = load_endpoint_args(args, root)
         invoke_opts = invoke_options(opts)
         facts = lookup_cloud_facts(args, root, invoke_opts)
-        plan = make_plan(args, facts, root, poll_target(args, invoke_opts, cloud, region, root))
+        plan = make_plan(args, facts, root, poll_target(args, invoke_opts, cloud, region, root),
+                         StackIdentity(pulumi.get_project(), pulumi.get_stack()))
         backend = backend or OctaviaBackend()
         declared = endpoint_facts(plan, backend.name)
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
@@ -78,7 +80,7 @@ class HaEndpoint(pulumi.ComponentResource):
         self.records = None
         self.zone_records: dict = {}
         if plan.dns is not None:
-            self.records, self.zone_records = create_records(plan.dns, published, self)
+            self.records, self.zone_records = create_records(plan.dns, published, self, plan.identity)
             self.addresses = self.records.records
         else:
             self.addresses = addresses_output(published)

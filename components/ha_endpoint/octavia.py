@@ -40,7 +40,8 @@ class _OctaviaZone:
         self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
             zone.lb_name, name=zone.lb_name, availability_zone=zone.az, vip_subnet_id=zone.vip_subnet.id,
             loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
-            description=f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}", opts=child)
+            description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
+                                               zone.lb_name), opts=child)
         self.vip_association = openstack.networking.PortSecGroupAssociate(
             zone.vip_secgroup_association_name, port_id=lb.vip_port_id, security_group_ids=[vip_group_id],
             enforce=False, opts=child)
@@ -90,10 +91,14 @@ class _OctaviaZone:
         cidrs = {"allowed_cidrs": list(listener.allowed_cidrs)} if listener.allowed_cidrs else {}
         resource = openstack.loadbalancer.Listener(
             listener.listener_name, name=listener.listener_name, loadbalancer_id=self.loadbalancer.id,
-            protocol=listener.protocol, protocol_port=listener.port, tags=list(zone.tags), opts=child, **cidrs)
+            protocol=listener.protocol, protocol_port=listener.port, tags=list(zone.tags),
+            description=zone.identity.describe(f"HA endpoint {zone.endpoint}: port {listener.port}",
+                                               listener.listener_name), opts=child, **cidrs)
         pool = openstack.loadbalancer.Pool(
             listener.pool_name, name=listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
-            lb_method=listener.lb_method, opts=child)
+            lb_method=listener.lb_method,
+            description=zone.identity.describe(f"HA endpoint {zone.endpoint}: members of port {listener.port}",
+                                               listener.pool_name), opts=child)
         self.pools[listener.port] = pool
         if listener.monitor is not None:
             spec = listener.monitor
@@ -118,8 +123,9 @@ class _OctaviaZone:
             address: pulumi.Input[str] = floating.byo.address
         else:
             self.floating_ip_resource = openstack.networking.FloatingIp(
-                floating.name, pool=floating.network_name,
-                description=f"{floating.name}: HA endpoint VIP of zone {zone.az}", opts=child)
+                floating.name, pool=floating.network_name, tags=[zone.identity.tag],
+                description=zone.identity.describe(f"{floating.name}: HA endpoint VIP of zone {zone.az}",
+                                                   floating.name), opts=child)
             address = self.floating_ip_resource.address
         self.floating_ip_association = openstack.networking.FloatingIpAssociate(
             floating.association_name, floating_ip=address, port_id=self.loadbalancer.vip_port_id, opts=child)

@@ -16,6 +16,7 @@ from typing import Optional
 from . import contract, predicates
 from .args import EndpointArgs, ListenerArgs
 from .errors import ConfigError, Problem
+from .identity import StackIdentity
 from .lookups import CloudFacts, FloatingIpFacts, SubnetFacts
 from .validation import DEFAULT_ROOT
 
@@ -124,6 +125,7 @@ class ZonePlan:
     the endpoint-wide settings it needs (so that a zone is built from its own plan alone)."""
 
     endpoint: str
+    identity: StackIdentity
     load_balancer_provider: str
     tags: tuple[str, ...]
     publish: str
@@ -195,26 +197,32 @@ class EndpointPlan:
     security: SecurityPlan
     dns: Optional[DnsPlan]
     tags: tuple[str, ...]
+    """The configured tags and the stack's identity tag (:mod:`ha_endpoint.identity`)."""
     members: tuple[MemberSpec, ...]
     allowed_cidrs: tuple[str, ...]
     floating_network_id: Optional[str]
     readiness: ReadinessPlan
+    identity: StackIdentity
 
     def zone(self, az: str) -> ZonePlan:
         return next(zone for zone in self.zones if zone.az == az)
 
 
+UNNAMED_STACK = StackIdentity("ha-endpoint", "unnamed")
+
+
 def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
-              target: PollTarget = PollTarget()) -> EndpointPlan:
-    """The plan of ``args`` on the cloud described by ``facts``, its gates polling ``target``; :class:`ConfigError`
-    lists every problem."""
+              target: PollTarget = PollTarget(), identity: StackIdentity = UNNAMED_STACK) -> EndpointPlan:
+    """The plan of ``args`` on the cloud described by ``facts``, its gates polling ``target``, its objects marked as
+    ``identity``'s; :class:`ConfigError` lists every problem."""
     problems = [*check_facts(args, facts, root)]
     if problems:
         raise ConfigError(problems)
     name = args.name
     readiness = ReadinessPlan(args.readiness.require, args.readiness.timeout_seconds,
                               args.readiness.poll_interval_seconds, args.readiness.drain_seconds, target)
-    zones = tuple(_zone_plan(args, facts, az, readiness) for az in sorted(args.zones))
+    tags = (*args.tags, identity.tag)
+    zones = tuple(_zone_plan(args, facts, az, readiness, identity, tags) for az in sorted(args.zones))
     dns = None
     if args.dns is not None:
         fqdn = f"{args.dns.record}.{args.dns.dns_zone}"
@@ -228,9 +236,9 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
                     member.weight) for index, member in enumerate(args.members)), key=lambda member: member.name))
     return EndpointPlan(name=name, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,
-                        security=_security_plan(args, zones), dns=dns, tags=tuple(args.tags), members=members,
+                        security=_security_plan(args, zones), dns=dns, tags=tags, members=members,
                         allowed_cidrs=tuple(args.allowed_cidrs), floating_network_id=facts.floating_network_id,
-                        readiness=readiness)
+                        readiness=readiness, identity=identity)
 
 
 def member_subnet(args: EndpointArgs, facts: CloudFacts, index: int) -> Optional[SubnetFacts]:
@@ -283,7 +291,8 @@ def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT)
     return problems
 
 
-def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: ReadinessPlan) -> ZonePlan:
+def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: ReadinessPlan, identity: StackIdentity,
+               tags: tuple[str, ...]) -> ZonePlan:
     name = args.name
     indexes = [index for index, member in enumerate(args.members) if az in placed_zones(args, member.az)]
     listeners = tuple(_listener_plan(args, facts, az, listener, indexes)
@@ -295,7 +304,7 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: Readin
                                 None if args.zones[az].floating_ip else contract.floating_ip_name(name, az),
                                 contract.floating_ip_association_name(name, az), facts.floating_network_id,
                                 facts.floating_network_name, facts.floating_ips.get(az))
-    return ZonePlan(endpoint=name, load_balancer_provider=args.load_balancer_provider, tags=tuple(args.tags),
+    return ZonePlan(endpoint=name, identity=identity, load_balancer_provider=args.load_balancer_provider, tags=tags,
                     publish=args.dns.publish if args.dns else "when-ready", az=az, component_name=contract.zone_component_name(name, az),
                     lb_name=contract.loadbalancer_name(name, az), vip_subnet=facts.subnets[args.zones[az].subnet],
                     listeners=listeners, floating=floating,

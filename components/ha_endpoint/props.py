@@ -28,7 +28,7 @@ def endpoint_facts(plan: EndpointPlan, backend: str = "octavia") -> EndpointFact
         internal=all(zone.floating.mode == "none" for zone in plan.zones),
         floating_network_id=plan.floating_network_id,
         allowed_cidrs=list(plan.allowed_cidrs),
-        tags=list(plan.tags),
+        tags=[tag for tag in plan.tags if tag != plan.identity.tag],
         subnets=subnets,
         zones={zone.az: ZoneFact(
             az=zone.az, backend=backend, vip_subnet_id=zone.vip_subnet.id,

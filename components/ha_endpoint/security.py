@@ -27,7 +27,9 @@ class SecurityGroups:
 
 
 def create_security_groups(plan: SecurityPlan, parent: pulumi.Resource, tags: tuple[str, ...]) -> SecurityGroups:
-    """Create the VIP and members' groups with their ingress rules, parented to ``parent``."""
+    """Create the VIP and members' groups with their ingress rules, parented to ``parent``. The groups carry ``tags``
+    (with the stack's identity tag); the rules are proven the stack's through their group (Neutron rules are
+    immutable: a new description would replace every rule, and the replacement collides with the old one)."""
     opts = pulumi.ResourceOptions(parent=parent)
     vip = openstack.networking.SecGroup(
         plan.vip_group_name, name=plan.vip_group_name, tags=list(tags),
