@@ -111,6 +111,9 @@ class ZoneArgs(_Model):
     floating_ip: Optional[str] = Field(
         None, description="An existing floating IP (IPv4) to associate instead of allocating one; never deleted."
     )
+    take_over_floating_ip: bool = Field(
+        False, description="Let the endpoint move floatingIp from the port it is associated with now (another "
+        "server or load balancer, which then loses it). Off: such an address is refused at preview.")
 
     @field_validator("floating_ip")
     @classmethod

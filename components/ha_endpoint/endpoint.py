@@ -62,9 +62,9 @@ class HaEndpoint(pulumi.ComponentResource):
         ``backend`` builds each zone's serving resources (:mod:`ha_endpoint.backend`; Octavia by default)."""
         args = load_endpoint_args(args, root)
         invoke_opts = invoke_options(opts)
-        facts = lookup_cloud_facts(args, root, invoke_opts)
-        plan = make_plan(args, facts, root, poll_target(args, invoke_opts, cloud, region, root),
-                         StackIdentity(pulumi.get_project(), pulumi.get_stack()))
+        identity = StackIdentity(pulumi.get_project(), pulumi.get_stack())
+        facts = lookup_cloud_facts(args, root, invoke_opts, identity)
+        plan = make_plan(args, facts, root, poll_target(args, invoke_opts, cloud, region, root), identity)
         backend = backend or OctaviaBackend()
         declared = endpoint_facts(plan, backend.name)
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)

@@ -17,8 +17,10 @@ from typing import Callable, Mapping, Optional, TypeVar
 import pulumi
 import pulumi_openstack as openstack
 
+from . import contract
 from .args import EndpointArgs
 from .errors import CloudLookupError, Problem
+from .identity import StackIdentity
 from .validation import DEFAULT_ROOT
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
@@ -53,6 +55,17 @@ class SubnetFacts:
 
 
 @dataclass(frozen=True)
+class PortFacts:
+    """The port a brought floating IP is associated with now, and whether it is this endpoint's own VIP port (its
+    security groups include the endpoint's VIP group, tagged with this stack's identity)."""
+
+    id: str
+    device_owner: str
+    device_id: str
+    ours: bool
+
+
+@dataclass(frozen=True)
 class FloatingIpFacts:
     """An existing (user-brought) floating IP: associated by the component, never created or deleted."""
 
@@ -60,6 +73,7 @@ class FloatingIpFacts:
     id: str
     network_id: str
     port_id: Optional[str] = None
+    port: Optional[PortFacts] = None
 
 
 @dataclass(frozen=True)
@@ -88,10 +102,11 @@ def invoke_options(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.In
 
 
 def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
-                       opts: Optional[pulumi.InvokeOptions] = None) -> CloudFacts:
-    """Resolve every subnet, the floating network, the brought floating IPs and the DNS zone of ``args``, through
-    the provider ``opts`` names (see :func:`invoke_options`)."""
-    cloud = _Cloud(opts)
+                       opts: Optional[pulumi.InvokeOptions] = None,
+                       identity: Optional[StackIdentity] = None) -> CloudFacts:
+    """Resolve every subnet, the floating network, the brought floating IPs (and the port each is associated with
+    now) and the DNS zone of ``args``, through the provider ``opts`` names (see :func:`invoke_options`)."""
+    cloud = _Cloud(opts, contract.vip_secgroup_name(args.name), identity)
     problems: list[Problem] = []
     subnets: dict[str, SubnetFacts] = {}
     for ref, path in _subnet_refs(args, root):
@@ -162,8 +177,11 @@ def _attempt(problems: list[Problem], path: str, subject: str, fix: str, lookup:
 class _Cloud:
     """The invokes, all through one provider; router interfaces are looked up once per network."""
 
-    def __init__(self, opts: Optional[pulumi.InvokeOptions]) -> None:
+    def __init__(self, opts: Optional[pulumi.InvokeOptions], vip_group: str = "",
+                 identity: Optional[StackIdentity] = None) -> None:
         self.opts = opts
+        self.vip_group = vip_group
+        self.identity = identity
         self._router_ports: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
 
     def subnet(self, ref: str) -> SubnetFacts:
@@ -194,8 +212,20 @@ class _Cloud:
 
     def floating_ip(self, address: str) -> FloatingIpFacts:
         found = openstack.networking.get_floating_ip(address=address, opts=self.opts)
-        return FloatingIpFacts(address=address, id=found.id, network_id=found.pool or "",
-                               port_id=found.port_id or None)
+        port_id = found.port_id or None
+        return FloatingIpFacts(address=address, id=found.id, network_id=found.pool or "", port_id=port_id,
+                               port=self.port(port_id) if port_id else None)
+
+    def port(self, port_id: str) -> PortFacts:
+        """The port a floating IP is on; ours when one of its groups is this endpoint's VIP group of this stack."""
+        found = openstack.networking.get_port(port_id=port_id, opts=self.opts)
+        ours = False
+        for group_id in found.all_security_group_ids or []:
+            group = openstack.networking.get_sec_group(secgroup_id=group_id, opts=self.opts)
+            if group.name == self.vip_group and self.identity is not None and \
+                    self.identity.owns_tags(group.all_tags):
+                ours = True
+        return PortFacts(port_id, found.device_owner or "", found.device_id or "", ours)
 
     def dns_zone_id(self, name: str) -> str:
         return openstack.dns.get_dns_zone(name=name, opts=self.opts).id

@@ -283,6 +283,14 @@ def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT)
                                     f"subnet {vip.name} is IPv{vip.ip_version}; an internal endpoint publishes its "
                                     "VIPs as A records, so give an IPv4 subnet"))
         brought = facts.floating_ips.get(az)
+        if brought is not None and brought.port is not None and not brought.port.ours and \
+                not zone.take_over_floating_ip:
+            port = brought.port
+            problems.append(Problem(f"{root}.zones.{az}.floatingIp",
+                                    f"floating IP {brought.address} is associated with port {port.id} (device "
+                                    f"{port.device_id or '-'}, owner {port.device_owner or '-'}); the endpoint would "
+                                    "move it there and take that service down. Bring a free floating IP, or set "
+                                    f"zones.{az}.takeOverFloatingIp: true to move it on purpose"))
         if brought is not None and facts.floating_network_id and brought.network_id != facts.floating_network_id:
             problems.append(Problem(f"{root}.zones.{az}.floatingIp",
                                     f"floating IP {brought.address} belongs to network {brought.network_id}, not to "

@@ -3,8 +3,9 @@
 It holds networks, subnets, routers, ports, floating IPs, Designate zones and the Octavia objects the program
 creates; allocates ids, VIP addresses from the VIP subnet's CIDR and floating IPs from the external pool; answers
 the invokes the component uses (subnet, network, port, floating IP and DNS zone lookups); and rejects what the cloud
-would reject (unknown subnet or AZ, exhausted pool, a member address outside its subnet, an already associated
-floating IP, a duplicate listener port or rule, an OVN pool with ROUND_ROBIN, an empty recordset...).
+would reject (unknown subnet or AZ, exhausted pool, a member address outside its subnet, a duplicate listener
+port or rule, an OVN pool with ROUND_ROBIN, an empty recordset...) and, like Neutron, moves an associated floating
+IP to a new port without a word (the component must refuse that itself).
 
 In preview mode it validates what is known and creates nothing, returning no id and no computed outputs, as the
 engine does in ``pulumi preview``.

@@ -73,6 +73,14 @@ def get_floating_ip(cloud, args: dict) -> dict:
             "status": "ACTIVE" if fip.port_id else "DOWN"}
 
 
+def get_sec_group(cloud, args: dict) -> dict:
+    group = cloud.kind("openstack:networking/secGroup:SecGroup").get(args.get("secgroupId"))
+    if group is None:
+        raise NotFound(NO_RESULTS, "secgroupId")
+    return {"id": args["secgroupId"], "secgroupId": args["secgroupId"], "name": group.get("name"),
+            "allTags": list(group.get("tags") or [])}
+
+
 def get_dns_zone(cloud, args: dict) -> dict:
     zones = [{"id": zone_id, "name": name} for zone_id, name in cloud.dns_zones.items()]
     return _one([z for z in zones if _matches(z, {"name": args.get("name")})], args)
@@ -84,5 +92,6 @@ HANDLERS: dict[str, Callable[[Any, dict], dict]] = {
     "openstack:networking/getPortIds:getPortIds": get_port_ids,
     "openstack:networking/getPort:getPort": get_port,
     "openstack:networking/getFloatingIp:getFloatingIp": get_floating_ip,
+    "openstack:networking/getSecGroup:getSecGroup": get_sec_group,
     "openstack:dns/getDnsZone:getDnsZone": get_dns_zone,
 }

@@ -132,9 +132,7 @@ def floating_ip_associate(cloud, name: str, inputs: dict) -> dict:
         raise CloudError(f"association {name}: port {port_id} could not be found")
     if fip is None or cloud.preview:
         return {}
-    if fip.port_id and fip.port_id != port_id:
-        raise CloudError(f"association {name}: floating IP {address} is already associated with port {fip.port_id}")
-    fip.port_id = port_id
+    fip.port_id = port_id  # as Neutron does: an associated floating IP moves to the new port without a word
     fixed = cloud.ports[port_id]["fixed_ips"][0][1]
     return {"id": fip.id, "fixedIp": fixed}
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from ha_endpoint import contract
+import pytest
+
+from ha_endpoint import ConfigError, contract
 from ha_endpoint.identity import StackIdentity, parse_description
 from tests.mocks import FakeCloud, run_component
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import byo_endpoint, dev_endpoint
 
 DEV = StackIdentity("ha-endpoint", "dev")
 
@@ -45,3 +47,52 @@ def test_the_declared_tags_are_the_configured_ones():
     run = run_component(raw, FakeCloud.dev(), preview=True)
     assert run.of_type(contract.ENDPOINT_TYPE)[0]["outputs"]["facts"]["tags"] == ["production"]
     assert run.of_type(contract.LOADBALANCER_TYPE)[0]["inputs"]["tags"] == ["production", DEV.tag]
+
+
+# -- a brought floating IP that serves something else ---------------------------------------------------------------
+
+def _associated_elsewhere(cloud: FakeCloud) -> str:
+    """172.24.4.50 (brought by the byo endpoint's az3) associated with another server's port."""
+    port = cloud.add_port(cloud.network_id("cp"), [(cloud.subnet_id("cp-az1"), "10.10.1.99")], "compute:nova",
+                          "server-4711")
+    next(fip for fip in cloud.floating_ips.values() if fip.address == "172.24.4.50").port_id = port
+    return port
+
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
+def test_a_brought_floating_ip_serving_another_port_is_refused_naming_the_port_and_device(preview):
+    cloud = FakeCloud.dev(preview=preview)
+    port = _associated_elsewhere(cloud)
+    with pytest.raises(ConfigError) as caught:
+        run_component(byo_endpoint(), cloud, preview=preview)
+    assert [str(problem) for problem in caught.value.problems] == [
+        f"ha-endpoint:endpoint.zones.az3.floatingIp: floating IP 172.24.4.50 is associated with port {port} (device "
+        "server-4711, owner compute:nova); the endpoint would move it there and take that service down. Bring a free "
+        "floating IP, or set zones.az3.takeOverFloatingIp: true to move it on purpose"]
+    assert not [r for r in cloud.registrations if r["custom"]], "nothing is created"
+
+
+def test_a_takeover_that_is_asked_for_moves_the_floating_ip():
+    cloud = FakeCloud.dev()
+    _associated_elsewhere(cloud)
+    raw = byo_endpoint()
+    raw["zones"]["az3"]["takeOverFloatingIp"] = True
+    run = run_component(raw, cloud)
+    vip_port = run.named("k8s-api-az3-lb")["state"]["vipPortId"]
+    assert next(fip for fip in cloud.floating_ips.values() if fip.address == "172.24.4.50").port_id == vip_port
+
+
+def test_a_brought_floating_ip_on_this_endpoints_own_vip_is_no_takeover():
+    """A second `up` finds the brought address on the endpoint's own VIP port (its VIP group, this stack's tag)."""
+    cloud = FakeCloud.dev()
+    run_component(byo_endpoint(), cloud)
+    run_component(byo_endpoint(), cloud)  # no ConfigError
+
+
+def test_another_stacks_endpoint_of_the_same_name_is_not_ours():
+    cloud = FakeCloud.dev()
+    run_component(byo_endpoint(), cloud)
+    for group in cloud.kind(contract.SECGROUP_TYPE).values():
+        group["tags"] = [StackIdentity("ha-endpoint", "prod").tag]  # as if the prod stack had created it
+    with pytest.raises(ConfigError, match="floating IP 172.24.4.50 is associated with port"):
+        run_component(byo_endpoint(), cloud)
