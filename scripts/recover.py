@@ -4,11 +4,16 @@ A killed `pulumi up` leaves two things behind: the stack's lock (file backends) 
 engine had asked the cloud for but never recorded. Re-running `pulumi up` would create those again and orphan the
 first copies. This tool:
 
-1. removes the lock, but only when the process that holds it is gone (same host, PID not alive): a running update
-   is never interrupted; a checkpoint file the kill truncated is repaired from the CLI's own backup;
-2. looks every pending create up in the cloud by what the component names it (its `name`, or its `description`,
-   or, for associations and rules, the objects they join) and rolls back the ones that exist: deletes the object
-   (a floating IP association is only undone, the address stays), retrying Octavia's 409 while the LB is PENDING;
+1. checks the lock first: when the process that holds it is alive, it stops and changes nothing; otherwise it
+   repairs a checkpoint file the kill truncated (from the CLI's own backup) and removes the lock;
+2. looks every pending create up in the stack's own cloud (its `openstack:cloud` and `openstack:region`) by name and
+   type AND by the stack's identity (ha_endpoint.identity: the tag on load balancers, listeners and security groups,
+   the description of pools, floating IPs and recordsets; members, monitors, rules and floating IP associations
+   through a pool, group or VIP port this stack's state records), and rolls back the one object that is provably
+   this stack's: deletes it (a floating IP association is only undone, the address stays), retrying Octavia's 409
+   while the LB is PENDING. Objects of the same name that belong to another stack (dev and prod of one project
+   share endpoint names) are never touched; an ambiguous match (two objects carrying this stack's identity) is
+   reported and left alone, and the recovery stops before clearing the pending creates;
 3. clears the pending creates from the state and refreshes the stack.
 
 Nothing recorded depends on a pending create (the engine starts a dependent only after its dependencies are
@@ -28,11 +33,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 import openstack
+import yaml
 
-Lookup = Callable[[Any, dict[str, Any]], Optional[str]]
+from ha_endpoint import contract
+from ha_endpoint.identity import StackIdentity
+
+Lookup = Callable[[Any, dict[str, Any], Any], Any]
 
 
 def pulumi(*args: str, cwd: Path, capture: bool = True) -> str:
@@ -100,56 +110,100 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _by_name(listing: str) -> Lookup:
-    def find(conn, inputs):
+@dataclass
+class Found:
+    """What the cloud holds for one pending create: the matches that are provably this stack's (``ours``), and how
+    many objects matched by name and type but belong to someone else or cannot be proven ours (``foreign``)."""
+
+    ours: list[str] = field(default_factory=list)
+    foreign: int = 0
+
+
+@dataclass(frozen=True)
+class Ours:
+    """What proves an object is this stack's: its identity (tags, descriptions) and the ids this stack's state
+    records (a member or monitor is ours only through a pool the state holds; a rule through its group)."""
+
+    identity: StackIdentity
+    ids: frozenset
+    vip_ports: frozenset
+
+
+def _split(candidates: list, mine: Callable[[Any], bool]) -> Found:
+    ours = [item.id for item in candidates if mine(item)]
+    return Found(ours, len(candidates) - len(ours))
+
+
+def _tagged(listing: Callable[[Any], Callable[..., Any]]) -> Lookup:
+    """Load balancers, listeners, security groups: by name, carrying this stack's identity tag."""
+    def find(conn, inputs, ours: Ours) -> Found:
         name = inputs.get("name")
-        matches = [item.id for item in getattr(conn.load_balancer, listing)(name=name)] if name else []
-        return matches[0] if len(matches) == 1 else None
+        if not name:
+            return Found()
+        return _split(list(listing(conn)(name=name)), lambda item: ours.identity.owns_tags(item.tags))
     return find
 
 
-def _member(conn, inputs):
+def _described(listing: Callable[[Any], Callable[..., Any]], key: str = "name") -> Lookup:
+    """Pools, floating IPs: by name (or description), the description naming this stack and this resource."""
+    def find(conn, inputs, ours: Ours) -> Found:
+        value, name = inputs.get(key), inputs.get("__name")
+        if not value:
+            return Found()
+        return _split(list(listing(conn)(**{key: value})),
+                      lambda item: ours.identity.owns_description(item.description, name))
+    return find
+
+
+def _monitor(conn, inputs, ours: Ours) -> Found:
     pool, name = inputs.get("poolId"), inputs.get("name")
-    matches = [m.id for m in conn.load_balancer.members(pool, name=name)] if pool and name else []
-    return f"{pool}/{matches[0]}" if len(matches) == 1 else None
+    if not pool or not name:
+        return Found()
+    candidates = list(conn.load_balancer.health_monitors(name=name))
+    return _split(candidates, lambda monitor: pool in ours.ids and
+                  any(item.get("id") == pool for item in (monitor.pools or [])))
 
 
-def _floating_ip(conn, inputs):
-    description = inputs.get("description")
-    matches = [ip.id for ip in conn.network.ips(description=description)] if description else []
-    return matches[0] if len(matches) == 1 else None
+def _member(conn, inputs, ours: Ours) -> Found:
+    pool, name, address = inputs.get("poolId"), inputs.get("name"), inputs.get("address")
+    if not pool or not name:
+        return Found()
+    if pool not in ours.ids:  # a pool this stack's state does not hold is not ours, whatever its members are called
+        return Found([], len(list(conn.load_balancer.members(pool, name=name))))
+    found = _split(list(conn.load_balancer.members(pool, name=name)), lambda member: member.address == address)
+    return Found([f"{pool}/{member}" for member in found.ours], found.foreign)
 
 
-def _floating_ip_association(conn, inputs):
+def _floating_ip_association(conn, inputs, ours: Ours) -> Found:
     address, port = inputs.get("floatingIp"), inputs.get("portId")
-    matches = [ip.id for ip in conn.network.ips(floating_ip_address=address) if ip.port_id == port] if address else []
-    return matches[0] if len(matches) == 1 else None
+    if not address:
+        return Found()
+    return _split(list(conn.network.ips(floating_ip_address=address)),
+                  lambda ip: ip.port_id == port and port in ours.vip_ports)
 
 
-def _security_group(conn, inputs):
-    matches = [group.id for group in conn.network.security_groups(name=inputs.get("name"))]
-    return matches[0] if len(matches) == 1 else None
-
-
-def _security_group_rule(conn, inputs):
+def _security_group_rule(conn, inputs, ours: Ours) -> Found:
     group = inputs.get("securityGroupId")
     if not group:
-        return None
+        return Found()
     wanted = (inputs.get("direction"), inputs.get("protocol"), inputs.get("portRangeMin"), inputs.get("portRangeMax"),
               inputs.get("remoteIpPrefix"))
-    matches = [rule.id for rule in conn.network.security_group_rules(security_group_id=group)
-               if (rule.direction, rule.protocol, rule.port_range_min, rule.port_range_max,
-                   rule.remote_ip_prefix) == wanted]
-    return matches[0] if len(matches) == 1 else None
+    same = [rule for rule in conn.network.security_group_rules(security_group_id=group)
+            if (rule.direction, rule.protocol, rule.port_range_min, rule.port_range_max,
+                rule.remote_ip_prefix) == wanted]
+    return _split(same, lambda rule: group in ours.ids)
 
 
-def _recordset(conn, inputs):
-    zone, name = inputs.get("zoneId"), inputs.get("name")
-    matches = [rs.id for rs in conn.dns.recordsets(zone, name=name)] if zone and name else []
-    return f"{zone}/{matches[0]}" if len(matches) == 1 else None
+def _recordset(conn, inputs, ours: Ours) -> Found:
+    zone, name, kind = inputs.get("zoneId"), inputs.get("name"), inputs.get("type") or "A"
+    if not zone or not name:
+        return Found()
+    same = [rs for rs in conn.dns.recordsets(zone, name=name) if rs.type == kind]
+    found = _split(same, lambda rs: ours.identity.owns_description(rs.description, inputs.get("__name")))
+    return Found([f"{zone}/{item}" for item in found.ours], found.foreign)
 
 
-def _retry_conflicts(action: Callable[[], Any], timeout: float = 180) -> None:
+def retrying(action: Callable[[], Any], timeout: float = 180) -> None:
     """Octavia objects in PENDING_* answer 409 to every write: wait for them, never give up early on a 409."""
     deadline = time.monotonic() + timeout
     while True:
@@ -176,48 +230,76 @@ def _delete_recordset(conn, ident):
 
 ROLLBACKS: dict[str, tuple[Lookup, Callable[[Any, str], Any]]] = {
     "openstack:loadbalancer/loadBalancer:LoadBalancer": (
-        _by_name("load_balancers"), lambda conn, ident: conn.load_balancer.delete_load_balancer(ident, cascade=True)),
+        _tagged(lambda conn: conn.load_balancer.load_balancers),
+        lambda conn, ident: conn.load_balancer.delete_load_balancer(ident, cascade=True)),
     "openstack:loadbalancer/listener:Listener": (
-        _by_name("listeners"), lambda conn, ident: conn.load_balancer.delete_listener(ident)),
-    "openstack:loadbalancer/pool:Pool": (_by_name("pools"), lambda conn, ident: conn.load_balancer.delete_pool(ident)),
+        _tagged(lambda conn: conn.load_balancer.listeners), lambda conn, ident: conn.load_balancer.delete_listener(ident)),
+    "openstack:loadbalancer/pool:Pool": (
+        _described(lambda conn: conn.load_balancer.pools), lambda conn, ident: conn.load_balancer.delete_pool(ident)),
     "openstack:loadbalancer/monitor:Monitor": (
-        _by_name("health_monitors"), lambda conn, ident: conn.load_balancer.delete_health_monitor(ident)),
+        _monitor, lambda conn, ident: conn.load_balancer.delete_health_monitor(ident)),
     "openstack:loadbalancer/member:Member": (_member, _delete_member),
-    "openstack:networking/floatingIp:FloatingIp": (_floating_ip, lambda conn, ident: conn.network.delete_ip(ident)),
+    "openstack:networking/floatingIp:FloatingIp": (
+        _described(lambda conn: conn.network.ips, key="description"), lambda conn, ident: conn.network.delete_ip(ident)),
     "openstack:networking/floatingIpAssociate:FloatingIpAssociate": (
         _floating_ip_association, lambda conn, ident: conn.network.update_ip(ident, port_id=None)),
     "openstack:networking/secGroup:SecGroup": (
-        _security_group, lambda conn, ident: conn.network.delete_security_group(ident)),
+        _tagged(lambda conn: conn.network.security_groups),
+        lambda conn, ident: conn.network.delete_security_group(ident)),
     "openstack:networking/secGroupRule:SecGroupRule": (
         _security_group_rule, lambda conn, ident: conn.network.delete_security_group_rule(ident)),
     "openstack:dns/recordSet:RecordSet": (_recordset, _delete_recordset),
 }
 # Resources whose creation leaves nothing to undo: an added port security group is added again, idempotently, by the
 # next update; the readiness and drain resources hold no cloud object.
-NOTHING_TO_UNDO = ("openstack:networking/portSecGroupAssociate:PortSecGroupAssociate", "pulumi-python:dynamic:Resource")
+NOTHING_TO_UNDO = ("openstack:networking/portSecGroupAssociate:PortSecGroupAssociate", contract.READINESS_TYPE,
+                   contract.DRAIN_TYPE, contract.LEGACY_DYNAMIC_TYPE)
 
 
-def roll_back(conn, pending: list[dict]) -> tuple[list[str], list[str]]:
-    """Undo every pending create found in the cloud; (what was undone, types this tool cannot look up)."""
-    undone, unknown = [], []
+def ours_in(deployment: dict, identity: StackIdentity) -> Ours:
+    """What this stack's state proves is its own: the ids it records, and its load balancers' VIP ports."""
+    resources = deployment.get("resources") or []
+    ids = frozenset(r["id"] for r in resources if r.get("id"))
+    vip_ports = frozenset((r.get("outputs") or {}).get("vipPortId") for r in resources
+                          if r.get("type") == contract.LOADBALANCER_TYPE) - {None}
+    return Ours(identity, ids, vip_ports)
+
+
+def roll_back(conn, pending: list[dict], ours: Ours) -> tuple[list[str], list[str], list[str]]:
+    """Undo every pending create found in the cloud and proven this stack's: (what was undone, types this tool cannot
+    look up, what it left alone: ambiguous or someone else's)."""
+    undone, unknown, left = [], [], []
     for operation in pending:
         if operation.get("type") != "creating":
             continue
         resource = operation["resource"]
         urn, kind = resource["urn"], resource["type"]
+        name = urn.rsplit("::", 1)[1]
         if kind in NOTHING_TO_UNDO:
             continue
         if kind not in ROLLBACKS:
             unknown.append(urn)
             continue
         lookup, undo = ROLLBACKS[kind]
-        found = lookup(conn, resource.get("inputs") or {})
-        if found:
-            _retry_conflicts(lambda: undo(conn, found))
-            undone.append(f"{urn.rsplit('::', 1)[1]} ({found})")
+        found = lookup(conn, {**(resource.get("inputs") or {}), "__name": name}, ours)
+        if len(found.ours) == 1:
+            retrying(lambda: undo(conn, found.ours[0]))
+            undone.append(f"{name} ({found.ours[0]})")
+        elif len(found.ours) > 1:
+            left.append(f"{name}: {len(found.ours)} objects match it and carry this stack's identity "
+                        f"({', '.join(found.ours)}); none was deleted: delete the extra one by hand")
+        elif found.foreign:
+            print(f"recover: {name} never reached the cloud ({found.foreign} object(s) of that name and type belong to "
+                  "another stack or cannot be proven this stack's: left alone)")
         else:
-            print(f"recover: {urn.rsplit('::', 1)[1]} never reached the cloud")
-    return undone, unknown
+            print(f"recover: {name} never reached the cloud")
+    return undone, unknown, left
+
+
+def stack_cloud(stack: str, cwd: Path) -> tuple[Optional[str], Optional[str]]:
+    """The stack's own cloud and region (``openstack:cloud``/``openstack:region``), as its default provider uses."""
+    values = json.loads(pulumi("config", "--json", "--stack", stack, cwd=cwd) or "{}")
+    return ((values.get("openstack:cloud") or {}).get("value"), (values.get("openstack:region") or {}).get("value"))
 
 
 def main() -> None:
@@ -227,29 +309,38 @@ def main() -> None:
     parser.add_argument("--dry-run", action="store_true", help="say what would be done, change nothing")
     options = parser.parse_args()
     cwd = Path(options.cwd)
-    project = "ha-endpoint"
+    project = yaml.safe_load((cwd / "Pulumi.yaml").read_text())["name"]
+    stale, alive = stale_locks(options.stack, project)
+    if alive:  # checked before anything is touched, the checkpoint included: a live update is never interrupted
+        raise SystemExit(f"recover: stack {options.stack} is locked by a live update ({alive}); wait for it to end")
     for repair in ([] if options.dry_run else repair_checkpoint(options.stack, project)):
         print(f"recover: {repair}")
-    stale, alive = stale_locks(options.stack, project)
-    if alive:
-        raise SystemExit(f"recover: stack {options.stack} is locked by a live update ({alive}); wait for it to end")
     if stale and not options.dry_run:
         pulumi("cancel", "--yes", "--stack", options.stack, cwd=cwd)
     print(f"recover: {len(stale)} stale lock(s) removed" if stale else "recover: no stale lock")
     deployment = json.loads(pulumi("stack", "export", "--stack", options.stack, cwd=cwd))["deployment"]
     pending = deployment.get("pending_operations") or []
-    conn = openstack.connect(cloud=os.environ.get("OS_CLOUD"))
     creating = [op for op in pending if op.get("type") == "creating"]
     if options.dry_run:
         for operation in creating:
-            print(f"recover: would roll back {operation['resource']['urn'].rsplit('::', 1)[1]} if it exists")
+            print(f"recover: would roll back {operation['resource']['urn'].rsplit('::', 1)[1]} if it exists and is "
+                  "this stack's")
         return
-    undone, unknown = roll_back(conn, creating)
+    cloud, region = stack_cloud(options.stack, cwd)
+    print(f"recover: looking in cloud {cloud or os.environ.get('OS_CLOUD') or '(OS_* variables)'}"
+          f"{f', region {region}' if region else ''} for stack {project}/{options.stack}'s unrecorded creations")
+    conn = openstack.connect(cloud=cloud, **({"region_name": region} if region else {})) if cloud else \
+        openstack.connect(**({"region_name": region} if region else {}))
+    undone, unknown, left = roll_back(conn, creating, ours_in(deployment, StackIdentity(project, options.stack)))
     for what in undone:
         print(f"recover: rolled back {what}: created before the interruption, never recorded")
     for urn in unknown:
         print(f"recover: warning: {urn} has a type this tool cannot look up; check the cloud for an orphan",
               file=sys.stderr)
+    for what in left:
+        print(f"recover: warning: {what}", file=sys.stderr)
+    if left:
+        raise SystemExit("recover: ambiguous matches left alone (see above); the state still lists them as pending")
     if creating:
         pulumi("refresh", "--yes", "--non-interactive", "--skip-preview", "--clear-pending-creates",
                "--stack", options.stack, cwd=cwd)

@@ -1,0 +1,112 @@
+"""Recovery deletes only what is provably this stack's (scripts/recover.py), on a fake openstacksdk connection that
+holds the dev and the prod stack's objects of one endpoint name."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import SimpleNamespace as Obj
+
+import pytest
+
+from ha_endpoint import contract
+from ha_endpoint.identity import StackIdentity
+
+spec = importlib.util.spec_from_file_location("recover", Path(__file__).resolve().parents[2] / "scripts/recover.py")
+recover = importlib.util.module_from_spec(spec)
+sys.modules["recover"] = recover
+spec.loader.exec_module(recover)
+
+DEV, PROD = StackIdentity("ha-endpoint", "dev"), StackIdentity("ha-endpoint", "prod")
+
+
+class FakeConn:
+    """The listings recovery uses, and a log of the deletes it issues."""
+
+    def __init__(self):
+        self.deleted: list[str] = []
+        self.lbs = [Obj(id="lb-prod", name="k8s-api-az1-lb", tags=[PROD.tag])]
+        self.pools = [Obj(id="pool-prod", name="k8s-api-az1-6443-pool",
+                          description=PROD.describe("pool", "k8s-api-az1-6443-pool"))]
+        self.members = {"pool-prod": [Obj(id="m-prod", name="cp-0", address="10.10.1.10")],
+                        "pool-dev": [Obj(id="m-dev", name="cp-0", address="10.10.1.10")]}
+        self.groups = [Obj(id="sg-prod", name="k8s-api-vip-sg", tags=[PROD.tag])]
+        self.ips = [Obj(id="fip-prod", description=PROD.describe("k8s-api-az1-fip: VIP", "k8s-api-az1-fip"),
+                        port_id="vip-prod", floating_ip_address="172.24.4.101")]
+        self.recordsets = [Obj(id="rs-prod", type="A", description=PROD.describe("A", "k8s-api-dns")),
+                           Obj(id="rs-txt", type="TXT", description="")]
+        lb = self
+        self.load_balancer = Obj(
+            load_balancers=lambda name: [x for x in lb.lbs if x.name == name],
+            listeners=lambda name: [], pools=lambda name: [x for x in lb.pools if x.name == name],
+            health_monitors=lambda name: [], members=lambda pool, name: [m for m in lb.members.get(pool, [])
+                                                                         if m.name == name],
+            delete_load_balancer=lambda ident, cascade: lb.deleted.append(ident),
+            delete_pool=lb.deleted.append, delete_member=lambda member, pool: lb.deleted.append(member))
+        self.network = Obj(
+            security_groups=lambda name: [x for x in lb.groups if x.name == name],
+            ips=lambda **kw: [x for x in lb.ips if all(getattr(x, k) == v for k, v in kw.items())],
+            delete_ip=lb.deleted.append, delete_security_group=lb.deleted.append,
+            update_ip=lambda ident, port_id: lb.deleted.append(f"disassociate {ident}"))
+        self.dns = Obj(recordsets=lambda zone, name: list(lb.recordsets),
+                       delete_recordset=lambda rs, zone: lb.deleted.append(rs))
+
+
+def creating(kind: str, resource_name: str, **inputs) -> dict:
+    return {"type": "creating", "resource": {"urn": f"urn:pulumi:dev::ha-endpoint::{kind}::{resource_name}", "type": kind,
+                                             "inputs": inputs}}
+
+
+DEV_STATE = recover.Ours(DEV, frozenset({"pool-dev", "sg-dev"}), frozenset({"vip-dev"}))
+
+PENDING = [
+    creating(contract.LOADBALANCER_TYPE, "k8s-api-az1-lb", name="k8s-api-az1-lb"),
+    creating(contract.POOL_TYPE, "k8s-api-az1-6443-pool", name="k8s-api-az1-6443-pool"),
+    creating(contract.MEMBER_TYPE, "k8s-api-az1-6443-member-10.10.1.10", poolId="pool-prod", name="cp-0",
+             address="10.10.1.10"),
+    creating(contract.SECGROUP_TYPE, "k8s-api-vip-sg", name="k8s-api-vip-sg"),
+    creating(contract.FLOATING_IP_TYPE, "k8s-api-az1-fip",
+             description=DEV.describe("k8s-api-az1-fip: VIP", "k8s-api-az1-fip")),
+    creating(contract.FLOATING_IP_ASSOCIATE_TYPE, "k8s-api-az1-fip-assoc", floatingIp="172.24.4.101",
+             portId="vip-prod"),
+    creating(contract.RECORDSET_TYPE, "k8s-api-dns", zoneId="zone", name="api.example.test.", type="A"),
+]
+
+
+def test_recovery_of_dev_against_a_cloud_holding_only_prods_objects_deletes_nothing(capsys):
+    """The defect: by name alone, recovery deleted prod's load balancer (cascade), floating IP, security group and a
+    recordset of another type."""
+    conn = FakeConn()
+    undone, unknown, left = recover.roll_back(conn, PENDING, DEV_STATE)
+    assert (conn.deleted, undone, unknown, left) == ([], [], [], [])
+    assert "k8s-api-az1-lb never reached the cloud (1 object(s) of that name and type belong to another stack" in \
+        capsys.readouterr().out
+
+
+def test_recovery_deletes_the_object_that_carries_its_identity():
+    conn = FakeConn()
+    conn.lbs.append(Obj(id="lb-dev", name="k8s-api-az1-lb", tags=[DEV.tag]))
+    conn.members["pool-dev"].append(Obj(id="m-dev-2", name="cp-0", address="10.10.1.10"))
+    pending = [PENDING[0], creating(contract.MEMBER_TYPE, "m", poolId="pool-dev", name="cp-0", address="10.10.1.10")]
+    undone, _, left = recover.roll_back(conn, pending, DEV_STATE)
+    assert conn.deleted == ["lb-dev"]
+    assert [u.split(" ")[0] for u in undone] == ["k8s-api-az1-lb"]
+    assert left == ["m: 2 objects match it and carry this stack's identity (pool-dev/m-dev, pool-dev/m-dev-2); none "
+                    "was deleted: delete the extra one by hand"]
+
+
+def test_the_stacks_own_cloud_and_region_are_read_from_its_config(monkeypatch, tmp_path):
+    monkeypatch.setattr(recover, "pulumi", lambda *args, cwd: '{"openstack:cloud": {"value": "other"}, '
+                                                                '"openstack:region": {"value": "RegionTwo"}}')
+    assert recover.stack_cloud("prod", tmp_path) == ("other", "RegionTwo")
+
+
+def test_a_live_lock_holder_stops_recovery_before_the_checkpoint_is_touched(monkeypatch, tmp_path):
+    touched = []
+    monkeypatch.setattr(recover, "stale_locks", lambda stack, project: ([], [{"pid": 1, "hostname": "here"}]))
+    monkeypatch.setattr(recover, "repair_checkpoint", lambda stack, project: touched.append("repair") or [])
+    monkeypatch.setattr("sys.argv", ["recover", "--stack", "dev", "--cwd", str(Path(__file__).resolve().parents[2])])
+    with pytest.raises(SystemExit, match="locked by a live update"):
+        recover.main()
+    assert touched == []
