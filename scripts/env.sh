@@ -8,8 +8,8 @@ export HA_ENDPOINT_CACHE=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}
 export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_BACKEND_URL=${PULUMI_BACKEND_URL:-file://$HA_ENDPOINT_CACHE/pulumi-state}
 case "$PULUMI_BACKEND_URL" in file://*) mkdir -p "${PULUMI_BACKEND_URL#file://}" ;; esac
-# The dev stack's secrets are not secret (a local cloud); set your own passphrase for anything else.
-export PULUMI_CONFIG_PASSPHRASE=${PULUMI_CONFIG_PASSPHRASE-dev-only-passphrase}
+# Secrets: no passphrase is set here. scripts/stack.sh gives the dev stack (a local cloud, nothing secret) its
+# well-known one; any other stack needs PULUMI_CONFIG_PASSPHRASE(_FILE) or a secrets provider of its own.
 export OS_CLIENT_CONFIG_FILE=${OS_CLIENT_CONFIG_FILE:-${HA_ENDPOINT_STATE:-$HA_ENDPOINT_CACHE/localcloud}/clouds.yaml}
 export OS_CLOUD=${OS_CLOUD:-localcloud}
 unset _ha_root

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run a Pulumi command on one stack of this project (default: dev) with the policy pack, on this machine's engine
 # and, unless OS_CLOUD says otherwise, the local cloud.
-#   scripts/stack.sh up        pulumi up --yes, then print the endpoint's outputs
+#   scripts/stack.sh up        pulumi preview with the policy pack first (stops on a mandatory violation, before
+#                              anything changes), then pulumi up --yes, then print the endpoint's outputs
 #   scripts/stack.sh preview   pulumi preview --diff
 #   scripts/stack.sh down      pulumi destroy --yes
 #   scripts/stack.sh outputs   the outputs as JSON
@@ -12,9 +13,23 @@ cd "$(dirname "$0")/.."
 action=${1:?usage: scripts/stack.sh up|preview|down|outputs|recover}
 stack=${STACK:-dev}
 . scripts/env.sh
+# Secrets: the dev stack targets the local cloud and holds nothing secret, so it has a well-known passphrase. Every
+# other stack brings its own (PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE) or a secrets provider
+# (`secretsprovider:` in Pulumi.<stack>.yaml): never the dev one by accident.
+if [ "$stack" = dev ]; then
+  export PULUMI_CONFIG_PASSPHRASE=${PULUMI_CONFIG_PASSPHRASE-dev-only-passphrase}
+elif [ -z "${PULUMI_CONFIG_PASSPHRASE+set}" ] && [ -z "${PULUMI_CONFIG_PASSPHRASE_FILE:-}" ] &&
+     ! grep -qs '^secretsprovider:' "Pulumi.$stack.yaml"; then
+  echo "stack.sh: stack '$stack' has no secrets provider: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)" >&2
+  echo "  to its passphrase, or give it a secrets provider (pulumi stack change-secrets-provider); the dev stack's" >&2
+  echo "  passphrase is for the local cloud only and is not used for other stacks" >&2
+  exit 2
+fi
 pulumi stack select "$stack" --create --non-interactive >/dev/null
 case "$action" in
   up)
+    # The pack's verdict comes before anything changes: a mandatory violation stops here, with nothing created.
+    pulumi preview --non-interactive --policy-pack policies --stack "$stack"
     pulumi up --yes --non-interactive --skip-preview --policy-pack policies --stack "$stack"
     pulumi stack output --json --stack "$stack"
     ;;

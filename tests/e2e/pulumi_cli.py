@@ -31,7 +31,7 @@ def project_environment() -> dict[str, str]:
         ["bash", "-c", ". scripts/env.sh >/dev/null && env -0"], cwd=REPO, check=True, capture_output=True
     ).stdout
     pairs = (entry.split("=", 1) for entry in output.decode().split("\0") if "=" in entry)
-    return dict(pairs)
+    return {**dict(pairs), "PULUMI_CONFIG_PASSPHRASE": "e2e-only-passphrase"}  # the test stacks' own
 
 
 @dataclass
