@@ -63,7 +63,7 @@ def start(name: str, argv: list, pidfile: Path, logfile: Path, env: dict | None 
     full_env.pop('VIRTUAL_ENV', None)
     full_env['PATH'] = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
     full_env.update(env or {})
-    with open(logfile, 'ab') as log:
+    with open(os.open(logfile, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), 'ab') as log:
         log.write(f'\n=== localcloud: starting {name} at {time.strftime("%F %T")}: {argv}\n'.encode())
         log.flush()
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,

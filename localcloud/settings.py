@@ -94,6 +94,24 @@ class Paths:
         for d in (self.root, self.etc, self.logs, self.run, self.lib):
             d.mkdir(parents=True, exist_ok=True)
         os.chmod(self.root, 0o700)
+        os.chmod(self.logs, 0o700)  # logs may quote configuration; never readable by other users
+
+
+def scrub_logs(paths: 'Paths', values: dict) -> list[str]:
+    """Remove every secret value from the log files (written by older versions that logged a password on a command
+    line) and make each log readable by its owner only; the names of the logs that held a secret."""
+    scrubbed = []
+    for log in sorted(paths.logs.glob('*.log')) if paths.logs.is_dir() else []:
+        os.chmod(log, 0o600)
+        text = log.read_bytes()
+        clean = text
+        for value in values.values():
+            if isinstance(value, str) and len(value) >= 8:
+                clean = clean.replace(value.encode(), b'***')
+        if clean != text:
+            log.write_bytes(clean)
+            scrubbed.append(log.name)
+    return scrubbed
 
 
 _SECRET_NAMES = ('db', 'rabbit', 'admin', 'user', 'service', 'heartbeat',

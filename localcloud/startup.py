@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 from . import configs, procs, seed, services
-from .settings import DB_ADMIN, HOST, PORTS, RPC_QUEUES, AZS, Paths, load_secrets
+from .settings import DB_ADMIN, HOST, PORTS, RPC_QUEUES, AZS, Paths, load_secrets, scrub_logs
 
 T0 = time.monotonic()
 SCHEMA_CACHE = Path(os.environ.get('HA_ENDPOINT_CACHE') or Path.home() / '.cache' / 'ha-endpoint') / 'localcloud-schema'
@@ -29,6 +29,9 @@ class Up:
     def __init__(self, p: Paths):
         self.p = p
         self.s = load_secrets(p, create=True)
+        p.makedirs()
+        for log in scrub_logs(p, self.s):
+            say(f'removed a secret from logs/{log} (written by an older version)')
         configs.write_all(p, self.s)
         self.svcs = services.table(p)
         self.started: list[str] = []
@@ -58,7 +61,7 @@ class Up:
     def run(self, name: str, argv: list, env: dict | None = None) -> None:
         """A one-shot setup command, logged to logs/setup-<name>.log."""
         log = self.p.log(f'setup-{name}')
-        with open(log, 'ab') as f:
+        with open(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), 'ab') as f:
             f.write(f'\n=== {time.strftime("%F %T")} {argv}\n'.encode())
             f.flush()
             rc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -132,9 +135,10 @@ class Up:
             self.dump(db, cached)
 
     def sql(self, statement: str, db: str = '') -> str:
-        argv = ['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', f'-u{DB_ADMIN}', '-N', '-B',
-                '-e', statement] + ([db] if db else [])
-        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+        """Run SQL as the DB admin; the statement (it may set a password) goes on stdin, never on the command line."""
+        argv = ['/usr/bin/mariadb', f'--defaults-file={self.p.conf("my.cnf")}', f'-u{DB_ADMIN}', '-N', '-B'] + \
+            ([db] if db else [])
+        return subprocess.run(argv, check=True, capture_output=True, text=True, input=statement).stdout
 
     def rabbitmq(self) -> None:
         self.ensure('epmd')
@@ -167,11 +171,14 @@ class Up:
                          'keystone')
                 return
             self.schema('keystone', 'python3-keystone', lambda: self.run('keystone', km + ['db_sync']))
-            self.run('keystone', km + ['bootstrap', '--bootstrap-password', self.s['admin'],
+            # The password goes by environment (keystone-manage reads OS_BOOTSTRAP_PASSWORD), never on the command
+            # line, which any user can read in /proc and which run() logs.
+            self.run('keystone', km + ['bootstrap',
                                        '--bootstrap-admin-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
                                        '--bootstrap-internal-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
                                        '--bootstrap-public-url', f'http://{HOST}:{PORTS["keystone"]}/v3',
-                                       '--bootstrap-region-id', 'RegionOne'])
+                                       '--bootstrap-region-id', 'RegionOne'],
+                     env={**os.environ, 'OS_BOOTSTRAP_PASSWORD': self.s['admin']})
             self.dump('keystone', boot_cache)
         self.once('schema-keystone', schema)
         self.ensure('keystone')

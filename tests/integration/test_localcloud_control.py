@@ -81,3 +81,25 @@ def test_up_again_starts_nothing_and_status_reports_all_running(localcloud):
     rows = json.loads(status.stdout)
     assert all(r['state'] == 'running' for r in rows), rows
     assert sum(r['pss'] for r in rows) < 3 * 2 ** 30
+
+
+def test_no_password_is_on_a_command_line_or_in_a_log_others_can_read(localcloud):
+    """Secrets go by file (mode 0600), environment or stdin: /proc/*/cmdline is readable by every user, and so would
+    be a world-readable log that quotes one."""
+    secrets = [value for value in json.loads(Path(localcloud.paths.secrets).read_text()).values()
+               if isinstance(value, str) and len(value) >= 8]
+    on_command_lines = []
+    for entry in os.listdir('/proc'):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f'/proc/{entry}/cmdline').read_bytes().decode(errors='ignore')
+            except OSError:
+                continue
+            on_command_lines += [entry for secret in secrets if secret in cmdline]
+    assert on_command_lines == []
+    logs = Path(localcloud.paths.logs)
+    assert oct(logs.stat().st_mode & 0o777) == '0o700'
+    readable = [log.name for log in logs.glob('*.log') if log.stat().st_mode & 0o077]
+    assert readable == []
+    quoting = [log.name for log in logs.glob('*.log') for secret in secrets if secret in log.read_text(errors='ignore')]
+    assert quoting == []
