@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
+from typing import Optional  # noqa: E402
 
 from localcloud.testing import ensure_up  # noqa: E402
 from tests.e2e.pulumi_cli import PulumiStack, project_environment  # noqa: E402
@@ -75,7 +76,9 @@ def engine_runs(environment: dict[str, str], workdir: Path) -> dict[str, float]:
     try:
         figures["dev_preview_s"] = stack.preview(policy=False).seconds
         figures["dev_preview_with_policies_s"] = stack.preview().seconds
-        figures["dev_up_s"] = stack.up(policy=False).seconds
+        up = stack.up(policy=False)
+        figures["dev_up_s"] = up.seconds
+        figures["lbaas_warnings"] = (up.stdout + up.stderr).count("neutron-lbaas")
         figures["dev_resources"] = len(stack.resources())
     finally:
         figures["dev_destroy_s"] = stack.destroy(check=False).seconds
@@ -148,6 +151,26 @@ def one_zone_chain(conn) -> dict[str, float]:
     return steps
 
 
+def unpatched_plugin(current: Path) -> Optional[Path]:
+    """The OpenStack plugin of another cached engine build whose binary differs from this one's (the build before
+    engine/openstack/patches), for a before/after in one run; None when the cache holds no other."""
+    cache = current.parents[2]
+    mine = current.read_bytes()
+    others = sorted((p for p in cache.glob("*/plugins/pulumi-resource-openstack") if p != current and p.is_file()),
+                    key=lambda p: p.stat().st_mtime, reverse=True)
+    return next((p for p in others if p.read_bytes() != mine), None)
+
+
+def variant_environment(base: dict[str, str], plugin: Path, home: Path) -> dict[str, str]:
+    """The project environment with ``plugin`` installed as the OpenStack plugin in its own PULUMI_HOME."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {**base, "PULUMI_HOME": str(home)}
+    version = (plugin.parents[1] / "openstack-plugin-version").read_text().strip()
+    subprocess.run(["pulumi", "plugin", "install", "resource", "openstack", version, "--file", str(plugin),
+                    "--reinstall"], env=env, check=True, capture_output=True)
+    return env
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cold", action="store_true", help="also measure a cold engine build (~15 min)")
@@ -156,8 +179,15 @@ def main() -> None:
     cloud = ensure_up()
     environment = {**project_environment(), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml, "OS_CLOUD": "localcloud"}
     chain = one_zone_chain(cloud.conn)
+    current = Path(environment["HA_ENGINE_BIN"]).parent / "plugins" / "pulumi-resource-openstack"
+    before = unpatched_plugin(current)
     with tempfile.TemporaryDirectory(prefix="engine-figures-") as workdir:
-        runs = engine_runs(environment, Path(workdir))
+        runs = engine_runs(variant_environment(environment, current, Path(workdir) / "home-after"),
+                           Path(workdir) / "after")
+        previous = None
+        if before is not None:
+            previous = engine_runs(variant_environment(environment, before, Path(workdir) / "home-before"),
+                                   Path(workdir) / "before")
     print("engine build")
     print(f"  warm (cache present)           {build['warm_s']:8.2f} s")
     if "cold_s" in build:
@@ -175,8 +205,17 @@ def main() -> None:
           f"with policy pack {runs['dev_preview_with_policies_s']:.2f} s, up {runs['dev_up_s']:.2f} s, "
           f"destroy {runs['dev_destroy_s']:.2f} s")
     budget = chain["total"] + runs["empty_up_s"]
+    print(f"  neutron-lbaas warnings printed by the up: {runs['lbaas_warnings']}")
     print(f"ratio up / (one zone's chain + empty-program up) = {runs['dev_up_s']:.2f} / {budget:.2f} = "
           f"{runs['dev_up_s'] / budget:.2f}   (goal <= 1.5: zones in parallel)")
+    if previous is None:
+        print("before (unpatched provider): no other engine build in the cache to compare with")
+        return
+    print(f"side by side, the same run: unpatched provider ({before.parents[1].name}) -> patched ({current.parents[1].name})")
+    for key, label in (("dev_up_s", "dev shape up"), ("dev_destroy_s", "dev shape destroy"),
+                       ("lbaas_warnings", "neutron-lbaas warnings"), ("empty_up_s", "empty program up")):
+        print(f"  {label:28s} {previous[key]:8.2f} -> {runs[key]:8.2f}")
+    print(f"  ratio                        {previous['dev_up_s'] / budget:8.2f} -> {runs['dev_up_s'] / budget:8.2f}")
 
 
 if __name__ == "__main__":

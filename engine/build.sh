@@ -117,6 +117,20 @@ t=$(date +%s.%N)
 OS_SRC="$TMP/src/openstack"
 mkdir -p "$TMP/src" "$TMP/gen" "$TMP/plugins"
 cp -R "$ENGINE_DIR/openstack" "$OS_SRC"
+# The terraform provider, patched (engine/openstack/patches/*.patch, each says what and why): a copy of the module
+# from GOMODCACHE, the patches applied, and a `replace` in the temporary copy of our bridge module pointing at it.
+TPO=github.com/terraform-provider-openstack/terraform-provider-openstack
+TPO_VERSION=$(cd "$ENGINE_DIR/openstack" && go list -m -f '{{.Version}}' "$TPO")
+TPO_DIR=$(cd "$ENGINE_DIR/openstack" && go mod download -json "$TPO@$TPO_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+cp -R "$TPO_DIR" "$TMP/src/tpo"
+chmod -R u+w "$TMP/src/tpo"
+for patch in "$ENGINE_DIR"/openstack/patches/*.patch; do
+    [ -e "$patch" ] || continue
+    patch --quiet --forward -p1 -d "$TMP/src/tpo" <"$patch" ||
+        { echo "engine: $patch does not apply to $TPO $TPO_VERSION" >&2; exit 1; }
+    info "patched $TPO $TPO_VERSION with $(basename "$patch")"
+done
+(cd "$OS_SRC" && go mod edit -replace "$TPO=../tpo")
 (cd "$OS_SRC" && go build -p "$GO_P" -trimpath -buildvcs=false -ldflags "-s -w" \
     -o "$TMP/gen/pulumi-tfgen-openstack" ./cmd/pulumi-tfgen-openstack)
 t_tfgen=$(elapsed "$t")
