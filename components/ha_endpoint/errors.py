@@ -18,6 +18,10 @@ class Problem:
         return f"{self.path}: {self.message}"
 
 
+SHOWN = 20
+"""The most problems a message lists; ``problems`` keeps them all."""
+
+
 class ConfigError(pulumi.RunError):
     """Invalid endpoint configuration. Raised before any resource is registered.
 
@@ -29,7 +33,10 @@ class ConfigError(pulumi.RunError):
         self.problems = list(problems)
         count = len(self.problems)
         heading = f"invalid endpoint configuration ({count} problem{'s' if count != 1 else ''}):"
-        super().__init__("\n".join([heading, *(f"  - {problem}" for problem in self.problems)]))
+        shown = [f"  - {problem}" for problem in self.problems[:SHOWN]]
+        if count > SHOWN:
+            shown.append(f"  ... and {count - SHOWN} more (fix these first; the same check lists the rest)")
+        super().__init__("\n".join([heading, *shown]))
 
 
 class CloudLookupError(pulumi.RunError):

@@ -127,13 +127,14 @@ class FakeCloud(pulumi.runtime.Mocks):
 
     @classmethod
     def topology(cls, preview: bool = False, zones: int = 3, fip_count: int = 50, byo: tuple[str, ...] = (),
-                 providers: tuple[str, ...] = ("amphora", "ovn")) -> "FakeCloud":
-        """``zones`` AZs az1..azN with subnets cp-az1.. (10.10.N.0/24) on network cp behind one router; external
+                 providers: tuple[str, ...] = ("amphora", "ovn"), wide: bool = False) -> "FakeCloud":
+        """``zones`` AZs az1..azN with subnets cp-az1.. (10.10.N.0/24; 10.N.0.0/16 when ``wide``) on network cp behind one router; external
         network ``public`` (172.24.4.0/24, ``fip_count`` addresses from .100); DNS zone example.test.; and an
         isolated network ``island`` (subnet island-sub 10.99.0.0/24, no router)."""
         cloud = cls(preview, tuple(f"az{n}" for n in range(1, zones + 1)), providers)
         cp = cloud.add_network("cp")
-        subnets = [cloud.add_subnet(cp, f"cp-az{n}", f"10.10.{n}.0/24") for n in range(1, zones + 1)]
+        subnets = [cloud.add_subnet(cp, f"cp-az{n}", f"10.{n}.0.0/16" if wide else f"10.10.{n}.0/24")
+                   for n in range(1, zones + 1)]
         cloud.add_subnet(cp, "cp-extra", "10.10.100.0/24")
         cloud.router_id = cloud.add_router("cp-router", subnets + [cloud.subnet_id("cp-extra")])
         public = cloud.add_network("public", external=True)

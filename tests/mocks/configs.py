@@ -27,14 +27,17 @@ def internal_endpoint() -> dict[str, Any]:
     return raw
 
 
-def sized_endpoint(zones: int, members_per_zone: int, listeners: int, placement: str = "own-zone") -> dict[str, Any]:
-    """A generated endpoint for ``FakeCloud.topology(zones=...)``: members 10.10.Z.10.. in each zone."""
+def sized_endpoint(zones: int, members_per_zone: int, listeners: int, placement: str = "own-zone",
+                   wide: bool = False) -> dict[str, Any]:
+    """A generated endpoint for ``FakeCloud.topology(zones=..., wide=...)``: members 10.10.Z.10.. in each zone (in
+    a wide topology 10.Z.H.L, for hundreds of members per zone)."""
     return {
         "name": "bench",
         "floatingNetwork": "public",
         "zones": {f"az{z}": {"subnet": f"cp-az{z}"} for z in range(1, zones + 1)},
         "listeners": [{"port": 6443 + index, "monitor": {"type": "TCP"}} for index in range(listeners)],
-        "members": [{"name": f"cp-{z}-{index}", "address": f"10.10.{z}.{10 + index}", "az": f"az{z}"}
+        "members": [{"name": f"cp-{z}-{index}", "az": f"az{z}",
+                     "address": f"10.{z}.{index // 200}.{10 + index % 200}" if wide else f"10.10.{z}.{10 + index}"}
                     for z in range(1, zones + 1) for index in range(members_per_zone)],
         "memberPlacement": placement,
         "dns": {"dnsZone": "example.test.", "record": "api", "ttl": 30},

@@ -199,3 +199,14 @@ def test_a_former_and_a_current_name_together_are_refused():
     raw = dev_config()
     raw["members"][0]["zone"] = "az1"
     assert problems_of(raw) == [f"{ROOT}.members[0]: 'zone' is the former name of 'az'; give only 'az'"]
+
+
+def test_a_message_lists_at_most_20_problems_then_how_many_more():
+    raw = dev_config()
+    raw["members"] = [{"name": f"m{index}", "address": f"10.10.1.{300 + index}", "az": "az1"} for index in range(25)]
+    with pytest.raises(ConfigError) as caught:
+        load_endpoint_args(raw)
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "invalid endpoint configuration (25 problems):"
+    assert len(lines) == 22 and lines[-1] == "  ... and 5 more (fix these first; the same check lists the rest)"
+    assert len(caught.value.problems) == 25
