@@ -41,6 +41,8 @@ import yaml
 
 from ha_endpoint import contract
 from ha_endpoint.identity import StackIdentity
+from ha_endpoint.readiness import cloud
+from ha_endpoint.retry import call_with_retries
 
 Lookup = Callable[[Any, dict[str, Any], Any], Any]
 
@@ -204,18 +206,15 @@ def _recordset(conn, inputs, ours: Ours) -> Found:
 
 
 def retrying(action: Callable[[], Any], timeout: float = 180) -> None:
-    """Octavia objects in PENDING_* answer 409 to every write: wait for them, never give up early on a 409."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            action()
-            return
-        except openstack.exceptions.NotFoundException:
-            return
-        except openstack.exceptions.ConflictException:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(1)
+    """Run a rollback under the project's one retry policy (ha_endpoint.retry): Octavia objects in PENDING_* answer
+    409 to every write, so wait for them; an object already gone (404) needs nothing more."""
+    def attempt() -> None:
+        with cloud.translated("rolling back"):
+            try:
+                action()
+            except openstack.exceptions.NotFoundException:
+                return
+    call_with_retries(attempt, timeout_seconds=timeout, clock=time.monotonic, sleep=time.sleep)
 
 
 def _delete_member(conn, ident):

@@ -110,3 +110,25 @@ def test_a_live_lock_holder_stops_recovery_before_the_checkpoint_is_touched(monk
     with pytest.raises(SystemExit, match="locked by a live update"):
         recover.main()
     assert touched == []
+
+
+def test_rollbacks_retry_409_under_the_one_retry_policy_and_count_404_as_done(monkeypatch):
+    import openstack
+
+    calls = []
+
+    def flaky():
+        calls.append(1)
+        if len(calls) < 3:
+            raise openstack.exceptions.ConflictException("Load balancer is immutable (PENDING_UPDATE)",
+                                                         http_status=409)
+        raise openstack.exceptions.NotFoundException("gone", http_status=404)
+
+    monkeypatch.setattr(recover.time, "sleep", lambda seconds: None)
+    recover.retrying(flaky)
+    assert len(calls) == 3
+    def forbidden():
+        raise openstack.exceptions.ForbiddenException("forbidden", http_status=403)
+
+    with pytest.raises(Exception, match="rolling back failed: HTTP 403"):
+        recover.retrying(forbidden)

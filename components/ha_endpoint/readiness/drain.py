@@ -25,12 +25,11 @@ from pulumi.dynamic import UpdateResult
 from .. import contract
 from . import cloud
 from .target import CloudTarget, StackConfigured, TargetError, resolve
-from .errors import AuthExpired, AuthFailed, ReadinessError, TransientFetchError
+from ..retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
+from .errors import AuthFailed, ReadinessError
 from .inputs import InputError, optional_text, positive_number, without_provider
-from .waiter import Backoff
 
 DEFAULT_DRAIN_TIMEOUT_SECONDS = 300.0
-MAX_AUTH_RETRIES = 3
 
 
 class DrainTimeout(ReadinessError):
@@ -63,42 +62,27 @@ def drain_member(
     reauth: Optional[Callable[[], None]] = None,
     backoff: Backoff = Backoff(1.0, 1.25, 5.0),
 ) -> DrainResult:
-    """Set the weight to 0, retrying transient failures until ``timeout_seconds``, then wait ``drain_seconds``.
+    """Set the weight to 0, retrying transient failures until ``timeout_seconds`` (the one retry policy,
+    :func:`ha_endpoint.retry.call_with_retries`), then wait ``drain_seconds``.
 
     ``set_weight_zero`` returns ``False`` when the member no longer exists (nothing to drain, no grace).
     """
     start = clock()
-    deadline = start + timeout_seconds
-    delays = backoff.delays()
-    attempts = auth_failures = 0
-    last = ""
-    while True:
-        attempts += 1
-        try:
-            drained = set_weight_zero()
-            break
-        except TransientFetchError as exc:
-            last = exc.reason
-        except AuthExpired as exc:
-            auth_failures += 1
-            if reauth is None or auth_failures > MAX_AUTH_RETRIES:
-                raise AuthFailed(f"draining member {member_id}: the cloud rejected the credentials ({exc.reason})")
-            try:
-                reauth()
-                continue
-            except TransientFetchError as reauth_exc:
-                last = f"re-authentication: {reauth_exc.reason}"
-        now = clock()
-        if now >= deadline:
-            raise DrainTimeout(
-                f"member {member_id}: could not set its weight to 0 within {timeout_seconds:g}s "
-                f"({attempts} attempts, last: {last}); the member was not deleted. Wait for its load balancer to "
-                f"leave PENDING_* and run the update again."
-            )
-        sleep(min(next(delays), deadline - now))
+    attempts = Attempts()
+    try:
+        drained = call_with_retries(set_weight_zero, timeout_seconds=timeout_seconds, clock=clock, sleep=sleep,
+                                    backoff=backoff, reauth=reauth, attempts=attempts)
+    except CredentialsRefused as exc:
+        raise AuthFailed(f"draining member {member_id}: {exc}") from None
+    except RetriesExhausted as exc:
+        raise DrainTimeout(
+            f"member {member_id}: could not set its weight to 0 within {timeout_seconds:g}s "
+            f"({exc.attempts} attempts, last: {exc.last}); the member was not deleted. Wait for its load balancer to "
+            f"leave PENDING_* and run the update again."
+        ) from None
     if drained and drain_seconds > 0:
         sleep(drain_seconds)
-    return DrainResult(drained, attempts, clock() - start)
+    return DrainResult(drained, attempts.count, clock() - start)
 
 
 def _now() -> float:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Mapping, Optional
 
+from ..retry import Backoff  # the one retry policy's backoff (re-exported here)
 from .errors import (
     AuthExpired,
     AuthFailed,
@@ -34,39 +35,6 @@ FetchLoadBalancer = Callable[[str], LoadBalancerStatus]
 """Fetches a load balancer's statuses (load balancer id -> statuses); used only for failure messages."""
 MIN_PAUSE_FRACTION = 0.1
 """Even after a fetch slower than the interval, pause this fraction of it: a slow API is not polled back to back."""
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """Delays between polls.
-
-    Attributes:
-        initial_seconds: the first delay (the poll interval), default 1 s.
-        factor: growth per poll, default 1.25 (as Cluster API Provider OpenStack).
-        max_seconds: the ceiling. The gate opens at most this long (plus one fetch) after the last member becomes
-            ready, so keep it at the latency you accept; default 1 s.
-    """
-
-    initial_seconds: float = 1.0
-    factor: float = 1.25
-    max_seconds: float = 1.0
-
-    def __post_init__(self) -> None:
-        if not self.initial_seconds > 0:
-            raise ValueError(f"poll interval must be > 0 seconds, got {self.initial_seconds}")
-        if not self.factor >= 1:
-            raise ValueError(f"backoff factor must be >= 1, got {self.factor}")
-        if not self.max_seconds >= self.initial_seconds:
-            raise ValueError(
-                f"maximum poll interval ({self.max_seconds}s) must be >= the poll interval ({self.initial_seconds}s)"
-            )
-
-    def delays(self) -> Iterator[float]:
-        """Infinite sequence of delays: initial, initial x factor, ... capped at max_seconds."""
-        delay = self.initial_seconds
-        while True:
-            yield min(delay, self.max_seconds)
-            delay = min(delay * self.factor, self.max_seconds)
 
 
 @dataclass(frozen=True)

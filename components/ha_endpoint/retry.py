@@ -1,0 +1,105 @@
+"""One retry policy: how every wait and every write of the endpoint retries a failing cloud call.
+
+Which failures are worth retrying is decided once, in :func:`ha_endpoint.readiness.cloud.classify` (HTTP 408, 409 --
+Octavia's PENDING_* objects are immutable --, 429, 5xx, connection failures and timeouts are transient; 401 means
+re-authenticate, then retry; anything else is reported at once), and raised as the categories of
+:mod:`ha_endpoint.readiness.errors`. This module says how long and how often: a :class:`Backoff` and
+:func:`call_with_retries`, the loop the member drain and recovery use; the readiness waiter's poll loop uses the same
+classification and backoff. Pure: clock and sleep are injected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator, Optional, TypeVar
+
+from .readiness.errors import AuthExpired, ReadinessError, TransientFetchError
+
+T = TypeVar("T")
+MAX_AUTH_RETRIES = 3
+"""Re-authentications tried in a row before the credentials count as refused."""
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Delays between attempts (or polls).
+
+    Attributes:
+        initial_seconds: the first delay, default 1 s.
+        factor: growth per attempt, default 1.25 (as Cluster API Provider OpenStack).
+        max_seconds: the ceiling; default 1 s.
+    """
+
+    initial_seconds: float = 1.0
+    factor: float = 1.25
+    max_seconds: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not self.initial_seconds > 0:
+            raise ValueError(f"poll interval must be > 0 seconds, got {self.initial_seconds}")
+        if not self.factor >= 1:
+            raise ValueError(f"backoff factor must be >= 1, got {self.factor}")
+        if not self.max_seconds >= self.initial_seconds:
+            raise ValueError(
+                f"maximum poll interval ({self.max_seconds}s) must be >= the poll interval ({self.initial_seconds}s)"
+            )
+
+    def delays(self) -> Iterator[float]:
+        """Infinite sequence of delays: initial, initial x factor, ... capped at max_seconds."""
+        delay = self.initial_seconds
+        while True:
+            yield min(delay, self.max_seconds)
+            delay = min(delay * self.factor, self.max_seconds)
+
+
+class RetriesExhausted(ReadinessError):
+    """The call kept failing transiently until the deadline: ``attempts`` made, ``last`` failure."""
+
+    def __init__(self, attempts: int, last: str):
+        super().__init__(f"{attempts} attempts, last: {last}")
+        self.attempts = attempts
+        self.last = last
+
+
+class CredentialsRefused(ReadinessError):
+    """Re-authenticating did not help (or was not possible): the cloud refuses the credentials."""
+
+
+@dataclass
+class Attempts:
+    """How a :func:`call_with_retries` went: attempts made and the last transient failure."""
+
+    count: int = 0
+    last: str = ""
+
+
+def call_with_retries(action: Callable[[], T], *, timeout_seconds: float, clock: Callable[[], float],
+                      sleep: Callable[[float], None], backoff: Backoff = Backoff(1.0, 1.25, 5.0),
+                      reauth: Optional[Callable[[], None]] = None,
+                      attempts: Optional[Attempts] = None) -> T:
+    """``action()``, retried on :class:`TransientFetchError` (after the backoff's delay) and on
+    :class:`AuthExpired` (after ``reauth()``, at most :data:`MAX_AUTH_RETRIES` times in a row) until
+    ``timeout_seconds``; then :class:`RetriesExhausted`. Other errors propagate at once."""
+    attempts = attempts if attempts is not None else Attempts()
+    deadline = clock() + timeout_seconds
+    delays = backoff.delays()
+    auth_failures = 0
+    while True:
+        attempts.count += 1
+        try:
+            return action()
+        except TransientFetchError as exc:
+            attempts.last = exc.reason
+        except AuthExpired as exc:
+            auth_failures += 1
+            if reauth is None or auth_failures > MAX_AUTH_RETRIES:
+                raise CredentialsRefused(f"the cloud rejected the credentials ({exc.reason})") from None
+            try:
+                reauth()
+                continue
+            except TransientFetchError as reauth_exc:
+                attempts.last = f"re-authentication: {reauth_exc.reason}"
+        now = clock()
+        if now >= deadline:
+            raise RetriesExhausted(attempts.count, attempts.last)
+        sleep(min(next(delays), deadline - now))
