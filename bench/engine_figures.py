@@ -62,7 +62,7 @@ def dev_shaped_endpoint() -> dict:
 
 def engine_runs(environment: dict[str, str], workdir: Path) -> dict[str, float]:
     empty = workdir / "empty"
-    empty.mkdir()
+    empty.mkdir(parents=True)
     (empty / "Pulumi.yaml").write_text("name: empty\nruntime:\n  name: python\n  options:\n"
                                        "    toolchain: pip\n    virtualenv: .venv\n")
     (empty / "__main__.py").write_text("import pulumi\n")

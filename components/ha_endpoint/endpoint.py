@@ -67,6 +67,7 @@ class HaEndpoint(pulumi.ComponentResource):
         plan = make_plan(args, facts, root, poll_target(args, invoke_opts, cloud, region, root), identity)
         backend = backend or OctaviaBackend()
         declared = endpoint_facts(plan, backend.name)
+        refuse_az_loss(declared, root)
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
         self.plan = plan
         self.security = create_security_groups(plan.security, self, plan.tags)
@@ -98,6 +99,15 @@ class HaEndpoint(pulumi.ComponentResource):
             # outputs, so the facts are recorded here, once.
             "facts": declared.dump(),
         })
+
+
+def refuse_az_loss(declared, root: str) -> None:
+    """Refuse, before anything is created, a layout where one AZ's loss takes another zone down for certain (the
+    mandatory findings of :meth:`ha_endpoint.facts.EndpointFacts.az_loss`; the pack reports the others)."""
+    problems = [Problem(f"{root}.zones.{finding.zones[0]}.subnet", finding.message)
+                for finding in declared.az_loss() if finding.mandatory]
+    if problems:
+        raise ConfigError(problems)
 
 
 def poll_target(args: EndpointArgs, invoke_opts: Optional[pulumi.InvokeOptions], cloud: Optional[str],

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from .predicates import MonitoredListener
+from .predicates import AzFinding, MonitoredListener, RouterView, SubnetPath, az_loss_findings, zone_routers
 
 FACTS_VERSION = 1
 
@@ -36,6 +36,25 @@ class SubnetFact(_Fact):
     cidr: str
     network_id: str
     router_ids: list[str] = Field(default_factory=list)
+
+
+class RouterFact(_Fact):
+    """A router on a path a zone depends on (see :func:`ha_endpoint.predicates.zone_routers`)."""
+
+    id: str
+    name: str
+    az_hints: list[str] = Field(default_factory=list)
+    ha: bool = False
+    distributed: bool = False
+    external_network_id: Optional[str] = None
+
+
+class NetworkFact(_Fact):
+    """A VIP subnet's network and its availability-zone hints (empty: any AZ)."""
+
+    id: str
+    name: str
+    az_hints: list[str] = Field(default_factory=list)
 
 
 class FloatingIpFact(_Fact):
@@ -142,6 +161,8 @@ class EndpointFacts(_Fact):
     allowed_cidrs: list[str]
     tags: list[str] = Field(default_factory=list)
     subnets: dict[str, SubnetFact]
+    routers: dict[str, RouterFact] = Field(default_factory=dict)
+    networks: dict[str, NetworkFact] = Field(default_factory=dict)
     zones: dict[str, ZoneFact]
     members: dict[str, MemberFact]
     listeners: list[ListenerFact]
@@ -157,6 +178,30 @@ class EndpointFacts(_Fact):
 
     def subnet(self, subnet_id: str) -> Optional[SubnetFact]:
         return self.subnets.get(subnet_id)
+
+    def az_loss(self) -> list[AzFinding]:
+        """For each pair of zones, whether one survives the loss of the other's AZ (the shared rule, said once in
+        :func:`ha_endpoint.predicates.az_loss_findings`; the component refuses the mandatory findings, the pack
+        reports them all)."""
+        routers = {key: RouterView(r.id, r.name, tuple(r.az_hints), r.ha, r.distributed, r.external_network_id)
+                   for key, r in self.routers.items()}
+        deps: dict[str, tuple[str, ...]] = {}
+        vip_networks: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+        for key, zone in self.zones.items():
+            vip = self.subnets.get(zone.vip_subnet_id)
+            if vip is None:
+                continue
+            members = [self.subnets[m.subnet_id] for name in zone.members
+                       for m in [self.members.get(name)] if m is not None and m.subnet_id in self.subnets]
+            deps[key] = zone_routers(
+                SubnetPath(vip.network_id, tuple(vip.router_ids)),
+                [SubnetPath(s.network_id, tuple(s.router_ids)) for s in members],
+                None if self.internal else self.floating_network_id, routers)
+            network = self.networks.get(vip.network_id)
+            if network is not None:
+                vip_networks[key] = (network.id, network.name, tuple(network.az_hints))
+        return az_loss_findings({key: zone.az for key, zone in self.zones.items() if key in deps}, deps, routers,
+                                vip_networks)
 
     def dump(self) -> dict[str, Any]:
         """The plain, camelCase form recorded in the component's outputs."""

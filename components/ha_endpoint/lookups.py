@@ -77,6 +77,30 @@ class FloatingIpFacts:
 
 
 @dataclass(frozen=True)
+class RouterFacts:
+    """A router on a path the endpoint depends on: where Neutron may schedule it, and whether it survives the loss of
+    the agent (the AZ) it runs on. ``ha`` and ``distributed`` come from its interface ports' owners
+    (``network:ha_router_replicated_interface`` / ``network:router_interface_distributed``), which a project user
+    sees, and from the router's own ``distributed`` flag when the credentials show it."""
+
+    id: str
+    name: str
+    az_hints: tuple[str, ...] = ()
+    ha: bool = False
+    distributed: bool = False
+    external_network_id: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class NetworkFacts:
+    """A VIP subnet's network and the AZs Neutron may place it in (``availability_zone_hints``; empty: any)."""
+
+    id: str
+    name: str
+    az_hints: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class CloudFacts:
     """Everything the plan reads from the cloud, as plain values (known at preview time)."""
 
@@ -85,6 +109,8 @@ class CloudFacts:
     floating_network_name: Optional[str] = None
     floating_ips: dict[str, FloatingIpFacts] = field(default_factory=dict)
     dns_zone_id: Optional[str] = None
+    routers: dict[str, RouterFacts] = field(default_factory=dict)
+    networks: dict[str, NetworkFacts] = field(default_factory=dict)
 
 
 def invoke_options(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.InvokeOptions]:
@@ -142,7 +168,10 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
                            lambda: cloud.dns_zone_id(args.dns.dns_zone))
     if problems:
         raise lookup_error(problems)
-    return CloudFacts(subnets, network_id, network_name, floating_ips, zone_id)
+    routers = {router: cloud.router(router) for subnet in subnets.values() for router in subnet.router_ids}
+    networks = {zone_subnet.network_id: cloud.network(zone_subnet.network_id)
+                for zone_subnet in (subnets[zone.subnet] for zone in args.zones.values())}
+    return CloudFacts(subnets, network_id, network_name, floating_ips, zone_id, routers, networks)
 
 
 def lookup_error(problems: list[Problem]) -> CloudLookupError:
@@ -182,7 +211,7 @@ class _Cloud:
         self.opts = opts
         self.vip_group = vip_group
         self.identity = identity
-        self._router_ports: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        self._router_ports: dict[str, list[tuple[str, tuple[str, ...], str]]] = {}
 
     def subnet(self, ref: str) -> SubnetFacts:
         key = {"subnet_id": ref} if _UUID.match(ref) else {"name": ref}
@@ -196,14 +225,27 @@ class _Cloud:
         """Routers with an interface on the subnet: router-owned ports of its network with an address in it."""
         if network_id not in self._router_ports:
             self._router_ports[network_id] = [
-                (port.device_id, tuple(port.all_fixed_ips or ()))
+                (port.device_id, tuple(port.all_fixed_ips or ()), owner)
                 for owner in ROUTER_PORT_OWNERS
                 for port_id in openstack.networking.get_port_ids(network_id=network_id, device_owner=owner,
                                                                  opts=self.opts).ids or []
                 for port in [openstack.networking.get_port(port_id=port_id, opts=self.opts)] if port.device_id]
         network = ipaddress.ip_network(cidr, strict=False)
-        return tuple(sorted({router for router, addresses in self._router_ports[network_id]
+        return tuple(sorted({router for router, addresses, _ in self._router_ports[network_id]
                              if any(ipaddress.ip_address(address) in network for address in addresses)}))
+
+    def router(self, router_id: str) -> RouterFacts:
+        """Where a router may live and whether it is HA or distributed (see :class:`RouterFacts`)."""
+        found = openstack.networking.get_router(router_id=router_id, opts=self.opts)
+        owners = {owner for ports in self._router_ports.values() for device, _, owner in ports if device == router_id}
+        return RouterFacts(router_id, found.name or router_id, tuple(sorted(found.availability_zone_hints or ())),
+                           ha="network:ha_router_replicated_interface" in owners,
+                           distributed=bool(found.distributed) or "network:router_interface_distributed" in owners,
+                           external_network_id=found.external_network_id or None)
+
+    def network(self, network_id: str) -> NetworkFacts:
+        found = openstack.networking.get_network(network_id=network_id, opts=self.opts)
+        return NetworkFacts(network_id, found.name or network_id, tuple(sorted(found.availability_zone_hints or ())))
 
     def external_network(self, ref: str) -> tuple[str, str]:
         key = {"network_id": ref} if _UUID.match(ref) else {"name": ref}

@@ -17,7 +17,7 @@ from . import contract, predicates
 from .args import EndpointArgs, ListenerArgs
 from .errors import ConfigError, Problem
 from .identity import StackIdentity
-from .lookups import CloudFacts, FloatingIpFacts, SubnetFacts
+from .lookups import CloudFacts, FloatingIpFacts, NetworkFacts, RouterFacts, SubnetFacts
 from .validation import DEFAULT_ROOT
 
 
@@ -203,6 +203,8 @@ class EndpointPlan:
     floating_network_id: Optional[str]
     readiness: ReadinessPlan
     identity: StackIdentity
+    routers: dict[str, RouterFacts]
+    networks: dict[str, NetworkFacts]
 
     def zone(self, az: str) -> ZonePlan:
         return next(zone for zone in self.zones if zone.az == az)
@@ -238,7 +240,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,
                         security=_security_plan(args, zones), dns=dns, tags=tags, members=members,
                         allowed_cidrs=tuple(args.allowed_cidrs), floating_network_id=facts.floating_network_id,
-                        readiness=readiness, identity=identity)
+                        readiness=readiness, identity=identity, routers=dict(facts.routers),
+                        networks=dict(facts.networks))
 
 
 def member_subnet(args: EndpointArgs, facts: CloudFacts, index: int) -> Optional[SubnetFacts]:

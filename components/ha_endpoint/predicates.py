@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from dataclasses import dataclass
 from typing import Iterable, Optional, Protocol
 
 # -- protocols -----------------------------------------------------------------------------------------------------
@@ -234,3 +235,99 @@ def dns_name_problem(fqdn: str) -> Optional[str]:
             return (f"label '{label}' of '{fqdn}' is not a valid DNS label: use letters, digits and '-' (not at the "
                     "start or end)")
     return None
+
+
+# -- surviving the loss of an availability zone ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RouterView:
+    """A router as the AZ-loss rule sees it."""
+
+    id: str
+    name: str
+    az_hints: tuple[str, ...] = ()
+    ha: bool = False
+    distributed: bool = False
+    external_network_id: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class SubnetPath:
+    """A subnet's network and the routers with an interface on it."""
+
+    network_id: str
+    router_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AzFinding:
+    """One way a zone would go down with another AZ: ``mandatory`` findings are refused by default."""
+
+    rule: str
+    subject: str
+    zones: tuple[str, ...]
+    mandatory: bool
+    message: str
+
+
+def zone_routers(vip: SubnetPath, members: Iterable[SubnetPath], floating_network_id: Optional[str],
+                 routers: dict[str, RouterView]) -> tuple[str, ...]:
+    """The routers a zone depends on: the one of its VIP subnet that holds the floating network's gateway (its
+    floating IP's NAT), and those joining its VIP subnet to a member subnet on another network."""
+    needed = set()
+    if floating_network_id:
+        needed |= {router for router in vip.router_ids
+                   if router in routers and routers[router].external_network_id == floating_network_id}
+    for member in members:
+        if member.network_id != vip.network_id:
+            needed |= set(vip.router_ids) & set(member.router_ids)
+    return tuple(sorted(needed))
+
+
+def az_loss_findings(zone_azs: dict[str, str], zone_deps: dict[str, tuple[str, ...]],
+                     routers: dict[str, RouterView], vip_networks: dict[str, tuple[str, str, tuple[str, ...]]]
+                     ) -> list[AzFinding]:
+    """For each pair of zones A and B: does zone A still serve when AZ B is lost? ``zone_azs``: zone -> its AZ;
+    ``zone_deps``: zone -> the routers it depends on (:func:`zone_routers`); ``vip_networks``: zone -> (network id,
+    name, AZ hints) of its VIP subnet. Mandatory by default: a router every zone depends on that its hints pin to one
+    AZ, and a VIP network hinted to other AZs only."""
+    findings: list[AzFinding] = []
+    everyone = set(zone_azs)
+    for router_id in sorted({r for deps in zone_deps.values() for r in deps}):
+        router = routers.get(router_id)
+        if router is None:
+            continue
+        dependents = tuple(sorted(zone for zone, deps in zone_deps.items() if router_id in deps))
+        hints = set(router.az_hints)
+        stranded = tuple(zone for zone in dependents if hints and zone_azs[zone] not in hints)
+        if stranded:
+            where = ", ".join(sorted(hints))
+            findings.append(AzFinding(
+                "router-pinned", router.name, stranded,
+                mandatory=set(dependents) == everyone and len(hints) == 1,
+                message=f"router {router.name} ({router.id}) is hinted to {where} only, but zone(s) "
+                        f"{', '.join(dependents)} depend on it (its floating IPs' gateway or the path to their "
+                        f"members): losing {where} takes zone(s) {', '.join(stranded)} down with it; hint it to every "
+                        f"zone's AZ and make it HA or distributed, or give each zone its own router in its own AZ"))
+        if len(dependents) > 1 and not (router.ha or router.distributed):
+            findings.append(AzFinding(
+                "router-single-agent", router.name, dependents, mandatory=False,
+                message=f"router {router.name} ({router.id}) is shared by zones {', '.join(dependents)} and is "
+                        "neither HA nor distributed, so Neutron runs it on one L3 agent in one AZ whatever its hints "
+                        "say: losing that AZ takes all of them down; make it HA (openstack router set --ha) or "
+                        "distributed, or give each zone its own router in its own AZ"))
+    for zone, (network_id, name, hints) in sorted(vip_networks.items()):
+        if hints and zone_azs[zone] not in hints:
+            findings.append(AzFinding(
+                "vip-network-elsewhere", name, (zone,), mandatory=True,
+                message=f"zone {zone}'s VIP network {name} ({network_id}) is hinted to {', '.join(hints)} only, not "
+                        f"to {zone_azs[zone]}: its DHCP and ports live outside the zone's AZ; hint the network to "
+                        f"{zone_azs[zone]} too, or give the zone a subnet on a network of its own AZ"))
+    if routers and not any(router.az_hints for router in routers.values()) and \
+            not any(hints for _, _, hints in vip_networks.values()):
+        findings.append(AzFinding(
+            "no-az-information", "cloud", tuple(sorted(everyone)), mandatory=False,
+            message="the cloud reports no availability-zone hints for the endpoint's routers and VIP networks (the "
+                    "router_availability_zone / network_availability_zone extensions are absent, or no hints are "
+                    "set), so whether each zone survives the loss of another AZ could not be checked"))
+    return findings

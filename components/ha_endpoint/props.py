@@ -7,8 +7,8 @@ settings), recorded once in the component's outputs under ``facts`` (see :mod:`h
 from __future__ import annotations
 
 from .facts import (
-    DnsFact, EndpointFacts, FloatingIpFact, ListenerFact, MemberFact, MonitorFact, ReadinessFact, RuleFact,
-    SecurityGroupFact, SubnetFact, ZoneFact,
+    DnsFact, EndpointFacts, FloatingIpFact, ListenerFact, MemberFact, MonitorFact, NetworkFact, ReadinessFact,
+    RouterFact, RuleFact, SecurityGroupFact, SubnetFact, ZoneFact,
 )
 from .lookups import SubnetFacts
 from .plan import EndpointPlan, ListenerPlan, RulePlan
@@ -30,6 +30,10 @@ def endpoint_facts(plan: EndpointPlan, backend: str = "octavia") -> EndpointFact
         allowed_cidrs=list(plan.allowed_cidrs),
         tags=[tag for tag in plan.tags if tag != plan.identity.tag],
         subnets=subnets,
+        routers={key: RouterFact(id=r.id, name=r.name, az_hints=list(r.az_hints), ha=r.ha, distributed=r.distributed,
+                                 external_network_id=r.external_network_id) for key, r in plan.routers.items()},
+        networks={key: NetworkFact(id=n.id, name=n.name, az_hints=list(n.az_hints))
+                  for key, n in plan.networks.items()},
         zones={zone.az: ZoneFact(
             az=zone.az, backend=backend, vip_subnet_id=zone.vip_subnet.id,
             floating_ip=FloatingIpFact(mode=zone.floating.mode,

@@ -74,6 +74,7 @@ class FakeCloud(pulumi.runtime.Mocks):
         self.networks: dict[str, dict] = {}
         self.subnets: dict[str, Subnet] = {}
         self.ports: dict[str, dict] = {}
+        self.routers: dict[str, dict] = {}
         self.floating_ips: dict[str, FloatingIp] = {}
         self.fip_pools: dict[str, list[str]] = {}
         self.dns_zones: dict[str, str] = {}
@@ -102,11 +103,17 @@ class FakeCloud(pulumi.runtime.Mocks):
         self.networks[network_id]["subnets"].append(subnet_id)
         return subnet_id
 
-    def add_router(self, name: str, subnet_ids: list[str]) -> str:
+    def add_router(self, name: str, subnet_ids: list[str], az_hints: tuple[str, ...] = (), ha: bool = False,
+                   distributed: bool = False, external_network_id: Optional[str] = None) -> str:
+        """A router with an interface on each subnet (HA routers' interfaces are owned by
+        network:ha_router_replicated_interface, as Neutron does), AZ hints, and an external gateway."""
         router_id = self.new_id()
+        owner = "network:ha_router_replicated_interface" if ha else "network:router_interface"
+        self.routers[router_id] = {"id": router_id, "name": name, "az_hints": tuple(az_hints),
+                                   "distributed": distributed, "external_network_id": external_network_id}
         for subnet_id in subnet_ids:
             subnet = self.subnets[subnet_id]
-            self.add_port(subnet.network_id, [(subnet_id, subnet.gateway_ip)], "network:router_interface", router_id)
+            self.add_port(subnet.network_id, [(subnet_id, subnet.gateway_ip)], owner, router_id)
         return router_id
 
     def add_port(self, network_id: str, fixed_ips: list[tuple[str, str]], owner: str = "", device: str = "") -> str:
@@ -128,7 +135,8 @@ class FakeCloud(pulumi.runtime.Mocks):
     @classmethod
     def topology(cls, preview: bool = False, zones: int = 3, fip_count: int = 50, byo: tuple[str, ...] = (),
                  providers: tuple[str, ...] = ("amphora", "ovn"), wide: bool = False) -> "FakeCloud":
-        """``zones`` AZs az1..azN with subnets cp-az1.. (10.10.N.0/24; 10.N.0.0/16 when ``wide``) on network cp behind one router; external
+        """``zones`` AZs az1..azN with subnets cp-az1.. (10.10.N.0/24; 10.N.0.0/16 when ``wide``) on network cp behind
+        one HA router hinted to every AZ that holds the external gateway; external
         network ``public`` (172.24.4.0/24, ``fip_count`` addresses from .100); DNS zone example.test.; and an
         isolated network ``island`` (subnet island-sub 10.99.0.0/24, no router)."""
         cloud = cls(preview, tuple(f"az{n}" for n in range(1, zones + 1)), providers)
@@ -136,8 +144,10 @@ class FakeCloud(pulumi.runtime.Mocks):
         subnets = [cloud.add_subnet(cp, f"cp-az{n}", f"10.{n}.0.0/16" if wide else f"10.10.{n}.0/24")
                    for n in range(1, zones + 1)]
         cloud.add_subnet(cp, "cp-extra", "10.10.100.0/24")
-        cloud.router_id = cloud.add_router("cp-router", subnets + [cloud.subnet_id("cp-extra")])
         public = cloud.add_network("public", external=True)
+        azs = tuple(f"az{n}" for n in range(1, zones + 1))
+        cloud.router_id = cloud.add_router("cp-router", subnets + [cloud.subnet_id("cp-extra")], az_hints=azs,
+                                           ha=True, external_network_id=public)
         cloud.add_subnet(public, "public-subnet", "172.24.4.0/24")
         cloud.add_floating_pool(public, "172.24.4.100", fip_count)
         for address in byo:

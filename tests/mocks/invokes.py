@@ -46,7 +46,8 @@ def get_subnet(cloud, args: dict) -> dict:
 
 def get_network(cloud, args: dict) -> dict:
     networks = [{"id": n["id"], "name": n["name"], "external": n["external"], "subnets": n["subnets"],
-                 "networkId": n["id"]} for n in cloud.networks.values()]
+                 "networkId": n["id"], "availabilityZoneHints": list(n.get("az_hints", []))}
+                for n in cloud.networks.values()]
     return _one([n for n in networks if _matches(n, {"name": args.get("name"), "id": args.get("networkId"),
                                                      "external": args.get("external")})], args)
 
@@ -64,6 +65,15 @@ def get_port(cloud, args: dict) -> dict:
     return {"id": port["id"], "portId": port["id"], "networkId": port["network_id"], "deviceId": port["device_id"],
             "deviceOwner": port["device_owner"], "allFixedIps": [ip for _, ip in port["fixed_ips"]],
             "allSecurityGroupIds": sorted(port["security_groups"])}
+
+
+def get_router(cloud, args: dict) -> dict:
+    router = cloud.routers.get(args.get("routerId"))
+    if router is None:
+        raise NotFound(NO_RESULTS, "routerId")
+    return {"id": router["id"], "routerId": router["id"], "name": router["name"],
+            "availabilityZoneHints": list(router["az_hints"]), "distributed": router["distributed"],
+            "externalNetworkId": router["external_network_id"] or ""}
 
 
 def get_floating_ip(cloud, args: dict) -> dict:
@@ -92,6 +102,7 @@ HANDLERS: dict[str, Callable[[Any, dict], dict]] = {
     "openstack:networking/getPortIds:getPortIds": get_port_ids,
     "openstack:networking/getPort:getPort": get_port,
     "openstack:networking/getFloatingIp:getFloatingIp": get_floating_ip,
+    "openstack:networking/getRouter:getRouter": get_router,
     "openstack:networking/getSecGroup:getSecGroup": get_sec_group,
     "openstack:dns/getDnsZone:getDnsZone": get_dns_zone,
 }

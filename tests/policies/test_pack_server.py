@@ -91,6 +91,7 @@ def test_the_pack_announces_its_policies(analyzer):
     assert schema["ha-endpoint-member-zones"]["properties"]["minMembersPerZone"]["default"] == 1
     levels = {policy.name: policy.enforcementLevel for policy in info.policies}
     assert levels.pop("ha-endpoint-facts-known-at-preview") == analyzer_pb2.ADVISORY
+    assert levels.pop("ha-endpoint-az-independence-advisory") == analyzer_pb2.ADVISORY
     assert set(levels.values()) == {analyzer_pb2.MANDATORY}
 
 
