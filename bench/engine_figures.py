@@ -152,13 +152,12 @@ def one_zone_chain(conn) -> dict[str, float]:
 
 
 def unpatched_plugin(current: Path) -> Optional[Path]:
-    """The OpenStack plugin of another cached engine build whose binary differs from this one's (the build before
-    engine/openstack/patches), for a before/after in one run; None when the cache holds no other."""
+    """The OpenStack plugin of the newest cached engine build made without engine/openstack/patches (its BUILD_INFO
+    names no patch), for a before/after in one run; None when the cache holds none."""
     cache = current.parents[2]
-    mine = current.read_bytes()
     others = sorted((p for p in cache.glob("*/plugins/pulumi-resource-openstack") if p != current and p.is_file()),
                     key=lambda p: p.stat().st_mtime, reverse=True)
-    return next((p for p in others if p.read_bytes() != mine), None)
+    return next((p for p in others if "patched " not in (p.parents[1] / "BUILD_INFO").read_text()), None)
 
 
 def variant_environment(base: dict[str, str], plugin: Path, home: Path) -> dict[str, str]:
