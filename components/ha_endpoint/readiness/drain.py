@@ -28,6 +28,7 @@ from .target import CloudTarget, StackConfigured, TargetError, resolve
 from ..retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
 from .errors import AuthFailed, ReadinessError
 from .inputs import InputError, optional_text, positive_number, without_provider
+from .provider import stale_reference
 
 DEFAULT_DRAIN_TIMEOUT_SECONDS = 300.0
 
@@ -151,7 +152,7 @@ class MemberDrainProvider(StackConfigured, ResourceProvider):
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces = [k for k in ("pool_id", "member_id") if olds.get(k) != news.get(k)]
-        changed = replaces or any(
+        changed = replaces or stale_reference(olds, news) or any(
             olds.get(k) != news.get(k) for k in ("drain_seconds", "timeout_seconds", "cloud", "region")
         )
         return DiffResult(changes=bool(changed), replaces=replaces, delete_before_replace=False)

@@ -34,7 +34,8 @@ from .. import contract
 from . import cloud
 from .errors import ReadinessError
 from .target import CloudTarget, StackConfigured, TargetError, resolve
-from .inputs import InputError, ReadinessInputs, parse_readiness, positive_number, wait_identity, without_provider
+from .inputs import (PROVIDER_KEY, InputError, ReadinessInputs, parse_readiness, positive_number, wait_identity,
+                     without_provider)
 from .model import Requirement
 from .waiter import WaitResult, wait_for_members
 
@@ -136,6 +137,13 @@ def wait_and_record(props: Mapping[str, Any], stack: CloudTarget = CloudTarget()
         raise exc.with_traceback(None) from None
 
 
+def stale_reference(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
+    """Whether the state holds a provider reference of an older version (e.g. under ``components.`` before the
+    package was ``ha_endpoint``): an in-place update re-records it, so that a later delete finds the provider."""
+    old, new = olds.get(PROVIDER_KEY), news.get(PROVIDER_KEY)
+    return isinstance(old, str) and isinstance(new, str) and old != new
+
+
 class MemberReadinessProvider(StackConfigured, ResourceProvider):
     """The CRUD of :class:`MemberReadiness`. Stateless: every method builds what it needs and keeps nothing."""
 
@@ -149,7 +157,7 @@ class MemberReadinessProvider(StackConfigured, ResourceProvider):
         return CheckResult(news, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        changed = wait_identity(olds) != wait_identity(news)
+        changed = wait_identity(olds) != wait_identity(news) or stale_reference(olds, news)
         return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:

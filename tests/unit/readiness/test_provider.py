@@ -174,3 +174,33 @@ def test_provider_pickles_by_reference_without_credentials(monkeypatch, fake):
     restored = dill.loads(raw)
     assert isinstance(restored, MemberReadinessProvider) and vars(restored) == {}
     assert MemberReadinessProvider.serialize_as_secret_always is False
+
+
+def test_a_provider_reference_from_before_the_rename_still_resolves_and_is_re_recorded():
+    """Stacks deployed when the package was `components` hold `components.readiness.provider.MemberReadinessProvider`:
+    the repository's compatibility modules resolve it (so such resources can be deleted), and the diff reports the
+    old reference as an in-place update that re-records it under ha_endpoint."""
+    import base64
+    import sys
+    from pathlib import Path
+
+    import dill
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    from components.readiness import drain as old_drain, provider as old_provider  # noqa: E402
+    from ha_endpoint.readiness.drain import MemberDrainProvider
+    from ha_endpoint.readiness.provider import stale_reference
+
+    assert old_provider.MemberReadinessProvider is MemberReadinessProvider
+    assert old_drain.MemberDrainProvider is MemberDrainProvider
+    MemberReadinessProvider.__module__ = "components.readiness.provider"  # as the state of such a stack holds it
+    try:
+        raw = dill.dumps(MemberReadinessProvider())
+    finally:
+        MemberReadinessProvider.__module__ = "ha_endpoint.readiness.provider"
+    assert b"components.readiness.provider" in raw
+    legacy = base64.b64encode(raw).decode()
+    assert isinstance(dill.loads(base64.b64decode(legacy)), MemberReadinessProvider)
+    current = base64.b64encode(dill.dumps(MemberReadinessProvider())).decode()
+    assert stale_reference({"__provider": legacy}, {"__provider": current})
+    assert not stale_reference({"__provider": current}, {"__provider": current})
