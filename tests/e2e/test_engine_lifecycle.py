@@ -218,8 +218,23 @@ def test_7_an_update_killed_mid_way_is_recovered_by_rerunning_without_orphans(st
 
 def test_8_destroy_leaves_nothing_of_the_stack_but_the_users_floating_ip(stack, cloud, byo_floating_ip,
                                                                         cloud_before_stack):
+    lb_ids = {r["id"] for r in stack.resources() if r["type"] == "openstack:loadbalancer/loadBalancer:LoadBalancer"}
     stack.destroy()
     assert loadbalancers_named(cloud, ENDPOINT) == []
-    assert snapshot(cloud) == cloud_before_stack
+    left = {kind: ids - cloud_before_stack[kind] for kind, ids in snapshot(cloud).items()}
+    # Other stacks may come and go in the same project meanwhile: what is left must not be this stack's.
+    ours = {
+        "ports": {p.id for p in cloud.network.ports() if p.id in left["ports"]
+                  and any(p.name == f"octavia-lb-{lb}" for lb in lb_ids)},
+        "floating_ips": {ip.id for ip in cloud.network.ips() if ip.id in left["floating_ips"]
+                         and (ip.description or "").startswith(ENDPOINT)},
+        "security_groups": {g.id for g in cloud.network.security_groups() if g.id in left["security_groups"]
+                            and g.name.startswith(ENDPOINT)},
+        "load_balancers": {lb.id for lb in cloud.load_balancer.load_balancers() if lb.id in left["load_balancers"]
+                           and lb.name.startswith(ENDPOINT)},
+        "recordsets": {rs.id for zone in cloud.dns.zones() for rs in cloud.dns.recordsets(zone)
+                       if rs.id in left["recordsets"] and ENDPOINT in rs.name},
+    }
+    assert ours == {kind: set() for kind in ours}, "the destroyed stack left objects behind"
     assert recordset_addresses(cloud, "example.test.", FQDN) == set()
     assert cloud.network.get_ip(byo_floating_ip.id).port_id is None
