@@ -149,6 +149,11 @@ printf '%s\n' "$ENGINE_OPENSTACK_BRIDGE_VERSION" >"$TMP/openstack-plugin-version
 rm -rf "$TMP/src" "$TMP/gen"
 info "pulumi-resource-openstack $ENGINE_OPENSTACK_BRIDGE_VERSION (engine/openstack: bridge $(cd "$ENGINE_DIR/openstack" && go list -m -f '{{.Version}}' github.com/pulumi/pulumi-terraform-bridge/v3) + terraform-provider-openstack $(cd "$ENGINE_DIR/openstack" && go list -m -f '{{.Version}}' github.com/terraform-provider-openstack/terraform-provider-openstack); our bridge build, not Pulumi's release) -> plugins/, $(du -m "$TMP/plugins/pulumi-resource-openstack" | cut -f1) MiB: $(elapsed "$t") s (tfgen build $t_tfgen s, provider build $(elapsed "$t2") s)"
 
+# 5. YAML language host (engine/yaml: github.com/pulumi/pulumi-yaml on the pkg/v3 it requires), next to `pulumi`.
+t=$(date +%s.%N)
+YAML_VERSION=$("$ENGINE_DIR/yaml/build.sh" "$TMP/bin")
+info "pulumi-language-yaml $YAML_VERSION (engine/yaml, pkg/v3 $(cd "$ENGINE_DIR/yaml" && go list -m -f '{{.Version}}' github.com/pulumi/pulumi/pkg/v3)): $(elapsed "$t") s"
+
 info "total build (cold only if the Go caches were empty): $(elapsed "$t_start") s"
 touch "$TMP/.complete"
 rm -rf "$OUT"
