@@ -154,6 +154,12 @@ t=$(date +%s.%N)
 YAML_VERSION=$("$ENGINE_DIR/yaml/build.sh" "$TMP/bin")
 info "pulumi-language-yaml $YAML_VERSION (engine/yaml, pkg/v3 $(cd "$ENGINE_DIR/yaml" && go list -m -f '{{.Version}}' github.com/pulumi/pulumi/pkg/v3)): $(elapsed "$t") s"
 
+# 6. TypeScript SDK generator (engine/codegen: pkg/v3 codegen/nodejs on a schema file; pulumi-language-nodejs, which
+#    `pulumi package gen-sdk --language nodejs` needs, is not served by the module proxy: README.md).
+t=$(date +%s.%N)
+CODEGEN_PKG_VERSION=$("$ENGINE_DIR/codegen/build.sh" "$TMP/bin")
+info "ha-gen-sdk-nodejs (engine/codegen, pkg/v3 $CODEGEN_PKG_VERSION codegen/nodejs): $(elapsed "$t") s"
+
 info "total build (cold only if the Go caches were empty): $(elapsed "$t_start") s"
 touch "$TMP/.complete"
 rm -rf "$OUT"

@@ -6,7 +6,7 @@ engine_key() {
         cd "$1" || exit 1
         go version
         grep -E '^(pulumi|pulumi-openstack|pulumi-policy)==' ../requirements.txt 2>/dev/null || true
-        { find cli langhost scripts yaml build.sh key.sh versions.env -type f ! -name '*~'
+        { find cli codegen langhost scripts yaml build.sh key.sh versions.env -type f ! -name '*~'
           find openstack -type f \( -name '*.go' -o -name go.mod -o -name go.sum -o -name '*.patch' \); } 2>/dev/null \
             | LC_ALL=C sort | xargs sha256sum
     ) | sha256sum | cut -c1-16
