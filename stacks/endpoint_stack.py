@@ -12,6 +12,7 @@ import pulumi
 from ha_endpoint import HaEndpoint, load_endpoint_args
 
 CONFIG_KEY = "endpoint"
+KUBERNETES_KEY = "kubernetes"  # optional: a kubeconfig export (and Cluster API objects), ha_endpoint.kubernetes
 
 
 def main() -> HaEndpoint:
@@ -20,6 +21,11 @@ def main() -> HaEndpoint:
     root = f"{config.name}:{CONFIG_KEY}"
     raw = config.require_object(CONFIG_KEY)
     args = load_endpoint_args(raw, root)
+    kubernetes_root, raw_kubernetes = f"{config.name}:{KUBERNETES_KEY}", config.get_object(KUBERNETES_KEY)
+    if raw_kubernetes is not None:  # only stacks that set it import pulumi-kubernetes; checked before anything exists
+        from ha_endpoint.kubernetes import stack as kubernetes
+
+        kubernetes_settings = kubernetes.load(raw_kubernetes, args, kubernetes_root, root)
     provider = pulumi.Config("openstack")  # the default provider's cloud: the readiness gates poll the same one
     endpoint = HaEndpoint(args.name, args, root=root, cloud=provider.get("cloud"), region=provider.get("region"))
     pulumi.export("fqdn", endpoint.fqdn)
@@ -28,4 +34,6 @@ def main() -> HaEndpoint:
     pulumi.export("membersSecurityGroupId", endpoint.members_security_group_id)
     pulumi.export("vipSecurityGroupId", endpoint.vip_security_group_id)
     pulumi.export("zones", endpoint.zones)
+    if raw_kubernetes is not None:
+        kubernetes.build(kubernetes_settings, endpoint, kubernetes_root, root)  # exports kubeconfig (a secret)
     return endpoint

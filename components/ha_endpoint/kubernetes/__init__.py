@@ -1,0 +1,44 @@
+"""The Kubernetes side of the endpoint (optional; ``pip install 'ha-endpoint[kubernetes]'``).
+
+    from ha_endpoint.kubernetes import ClusterAccess, ClusterApi, Credentials, EndpointRef
+
+- :class:`ClusterAccess`: a kubeconfig (secret Output) whose server is the endpoint's DNS name and API port, and a
+  ``pulumi_kubernetes.Provider`` built from it; both wait for the endpoint's DNS records.
+- :class:`ClusterApi`: a Cluster API ``Cluster`` and ``OpenStackCluster`` (v1beta1) with the endpoint as their
+  ``controlPlaneEndpoint``, CAPO's own API load balancer and floating IP disabled, guarded against a later change of
+  that endpoint (:class:`ControlPlaneEndpointGuard`).
+- :class:`EndpointRef`: the endpoint as these read it, from an ``HaEndpoint`` or a ``StackReference``.
+
+Not here, on purpose: discovering the endpoint's members from Kubernetes ``Node`` objects. Nodes exist only once the
+API answers through this endpoint, which needs members first (the bootstrap circularity that ``dns.publish:
+bootstrap`` resolves); members stay configured.
+
+This package imports pulumi-kubernetes; ``import ha_endpoint`` and every other module of it never do.
+"""
+
+try:
+    import pulumi_kubernetes  # noqa: F401
+except ImportError as _missing:  # pragma: no cover - exercised by a subprocess test
+    import pulumi as _pulumi
+
+    class MissingKubernetesSdk(ImportError, _pulumi.RunError):
+        """pulumi-kubernetes is not installed (a RunError: the engine prints the message without a traceback)."""
+
+    raise MissingKubernetesSdk(
+        "ha_endpoint.kubernetes needs pulumi-kubernetes, which is not installed in this program's environment: "
+        "pip install 'ha-endpoint[kubernetes]' (or remove ha-endpoint:kubernetes from the stack's configuration)"
+    ) from _missing
+
+from .access import ClusterAccess, Credentials, KubeconfigError
+from .cluster_api import ClusterApi
+from .endpoint_ref import EndpointRef, NodeSubnet, NotPublished
+from .guard import ControlPlaneEndpointGuard
+from .kubeconfig import render_kubeconfig, server_url
+from .settings import (ClusterApiSettings, ControlPlaneRefSettings, CredentialsSettings, IdentityRefSettings,
+                       KubernetesSettings, load_kubernetes_settings)
+
+__all__ = [
+    "ClusterAccess", "ClusterApi", "ClusterApiSettings", "ControlPlaneEndpointGuard", "ControlPlaneRefSettings",
+    "Credentials", "CredentialsSettings", "EndpointRef", "IdentityRefSettings", "KubeconfigError",
+    "KubernetesSettings", "NodeSubnet", "NotPublished", "load_kubernetes_settings", "render_kubeconfig", "server_url",
+]

@@ -1,0 +1,58 @@
+"""The stack program's Kubernetes part: ``ha-endpoint:kubernetes`` -> kubeconfig export (and Cluster API objects).
+
+Called by ``stacks/endpoint_stack.py`` only when the key is set, so that stacks without it never import
+pulumi-kubernetes. :func:`load` runs before the endpoint registers anything (bad input creates nothing);
+:func:`build` after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import pulumi
+from pulumi.runtime.config import is_config_secret
+
+from .access import ClusterAccess, Credentials
+from .cluster_api import ClusterApi
+from .endpoint_ref import EndpointRef
+from .settings import DEFAULT_ROOT, KubernetesSettings, load_kubernetes_settings
+
+KUBECONFIG_OUTPUT = "kubeconfig"
+CONTROL_PLANE_ENDPOINT_OUTPUT = "controlPlaneEndpoint"
+
+
+@dataclass
+class KubernetesParts:
+    """What :func:`build` made."""
+
+    access: ClusterAccess
+    cluster_api: Optional[ClusterApi]
+
+
+def load(raw: Any, endpoint_args: Any, root: str = DEFAULT_ROOT, endpoint_root: str = "ha-endpoint:endpoint"
+         ) -> KubernetesSettings:
+    """The settings, checked against the endpoint's arguments; a private key or token stored in plain text in the
+    stack's file is refused (the key must be a secret)."""
+    return load_kubernetes_settings(raw, endpoint_args, root, endpoint_root, encrypted=is_config_secret(root))
+
+
+def build(settings: KubernetesSettings, endpoint: Any, root: str = DEFAULT_ROOT,
+          endpoint_root: str = "ha-endpoint:endpoint") -> KubernetesParts:
+    """The kubeconfig (exported as ``kubeconfig``, a secret) and, with ``clusterApi``, the Cluster API objects
+    (their endpoint exported as ``controlPlaneEndpoint``)."""
+    ref = EndpointRef.of(endpoint, root)
+    name = endpoint.plan.name
+    credentials = settings.credentials
+    access = ClusterAccess(name, ref, Credentials(credentials.ca_certificate, credentials.client_certificate,
+                                                  credentials.client_key, credentials.token),
+                           api_port=settings.api_port, cluster_name=settings.cluster_name, user=settings.user)
+    pulumi.export(KUBECONFIG_OUTPUT, access.kubeconfig)
+    cluster_api = None
+    if settings.cluster_api is not None:
+        cluster_api = ClusterApi(name, ref, settings.cluster_api.model_copy(
+            update={"name": settings.cluster_api.name or access.cluster_name}), api_port=settings.api_port, root=root,
+            settings_naming_the_endpoint=f"{endpoint_root}.dns (dnsZone, record) and {root}.apiPort (or the listener "
+                                         "port it defaults to)")
+        pulumi.export(CONTROL_PLANE_ENDPOINT_OUTPUT, cluster_api.control_plane_endpoint)
+    return KubernetesParts(access, cluster_api)
