@@ -18,7 +18,10 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from .predicates import AzFinding, MonitoredListener, RouterView, SubnetPath, az_loss_findings, zone_routers
+from .predicates import (
+    LISTENER_RULE_PROTOCOL, MONITOR_RULE_PROTOCOL, AzFinding, MonitoredListener, RouterView, SubnetPath,
+    az_loss_findings, zone_routers,
+)
 
 FACTS_VERSION = 1
 
@@ -98,6 +101,11 @@ class MonitorFact(_Fact):
     max_retries_down: int
     url_path: Optional[str] = None
 
+    @field_validator("type", mode="after")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        return _one_of(value, MONITOR_RULE_PROTOCOL, "health-monitor type")
+
 
 class ListenerFact(_Fact, MonitoredListener):
     """One port the endpoint serves, in every zone."""
@@ -110,6 +118,17 @@ class ListenerFact(_Fact, MonitoredListener):
     allowed_cidrs: list[str] = Field(default_factory=list)
     monitor: Optional[MonitorFact] = None
 
+    @field_validator("protocol", mode="after")
+    @classmethod
+    def _known_protocol(cls, value: str) -> str:
+        return _one_of(value, LISTENER_RULE_PROTOCOL, "listener protocol")
+
+
+def _one_of(value: str, known: dict[str, str], what: str) -> str:
+    """``value`` when the shared predicates know it (the pack maps it to security-group rules), else a problem."""
+    if value.upper() not in known:
+        raise ValueError(f"unknown {what} '{value}'; one of {', '.join(known)}")
+    return value
 
 
 class RuleFact(_Fact):
@@ -234,8 +253,24 @@ def parse_facts(value: Any) -> EndpointFacts:
         raise FactsProblem([f"facts.version: expected {FACTS_VERSION}, got {value.get('version')!r} (the component "
                             "and the policy pack are of different versions: use the pack of the component's release)"])
     try:
-        return EndpointFacts.model_validate(value)
+        facts = EndpointFacts.model_validate(value)
     except ValidationError as error:
         raise FactsProblem([
             "facts." + ".".join(str(part) for part in detail["loc"]) + f": {detail['msg']}"
             for detail in error.errors(include_url=False)]) from None
+    dangling = dangling_references(facts)
+    if dangling:
+        raise FactsProblem(dangling)
+    return facts
+
+
+def dangling_references(facts: EndpointFacts) -> list[str]:
+    """The references inside ``facts`` to a subnet or member the facts do not declare (the component declares every
+    one it refers to: a dangling one would let a check pass unseen)."""
+    found = [f"facts.zones.{key}.vipSubnetId: subnet {zone.vip_subnet_id} is not among facts.subnets"
+             for key, zone in facts.zones.items() if zone.vip_subnet_id not in facts.subnets]
+    found += [f"facts.zones.{key}.members: member {name} is not among facts.members"
+              for key, zone in facts.zones.items() for name in zone.members if name not in facts.members]
+    found += [f"facts.members.{key}.subnetId: subnet {member.subnet_id} is not among facts.subnets"
+              for key, member in facts.members.items() if member.subnet_id not in facts.subnets]
+    return found
