@@ -24,10 +24,10 @@ $(VENV_STAMP): requirements.txt pyproject.toml
 	.venv/bin/pip install --quiet --disable-pip-version-check --no-deps -e .   # the ha_endpoint package, from components/
 	rm -f .venv/.installed-* && touch $@
 
-test: venv engine localcloud
+test: venv engine localcloud capi-crds
 	$(PY) -m pytest -q
 
-test-unit: venv
+test-unit: venv capi-crds
 	$(PY) -m pytest -m "not integration and not e2e" -q
 
 bench: venv engine localcloud

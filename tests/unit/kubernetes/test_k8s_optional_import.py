@@ -1,0 +1,65 @@
+"""pulumi-kubernetes is optional: with it unimportable, `import ha_endpoint`, every other module of the package and
+a stack without `ha-endpoint:kubernetes` work; `ha_endpoint.kubernetes` (and a stack that sets the key) says what to
+install, as a RunError (no traceback)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+PROGRAM = r'''
+import importlib, json, pkgutil, sys
+sys.modules["pulumi_kubernetes"] = None  # any import of it now raises ImportError
+sys.path.insert(0, ROOT)
+import pulumi
+import ha_endpoint
+
+imported, stack = [], {}
+
+def walk(package):
+    for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+        if info.name.startswith("ha_endpoint.kubernetes"):
+            continue
+        module = importlib.import_module(info.name)
+        imported.append(info.name)
+        if info.ispkg:
+            walk(module)
+
+walk(ha_endpoint)
+importlib.import_module("stacks.endpoint_stack")
+from tests.mocks import FakeCloud, run_stack
+from tests.mocks.configs import dev_endpoint
+run = run_stack(FakeCloud.dev(), {"endpoint": dev_endpoint()}, preview=False)
+stack["outputs"] = sorted(run.outputs)
+try:
+    import ha_endpoint.kubernetes
+except ImportError as error:
+    stack["import_error"] = [str(error), isinstance(error, pulumi.RunError)]
+try:
+    run_stack(FakeCloud.dev(), {"endpoint": dev_endpoint(), "kubernetes": {"credentials": {}}}, preview=True)
+except Exception as error:
+    stack["stack_error"] = [str(error), isinstance(error, pulumi.RunError)]
+print(json.dumps({"imported": imported, "stack": stack,
+                  "loaded": sorted(name for name, module in sys.modules.items()
+                                   if name.startswith("pulumi_kubernetes") and module is not None)}))
+'''
+
+MESSAGE = ("ha_endpoint.kubernetes needs pulumi-kubernetes, which is not installed in this program's environment: "
+           "pip install 'ha-endpoint[kubernetes]' (or remove ha-endpoint:kubernetes from the stack's configuration)")
+
+
+def test_everything_but_the_kubernetes_package_works_without_pulumi_kubernetes():
+    done = subprocess.run([sys.executable, "-c", f"ROOT = {str(ROOT)!r}\n" + PROGRAM], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {"ha_endpoint.endpoint", "ha_endpoint.validation", "ha_endpoint.readiness.provider"} <= set(
+        result["imported"])
+    assert result["loaded"] == []
+    assert "fqdn" in result["stack"]["outputs"] and "kubeconfig" not in result["stack"]["outputs"]
+    assert result["stack"]["import_error"] == [MESSAGE, True]
+    assert result["stack"]["stack_error"] == [MESSAGE, True]
