@@ -1,11 +1,13 @@
 """One retry policy: how every wait and every write of the endpoint retries a failing cloud call.
 
 Which failures are worth retrying is decided once, in :func:`ha_endpoint.readiness.cloud.classify` (HTTP 408, 409 --
-Octavia's PENDING_* objects are immutable --, 429, 5xx, connection failures and timeouts are transient; 401 means
-re-authenticate, then retry; anything else is reported at once), and raised as the categories of
-:mod:`ha_endpoint.readiness.errors`. This module says how long and how often: a :class:`Backoff` and
-:func:`call_with_retries`, the loop the member drain and recovery use; the readiness waiter's poll loop uses the same
-classification and backoff. Pure: clock and sleep are injected.
+Octavia's PENDING_* objects are immutable --, 429, 5xx, connection failures and timeouts, a service that cannot be
+discovered or answers something that is not JSON, openstacksdk's generic errors and OS errors are transient; 401
+means re-authenticate, then retry; anything else is reported at once), and raised as the categories of
+:mod:`ha_endpoint.readiness.errors`. This module says how long and how often: a :class:`Backoff`,
+:func:`reauthenticate` (what a rejected token leads to) and :func:`call_with_retries`, the loop the member drain and
+recovery use; the readiness waiter's poll loop uses the same classification, backoff and re-authentication. Pure:
+clock and sleep are injected.
 """
 
 from __future__ import annotations
@@ -61,8 +63,48 @@ class RetriesExhausted(ReadinessError):
         self.last = last
 
 
+CREDENTIALS_FIX = (
+    "check the clouds.yaml entry the stack uses (openstack:cloud, readiness.cloud or OS_CLOUD): the password or "
+    "application credential, the project and domain names, and that the user still has the member and "
+    "load-balancer_member roles in the project; then run `pulumi up` again"
+)
+"""How to fix credentials the cloud refuses: the end of every :class:`CredentialsRefused` message."""
+
+
 class CredentialsRefused(ReadinessError):
-    """Re-authenticating did not help (or was not possible): the cloud refuses the credentials."""
+    """Re-authenticating did not help (or was not possible): the cloud refuses the credentials.
+
+    Attributes:
+        reason: what was refused, e.g. ``"re-authenticating ... was refused too (HTTP 401 Unauthorized)"``.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"{reason}; {CREDENTIALS_FIX}")
+        self.reason = reason
+
+
+def reauthenticate(reauth: Optional[Callable[[], None]], rejected: str, failures: int,
+                   max_retries: int = MAX_AUTH_RETRIES) -> Optional[str]:
+    """What a rejected token (the ``failures``-th in a row, described by ``rejected``) leads to: ``reauth()``.
+
+    Returns ``None`` when a new token was issued (retry at once), or the reason Keystone could not be reached
+    (a transient failure: retry after the backoff, within the deadline). Raises :class:`CredentialsRefused` when
+    there is no way to re-authenticate, after ``max_retries`` rejections in a row, or when the re-authentication is
+    itself refused (401, or Keystone's 404 for a user or project that no longer exists).
+    """
+    if reauth is None or failures > max_retries:
+        raise CredentialsRefused(f"the cloud rejected the credentials {failures} times in a row ({rejected})")
+    try:
+        reauth()
+    except TransientFetchError as exc:
+        return f"re-authentication: {exc.reason}"
+    except AuthExpired as exc:
+        if exc.reason == rejected:  # keystoneauth had already tried to re-authenticate and met the same refusal
+            raise CredentialsRefused(f"the cloud refused to re-authenticate ({exc.reason})") from None
+        raise CredentialsRefused(
+            f"the cloud rejected the token ({rejected}) and refused the re-authentication too ({exc.reason})"
+        ) from None
+    return None
 
 
 @dataclass
@@ -78,8 +120,8 @@ def call_with_retries(action: Callable[[], T], *, timeout_seconds: float, clock:
                       reauth: Optional[Callable[[], None]] = None,
                       attempts: Optional[Attempts] = None) -> T:
     """``action()``, retried on :class:`TransientFetchError` (after the backoff's delay) and on
-    :class:`AuthExpired` (after ``reauth()``, at most :data:`MAX_AUTH_RETRIES` times in a row) until
-    ``timeout_seconds``; then :class:`RetriesExhausted`. Other errors propagate at once."""
+    :class:`AuthExpired` (after :func:`reauthenticate`) until ``timeout_seconds``; then :class:`RetriesExhausted`.
+    :class:`CredentialsRefused` when re-authentication is refused; other errors propagate at once."""
     attempts = attempts if attempts is not None else Attempts()
     deadline = clock() + timeout_seconds
     delays = backoff.delays()
@@ -92,13 +134,10 @@ def call_with_retries(action: Callable[[], T], *, timeout_seconds: float, clock:
             attempts.last = exc.reason
         except AuthExpired as exc:
             auth_failures += 1
-            if reauth is None or auth_failures > MAX_AUTH_RETRIES:
-                raise CredentialsRefused(f"the cloud rejected the credentials ({exc.reason})") from None
-            try:
-                reauth()
+            unreachable = reauthenticate(reauth, exc.reason, auth_failures)
+            if unreachable is None:
                 continue
-            except TransientFetchError as reauth_exc:
-                attempts.last = f"re-authentication: {reauth_exc.reason}"
+            attempts.last = unreachable
         now = clock()
         if now >= deadline:
             raise RetriesExhausted(attempts.count, attempts.last)

@@ -6,23 +6,25 @@
 - :mod:`.provider`: :class:`MemberReadiness`; :mod:`.drain`: :class:`MemberDrain`.
 
 The resource classes import Pulumi; import them from their modules (``ha_endpoint.readiness.provider``) so that the
-pure parts load without it.
+pure parts load without it. The names below load on first use (PEP 562), so that ``ha_endpoint.retry`` -- which the
+waiter uses and which raises this package's errors -- can be imported first without a circular import.
 """
 
-from .errors import (
-    AuthExpired,
-    AuthFailed,
-    FetchFailed,
-    MemberFailed,
-    ReadinessError,
-    ReadinessTimeout,
-    TransientFetchError,
-)
-from .model import LoadBalancerStatus, MemberStatus, PoolExpectation, Requirement
-from .waiter import Backoff, WaitResult, WaitSpec, wait_for_members
+from importlib import import_module
+from typing import Any
 
-__all__ = [
-    "AuthExpired", "AuthFailed", "FetchFailed", "MemberFailed", "ReadinessError", "ReadinessTimeout",
-    "TransientFetchError", "LoadBalancerStatus", "MemberStatus", "PoolExpectation", "Requirement", "Backoff",
-    "WaitResult", "WaitSpec", "wait_for_members",
-]
+_EXPORTS = {
+    "AuthExpired": "errors", "AuthFailed": "errors", "FetchFailed": "errors", "MemberFailed": "errors",
+    "MemberGone": "errors", "ReadinessError": "errors", "ReadinessTimeout": "errors", "TransientFetchError": "errors",
+    "LoadBalancerStatus": "model", "MemberStatus": "model", "PoolExpectation": "model", "Requirement": "model",
+    "Backoff": "waiter", "WaitResult": "waiter", "WaitSpec": "waiter", "wait_for_members": "waiter",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{module}", __name__), name)

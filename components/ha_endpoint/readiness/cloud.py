@@ -8,14 +8,21 @@ API cost: :meth:`OctaviaStatusSource.fetch_pool` is one ``GET /v2/lbaas/pools/{p
 follows ``members_links`` only when Octavia paginates (more members than its ``pagination_max_limit``, 1000 by
 default), so a poll costs one call per pool whatever the number of members.
 
-Error categories (:func:`classify`): 401, and any 4xx raised by keystoneauth while authenticating -> re-authenticate;
-408, 409 (PENDING_* objects are immutable), 429, 5xx, connection failures and timeouts -> transient, retried;
-anything else (403, 404, 400 from a service, configuration) -> terminal.
+Error categories (:func:`classify`), the one list of retryable errors:
+
+- re-authenticate: 401, and any 4xx raised by keystoneauth while authenticating;
+- transient, retried within the deadline: 408, 409 (PENDING_* objects are immutable), 429, 5xx, connection failures
+  and timeouts, a service that cannot be discovered (keystoneauth's ``DiscoveryFailure``: Keystone unreachable with an
+  unversioned auth_url, or a service restarting), an answer that is not JSON (an HTML page from a proxy, with status
+  200), openstacksdk's generic ``SDKException`` and ``OSError``;
+- terminal, reported at once: other HTTP statuses (403, 404, 400), TLS errors, configuration (clouds.yaml, a missing
+  endpoint, a malformed URL, a local file that cannot be read) and anything else.
 """
 
 from __future__ import annotations
 
 import enum
+import json
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional
 
@@ -29,6 +36,45 @@ from .model import LoadBalancerStatus, MemberStatus
 
 TRANSIENT_HTTP_STATUSES = frozenset({408, 409, 429})
 """HTTP statuses below 500 that are retried: request timeout, conflict (PENDING_* immutable), rate limit."""
+
+
+TERMINAL_TYPES: tuple[type[BaseException], ...] = (
+    ks_exc.SSLError,
+    requests.exceptions.SSLError,
+    os_exc.ConfigException,
+    os_exc.EndpointNotFound,
+    os_exc.InvalidRequest,
+    os_exc.InvalidResourceQuery,
+    os_exc.MethodNotSupported,
+    os_exc.NotSupported,
+    os_exc.ValidationException,
+    os_exc.DuplicateResource,
+    requests.exceptions.InvalidURL,
+    requests.exceptions.MissingSchema,
+    requests.exceptions.InvalidSchema,
+    requests.exceptions.InvalidHeader,
+    FileNotFoundError,
+    PermissionError,
+    IsADirectoryError,
+    NotADirectoryError,
+)
+"""Exceptions without an HTTP status that retrying cannot fix (checked before :data:`TRANSIENT_TYPES`, which holds
+some of their base classes): TLS, configuration, malformed requests, local files."""
+
+TRANSIENT_TYPES: tuple[type[BaseException], ...] = (
+    ks_exc.ConnectionError,
+    ks_exc.RetriableConnectionFailure,
+    ks_exc.DiscoveryFailure,
+    ks_exc.InvalidResponse,
+    requests.ConnectionError,
+    requests.Timeout,
+    json.JSONDecodeError,
+    os_exc.SDKException,
+    OSError,
+)
+"""Exceptions without an HTTP status that are retried: connection failures and timeouts (``ConnectionError`` and
+``TimeoutError`` are ``OSError``), a service that cannot be discovered, a body that is not JSON (requests' and
+keystoneauth's wrappers of it), openstacksdk's generic errors."""
 
 
 class Category(str, enum.Enum):
@@ -73,17 +119,9 @@ def classify(exc: BaseException) -> Category:
         if status in TRANSIENT_HTTP_STATUSES or status >= 500:
             return Category.TRANSIENT
         return Category.TERMINAL
-    if isinstance(exc, ks_exc.SSLError):
+    if isinstance(exc, TERMINAL_TYPES):
         return Category.TERMINAL
-    transient_types = (
-        ks_exc.ConnectionError,
-        ks_exc.RetriableConnectionFailure,
-        requests.ConnectionError,
-        requests.Timeout,
-        ConnectionError,
-        TimeoutError,
-    )
-    if isinstance(exc, transient_types):
+    if isinstance(exc, TRANSIENT_TYPES):
         return Category.TRANSIENT
     return Category.TERMINAL
 
@@ -91,15 +129,38 @@ def classify(exc: BaseException) -> Category:
 def describe(exc: BaseException, limit: int = 300) -> str:
     """A one-line description: ``"HTTP 409 Conflict: <details>"`` or ``"<ExceptionType>: <message>"``."""
     status = http_status(exc)
+    body = _not_json(exc)
+    if body is not None:
+        return _shorten(f"{type(exc).__name__}: the answer is not JSON (a proxy's page?): {body}", limit)
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(exc, ks_exc.DiscoveryFailure) and isinstance(cause, ks_exc.ConnectionError):
+        return _shorten(f"{type(exc).__name__} (the service did not answer): {describe(cause, limit)}", limit)
     if status is not None:
         response = getattr(exc, "response", None)
         reason = getattr(response, "reason", "") or ""
         details = getattr(exc, "details", None) or getattr(exc, "message", "") or ""
+        details = str(details).removesuffix(f" (HTTP {status})")  # keystoneauth repeats the status
         text = f"HTTP {status}" + (f" {reason}" if reason else "") + (f": {details}" if details else "")
     else:
         text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return _shorten(text, limit)
+
+
+def _shorten(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _not_json(exc: BaseException) -> Optional[str]:
+    """The start of the body when ``exc`` says an answer was not JSON (requests' or keystoneauth's wording)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return repr(exc.doc[:80]) if exc.doc else "an empty body"
+    if isinstance(exc, ks_exc.InvalidResponse):
+        response = getattr(exc, "response", None)
+        text = getattr(response, "text", "") or ""
+        code = getattr(response, "status_code", None)
+        return (f"HTTP {code} " if code else "") + (repr(text[:80]) if text else "an empty body")
+    return None
 
 
 def translate(exc: BaseException, action: str) -> Exception:

@@ -24,11 +24,11 @@ from pulumi.dynamic import UpdateResult
 
 from .. import contract
 from . import cloud
-from .target import CloudTarget, StackConfigured, TargetError, resolve
+from .target import CloudTarget, StackConfigured, resolve
 from ..retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
 from .errors import AuthFailed, ReadinessError
-from .inputs import InputError, optional_text, positive_number, without_provider
-from .provider import stale_reference
+from .inputs import InputError, positive_number, without_provider
+from .provider import REPORTED, stale_reference
 
 DEFAULT_DRAIN_TIMEOUT_SECONDS = 300.0
 
@@ -107,10 +107,7 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget()) -> Opti
     if grace == 0:
         return None
     pool_id, member_id = str(props["pool_id"]), str(props["member_id"])
-    try:
-        where = resolve(props, stack)
-    except TargetError as exc:
-        raise exc.with_traceback(None) from None
+    where = resolve(props, stack)
     source = cloud.OctaviaStatusSource(where.cloud, where.region)
     try:
         return drain_member(
@@ -122,8 +119,6 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget()) -> Opti
             sleep=_sleep,
             reauth=source.reauth,
         )
-    except ReadinessError as exc:
-        raise exc.with_traceback(None) from None
     finally:
         source.close()
 
@@ -167,7 +162,10 @@ class MemberDrainProvider(StackConfigured, ResourceProvider):
         return ReadResult(id_, without_provider(props))
 
     def delete(self, _id: str, props: dict[str, Any]) -> None:
-        run_drain(props, self.stack)
+        try:
+            run_drain(props, self.stack)
+        except REPORTED as exc:  # the message alone, under the host's and this method's frames (see REPORTED)
+            raise exc.with_traceback(None) from None
 
 
 DRAIN_TYPE_NAME = "MemberDrain"

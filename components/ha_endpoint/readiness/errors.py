@@ -5,9 +5,10 @@ Two families:
 - Signals a status source raises and the waiter handles: :class:`TransientFetchError` (retried within the
   deadline: 409, 429, 5xx, connection failures and timeouts) and :class:`AuthExpired` (re-authenticate, then retry).
 - Failures the gate reports (subclasses of :class:`ReadinessError`): :class:`MemberFailed` (a member's provisioning
-  is in ERROR, terminal), :class:`ReadinessTimeout` (the deadline passed; names every member not ready),
+  is in ERROR, terminal), :class:`MemberGone` (a member was deleted behind the stack's back: missing from its pool's
+  member list, or PENDING_DELETE), :class:`ReadinessTimeout` (the deadline passed; names every member not ready),
   :class:`FetchFailed` (a status fetch failed in a way retrying cannot fix, e.g. 403 or the pool is gone) and
-  :class:`AuthFailed` (re-authentication did not help).
+  :class:`AuthFailed` (re-authentication was refused or did not help).
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ class FetchFailed(ReadinessError):
 
 
 class AuthFailed(ReadinessError):
-    """Re-authentication did not make the cloud accept requests again."""
+    """Re-authentication was refused, or did not make the cloud accept requests again (the message says which and
+    how to fix the credentials)."""
 
 
 @dataclass(frozen=True)
@@ -82,26 +84,33 @@ class NotReadyMember:
     Attributes:
         pool: the pool it was expected in.
         member_id: the member id.
-        status: its last seen statuses; ``None`` when it was never observed.
-        pool_listed: whether the pool's member list was ever fetched (if so and ``status`` is ``None``, the
-            member was missing from it).
+        status: its last seen statuses; ``None`` when it was never observed (every listing failed).
+        streak: in how many consecutive polls, up to the last, it was ready.
+        stable_polls: in how many consecutive polls it had to be ready.
+        flaps: how many times it went from ready to not ready.
     """
 
     pool: PoolExpectation
     member_id: str
     status: Optional[MemberStatus]
-    pool_listed: bool = True
+    streak: int = 0
+    stable_polls: int = 1
+    flaps: int = 0
 
     def phrase(self) -> str:
-        """``"member <id> in pool <pool> is <prov>/<oper>"`` (or why there is no status)."""
+        """``"member <id> in pool <pool> is <prov>/<oper>"`` (or why there is no status, or why ready is not
+        enough yet), and how often it flapped."""
         head = f"member {self.member_id} in pool {self.pool.display}"
         if self.status is None:
-            if self.pool_listed:
-                return f"{head} is not in the pool's member list"
             return f"{head} was never observed"
         text = f"{head} is {self.status.label}"
-        if self.pool.monitored and self.status.operating_status == NO_MONITOR:
+        if self.streak:
+            text += (f" but was ready in only the last {_plural(self.streak, 'poll')} of the {self.stable_polls} "
+                     f"consecutive polls required")
+        elif self.pool.monitored and self.status.operating_status == NO_MONITOR:
             text += " (the pool has a health monitor, so NO_MONITOR does not count)"
+        if self.flaps:
+            text += f" (it went from ready to not ready {_plural(self.flaps, 'time')})"
         return text
 
 
@@ -132,6 +141,37 @@ class MemberFailed(ReadinessError):
     def member_id(self) -> str:
         """The failed member's id."""
         return self.status.member_id
+
+
+class MemberGone(ReadinessError):
+    """A member the gate waits for was deleted behind the stack's back: it is no longer in its pool's member list,
+    or it is being deleted (PENDING_DELETE). Terminal, reported at once: it will never become ready.
+
+    Attributes:
+        pool: the pool it was expected in.
+        member_id: the member id.
+        status: its statuses when it is being deleted; ``None`` when it is no longer listed.
+        load_balancer: the load balancer's statuses for context.
+    """
+
+    def __init__(self, pool: PoolExpectation, member_id: str, status: Optional[MemberStatus],
+                 load_balancer: LoadBalancerReport) -> None:
+        self.pool = pool
+        self.member_id = member_id
+        self.status = status
+        self.load_balancer = load_balancer
+        head = f"member {member_id} in pool {pool.display}"
+        if status is None:
+            what = f"{head} is gone: it is no longer in the pool's member list, so something outside this stack " \
+                   f"deleted it."
+            wait = ""
+        else:
+            what = f"{head} is being deleted ({status.label}) by something outside this stack."
+            wait = "wait until it is gone, "
+        super().__init__(
+            f"{what} {load_balancer.sentence()} It will never become ready: {wait}run `pulumi refresh` so that the "
+            f"stack forgets it, then `pulumi up` to create it again."
+        )
 
 
 class ReadinessTimeout(ReadinessError):

@@ -10,6 +10,8 @@ MemberReadiness inputs (property names as stored in state):
 - ``timeout_seconds`` (number > 0), default 600.
 - ``poll_interval_seconds`` (number > 0): the longest pause between two polls, default 1. Polling starts at
   ``min(1, poll_interval_seconds)`` and grows x1.25 up to it.
+- ``stable_polls`` (whole number >= 1, optional): in how many consecutive polls a member must be ready before it
+  counts, default 2 (also when absent: gates recorded before this input existed keep working).
 - ``cloud``, ``region`` (str, optional), ``cloud_source``: where to poll (see :mod:`.target`).
 """
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from .model import PoolExpectation, Requirement
-from .waiter import Backoff, WaitSpec
+from .waiter import DEFAULT_STABLE_POLLS, Backoff, WaitSpec
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
 DEFAULT_POLL_INTERVAL_SECONDS = 1.0
@@ -54,6 +56,7 @@ class ReadinessInputs:
     cloud: Optional[str]
     region: Optional[str] = None
     cloud_source: str = "stack"
+    stable_polls: int = DEFAULT_STABLE_POLLS
 
     def wait_spec(self) -> WaitSpec:
         """The waiter's spec: backoff from min(1 s, interval) x1.25 up to the interval."""
@@ -62,7 +65,8 @@ class ReadinessInputs:
             factor=BACKOFF_FACTOR,
             max_seconds=self.poll_interval_seconds,
         )
-        return WaitSpec(self.loadbalancer_id, self.pools, self.require, self.timeout_seconds, backoff)
+        return WaitSpec(self.loadbalancer_id, self.pools, self.require, self.timeout_seconds, backoff,
+                        stable_polls=self.stable_polls)
 
 
 def _text(props: Mapping[str, Any], key: str, path: Optional[str] = None) -> str:
@@ -80,6 +84,17 @@ def positive_number(props: Mapping[str, Any], key: str, default: float) -> float
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise InputError(key, f"must be a number of seconds > 0, got {value!r}")
     return float(value)
+
+
+def polls_count(props: Mapping[str, Any], key: str, default: int) -> int:
+    """``props[key]`` as a whole number >= 1 (the engine sends numbers as floats: 2.0 is 2), or ``default`` when
+    absent."""
+    value = props.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 1:
+        raise InputError(key, f"must be a whole number of polls >= 1, got {value!r}")
+    return int(value)
 
 
 def optional_text(props: Mapping[str, Any], key: str) -> Optional[str]:
@@ -131,13 +146,15 @@ def parse_readiness(props: Mapping[str, Any]) -> ReadinessInputs:
         cloud=optional_text(props, "cloud"),
         region=optional_text(props, "region"),
         cloud_source=optional_text(props, "cloud_source") or "stack",
+        stable_polls=polls_count(props, "stable_polls", DEFAULT_STABLE_POLLS),
     )
 
 
 def wait_identity(props: Mapping[str, Any]) -> Any:
     """What a wait depends on: load balancer, pools, member ids (order-free), requirement, cloud.
 
-    Two bags with equal identities need no new wait; timing inputs (timeout, interval) are not part of it. An
+    Two bags with equal identities need no new wait; timing inputs (timeout, interval, stable polls) are not part of
+    it, so adding ``stable_polls`` to a gate recorded without it changes nothing. An
     unparsable bag (e.g. with values unknown during preview) gets a fresh identity, so it always counts as changed.
     """
     try:

@@ -17,6 +17,8 @@ ACTIVE = "ACTIVE"
 ERROR = "ERROR"
 ONLINE = "ONLINE"
 NO_MONITOR = "NO_MONITOR"
+DELETING = frozenset({"PENDING_DELETE", "DELETED"})
+"""Provisioning statuses of a member on its way out: it will never become ready."""
 
 
 class Requirement(str, enum.Enum):
@@ -116,6 +118,11 @@ def is_ready(status: MemberStatus, requirement: Requirement, monitored: bool) ->
 def is_failed(status: MemberStatus) -> bool:
     """Whether the member's provisioning is terminally failed (``ERROR``)."""
     return status.provisioning_status == ERROR
+
+
+def is_deleting(status: MemberStatus) -> bool:
+    """Whether the member is being (or has been) deleted: ``PENDING_DELETE`` or ``DELETED``."""
+    return status.provisioning_status in DELETING
 
 
 def is_online(status: MemberStatus, monitored: bool) -> bool:

@@ -34,10 +34,10 @@ from .. import contract
 from . import cloud
 from .errors import ReadinessError
 from .target import CloudTarget, StackConfigured, TargetError, resolve
-from .inputs import (PROVIDER_KEY, InputError, ReadinessInputs, parse_readiness, positive_number, wait_identity,
-                     without_provider)
+from .inputs import (PROVIDER_KEY, InputError, ReadinessInputs, parse_readiness, polls_count, positive_number,
+                     wait_identity, without_provider)
 from .model import Requirement
-from .waiter import WaitResult, wait_for_members
+from .waiter import DEFAULT_STABLE_POLLS, WaitResult, wait_for_members
 
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 """Pulumi's wire value for an input not known yet (during preview)."""
@@ -90,6 +90,11 @@ def check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
                 positive_number(news, key, 1.0)
             except InputError as exc:
                 failures.append(CheckFailure(exc.property, exc.reason))
+    if not contains_unknown(news.get("stable_polls")):
+        try:
+            polls_count(news, "stable_polls", DEFAULT_STABLE_POLLS)
+        except InputError as exc:
+            failures.append(CheckFailure(exc.property, exc.reason))
     return failures
 
 
@@ -129,12 +134,15 @@ def outputs(props: Mapping[str, Any], result: WaitResult) -> dict[str, Any]:
     return outs
 
 
+REPORTED = (ReadinessError, InputError, TargetError)
+"""Failures whose message is the whole story: raised from the provider method itself with no traceback of their own
+and no chained cause, so that the engine's dynamic-provider host (which reports ``traceback.format_exc()``) shows the
+message under the host's and the method's frames only, never keystoneauth's or openstacksdk's."""
+
+
 def wait_and_record(props: Mapping[str, Any], stack: CloudTarget = CloudTarget()) -> dict[str, Any]:
-    """Validate, wait, and return the outputs; failures surface with their own message and a short traceback."""
-    try:
-        return outputs(props, run_wait(parse_readiness(props), resolve(props, stack)))
-    except (ReadinessError, InputError, TargetError) as exc:
-        raise exc.with_traceback(None) from None
+    """Validate, wait, and return the outputs (raises one of :data:`REPORTED`)."""
+    return outputs(props, run_wait(parse_readiness(props), resolve(props, stack)))
 
 
 def stale_reference(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
@@ -161,10 +169,18 @@ class MemberReadinessProvider(StackConfigured, ResourceProvider):
         return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        return CreateResult(f"ready-{uuid.uuid4().hex}", wait_and_record(props, self.stack))
+        try:
+            outs = wait_and_record(props, self.stack)
+        except REPORTED as exc:
+            raise exc.with_traceback(None) from None
+        return CreateResult(f"ready-{uuid.uuid4().hex}", outs)
 
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        return UpdateResult(wait_and_record(news, self.stack))
+        try:
+            outs = wait_and_record(news, self.stack)
+        except REPORTED as exc:
+            raise exc.with_traceback(None) from None
+        return UpdateResult(outs)
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         return ReadResult(id_, without_provider(props))
@@ -202,10 +218,12 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
         cloud: pulumi.Input[Optional[str]] = None,
         region: pulumi.Input[Optional[str]] = None,
         cloud_source: str = "stack",
+        stable_polls: int = DEFAULT_STABLE_POLLS,
         opts: Optional[pulumi.ResourceOptions] = None,
     ) -> None:
         """``pools``: logical pool name -> ``{"pool_id": Input[str], "member_ids": [Input[str]], "monitored": bool}``;
-        ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`). Typed
+        ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`); ``stable_polls``: consecutive ready
+        polls a member needs (a flapping member does not count). Typed
         ``pulumi-python:dynamic/haendpoint:MemberReadiness``, aliased to the generic dynamic token it had before."""
         props: dict[str, Any] = {
             "loadbalancer_id": loadbalancer_id,
@@ -213,6 +231,7 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
             "require": require,
             "timeout_seconds": timeout_seconds,
             "poll_interval_seconds": poll_interval_seconds,
+            "stable_polls": stable_polls,
             "cloud": cloud,
             "region": region,
             "cloud_source": cloud_source,

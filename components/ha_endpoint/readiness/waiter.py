@@ -2,32 +2,38 @@
 
 No I/O happens here. Each poll lists the members of every pool once (one call per pool, whatever the number of
 members), checks the expected members against the requirement, and either opens the gate, fails at once on a
-provisioning ERROR, or sleeps per the backoff and polls again until the deadline. Polls start on a steady cadence
-(the time a poll takes is deducted from the following pause), so the gate opens at most one interval after the last
-member becomes ready. The last poll happens at the deadline itself, so no chance is lost to a long sleep.
+provisioning ERROR or on a member deleted behind the stack's back (missing from its pool's list, or PENDING_DELETE),
+or sleeps per the backoff and polls again until the deadline. A member counts as ready once it was ready in
+``stable_polls`` consecutive polls (default 2), so a member that flaps between ONLINE and ERROR does not open the
+gate in a lucky poll. Polls start on a steady cadence (the time a poll takes is deducted from the following pause), so
+the gate opens at most ``stable_polls`` intervals after the last member becomes ready for good. The last poll happens
+at the deadline itself, so no chance is lost to a long sleep.
 
-Fetch failures: :class:`~.errors.TransientFetchError` is counted and retried within the deadline;
-:class:`~.errors.AuthExpired` calls ``reauth`` and retries at once (at most ``max_auth_retries`` times in a row);
-any other exception propagates unchanged (the cloud layer turns terminal failures into
-:class:`~.errors.FetchFailed`).
+Fetch failures: :class:`~.errors.TransientFetchError` is counted and retried within the deadline (a failed poll
+neither counts towards nor breaks a member's streak of ready polls); :class:`~.errors.AuthExpired` re-authenticates
+(:func:`ha_endpoint.retry.reauthenticate`, the one policy for rejected tokens) and retries at once; a refused
+re-authentication fails with :class:`~.errors.AuthFailed`; any other exception propagates unchanged (the cloud layer
+turns terminal failures into :class:`~.errors.FetchFailed`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Mapping, Optional
+from typing import Callable, Iterable, Mapping, Optional
 
-from ..retry import Backoff  # the one retry policy's backoff (re-exported here)
+from ..retry import MAX_AUTH_RETRIES, Backoff, CredentialsRefused, reauthenticate  # the one retry policy
 from .errors import (
     AuthExpired,
     AuthFailed,
     LoadBalancerReport,
     MemberFailed,
+    MemberGone,
     NotReadyMember,
     ReadinessTimeout,
     TransientFetchError,
 )
-from .model import LoadBalancerStatus, MemberStatus, PoolExpectation, Requirement, is_failed, is_online, is_ready
+from .model import (LoadBalancerStatus, MemberStatus, PoolExpectation, Requirement, is_deleting, is_failed, is_online,
+                    is_ready)
 
 FetchPool = Callable[[str], Iterable[MemberStatus]]
 """Lists one pool's members (pool id -> statuses of every member in it): exactly one API call."""
@@ -35,6 +41,8 @@ FetchLoadBalancer = Callable[[str], LoadBalancerStatus]
 """Fetches a load balancer's statuses (load balancer id -> statuses); used only for failure messages."""
 MIN_PAUSE_FRACTION = 0.1
 """Even after a fetch slower than the interval, pause this fraction of it: a slow API is not polled back to back."""
+DEFAULT_STABLE_POLLS = 2
+"""Consecutive polls a member must be ready in before it counts as ready."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,7 @@ class WaitSpec:
         timeout_seconds: the deadline, counted from the first poll.
         backoff: the delays between polls.
         max_auth_retries: how many re-authentications in a row are tried before :class:`~.errors.AuthFailed`.
+        stable_polls: in how many consecutive polls a member must be ready before it counts (>= 1, default 2).
     """
 
     load_balancer_id: str
@@ -55,7 +64,12 @@ class WaitSpec:
     requirement: Requirement = Requirement.ONLINE
     timeout_seconds: float = 600.0
     backoff: Backoff = Backoff()
-    max_auth_retries: int = 3
+    max_auth_retries: int = MAX_AUTH_RETRIES
+    stable_polls: int = DEFAULT_STABLE_POLLS
+
+    def __post_init__(self) -> None:
+        if isinstance(self.stable_polls, bool) or not isinstance(self.stable_polls, int) or self.stable_polls < 1:
+            raise ValueError(f"stable_polls must be a whole number >= 1, got {self.stable_polls!r}")
 
     @property
     def member_count(self) -> int:
@@ -72,6 +86,7 @@ class WaitResult:
         all_online: whether every member was also ACTIVE/ONLINE (differs from success in ``provisioned`` mode).
         waited_seconds: time from the first poll to the gate opening.
         polls: complete polls made (a poll interrupted by a fetch error is not complete).
+        flaps: member id -> how many times it went from ready to not ready (only members that did).
         api_calls: member listings made (one per pool per poll attempt).
         transient_errors: fetch failures retried.
         reauths: re-authentications made.
@@ -84,6 +99,7 @@ class WaitResult:
     api_calls: int
     transient_errors: int
     reauths: int
+    flaps: Mapping[str, int] = field(default_factory=dict)
 
 
 def _pause(delay: float, spent: float) -> float:
@@ -101,6 +117,8 @@ class _Wait:
     clock: Callable[[], float]
     sleep: Callable[[float], None]
     last_seen: dict[str, dict[str, MemberStatus]] = field(default_factory=dict)
+    streaks: dict[str, int] = field(default_factory=dict)
+    flaps: dict[str, int] = field(default_factory=dict)
     polls: int = 0
     api_calls: int = 0
     transient_errors: int = 0
@@ -116,7 +134,7 @@ class _Wait:
         while True:
             poll_start = self.clock()
             observed, retry_now = self._attempt()
-            if observed is not None and self._all_ready(observed):
+            if observed is not None and self._all_stable():
                 return self._result(observed, self.clock() - start)
             now = self.clock()
             if now >= deadline:
@@ -136,6 +154,7 @@ class _Wait:
         self.polls += 1
         self.failing = False
         self.auth_failures = 0
+        self._count_streaks(observed)
         return observed, False
 
     def _poll(self) -> dict[str, dict[str, MemberStatus]]:
@@ -147,9 +166,22 @@ class _Wait:
             self.last_seen[pool.pool_id] = listing
             for member_id in pool.member_ids:
                 status = listing.get(member_id)
-                if status is not None and is_failed(status):
+                if status is None or is_deleting(status):
+                    raise MemberGone(pool, member_id, status, self._load_balancer_report())
+                if is_failed(status):
                     raise MemberFailed(pool, status, self._load_balancer_report())
         return observed
+
+    def _count_streaks(self, observed: dict[str, dict[str, MemberStatus]]) -> None:
+        """Lengthen the streak of every member ready in this poll; end (and count a flap for) the others'."""
+        for pool in self.spec.pools:
+            for member_id in pool.member_ids:
+                if is_ready(observed[pool.pool_id][member_id], self.spec.requirement, pool.monitored):
+                    self.streaks[member_id] = self.streaks.get(member_id, 0) + 1
+                else:
+                    if self.streaks.get(member_id):
+                        self.flaps[member_id] = self.flaps.get(member_id, 0) + 1
+                    self.streaks[member_id] = 0
 
     def _note_transient(self, reason: str) -> None:
         self.transient_errors += 1
@@ -159,29 +191,19 @@ class _Wait:
     def _reauthenticate(self, reason: str) -> bool:
         """Re-authenticate after a rejected token; True when the poll should be retried at once."""
         self.auth_failures += 1
-        if self.reauth is None or self.auth_failures > self.spec.max_auth_retries:
-            raise AuthFailed(
-                f"load balancer {self.spec.load_balancer_id}: the cloud rejected the credentials "
-                f"{self.auth_failures} times in a row ({reason}); check OS_CLOUD / clouds.yaml and that the "
-                f"user can read Octavia pools"
-            )
         try:
-            self.reauth()
-        except TransientFetchError as exc:
-            self._note_transient(f"re-authentication: {exc.reason}")
+            unreachable = reauthenticate(self.reauth, reason, self.auth_failures, self.spec.max_auth_retries)
+        except CredentialsRefused as exc:
+            raise AuthFailed(f"load balancer {self.spec.load_balancer_id}: {exc}") from None
+        if unreachable is not None:
+            self._note_transient(unreachable)
             return False
         self.reauths += 1
         return True
 
-    def _all_ready(self, observed: dict[str, dict[str, MemberStatus]]) -> bool:
-        requirement = self.spec.requirement
-        for pool in self.spec.pools:
-            listing = observed[pool.pool_id]
-            for member_id in pool.member_ids:
-                status = listing.get(member_id)
-                if status is None or not is_ready(status, requirement, pool.monitored):
-                    return False
-        return True
+    def _all_stable(self) -> bool:
+        needed = self.spec.stable_polls
+        return all(self.streaks.get(m, 0) >= needed for pool in self.spec.pools for m in pool.member_ids)
 
     def _load_balancer_report(self) -> LoadBalancerReport:
         lb_id = self.spec.load_balancer_id
@@ -194,12 +216,14 @@ class _Wait:
 
     def _timeout(self) -> ReadinessTimeout:
         not_ready = []
+        needed = self.spec.stable_polls
         for pool in self.spec.pools:
-            listing = self.last_seen.get(pool.pool_id)
+            listing = self.last_seen.get(pool.pool_id, {})
             for member_id in pool.member_ids:
-                status = None if listing is None else listing.get(member_id)
-                if status is None or not is_ready(status, self.spec.requirement, pool.monitored):
-                    not_ready.append(NotReadyMember(pool, member_id, status, pool_listed=listing is not None))
+                streak = self.streaks.get(member_id, 0)
+                if streak < needed:
+                    not_ready.append(NotReadyMember(pool, member_id, listing.get(member_id), streak, needed,
+                                                    self.flaps.get(member_id, 0)))
         return ReadinessTimeout(
             timeout_seconds=self.spec.timeout_seconds,
             requirement=self.spec.requirement,
@@ -228,6 +252,7 @@ class _Wait:
             api_calls=self.api_calls,
             transient_errors=self.transient_errors,
             reauths=self.reauths,
+            flaps=dict(self.flaps),
         )
 
 
@@ -242,9 +267,11 @@ def wait_for_members(
 ) -> WaitResult:
     """Wait until every expected member meets ``spec.requirement``.
 
-    Returns a :class:`WaitResult` when the gate opens. Raises :class:`~.errors.MemberFailed` at the first poll that
-    shows an expected member in provisioning ERROR, :class:`~.errors.ReadinessTimeout` when the deadline passes
-    (naming every member not ready, its statuses and the load balancer's), :class:`~.errors.AuthFailed` when
-    re-authentication does not help, and lets terminal fetch errors (:class:`~.errors.FetchFailed`) propagate.
+    Returns a :class:`WaitResult` once every member was ready in ``spec.stable_polls`` consecutive polls. Raises
+    :class:`~.errors.MemberFailed` at the first poll that shows an expected member in provisioning ERROR,
+    :class:`~.errors.MemberGone` at the first poll where one is missing from its pool's list or PENDING_DELETE,
+    :class:`~.errors.ReadinessTimeout` when the deadline passes (naming every member not ready, its statuses and the
+    load balancer's), :class:`~.errors.AuthFailed` when re-authentication is refused or does not help, and lets
+    terminal fetch errors (:class:`~.errors.FetchFailed`) propagate.
     """
     return _Wait(spec, fetch_pool, fetch_load_balancer, reauth, clock, sleep).run()

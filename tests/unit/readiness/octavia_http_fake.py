@@ -3,7 +3,8 @@
 Serves: version discovery, ``GET /v2/lbaas/pools/{id}/members`` (paginated like Octavia: ``members_links`` with a
 ``next`` href when more than ``page_size`` members), ``GET /v2/lbaas/loadbalancers/{id}`` and
 ``PUT /v2/lbaas/pools/{id}/members/{member_id}``. ``failures`` queues HTTP statuses returned by the next requests
-(any method, discovery excluded). Every request path is logged in ``requests``.
+(any method, discovery excluded); the entry ``"html"`` answers 200 with an HTML page instead, as a proxy in front of
+the API might. Every request path is logged in ``requests``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from urllib.parse import parse_qs, urlparse
 
 REASONS = {401: "Unauthorized", 404: "Not Found", 409: "Conflict", 500: "Internal Server Error",
            503: "Service Unavailable"}
+
+
+PROXY_PAGE = "<html><body><h1>Maintenance</h1>Back soon.</body></html>"
+"""What a proxy in front of the API answers (status 200) instead of the API's JSON."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -33,9 +38,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _send_html(self) -> None:
+        data = PROXY_PAGE.encode()
+        self.send_response(200, "OK")
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def _route(self, method: str) -> None:
         fake = self.server.fake
         url = urlparse(self.path)
+        url = url._replace(path=re.sub(r"^/v2\.0/", "/v2/", url.path))  # a catalog's versioned endpoint
         if not url.path.startswith("/v2/lbaas"):
             port = self.server.server_port
             self._send(200, {"versions": [{"id": "v2.0", "status": "CURRENT",
@@ -45,7 +59,10 @@ class _Handler(BaseHTTPRequestHandler):
             fake.requests.append(f"{method} {self.path}")
             if fake.failures:
                 status = fake.failures.pop(0)
-                self._send(status, {"faultstring": f"injected {status}"})
+                if status == "html":
+                    self._send_html()
+                else:
+                    self._send(status, {"faultstring": f"injected {status}"})
                 return
             status, body = fake.answer(method, url.path, parse_qs(url.query), self._body())
         self._send(status, body)
@@ -96,6 +113,12 @@ class FakeOctaviaHTTP:
     def url(self) -> str:
         assert self._server is not None
         return f"http://127.0.0.1:{self._server.server_port}/v2.0"
+
+    @property
+    def root_url(self) -> str:
+        """The unversioned endpoint, as a Keystone catalog lists Octavia (openstacksdk discovers the version)."""
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_port}"
 
     def connect(self, cloud: Optional[str] = None) -> Any:
         """A real openstacksdk connection to this fake (no Keystone: auth_type none)."""

@@ -49,6 +49,7 @@ class ScriptedSource:
     calls: list[str] = field(default_factory=list)
     poll_times: list[float] = field(default_factory=list)
     reauths: int = 0
+    reauth_failures: list[Exception] = field(default_factory=list)
     lb_calls: int = 0
     _poll: int = -1
 
@@ -67,7 +68,10 @@ class ScriptedSource:
         return self.lb
 
     def reauth(self) -> None:
+        """Counts; raises the next of ``reauth_failures`` first, if any (Keystone unreachable, or refusing)."""
         self.reauths += 1
+        if self.reauth_failures:
+            raise self.reauth_failures.pop(0)
 
 
 def http_error(status: int, cls: type = os_exc.HttpException, details: str = "") -> Exception:

@@ -3,6 +3,8 @@ every failure mapped to retry, re-authenticate or report."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import requests
 from keystoneauth1 import exceptions as ks_exc
@@ -10,10 +12,11 @@ from openstack import exceptions as os_exc
 
 from ha_endpoint.readiness import cloud
 from ha_endpoint.readiness.cloud import Category, OctaviaStatusSource, classify, describe
-from ha_endpoint.readiness.errors import AuthExpired, FetchFailed, TransientFetchError
+from ha_endpoint.readiness.errors import AuthExpired, AuthFailed, FetchFailed, ReadinessTimeout, TransientFetchError
 from ha_endpoint.readiness.model import PoolExpectation
 from ha_endpoint.readiness.waiter import WaitSpec, wait_for_members
-from octavia_http_fake import FakeOctaviaHTTP
+from keystone_http_fake import FakeKeystoneHTTP
+from octavia_http_fake import PROXY_PAGE, FakeOctaviaHTTP
 from readiness_fakes import FakeClock, http_error
 
 # openstacksdk's own deprecation notices about its internals, not about this code.
@@ -34,15 +37,15 @@ def test_one_api_call_per_pool_per_poll_whatever_the_number_of_members(api, coun
     clock = FakeClock()
     polls = 5
 
-    def bring_online_at_last_poll(pool_id):
-        if len(api.member_listings()) == polls - 1:
+    def bring_online_two_polls_before_the_last(pool_id):  # ready in 2 consecutive polls (the default) at the last
+        if len(api.member_listings()) == polls - 2:
             for member in api.pools["pool-1"].values():
                 member[1] = "ONLINE"
         return source.fetch_pool(pool_id)
 
     result = wait_for_members(
         WaitSpec("lb-1", (PoolExpectation("pool-1", tuple(ids), True),)),
-        fetch_pool=bring_online_at_last_poll, fetch_load_balancer=source.fetch_load_balancer,
+        fetch_pool=bring_online_two_polls_before_the_last, fetch_load_balancer=source.fetch_load_balancer,
         clock=clock, sleep=clock.sleep,
     )
     assert result.polls == polls
@@ -135,6 +138,26 @@ def test_reauth_builds_a_new_connection(monkeypatch):
     (requests.ReadTimeout("read"), Category.TRANSIENT),
     (os_exc.ConfigException("cloud mycloud was not found"), Category.TERMINAL),
     (ValueError("bug"), Category.TERMINAL),
+    # Keystone unreachable with an unversioned auth_url, or a service restarting: it cannot be discovered
+    (ks_exc.DiscoveryFailure("Could not find versioned identity endpoints"), Category.TRANSIENT),
+    # a proxy's HTML page with status 200: requests', the standard library's and keystoneauth's wording of it
+    (requests.exceptions.JSONDecodeError("Expecting value", PROXY_PAGE, 0), Category.TRANSIENT),
+    (json.JSONDecodeError("Expecting value", PROXY_PAGE, 0), Category.TRANSIENT),
+    (ks_exc.InvalidResponse(None), Category.TRANSIENT),
+    (os_exc.SDKException("Error getting load-balancer endpoint"), Category.TRANSIENT),
+    (os_exc.ServiceDiscoveryException("no version document"), Category.TRANSIENT),
+    (os_exc.InvalidResponse("bad body"), Category.TRANSIENT),
+    (OSError(104, "Connection reset by peer"), Category.TRANSIENT),
+    (ConnectionResetError(104, "Connection reset by peer"), Category.TRANSIENT),
+    (TimeoutError("timed out"), Category.TRANSIENT),
+    # retrying cannot fix these: configuration, a missing endpoint, malformed requests, local files, TLS
+    (os_exc.EndpointNotFound("no load-balancer endpoint"), Category.TERMINAL),
+    (os_exc.ServiceDisabledException("load-balancer is disabled"), Category.TERMINAL),
+    (os_exc.InvalidRequest("bad"), Category.TERMINAL),
+    (requests.exceptions.MissingSchema("no scheme"), Category.TERMINAL),
+    (requests.exceptions.SSLError("bad cert"), Category.TERMINAL),
+    (FileNotFoundError(2, "No such file or directory", "/etc/ssl/cloud-ca.pem"), Category.TERMINAL),
+    (PermissionError(13, "Permission denied", "clouds.yaml"), Category.TERMINAL),
 ])
 def test_classify(exc, category):
     assert classify(exc) is category
@@ -145,3 +168,101 @@ def test_describe_is_one_short_line():
     assert describe(exc) == "HTTP 409 Conflict: Load Balancer lb-1 is immutable and cannot be updated."
     assert describe(ks_exc.ConnectFailure("x" * 500)).endswith("...")
     assert len(describe(ks_exc.ConnectFailure("x" * 500))) == 300
+
+
+def test_describe_says_what_a_proxy_answered_instead_of_json():
+    exc = requests.exceptions.JSONDecodeError("Expecting value", PROXY_PAGE, 0)
+    assert describe(exc) == (
+        "JSONDecodeError: the answer is not JSON (a proxy's page?): "
+        "'<html><body><h1>Maintenance</h1>Back soon.</body></html>'"
+    )
+
+
+def test_an_html_page_with_status_200_is_transient_and_reported_if_it_lasts(api):
+    (member,) = api.add_members("p", 1)
+    api.failures.extend(["html", "html"])
+    source = OctaviaStatusSource()
+    with pytest.raises(TransientFetchError) as caught:
+        source.fetch_pool("p")
+    assert caught.value.reason == (
+        "JSONDecodeError: the answer is not JSON (a proxy's page?): "
+        "'<html><body><h1>Maintenance</h1>Back soon.</body></html>'"
+    )
+    clock = FakeClock()
+    result = wait_for_members(WaitSpec("lb-1", (PoolExpectation("p", (member,), True),)), fetch_pool=source.fetch_pool,
+                              fetch_load_balancer=source.fetch_load_balancer, clock=clock, sleep=clock.sleep)
+    assert result.transient_errors == 1 and result.polls == 2
+    api.failures.extend(["html"] * 10)
+    with pytest.raises(ReadinessTimeout) as timeout:
+        wait_for_members(WaitSpec("lb-1", (PoolExpectation("p", (member,), True),), timeout_seconds=3),
+                         fetch_pool=source.fetch_pool, fetch_load_balancer=lambda _: None, clock=clock,
+                         sleep=clock.sleep)
+    assert str(timeout.value).endswith(
+        "Status fetches were still failing at the deadline (4 transient errors retried, last: JSONDecodeError: the "
+        "answer is not JSON (a proxy's page?): '<html><body><h1>Maintenance</h1>Back soon.</body></html>')."
+    )
+
+
+@pytest.fixture
+def cloud_api(monkeypatch):
+    """The fake Octavia behind a fake Keystone whose catalog lists it: real keystoneauth authentication."""
+    with FakeOctaviaHTTP() as octavia, FakeKeystoneHTTP(octavia.url) as keystone:
+        monkeypatch.setattr(cloud, "connect", keystone.connect)
+        yield octavia, keystone
+
+
+@pytest.mark.parametrize("status, keystone_says", [
+    (401, "HTTP 401 Unauthorized: The request you have made requires authentication."),
+    (404, "HTTP 404 Not Found: Could not find project: ha-endpoint."),
+])
+def test_a_refused_re_authentication_is_a_precise_error_with_a_fix(cloud_api, status, keystone_says):
+    octavia, keystone = cloud_api
+    (member,) = octavia.add_members("p", 1, oper="OFFLINE")
+    source = OctaviaStatusSource()
+    source.fetch_pool("p")
+    octavia.failures.append(401)  # the token is rejected ...
+    keystone.answers.extend([status, status])  # ... and Keystone refuses a new one (keystoneauth asks, then we do)
+    clock = FakeClock()
+    with pytest.raises(AuthFailed) as caught:
+        wait_for_members(WaitSpec("lb-1", (PoolExpectation("p", (member,), True),)), fetch_pool=source.fetch_pool,
+                         fetch_load_balancer=source.fetch_load_balancer, reauth=source.reauth, clock=clock,
+                         sleep=clock.sleep)
+    assert str(caught.value) == (
+        f"load balancer lb-1: the cloud refused to re-authenticate ({keystone_says}); check the clouds.yaml entry "
+        "the stack uses (openstack:cloud, "
+        "readiness.cloud or OS_CLOUD): the password or application credential, the project and domain names, and "
+        "that the user still has the member and load-balancer_member roles in the project; then run `pulumi up` "
+        "again"
+    )
+    assert keystone.token_requests == 3 and clock.now == 0
+
+
+def test_keystone_unreachable_during_re_authentication_is_retried_until_it_is_back(cloud_api, monkeypatch):
+    """With an unversioned auth_url keystoneauth must discover Keystone's versions first: unreachable, that is a
+    DiscoveryFailure (not a connection error), and it is as transient as one."""
+    octavia, keystone = cloud_api
+    assert not keystone.versioned_auth_url
+    (member,) = octavia.add_members("p", 1)
+    source = OctaviaStatusSource()
+    source.fetch_pool("p")
+    octavia.failures.append(401)
+    keystone.stop()
+    with pytest.raises(TransientFetchError) as caught:
+        source.reauth()
+    assert caught.value.reason.startswith(
+        f"DiscoveryFailure (the service did not answer): ConnectFailure: Unable to establish connection to "
+        f"{keystone.base_url}"
+    )
+    clock = FakeClock()
+
+    def sleep(seconds):  # Keystone comes back while the waiter waits out the backoff
+        clock.sleep(seconds)
+        if not keystone.running:
+            keystone.start()
+
+    result = wait_for_members(WaitSpec("lb-1", (PoolExpectation("p", (member,), True),)), fetch_pool=source.fetch_pool,
+                              fetch_load_balancer=source.fetch_load_balancer, reauth=source.reauth, clock=clock,
+                              sleep=sleep)
+    # keystoneauth itself re-authenticates after the 401 and meets the DiscoveryFailure: one transient error, then
+    # Keystone is back and the member is ready in two consecutive polls
+    assert result.transient_errors == 1 and result.polls == 2 and clock.sleeps == [1.0, 1.0]

@@ -9,10 +9,18 @@ import dill
 import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
+import traceback
+
+from openstack import exceptions as os_exc
+
 from ha_endpoint.readiness import cloud, drain
 from ha_endpoint.readiness.drain import DrainTimeout, MemberDrainProvider, drain_member
-from ha_endpoint.readiness.errors import AuthFailed
+from ha_endpoint.readiness.errors import AuthExpired, AuthFailed
 from readiness_fakes import FakeClock, FakeCloud, conflict, expired, http_error, transient
+
+FIX = ("check the clouds.yaml entry the stack uses (openstack:cloud, readiness.cloud or OS_CLOUD): the password or "
+       "application credential, the project and domain names, and that the user still has the member and "
+       "load-balancer_member roles in the project; then run `pulumi up` again")
 
 
 def scripted(outcomes):
@@ -136,3 +144,72 @@ def test_drain_provider_pickles_by_reference():
     raw = base64.b64decode(serialize_provider(MemberDrainProvider()))
     assert b"ha_endpoint.readiness.drain" in raw and len(raw) < 200
     assert isinstance(dill.loads(raw), MemberDrainProvider)
+
+
+def test_a_refused_re_authentication_fails_the_drain_at_once_with_a_fix():
+    clock = FakeClock()
+    fn, calls = scripted([expired(), True])
+
+    def refused():
+        raise AuthExpired("HTTP 404 Not Found: Could not find user: ha-endpoint.")
+
+    with pytest.raises(AuthFailed) as caught:
+        drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=300, clock=clock, sleep=clock.sleep,
+                     reauth=refused)
+    assert str(caught.value) == (
+        "draining member m1: the cloud rejected the token (HTTP 401 Unauthorized) and refused the re-authentication "
+        f"too (HTTP 404 Not Found: Could not find user: ha-endpoint.); {FIX}"
+    )
+    assert len(calls) == 1 and clock.now == 0
+
+
+def test_keystone_unreachable_while_re_authenticating_is_retried_within_the_drain_timeout():
+    clock = FakeClock()
+    fn, calls = scripted([expired(), expired(), True])
+    outcomes = [transient("DiscoveryFailure (the service did not answer): ConnectFailure: refused"), None]
+
+    def reauth():
+        outcome = outcomes.pop(0)
+        if outcome is not None:
+            raise outcome
+
+    result = drain_member(fn, member_id="m1", drain_seconds=5, timeout_seconds=60, clock=clock, sleep=clock.sleep,
+                          reauth=reauth)
+    assert result.drained and len(calls) == 3 and clock.sleeps == [1.0, 5]
+
+
+@pytest.mark.parametrize("failure", [OSError(104, "Connection reset by peer"),
+                                     os_exc.SDKException("Error fetching endpoint")])
+def test_sdk_and_os_errors_are_retried_until_the_drain_timeout_and_named(fake, failure):
+    fake.set_members("p1", 1)
+    fake.schedule["update"] = [failure] * 100
+    with pytest.raises(DrainTimeout) as caught:
+        MemberDrainProvider().delete("drain-p1-m000", bag(timeout_seconds=4))
+    assert str(caught.value) == (
+        f"member p1-m000: could not set its weight to 0 within 4s (5 attempts, last: {cloud.describe(failure)}); the "
+        "member was not deleted. Wait for its load balancer to leave PENDING_* and run the update again."
+    )
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_a_member_being_deleted_out_of_band_needs_no_drain(fake):
+    """PENDING_DELETE members answer 409 to the weight update until they are gone (404): then nothing is left to
+    drain, so no grace is waited and the delete goes on."""
+    fake.set_members("p1", 1)
+    gone = http_error(404, os_exc.NotFoundException, "Member p1-m000 not found.")
+    fake.schedule["update"] = [conflict(), conflict(), gone]
+    MemberDrainProvider().delete("drain-p1-m000", bag(drain_seconds=30))
+    assert len(fake.update_calls) == 3 and fake.clock.sleeps == [1.0, 1.25]
+
+
+def test_a_drain_failure_reaches_the_user_without_chained_tracebacks(fake):
+    fake.set_members("p1", 1)
+    fake.schedule["update"] = [conflict()] * 100
+    try:
+        MemberDrainProvider().delete("drain-p1-m000", bag(timeout_seconds=2))
+    except DrainTimeout:
+        report = traceback.format_exc()
+    lines = report.splitlines()
+    assert report.count("Traceback") == 1 and lines[-1].startswith("ha_endpoint.readiness.drain.DrainTimeout: member")
+    assert [line.rsplit(" in ", 1)[1] for line in lines if line.startswith("  File ")] == [
+        "test_a_drain_failure_reaches_the_user_without_chained_tracebacks", "delete"]

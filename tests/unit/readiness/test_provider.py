@@ -4,6 +4,7 @@ openstacksdk connection injected through ``ha_endpoint.readiness.cloud.connect``
 from __future__ import annotations
 
 import base64
+import traceback
 
 import dill
 import pytest
@@ -11,9 +12,11 @@ from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.output import Unknown
 
 from ha_endpoint.readiness import cloud, provider
-from ha_endpoint.readiness.errors import MemberFailed, ReadinessTimeout
+from ha_endpoint.readiness.errors import MemberFailed, MemberGone, ReadinessTimeout
 from ha_endpoint.readiness.inputs import InputError
 from ha_endpoint.readiness.provider import UNKNOWN, MemberReadinessProvider
+from keystone_http_fake import FakeKeystoneHTTP
+from octavia_http_fake import FakeOctaviaHTTP
 from readiness_fakes import FakeClock, FakeCloud, http_error
 
 SENTINELS = {
@@ -66,7 +69,8 @@ def test_create_waits_until_every_member_is_online_and_records_what_it_saw(fake)
     assert outs["ready"] is True and outs["all_online"] is True
     assert outs["ready_member_ids"] == ["p1-m000", "p1-m001"]
     assert outs["statuses"] == {"p1-m000": "ACTIVE/ONLINE", "p1-m001": "ACTIVE/ONLINE"}
-    assert outs["waited_seconds"] == 2.0 and outs["polls"] == 3 and outs["api_calls"] == 3
+    # online at the third poll, ready in two consecutive polls (stable_polls absent: the default, 2) at the fourth
+    assert outs["waited_seconds"] == 3.0 and outs["polls"] == 4 and outs["api_calls"] == 4
     assert outs["pools"] == props()["pools"] and outs["loadbalancer_id"] == "lb-1"
     assert len(fake.connections) == 1 and fake.connections[0].closed
 
@@ -103,7 +107,7 @@ def test_create_survives_409_5xx_and_an_expired_token(fake):
 
 def test_provisioned_mode_accepts_offline_members(fake):
     fake.set_members("p1", 2, oper="OFFLINE")
-    outs = MemberReadinessProvider().create(props(require="provisioned")).outs
+    outs = MemberReadinessProvider().create(props(require="provisioned", stable_polls=1)).outs
     assert outs["ready"] is True and outs["all_online"] is False and outs["polls"] == 1
 
 
@@ -204,3 +208,108 @@ def test_a_provider_reference_from_before_the_rename_still_resolves_and_is_re_re
     current = base64.b64encode(dill.dumps(MemberReadinessProvider())).decode()
     assert stale_reference({"__provider": legacy}, {"__provider": current})
     assert not stale_reference({"__provider": current}, {"__provider": current})
+
+
+@pytest.mark.parametrize("given, polls", [(None, 2), (1, 1), (3, 3), (2.0, 2)])  # the engine sends numbers as floats
+def test_stable_polls_is_optional_and_defaults_to_two(fake, given, polls):
+    fake.set_members("p1", 2)
+    bag = props() if given is None else props(stable_polls=given)
+    assert MemberReadinessProvider().create(bag).outs["polls"] == polls
+
+
+def test_a_flapping_member_does_not_open_the_gate_until_it_is_stable(fake):
+    fake.set_members("p1", 2)
+    flips = iter(["ERROR", "ONLINE", "ERROR", "ONLINE", "ONLINE", "ONLINE"])
+
+    def flap(cloud_):
+        prov, _oper, weight = cloud_.pools["p1"]["p1-m001"]
+        cloud_.pools["p1"]["p1-m001"] = (prov, next(flips, "ONLINE"), weight)
+
+    fake.on_members = flap
+    outs = MemberReadinessProvider().create(props(stable_polls=3)).outs
+    assert outs["polls"] == 6 and outs["statuses"]["p1-m001"] == "ACTIVE/ONLINE"
+
+
+def test_check_reports_a_bad_stable_polls_and_tolerates_an_unknown_one():
+    p = MemberReadinessProvider()
+    for bad in (0, 1.5, True, "2"):
+        failures = p.check({}, props(stable_polls=bad)).failures
+        assert [(f.property, f.reason) for f in failures] == [
+            ("stable_polls", f"must be a whole number of polls >= 1, got {bad!r}")]
+    assert p.check({}, props(stable_polls=Unknown(), pools=UNKNOWN)).failures == []
+    assert p.check({}, props(stable_polls=4)).failures == []
+
+
+def test_stable_polls_changes_no_recorded_gate():
+    """A gate recorded before the input existed, or with another value, needs no new wait."""
+    p = MemberReadinessProvider()
+    recorded = {k: v for k, v in props().items() if k != "stable_polls"}
+    assert p.diff("id", {**recorded, "ready": True}, props(stable_polls=2)).changes is False
+    assert p.diff("id", {**props(stable_polls=2), "ready": True}, props(stable_polls=5)).changes is False
+
+
+def test_create_fails_at_once_when_a_member_was_deleted_out_of_band(fake):
+    fake.set_members("p1", 1)
+    with pytest.raises(MemberGone) as caught:
+        MemberReadinessProvider().create(props())
+    assert str(caught.value) == (
+        "member p1-m001 in pool ep-az1-6443-pool (p1) is gone: it is no longer in the pool's member list, so "
+        "something outside this stack deleted it. Load balancer lb-1 is ACTIVE/ONLINE. It will never become ready: "
+        "run `pulumi refresh` so that the stack forgets it, then `pulumi up` to create it again."
+    )
+    assert fake.member_list_calls == ["p1"]
+
+
+def host_report(call) -> str:
+    """What the engine's dynamic-provider host sends the CLI when a provider method raises: it aborts the call with
+    ``traceback.format_exc()`` (pulumi/dynamic/__main__.py, ``_abort_with_traceback``)."""
+    try:
+        call()
+    except Exception:
+        return traceback.format_exc()
+    raise AssertionError("the call did not fail")
+
+
+def frames(report: str) -> list[str]:
+    """The functions of a formatted traceback's frames, outermost first. Only the host's (here: the test's two) and
+    the provider method's may appear: no keystoneauth, openstacksdk or waiter frames, and no chained traceback
+    ("During handling of the above exception" / "The above exception was the direct cause")."""
+    assert report.count("Traceback (most recent call last):") == 1, report
+    return [line.rsplit(" in ", 1)[1] for line in report.splitlines() if line.startswith("  File ")]
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::PendingDeprecationWarning")
+def test_a_refused_re_authentication_reaches_the_user_as_one_precise_message(monkeypatch):
+    """Through the real openstacksdk and keystoneauth: Octavia rejects the token, Keystone refuses a new one (the
+    project is gone). The host's report is the message with a short traceback of the provider's own frames: no
+    keystoneauth or openstacksdk frames, no chained "During handling of the above exception" tracebacks."""
+    clock = FakeClock()
+    monkeypatch.setattr(provider, "_now", clock)
+    monkeypatch.setattr(provider, "_sleep", clock.sleep)
+    with FakeOctaviaHTTP() as octavia, FakeKeystoneHTTP(octavia.url) as keystone:
+        monkeypatch.setattr(cloud, "connect", keystone.connect)
+        octavia.add_members("p1", 2, oper="OFFLINE")
+        octavia.failures.append(401)
+        keystone.answers.extend([201, 404, 404])  # a token, then the project is deleted
+        report = host_report(lambda: MemberReadinessProvider().create(props(members=("p1-m0000", "p1-m0001"))))
+    message = (
+        "load balancer lb-1: the cloud refused to re-authenticate (HTTP 404 Not Found: Could not find project: "
+        "ha-endpoint.); check the clouds.yaml entry the stack uses (openstack:cloud, readiness.cloud or OS_CLOUD): "
+        "the password or application credential, the project and domain names, and that the user still has the "
+        "member and load-balancer_member roles in the project; then run `pulumi up` again"
+    )
+    assert report.splitlines()[-1] == f"ha_endpoint.readiness.errors.AuthFailed: {message}"
+    assert frames(report) == ["host_report", "<lambda>", "create"], report
+    assert clock.now == 0, "at once"
+
+
+def test_the_timeout_and_member_failures_reach_the_user_without_chained_tracebacks(fake):
+    fake.set_members("p1", 2)
+    fake.pools["p1"]["p1-m000"] = ("ERROR", "OFFLINE", 1)
+    report = host_report(lambda: MemberReadinessProvider().create(props()))
+    assert report.splitlines()[-1].startswith("ha_endpoint.readiness.errors.MemberFailed: member p1-m000 in pool")
+    assert frames(report) == ["host_report", "<lambda>", "create"], report
+    fake.pools["p1"]["p1-m000"] = ("ACTIVE", "OFFLINE", 1)
+    report = host_report(lambda: MemberReadinessProvider().update("id", props(), props(timeout_seconds=2)))
+    assert report.splitlines()[-1].startswith("ha_endpoint.readiness.errors.ReadinessTimeout: load balancer lb-1: ")
+    assert frames(report) == ["host_report", "<lambda>", "update"], report

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ha_endpoint.readiness.errors import AuthFailed, FetchFailed, MemberFailed, ReadinessTimeout
+from ha_endpoint.readiness.errors import (AuthExpired, AuthFailed, FetchFailed, MemberFailed, MemberGone,
+                                          ReadinessTimeout)
 from ha_endpoint.readiness.model import LoadBalancerStatus, PoolExpectation, Requirement
 from ha_endpoint.readiness.waiter import Backoff, WaitSpec, wait_for_members
 from readiness_fakes import FakeClock, ScriptedSource, expired, transient
@@ -15,12 +16,16 @@ POOL = PoolExpectation("pool-a", ("m1", "m2", "m3"), monitored=True, name="api")
 ALL_ONLINE = {"m1": (A, O), "m2": (A, O), "m3": (A, O)}
 
 
-def run(frames, *, pools=(POOL,), requirement=Requirement.ONLINE, timeout=10.0, backoff=Backoff(), lb=None):
+def run(frames, *, pools=(POOL,), requirement=Requirement.ONLINE, timeout=10.0, backoff=Backoff(), lb=None,
+        stable_polls=1, reauth_failures=()):
+    """Wait over scripted frames. ``stable_polls`` is 1 here unless a test is about stability (the product default,
+    2, is tested below), so that each test counts the polls of the behaviour it is about."""
     clock = FakeClock()
     source = ScriptedSource(frames, {p.pool_id: p.member_ids for p in pools}, clock)
+    source.reauth_failures = list(reauth_failures)
     if lb is not None:
         source.lb = lb
-    spec = WaitSpec("lb-1", tuple(pools), requirement, timeout, backoff)
+    spec = WaitSpec("lb-1", tuple(pools), requirement, timeout, backoff, stable_polls=stable_polls)
     outcome = {"clock": clock, "source": source}
     try:
         outcome["result"] = wait_for_members(
@@ -61,13 +66,70 @@ def test_timeout_names_every_member_not_ready_with_its_statuses_and_the_load_bal
     assert out["source"].poll_times[-1] == 10.0, "the last poll happens at the deadline"
 
 
-def test_timeout_says_when_a_member_is_missing_from_its_pool():
-    out = run([{"m1": (A, O), "m2": (A, O)}], timeout=2)
-    assert str(out["error"]) == (
-        "load balancer lb-1: 1 of 3 members not ready after 2s (requirement: provisioning ACTIVE and operating "
-        "ONLINE): member m3 in pool api (pool-a) is not in the pool's member list. Load balancer lb-1 is "
-        "ACTIVE/ONLINE."
+def test_a_member_deleted_out_of_band_fails_at_once_naming_it():
+    pending = {"m1": (A, O), "m2": (A, O), "m3": ("PENDING_CREATE", "OFFLINE")}
+    out = run([pending, {"m1": (A, O), "m2": (A, O)}, ALL_ONLINE], timeout=600)
+    error = out["error"]
+    assert isinstance(error, MemberGone) and error.member_id == "m3"
+    assert str(error) == (
+        "member m3 in pool api (pool-a) is gone: it is no longer in the pool's member list, so something outside "
+        "this stack deleted it. Load balancer lb-1 is ACTIVE/ONLINE. It will never become ready: run `pulumi "
+        "refresh` so that the stack forgets it, then `pulumi up` to create it again."
     )
+    assert out["clock"].now == 1.0 and len(out["source"].poll_times) == 2, "at the first poll that shows it"
+
+
+@pytest.mark.parametrize("provisioning", ["PENDING_DELETE", "DELETED"])
+def test_a_member_being_deleted_out_of_band_fails_at_once_naming_it(provisioning):
+    frame = {"m1": (A, O), "m2": (provisioning, O), "m3": (A, O)}
+    out = run([frame], timeout=600, lb=LoadBalancerStatus("lb-1", "PENDING_UPDATE", "ONLINE"))
+    assert isinstance(out["error"], MemberGone) and out["clock"].now == 0
+    assert str(out["error"]) == (
+        f"member m2 in pool api (pool-a) is being deleted ({provisioning}/ONLINE) by something outside this stack. "
+        "Load balancer lb-1 is PENDING_UPDATE/ONLINE. It will never become ready: wait until it is gone, run "
+        "`pulumi refresh` so that the stack forgets it, then `pulumi up` to create it again."
+    )
+
+
+def test_a_flapping_member_counts_only_after_stable_polls_consecutive_ready_polls():
+    flapping = {"m1": (A, O), "m2": (A, O), "m3": (A, "ERROR")}
+    out = run([ALL_ONLINE, flapping, ALL_ONLINE, flapping, ALL_ONLINE, ALL_ONLINE, ALL_ONLINE], stable_polls=3,
+              timeout=60)
+    result = out["result"]
+    assert result.polls == 7 and result.waited_seconds == 6.0, "opens at the third ready poll in a row"
+    assert result.flaps == {"m3": 2}
+
+
+def test_the_default_is_two_consecutive_ready_polls():
+    assert WaitSpec("lb-1", (POOL,)).stable_polls == 2
+    clock = FakeClock()
+    flapping = {"m1": (A, O), "m2": (A, O), "m3": (A, "ERROR")}
+    source = ScriptedSource([ALL_ONLINE, flapping, ALL_ONLINE, ALL_ONLINE], {"pool-a": POOL.member_ids}, clock)
+    result = wait_for_members(WaitSpec("lb-1", (POOL,)), fetch_pool=source.fetch_pool,
+                              fetch_load_balancer=source.fetch_load_balancer, clock=clock, sleep=clock.sleep)
+    assert result.polls == 4 and source.poll_times == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_a_member_still_flapping_at_the_deadline_is_named_with_its_streak_and_flaps():
+    flapping = {"m1": (A, O), "m2": (A, O), "m3": (A, "ERROR")}
+    out = run([ALL_ONLINE, flapping, ALL_ONLINE, flapping, ALL_ONLINE], stable_polls=2, timeout=4)
+    assert str(out["error"]) == (
+        "load balancer lb-1: 1 of 3 members not ready after 4s (requirement: provisioning ACTIVE and operating "
+        "ONLINE): member m3 in pool api (pool-a) is ACTIVE/ONLINE but was ready in only the last 1 poll of the 2 "
+        "consecutive polls required (it went from ready to not ready 2 times). Load balancer lb-1 is ACTIVE/ONLINE."
+    )
+
+
+def test_a_failed_poll_neither_counts_towards_nor_breaks_a_streak():
+    out = run([ALL_ONLINE, transient("HTTP 503 Service Unavailable"), ALL_ONLINE], stable_polls=2)
+    result = out["result"]
+    assert result.polls == 2 and result.transient_errors == 1 and result.flaps == {}
+
+
+def test_stable_polls_must_be_a_whole_number_of_at_least_one():
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match=r"^stable_polls must be a whole number >= 1, got "):
+            WaitSpec("lb-1", (POOL,), stable_polls=bad)
 
 
 def test_provisioning_error_fails_at_once_naming_the_member():
@@ -129,11 +191,16 @@ def test_recovered_transient_errors_are_reported_but_not_blamed():
 
 
 def test_expired_token_reauthenticates_and_retries_at_once():
-    out = run([{"m1": (A, O)}, expired(), ALL_ONLINE])
+    out = run([{"m1": (A, O), "m2": (A, O), "m3": (A, "OFFLINE")}, expired(), ALL_ONLINE])
     result = out["result"]
     assert result.reauths == 1 and out["source"].reauths == 1
     assert out["clock"].sleeps == [1.0], "the retry after re-authentication does not sleep"
     assert out["source"].poll_times == [0.0, 1.0, 1.0]
+
+
+FIX = ("check the clouds.yaml entry the stack uses (openstack:cloud, readiness.cloud or OS_CLOUD): the password or "
+       "application credential, the project and domain names, and that the user still has the member and "
+       "load-balancer_member roles in the project; then run `pulumi up` again")
 
 
 def test_repeated_auth_rejection_fails_with_a_fix():
@@ -141,10 +208,44 @@ def test_repeated_auth_rejection_fails_with_a_fix():
     error = out["error"]
     assert isinstance(error, AuthFailed)
     assert str(error) == (
-        "load balancer lb-1: the cloud rejected the credentials 4 times in a row (HTTP 401 Unauthorized); check "
-        "OS_CLOUD / clouds.yaml and that the user can read Octavia pools"
+        f"load balancer lb-1: the cloud rejected the credentials 4 times in a row (HTTP 401 Unauthorized); {FIX}"
     )
     assert out["source"].reauths == 3
+
+
+@pytest.mark.parametrize("refusal", [
+    "HTTP 401 Unauthorized: The request you have made requires authentication.",
+    "HTTP 404 Not Found: Could not find project: ha-endpoint.",  # Keystone: the project (or user) is gone
+])
+def test_a_refused_re_authentication_fails_at_once_with_a_fix(refusal):
+    offline = {"m1": (A, O), "m2": (A, O), "m3": (A, "OFFLINE")}
+    out = run([offline, expired(), ALL_ONLINE], timeout=600, reauth_failures=[AuthExpired(refusal)])
+    error = out["error"]
+    assert isinstance(error, AuthFailed)
+    assert str(error) == (
+        f"load balancer lb-1: the cloud rejected the token (HTTP 401 Unauthorized) and refused the "
+        f"re-authentication too ({refusal}); {FIX}"
+    )
+    assert error.__cause__ is None and error.__suppress_context__, "no chained traceback"
+    assert out["clock"].now == 1.0, "at once, not at the deadline"
+
+
+def test_keystone_unreachable_while_re_authenticating_is_transient_within_the_deadline():
+    unreachable = transient("DiscoveryFailure (the service did not answer): ConnectFailure: Unable to establish "
+                            "connection to http://127.0.0.1:5000")
+    out = run([expired(), expired(), ALL_ONLINE], reauth_failures=[unreachable])
+    result = out["result"]
+    assert result.transient_errors == 1 and result.reauths == 1 and out["source"].reauths == 2
+    assert out["clock"].sleeps == [1.0], "Keystone unreachable: wait a poll interval, then try again"
+
+
+def test_keystone_unreachable_until_the_deadline_is_reported_in_the_timeout():
+    unreachable = transient("DiscoveryFailure (the service did not answer): ConnectFailure: refused")
+    out = run([expired()], timeout=2, reauth_failures=[unreachable] * 10)
+    assert str(out["error"]).endswith(
+        "Load balancer lb-1 is ACTIVE/ONLINE. Status fetches were still failing at the deadline (3 transient errors "
+        "retried, last: re-authentication: DiscoveryFailure (the service did not answer): ConnectFailure: refused)."
+    )
 
 
 def test_terminal_fetch_errors_propagate():
@@ -186,8 +287,9 @@ def test_backoff_grows_by_a_quarter_up_to_the_ceiling_and_never_sleeps_past_the_
     assert out["clock"].now == 10.0
 
 
+@pytest.mark.parametrize("stable_polls", [1, 2, 3])
 @pytest.mark.parametrize("online_at", [0.3, 5.0, 5.99, 17.5])
-def test_gate_opens_within_one_interval_of_the_last_member_going_online(online_at):
+def test_gate_opens_within_stable_polls_intervals_of_the_last_member_going_online(online_at, stable_polls):
     clock = FakeClock()
     source = ScriptedSource([ALL_ONLINE], {"pool-a": ("m1", "m2", "m3")}, clock)
 
@@ -197,10 +299,10 @@ def test_gate_opens_within_one_interval_of_the_last_member_going_online(online_a
         return source.fetch_pool(pool_id)
 
     result = wait_for_members(
-        WaitSpec("lb-1", (POOL,), Requirement.ONLINE, 60, Backoff()),
+        WaitSpec("lb-1", (POOL,), Requirement.ONLINE, 60, Backoff(), stable_polls=stable_polls),
         fetch_pool=fetch, fetch_load_balancer=source.fetch_load_balancer, clock=clock, sleep=clock.sleep,
     )
-    assert 0 <= result.waited_seconds - online_at <= 1.0
+    assert stable_polls - 1 <= result.waited_seconds - online_at <= stable_polls * 1.0
 
 
 def test_backoff_rejects_a_ceiling_below_the_start():
@@ -219,7 +321,8 @@ def test_polls_keep_a_steady_cadence_whatever_a_fetch_costs():
         clock.now += next(costs)
         return statuses
 
-    wait_for_members(WaitSpec("lb-1", (POOL,), Requirement.ONLINE, 60, Backoff()), fetch_pool=slow_fetch,
-                     fetch_load_balancer=source.fetch_load_balancer, clock=clock, sleep=clock.sleep)
+    wait_for_members(WaitSpec("lb-1", (POOL,), Requirement.ONLINE, 60, Backoff(), stable_polls=1),
+                     fetch_pool=slow_fetch, fetch_load_balancer=source.fetch_load_balancer, clock=clock,
+                     sleep=clock.sleep)
     assert clock.sleeps == [0.75, 0.1, 0.75], "a fetch slower than the interval still gets a tenth of it"
     assert source.poll_times == [0.0, 1.0, 2.6, 3.6]

@@ -1,18 +1,19 @@
-"""Property: for any per-poll status sequence, the gate opens exactly when every member is ready at some poll
-made before the deadline, fails at once at the first poll showing a provisioning ERROR, and otherwise times out
-after polling right up to the deadline."""
+"""Property: for any per-poll status sequence, the gate opens exactly when every member has been ready in
+``stable_polls`` consecutive polls made before the deadline, fails at once at the first poll showing a provisioning
+ERROR or a member gone (missing from its pool's list, or PENDING_DELETE), and otherwise times out after polling right
+up to the deadline."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ha_endpoint.readiness.errors import MemberFailed, ReadinessTimeout
+from ha_endpoint.readiness.errors import MemberFailed, MemberGone, ReadinessTimeout
 from ha_endpoint.readiness.model import MemberStatus, PoolExpectation, Requirement, is_ready
 from ha_endpoint.readiness.waiter import Backoff, WaitSpec, wait_for_members
 from readiness_fakes import FakeClock, ScriptedSource, transient
 
-PROVISIONING = ["ACTIVE", "ACTIVE", "PENDING_CREATE", "PENDING_UPDATE", "ERROR"]
+PROVISIONING = ["ACTIVE", "ACTIVE", "ACTIVE", "PENDING_CREATE", "PENDING_UPDATE", "ERROR", "PENDING_DELETE"]
 OPERATING = ["ONLINE", "ONLINE", "OFFLINE", "NO_MONITOR", "ERROR", "DRAINING"]
 
 
@@ -28,13 +29,15 @@ def scenarios(draw):
         st.builds(lambda: transient("HTTP 503 Service Unavailable")),
         st.fixed_dictionaries({}, optional={m: status for m in members}),
         st.fixed_dictionaries({m: status for m in members}),
+        st.fixed_dictionaries({m: status for m in members}),
     )
     frames = draw(st.lists(frame, min_size=1, max_size=12))
     initial = draw(st.sampled_from([0.1, 0.5, 1.0, 2.0]))
     backoff = Backoff(initial, draw(st.sampled_from([1.0, 1.25, 2.0])), initial * draw(st.sampled_from([1, 2, 5])))
     timeout = draw(st.sampled_from([0.0, 0.5, 1.0, 3.0, 7.5, 20.0]))
     requirement = draw(st.sampled_from(list(Requirement)))
-    return tuple(pools), frames, backoff, timeout, requirement
+    stable_polls = draw(st.integers(1, 3))
+    return tuple(pools), frames, backoff, timeout, requirement, stable_polls
 
 
 def poll_schedule(backoff: Backoff, deadline: float) -> list[float]:
@@ -46,31 +49,39 @@ def poll_schedule(backoff: Backoff, deadline: float) -> list[float]:
     return times
 
 
-def expected_outcome(pools, frames, requirement, n_polls):
-    """("ready" | "failed" | "timeout", index of the deciding poll)."""
+def expected_outcome(pools, frames, requirement, stable_polls, n_polls):
+    """("ready" | "failed" | "gone" | "timeout", index of the deciding poll). The first member (pools in order, then
+    members in order) that is missing, PENDING_DELETE or in ERROR decides a failing poll."""
+    streak = {m: 0 for p in pools for m in p.member_ids}
     for k in range(n_polls):
         frame = frames[min(k, len(frames) - 1)]
         if isinstance(frame, Exception):
             continue
-        seen = {m: MemberStatus(m, *frame[m]) for m in frame}
-        if any(s.provisioning_status == "ERROR" for s in seen.values()):
-            return "failed", k
-        if all(m in seen and is_ready(seen[m], requirement, p.monitored) for p in pools for m in p.member_ids):
+        for pool in pools:
+            for m in pool.member_ids:
+                if m not in frame or frame[m][0] == "PENDING_DELETE":
+                    return "gone", k
+                if frame[m][0] == "ERROR":
+                    return "failed", k
+        for pool in pools:
+            for m in pool.member_ids:
+                streak[m] = streak[m] + 1 if is_ready(MemberStatus(m, *frame[m]), requirement, pool.monitored) else 0
+        if all(n >= stable_polls for n in streak.values()):
             return "ready", k
     return "timeout", n_polls - 1
 
 
 @settings(max_examples=400, deadline=None)
 @given(scenarios())
-def test_gate_opens_exactly_when_all_members_are_ready_at_a_poll_before_the_deadline(scenario):
-    pools, frames, backoff, timeout, requirement = scenario
+def test_gate_opens_exactly_when_all_members_were_ready_in_stable_polls_polls_before_the_deadline(scenario):
+    pools, frames, backoff, timeout, requirement, stable_polls = scenario
     clock = FakeClock()
     source = ScriptedSource(frames, {p.pool_id: p.member_ids for p in pools}, clock)
     schedule = poll_schedule(backoff, timeout)
-    expected, k = expected_outcome(pools, frames, requirement, len(schedule))
+    expected, k = expected_outcome(pools, frames, requirement, stable_polls, len(schedule))
     try:
         result = wait_for_members(
-            WaitSpec("lb-1", pools, requirement, timeout, backoff),
+            WaitSpec("lb-1", pools, requirement, timeout, backoff, stable_polls=stable_polls),
             fetch_pool=source.fetch_pool, fetch_load_balancer=source.fetch_load_balancer,
             clock=clock, sleep=clock.sleep,
         )
@@ -79,6 +90,8 @@ def test_gate_opens_exactly_when_all_members_are_ready_at_a_poll_before_the_dead
         assert result.api_calls <= len(pools) * (k + 1)
     except MemberFailed:
         outcome = "failed"
+    except MemberGone:
+        outcome = "gone"
     except ReadinessTimeout as exc:
         outcome = "timeout"
         assert len(exc.not_ready) >= 1
