@@ -2,7 +2,7 @@
 
 Outputs (for ``pulumi stack output`` and other stacks' ``StackReference``): ``fqdn``, ``ports``, ``addresses`` (the
 addresses published in DNS), ``membersSecurityGroupId``, ``vipSecurityGroupId`` and ``zones`` (per availability
-zone: loadbalancer_id, vip_address, vip_port_id, floating_ip, pool_ids, member_ids, ready, published, gate).
+zone: loadbalancerId, vipAddress, vipPortId, floatingIp, poolIds, memberIds, ready, published, gate).
 """
 
 from __future__ import annotations

@@ -1,54 +1,137 @@
-"""The HA endpoint's public inputs: the configuration contract.
+"""The HA endpoint's public inputs: the configuration contract, and the schema other languages see.
 
-These classes are the schema of `ha-endpoint:endpoint` in a stack's configuration and the arguments of
-:class:`ha_endpoint.HaEndpoint`. Keys are camelCase in configuration (``floatingNetwork``) and snake_case in Python
-(``floating_network``); both spellings are accepted. Unknown keys are rejected. Field-level rules (ranges, enums,
-address syntax) live here; rules that relate several fields (a member's zone must exist, ...) live in
-:mod:`ha_endpoint.validation`, so that every problem of a configuration is reported at once.
+These classes are the schema of `ha-endpoint:endpoint` in a stack's configuration, the arguments of
+:class:`ha_endpoint.HaEndpoint`, and (through Pulumi's schema inference, ``components/schema.json``) the inputs of
+the component in every other language. So they stay in the shapes Pulumi can infer: enumerations are ``StrEnum``
+(never ``Literal``), a key with a default is ``Optional`` (a null or absent key takes the default), maps are
+``dict[str, T]``, no ``Union`` but ``Optional`` and ``pulumi.Input``. The docstring under each field is its
+description, for pydantic and for the schema alike. No ``from __future__ import annotations`` here: the schema
+inference reads the annotations as objects.
+
+Keys are camelCase in configuration (``floatingNetwork``) and snake_case in Python (``floating_network``); both
+spellings are accepted. Unknown keys are rejected. A ``pulumi.Input[str]`` key (subnets, the floating network,
+brought floating IPs, member addresses, ports and servers, the DNS zone) may be an Output of a resource declared
+beside the component: what is a plain value is checked at once, what is an Output is checked once it is known
+(at preview when it is, else before any load balancer is created; see :mod:`ha_endpoint.deferred`). Field-level rules
+(ranges, enums, address syntax) live here; rules that relate several fields live in :mod:`ha_endpoint.validation`,
+so that every problem of a configuration is reported at once.
 """
-
-from __future__ import annotations
 
 import ipaddress
 import re
 from contextvars import ContextVar
-from typing import Any, ClassVar, Literal, Optional
+from enum import StrEnum
+from typing import Any, ClassVar, Optional
 
+import pulumi
+from pulumi import Output  # noqa: F401  (resolves the forward reference inside pulumi.Input)
+from pulumi.output import T  # noqa: F401  (idem)
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-LoadBalancerProvider = Literal["amphora", "ovn"]
-MonitorType = Literal["HTTP", "HTTPS", "TCP", "PING", "TLS-HELLO", "UDP-CONNECT", "SCTP"]
-ListenerProtocol = Literal["TCP", "UDP", "HTTP", "HTTPS", "TERMINATED_HTTPS", "SCTP"]
-LbMethod = Literal["ROUND_ROBIN", "LEAST_CONNECTIONS", "SOURCE_IP", "SOURCE_IP_PORT"]
-MemberPlacement = Literal["own-zone", "all-zones"]
-PublishMode = Literal["when-ready", "bootstrap"]
-ReadinessRequirement = Literal["online", "provisioned"]
 
-Port = Field(ge=1, le=65535)
+class LoadBalancerProvider(StrEnum):
+    """Octavia's provider driver for the endpoint's load balancers."""
+
+    AMPHORA = "amphora"
+    """Amphora VMs (every protocol and monitor type)."""
+    OVN = "ovn"
+    """OVN's built-in load balancer: TCP/UDP/SCTP only, SOURCE_IP_PORT only."""
+
+
+class MonitorType(StrEnum):
+    """How a health monitor probes each member."""
+
+    HTTP = "HTTP"
+    HTTPS = "HTTPS"
+    TCP = "TCP"
+    PING = "PING"
+    TLS_HELLO = "TLS-HELLO"
+    UDP_CONNECT = "UDP-CONNECT"
+    SCTP = "SCTP"
+
+
+class ListenerProtocol(StrEnum):
+    """The protocol of a listener and its pool."""
+
+    TCP = "TCP"
+    UDP = "UDP"
+    HTTP = "HTTP"
+    HTTPS = "HTTPS"
+    TERMINATED_HTTPS = "TERMINATED_HTTPS"
+    SCTP = "SCTP"
+
+
+class LbMethod(StrEnum):
+    """How a pool spreads new connections over its members."""
+
+    ROUND_ROBIN = "ROUND_ROBIN"
+    LEAST_CONNECTIONS = "LEAST_CONNECTIONS"
+    SOURCE_IP = "SOURCE_IP"
+    SOURCE_IP_PORT = "SOURCE_IP_PORT"
+
+
+class MemberPlacement(StrEnum):
+    """Which zones' load balancers a member joins."""
+
+    OWN_ZONE = "own-zone"
+    """Its own zone's only (every zone then needs a member)."""
+    ALL_ZONES = "all-zones"
+    """Every zone's."""
+
+
+class PublishMode(StrEnum):
+    """When a zone's address enters the DNS record."""
+
+    WHEN_READY = "when-ready"
+    """Once the zone's members are ready."""
+    BOOTSTRAP = "bootstrap"
+    """Once the zone's load balancer is ACTIVE (for the first control-plane node, which needs the name first)."""
+
+
+class ReadinessRequirement(StrEnum):
+    """What a member must report before its zone counts as ready."""
+
+    ONLINE = "online"
+    """Provisioning ACTIVE and operating ONLINE (NO_MONITOR in a pool without a monitor)."""
+    PROVISIONED = "provisioned"
+    """Provisioning ACTIVE only."""
 
 
 RENAMED_KEYS: ContextVar[Optional[list[str]]] = ContextVar("RENAMED_KEYS", default=None)
 """Set by :func:`ha_endpoint.validation.load_endpoint_args`: collects a notice per old key name used."""
 
 
+def is_output(value: Any) -> bool:
+    """Whether an input is not a plain value yet: an Output (or an awaitable) of a resource declared beside."""
+    return isinstance(value, pulumi.Output) or (value is not None and not isinstance(value, (str, int, float, bool))
+                                                and hasattr(value, "__await__"))
+
+
 class _Model(BaseModel):
-    """Shared settings: camelCase aliases, snake_case names accepted too, unknown keys forbidden, immutable.
+    """Shared settings: camelCase aliases, snake_case names accepted too, unknown keys forbidden, immutable, the
+    docstring under each field its description, Outputs allowed where a field says ``pulumi.Input``.
+
+    A null value takes the field's default (``_keeps_null`` lists the fields where null means something: it is then
+    kept for validation to judge). Numbers are strict: a boolean or a string is never a number (``port: true`` is
+    refused, not port 1).
 
     ``_renamed`` maps a key's former name to its name now (one meaning per word: ``az`` is an availability zone,
     ``dnsZone`` a DNS zone, ``loadBalancerProvider`` Octavia's driver). A former name still works and says what to
     use instead; giving both is an error."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True, str_strip_whitespace=True
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True, str_strip_whitespace=True,
+        arbitrary_types_allowed=True, use_attribute_docstrings=True,
     )
     _renamed: ClassVar[dict[str, str]] = {}
     _where: ClassVar[str] = ""
+    _keeps_null: ClassVar[frozenset[str]] = frozenset()
 
     @model_validator(mode="before")
     @classmethod
-    def _former_names(cls, data: Any) -> Any:
-        if not cls._renamed or not isinstance(data, dict):
+    def _normalize(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
             return data
         data = dict(data)
         for old, new in cls._renamed.items():
@@ -63,22 +146,38 @@ class _Model(BaseModel):
                 notice = f"{cls._where}{old} is now {cls._where}{new} (same meaning); rename it, the old name will go"
                 if notice not in notices:
                     notices.append(notice)
+        for key in [key for key, value in data.items() if value is None]:
+            field = cls._field(key)
+            if field is not None and field not in cls._keeps_null:
+                del data[key]
         return data
+
+    @classmethod
+    def _field(cls, key: str) -> Optional[str]:
+        if key in cls.model_fields:
+            return key
+        return next((name for name, info in cls.model_fields.items() if info.alias == key), None)
 
 
 class MonitorArgs(_Model):
     """The health monitor of every pool of a listener. Octavia marks a member ONLINE only through it."""
 
-    type: MonitorType = "TCP"
-    path: str = Field("/", description="HTTP(S) URL path probed (HTTP and HTTPS monitors only).")
-    expected_codes: str = Field("200", description="HTTP status codes counted as healthy, e.g. '200' or '200-204'.")
-    delay: int = Field(5, ge=1, le=3600, description="Seconds between probes.")
-    timeout: int = Field(3, ge=1, le=3600, description="Seconds a probe may take; must be below delay.")
-    max_retries: int = Field(2, ge=1, le=10, description="Successful probes before a member goes ONLINE.")
-    max_retries_down: int = Field(3, ge=1, le=10, description="Failed probes before a member goes ERROR.")
-    port: Optional[int] = Field(
-        None, ge=1, le=65535, description="Port probed on each member; defaults to the member port."
-    )
+    type: Optional[MonitorType] = MonitorType.TCP
+    """How members are probed (default TCP)."""
+    path: Optional[str] = "/"
+    """HTTP(S) URL path probed (HTTP and HTTPS monitors only)."""
+    expected_codes: Optional[str] = "200"
+    """HTTP status codes counted as healthy, e.g. '200' or '200-204' (HTTP and HTTPS monitors only)."""
+    delay: Optional[int] = Field(5, ge=1, le=3600, strict=True)
+    """Seconds between probes."""
+    timeout: Optional[int] = Field(3, ge=1, le=3600, strict=True)
+    """Seconds a probe may take; must be below delay."""
+    max_retries: Optional[int] = Field(2, ge=1, le=10, strict=True)
+    """Successful probes before a member goes ONLINE."""
+    max_retries_down: Optional[int] = Field(3, ge=1, le=10, strict=True)
+    """Failed probes before a member goes ERROR."""
+    port: Optional[int] = Field(None, ge=1, le=65535, strict=True)
+    """Port probed on each member; defaults to the member port."""
 
     @field_validator("path")
     @classmethod
@@ -91,34 +190,42 @@ class MonitorArgs(_Model):
 class ListenerArgs(_Model):
     """One port the endpoint serves; each zone's load balancer gets a listener, a pool and a monitor for it."""
 
-    port: int = Field(ge=1, le=65535, description="Port clients connect to on the endpoint.")
-    member_port: Optional[int] = Field(
-        None, ge=1, le=65535, description="Port the members listen on; defaults to `port`."
-    )
-    protocol: ListenerProtocol = Field("TCP", description="Listener and pool protocol; TCP passes TLS through.")
-    lb_method: Optional[LbMethod] = Field(
-        None, description="Pool algorithm; defaults to ROUND_ROBIN (amphora) or SOURCE_IP_PORT (ovn)."
-    )
-    monitor: Optional[MonitorArgs] = Field(
-        default_factory=MonitorArgs, description="Health monitor; null means none (not recommended)."
-    )
+    _keeps_null: ClassVar[frozenset[str]] = frozenset({"monitor"})
+
+    port: int = Field(ge=1, le=65535, strict=True)
+    """Port clients connect to on the endpoint."""
+    member_port: Optional[int] = Field(None, ge=1, le=65535, strict=True)
+    """Port the members listen on; defaults to `port`."""
+    protocol: Optional[ListenerProtocol] = ListenerProtocol.TCP
+    """Listener and pool protocol; TCP (the default) passes TLS through."""
+    lb_method: Optional[LbMethod] = None
+    """Pool algorithm; defaults to ROUND_ROBIN (amphora) or SOURCE_IP_PORT (ovn)."""
+    monitor: Optional[MonitorArgs] = Field(default_factory=MonitorArgs)
+    """Health monitor of the listener's pools (default: a TCP monitor); every pool needs one, so null is refused."""
 
 
 class ZoneArgs(_Model):
     """One availability zone of the endpoint: where its load balancer's VIP lives."""
 
-    subnet: str = Field(min_length=1, description="Subnet (name or id) of the LB VIP, mapped to this AZ.")
-    floating_ip: Optional[str] = Field(
-        None, description="An existing floating IP (IPv4) to associate instead of allocating one; never deleted."
-    )
-    take_over_floating_ip: bool = Field(
-        False, description="Let the endpoint move floatingIp from the port it is associated with now (another "
-        "server or load balancer, which then loses it). Off: such an address is refused at preview.")
+    subnet: pulumi.Input[str]
+    """Subnet (name or id) of the zone's load balancer VIP, in this AZ; may be the id of a Subnet declared beside."""
+    floating_ip: Optional[pulumi.Input[str]] = None
+    """An existing floating IP address (IPv4) to associate instead of allocating one; never created or deleted."""
+    take_over_floating_ip: Optional[bool] = False
+    """Let the endpoint move floatingIp from the port it is associated with now (another server or load balancer,
+    which then loses it). Off: such an address is refused at preview."""
+
+    @field_validator("subnet")
+    @classmethod
+    def _subnet_is_named(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value:
+            raise ValueError("give the name or id of the zone's subnet")
+        return value
 
     @field_validator("floating_ip")
     @classmethod
-    def _floating_ip_is_ipv4(cls, value: Optional[str]) -> Optional[str]:
-        if value is None:
+    def _floating_ip_is_ipv4(cls, value: Any) -> Any:
+        if not isinstance(value, str):
             return value
         try:
             ipaddress.IPv4Address(value)
@@ -128,28 +235,52 @@ class ZoneArgs(_Model):
 
 
 class MemberArgs(_Model):
-    """A server behind the endpoint, e.g. one Kubernetes control-plane node."""
+    """A server behind the endpoint, e.g. one Kubernetes control-plane node: by address, or by server."""
 
     _renamed: ClassVar[dict[str, str]] = {"zone": "az"}
     _where: ClassVar[str] = "members[]."
 
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", description="Unique member name.")
-    address: str = Field(description="The member's IP address on its subnet.")
-    az: str = Field(min_length=1, description="Availability zone the member runs in (a key of `zones`).")
-    subnet: Optional[str] = Field(None, description="Subnet (name or id) of `address`; defaults to the zone's subnet.")
-    port: Optional[str] = Field(
-        None, description="Neutron port id of the member; the members' security group is attached to it."
-    )
-    weight: int = Field(1, ge=0, le=256, description="Share of new connections (0 drains the member).")
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    """Unique member name (letters, digits, '.', '_', '-'): the Octavia member's name."""
+    az: str = Field(min_length=1)
+    """Availability zone the member runs in (a key of `zones`)."""
+    address: Optional[pulumi.Input[str]] = None
+    """The member's IP address on its subnet; taken from `server` when that is given instead."""
+    server: Optional[pulumi.Input[str]] = None
+    """Id of the member's server (an openstack.compute.Instance; Python also takes the Instance itself): its address
+    and port on the member's subnet (or `port`) and its availability zone, which must be `az`, are looked up."""
+    subnet: Optional[pulumi.Input[str]] = None
+    """Subnet (name or id) of the member's address; defaults to its zone's subnet."""
+    port: Optional[pulumi.Input[str]] = None
+    """Neutron port id of the member (with `server`: which of its ports); the members' security group is attached
+    to it."""
+    weight: Optional[int] = Field(1, ge=0, le=256, strict=True)
+    """Share of new connections (0 drains the member)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _server_id(cls, data: Any) -> Any:
+        """Python callers may pass the server resource itself; its ``id`` is what the member needs."""
+        if isinstance(data, dict) and isinstance(data.get("server"), pulumi.CustomResource):
+            data = {**data, "server": data["server"].id}
+        return data
 
     @field_validator("address")
     @classmethod
-    def _address_is_ip(cls, value: str) -> str:
+    def _address_is_ip(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
         try:
             ipaddress.ip_address(value)
         except ValueError:
             raise ValueError(f"'{value}' is not an IP address") from None
         return value
+
+    @model_validator(mode="after")
+    def _address_or_server(self) -> "MemberArgs":
+        if self.address is None and self.server is None:
+            raise ValueError(f"member {self.name} needs an address, or a server to take the address from")
+        return self
 
 
 class DnsArgs(_Model):
@@ -158,20 +289,23 @@ class DnsArgs(_Model):
     _renamed: ClassVar[dict[str, str]] = {"zone": "dnsZone"}
     _where: ClassVar[str] = "dns."
 
-    dns_zone: str = Field(description="An existing Designate zone, fully qualified with the trailing dot.")
-    record: str = Field(min_length=1, description="Record name inside the zone, e.g. 'api' -> api.<zone>.")
-    ttl: int = Field(30, ge=1, le=86400, description="Seconds resolvers may cache the record; keep it <= 60.")
-    publish: PublishMode = Field(
-        "when-ready",
-        description="when-ready: a zone's address is published once its members are ready; "
-        "bootstrap: once its load balancer is ACTIVE (first control-plane node).",
-    )
-    per_zone_records: bool = Field(False, description="Also publish <record>-<az>.<zone> for each zone.")
+    dns_zone: pulumi.Input[str]
+    """An existing Designate zone, fully qualified with the trailing dot (e.g. 'example.test.'); may be the name of
+    a Zone declared beside."""
+    record: str = Field(min_length=1)
+    """Record name inside the zone, e.g. 'api' -> api.<zone>."""
+    ttl: Optional[int] = Field(30, ge=1, le=86400, strict=True)
+    """Seconds resolvers may cache the record; keep it <= 60 for fast failover."""
+    publish: Optional[PublishMode] = PublishMode.WHEN_READY
+    """when-ready (default): a zone's address is published once its members are ready; bootstrap: once its load
+    balancer is ACTIVE (first control-plane node)."""
+    per_zone_records: Optional[bool] = False
+    """Also publish <record>-<az>.<zone> for each zone."""
 
     @field_validator("dns_zone")
     @classmethod
-    def _zone_is_fqdn(cls, value: str) -> str:
-        if not value.endswith("."):
+    def _zone_is_fqdn(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.endswith("."):
             raise ValueError(f"must be fully qualified with a trailing dot, e.g. '{value}.'")
         return value
 
@@ -186,19 +320,21 @@ class DnsArgs(_Model):
 class ReadinessArgs(_Model):
     """How long and for what the endpoint waits before a zone counts as ready."""
 
-    timeout_seconds: int = Field(600, ge=1, le=86400, description="Give up waiting for members after this long.")
-    require: ReadinessRequirement = Field(
-        "online", description="online: provisioning ACTIVE and operating ONLINE; provisioned: ACTIVE only."
-    )
-    poll_interval_seconds: float = Field(1.0, gt=0, le=60, description="Longest pause between two status polls.")
-    drain_seconds: int = Field(
-        0, ge=0, le=3600, description="Grace a removed member keeps with weight 0 before it is deleted."
-    )
-    cloud: Optional[str] = Field(
-        None, min_length=1, description="clouds.yaml entry the gates and drains poll; default: the one of the "
-        "OpenStack provider the endpoint's resources use (the explicit provider's, else openstack:cloud).")
-    region: Optional[str] = Field(
-        None, min_length=1, description="Region the gates and drains poll; default: the provider's region.")
+    timeout_seconds: Optional[int] = Field(600, ge=1, le=86400, strict=True)
+    """Give up waiting for a zone's members after this long (the update fails, naming every member not ready)."""
+    require: Optional[ReadinessRequirement] = ReadinessRequirement.ONLINE
+    """online (default): provisioning ACTIVE and operating ONLINE; provisioned: ACTIVE only."""
+    poll_interval_seconds: Optional[float] = Field(1.0, gt=0, le=60, strict=True)
+    """Longest pause between two status polls."""
+    stable_polls: Optional[int] = Field(2, ge=1, le=100, strict=True)
+    """A member counts as ready only once it was ready in this many consecutive polls (a flapping member does not)."""
+    drain_seconds: Optional[int] = Field(0, ge=0, le=3600, strict=True)
+    """Grace a removed member keeps with weight 0 before it is deleted."""
+    cloud: Optional[str] = Field(None, min_length=1)
+    """clouds.yaml entry the gates and drains poll; default: the one of the OpenStack provider the endpoint's
+    resources use (the explicit provider's, else openstack:cloud)."""
+    region: Optional[str] = Field(None, min_length=1)
+    """Region the gates and drains poll; default: the provider's region."""
 
 
 class EndpointArgs(_Model):
@@ -206,27 +342,28 @@ class EndpointArgs(_Model):
 
     _renamed: ClassVar[dict[str, str]] = {"provider": "loadBalancerProvider"}
 
-    name: str = Field(
-        min_length=1, max_length=40, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
-        description="Prefix of every resource name (lowercase letters, digits, '-').",
-    )
-    load_balancer_provider: LoadBalancerProvider = Field(
-        "amphora", description="Octavia provider driver: amphora or ovn.")
-    floating_network: Optional[str] = Field(
-        None, description="External network (name or id) for floating IPs; omit for an internal endpoint."
-    )
-    allowed_cidrs: list[str] = Field(
-        default_factory=lambda: ["0.0.0.0/0"], min_length=1, description="Client CIDRs admitted to the listeners."
-    )
-    zones: dict[str, ZoneArgs] = Field(description="Availability zone name -> its VIP subnet.")
-    listeners: list[ListenerArgs] = Field(min_length=1, description="Ports the endpoint serves.")
-    members: list[MemberArgs] = Field(default_factory=list, description="Servers behind the endpoint.")
-    member_placement: MemberPlacement = Field(
-        "own-zone", description="own-zone: members join their own zone's LB; all-zones: every zone's LB."
-    )
-    dns: Optional[DnsArgs] = Field(None, description="DNS name of the endpoint; omit to publish no record.")
-    readiness: ReadinessArgs = Field(default_factory=ReadinessArgs, description="Readiness gate of each zone.")
-    tags: list[str] = Field(default_factory=list, description="Tags put on every load balancer, e.g. 'production'.")
+    name: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+    """Prefix of every resource name: lowercase letters, digits and '-', at most 40 characters."""
+    load_balancer_provider: Optional[LoadBalancerProvider] = LoadBalancerProvider.AMPHORA
+    """Octavia provider driver: amphora (default) or ovn."""
+    floating_network: Optional[pulumi.Input[str]] = None
+    """External network (name or id) for the floating IPs; omit for an internal endpoint (DNS then gets the VIPs)."""
+    allowed_cidrs: Optional[list[str]] = Field(default_factory=lambda: ["0.0.0.0/0"], min_length=1)
+    """Client CIDRs admitted to the listeners (default: everyone)."""
+    zones: dict[str, ZoneArgs]
+    """Availability zone name -> where its load balancer lives; at least two."""
+    listeners: list[ListenerArgs] = Field(min_length=1)
+    """Ports the endpoint serves."""
+    members: Optional[list[MemberArgs]] = Field(default_factory=list)
+    """Servers behind the endpoint."""
+    member_placement: Optional[MemberPlacement] = MemberPlacement.OWN_ZONE
+    """own-zone (default): members join their own zone's load balancer; all-zones: every zone's."""
+    dns: Optional[DnsArgs] = None
+    """DNS name of the endpoint; omit to publish no record."""
+    readiness: Optional[ReadinessArgs] = Field(default_factory=ReadinessArgs)
+    """Readiness gate of each zone."""
+    tags: Optional[list[str]] = Field(default_factory=list)
+    """Tags put on every load balancer, e.g. 'production' (which turns on the policy pack's production rules)."""
 
     @field_validator("allowed_cidrs")
     @classmethod

@@ -7,9 +7,8 @@ component registers itself, so bad input registers nothing. Children inherit the
 lookups use it too: ``provider``/``providers`` given in ``opts``, or the parent's).
 """
 
-from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Union
+from typing import Optional
 
 import pulumi
 
@@ -25,33 +24,33 @@ from .identity import StackIdentity
 from .validation import DEFAULT_ROOT, load_endpoint_args
 from .backend import ZoneBackend
 from .octavia import OctaviaBackend
-from .zone import EndpointZone
+from .zone import EndpointZone, ZoneOutputs, camel
 
 
 class HaEndpoint(pulumi.ComponentResource):
     """One Octavia load balancer per availability zone, members placed per zone, one DNS name over all of them.
 
-    ``args`` is an :class:`EndpointArgs` or the raw configuration mapping (camelCase or snake_case keys). Invalid
+    ``args`` is an :class:`EndpointArgs` or the raw configuration mapping (camelCase or snake_case keys; its type
+    is written ``EndpointArgs`` alone, which is what Pulumi infers the other languages' schema from). Invalid
     input raises :class:`ha_endpoint.ConfigError`; a name the cloud does not know raises
     :class:`ha_endpoint.CloudLookupError`; both before anything is registered. The component's recorded inputs are
     the resolved cloud facts and a summary of the plan (:mod:`ha_endpoint.props`), read by the policy pack.
     """
 
     fqdn: pulumi.Output[Optional[str]]
-    """The endpoint's DNS name (``record.zone.``), or None without ``dns``."""
-    ports: pulumi.Output[list]
+    """The endpoint's DNS name (``record.zone.``, with the trailing dot); none without ``dns``."""
+    ports: pulumi.Output[list[int]]
     """The listener ports clients connect to."""
-    addresses: pulumi.Output[list]
+    addresses: pulumi.Output[list[str]]
     """The addresses published in DNS: the ready zones' floating IPs (or VIPs for an internal endpoint), sorted."""
     members_security_group_id: pulumi.Output[str]
     """The security group admitting the load balancers to the members; attach it to the members' ports."""
     vip_security_group_id: pulumi.Output[str]
     """The security group on every VIP port, admitting ``allowedCidrs`` on the listener ports."""
-    zones: pulumi.Output[dict]
-    """Per availability zone: loadbalancer_id, vip_address, vip_port_id, floating_ip, pool_ids, member_ids, ready,
-    published, gate."""
+    zones: pulumi.Output[dict[str, ZoneOutputs]]
+    """Per availability zone: its load balancer, addresses, pools, members and whether it is ready and published."""
 
-    def __init__(self, name: str, args: Union[EndpointArgs, Mapping[str, Any]],
+    def __init__(self, name: str, args: EndpointArgs,
                  opts: Optional[pulumi.ResourceOptions] = None, root: str = DEFAULT_ROOT,
                  cloud: Optional[str] = None, region: Optional[str] = None,
                  backend: Optional[ZoneBackend] = None):
@@ -129,4 +128,5 @@ def poll_target(args: EndpointArgs, invoke_opts: Optional[pulumi.InvokeOptions],
 def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.Output[dict]:
     published = pulumi.Output.all(zone.published_address, addresses).apply(
         lambda values: bool(values[0]) and values[0] in (values[1] or []))
-    return pulumi.Output.all(**zone.serving.outputs, ready=zone.ready, published=published, gate=zone.gate.kind)
+    return pulumi.Output.all(**{camel(key): value for key, value in zone.serving.outputs.items()},
+                             ready=zone.ready, published=published, gate=zone.gate.kind)

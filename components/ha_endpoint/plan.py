@@ -42,6 +42,8 @@ class ReadinessPlan:
     poll_interval_seconds: float
     drain_seconds: int
     target: PollTarget
+    stable_polls: int = 2
+    """Consecutive polls a member must be ready in before it counts (a flapping member does not)."""
 
 
 @dataclass(frozen=True)
@@ -222,7 +224,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
         raise ConfigError(problems)
     name = args.name
     readiness = ReadinessPlan(args.readiness.require, args.readiness.timeout_seconds,
-                              args.readiness.poll_interval_seconds, args.readiness.drain_seconds, target)
+                              args.readiness.poll_interval_seconds, args.readiness.drain_seconds, target,
+                              args.readiness.stable_polls)
     tags = (*args.tags, identity.tag)
     zones = tuple(_zone_plan(args, facts, az, readiness, identity, tags) for az in sorted(args.zones))
     dns = None

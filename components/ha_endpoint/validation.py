@@ -152,13 +152,21 @@ _HINTS = {
 }
 
 
+_UNION_BRANCH = re.compile(r"^(str|int|float|bool|is-instance\[.*\]|function-.*\[.*\])$")
+"""A pydantic location part that names a branch of a union (``pulumi.Input[str]`` is str | Awaitable | Output), not
+a key: one problem per key, whatever branches were tried."""
+
+
 def _problems_from_pydantic(error: ValidationError, root: str) -> list[Problem]:
-    problems = []
+    problems: dict[str, Problem] = {}
     for detail in error.errors(include_url=False):
-        path = root + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in detail["loc"])
+        loc = list(detail["loc"])
+        while loc and isinstance(loc[-1], str) and _UNION_BRANCH.match(loc[-1]):
+            loc.pop()
+        path = root + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
         message = _HINTS.get(detail["type"]) or _message_with_fix(detail)
-        problems.append(Problem(path, message))
-    return problems
+        problems.setdefault(path, Problem(path, message))
+    return list(problems.values())
 
 
 def _message_with_fix(detail: Mapping[str, Any]) -> str:
@@ -168,7 +176,7 @@ def _message_with_fix(detail: Mapping[str, Any]) -> str:
             message = message[len(prefix):]
     if detail["type"] in ("less_than_equal", "greater_than_equal", "greater_than", "less_than"):
         return f"{message} (got {detail.get('input')!r}); change the value"
-    if detail["type"] == "literal_error":
+    if detail["type"] in ("literal_error", "enum"):
         return f"{message} (got {detail.get('input')!r})"
     return message
 

@@ -5,7 +5,6 @@ which creates what serves the zone under it, and decides from what the backend y
 published in DNS (:mod:`ha_endpoint.gate`): ``ready`` and ``published_address`` are what DNS reads.
 """
 
-from __future__ import annotations
 
 from typing import Optional
 
@@ -36,10 +35,35 @@ class EndpointZone(pulumi.ComponentResource):
         self.gate = publication_gate(zone.publish, self.serving)
         self.ready = self.gate.ready
         self.published_address = self.serving.published_address
-        self.register_outputs({**{_camel(key): value for key, value in self.serving.outputs.items()},
+        self.register_outputs({**{camel(key): value for key, value in self.serving.outputs.items()},
                                "ready": self.ready, "publishedAddress": self.published_address})
 
 
-def _camel(key: str) -> str:
+class ZoneOutputs:
+    """One availability zone of the endpoint, as its ``zones`` output shows it (camelCase keys; which keys a zone
+    has depends on its backend: these are Octavia's)."""
+
+    loadbalancer_id: Optional[str]
+    """The zone's Octavia load balancer."""
+    vip_address: Optional[str]
+    """The load balancer's VIP on the zone's subnet."""
+    vip_port_id: Optional[str]
+    """The Neutron port of the VIP."""
+    floating_ip: Optional[str]
+    """The zone's floating IP (allocated, or brought by you); none for an internal endpoint."""
+    pool_ids: Optional[dict[str, str]]
+    """Listener port -> its pool in this zone."""
+    member_ids: Optional[dict[str, dict[str, str]]]
+    """Listener port -> member name -> the Octavia member in this zone's pool."""
+    ready: Optional[bool]
+    """Whether the zone's publication gate let it into DNS."""
+    published: Optional[bool]
+    """Whether the zone's address is in the DNS record now."""
+    gate: Optional[str]
+    """What the zone's publication waited for (e.g. "members online", "bootstrap: load balancer ACTIVE")."""
+
+
+def camel(key: str) -> str:
+    """``snake_case`` -> ``camelCase``: the spelling of every output key (as in the configuration)."""
     head, *rest = key.split("_")
     return head + "".join(part.capitalize() for part in rest)

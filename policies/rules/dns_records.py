@@ -106,8 +106,8 @@ def _check_values(endpoint: Any, recordset: Any, zones: list[str], records: list
 
 
 def _runtime(endpoint: Any) -> Optional[dict[str, str]]:
-    """Ready zone -> its address, from the endpoint's outputs (``zones.<az>.ready``, ``floating_ip`` or
-    ``vip_address``) when they are all known (after an update); None otherwise (e.g. at preview)."""
+    """Ready zone -> its address, from the endpoint's outputs (``zones.<az>.ready``, ``floatingIp`` or
+    ``vipAddress``) when they are all known (after an update); None otherwise (e.g. at preview)."""
     zones = props(endpoint.resource).get("zones")
     if not isinstance(zones, dict) or not zones or not fully_known(zones):
         return None
@@ -116,7 +116,7 @@ def _runtime(endpoint: Any) -> Optional[dict[str, str]]:
         if not isinstance(state, dict) or not isinstance(state.get("ready"), bool):
             return None
         if state["ready"]:
-            address = state.get("floating_ip") or state.get("vip_address")
+            address = state.get("floatingIp") or state.get("vipAddress")
             if not isinstance(address, str):
                 return None
             ready[zone] = address

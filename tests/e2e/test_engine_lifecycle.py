@@ -110,7 +110,7 @@ def test_2_up_builds_each_zone_in_its_az_and_publishes_exactly_the_ready_address
     zones = outputs["zones"]
     assert set(zones) == set(ZONES)
     for zone in ZONES:
-        lb = cloud.load_balancer.get_load_balancer(zones[zone]["loadbalancer_id"])
+        lb = cloud.load_balancer.get_load_balancer(zones[zone]["loadbalancerId"])
         subnet = cloud.network.find_subnet(f"cp-{zone}", ignore_missing=False)
         assert (lb.availability_zone, lb.vip_subnet_id, lb.provisioning_status) == (zone, subnet.id, "ACTIVE")
         assert sorted(listener.protocol_port for listener in cloud.load_balancer.listeners()
@@ -118,10 +118,10 @@ def test_2_up_builds_each_zone_in_its_az_and_publishes_exactly_the_ready_address
         pools = pools_of(cloud, lb.id)
         assert len(pools) == 2 and all(pool.health_monitor_id for pool in pools)
         assert set(online_members_by_pool(cloud, lb.id).values()) == {1}
-        fip = next(cloud.network.ips(floating_ip_address=zones[zone]["floating_ip"]))
+        fip = next(cloud.network.ips(floating_ip_address=zones[zone]["floatingIp"]))
         assert fip.port_id == lb.vip_port_id
-    assert zones["az3"]["floating_ip"] == byo_floating_ip.floating_ip_address
-    published = {zones[zone]["floating_ip"] for zone in ZONES}
+    assert zones["az3"]["floatingIp"] == byo_floating_ip.floating_ip_address
+    published = {zones[zone]["floatingIp"] for zone in ZONES}
     assert set(outputs["addresses"]) == published
     assert resolve_a(FQDN) == published
 
@@ -133,7 +133,7 @@ def test_3_second_preview_and_refresh_find_nothing_to_change(stack):
 
 def test_4_replacing_every_member_never_leaves_a_zone_without_an_online_member(stack, cloud, byo_floating_ip):
     zones = zone_outputs(stack)
-    address_zone = {zones[zone]["floating_ip"]: zone for zone in ZONES}
+    address_zone = {zones[zone]["floatingIp"]: zone for zone in ZONES}
     stack.write_config(endpoint_config(byo_floating_ip.floating_ip_address, member_host=20))
     with RolloutSampler(cloud, ENDPOINT, ZONES, "example.test.", FQDN, address_zone) as sampler:
         stack.up()
@@ -141,7 +141,7 @@ def test_4_replacing_every_member_never_leaves_a_zone_without_an_online_member(s
     assert {zone: sampler.min_online(zone) for zone in ZONES} == {zone: 1 for zone in ZONES}
     assert sampler.published_without_online() == []
     for zone in ZONES:
-        lb_id = zone_outputs(stack)[zone]["loadbalancer_id"]
+        lb_id = zone_outputs(stack)[zone]["loadbalancerId"]
         addresses = {member.address for pool in pools_of(cloud, lb_id) for member in cloud.load_balancer.members(pool.id)}
         assert addresses == {f"10.10.{ZONES.index(zone) + 1}.20"}
 
@@ -167,7 +167,7 @@ def test_5_removing_a_zone_unpublishes_it_before_deleting_its_lb_and_nothing_els
                                                           ("delete", f"{ENDPOINT}-az3-lb")}]
     assert order == [f"{ENDPOINT}-dns", f"{ENDPOINT}-az3-lb"], order
     assert not loadbalancers_named(cloud, f"{ENDPOINT}-az3-")
-    assert resolve_a(FQDN) == {before["az1"]["floating_ip"], before["az2"]["floating_ip"]}
+    assert resolve_a(FQDN) == {before["az1"]["floatingIp"], before["az2"]["floatingIp"]}
     byo = cloud.network.get_ip(byo_floating_ip.id)
     assert byo.port_id is None, "the user's floating IP is released from the deleted LB, not deleted"
 
@@ -213,7 +213,7 @@ def test_7_an_update_killed_mid_way_is_recovered_by_rerunning_without_orphans(st
     assert len([ip for ip in cloud.network.ips() if (ip.description or "").startswith(f"{ENDPOINT}-az3-fip:")]) <= 1
     stack.preview("--expect-no-changes")
     zones = zone_outputs(stack)
-    assert resolve_a(FQDN) == {zones[zone]["floating_ip"] for zone in ZONES}
+    assert resolve_a(FQDN) == {zones[zone]["floatingIp"] for zone in ZONES}
 
 
 def test_8_destroy_leaves_nothing_of_the_stack_but_the_users_floating_ip(stack, cloud, byo_floating_ip,

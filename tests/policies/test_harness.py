@@ -298,7 +298,7 @@ def test_a_zone_held_back_by_its_gate_is_rightly_left_out_after_the_update():
 
 def test_a_zone_whose_gate_is_closed_must_not_be_listed():
     run = _held_back("az2")
-    az2 = run.named("k8s-api").outputs["zones"]["az2"]["floating_ip"]
+    az2 = run.named("k8s-api").outputs["zones"]["az2"]["floatingIp"]
     run.set("k8s-api-dns", "records", sorted(run.named("k8s-api-dns").inputs["records"] + [az2]))
     assert run.messages("ha-endpoint-dns-records") == [
         f"record set k8s-api-dns lists {az2}, which is not the published address of any of its ready zones (az1, "
@@ -307,7 +307,7 @@ def test_a_zone_whose_gate_is_closed_must_not_be_listed():
 
 def test_a_ready_zone_missing_from_the_record_is_reported_after_the_update():
     run = run_preview(dev_endpoint(), preview=False)
-    az1 = run.named("k8s-api").outputs["zones"]["az1"]["floating_ip"]
+    az1 = run.named("k8s-api").outputs["zones"]["az1"]["floatingIp"]
     run.set("k8s-api-dns", "records", [r for r in run.named("k8s-api-dns").inputs["records"] if r != az1])
     assert run.messages("ha-endpoint-dns-records") == [
         f"record set k8s-api-dns does not list {az1}, the published address of zone az1; add it"]

@@ -44,9 +44,9 @@ def test_vip_addresses_and_outputs_per_zone_come_from_each_zones_subnet():
     zones = run.outputs["zones"]
     assert sorted(zones) == ["az1", "az2", "az3"]
     for az, zone in zones.items():
-        assert ipaddress.ip_address(zone["vip_address"]) in ipaddress.ip_network(f"10.10.{az[-1]}.0/24")
-        assert zone["vip_port_id"] and zone["loadbalancer_id"]
-        assert sorted(zone["pool_ids"]) == ["22623", "6443"]
+        assert ipaddress.ip_address(zone["vipAddress"]) in ipaddress.ip_network(f"10.10.{az[-1]}.0/24")
+        assert zone["vipPortId"] and zone["loadbalancerId"]
+        assert sorted(zone["poolIds"]) == ["22623", "6443"]
         assert zone["ready"] is True and zone["published"] is True
     assert run.outputs["ports"] == [6443, 22623]
     assert run.outputs["fqdn"] == "api.example.test."
@@ -109,7 +109,7 @@ def test_a_brought_floating_ip_is_associated_never_created(preview):
     if not preview:
         az3_lb = run.named(contract.loadbalancer_name("k8s-api", "az3"))
         assert cloud.floating_ips[byo.id].port_id == az3_lb["state"]["vipPortId"]
-        assert run.outputs["zones"]["az3"]["floating_ip"] == "172.24.4.50"
+        assert run.outputs["zones"]["az3"]["floatingIp"] == "172.24.4.50"
         assert "172.24.4.50" in run.outputs["addresses"]
 
 
@@ -127,14 +127,14 @@ def test_destroying_the_endpoint_keeps_the_brought_floating_ip_and_leaves_nothin
 def test_dns_records_are_exactly_the_zones_published_addresses(make):
     run = run_component(make(), FakeCloud.dev(), preview=False)
     zones = run.outputs["zones"]
-    expected = sorted((zone["floating_ip"] or zone["vip_address"]) for zone in zones.values())
+    expected = sorted((zone["floatingIp"] or zone["vipAddress"]) for zone in zones.values())
     record = run.named(contract.recordset_name("k8s-api"))["inputs"]
     assert (record["name"], record["type"], record["ttl"]) == ("api.example.test.", "A", 30)
     assert sorted(record["records"]) == expected == run.outputs["addresses"]
     for az, zone in zones.items():
         per_zone = run.named(contract.zone_recordset_name("k8s-api", az))["inputs"]
-        assert per_zone["name"] == f"api-{az}.example.test." and per_zone["records"] == [zone["floating_ip"] or
-                                                                                          zone["vip_address"]]
+        assert per_zone["name"] == f"api-{az}.example.test." and per_zone["records"] == [zone["floatingIp"] or
+                                                                                          zone["vipAddress"]]
 
 
 def test_dns_waits_for_each_zones_readiness_gate_when_ready():

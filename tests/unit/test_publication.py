@@ -23,7 +23,7 @@ def test_a_zone_that_is_not_ready_is_left_out_of_dns():
     run = run_component(raw, cloud, preview=False)
     zones = run.outputs["zones"]
     assert (zones["az2"]["ready"], zones["az2"]["published"]) == (False, False)
-    assert run.outputs["addresses"] == sorted([zones["az1"]["floating_ip"], zones["az3"]["floating_ip"]])
+    assert run.outputs["addresses"] == sorted([zones["az1"]["floatingIp"], zones["az3"]["floatingIp"]])
     assert run.named(contract.recordset_name("k8s-api"))["inputs"]["records"] == run.outputs["addresses"]
 
 
@@ -37,8 +37,8 @@ def test_no_ready_zone_means_no_record_and_a_clear_error():
 def test_an_internal_endpoint_allocates_no_floating_ip_and_publishes_the_vips():
     run = run_component(internal_endpoint(), FakeCloud.dev(), preview=False)
     assert run.of_type(contract.FLOATING_IP_TYPE) == run.of_type(contract.FLOATING_IP_ASSOCIATE_TYPE) == []
-    assert run.outputs["addresses"] == sorted(zone["vip_address"] for zone in run.outputs["zones"].values())
-    assert all(zone["floating_ip"] is None for zone in run.outputs["zones"].values())
+    assert run.outputs["addresses"] == sorted(zone["vipAddress"] for zone in run.outputs["zones"].values())
+    assert all(zone["floatingIp"] is None for zone in run.outputs["zones"].values())
 
 
 def test_without_dns_nothing_is_published_in_designate_but_addresses_are_still_reported():

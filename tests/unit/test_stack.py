@@ -10,8 +10,8 @@ from tests.mocks import CloudError, FakeCloud, run_component, run_stack
 from tests.mocks.configs import dev_endpoint
 
 EXPORTS = {"fqdn", "ports", "addresses", "membersSecurityGroupId", "vipSecurityGroupId", "zones"}
-ZONE_OUTPUTS = {"loadbalancer_id", "vip_address", "vip_port_id", "floating_ip", "pool_ids", "member_ids", "ready",
-                "published", "gate"}
+ZONE_OUTPUTS = {"loadbalancerId", "vipAddress", "vipPortId", "floatingIp", "poolIds", "memberIds", "ready", "published",
+                "gate"}
 
 
 def stack_config(endpoint: dict) -> dict:
@@ -31,7 +31,7 @@ def test_the_dev_stack_builds_and_exports_its_outputs(preview):
     else:
         assert run.outputs["addresses"] == ["172.24.4.100", "172.24.4.101", "172.24.4.102"]
         assert set(run.outputs["zones"]["az1"]) == ZONE_OUTPUTS
-        assert run.outputs["zones"]["az1"]["member_ids"]["6443"].keys() == {"cp-0"}
+        assert run.outputs["zones"]["az1"]["memberIds"]["6443"].keys() == {"cp-0"}
 
 
 R = "ha-endpoint:endpoint"
