@@ -18,6 +18,7 @@ PROVIDER_TYPE = "pulumi:providers:kubernetes"
 CLUSTER_TYPE = "kubernetes:cluster.x-k8s.io/v1beta1:Cluster"
 OPENSTACK_CLUSTER_TYPE = "kubernetes:infrastructure.cluster.x-k8s.io/v1beta1:OpenStackCluster"
 GUARD_TYPE = "pulumi-python:dynamic/haendpoint:ControlPlaneEndpointGuard"
+NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
 
 
 def _object(kind: str):
@@ -55,6 +56,7 @@ HANDLERS = {
     CLUSTER_TYPE: _object("Cluster"),
     OPENSTACK_CLUSTER_TYPE: _object("OpenStackCluster"),
     GUARD_TYPE: lambda cloud, name, inputs: {},
+    NAMESPACE_TYPE: lambda cloud, name, inputs: {},
 }
 
 

@@ -1,0 +1,101 @@
+"""The Kubernetes side under the real engine (no cloud needed): the ControlPlaneEndpointGuard refuses a changed
+endpoint at preview with its message, a kubeconfig built from an endpoint's outputs is exported as a secret while
+pulumi-kubernetes sits in the program's environment, and a Kubernetes provider cannot start here (its plugin is not
+buildable: README.md "Kubernetes")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.e2e.pulumi_cli import REPO, PulumiStack, project_environment
+from tests.mocks.kubernetes import CERTS
+
+pytestmark = pytest.mark.e2e
+
+PROGRAM = textwrap.dedent('''
+    import pulumi
+    from ha_endpoint.kubernetes import ClusterAccess, ControlPlaneEndpointGuard, Credentials, EndpointRef
+
+    config = pulumi.Config()
+    host, port = config.require("host"), config.require_int("port")
+    guard = ControlPlaneEndpointGuard("guard", cluster=config.get("cluster") or "default/k8s-api", host=host,
+                                      port=port, settings="dns.record and apiPort")
+    endpoint = EndpointRef(fqdn=host + ".", ports=[port], published=["172.24.4.100"], azs=["az1", "az2"])
+    access = ClusterAccess("k8s", endpoint, Credentials(config.require_secret("ca"), token=config.require_secret("token")))
+    if config.get_bool("provider"):
+        access.provider()
+    pulumi.export("kubeconfig", access.kubeconfig)
+    pulumi.export("guard", {"host": guard.host, "port": guard.port})
+''')
+
+
+@pytest.fixture(scope="module")
+def engine_environment():
+    build = subprocess.run(["engine/build.sh"], cwd=REPO, capture_output=True, text=True, timeout=3600)
+    if build.returncode != 0:
+        pytest.fail(f"engine/build.sh failed ({build.returncode}):\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}")
+    return project_environment()
+
+
+def guard_stack(workdir: Path, environment: dict) -> PulumiStack:
+    workdir.mkdir(parents=True)
+    (workdir / "Pulumi.yaml").write_text(yaml.safe_dump({
+        "name": "k8s-guard", "runtime": {"name": "python", "options": {"toolchain": "pip", "virtualenv": ".venv"}}}))
+    (workdir / "__main__.py").write_text(PROGRAM)
+    (workdir / ".venv").symlink_to(REPO / ".venv")
+    stack = PulumiStack(workdir, "guard", environment)
+    stack.run("stack", "init", "guard", "--non-interactive")
+    for key, value in (("ca", CERTS["ca"]), ("token", "abc.def")):  # `--` before a value that starts with dashes
+        subprocess.run(["pulumi", "config", "set", "--secret", "--stack", "guard", key, "--", value], cwd=workdir,
+                       env=stack.env, check=True, capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+    return stack
+
+
+def configure(stack: PulumiStack, **values) -> None:
+    for key, value in values.items():
+        stack.run("config", "set", key, str(value))
+
+
+def test_a_changed_endpoint_is_refused_at_preview_and_the_kubeconfig_is_a_secret(engine_environment, tmp_path):
+    stack = guard_stack(tmp_path / "guard", engine_environment)
+    try:
+        configure(stack, host="api.example.test", port=6443)
+        stack.up(policy=False)
+        outputs = stack.outputs()
+        assert outputs["guard"] == {"host": "api.example.test", "port": 6443}
+        kubeconfig = yaml.safe_load(outputs["kubeconfig"])
+        assert kubeconfig["clusters"][0]["cluster"]["server"] == "https://api.example.test:6443"
+        assert kubeconfig["users"][0]["user"] == {"token": "abc.def"}
+        shown = json.loads(stack.run("stack", "output", "--json").stdout)
+        assert shown["kubeconfig"] == "[secret]"
+
+        configure(stack, host="api2.example.test")
+        refused = stack.preview(policy=False, check=False)
+        assert refused.returncode != 0
+        print("\n".join(line for line in refused.output.splitlines() if "controlPlaneEndpoint" in line))
+        text = " ".join(refused.output.split())
+        assert ("the Cluster API cluster default/k8s-api was created with controlPlaneEndpoint api.example.test:6443; "
+                "this update would change it to api2.example.test:6443. Cluster API never lets controlPlaneEndpoint "
+                "change once it is set") in text, refused.output[-3000:]
+        assert "Keep dns.record and apiPort as they were (api.example.test:6443)" in text
+        assert stack.up(policy=False, check=False).returncode != 0  # `up` stops too, nothing changed
+        assert stack.outputs()["guard"] == {"host": "api.example.test", "port": 6443}
+
+        configure(stack, cluster="default/k8s-api-2")  # another cluster may have another endpoint: a replacement
+        moved = stack.preview(policy=False)
+        assert "replace" in moved.output
+
+        configure(stack, cluster="default/k8s-api", host="api.example.test", provider="true")
+        no_plugin = stack.preview(policy=False, check=False)
+        assert no_plugin.returncode != 0
+        assert ("no resource plugin 'pulumi-resource-kubernetes' found in the workspace at version v4.34.2"
+                in no_plugin.output), no_plugin.output[-3000:]
+    finally:
+        configure(stack, provider="false", cluster="default/k8s-api", host="api.example.test")
+        stack.destroy(check=False)
