@@ -26,6 +26,7 @@ $(VENV_STAMP): requirements.txt pyproject.toml
 
 test: venv engine localcloud capi-crds
 	$(PY) -m pytest -q
+	$(MAKE) --no-print-directory test-openstack5   # mk/openstack5.mk: unit + policy suites on pulumi-openstack 5.x
 
 test-unit: venv capi-crds
 	$(PY) -m pytest -m "not integration and not e2e" -q
