@@ -11,6 +11,10 @@ manager then sets the member's operating_status:
 Worker freeze/thaw SIGSTOPs/SIGCONTs the octavia-worker processes: the API still accepts
 changes, the objects stay PENDING_* and further writes get 409 until thawed. ``force_status``
 writes a provisioning_status straight into the Octavia database (the only way to get ERROR).
+
+Whole services (localcloud.service_faults): keystone-restart stops Keystone by its PID file and
+starts it again (nothing can authenticate meanwhile); octavia-api-unavailable makes the Octavia
+API answer 503 (or another 5xx) to every request for a number of seconds.
 """
 import argparse
 import contextlib
@@ -22,6 +26,7 @@ import subprocess
 import sys
 
 from . import procs
+from .service_faults import ServiceFaults
 from .settings import DB_ADMIN, Paths
 
 MEMBER_FAULTS = ('DOWN', 'DRAIN', 'MAINT')
@@ -29,7 +34,7 @@ TABLES = {'member': 'member', 'pool': 'pool', 'listener': 'listener', 'health_mo
           'load_balancer': 'load_balancer', 'l7policy': 'l7policy', 'l7rule': 'l7rule'}
 
 
-class Faults:
+class Faults(ServiceFaults):
     def __init__(self, state: str | os.PathLike | None = None):
         self.paths = Paths(state)
 
@@ -89,11 +94,13 @@ class Faults:
             data['paused'] = False
 
     def clear_all(self) -> None:
-        """Every member override cleared, heartbeats on, worker thawed."""
+        """Every member override cleared, heartbeats on, worker thawed, the Octavia API serving, Keystone running
+        if a fault stopped it."""
         with self._edit() as data:
             data.clear()
             data['members'] = {}
         self.worker_thaw()
+        self.clear_services()
 
     # -- the Octavia worker ----------------------------------------------------------------------
     def _worker_pids(self) -> list[int]:
@@ -172,9 +179,19 @@ def main(argv=None) -> int:
                        ('worker-thaw', 'SIGCONT octavia-worker'),
                        ('heartbeat-pause', 'stop sending amphora heartbeats'),
                        ('heartbeat-resume', 'send amphora heartbeats again'),
-                       ('clear', 'clear every fault (member overrides, pause, frozen worker)'),
-                       ('list', 'print the current overrides')):
+                       ('clear', 'clear every fault (member overrides, pause, frozen worker, Octavia API '
+                                 'fault, a Keystone a fault stopped)'),
+                       ('list', 'print the current overrides'),
+                       ('keystone-stop', 'stop Keystone (by its PID file): nothing can authenticate'),
+                       ('keystone-start', 'start Keystone again as `up` does and wait until it answers'),
+                       ('octavia-api-available', 'end an Octavia API fault now')):
         sub.add_parser(name, help=text)
+    kr = sub.add_parser('keystone-restart', help='stop Keystone, keep it down --down seconds, start it, wait')
+    kr.add_argument('--down', type=float, default=0.0, metavar='SECONDS')
+    oa = sub.add_parser('octavia-api-unavailable', help='the Octavia API answers --status (503) to every request '
+                                                         'for SECONDS, then serves again by itself')
+    oa.add_argument('seconds', type=float)
+    oa.add_argument('--status', type=int, default=503)
     fe = sub.add_parser('force-error', help='set an Octavia object\'s provisioning_status to ERROR (DB write)')
     fe.add_argument('object_id')
     fe.add_argument('--kind', choices=list(TABLES))
@@ -203,8 +220,19 @@ def main(argv=None) -> int:
         print(f'{f.force_error(args.object_id, args.kind)} {args.object_id}: ERROR')
     elif c == 'force-status':
         print(f'{f.force_status(args.object_id, args.status, args.kind)} {args.object_id}: {args.status.upper()}')
-    if c != 'force-error' and c != 'force-status':
-        print(json.dumps({**f.read(), 'worker_frozen': _safe(f.worker_frozen)}, sort_keys=True))
+    elif c == 'keystone-stop':
+        print(json.dumps({'stopped_pid': f.keystone_stop()}))
+    elif c == 'keystone-start':
+        print(json.dumps({'pid': f.keystone_start()}))
+    elif c == 'keystone-restart':
+        print(json.dumps(f.keystone_restart(args.down)))
+    elif c == 'octavia-api-unavailable':
+        f.octavia_api_unavailable(args.seconds, args.status)
+    elif c == 'octavia-api-available':
+        f.octavia_api_available()
+    if c not in ('force-error', 'force-status', 'keystone-stop', 'keystone-start', 'keystone-restart'):
+        print(json.dumps({**f.read(), 'worker_frozen': _safe(f.worker_frozen), **f.services_state()},
+                         sort_keys=True))
     return 0
 
 

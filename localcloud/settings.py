@@ -84,6 +84,10 @@ class Paths:
     def pidfile(self, name: str) -> Path:
         return self.run / f'{name}.pid'
 
+    def fault_switch(self, name: str) -> Path:
+        """The fault file a service behind localcloud/fault_wsgi.py reads (see localcloud.faults)."""
+        return self.run / f'{name}.fault.json'
+
     def log(self, name: str) -> Path:
         return self.logs / f'{name}.log'
 

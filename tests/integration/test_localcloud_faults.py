@@ -1,7 +1,15 @@
-"""Fault injection on the local cloud: member health overrides, frozen worker (PENDING + 409), forced ERROR."""
+"""Fault injection on the local cloud: member health overrides, frozen worker (PENDING + 409), forced ERROR, the
+Octavia API answering 503 for a while, Keystone restarted."""
+import json
+import subprocess
+import time
+
+import openstack
 import pytest
+from keystoneauth1 import exceptions as ks_exc
 from openstack import exceptions
 
+from localcloud.settings import PKG
 from localcloud.smoke import wait_for
 
 pytestmark = pytest.mark.integration
@@ -83,3 +91,82 @@ def test_force_error(localcloud, cloud_cleanup):
     m = _member(conn, pool, cloud_cleanup, '10.10.2.61', active, lb)
     assert faults.force_error(m.id) == 'member'
     assert conn.load_balancer.get_member(m.id, pool.id).provisioning_status == 'ERROR'
+
+
+@pytest.fixture
+def switched_octavia_api(localcloud):
+    """The Octavia API behind its fault switch: an octavia-api started by an older localcloud is restarted once."""
+    faults = localcloud.faults
+    if not faults.octavia_api_has_switch():
+        subprocess.run([str(PKG / 'restart'), 'octavia-api'], check=True, capture_output=True, timeout=300)
+    assert faults.octavia_api_has_switch()
+    yield faults
+    faults.octavia_api_available()
+
+
+def _fault_cli(*args):
+    done = subprocess.run([str(PKG / 'fault'), *args], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_octavia_api_answers_503_for_the_given_seconds_then_serves_again(localcloud, switched_octavia_api):
+    conn, faults = localcloud.conn, switched_octavia_api
+    assert isinstance(list(conn.load_balancer.load_balancers()), list)
+    started = time.time()
+    listed = json.loads(_fault_cli('octavia-api-unavailable', '4'))
+    assert listed['octavia_api_fault']['status'] == 503 and 0 < listed['octavia_api_fault']['remaining_seconds'] <= 4
+    with pytest.raises(exceptions.HttpException) as caught:  # an authenticated connection ...
+        list(conn.load_balancer.load_balancers())
+    assert caught.value.status_code == 503 and 'localcloud fault: Service Unavailable' in str(caught.value)
+    fresh = openstack.connect(cloud='localcloud')  # ... and a new one, whose version discovery meets it first
+    with pytest.raises(exceptions.SDKException):
+        list(fresh.load_balancer.load_balancers())
+    assert faults.octavia_api_faulted_requests(started)[0] == '503 GET /v2.0/lbaas/loadbalancers'
+    def serves():
+        try:
+            return list(conn.load_balancer.load_balancers()) is not None
+        except exceptions.HttpException as exc:
+            assert exc.status_code == 503
+            return False
+    wait_for('the API serves again by itself', serves, bool, 15)
+    assert time.time() - started >= 4
+    assert faults.octavia_api_fault() == {}
+    assert conn.network.find_network('public') is not None, 'only Octavia was affected'
+
+
+def test_an_octavia_api_fault_ends_at_once_when_cleared(localcloud, switched_octavia_api):
+    conn, faults = localcloud.conn, switched_octavia_api
+    faults.octavia_api_unavailable(600, status=502)
+    with pytest.raises(exceptions.HttpException) as caught:
+        list(conn.load_balancer.load_balancers())
+    assert caught.value.status_code == 502
+    _fault_cli('clear')
+    assert isinstance(list(conn.load_balancer.load_balancers()), list)
+    with pytest.raises(ValueError, match='5xx'):
+        faults.octavia_api_unavailable(5, status=404)
+
+
+def test_keystone_restart_makes_authentication_unavailable_for_a_while(localcloud):
+    conn, faults = localcloud.conn, localcloud.faults
+    list(conn.network.networks())  # this connection holds a token from before the restart
+    old_pid = faults.keystone_pid()
+    restart = subprocess.Popen([str(PKG / 'fault'), 'keystone-restart', '--down', '3'], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        def fresh_auth():
+            try:
+                openstack.connect(cloud='localcloud').authorize()
+                return None
+            except (ks_exc.ConnectionError, exceptions.SDKException) as exc:  # refused, or reset while it starts;
+                return exc                                                   # openstacksdk's authorize() wraps both
+        refused = wait_for('Keystone down', fresh_auth, lambda exc: exc is not None, 20)
+        assert 'http://127.0.0.1:5000' in str(refused)
+    finally:
+        out, err = restart.communicate(timeout=180)
+    assert restart.returncode == 0, err
+    report = json.loads(out)
+    assert report['old_pid'] == old_pid and report['new_pid'] == faults.keystone_pid() != old_pid
+    assert report['down_seconds'] >= 3
+    assert openstack.connect(cloud='localcloud').authorize(), 'a new token after the restart'
+    assert list(conn.network.networks()), 'a token from before the restart stays valid (Fernet keys on disk)'

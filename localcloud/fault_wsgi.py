@@ -1,0 +1,77 @@
+"""A fault switch in front of a WSGI service of the local cloud (uwsgi loads this file instead of the service's own).
+
+uwsgi runs it with ``--wsgi-file localcloud/fault_wsgi.py --env LOCALCLOUD_WSGI_FILE=<the service's wsgi script>
+--env LOCALCLOUD_FAULT_FILE=<state>/run/<service>.fault.json``. It builds the service's application from its script
+(as uwsgi would) and answers every request itself while the fault file says so:
+
+    {"status": 503, "until": <epoch seconds>}
+
+-> ``503 Service Unavailable`` with an Octavia-style JSON fault body, until that time (the file is re-read when it
+changes; no file, or a time in the past: every request goes to the service). Each request answered by the switch is
+appended to ``<fault file>.log`` (``<epoch> <status> <method> <path>``), so a test can tell that clients met it.
+Standard library only: it runs on the system python inside uwsgi, next to the Debian packages.
+"""
+import json
+import os
+import runpy
+import threading
+import time
+
+REASONS = {500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout'}
+
+
+class FaultSwitch:
+    """WSGI middleware: the fault the file describes, or the wrapped application."""
+
+    def __init__(self, app, fault_file: str):
+        self.app = app
+        self.fault_file = fault_file
+        self.log_file = fault_file + '.log'
+        self._lock = threading.Lock()
+        self._stamp = None
+        self._fault: dict = {}
+
+    def _current(self) -> dict:
+        try:
+            st = os.stat(self.fault_file)
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except FileNotFoundError:
+            return {}
+        with self._lock:
+            if stamp != self._stamp:
+                try:
+                    with open(self.fault_file) as f:
+                        self._fault = json.load(f)
+                except (OSError, ValueError):
+                    self._fault = {}
+                self._stamp = stamp
+            return self._fault
+
+    def __call__(self, environ, start_response):
+        fault = self._current()
+        status = int(fault.get('status') or 0)
+        remaining = float(fault.get('until') or 0) - time.time()
+        if not status or remaining <= 0:
+            return self.app(environ, start_response)
+        reason = REASONS.get(status, 'Fault')
+        body = json.dumps({'faultcode': 'Server', 'debuginfo': None,
+                           'faultstring': f'localcloud fault: {reason} for {remaining:.0f} more seconds'}).encode()
+        line = f'{time.time():.3f} {status} {environ.get("REQUEST_METHOD")} {environ.get("PATH_INFO")}\n'
+        fd = os.open(self.log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, line.encode())
+        finally:
+            os.close(fd)
+        start_response(f'{status} {reason}', [('Content-Type', 'application/json'),
+                                               ('Content-Length', str(len(body)))])
+        return [body]
+
+
+def _application():
+    script = os.environ['LOCALCLOUD_WSGI_FILE']
+    namespace = runpy.run_path(script, run_name='localcloud_wrapped_wsgi')
+    return FaultSwitch(namespace['application'], os.environ['LOCALCLOUD_FAULT_FILE'])
+
+
+if os.environ.get('LOCALCLOUD_WSGI_FILE'):
+    application = _application()
