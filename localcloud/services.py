@@ -4,12 +4,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import configs, rest
-from .settings import COMPUTE_HOSTS, HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
+from .settings import HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
 
 OCTAVIA_PLUGIN = PKG / 'octavia_plugin'
-NEUTRON_PLUGIN = PKG / 'neutron_plugin'
-# nova-compute without the nova-compute package (which pulls a hypervisor): python3-nova's own entry point.
-NOVA_COMPUTE = 'import sys; from nova.cmd.compute import main; sys.exit(main())'
 FAULT_WSGI = PKG / 'fault_wsgi.py'
 
 
@@ -40,7 +37,6 @@ def table(p: Paths) -> dict:
     c = p.conf
     ocfg = ['--config-file', str(c('octavia.conf'))]
     dcfg = ['--config-file', str(c('designate.conf'))]
-    ncfg = ['--config-file', str(c('nova.conf'))]
     plugin_env = {'PYTHONPATH': str(OCTAVIA_PLUGIN)}
     services = [
         Service('mariadb', ['/usr/sbin/mariadbd', f'--defaults-file={c("my.cnf")}'], 'mariadbd',
@@ -55,8 +51,7 @@ def table(p: Paths) -> dict:
                 'keystone-wsgi-public', [('tcp', PORTS['keystone'])], url('keystone', '/v3')),
         Service('neutron-server', ['/usr/bin/neutron-server', '--config-file', str(c('neutron.conf')),
                                    '--config-file', str(c('ml2.ini'))],
-                'neutron-server', [('tcp', PORTS['neutron'])], url('neutron', '/'),
-                env={'PYTHONPATH': str(NEUTRON_PLUGIN)}),
+                'neutron-server', [('tcp', PORTS['neutron'])], url('neutron', '/')),
         # behind the fault switch (localcloud/fault_wsgi.py: `localcloud/fault octavia-api-unavailable`)
         Service('octavia-api', _uwsgi('octavia-api', str(FAULT_WSGI), PORTS['octavia'], p,
                                       env={'LOCALCLOUD_WSGI_FILE': '/usr/bin/octavia-wsgi',
@@ -88,20 +83,6 @@ def table(p: Paths) -> dict:
         Service('designate-worker', ['/usr/bin/designate-worker', *dcfg,
                                      '--config-file', str(c('designate-worker.conf'))],
                 'designate-worker'),
-        Service('placement-api', _uwsgi('placement-api', '/usr/bin/placement-api', PORTS['placement'], p,
-                                        env={'OS_PLACEMENT_CONFIG_DIR': str(p.etc)}),
-                'placement-api', [('tcp', PORTS['placement'])], url('placement', '/')),
-        Service('glance-api', ['/usr/bin/glance-api', '--config-file', str(c('glance-api.conf'))],
-                'glance-api', [('tcp', PORTS['glance'])], url('glance', '/')),
-        Service('nova-api', ['/usr/bin/nova-api', *ncfg, '--config-file', str(c('nova-api.conf'))],
-                'nova-api', [('tcp', PORTS['nova'])], url('nova', '/')),
-        Service('nova-conductor', ['/usr/bin/nova-conductor', *ncfg, '--config-file', str(c('nova-conductor.conf'))],
-                'nova-conductor'),
-        Service('nova-scheduler', ['/usr/bin/nova-scheduler', *ncfg, '--config-file', str(c('nova-scheduler.conf'))],
-                'nova-scheduler'),
-        *(Service(configs.nova_compute_name(az), [SYSTEM_PYTHON, '-c', NOVA_COMPUTE, *ncfg, '--config-file',
-                                                  str(c(f'{configs.nova_compute_name(az)}.conf'))],
-                  f'{configs.nova_compute_name(az)}.conf') for az in COMPUTE_HOSTS),
         Service('heartbeat', [SYSTEM_PYTHON, '-m', 'localcloud.heartbeat', '--state', str(p.root)],
                 'localcloud.heartbeat', env={'PYTHONPATH': str(REPO)}),
     ]
