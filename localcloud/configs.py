@@ -4,7 +4,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from .settings import (DB_ADMIN, HOST, PORT_OFFSET, PORTS, REGION, SERVICE_PROJECT, SERVICE_USER, Paths, url)
+from .settings import (COMPUTE_HOSTS, DB_ADMIN, HOST, PORT_OFFSET, PORTS, REGION, SERVICE_PROJECT, SERVICE_USER,
+                       Paths, url)
 
 
 def _ini(sections: dict) -> str:
@@ -175,7 +176,8 @@ def neutron(p: Paths, s: dict) -> None:
     _write(p.conf('ml2.ini'), _ini({
         'ml2': {
             'type_drivers': 'flat,vxlan', 'tenant_network_types': 'vxlan',
-            'mechanism_drivers': '', 'extension_drivers': 'port_security',
+            # localcloud/neutron_plugin: binds every normal port (no L2 agent here), so Nova's servers get ports
+            'mechanism_drivers': 'localcloud', 'extension_drivers': 'port_security',
         },
         'ml2_type_flat': {'flat_networks': 'public'},
         'ml2_type_vxlan': {'vni_ranges': '1:10000'},
@@ -303,6 +305,107 @@ def designate(p: Paths, s: dict) -> None:
 """)
 
 
+def _service_auth(s: dict, **extra) -> dict:
+    """keystoneauth options of the service user, for a service calling another one (Nova -> Neutron, Placement)."""
+    return {k: v for k, v in _authtoken(s).items() if k not in ('www_authenticate_uri', 'token_cache_time')} | extra
+
+
+# Cell mappings are stored as templates filled from each service's own [database]/transport_url at run time, so the
+# cached nova_api schema (with its two cells) holds no password and no port (localcloud/startup.py).
+CELL0_DB = '{scheme}://{username}:{password}@{hostname}:{port}/nova_cell0?{query}'
+CELL1_DB = '{scheme}://{username}:{password}@{hostname}:{port}/nova?{query}'
+CELL_TRANSPORT = '{scheme}://{username}:{password}@{hostname}:{port}/'
+NOVA_SERVICES = ('nova-api', 'nova-conductor', 'nova-scheduler')
+
+
+def nova_compute_name(az: str) -> str:
+    return f'nova-compute-{az}'
+
+
+def placement(p: Paths, s: dict) -> None:
+    _write(p.conf('placement.conf'), _ini({
+        'DEFAULT': {'log_file': p.log('placement-api')},
+        'placement_database': {'connection': db_url(s, 'placement')},
+        'api': {'auth_strategy': 'keystone'},
+        'keystone_authtoken': _authtoken(s),
+        'oslo_policy': POLICY,
+    }))
+
+
+def glance(p: Paths, s: dict) -> None:
+    gdir = p.lib / 'glance'
+    for d in ('images', 'staging', 'tasks'):
+        (gdir / d).mkdir(parents=True, exist_ok=True)
+    _write(p.conf('glance-api.conf'), _ini({
+        'DEFAULT': {
+            'log_file': p.log('glance-api'),
+            'bind_host': HOST, 'bind_port': PORTS['glance'],
+            'workers': 0,  # serve from the parent process (eventlet): one process
+            'enabled_backends': 'local:file',
+            'public_endpoint': url('glance'),
+            'transport_url': transport_url(s),
+        },
+        'database': {'connection': db_url(s, 'glance')},
+        'glance_store': {'default_backend': 'local'},
+        'local': {'filesystem_store_datadir': gdir / 'images'},
+        'os_glance_staging_store': {'filesystem_store_datadir': gdir / 'staging'},
+        'os_glance_tasks_store': {'filesystem_store_datadir': gdir / 'tasks'},
+        'paste_deploy': {'flavor': 'keystone', 'config_file': '/etc/glance/glance-api-paste.ini'},
+        'keystone_authtoken': _authtoken(s),
+        'oslo_policy': POLICY,
+        'oslo_messaging_notifications': {'driver': 'noop'},
+        'oslo_concurrency': {'lock_path': gdir / 'lock'},
+    }))
+
+
+def nova(p: Paths, s: dict) -> None:
+    """nova.conf for api, conductor, scheduler and the nova-compute services (fake virt driver, one host per AZ);
+    the database URLs in nova-db.conf, which the compute services do not read (they reach the database through the
+    conductor only, and log "No DB access allowed in nova-compute" errors when configured with one)."""
+    ndir = p.lib / 'nova'
+    (ndir / 'instances').mkdir(parents=True, exist_ok=True)
+    _write(p.conf('nova.conf'), _ini({
+        'DEFAULT': {
+            'transport_url': transport_url(s),
+            'state_path': ndir, 'instances_path': ndir / 'instances',
+            'my_ip': HOST, 'host': 'localcloud',
+            'enabled_apis': 'osapi_compute',
+            'osapi_compute_listen': HOST, 'osapi_compute_listen_port': PORTS['nova'],
+            'osapi_compute_workers': 1,
+            'compute_driver': 'fake.FakeDriver',
+            # The fake driver keeps its servers in memory: after a restart of nova-compute it knows none of them.
+            # Without a power-state sync the database stays the truth (ACTIVE stays ACTIVE) across `down`/`up`.
+            'sync_power_state_interval': -1,
+            'resume_guests_state_on_host_boot': False,
+            'graceful_shutdown_timeout': 2,
+        },
+        'api': {'auth_strategy': 'keystone'},
+        'wsgi': {'api_paste_config': '/etc/nova/api-paste.ini'},
+        'conductor': {'workers': 1},
+        'scheduler': {'workers': 1},
+        'keystone_authtoken': _authtoken(s),
+        'placement': _service_auth(s),
+        'neutron': _service_auth(s),
+        'glance': {'region_name': REGION},
+        'cinder': {'os_region_name': REGION},
+        'service_user': {'send_service_user_token': False},
+        'vnc': {'enabled': False},
+        'spice': {'enabled': False},
+        'oslo_policy': POLICY,
+        'oslo_messaging_notifications': {'driver': 'noop'},
+        'oslo_concurrency': {'lock_path': ndir / 'lock'},
+    }))
+    _write(p.conf('nova-db.conf'), _ini({
+        'api_database': {'connection': db_url(s, 'nova_api')},
+        'database': {'connection': db_url(s, 'nova')},
+    }))
+    for svc in NOVA_SERVICES:
+        _write(p.conf(f'{svc}.conf'), _ini({'DEFAULT': {'log_file': p.log(svc)}}))
+    for az, host in COMPUTE_HOSTS.items():
+        name = nova_compute_name(az)
+        _write(p.conf(f'{name}.conf'), _ini({'DEFAULT': {'log_file': p.log(name), 'host': host}}))
+
+
 def write_all(p: Paths, s: dict) -> None:
     p.makedirs()
     (p.root / 'port-offset').write_text(f'{PORT_OFFSET}\n')
@@ -312,3 +415,6 @@ def write_all(p: Paths, s: dict) -> None:
     neutron(p, s)
     octavia(p, s)
     designate(p, s)
+    placement(p, s)
+    glance(p, s)
+    nova(p, s)

@@ -7,7 +7,10 @@ set -euo pipefail
 PKGS=(keystone neutron-server
       octavia-api octavia-worker octavia-health-manager octavia-housekeeping
       designate-api designate-central designate-worker designate-producer designate-mdns
-      rabbitmq-server mariadb-server python3-pymysql python3-bcrypt python3-amqp uwsgi-plugin-python3 openssl)
+      rabbitmq-server mariadb-server python3-pymysql python3-bcrypt python3-amqp uwsgi-plugin-python3 openssl
+      glance-api placement-api nova-api nova-conductor nova-scheduler)
+# Compute: no nova-compute package (it depends on a hypervisor: libvirt + qemu, or lxc, or ironic); the
+# nova-compute processes run python3-nova's own nova.cmd.compute with the fake virt driver (localcloud/services.py).
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -47,6 +50,16 @@ for p in keystone neutron-common octavia-common designate-common; do
   pre+="$p $p/dbconfig-install boolean false"$'\n'
   pre+="$p $p/register-endpoint boolean false"$'\n'
 done
+# The compute packages' own templates (openstack-pkg-tools names them nova/..., novaapi/..., glance/..., placement/...).
+for q in nova/configure_db novaapi/configure_db nova/configure_api-endpoint nova/configure_ksat nova/configure_rabbit \
+    nova/configure_neutron nova/configure_placement glance/configure_db glance/configure_api-endpoint \
+    glance/configure_ksat glance/configure_rabbit placement/configure_db placement/configure_api-endpoint \
+    placement/configure_ksat; do
+  pre+="${q%%/*} $q boolean false"$'\n'
+done
+for p in nova-common nova-api glance-common placement-common; do
+  pre+="$p $p/dbconfig-install boolean false"$'\n'
+done
 printf '%s' "$pre" | $SUDO debconf-set-selections
 
 # Keep the downloaded .debs (this image's docker-clean hook empties /var/cache/apt/archives) so that a
@@ -69,7 +82,8 @@ echo "localcloud: packages installed in ${secs} s"
 if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
   for unit in mariadb rabbitmq-server epmd.socket keystone neutron-api neutron-rpc-server neutron-server \
       octavia-api octavia-worker octavia-health-manager octavia-housekeeping designate-api designate-central \
-      designate-worker designate-producer designate-mdns; do
+      designate-worker designate-producer designate-mdns glance-api placement-api nova-api nova-conductor \
+      nova-scheduler; do
     $SUDO systemctl disable --now "$unit" >/dev/null 2>&1 || true
   done
 fi

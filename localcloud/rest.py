@@ -16,11 +16,12 @@ class HttpError(Exception):
 
 def request(method: str, target: str, body=None, token: str | None = None, timeout: float = 30,
             headers: dict | None = None):
-    data = None if body is None else json.dumps(body).encode()
+    upload = isinstance(body, bytes)  # e.g. image data, sent as is
+    data = None if body is None else body if upload else json.dumps(body).encode()
     req = urllib.request.Request(target, data=data, method=method)
     req.add_header('Accept', 'application/json')
     if data is not None:
-        req.add_header('Content-Type', 'application/json')
+        req.add_header('Content-Type', 'application/octet-stream' if upload else 'application/json')
     if token:
         req.add_header('X-Auth-Token', token)
     for k, v in (headers or {}).items():
@@ -88,6 +89,9 @@ class Client:
 
     def put(self, service, path, body=None):
         return self.call('PUT', service, path, body)
+
+    def put_bytes(self, service, path, data: bytes):
+        return self.call('PUT', service, path, data)
 
     def delete(self, service, path):
         return self.call('DELETE', service, path, ok_missing=True)

@@ -1,16 +1,30 @@
-"""Seed the local cloud (idempotent): identity and catalog, networks, AZs, DNS zone, clouds.yaml."""
+"""Seed the local cloud (idempotent): identity and catalog, networks, AZs, DNS zone, compute (flavors, image, host
+aggregates per AZ), clouds.yaml."""
+import hashlib
 import json
 import time
 
 from .rest import Client, HttpError
-from .settings import (ADMIN_CLOUD, ADMIN_USER, AZS, CLOUD, DNS_ZONE, PROJECT, REGION, SERVICE_PROJECT,
-                       SERVICE_USER, USER, Paths, url)
+from .settings import (ADMIN_CLOUD, ADMIN_USER, AZS, CLOUD, COMPUTE_HOSTS, DNS_ZONE, PROJECT, REGION,
+                       SERVICE_PROJECT, SERVICE_USER, USER, Paths, url)
 
 PUBLIC_CIDR = '172.24.4.0/24'
 PUBLIC_POOL = ('172.24.4.10', '172.24.4.250')
 ROUTER = 'cp-router'
-CATALOG = (('neutron', 'network', 'neutron'), ('octavia', 'load-balancer', 'octavia'),
-           ('designate', 'dns', 'designate'))
+# (service name, type, port name, path of the endpoint URL)
+CATALOG = (('neutron', 'network', 'neutron', ''), ('octavia', 'load-balancer', 'octavia', ''),
+           ('designate', 'dns', 'designate', ''), ('nova', 'compute', 'nova', '/v2.1'),
+           ('placement', 'placement', 'placement', ''), ('glance', 'image', 'glance', ''))
+# Public flavors: (name, id, vCPUs, RAM MiB, disk GiB). The fake virt driver runs nothing; these only size claims.
+FLAVORS = (('m1.tiny', '1', 1, 512, 1), ('m1.small', '2', 1, 2048, 20))
+# A public raw image of a few KiB: Nova checks that it exists, the fake driver never boots it.
+IMAGE = 'cirros'
+IMAGE_BYTES = b'localcloud placeholder image: the fake virt driver boots nothing\n'.ljust(4096, b'\0')
+
+
+def catalog_key() -> str:
+    """Changes whenever CATALOG does (so that existing state directories register new services)."""
+    return hashlib.sha1(repr(CATALOG).encode()).hexdigest()[:8]
 
 
 def _find(c: Client, service: str, path: str, key: str, **query):
@@ -39,7 +53,7 @@ def identity(s: dict) -> None:
     admin.put('keystone', f'/v3/projects/{svc_project["id"]}/users/{svc_user["id"]}/roles/{roles["admin"]}')
     for role in ('member', 'load-balancer_member'):
         admin.put('keystone', f'/v3/projects/{project["id"]}/users/{user["id"]}/roles/{roles[role]}')
-    for name, stype, port_name in CATALOG:
+    for name, stype, port_name, path in CATALOG:
         svc = _find(admin, 'keystone', '/v3/services', 'services', type=stype)
         if not svc:
             svc = admin.post('keystone', '/v3/services', {'service': {'name': name, 'type': stype}})['service']
@@ -48,7 +62,7 @@ def identity(s: dict) -> None:
             if iface not in have:
                 admin.post('keystone', '/v3/endpoints', {'endpoint': {
                     'service_id': svc['id'], 'interface': iface, 'region_id': REGION,
-                    'url': url(port_name)}})
+                    'url': url(port_name, path)}})
 
 
 def cloud(p: Paths, s: dict) -> dict:
@@ -110,6 +124,8 @@ def cloud(p: Paths, s: dict) -> dict:
                 'name': az, 'availability_zone_profile_id': prof['id'],
                 'description': f'localcloud zone {az}', 'enabled': True}})
 
+    out.update(compute(admin))
+
     zones = user.get('designate', f'/v2/zones?name={DNS_ZONE}')['zones']
     zone = zones[0] if zones else user.post('designate', '/v2/zones', {
         'name': DNS_ZONE, 'email': 'hostmaster@example.test', 'ttl': 60})
@@ -120,6 +136,35 @@ def cloud(p: Paths, s: dict) -> dict:
     write_clouds_yaml(p, s)
     p.seeded.write_text(json.dumps(out, indent=1) + '\n')
     return out
+
+
+def compute(admin: Client) -> dict:
+    """Flavors, the image, and one host aggregate per AZ (availability_zone azN, host cmp-azN); Nova mirrors
+    each aggregate into Placement, where the scheduler's AZ filter looks."""
+    have = {f['name'] for f in admin.get('nova', '/v2.1/flavors?is_public=None')['flavors']}
+    for name, fid, vcpus, ram, disk in FLAVORS:
+        if name not in have:
+            admin.post('nova', '/v2.1/flavors', {'flavor': {
+                'name': name, 'id': fid, 'vcpus': vcpus, 'ram': ram, 'disk': disk, 'os-flavor-access:is_public': True}})
+
+    images = admin.get('glance', f'/v2/images?name={IMAGE}')['images']
+    image = next((i for i in images if i['status'] == 'active'), None)
+    for stale in (i for i in images if i['status'] != 'active'):  # an upload interrupted earlier
+        admin.delete('glance', f'/v2/images/{stale["id"]}')
+    if not image:
+        image = admin.post('glance', '/v2/images', {
+            'name': IMAGE, 'disk_format': 'raw', 'container_format': 'bare', 'visibility': 'public',
+            'min_disk': 0, 'min_ram': 0})
+        admin.put_bytes('glance', f'/v2/images/{image["id"]}/file', IMAGE_BYTES)
+
+    aggregates = {a['name']: a for a in admin.get('nova', '/v2.1/os-aggregates')['aggregates']}
+    for az, host in COMPUTE_HOSTS.items():
+        agg = aggregates.get(az) or admin.post('nova', '/v2.1/os-aggregates', {'aggregate': {
+            'name': az, 'availability_zone': az}})['aggregate']
+        if host not in (agg.get('hosts') or []):
+            admin.post('nova', f'/v2.1/os-aggregates/{agg["id"]}/action', {'add_host': {'host': host}})
+    return {'image_id': image['id'], 'image': IMAGE, 'flavor': FLAVORS[0][0],
+            'compute_hosts': dict(COMPUTE_HOSTS)}
 
 
 def _wait_zone(c: Client, zone_id: str, timeout: float = 60):

@@ -4,9 +4,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import configs, rest
-from .settings import HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
+from .settings import COMPUTE_HOSTS, HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
 
 OCTAVIA_PLUGIN = PKG / 'octavia_plugin'
+NEUTRON_PLUGIN = PKG / 'neutron_plugin'
 FAULT_WSGI = PKG / 'fault_wsgi.py'
 
 
@@ -37,6 +38,8 @@ def table(p: Paths) -> dict:
     c = p.conf
     ocfg = ['--config-file', str(c('octavia.conf'))]
     dcfg = ['--config-file', str(c('designate.conf'))]
+    ncfg = ['--config-file', str(c('nova.conf'))]
+    ndb = ['--config-file', str(c('nova-db.conf'))]  # not for nova-compute
     plugin_env = {'PYTHONPATH': str(OCTAVIA_PLUGIN)}
     services = [
         Service('mariadb', ['/usr/sbin/mariadbd', f'--defaults-file={c("my.cnf")}'], 'mariadbd',
@@ -51,7 +54,8 @@ def table(p: Paths) -> dict:
                 'keystone-wsgi-public', [('tcp', PORTS['keystone'])], url('keystone', '/v3')),
         Service('neutron-server', ['/usr/bin/neutron-server', '--config-file', str(c('neutron.conf')),
                                    '--config-file', str(c('ml2.ini'))],
-                'neutron-server', [('tcp', PORTS['neutron'])], url('neutron', '/')),
+                'neutron-server', [('tcp', PORTS['neutron'])], url('neutron', '/'),
+                env={'PYTHONPATH': str(NEUTRON_PLUGIN)}),
         # behind the fault switch (localcloud/fault_wsgi.py: `localcloud/fault octavia-api-unavailable`)
         Service('octavia-api', _uwsgi('octavia-api', str(FAULT_WSGI), PORTS['octavia'], p,
                                       env={'LOCALCLOUD_WSGI_FILE': '/usr/bin/octavia-wsgi',
@@ -83,6 +87,21 @@ def table(p: Paths) -> dict:
         Service('designate-worker', ['/usr/bin/designate-worker', *dcfg,
                                      '--config-file', str(c('designate-worker.conf'))],
                 'designate-worker'),
+        Service('placement-api', _uwsgi('placement-api', '/usr/bin/placement-api', PORTS['placement'], p,
+                                        env={'OS_PLACEMENT_CONFIG_DIR': str(p.etc)}),
+                'placement-api', [('tcp', PORTS['placement'])], url('placement', '/')),
+        Service('glance-api', ['/usr/bin/glance-api', '--config-file', str(c('glance-api.conf'))],
+                'glance-api', [('tcp', PORTS['glance'])], url('glance', '/')),
+        Service('nova-api', ['/usr/bin/nova-api', *ncfg, *ndb, '--config-file', str(c('nova-api.conf'))],
+                'nova-api', [('tcp', PORTS['nova'])], url('nova', '/')),
+        Service('nova-conductor', ['/usr/bin/nova-conductor', *ncfg, *ndb,
+                                   '--config-file', str(c('nova-conductor.conf'))], 'nova-conductor'),
+        Service('nova-scheduler', ['/usr/bin/nova-scheduler', *ncfg, *ndb,
+                                   '--config-file', str(c('nova-scheduler.conf'))], 'nova-scheduler'),
+        # one nova-compute (fake virt driver) per AZ host, forked from one parent: localcloud/nova_compute.py
+        Service('nova-compute', [SYSTEM_PYTHON, '-m', 'localcloud.nova_compute', *ncfg, '--',
+                                 *(str(c(f'{configs.nova_compute_name(az)}.conf')) for az in COMPUTE_HOSTS)],
+                'localcloud.nova_compute', env={'PYTHONPATH': str(REPO)}),
         Service('heartbeat', [SYSTEM_PYTHON, '-m', 'localcloud.heartbeat', '--state', str(p.root)],
                 'localcloud.heartbeat', env={'PYTHONPATH': str(REPO)}),
     ]

@@ -22,6 +22,9 @@ BASE_PORTS = {
     'designate': 9001,
     'designate-mdns': 5354,
     'octavia-health': 5555,  # UDP
+    'nova': 8774,
+    'placement': 8778,
+    'glance': 9292,
 }
 
 PROJECT = 'ha-endpoint'
@@ -30,12 +33,15 @@ ADMIN_USER = 'admin'
 SERVICE_PROJECT = 'service'
 SERVICE_USER = 'localcloud-service'
 AZS = ('az1', 'az2', 'az3')
+# One nova-compute service (fake virt driver) per AZ, in a host aggregate named after the AZ.
+COMPUTE_HOSTS = {az: f'cmp-{az}' for az in AZS}
 DNS_ZONE = 'example.test.'
 CLOUD = 'localcloud'
 ADMIN_CLOUD = 'localcloud-admin'
 
 # RPC consumer queues that must exist before the cloud is declared ready.
-RPC_QUEUES = ('central', 'worker', 'producer', 'octavia_provisioning_v2', 'q-plugin')
+RPC_QUEUES = ('central', 'worker', 'producer', 'octavia_provisioning_v2', 'q-plugin', 'conductor', 'scheduler',
+              *(f'compute.{host}' for host in COMPUTE_HOSTS.values()))
 
 REPO = Path(__file__).resolve().parent.parent
 PKG = Path(__file__).resolve().parent

@@ -13,7 +13,9 @@ import uuid
 from pathlib import Path
 
 from . import configs, procs, seed, services
-from .settings import DB_ADMIN, HOST, PORTS, RPC_QUEUES, AZS, Paths, load_secrets, scrub_logs
+from .rest import Client
+from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, RPC_QUEUES, Paths, load_secrets,
+                       scrub_logs)
 
 T0 = time.monotonic()
 SCHEMA_CACHE = Path(os.environ.get('HA_ENDPOINT_CACHE') or Path.home() / '.cache' / 'ha-endpoint') / 'localcloud-schema'
@@ -35,6 +37,8 @@ class Up:
         configs.write_all(p, self.s)
         self.svcs = services.table(p)
         self.started: list[str] = []
+        self.keystone_done = threading.Event()   # set when keystone() returns or fails
+        self.keystone_ok = False
 
     # -- processes -------------------------------------------------------------------------------
     def ensure(self, name: str) -> None:
@@ -155,6 +159,18 @@ class Up:
 
     # -- OpenStack services ----------------------------------------------------------------------
     def keystone(self) -> None:
+        try:
+            self._keystone()
+            self.keystone_ok = True
+        finally:
+            self.keystone_done.set()
+
+    def wait_keystone(self) -> None:
+        self.keystone_done.wait()
+        if not self.keystone_ok:
+            raise RuntimeError('keystone failed to start (see above)')
+
+    def _keystone(self) -> None:
         conf = ['--config-file', str(self.p.conf('keystone.conf'))]
         km = ['/usr/bin/keystone-manage', *conf]
 
@@ -183,7 +199,8 @@ class Up:
         self.once('schema-keystone', schema)
         self.ensure('keystone')
         self.wait_ready('keystone')
-        self.once('seed-identity', lambda: seed.identity(self.s))
+        # re-run (idempotent) whenever the catalog grows: the name changes with it
+        self.once('seed-identity-' + seed.catalog_key(), lambda: seed.identity(self.s))
         say('keystone ready')
 
     def neutron(self) -> None:
@@ -246,6 +263,90 @@ class Up:
         self.wait_queues(['central', 'worker', 'producer'])
         say('designate ready')
 
+    def compute(self) -> None:
+        """Placement, Glance, Nova (cells v2: cell0 + cell1; api, conductor, scheduler) and one nova-compute with the
+        fake virt driver per AZ, each host mapped to cell1."""
+        self.once('databases-compute', lambda: self.sql(''.join(
+            f'CREATE DATABASE IF NOT EXISTS {db} CHARACTER SET utf8mb3;'
+            for db in ('placement', 'glance', 'nova_api', 'nova', 'nova_cell0'))))
+        errors = parallel([threading.Thread(target=f) for f in
+                           (self.placement_schema, self.glance_schema, self.nova_schema)])
+        if errors:
+            raise errors[0]
+        for name in ('placement-api', 'glance-api', 'nova-conductor', 'nova-scheduler', 'nova-api'):
+            self.ensure(name)
+        # nova-compute reports its resources to Placement once at start (then every minute) and waits for the
+        # conductor by RPC (a ping sent before the conductor's queue exists is lost: a minute's timeout).
+        self.wait_keystone()
+        self.wait_ready('placement-api')
+        self.wait_queues(['conductor'])
+        self.ensure('nova-compute')
+        self.wait_ready('glance-api')
+        self.wait_ready('nova-api')
+        self.wait_queues(['scheduler', *(f'compute.{h}' for h in COMPUTE_HOSTS.values())])
+        self.map_compute_hosts()
+        say('compute ready')
+
+    def placement_schema(self) -> None:
+        self.once('schema-placement', lambda: self.schema('placement', 'python3-placement', lambda: self.run(
+            'placement', ['/usr/bin/placement-manage', '--config-file', str(self.p.conf('placement.conf')),
+                          'db', 'sync'])))
+
+    def glance_schema(self) -> None:
+        self.once('schema-glance', lambda: self.schema('glance', 'python3-glance', lambda: self.run(
+            'glance', ['/usr/bin/glance-manage', '--config-file', str(self.p.conf('glance-api.conf')), 'db_sync'])))
+
+    def nova_schema(self) -> None:
+        nm = self.nova_manage()
+
+        def api():
+            # nova_api with cell0 and cell1 mapped by templates (configs.CELL*): no secret, no port in the cache
+            cached = self.cache_file('schema-nova_api-cells', 'python3-nova')
+            if self.load('nova_api', cached):
+                return
+            self.run('nova', nm + ['api_db', 'sync'])
+            self.run('nova', nm + ['cell_v2', 'map_cell0', '--database_connection', configs.CELL0_DB])
+            self.run('nova', nm + ['cell_v2', 'create_cell', '--name', 'cell1', '--database_connection',
+                                   configs.CELL1_DB, '--transport-url', configs.CELL_TRANSPORT])
+            self.dump('nova_api', cached)
+
+        def cells():
+            # cell0 and cell1 have the same schema: one dump loaded into both
+            cached = self.cache_file('schema-nova', 'python3-nova')
+            if self.load('nova', cached):
+                self.load('nova_cell0', cached)
+                return
+            self.run('nova', nm + ['db', 'sync'])  # cell1 and cell0
+            self.dump('nova', cached)
+        self.once('schema-nova-api', api)
+        self.once('schema-nova-cells', cells)
+
+    def nova_manage(self) -> list:
+        return ['/usr/bin/nova-manage', '--config-file', str(self.p.conf('nova.conf')),
+                '--config-file', str(self.p.conf('nova-db.conf'))]
+
+    def map_compute_hosts(self, timeout: float = 120) -> None:
+        """Wait until every compute host has its compute node (cell1) and resource provider (Placement), then map
+        the unmapped ones to cell1 (nova-manage cell_v2 discover_hosts; the scheduler only places on mapped hosts)."""
+        hosts = set(COMPUTE_HOSTS.values())
+        admin = Client(ADMIN_USER, self.s['admin'], 'admin').login()
+        deadline = time.monotonic() + timeout
+        while True:
+            nodes = set(self.sql('SELECT host FROM compute_nodes WHERE deleted = 0', 'nova').split())
+            providers = {rp['name'] for rp in admin.get('placement', '/resource_providers')['resource_providers']}
+            missing = sorted((hosts - nodes) | (hosts - providers))
+            if not missing:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f'compute hosts {missing} have no compute node or resource provider after '
+                                   f'{timeout:.0f}s; see {self.p.logs}/nova-compute*.log')
+            time.sleep(0.3)
+        mapped = set(self.sql('SELECT host FROM host_mappings', 'nova_api').split())
+        if hosts - mapped:
+            t = time.monotonic()
+            self.run('nova', self.nova_manage() + ['cell_v2', 'discover_hosts'])
+            say(f'mapped compute hosts {sorted(hosts - mapped)} to cell1 in {time.monotonic() - t:.1f}s')
+
     def wait_queues(self, names: list, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while True:
@@ -263,7 +364,7 @@ class Up:
         if errors:
             raise errors[0]
         errors = parallel([threading.Thread(target=f) for f in
-                           (self.keystone, self.neutron, self.octavia, self.designate)])
+                           (self.keystone, self.neutron, self.octavia, self.designate, self.compute)])
         if errors:
             raise errors[0]
         missing = missing_queues(self.s, list(RPC_QUEUES))

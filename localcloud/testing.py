@@ -7,7 +7,7 @@ Fixtures:
 - ``os_conn`` (session): the project user's openstacksdk connection.
 - ``cloud_cleanup`` (function): a :class:`Cleanup` that gives the test a unique name prefix,
   records what the test registers, and after the test deletes everything it registered or that
-  carries its prefix (recordsets, floating IPs, load balancers with cascade, routers, ports,
+  carries its prefix (servers, recordsets, floating IPs, load balancers with cascade, routers, ports,
   subnets, networks, security groups), clears the test's member faults and thaws the worker.
 
 Environment: ``LOCALCLOUD_AUTOSTART=0`` fails instead of starting the cloud; ``HA_ENDPOINT_STATE``
@@ -48,7 +48,8 @@ def _running(paths: Paths) -> bool:
     for name, svc in services.table(paths).items():
         if not procs.alive(paths.pidfile(name), svc.marker):
             return False
-    return all(http_answers(url(s, '/')) for s in ('keystone', 'neutron', 'octavia', 'designate'))
+    return all(http_answers(url(s, '/')) for s in ('keystone', 'neutron', 'octavia', 'designate', 'nova', 'placement',
+                                                   'glance'))
 
 
 def ensure_up(paths: Paths | None = None) -> LocalCloud:
@@ -87,7 +88,7 @@ class Cleanup:
         return f'{self.prefix}-{suffix}'
 
     def add(self, kind: str, obj_or_id, **extra):
-        """Register a resource: kind in load_balancer, floating_ip, recordset (zone=...), router,
+        """Register a resource: kind in server, load_balancer, floating_ip, recordset (zone=...), router,
         port, subnet, network, security_group, member (faults only). Returns the object."""
         oid = obj_or_id if isinstance(obj_or_id, str) else obj_or_id.id
         if kind == 'member':
@@ -111,6 +112,7 @@ class Cleanup:
                 for m in c.load_balancer.members(pool.id):
                     f.member_clear(m.id)
         vip_ports = {lb.vip_port_id for lb in lbs}
+        self._delete_servers([s for s in c.compute.servers() if mine(s)])
         for kind, oid, extra in self.registered:
             if kind == 'recordset':
                 self._try(lambda: c.dns.delete_recordset(oid, extra['zone'], ignore_missing=True))
@@ -138,6 +140,17 @@ class Cleanup:
                 if mine(obj):
                     self._try(lambda: deleter(obj, ignore_missing=True))
         return self.leftovers
+
+    def _delete_servers(self, servers):
+        """Delete, then wait until each is gone (Nova deletes the ports it created, unbinds the others)."""
+        c = self.conn
+        for server in servers:
+            self._try(lambda: c.compute.delete_server(server, ignore_missing=True))
+        for server in servers:
+            try:
+                c.compute.wait_for_delete(server, interval=0.5, wait=DELETE_TIMEOUT)
+            except Exception as exc:
+                self.leftovers.append(f'server {server.id} not deleted: {exc}')
 
     def _delete_lb(self, lb):
         c = self.conn
