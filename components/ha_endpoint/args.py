@@ -29,6 +29,8 @@ from pulumi.output import T  # noqa: F401  (idem)
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from . import predicates
+
 
 class LoadBalancerProvider(StrEnum):
     """Octavia's provider driver for the endpoint's load balancers."""
@@ -181,9 +183,18 @@ class MonitorArgs(_Model):
 
     @field_validator("path")
     @classmethod
-    def _path_is_absolute(cls, value: str) -> str:
-        if not value.startswith("/"):
-            raise ValueError(f"must start with '/', e.g. '/{value}'")
+    def _path_is_a_url_path(cls, value: str) -> str:
+        problem = predicates.url_path_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("expected_codes")
+    @classmethod
+    def _codes_are_status_codes(cls, value: str) -> str:
+        problem = predicates.expected_codes_problem(value)
+        if problem:
+            raise ValueError(problem)
         return value
 
 
@@ -202,6 +213,18 @@ class ListenerArgs(_Model):
     """Pool algorithm; defaults to ROUND_ROBIN (amphora) or SOURCE_IP_PORT (ovn)."""
     monitor: Optional[MonitorArgs] = Field(default_factory=MonitorArgs)
     """Health monitor of the listener's pools (default: a TCP monitor); every pool needs one, so null is refused."""
+    certificate_ref: Optional[pulumi.Input[str]] = None
+    """The certificate a TERMINATED_HTTPS listener serves: the reference of a Barbican certificate container (or
+    PKCS12 secret), e.g. https://barbican.example:9311/v1/containers/<uuid>; required for TERMINATED_HTTPS, refused on
+    every other protocol. Octavia's service user must be allowed to read it (openstack acl user add)."""
+
+    @field_validator("certificate_ref")
+    @classmethod
+    def _certificate_is_a_reference(cls, value: Any) -> Any:
+        problem = predicates.certificate_ref_problem(value) if isinstance(value, str) else None
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 class ZoneArgs(_Model):
@@ -265,6 +288,15 @@ class MemberArgs(_Model):
             data = {**data, "server": data["server"].id}
         return data
 
+    @field_validator("port")
+    @classmethod
+    def _port_is_an_id(cls, value: Any) -> Any:
+        if isinstance(value, str) and not predicates.is_uuid(value):
+            raise ValueError(f"'{value}' is not a Neutron port id (a UUID such as "
+                             "3f1b2c4d-5e6f-4a1b-9c2d-7e8f9a0b1c2d); give the id of the member's port "
+                             "(openstack port list --server <server>)")
+        return value
+
     @field_validator("address")
     @classmethod
     def _address_is_ip(cls, value: Any) -> Any:
@@ -273,13 +305,15 @@ class MemberArgs(_Model):
         try:
             ipaddress.ip_address(value)
         except ValueError:
-            raise ValueError(f"'{value}' is not an IP address") from None
+            raise ValueError(f"'{value}' is not an IP address; give the member's IPv4 or IPv6 address on its subnet "
+                             "(e.g. 10.10.1.10), or its server instead") from None
         return value
 
     @model_validator(mode="after")
     def _address_or_server(self) -> "MemberArgs":
         if self.address is None and self.server is None:
-            raise ValueError(f"member {self.name} needs an address, or a server to take the address from")
+            raise ValueError(f"member {self.name} has neither address nor server; add address (its IP on its subnet) "
+                             "or server (the id of its server, whose address is looked up)")
         return self
 
 
@@ -306,7 +340,7 @@ class DnsArgs(_Model):
     @classmethod
     def _zone_is_fqdn(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.endswith("."):
-            raise ValueError(f"must be fully qualified with a trailing dot, e.g. '{value}.'")
+            raise ValueError(f"'{value}' is not fully qualified; write it with its trailing dot: '{value}.'")
         return value
 
     @field_validator("record")
@@ -371,6 +405,11 @@ class EndpointArgs(_Model):
         for value in values:
             try:
                 ipaddress.ip_network(value, strict=True)
-            except ValueError as error:
-                raise ValueError(f"'{value}' is not a CIDR ({error}); write e.g. '10.0.0.0/8'") from None
+            except ValueError:
+                try:
+                    network = ipaddress.ip_network(value, strict=False)
+                except ValueError:
+                    raise ValueError(f"'{value}' is not a network in CIDR notation; write e.g. '10.0.0.0/8' (or "
+                                     "'::/0' for every IPv6 client)") from None
+                raise ValueError(f"'{value}' has host bits set; write the network it is in, '{network}'") from None
         return values

@@ -17,13 +17,16 @@ from .args import EndpointArgs
 from .dns import PublishedZone, addresses_output, create_records
 from .lookups import invoke_options, lookup_cloud_facts
 from .plan import PollTarget, make_plan
-from .props import endpoint_facts
+from .props import endpoint_facts, refuse_az_loss
+from .deferred import checked_plan, declared_facts, deferred_inputs, structural_facts
 from .security import attach_member_ports, create_security_groups
 from .errors import ConfigError, Problem
 from .identity import StackIdentity
 from .validation import DEFAULT_ROOT, load_endpoint_args
 from .backend import ZoneBackend
 from .octavia import OctaviaBackend
+from .octavia_checks import refuse_unknown_to_octavia
+from .stack_names import claim
 from .zone import EndpointZone, ZoneOutputs, camel
 
 
@@ -62,11 +65,23 @@ class HaEndpoint(pulumi.ComponentResource):
         args = load_endpoint_args(args, root)
         invoke_opts = invoke_options(opts)
         identity = StackIdentity(pulumi.get_project(), pulumi.get_stack())
-        facts = lookup_cloud_facts(args, root, invoke_opts, identity)
-        plan = make_plan(args, facts, root, poll_target(args, invoke_opts, cloud, region, root), identity)
+        target = poll_target(args, invoke_opts, cloud, region, root)
         backend = backend or OctaviaBackend()
-        declared = endpoint_facts(plan, backend.name)
-        refuse_az_loss(declared, root)
+        facts = lookup_cloud_facts(args, root, invoke_opts, identity)  # the plain inputs' facts, known now
+        pending = deferred_inputs(args)
+        if pending:  # Outputs of resources declared beside: checked once known, before any load balancer
+            checked = checked_plan(args, pending, root, invoke_opts, target, identity, backend.name)
+            plan = make_plan(args, structural_facts(args, facts, checked), root, target, identity,
+                             preflight=checked.apply(lambda _: True))
+            declared = declared_facts(checked, backend.name, plan)
+        else:
+            plan = make_plan(args, facts, root, target, identity)
+            checked_facts = endpoint_facts(plan, backend.name)
+            refuse_az_loss(checked_facts, root)
+            declared = checked_facts.dump()
+        if backend.name == OctaviaBackend.name:  # what only Octavia's answers tell: its AZs, the certificates
+            refuse_unknown_to_octavia(args, plan.readiness.target, root)
+        claim(plan.name, [zone.az for zone in plan.zones], root)  # one endpoint per name in a stack
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
         self.plan = plan
         self.security = create_security_groups(plan.security, self, plan.tags)
@@ -96,17 +111,8 @@ class HaEndpoint(pulumi.ComponentResource):
             "vipSecurityGroupId": self.vip_security_group_id,
             # What the policy pack checks (ha_endpoint.facts): the engine hands stack policies a component's
             # outputs, so the facts are recorded here, once.
-            "facts": declared.dump(),
+            "facts": declared,
         })
-
-
-def refuse_az_loss(declared, root: str) -> None:
-    """Refuse, before anything is created, a layout where one AZ's loss takes another zone down for certain (the
-    mandatory findings of :meth:`ha_endpoint.facts.EndpointFacts.az_loss`; the pack reports the others)."""
-    problems = [Problem(f"{root}.zones.{finding.zones[0]}.subnet", finding.message)
-                for finding in declared.az_loss() if finding.mandatory]
-    if problems:
-        raise ConfigError(problems)
 
 
 def poll_target(args: EndpointArgs, invoke_opts: Optional[pulumi.InvokeOptions], cloud: Optional[str],

@@ -17,7 +17,7 @@ from typing import Callable, Mapping, Optional, TypeVar
 import pulumi
 import pulumi_openstack as openstack
 
-from . import contract
+from . import contract, predicates
 from .args import EndpointArgs
 from .errors import CloudLookupError, Problem
 from .identity import StackIdentity
@@ -101,8 +101,25 @@ class NetworkFacts:
 
 
 @dataclass(frozen=True)
+class ServerFacts:
+    """A member given as a server: where Nova placed it, and the port (and address) it serves the endpoint on."""
+
+    id: str
+    name: str
+    az: str
+    port_id: str
+    address: str
+
+
+class LookupProblem(Exception):
+    """A lookup found something, but not what the configuration needs; the message says what and how to fix it."""
+
+
+@dataclass(frozen=True)
 class CloudFacts:
-    """Everything the plan reads from the cloud, as plain values (known at preview time)."""
+    """Everything the plan reads from the cloud, as plain values (known at preview time). Facts of inputs that are
+    Outputs (resources declared beside the component) are not here: :mod:`ha_endpoint.deferred` looks them up once
+    they are known."""
 
     subnets: dict[str, SubnetFacts] = field(default_factory=dict)
     floating_network_id: Optional[str] = None
@@ -111,6 +128,8 @@ class CloudFacts:
     dns_zone_id: Optional[str] = None
     routers: dict[str, RouterFacts] = field(default_factory=dict)
     networks: dict[str, NetworkFacts] = field(default_factory=dict)
+    servers: dict[str, ServerFacts] = field(default_factory=dict)
+    """Member name -> its server, for members given by ``server``."""
 
 
 def invoke_options(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.InvokeOptions]:
@@ -136,14 +155,26 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
     problems: list[Problem] = []
     subnets: dict[str, SubnetFacts] = {}
     for ref, path in _subnet_refs(args, root):
-        if ref in subnets:
+        if ref in subnets or not isinstance(ref, str):  # an Output: looked up once known (ha_endpoint.deferred)
             continue
         facts = _attempt(problems, path, f"subnet '{ref}'", "give the name or id of an existing "
                          "subnet (openstack subnet list)", lambda ref=ref: cloud.subnet(ref))
         if facts is not None:
             subnets[ref] = facts
+    servers: dict[str, ServerFacts] = {}
+    for index, member in enumerate(args.members):
+        subnet_ref = member.subnet or (args.zones[member.az].subnet if member.az in args.zones else None)
+        if not isinstance(member.server, str) or not isinstance(subnet_ref, str) or subnet_ref not in subnets or \
+                (member.port is not None and not isinstance(member.port, str)):
+            continue
+        found = _attempt(problems, f"{root}.members[{index}].server", f"server '{member.server}'",
+                         "give the id of an existing server (openstack server list)",
+                         lambda member=member, subnet=subnets[subnet_ref], index=index:
+                         cloud.server(member.server, subnet, member.port, f"members[{index}].port"))
+        if found is not None:
+            servers[member.name] = found
     network_id = network_name = None
-    if args.floating_network is not None:
+    if isinstance(args.floating_network, str):
         network = _attempt(problems, f"{root}.floatingNetwork",
                            f"external network '{args.floating_network}'",
                            "give the name or id of an external network (openstack network list --external), "
@@ -153,7 +184,7 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
             network_id, network_name = network
     floating_ips: dict[str, FloatingIpFacts] = {}
     for az, zone in args.zones.items():
-        if zone.floating_ip is None:
+        if not isinstance(zone.floating_ip, str):
             continue
         facts = _attempt(problems, f"{root}.zones.{az}.floatingIp", f"floating IP {zone.floating_ip}",
                          "allocate it first (openstack floating ip create --floating-ip-address ...) or remove "
@@ -162,16 +193,22 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
         if facts is not None:
             floating_ips[az] = facts
     zone_id = None
-    if args.dns is not None:
+    if args.dns is not None and isinstance(args.dns.dns_zone, str):
         zone_id = _attempt(problems, f"{root}.dns.dnsZone", f"DNS zone '{args.dns.dns_zone}'",
                            "create the zone first (openstack zone create) or fix its name",
                            lambda: cloud.dns_zone_id(args.dns.dns_zone))
+    for port, index in {member.port: index for index, member in reversed(list(enumerate(args.members)))
+                        if member.server is None and predicates.is_uuid(member.port)}.items():
+        _attempt(problems, f"{root}.members[{index}].port", f"port {port}", "give the id of an existing port of the "
+                 "member's server (openstack port list --server <server>)",
+                 lambda port=port: openstack.networking.get_port(port_id=port, opts=cloud.opts))
     if problems:
         raise lookup_error(problems)
     routers = {router: cloud.router(router) for subnet in subnets.values() for router in subnet.router_ids}
     networks = {zone_subnet.network_id: cloud.network(zone_subnet.network_id)
-                for zone_subnet in (subnets[zone.subnet] for zone in args.zones.values())}
-    return CloudFacts(subnets, network_id, network_name, floating_ips, zone_id, routers, networks)
+                for zone_subnet in (subnets.get(zone.subnet) for zone in args.zones.values()
+                                    if isinstance(zone.subnet, str)) if zone_subnet is not None}
+    return CloudFacts(subnets, network_id, network_name, floating_ips, zone_id, routers, networks, servers)
 
 
 def lookup_error(problems: list[Problem]) -> CloudLookupError:
@@ -193,6 +230,9 @@ def _subnet_refs(args: EndpointArgs, root: str) -> list[tuple[str, str]]:
 def _attempt(problems: list[Problem], path: str, subject: str, fix: str, lookup: Callable[[], T]) -> Optional[T]:
     try:
         return lookup()
+    except LookupProblem as problem:  # found, but not what the configuration needs: the message says why
+        problems.append(Problem(path, str(problem)))
+        return None
     except Exception as error:  # the provider reports "no results" (or several) as an invoke failure
         detail = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
         detail = re.sub(r"^invoke of \S+ failed: ", "", detail)
@@ -268,6 +308,30 @@ class _Cloud:
                     self.identity.owns_tags(group.all_tags):
                 ours = True
         return PortFacts(port_id, found.device_owner or "", found.device_id or "", ours)
+
+    def server(self, server_id: str, subnet: SubnetFacts, port_id: Optional[str], port_key: str) -> ServerFacts:
+        """A member's server: its AZ, and its port with an address on ``subnet`` (``port_id`` when given, else the
+        server's only such port)."""
+        found = openstack.compute.get_instance_v2(id=server_id, opts=self.opts)
+        name = found.name or server_id
+        ports = [(network.port, network.fixed_ip_v4 or network.fixed_ip_v6) for network in found.networks or []
+                 if network.port]
+        if port_id is not None:
+            chosen = [(port, address) for port, address in ports if port == port_id]
+            if not chosen:
+                raise LookupProblem(f"port {port_id} is not a port of server {name} (its ports: "
+                                    f"{', '.join(port for port, _ in ports) or 'none'}); give one of them as "
+                                    f"{port_key}, or remove {port_key} to use its port on subnet {subnet.name}")
+        else:
+            chosen = [(port, address) for port, address in ports if address and subnet.contains(address)]
+            if len(chosen) != 1:
+                what = "no port" if not chosen else f"{len(chosen)} ports"
+                raise LookupProblem(f"server {name} has {what} with an address on subnet {subnet.name} "
+                                    f"({subnet.cidr}); give the port to use as {port_key}, or the member's subnet")
+        port, address = chosen[0]
+        if not address:
+            raise LookupProblem(f"port {port} of server {name} has no fixed IP; give the member's address instead")
+        return ServerFacts(server_id, name, found.availability_zone or "", port, address)
 
     def dns_zone_id(self, name: str) -> str:
         return openstack.dns.get_dns_zone(name=name, opts=self.opts).id

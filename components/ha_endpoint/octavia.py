@@ -17,6 +17,7 @@ import pulumi
 import pulumi_openstack as openstack
 
 from .backend import ZoneServing
+from .deferred import after_checks
 from .gate import poll_inputs
 from .plan import ListenerPlan, ZonePlan
 from .readiness.drain import MemberDrain
@@ -38,7 +39,8 @@ class _OctaviaZone:
     def __init__(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource):
         child = pulumi.ResourceOptions(parent=parent)
         self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
-            zone.lb_name, name=zone.lb_name, availability_zone=zone.az, vip_subnet_id=zone.vip_subnet.id,
+            zone.lb_name, name=zone.lb_name, availability_zone=zone.az,
+            vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),
             loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
                                                zone.lb_name), opts=child)
@@ -63,7 +65,7 @@ class _OctaviaZone:
                     "monitored": listener.port in self.monitors,
                 } for listener in zone.listeners},
             require=require, timeout_seconds=zone.readiness.timeout_seconds,
-            poll_interval_seconds=zone.readiness.poll_interval_seconds,
+            poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
             cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
             opts=pulumi.ResourceOptions(parent=parent, depends_on=list(self.monitors.values())))
         self.drains = [
@@ -72,7 +74,7 @@ class _OctaviaZone:
                         drain_seconds=zone.readiness.drain_seconds, cloud=where.cloud, region=where.region,
                         cloud_source=where.cloud_source,
                         opts=pulumi.ResourceOptions(parent=parent, aliases=[
-                            pulumi.Alias(name=member.legacy_name + "-drain")]))
+                            pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None))
             for listener in zone.listeners for member in listener.members]
         self.serving = ZoneServing(
             published_address=floating_ip if zone.floating.mode != "none" else lb.vip_address,
@@ -89,11 +91,12 @@ class _OctaviaZone:
 
     def _listener(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions) -> None:
         cidrs = {"allowed_cidrs": list(listener.allowed_cidrs)} if listener.allowed_cidrs else {}
+        tls = {"default_tls_container_ref": listener.certificate_ref} if listener.certificate_ref is not None else {}
         resource = openstack.loadbalancer.Listener(
             listener.listener_name, name=listener.listener_name, loadbalancer_id=self.loadbalancer.id,
             protocol=listener.protocol, protocol_port=listener.port, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: port {listener.port}",
-                                               listener.listener_name), opts=child, **cidrs)
+                                               listener.listener_name), opts=child, **cidrs, **tls)
         pool = openstack.loadbalancer.Pool(
             listener.pool_name, name=listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
             lb_method=listener.lb_method,
@@ -111,7 +114,7 @@ class _OctaviaZone:
                 member.resource_name, name=member.member, pool_id=pool.id, address=member.address,
                 protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight,
                 opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(aliases=[pulumi.Alias(
-                    name=member.legacy_name)])),
+                    name=member.legacy_name)] if member.legacy_name else None)),
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {}))
             for member in listener.members}
 

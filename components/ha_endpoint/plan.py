@@ -10,15 +10,17 @@ names/ports, so the plan of a reordered configuration is the same plan.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
+import pulumi
+
 from . import contract, predicates
-from .args import EndpointArgs, ListenerArgs
+from .args import EndpointArgs, ListenerArgs, MemberArgs, is_output
 from .errors import ConfigError, Problem
 from .identity import StackIdentity
-from .lookups import CloudFacts, FloatingIpFacts, NetworkFacts, RouterFacts, SubnetFacts
-from .validation import DEFAULT_ROOT
+from .lookups import CloudFacts, FloatingIpFacts, NetworkFacts, RouterFacts, ServerFacts, SubnetFacts
+from .validation import DEFAULT_ROOT, check_cloud_facts
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,9 @@ class ReadinessPlan:
 
 @dataclass(frozen=True)
 class MemberSpec:
-    """One configured member, resolved: its AZ, address, the subnet that address is on, port id, weight."""
+    """One configured member, resolved: its AZ, address, the subnet that address is on, port id, weight. The address
+    and port of a member given by ``server`` are its server's; ``key`` is what its resources are named by (see
+    :func:`member_key`)."""
 
     name: str
     az: str
@@ -56,6 +60,7 @@ class MemberSpec:
     subnet: SubnetFacts
     port_id: Optional[str]
     weight: int
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,8 @@ class MemberPlan:
     monitor_port: Optional[int]
     weight: int
     drain_name: str
-    legacy_name: str
+    legacy_name: Optional[str]
+    """The name it had when members were keyed by their configured name (an alias), for members keyed by address."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,8 @@ class ListenerPlan(predicates.MonitoredListener):
     pool_name: str
     monitor: Optional[MonitorPlan]
     members: tuple[MemberPlan, ...]
+    certificate_ref: Optional[str] = None
+    """The certificate a TERMINATED_HTTPS listener serves (its Barbican reference; may be an Output)."""
 
 
 
@@ -140,6 +148,9 @@ class ZonePlan:
     vip_secgroup_association_name: str
     readiness_name: str
     readiness: ReadinessPlan
+    preflight: Optional[pulumi.Output] = None
+    """When some inputs are Outputs: fails with every problem once they are known (:mod:`ha_endpoint.deferred`); the
+    zone's load balancer waits for it."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +182,8 @@ class SecurityPlan:
     members_group_name: str
     members_rules: tuple[RulePlan, ...]
     member_ports: tuple[MemberPortPlan, ...]
+    preflight: Optional[pulumi.Output] = None
+    """As :attr:`ZonePlan.preflight`: the member ports get the members' group only once every input checked out."""
 
 
 @dataclass(frozen=True)
@@ -216,9 +229,12 @@ UNNAMED_STACK = StackIdentity("ha-endpoint", "unnamed")
 
 
 def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
-              target: PollTarget = PollTarget(), identity: StackIdentity = UNNAMED_STACK) -> EndpointPlan:
+              target: PollTarget = PollTarget(), identity: StackIdentity = UNNAMED_STACK,
+              preflight: Optional[pulumi.Output] = None) -> EndpointPlan:
     """The plan of ``args`` on the cloud described by ``facts``, its gates polling ``target``, its objects marked as
-    ``identity``'s; :class:`ConfigError` lists every problem."""
+    ``identity``'s; :class:`ConfigError` lists every problem. When some inputs are Outputs, ``facts`` holds Outputs
+    for what depends on them, the problems among them are ``preflight``'s to raise, and the load balancers and
+    member ports wait for it (:mod:`ha_endpoint.deferred`)."""
     problems = [*check_facts(args, facts, root)]
     if problems:
         raise ConfigError(problems)
@@ -227,24 +243,54 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
                               args.readiness.poll_interval_seconds, args.readiness.drain_seconds, target,
                               args.readiness.stable_polls)
     tags = (*args.tags, identity.tag)
-    zones = tuple(_zone_plan(args, facts, az, readiness, identity, tags) for az in sorted(args.zones))
+    zones = tuple(replace(_zone_plan(args, facts, az, readiness, identity, tags), preflight=preflight)
+                  for az in sorted(args.zones))
     dns = None
     if args.dns is not None:
-        fqdn = f"{args.dns.record}.{args.dns.dns_zone}"
-        per_zone = tuple((az, contract.zone_recordset_name(name, az), f"{args.dns.record}-{az}.{args.dns.dns_zone}")
+        fqdn = _join_name(args.dns.record, args.dns.dns_zone)
+        per_zone = tuple((az, contract.zone_recordset_name(name, az), _join_name(f"{args.dns.record}-{az}",
+                                                                                  args.dns.dns_zone))
                          for az in sorted(args.zones)) \
             if args.dns.per_zone_records else ()
         dns = DnsPlan(contract.recordset_name(name), facts.dns_zone_id or "", args.dns.dns_zone, fqdn, args.dns.ttl,
                       args.dns.publish, per_zone)
     members = tuple(sorted(
-        (MemberSpec(member.name, member.az, member.address, member_subnet(args, facts, index), member.port,
-                    member.weight) for index, member in enumerate(args.members)), key=lambda member: member.name))
+        (MemberSpec(member.name, member.az, member_address(member, facts), member_subnet(args, facts, index),
+                    member_port(member, facts), member.weight, member_key(member))
+         for index, member in enumerate(args.members)), key=lambda member: member.name))
     return EndpointPlan(name=name, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,
-                        security=_security_plan(args, zones), dns=dns, tags=tags, members=members,
+                        security=replace(_security_plan(args, zones, members), preflight=preflight), dns=dns, tags=tags, members=members,
                         allowed_cidrs=tuple(args.allowed_cidrs), floating_network_id=facts.floating_network_id,
                         readiness=readiness, identity=identity, routers=dict(facts.routers),
                         networks=dict(facts.networks))
+
+
+def member_key(member: MemberArgs) -> str:
+    """What a member's resources are named by: its address when the configuration gives it as a value (a rename then
+    updates the member in place), else ``by-name-<name>`` (an address that is an Output, or a member given by its
+    server, is not known when resources are named)."""
+    return member.address if isinstance(member.address, str) else f"by-name-{member.name}"
+
+
+def member_address(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
+    """The member's address: as configured, else its server's on the member's subnet."""
+    if member.address is not None:
+        return member.address
+    server = facts.servers.get(member.name)
+    return server.address if server is not None else None
+
+
+def member_port(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
+    """The member's Neutron port: as configured, else its server's port on the member's subnet."""
+    server = facts.servers.get(member.name) if member.server is not None else None
+    return server.port_id if server is not None else member.port
+
+
+def plain(*values: object) -> bool:
+    """Whether every value is known now (no Output of a resource declared beside the component): a rule over values
+    that are not is checked once they are known (:mod:`ha_endpoint.deferred`)."""
+    return not any(is_output(value) for value in values)
 
 
 def member_subnet(args: EndpointArgs, facts: CloudFacts, index: int) -> Optional[SubnetFacts]:
@@ -264,19 +310,28 @@ def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT)
     problems: list[Problem] = []
     for index, member in enumerate(args.members):
         subnet = member_subnet(args, facts, index)
-        if subnet is None:
-            continue
         path = f"{root}.members[{index}]"
-        if not predicates.address_in_subnet(member.address, subnet.cidr):
+        server = facts.servers.get(member.name) if member.server is not None else None
+        if server is not None and plain(server.az) and server.az != member.az:
+            problems.append(Problem(f"{path}.az",
+                                    f"member {member.name} is configured in zone {member.az}, but its server "
+                                    f"{server.name} runs in availability zone {server.az or '(none)'}; set az: "
+                                    f"{server.az or '<its AZ>'} (a key of zones), or give a server that runs in "
+                                    f"{member.az}"))
+        address = member_address(member, facts)
+        if subnet is None or not plain(address, subnet.cidr, subnet.network_id, subnet.router_ids):
+            continue
+        if not predicates.address_in_subnet(address, subnet.cidr):
             problems.append(Problem(f"{path}.address",
-                                    f"address {member.address} of member {member.name} is outside its subnet "
+                                    f"address {address} of member {member.name} is outside its subnet "
                                     f"{subnet.name} ({subnet.cidr}); fix the address, or set members[{index}]."
                                     "subnet to the subnet the address is on"))
             continue
         for az in placed_zones(args, member.az):
             vip = facts.subnets.get(args.zones[az].subnet)
-            if vip is not None and not predicates.subnets_reach(vip.network_id, vip.router_ids, subnet.network_id,
-                                                                subnet.router_ids):
+            if vip is not None and plain(vip.network_id, vip.router_ids) and \
+                    not predicates.subnets_reach(vip.network_id, vip.router_ids, subnet.network_id,
+                                                 subnet.router_ids):
                 problems.append(Problem(f"{path}.subnet",
                                         f"member {member.name} on subnet {subnet.name} ({subnet.cidr}) is not "
                                         f"reachable from zone {az}'s load balancer on subnet {vip.name}: they are "
@@ -284,11 +339,14 @@ def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT)
                                         "router, or use a member subnet on the zone's network"))
     for az, zone in sorted(args.zones.items()):
         vip = facts.subnets.get(zone.subnet)
-        if vip is not None and args.floating_network is None and args.dns is not None and vip.ip_version != 4:
+        if vip is not None and args.floating_network is None and args.dns is not None and plain(vip.ip_version) \
+                and vip.ip_version != 4:
             problems.append(Problem(f"{root}.zones.{az}.subnet",
                                     f"subnet {vip.name} is IPv{vip.ip_version}; an internal endpoint publishes its "
                                     "VIPs as A records, so give an IPv4 subnet"))
         brought = facts.floating_ips.get(az)
+        if brought is not None and not plain(brought.port, brought.network_id):
+            continue
         if brought is not None and brought.port is not None and not brought.port.ours and \
                 not zone.take_over_floating_ip:
             port = brought.port
@@ -297,11 +355,13 @@ def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT)
                                     f"{port.device_id or '-'}, owner {port.device_owner or '-'}); the endpoint would "
                                     "move it there and take that service down. Bring a free floating IP, or set "
                                     f"zones.{az}.takeOverFloatingIp: true to move it on purpose"))
-        if brought is not None and facts.floating_network_id and brought.network_id != facts.floating_network_id:
+        if brought is not None and facts.floating_network_id and plain(facts.floating_network_id) and \
+                brought.network_id != facts.floating_network_id:
             problems.append(Problem(f"{root}.zones.{az}.floatingIp",
                                     f"floating IP {brought.address} belongs to network {brought.network_id}, not to "
                                     f"floatingNetwork {args.floating_network}; bring an address of "
                                     f"{args.floating_network} or change floatingNetwork"))
+    problems += check_cloud_facts(args, facts, root)  # what the cloud itself would refuse (validation)
     return problems
 
 
@@ -338,22 +398,25 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
                               spec.max_retries, spec.max_retries_down, spec.path if http else None,
                               spec.expected_codes if http else None, spec.port or member_port)
     members = tuple(sorted(
-        (MemberPlan(contract.member_name(name, az, port, args.members[index].address), args.members[index].name,
-                    args.members[index].az, args.members[index].address, member_subnet(args, facts, index),
+        (MemberPlan(contract.member_name(name, az, port, member_key(args.members[index])), args.members[index].name,
+                    args.members[index].az, member_address(args.members[index], facts),
+                    member_subnet(args, facts, index),
                     member_port, listener.monitor.port if listener.monitor and listener.monitor.port else None,
                     args.members[index].weight,
-                    contract.member_drain_name(name, az, port, args.members[index].address),
-                    contract.legacy_member_name(name, az, port, args.members[index].name))
+                    contract.member_drain_name(name, az, port, member_key(args.members[index])),
+                    contract.legacy_member_name(name, az, port, args.members[index].name)
+                    if isinstance(args.members[index].address, str) else None)
          for index in indexes), key=lambda member: member.member))
     method = listener.lb_method or (predicates.OVN_METHOD if predicates.is_ovn(args.load_balancer_provider) else "ROUND_ROBIN")
     cidrs = tuple(args.allowed_cidrs)
     if predicates.is_ovn(args.load_balancer_provider) and cidrs == ("0.0.0.0/0",):
         cidrs = ()  # older OVN drivers reject allowed_cidrs; the default admits everyone anyway
     return ListenerPlan(port, member_port, listener.protocol, predicates.POOL_PROTOCOL[listener.protocol], method, cidrs,
-                        contract.listener_name(name, az, port), contract.pool_name(name, az, port), monitor, members)
+                        contract.listener_name(name, az, port), contract.pool_name(name, az, port), monitor, members,
+                        listener.certificate_ref)
 
 
-def _security_plan(args: EndpointArgs, zones: tuple[ZonePlan, ...]) -> SecurityPlan:
+def _security_plan(args: EndpointArgs, zones: tuple[ZonePlan, ...], members: tuple[MemberSpec, ...]) -> SecurityPlan:
     vip_group = contract.vip_secgroup_name(args.name)
     vip_rules = {}
     for listener in args.listeners:
@@ -362,22 +425,46 @@ def _security_plan(args: EndpointArgs, zones: tuple[ZonePlan, ...]) -> SecurityP
             rule = _rule(vip_group, protocol, listener.port, cidr)
             vip_rules[rule.name] = rule
     members_group = contract.members_secgroup_name(args.name)
-    sources = set()
+    sources: dict[object, tuple[object, str]] = {}  # one rule source per CIDR; a CIDR not known yet, per subnet
     for zone in zones:
-        sources.add(zone.vip_subnet.cidr)
+        _add_source(sources, zone.vip_subnet)
         for listener in zone.listeners:  # amphorae plug into a member's subnet and reach it from there
-            sources.update(member.subnet.cidr for member in listener.members)
+            for member in listener.members:
+                _add_source(sources, member.subnet)
     member_rules = {}
     for protocol, port in predicates.member_rule_ports(zones[0].listeners if zones else ()):
-        for cidr in sources:
-            rule = _rule(members_group, protocol, port, cidr)
+        for cidr, label in sources.values():
+            rule = _rule(members_group, protocol, port, cidr, label)
             member_rules[rule.name] = rule
-    ports = tuple(MemberPortPlan(contract.member_port_secgroup_name(args.name, member.port), member.name, member.port)
-                  for member in sorted(args.members, key=lambda member: member.name) if member.port)
+    ports = tuple(MemberPortPlan(contract.member_port_secgroup_name(
+        args.name, member.port_id if plain(member.port_id) else f"of-{member.name}"), member.name, member.port_id)
+                  for member in members if member.port_id is not None)
     return SecurityPlan(vip_group, tuple(vip_rules[key] for key in sorted(vip_rules)), members_group,
                         tuple(member_rules[key] for key in sorted(member_rules)), ports)
 
 
-def _rule(group: str, protocol: str, port: Optional[int], cidr: str) -> RulePlan:
-    ethertype = "IPv4" if ipaddress.ip_network(cidr, strict=False).version == 4 else "IPv6"
-    return RulePlan(contract.secgroup_rule_name(group, protocol, port or 0, cidr), protocol, port, cidr, ethertype)
+def _add_source(sources: dict[object, tuple[object, str]], subnet: SubnetFacts) -> None:
+    """A subnet the members' group admits: keyed by its CIDR, or, when that is not known yet, by the subnet itself
+    (named after its reference, e.g. ``zones.az1.subnet``)."""
+    if plain(subnet.cidr):
+        sources.setdefault(subnet.cidr, (subnet.cidr, subnet.cidr))
+    else:
+        sources.setdefault(id(subnet), (subnet.cidr, subnet.ref))
+
+
+def _rule(group: str, protocol: str, port: Optional[int], cidr, label: Optional[str] = None) -> RulePlan:
+    """An ingress rule from ``cidr`` (an Output when not known yet: then named by ``label``)."""
+    if plain(cidr):
+        ethertype = "IPv4" if ipaddress.ip_network(cidr, strict=False).version == 4 else "IPv6"
+    else:
+        ethertype = cidr.apply(lambda value: "IPv4" if ipaddress.ip_network(value, strict=False).version == 4
+                               else "IPv6")
+    return RulePlan(contract.secgroup_rule_name(group, protocol, port or 0, label or cidr), protocol, port, cidr,
+                    ethertype)
+
+
+def _join_name(label: str, dns_zone):
+    """``label.dns_zone`` (the zone fully qualified), an Output when the zone is one."""
+    if plain(dns_zone):
+        return f"{label}.{dns_zone}"
+    return pulumi.Output.concat(label, ".", dns_zone)

@@ -6,8 +6,9 @@ only, importable without Pulumi's resource machinery (the pack imports it inside
 
 What is here: address-in-subnet and member reachability (same network, or a shared router); the protocol -> security
 group rule mapping and the ports the members' group must open; whether a rule admits a source; monitor/pool protocol
-compatibility (as Octavia's API checks it); the OVN provider's limits; pools without a monitor; DNS name rules
-(as Designate checks them).
+compatibility, the monitor's delay, URL path and expected codes, TLS certificates on listeners and the addresses a
+member may not have (as Octavia's API checks them); the OVN provider's limits; pools without a monitor; DNS name rules
+(as Designate checks them); what a Neutron id looks like.
 """
 
 from __future__ import annotations
@@ -43,6 +44,15 @@ UDP_CONNECT_MIN_DELAY = 3
 """Octavia's default ``[api_settings] udp_connect_min_interval_health_monitor``: the least delay of a UDP-CONNECT
 monitor."""
 
+HTTP_MONITOR_TYPES = ("HTTP", "HTTPS")
+"""The monitor types that send a request (``url_path``, ``expected_codes``); Octavia refuses those fields on others."""
+
+EXPECTED_CODES = re.compile(r"^(\d{3}(\s*,\s*\d{3})*)$|^(\d{3}-\d{3})$")
+"""Octavia's API pattern for a monitor's ``expected_codes``: one code, a comma-separated list, or one range."""
+
+_PATH_CHARACTERS = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$")
+"""The characters of an RFC 3986 path: unreserved, sub-delimiters, ':', '@', '/' and percent-encoded octets."""
+
 
 def listener_rule_protocol(listener_protocol: str) -> str:
     """The security-group rule protocol that admits a listener's traffic (``SCTP`` -> ``sctp``, ``HTTPS`` -> ``tcp``)."""
@@ -62,11 +72,83 @@ def monitor_pool_problem(monitor_type: str, pool_protocol: str) -> Optional[str]
         usable = [t for t in DATAGRAM_MONITOR_TYPES if t in PROVIDER_MONITOR_TYPES] \
             if protocol in DATAGRAM_POOL_PROTOCOLS else ["TCP", "HTTP", "HTTPS", "TLS-HELLO"]
         return (f"the OpenStack provider (terraform-provider-openstack 1.54) cannot create {kind} health monitors; "
-                f"a {protocol} pool can use {', '.join(usable)}")
+                f"{_a(protocol)} {protocol} pool can use {', '.join(usable)}")
     if protocol in DATAGRAM_POOL_PROTOCOLS and kind not in DATAGRAM_MONITOR_TYPES:
-        return (f"a {protocol} pool takes only {', '.join(DATAGRAM_MONITOR_TYPES)} health monitors, not {kind}")
+        return (f"{_a(protocol)} {protocol} pool takes only {', '.join(DATAGRAM_MONITOR_TYPES)} health monitors, "
+                f"not {kind}")
     if protocol not in DATAGRAM_POOL_PROTOCOLS and kind in ("UDP-CONNECT", "SCTP"):
         return f"a {kind} health monitor works only on UDP or SCTP pools, not on a {protocol} pool"
+    return None
+
+
+def _a(acronym: str) -> str:
+    """The article before an acronym read letter by letter ("an HTTP pool", "a TCP pool")."""
+    return "an" if acronym[:1].upper() in "AEFHILMNORSX" else "a"
+
+
+def monitor_delay_problem(monitor_type: str, delay: int) -> Optional[str]:
+    """Why Octavia refuses a monitor of ``monitor_type`` probing every ``delay`` seconds, or None: a UDP-CONNECT monitor
+    must wait at least :data:`UDP_CONNECT_MIN_DELAY` seconds between probes (Octavia's default setting)."""
+    if str(monitor_type).upper() == "UDP-CONNECT" and delay < UDP_CONNECT_MIN_DELAY:
+        return (f"a UDP-CONNECT health monitor probes at most every {UDP_CONNECT_MIN_DELAY} seconds (Octavia's "
+                f"udp_connect_min_interval_health_monitor), not every {delay}")
+    return None
+
+
+def url_path_problem(path: str) -> Optional[str]:
+    """Why Octavia refuses ``path`` as an HTTP(S) monitor's URL path, or None: an absolute path (a query may follow)
+    without scheme, host or port, without whitespace, in the characters of an RFC 3986 path."""
+    if re.search(r"\s", path):
+        return f"'{path}' contains whitespace; write a space as %20"
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", path) or path.startswith("//"):
+        return f"'{path}' is a URL with a scheme or host; give only its path, e.g. '/healthz'"
+    if not path.startswith("/"):
+        return f"'{path}' does not start with '/'; write e.g. '/{path}'"
+    bare = re.split(r"[?#]", path, maxsplit=1)[0]
+    if not _PATH_CHARACTERS.match(bare):
+        bad = sorted({char for char in re.sub(r"%[0-9A-Fa-f]{2}", "", bare)
+                      if not _PATH_CHARACTERS.match(char)})
+        return (f"'{path}' has characters a URL path cannot hold ({' '.join(bad)}); percent-encode them "
+                "(e.g. %25 for '%')")
+    return None
+
+
+def expected_codes_problem(codes: str) -> Optional[str]:
+    """Why Octavia refuses ``codes`` as a monitor's expected HTTP status codes, or None (see :data:`EXPECTED_CODES`)."""
+    if EXPECTED_CODES.match(codes):
+        return None
+    return (f"'{codes}' is not a status code list Octavia accepts: give one code ('200'), codes separated by commas "
+            "('200,202') or one range ('200-204'), each code three digits")
+
+
+TLS_TERMINATING_PROTOCOLS = ("TERMINATED_HTTPS",)
+"""Listener protocols that terminate TLS at the load balancer: they need a certificate; every other protocol refuses
+one (Octavia's rule, and the OpenStack provider's)."""
+CERTIFICATE_REF_MAX = 255
+"""Octavia's limit on ``default_tls_container_ref``."""
+
+
+def certificate_problem(protocol: str, has_certificate: bool) -> Optional[str]:
+    """Why Octavia refuses a listener of ``protocol`` with (or without) a TLS certificate reference, or None."""
+    terminates = str(protocol).upper() in TLS_TERMINATING_PROTOCOLS
+    if terminates and not has_certificate:
+        return ("a TERMINATED_HTTPS listener needs the certificate it serves: Octavia refuses one without a "
+                "certificate reference")
+    if has_certificate and not terminates:
+        return (f"a listener of protocol {str(protocol).upper()} takes no certificate (only TERMINATED_HTTPS "
+                "terminates TLS at the load balancer)")
+    return None
+
+
+def certificate_ref_problem(ref: str) -> Optional[str]:
+    """Why ``ref`` is not a certificate reference Octavia can load, or None: a Barbican container or secret
+    reference (its URL, or its id), at most :data:`CERTIFICATE_REF_MAX` characters, ending in the object's UUID."""
+    if len(ref) > CERTIFICATE_REF_MAX:
+        return (f"the reference is {len(ref)} characters long and Octavia takes at most {CERTIFICATE_REF_MAX}; give "
+                "the container's reference as Barbican lists it (openstack secret container list), or its id alone")
+    if not is_uuid(ref.rstrip("/").rsplit("/", 1)[-1]):
+        return (f"'{ref}' is not a Barbican reference: it must end with the container's (or secret's) id, e.g. "
+                "https://barbican.example:9311/v1/containers/<uuid> (openstack secret container list)")
     return None
 
 
@@ -125,6 +207,38 @@ def parse_address(address: object) -> Optional[ipaddress.IPv4Address | ipaddress
         return ipaddress.ip_address(address.strip())
     except ValueError:
         return None
+
+
+OCTAVIA_RESERVED_ADDRESSES = ("169.254.169.254",)
+"""Octavia's default ``[networking] reserved_ips``: addresses it refuses as member addresses (the metadata service)."""
+
+
+def member_address_problem(address: str, cidr: str, gateway_ip: Optional[str] = None) -> Optional[str]:
+    """Why ``address`` (inside the subnet ``cidr``, whose gateway is ``gateway_ip``) cannot be a member's address, or
+    None: the subnet's network address, its broadcast address (IPv4 prefixes up to /30), its gateway, or an address
+    Octavia reserves. No server holds such an address: the member would never answer."""
+    ip, network = parse_address(address), parse_network(cidr)
+    if ip is None or network is None or ip.version != network.version or ip not in network:
+        return None
+    if str(ip) in OCTAVIA_RESERVED_ADDRESSES:
+        return f"{ip} is reserved by Octavia (the metadata service)"
+    if ip == network.network_address and (network.version == 6 or network.prefixlen < 31):
+        return f"{ip} is the network address of {network}, not a server's"
+    if network.version == 4 and network.prefixlen < 31 and ip == network.broadcast_address:
+        return f"{ip} is the broadcast address of {network}, not a server's"
+    gateway = parse_address(gateway_ip)
+    if gateway is not None and ip == gateway:
+        return f"{ip} is the gateway of the subnet (its router's address), not a server's"
+    return None
+
+
+def ip_version_problem(cidr: str, vip_version: int, vip: str = "the VIP") -> Optional[str]:
+    """Why Octavia refuses ``cidr`` in a listener's allowed CIDRs when its load balancer's VIP (``vip`` says which) is
+    of IP version ``vip_version``, or None: every allowed CIDR must be of the VIP's version."""
+    network = parse_network(cidr)
+    if network is None or network.version == vip_version:
+        return None
+    return f"{cidr} is an IPv{network.version} network, but {vip} is IPv{vip_version}"
 
 
 def address_in_subnet(address: str, cidr: str) -> bool:
@@ -219,7 +333,7 @@ def admits_everyone(cidr: object) -> bool:
 
 DNS_LABEL = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
 """A label as Designate accepts it in a record name: 1-63 letters, digits, '-' or '_', not starting or ending with
-'-'."""
+'-' (Designate's ``RE_HOSTNAME``, which also takes ``*`` as the first label of a wildcard record)."""
 DNS_NAME_MAX = 253
 
 
@@ -227,14 +341,36 @@ def dns_name_problem(fqdn: str) -> Optional[str]:
     """Why Designate refuses ``fqdn`` (fully qualified, trailing dot) as a record name, or None."""
     name = fqdn[:-1] if fqdn.endswith(".") else fqdn
     if len(name) > DNS_NAME_MAX:
-        return f"'{fqdn}' is {len(name)} characters long; a DNS name may have at most {DNS_NAME_MAX}"
-    for label in name.split("."):
+        return f"the name is {len(name)} characters long; a DNS name may have at most {DNS_NAME_MAX}"
+    for position, label in enumerate(name.split(".")):
+        if position == 0 and label == "*":
+            continue
         if len(label) > 63:
-            return f"label '{label}' of '{fqdn}' is {len(label)} characters long; a DNS label may have at most 63"
+            return f"its label '{label}' is {len(label)} characters long; a DNS label may have at most 63"
         if not DNS_LABEL.match(label):
-            return (f"label '{label}' of '{fqdn}' is not a valid DNS label: use letters, digits and '-' (not at the "
-                    "start or end)")
+            return (f"its label '{label}' is not a DNS label (letters, digits, '-' and '_' only, no '-' at either "
+                    "end, not empty)")
     return None
+
+
+def zone_record_names(record: str, dns_zone: str, azs: Iterable[str], per_zone: bool) -> list[tuple[str, str]]:
+    """The record names the endpoint publishes, as ``(what, fqdn)``: ``record.dns_zone`` and, with per-zone records,
+    ``record-az.dns_zone`` for each AZ (``dns_zone`` fully qualified, with its trailing dot)."""
+    zone = dns_zone if dns_zone.endswith(".") else dns_zone + "."
+    names = [("the endpoint's record", f"{record}.{zone}")]
+    if per_zone:
+        names += [(f"zone {az}'s record", f"{record}-{az}.{zone}") for az in azs]
+    return names
+
+
+# -- ids -------------------------------------------------------------------------------------------------------------
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+
+
+def is_uuid(value: object) -> bool:
+    """Whether ``value`` looks like an OpenStack id (a UUID, with or without its dashes)."""
+    return isinstance(value, str) and bool(_UUID.match(value))
 
 
 # -- surviving the loss of an availability zone ---------------------------------------------------------------------

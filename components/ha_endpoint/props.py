@@ -6,10 +6,13 @@ settings), recorded once in the component's outputs under ``facts`` (see :mod:`h
 
 from __future__ import annotations
 
+from typing import Any
+
 from .facts import (
     DnsFact, EndpointFacts, FloatingIpFact, ListenerFact, MemberFact, MonitorFact, NetworkFact, ReadinessFact,
     RouterFact, RuleFact, SecurityGroupFact, SubnetFact, ZoneFact,
 )
+from .errors import ConfigError, Problem
 from .lookups import SubnetFacts
 from .plan import EndpointPlan, ListenerPlan, RulePlan
 
@@ -19,16 +22,9 @@ def endpoint_facts(plan: EndpointPlan, backend: str = "octavia") -> EndpointFact
     subnets: dict[str, SubnetFact] = {}
     for subnet in [zone.vip_subnet for zone in plan.zones] + [member.subnet for member in plan.members]:
         subnets.setdefault(subnet.id, _subnet(subnet))
-    listeners = plan.zones[0].listeners if plan.zones else ()
     return EndpointFacts(
-        name=plan.name,
-        load_balancer_provider=plan.load_balancer_provider,
-        member_placement=plan.member_placement,
-        publish=plan.publish,
-        internal=all(zone.floating.mode == "none" for zone in plan.zones),
+        **layout_facts(plan),
         floating_network_id=plan.floating_network_id,
-        allowed_cidrs=list(plan.allowed_cidrs),
-        tags=[tag for tag in plan.tags if tag != plan.identity.tag],
         subnets=subnets,
         routers={key: RouterFact(id=r.id, name=r.name, az_hints=list(r.az_hints), ha=r.ha, distributed=r.distributed,
                                  external_network_id=r.external_network_id) for key, r in plan.routers.items()},
@@ -44,18 +40,42 @@ def endpoint_facts(plan: EndpointPlan, backend: str = "octavia") -> EndpointFact
         members={member.name: MemberFact(name=member.name, az=member.az, address=member.address,
                                          subnet_id=member.subnet.id, port_id=member.port_id, weight=member.weight)
                  for member in plan.members},
-        listeners=[_listener(listener) for listener in listeners],
-        vip_security_group=SecurityGroupFact(name=plan.security.vip_group_name,
-                                             rules=[_rule(rule) for rule in plan.security.vip_rules]),
         members_security_group=SecurityGroupFact(name=plan.security.members_group_name,
                                                  rules=[_rule(rule) for rule in plan.security.members_rules]),
         dns=None if plan.dns is None else DnsFact(
             dns_zone_id=plan.dns.dns_zone_id, dns_zone_name=plan.dns.dns_zone_name, fqdn=plan.dns.fqdn, ttl=plan.dns.ttl,
             zone_records={az: fqdn for az, _, fqdn in plan.dns.zone_records}),
+    )
+
+
+def layout_facts(plan: EndpointPlan) -> dict[str, Any]:
+    """The facts that come from the configuration alone (never from the cloud): known even when some inputs are
+    Outputs not known yet (:mod:`ha_endpoint.deferred` declares them at once)."""
+    listeners = plan.zones[0].listeners if plan.zones else ()
+    return dict(
+        name=plan.name,
+        load_balancer_provider=plan.load_balancer_provider,
+        member_placement=plan.member_placement,
+        publish=plan.publish,
+        internal=all(zone.floating.mode == "none" for zone in plan.zones),
+        allowed_cidrs=list(plan.allowed_cidrs),
+        tags=[tag for tag in plan.tags if tag != plan.identity.tag],
+        listeners=[_listener(listener) for listener in listeners],
+        vip_security_group=SecurityGroupFact(name=plan.security.vip_group_name,
+                                             rules=[_rule(rule) for rule in plan.security.vip_rules]),
         readiness=ReadinessFact(require=plan.readiness.require, timeout_seconds=plan.readiness.timeout_seconds,
                                 poll_interval_seconds=plan.readiness.poll_interval_seconds,
                                 drain_seconds=plan.readiness.drain_seconds),
     )
+
+
+def refuse_az_loss(declared: EndpointFacts, root: str) -> None:
+    """Refuse, before anything is created, a layout where one AZ's loss takes another zone down for certain (the
+    mandatory findings of :meth:`ha_endpoint.facts.EndpointFacts.az_loss`; the pack reports the others)."""
+    problems = [Problem(f"{root}.zones.{finding.zones[0]}.subnet", finding.message)
+                for finding in declared.az_loss() if finding.mandatory]
+    if problems:
+        raise ConfigError(problems)
 
 
 def _subnet(subnet: SubnetFacts) -> SubnetFact:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_openstack as openstack
 
+from .deferred import after_checks
 from .plan import RulePlan, SecurityPlan
 
 
@@ -44,10 +45,11 @@ def create_security_groups(plan: SecurityPlan, parent: pulumi.Resource, tags: tu
 
 
 def attach_member_ports(plan: SecurityPlan, groups: SecurityGroups, parent: pulumi.Resource) -> list:
-    """Attach the members' group to each member port given in the configuration (other groups stay)."""
+    """Attach the members' group to each member port given in the configuration or found on a member's server
+    (other groups stay), once every input checked out (:mod:`ha_endpoint.deferred`)."""
     return [openstack.networking.PortSecGroupAssociate(
-        port.name, port_id=port.port_id, security_group_ids=[groups.members_group.id], enforce=False,
-        opts=pulumi.ResourceOptions(parent=parent)) for port in plan.member_ports]
+        port.name, port_id=after_checks(plan.preflight, port.port_id), security_group_ids=[groups.members_group.id],
+        enforce=False, opts=pulumi.ResourceOptions(parent=parent)) for port in plan.member_ports]
 
 
 def _rule(rule: RulePlan, group: openstack.networking.SecGroup, what: str,

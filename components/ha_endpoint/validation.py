@@ -1,7 +1,11 @@
 """Turn raw configuration into :class:`EndpointArgs`, or into every problem it has, each with its fix.
 
 Pure functions: nothing here talks to a cloud or registers a resource. Field-level rules come from pydantic
-(:mod:`ha_endpoint.args`); the rules that relate fields to each other are the ``_check_*`` functions below.
+(:mod:`ha_endpoint.args`, its errors reworded by :mod:`ha_endpoint.messages`); the rules that relate fields to each
+other are the ``_check_*`` functions below, and :func:`check_cloud_facts` holds those that need the looked-up subnets
+(the planner calls it, for plain inputs at once and for Outputs once they are known). Every rule is a shared
+predicate (:mod:`ha_endpoint.predicates`) where the policy pack decides the same thing. A value that is not plain yet
+(an Output of a resource declared beside the component) is skipped here and checked once known.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import pulumi
 from pydantic import ValidationError
 
 from . import predicates
-from .args import RENAMED_KEYS, EndpointArgs
+from .args import RENAMED_KEYS, EndpointArgs, is_output
 from .errors import ConfigError, Problem
+from .messages import problems_from_pydantic
 
 DEFAULT_ROOT = "ha-endpoint:endpoint"
 ZONE_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
@@ -28,14 +33,16 @@ def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT) -> EndpointArgs:
         args = raw
     else:
         if not isinstance(raw, Mapping):
-            raise ConfigError([Problem(root, f"must be a mapping of settings, got {type(raw).__name__}; "
-                                             "see README.md 'Configuration' for an example")])
+            got = {str: "text", list: "a list", int: "a number", float: "a number", bool: "a yes/no value"}.get(
+                type(raw), type(raw).__name__)
+            raise ConfigError([Problem(root, f"must be a mapping of settings (name, zones, listeners, members, ...), "
+                                             f"got {got}; write it as one, as in README.md 'Configuration'")])
         renamed: list[str] = []
         token = RENAMED_KEYS.set(renamed)
         try:
             args = EndpointArgs.model_validate(dict(raw))
         except ValidationError as error:
-            raise ConfigError(_problems_from_pydantic(error, root)) from None
+            raise ConfigError(problems_from_pydantic(error, root)) from None
         finally:
             RENAMED_KEYS.reset(token)
         for notice in renamed:
@@ -52,6 +59,7 @@ def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Pr
         *_check_zones(args, root),
         *_check_listeners(args, root),
         *_check_members(args, root),
+        *_check_dns(args, root),
     ]
 
 
@@ -66,8 +74,8 @@ def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
                                                   "or '-' (it becomes part of resource names); rename it")
     for subnet, zones in _duplicates((zone_args.subnet, zone) for zone, zone_args in args.zones.items()):
         yield Problem(f"{root}.zones.{zones[1]}.subnet",
-                      f"subnet '{subnet}' is already the subnet of zone {zones[0]}; each zone needs a subnet of "
-                      "its own in its own AZ, or one LB's failure domain covers two zones")
+                      f"subnet '{subnet}' is already the subnet of zone {zones[0]}, so one subnet's failure would take "
+                      f"both zones down; give zone {zones[1]} a subnet of its own in its own AZ")
     byo = [(zone_args.floating_ip, zone) for zone, zone_args in args.zones.items() if zone_args.floating_ip]
     for address, zones in _duplicates(byo):
         yield Problem(f"{root}.zones.{zones[1]}.floatingIp",
@@ -76,12 +84,14 @@ def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
         yield Problem(f"{root}.zones.{byo[0][1]}.floatingIp",
                       "a floating IP is given but floatingNetwork is not set; set floatingNetwork to the external "
                       "network of that address, or remove floatingIp for an internal endpoint")
+    yield from _check_cidrs(args, root)
 
 
 def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
     for port, indexes in _duplicates((listener.port, index) for index, listener in enumerate(args.listeners)):
         yield Problem(f"{root}.listeners[{indexes[1]}].port",
-                      f"port {port} is already served by listeners[{indexes[0]}]; each listener needs its own port")
+                      f"port {port} is already served by listeners[{indexes[0]}]; give each listener its own port "
+                      "(or merge the two)")
     for index, listener in enumerate(args.listeners):
         path = f"{root}.listeners[{index}]"
         monitor = listener.monitor
@@ -97,6 +107,12 @@ def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
             if mismatch:
                 yield Problem(f"{path}.monitor.type", f"{mismatch}; pick a monitor type that fits protocol "
                                                       f"{listener.protocol}")
+            too_often = predicates.monitor_delay_problem(monitor.type, monitor.delay)
+            if too_often:
+                yield Problem(f"{path}.monitor.delay", f"{too_often}; set delay: {predicates.UDP_CONNECT_MIN_DELAY} or "
+                                                       "more")
+            yield from _http_only_fields(monitor, f"{path}.monitor")
+        yield from _certificate(listener, path)
         if not predicates.is_ovn(args.load_balancer_provider):
             continue
         if not predicates.ovn_protocol_allowed(listener.protocol):
@@ -111,6 +127,43 @@ def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
                                               "remove it")
 
 
+def _http_only_fields(monitor: Any, path: str) -> Iterable[Problem]:
+    """``path`` and ``expectedCodes`` given to a monitor that sends no HTTP request: Octavia refuses them there (the
+    endpoint would otherwise drop them without a word)."""
+    if monitor.type in predicates.HTTP_MONITOR_TYPES:
+        return
+    for field, key in (("path", "path"), ("expected_codes", "expectedCodes")):
+        if field in monitor.model_fields_set:
+            yield Problem(f"{path}.{key}", f"{key} is for HTTP and HTTPS health monitors only, and this monitor is "
+                                           f"{monitor.type} (Octavia refuses {key} on it); remove {key}, or set "
+                                           "type: HTTP (or HTTPS) to probe a URL")
+
+
+def _certificate(listener: Any, path: str) -> Iterable[Problem]:
+    given = listener.certificate_ref is not None
+    problem = predicates.certificate_problem(listener.protocol, given)
+    if problem and not given:
+        yield Problem(f"{path}.certificateRef", f"{problem}; add certificateRef: the reference of a Barbican "
+                                                "certificate container (openstack secret container list), or use "
+                                                "protocol HTTPS to pass TLS through to the members")
+    elif problem:
+        yield Problem(f"{path}.certificateRef", f"{problem}; remove certificateRef, or set protocol: TERMINATED_HTTPS "
+                                                "to terminate TLS at the load balancer")
+
+
+def _check_cidrs(args: EndpointArgs, root: str) -> Iterable[Problem]:
+    """Every listener is in every zone and each zone's VIP has one IP version: CIDRs of both versions never work."""
+    versions = [ipaddress.ip_network(cidr, strict=False).version for cidr in args.allowed_cidrs]
+    for index, version in enumerate(versions):
+        if version != versions[0]:
+            yield Problem(f"{root}.allowedCidrs[{index}]",
+                          f"{args.allowed_cidrs[index]} is IPv{version} but allowedCidrs[0] "
+                          f"({args.allowed_cidrs[0]}) is IPv{versions[0]}: Octavia admits on a listener only CIDRs of "
+                          f"its VIP's IP version; list the IPv{versions[0]} client networks only, or make another "
+                          "endpoint for the other version")
+            return
+
+
 def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
     known_zones = ", ".join(args.zones) or "none"
     for index, member in enumerate(args.members):
@@ -120,12 +173,14 @@ def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
                           f"{known_zones}, or add '{member.az}' under zones with its subnet")
     for name, indexes in _duplicates((member.name, index) for index, member in enumerate(args.members)):
         yield Problem(f"{root}.members[{indexes[1]}].name",
-                      f"member name '{name}' is already used by members[{indexes[0]}]; member names must be unique")
-    addresses = ((ipaddress.ip_address(member.address), index) for index, member in enumerate(args.members))
+                      f"member name '{name}' is already used by members[{indexes[0]}]; give each member a name of its "
+                      "own")
+    addresses = ((ipaddress.ip_address(member.address), index) for index, member in enumerate(args.members)
+                 if isinstance(member.address, str))  # an Output's (or a server's) address: checked once known
     for address, indexes in _duplicates(addresses):
         yield Problem(f"{root}.members[{indexes[1]}].address",
                       f"address {address} is already the address of members[{indexes[0]}] "
-                      f"({args.members[indexes[0]].name}); each member needs its own address")
+                      f"({args.members[indexes[0]].name}); give each member its own address (one entry per server)")
     if args.member_placement == "own-zone":
         populated = Counter(member.az for member in args.members)
         for zone in args.zones:
@@ -136,6 +191,102 @@ def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
                               f"{zone}, remove the zone, or set memberPlacement: all-zones")
     if not args.members:
         yield Problem(f"{root}.members", "no members are configured; add the servers behind the endpoint")
+    ports = ((member.port, index) for index, member in enumerate(args.members) if isinstance(member.port, str))
+    for port, indexes in _duplicates(ports):
+        yield Problem(f"{root}.members[{indexes[1]}].port",
+                      f"port {port} is already the port of members[{indexes[0]}] "
+                      f"({args.members[indexes[0]].name}); each member has its own Neutron port: give this member's "
+                      "own port, or remove port here")
+
+
+def _check_dns(args: EndpointArgs, root: str) -> Iterable[Problem]:
+    """The record names Designate will be asked for, built from ``record``, the DNS zone and (with per-zone records)
+    each AZ, checked with Designate's own rule (:func:`ha_endpoint.predicates.dns_name_problem`)."""
+    dns = args.dns
+    if dns is None:
+        return
+    zone = dns.dns_zone if isinstance(dns.dns_zone, str) else "unknown."  # an Output: the record's labels only
+    names = predicates.zone_record_names(dns.record, zone, sorted(args.zones), bool(dns.per_zone_records))
+    failing = [(what, fqdn, problem) for what, fqdn in names
+               for problem in [predicates.dns_name_problem(fqdn if isinstance(dns.dns_zone, str)
+                                                           else fqdn[:-len(zone)])] if problem]
+    if not failing:
+        return
+    what, fqdn, problem = failing[0]
+    if what == names[0][0]:
+        fix = "shorten dns.record (or use a DNS zone with a shorter name)" if "characters long" in problem else \
+            "fix dns.record"
+    else:
+        others = len(failing) - 1
+        fix = ("shorten dns.record or the AZ names, or set dns.perZoneRecords: false" +
+               (f" (the records of {others} other zone(s) fail the same way)" if others else ""))
+    yield Problem(f"{root}.dns.record", f"{what} would be {fqdn}, which Designate refuses: {problem}; {fix}")
+
+
+
+def check_cloud_facts(args: EndpointArgs, facts: Any, root: str = DEFAULT_ROOT) -> list[Problem]:
+    """What the cloud would refuse that only the looked-up facts reveal (``facts`` is a
+    :class:`ha_endpoint.lookups.CloudFacts`): a member address that is its subnet's network, broadcast or gateway
+    address; an allowed CIDR of another IP version than a zone's VIP; a floating IP for a VIP on an IPv6 subnet.
+    Values not known yet are skipped (checked once known)."""
+    problems: list[Problem] = []
+    subnets = facts.subnets
+    for index, member in enumerate(args.members):
+        ref = member.subnet if member.subnet is not None else \
+            (args.zones[member.az].subnet if member.az in args.zones else None)
+        subnet = subnets.get(ref) if _plain(ref) else None
+        if subnet is None or not _plain(member.address, subnet.cidr, subnet.gateway_ip):
+            continue
+        problem = predicates.member_address_problem(member.address, subnet.cidr, subnet.gateway_ip)
+        if problem:
+            problems.append(Problem(f"{root}.members[{index}].address",
+                                    f"member {member.name}'s address {problem}; give the address of the member's "
+                                    f"server on subnet {subnet.name} ({subnet.cidr})"))
+    problems += _cidr_versions(args, facts, root)
+    for az, zone in sorted(args.zones.items()):
+        vip = subnets.get(zone.subnet) if _plain(zone.subnet) else None
+        if vip is None or not _plain(vip.ip_version):
+            continue
+        if args.floating_network is not None and vip.ip_version != 4:
+            problems.append(Problem(f"{root}.zones.{az}.subnet",
+                                    f"subnet {vip.name} ({vip.cidr}) is IPv{vip.ip_version}, and floating IPs are "
+                                    "IPv4: Neutron cannot associate one with the zone's VIP; give an IPv4 subnet, "
+                                    "or remove floatingNetwork for an internal endpoint"))
+    return problems
+
+
+def _cidr_versions(args: EndpointArgs, facts: Any, root: str) -> list[Problem]:
+    """Each allowed CIDR of another IP version than some zone's VIP: one problem per CIDR, naming those zones."""
+    vips = {az: facts.subnets.get(zone.subnet) for az, zone in sorted(args.zones.items()) if _plain(zone.subnet)}
+    vips = {az: vip for az, vip in vips.items() if vip is not None and _plain(vip.ip_version, vip.name, vip.cidr)}
+    problems = []
+    for index, cidr in enumerate(args.allowed_cidrs):
+        others = {az: vip for az, vip in vips.items() if predicates.ip_version_problem(cidr, vip.ip_version)}
+        if not others:
+            continue
+        version = next(iter(others.values())).ip_version
+        plural = len(others) > 1
+        vips = (f"the VIP subnet{'s' if plural else ''} of zone{'s' if plural else ''} " +
+                ", ".join(f"{az} ({vip.name}, {vip.cidr})" for az, vip in others.items()) +
+                f" {'are' if plural else 'is'} IPv{version}")
+        given = predicates.parse_network(cidr)
+        if "allowed_cidrs" in args.model_fields_set:
+            problems.append(Problem(f"{root}.allowedCidrs[{index}]",
+                                    f"{cidr} is an IPv{given.version} network, but {vips}: Octavia admits on a "
+                                    f"listener only CIDRs of its VIP's IP version; list IPv{version} client networks "
+                                    "only (one endpoint serves one IP version)"))
+        else:
+            everyone = "::/0" if version == 6 else "0.0.0.0/0"
+            problems.append(Problem(f"{root}.allowedCidrs",
+                                    f"allowedCidrs defaults to {cidr} (IPv{given.version}), but {vips}: Octavia "
+                                    f"refuses a CIDR of another IP version on its listeners; set allowedCidrs to the "
+                                    f"IPv{version} client networks (e.g. ['{everyone}'])"))
+    return problems
+
+
+def _plain(*values: Any) -> bool:
+    """Whether every value is known now (not an Output of a resource declared beside the component)."""
+    return not any(is_output(value) for value in values)
 
 
 def _duplicates(pairs: Iterable[tuple[Any, Any]]) -> list[tuple[Any, list[Any]]]:
@@ -144,39 +295,3 @@ def _duplicates(pairs: Iterable[tuple[Any, Any]]) -> list[tuple[Any, list[Any]]]
     for value, place in pairs:
         seen.setdefault(value, []).append(place)
     return [(value, places) for value, places in seen.items() if len(places) > 1]
-
-
-_HINTS = {
-    "extra_forbidden": "unknown key; remove it or fix its spelling (see README.md 'Configuration')",
-    "missing": "required key is missing; add it",
-}
-
-
-_UNION_BRANCH = re.compile(r"^(str|int|float|bool|is-instance\[.*\]|function-.*\[.*\])$")
-"""A pydantic location part that names a branch of a union (``pulumi.Input[str]`` is str | Awaitable | Output), not
-a key: one problem per key, whatever branches were tried."""
-
-
-def _problems_from_pydantic(error: ValidationError, root: str) -> list[Problem]:
-    problems: dict[str, Problem] = {}
-    for detail in error.errors(include_url=False):
-        loc = list(detail["loc"])
-        while loc and isinstance(loc[-1], str) and _UNION_BRANCH.match(loc[-1]):
-            loc.pop()
-        path = root + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
-        message = _HINTS.get(detail["type"]) or _message_with_fix(detail)
-        problems.setdefault(path, Problem(path, message))
-    return list(problems.values())
-
-
-def _message_with_fix(detail: Mapping[str, Any]) -> str:
-    message = str(detail["msg"])
-    for prefix in ("Value error, ", "Assertion failed, "):
-        if message.startswith(prefix):
-            message = message[len(prefix):]
-    if detail["type"] in ("less_than_equal", "greater_than_equal", "greater_than", "less_than"):
-        return f"{message} (got {detail.get('input')!r}); change the value"
-    if detail["type"] in ("literal_error", "enum"):
-        return f"{message} (got {detail.get('input')!r})"
-    return message
-

@@ -17,8 +17,10 @@ azs = config.get_object("zones") or ["az1", "az2", "az3"]
 prefix = config.get("cidrPrefix") or "10.30"
 external = openstack.networking.get_network(name=config.get("externalNetwork") or "public", external=True)
 
-network = openstack.networking.Network("app-net", admin_state_up=True)
-router = openstack.networking.Router("app-router", external_network_id=external.id)
+network = openstack.networking.Network("app-net", admin_state_up=True, availability_zone_hints=azs)
+# One router for every zone, allowed in every AZ. Neutron runs it on one L3 agent unless an admin makes it HA or
+# distributed: the policy pack says so (an advisory) after the update, when it can see the router.
+router = openstack.networking.Router("app-router", external_network_id=external.id, availability_zone_hints=azs)
 subnets, servers = {}, {}
 for number, az in enumerate(azs, start=1):
     subnet = openstack.networking.Subnet(f"app-{az}", network_id=network.id, cidr=f"{prefix}.{number}.0/24",

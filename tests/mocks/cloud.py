@@ -68,6 +68,10 @@ class FakeCloud(pulumi.runtime.Mocks):
                  providers: tuple[str, ...] = ("amphora", "ovn")):
         self.preview = preview
         self.azs, self.providers = set(azs), set(providers)
+        self.disabled_azs: set[str] = set()  # Octavia AZs that exist but are disabled
+        self.certificates: set[str] = set()  # Barbican container/secret references the key manager holds
+        self.key_manager = True  # whether the cloud's catalog has a key manager (Barbican)
+        self.catalog_error: Optional[str] = None  # set: the Octavia checks cannot ask the cloud (a warning)
         self.unready_azs: set[str] = set()  # zones whose readiness gate answers ready=False
         self.lock = threading.RLock()
         self.counter = 0
@@ -162,6 +166,12 @@ class FakeCloud(pulumi.runtime.Mocks):
         """The dev stack's cloud (Pulumi.dev.yaml), with 172.24.4.50 already allocated for BYO tests."""
         return cls.topology(preview, byo=("172.24.4.50",))
 
+    def add_certificate(self) -> str:
+        """A certificate container in the key manager; its reference."""
+        ref = f"https://barbican.example:9311/v1/containers/{self.new_id()}"
+        self.certificates.add(ref)
+        return ref
+
     def subnet_id(self, name: str) -> str:
         return next(subnet.id for subnet in self.subnets.values() if subnet.name == name)
 
@@ -200,6 +210,35 @@ class FakeCloud(pulumi.runtime.Mocks):
             resource_id, state = resources.create(self, args.typ, args.name, dict(args.inputs))
             record["id"], record["state"] = resource_id, state
             return resource_id, state
+
+
+class FakeCatalog:
+    """The fake cloud's answers to :mod:`ha_endpoint.octavia_checks` (Octavia's availability zones, the key
+    manager's certificates), which the real component asks with openstacksdk."""
+
+    def __init__(self, cloud: FakeCloud) -> None:
+        self.cloud = cloud
+        self.asked: list[tuple[str, Any]] = []
+
+    def _available(self) -> None:
+        from ha_endpoint.octavia_checks import CatalogUnavailable
+
+        if self.cloud.catalog_error:
+            raise CatalogUnavailable(self.cloud.catalog_error)
+
+    def octavia_azs(self, target):
+        from ha_endpoint.octavia_checks import OctaviaAz
+
+        self.asked.append(("azs", target))
+        self._available()
+        return [OctaviaAz(az, az not in self.cloud.disabled_azs) for az in sorted(self.cloud.azs)]
+
+    def certificate(self, target, ref: str):
+        self.asked.append(("certificate", ref))
+        self._available()
+        if not self.cloud.key_manager:
+            return None
+        return ref in self.cloud.certificates
 
 
 def known(value: Any) -> bool:

@@ -23,6 +23,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from .cloud import FakeCloud
+from .tuning import mock_runtime_tuning
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT, STACK = "ha-endpoint", "dev"
@@ -90,9 +91,13 @@ def run_program(program: Callable[[], Any], cloud: FakeCloud, preview: Optional[
                 config: Optional[dict[str, Any]] = None, outputs: Optional[Callable[[Any], dict]] = None) -> Run:
     """Run ``program`` under mocks backed by ``cloud``; ``outputs(result)`` picks the outputs to resolve (the
     stack's exports by default). Errors raised by the program or by the fake cloud propagate."""
+    from ha_endpoint.octavia_checks import use_catalog
+
+    from .cloud import FakeCatalog
+
     preview = cloud.preview if preview is None else preview
     cloud.preview = preview
-    with _LOCK:
+    with _LOCK, use_catalog(FakeCatalog(cloud)), mock_runtime_tuning():
         settings.ROOT.set(None)
         mocks.set_mocks(cloud, PROJECT, STACK, preview=preview, monitor=RecordingMonitor(cloud))
         pulumi.runtime.set_all_config({f"{PROJECT}:{key}" if ":" not in key else key: json.dumps(value)
@@ -104,12 +109,14 @@ def run_program(program: Callable[[], Any], cloud: FakeCloud, preview: Optional[
 
         def body():
             holder["result"] = program()
-            wanted = outputs(holder["result"]) if outputs else dict(settings.get_root_resource().outputs)
-            holder["outputs"] = {key: _sync_await(pulumi.Output.from_input(value).future())
-                                 for key, value in wanted.items()}
+            holder["wanted"] = outputs(holder["result"]) if outputs else dict(settings.get_root_resource().outputs)
 
         try:
             _sync_await(run_pulumi_func(body))
+            # Resolved once every registration is done, by the outermost loop: a nested _sync_await inside body would
+            # pump the whole run and pad asyncio's ready queue back after each output (~270k handles at 4k resources).
+            holder["outputs"] = {key: _sync_await(pulumi.Output.from_input(value).future())
+                                 for key, value in holder["wanted"].items()}
         except BaseException:
             _cancel_leftovers()
             raise

@@ -7,6 +7,7 @@ only the known inputs are checked; nothing is stored and no id or computed outpu
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Callable
 
 from .cloud import CloudError, FloatingIp, known
@@ -50,6 +51,8 @@ def loadbalancer(cloud, name: str, inputs: dict) -> dict:
     az = inputs.get("availabilityZone")
     if known(az) and az is not None and az not in cloud.azs:
         raise CloudError(f"load balancer {name}: availability zone '{az}' does not exist (have {sorted(cloud.azs)})")
+    if known(az) and az in cloud.disabled_azs:
+        raise CloudError(f"load balancer {name}: availability zone '{az}' is disabled")
     provider = inputs.get("loadbalancerProvider")
     if known(provider) and provider is not None and provider not in cloud.providers:
         raise CloudError(f"load balancer {name}: provider '{provider}' is not enabled")
@@ -63,6 +66,14 @@ def loadbalancer(cloud, name: str, inputs: dict) -> dict:
 
 def listener(cloud, name: str, inputs: dict) -> dict:
     lb = _get(cloud, LB, inputs.get("loadbalancerId"), f"listener {name}: load balancer")
+    protocol, ref = inputs.get("protocol"), inputs.get("defaultTlsContainerRef")
+    if known(protocol) and known(ref):
+        if protocol == "TERMINATED_HTTPS" and not ref:
+            raise CloudError(f"listener {name}: a TERMINATED_HTTPS listener needs a default_tls_container_ref (400)")
+        if protocol != "TERMINATED_HTTPS" and ref:
+            raise CloudError(f"listener {name}: certificate references are only allowed on TERMINATED_HTTPS (400)")
+        if ref and ref not in cloud.certificates:
+            raise CloudError(f"listener {name}: could not retrieve certificate {ref} (400)")
     port = inputs.get("protocolPort")
     if lb and not cloud.preview:
         taken = [l for l in cloud.kind(LISTENER).values() if l["loadbalancerId"] == inputs["loadbalancerId"]
@@ -89,6 +100,17 @@ def monitor(cloud, name: str, inputs: dict) -> dict:
         raise CloudError(f"monitor {name}: the ovn provider has no {inputs.get('type')} monitors")
     if inputs.get("timeout", 0) >= inputs.get("delay", 1):
         raise CloudError(f"monitor {name}: timeout must be less than delay")
+    kind = inputs.get("type")
+    if kind == "UDP-CONNECT" and known(inputs.get("delay")) and inputs.get("delay", 0) < 3:
+        raise CloudError(f"monitor {name}: the delay of a UDP-CONNECT monitor must be at least 3 (400)")
+    if kind not in HTTP_MONITORS and (inputs.get("urlPath") or inputs.get("expectedCodes")):
+        raise CloudError(f"monitor {name}: url_path and expected_codes are for HTTP(S) monitors only (400)")
+    codes = inputs.get("expectedCodes")
+    if known(codes) and codes and not re.match(r"^(\d{3}(\s*,\s*\d{3})*)$|^(\d{3}-\d{3})$", codes):
+        raise CloudError(f"monitor {name}: invalid expected_codes {codes!r} (400)")
+    if found and known(kind) and found.get("protocol") in ("UDP", "SCTP") and \
+            kind not in ("UDP-CONNECT", "SCTP", "TCP", "HTTP"):
+        raise CloudError(f"monitor {name}: a {found.get('protocol')} pool takes no {kind} monitor (400)")
     return {}
 
 
@@ -98,6 +120,10 @@ def member(cloud, name: str, inputs: dict) -> dict:
     address = inputs.get("address")
     if subnet is not None and known(address) and ipaddress.ip_address(address) not in subnet.net:
         raise CloudError(f"member {name}: address {address} is not in subnet {subnet.name} ({subnet.cidr})")
+    if subnet is not None and known(address) and address in (str(subnet.net.network_address), subnet.gateway_ip,
+                                                              str(subnet.net.broadcast_address)):
+        raise CloudError(f"member {name}: address {address} is the network, broadcast or gateway address of "
+                         f"{subnet.cidr}; no server answers there")
     if known(inputs.get("poolId")) and not cloud.preview:
         endpoints = cloud.pool_members.setdefault(inputs["poolId"], set())
         if (address, inputs.get("protocolPort")) in endpoints:
@@ -259,3 +285,13 @@ DELETERS = {
     "openstack:networking/floatingIpAssociate:FloatingIpAssociate": _disassociate,
     "openstack:networking/portSecGroupAssociate:PortSecGroupAssociate": _detach_groups,
 }
+
+
+def _neighbours() -> None:
+    """What a program declares beside the endpoint (networks, subnets, routers, ports, servers, DNS zones)."""
+    from . import neighbours
+
+    HANDLERS.update(neighbours.HANDLERS)
+
+
+_neighbours()

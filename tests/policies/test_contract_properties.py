@@ -1,8 +1,10 @@
 """One contract, proven over configurations (Hypothesis): the component and its pack answer the same questions alike.
 
-Configurations range over every listener protocol, monitor type (or none), algorithm, provider, member placement,
-publication mode and zone/member counts, on the fake cloud behind Pulumi mocks (the dev cloud: zones az1..az3 on
-subnets cp-az1..3):
+Configurations range over every listener protocol (TERMINATED_HTTPS with or without a certificate, a certificate on
+other protocols), monitor type (or none) with its delay, timeout, URL path and expected codes, algorithm, provider,
+allowed CIDRs of either IP version, DNS record names (some too long for Designate, per zone or not), member
+placement, publication mode and zone/member counts, on the fake cloud behind Pulumi mocks (the dev cloud: zones
+az1..az3 on subnets cp-az1..3, with one certificate in its key manager):
 
 * every configuration the component accepts builds a stack that passes the whole pack;
 * every configuration it refuses, built anyway with the component's own checks switched off, gets pack violations
@@ -17,12 +19,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ha_endpoint import ConfigError, validation
+from ha_endpoint import CloudLookupError, ConfigError, validation
 from policy_harness import run_preview
+from tests.mocks import CloudError, FakeCloud
 
 PROTOCOLS = ["TCP", "UDP", "SCTP", "HTTP", "HTTPS", "TERMINATED_HTTPS"]
 MONITORS = [None, "TCP", "HTTP", "HTTPS", "PING", "TLS-HELLO", "UDP-CONNECT", "SCTP"]
 METHODS = [None, "ROUND_ROBIN", "LEAST_CONNECTIONS", "SOURCE_IP", "SOURCE_IP_PORT"]
+CERTIFICATE = "https://barbican.example:9311/v1/containers/0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10"
+CIDRS = [None, ["10.0.0.0/8"], ["0.0.0.0/0"], ["fd00::/8"], ["10.0.0.0/8", "fd00::/8"]]
+RECORDS = ["api", "k8s.api", "a" * 61, "api-"]
 
 # A pack violation on a stack the component would refuse must match one of the problems validation found:
 # policy -> the fragments of the key paths validation names for that kind of problem.
@@ -32,6 +38,7 @@ CORRESPONDS = {
     "ha-endpoint-min-zones": (".zones",),
     "ha-endpoint-pool-health-monitor": (".monitor",),
     "ha-endpoint-member-security-group": (".monitor.type", ".protocol"),
+    "ha-endpoint-dns-records": (".dns.record",),
 }
 
 
@@ -43,11 +50,17 @@ def endpoints(draw) -> dict[str, Any]:
         monitor = draw(st.sampled_from(MONITORS))
         listener: dict[str, Any] = {"port": port, "protocol": draw(st.sampled_from(PROTOCOLS)),
                                     "monitor": None if monitor is None else {"type": monitor}}
+        if monitor is not None:
+            listener["monitor"].update(delay=draw(st.sampled_from([2, 3, 5])), timeout=draw(st.sampled_from([1, 2])))
+            if monitor in ("HTTP", "HTTPS") and draw(st.booleans()):
+                listener["monitor"].update(path=draw(st.sampled_from(["/healthz", "/readyz?verbose", "healthz"])),
+                                           expectedCodes=draw(st.sampled_from(["200", "200,202", "200-204", "2xx"])))
         method = draw(st.sampled_from(METHODS))
         if method:
             listener["lbMethod"] = method
-        if listener["protocol"] == "TERMINATED_HTTPS":
-            listener["protocol"] = "HTTPS"  # needs a certificate the fake cloud does not hold
+        terminates = listener["protocol"] == "TERMINATED_HTTPS"  # a certificate mostly where it belongs
+        if (draw(st.integers(0, 3)) > 0) == terminates:
+            listener["certificateRef"] = CERTIFICATE  # the fake cloud's key manager holds it
         listeners.append(listener)
     members = [{"name": f"cp-{n}", "address": f"10.10.{n}.10", "az": f"az{n}"}
                for n in (1, 2, 3) if f"az{n}" in azs and draw(st.booleans())]
@@ -55,10 +68,19 @@ def endpoints(draw) -> dict[str, Any]:
         "name": "k8s-api", "loadBalancerProvider": draw(st.sampled_from(["amphora", "ovn"])), "floatingNetwork": "public",
         "zones": {az: {"subnet": f"cp-{az}"} for az in azs}, "listeners": listeners, "members": members,
         "memberPlacement": draw(st.sampled_from(["own-zone", "all-zones"])),
-        "dns": {"dnsZone": "example.test.", "record": "api", "ttl": 30,
-                "publish": draw(st.sampled_from(["when-ready", "bootstrap"]))},
+        "dns": {"dnsZone": "example.test.", "record": draw(st.sampled_from(RECORDS)), "ttl": 30,
+                "perZoneRecords": draw(st.booleans()), "publish": draw(st.sampled_from(["when-ready", "bootstrap"]))},
     }
+    cidrs = draw(st.sampled_from(CIDRS))
+    if cidrs is not None:
+        raw["allowedCidrs"] = cidrs
     return raw
+
+
+def _cloud() -> FakeCloud:
+    cloud = FakeCloud.dev(preview=True)
+    cloud.certificates.add(CERTIFICATE)
+    return cloud
 
 
 def _problems(raw: dict[str, Any]) -> list[str]:
@@ -74,16 +96,21 @@ def _problems(raw: dict[str, Any]) -> list[str]:
 def test_the_component_and_the_pack_agree(raw):
     problems = _problems(raw)
     if not problems:
-        assert run_preview(raw).violations() == []
+        try:
+            found = run_preview(raw, _cloud()).violations()
+        except ConfigError as error:  # refused once the subnets are known (e.g. CIDRs of the other IP version)
+            assert error.problems
+            return
+        assert found == []
         return
     if not raw["members"]:
         return  # nothing to build: the planner needs members
     original = validation.check_endpoint_args
     validation.check_endpoint_args = lambda args, root=validation.DEFAULT_ROOT: []
     try:
-        found = run_preview(raw).violations()
-    except ConfigError:
-        return  # refused by the checks that need the cloud's facts, before anything is registered
+        found = run_preview(raw, _cloud()).violations()
+    except (ConfigError, CloudLookupError, CloudError):
+        return  # refused by the checks that need the cloud's facts, or by the cloud itself (what validation refused)
     finally:
         validation.check_endpoint_args = original
     for policy, message in found:

@@ -197,7 +197,10 @@ def test_member_ports_given_get_the_members_security_group():
     assert association["portId"] == port and association["enforce"] is False
     assert run.named(contract.members_secgroup_name("k8s-api"))["id"] in cloud.ports[port]["security_groups"]
     raw["members"][0]["name"] = "cp-0-renamed"
-    renamed = run_component(raw, FakeCloud.dev(), preview=True)
+    again = FakeCloud.dev()
+    assert again.add_port(again.network_id("cp"), [(again.subnet_id("cp-az1"), "10.10.1.10")], "compute:az1",
+                          "vm") == port
+    renamed = run_component(raw, again, preview=True)
     assert renamed.named(contract.member_port_secgroup_name("k8s-api", port))["inputs"]["portId"] == port
 
 

@@ -75,7 +75,10 @@ def test_internal_endpoint_on_ipv6_subnet():
     v6 = SubnetFacts("v6", "sub-v6", "v6", "fd00::/64", "net-cp", 6, None, ("router",))
     assert problems(raw, facts(v6=v6)) == [
         f"{ROOT}.zones.az1.subnet: subnet v6 is IPv6; an internal endpoint publishes its VIPs as A records, so give "
-        "an IPv4 subnet"]
+        "an IPv4 subnet",
+        f"{ROOT}.allowedCidrs[0]: 0.0.0.0/0 is an IPv4 network, but the VIP subnet of zone az1 (v6, fd00::/64) is "
+        "IPv6: Octavia admits on a listener only CIDRs of its VIP's IP version; list IPv6 client networks only (one "
+        "endpoint serves one IP version)"]
 
 
 def test_unknown_names_are_listed_together_with_their_fixes():

@@ -37,7 +37,9 @@ def test_the_dev_stack_builds_and_exports_its_outputs(preview):
 R = "ha-endpoint:endpoint"
 BAD = {  # the issue's invalid cases, through the whole program: the exact message the user reads (no traceback)
     "unknown key": (lambda raw: raw.update(flaotingNetwork="public"), [
-        f"{R}.flaotingNetwork: unknown key; remove it or fix its spelling (see README.md 'Configuration')"]),
+        f"{R}.flaotingNetwork: flaotingNetwork is not a setting here; did you mean floatingNetwork? Fix its spelling "
+        "or remove it (the settings here: name, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, "
+        "listeners, members, memberPlacement, dns, readiness, tags)"]),
     "one zone": (lambda raw: [raw["zones"].pop("az2"), raw["zones"].pop("az3"), raw.update(members=raw["members"][:1])],
                  [f"{R}.zones: 1 zone(s) given (az1); an HA endpoint needs at least 2: add another availability zone "
                   "and its subnet"]),
@@ -47,12 +49,13 @@ BAD = {  # the issue's invalid cases, through the whole program: the exact messa
         f"{R}.zones.az1: zone az1 has no members, so its load balancer would serve nothing under memberPlacement "
         "own-zone; add a member with az: az1, remove the zone, or set memberPlacement: all-zones"]),
     "port out of range": (lambda raw: raw["listeners"][0].update(port=70000), [
-        f"{R}.listeners[0].port: Input should be less than or equal to 65535 (got 70000); change the value"]),
+        f"{R}.listeners[0].port: port is 70000, above the most allowed, 65535; give a value from 1 to 65535, e.g. "
+        "port: 6443"]),
     "ovn with https monitor": (lambda raw: raw.update(loadBalancerProvider="ovn"), [
         f"{R}.listeners[0].monitor.type: the ovn provider has no HTTPS health monitors; use one of TCP, "
         "UDP-CONNECT, SCTP"]),
     "ttl out of range": (lambda raw: raw["dns"].update(ttl=0), [
-        f"{R}.dns.ttl: Input should be greater than or equal to 1 (got 0); change the value"]),
+        f"{R}.dns.ttl: ttl is 0, below the least allowed, 1; give a value from 1 to 86400, e.g. ttl: 30"]),
     "byo ip not ipv4": (lambda raw: raw["zones"]["az3"].update(floatingIp="fe80::1"), [
         f"{R}.zones.az3.floatingIp: 'fe80::1' is not an IPv4 address; give the address of an existing floating IP"]),
 }
@@ -112,10 +115,20 @@ def test_the_fake_cloud_refuses_an_exhausted_floating_ip_pool():
 
 
 def test_the_fake_cloud_refuses_a_load_balancer_in_an_unknown_az():
+    """The component asks Octavia's AZs before registering (ha_endpoint.octavia_checks); the fake cloud refuses a
+    raw load balancer there too."""
+    import pulumi_openstack as openstack
+
+    from tests.mocks import run_program
+
     cloud = FakeCloud.dev()
     cloud.azs.discard("az3")
-    with pytest.raises(CloudError, match="availability zone 'az3' does not exist"):
+    with pytest.raises(CloudLookupError, match="Octavia has no availability zone 'az3'"):
         run_component(dev_endpoint(), cloud, preview=True)
+    with pytest.raises(CloudError, match="availability zone 'az3' does not exist"):
+        run_program(lambda: openstack.loadbalancer.LoadBalancer("stray", availability_zone="az3",
+                                                                vip_subnet_id=cloud.subnet_id("cp-az3")),
+                    cloud, preview=True)
 
 
 def test_the_fake_cloud_refuses_a_member_outside_its_subnet():

@@ -98,8 +98,9 @@ def test_fewer_than_two_zones():
 def test_port_outside_range(port):
     raw = dev_config()
     raw["listeners"][0]["port"] = port
-    bound = "greater than or equal to 1" if port < 1 else "less than or equal to 65535"
-    assert problems_of(raw) == [f"{ROOT}.listeners[0].port: Input should be {bound} (got {port}); change the value"]
+    bound = "below the least allowed, 1" if port < 1 else "above the most allowed, 65535"
+    assert problems_of(raw) == [f"{ROOT}.listeners[0].port: port is {port}, {bound}; give a value from 1 to 65535, "
+                                "e.g. port: 6443"]
 
 
 def test_ovn_with_http_monitor_and_wrong_method():
@@ -118,8 +119,8 @@ def test_ovn_with_http_monitor_and_wrong_method():
 def test_ttl_outside_range(ttl):
     raw = dev_config()
     raw["dns"]["ttl"] = ttl
-    bound = "greater than or equal to 1" if ttl < 1 else "less than or equal to 86400"
-    assert problems_of(raw) == [f"{ROOT}.dns.ttl: Input should be {bound} (got {ttl}); change the value"]
+    bound = "below the least allowed, 1" if ttl < 1 else "above the most allowed, 86400"
+    assert problems_of(raw) == [f"{ROOT}.dns.ttl: ttl is {ttl}, {bound}; give a value from 1 to 86400, e.g. ttl: 30"]
 
 
 @pytest.mark.parametrize("address", ["172.24.4", "2001:db8::5", "public"])
@@ -137,8 +138,11 @@ def test_unknown_key_and_wrong_enum_are_reported_together():
     raw["zonez"] = raw["zones"]
     raw["memberPlacement"] = "everywhere"
     assert problems_of(raw) == [
-        f"{ROOT}.memberPlacement: Input should be 'own-zone' or 'all-zones' (got 'everywhere')",
-        f"{ROOT}.zonez: unknown key; remove it or fix its spelling (see README.md 'Configuration')",
+        f"{ROOT}.memberPlacement: memberPlacement is the text 'everywhere', which is not one of own-zone, all-zones; "
+        "use one of them",
+        f"{ROOT}.zonez: zonez is not a setting here; did you mean zones? Fix its spelling or remove it (the settings "
+        "here: name, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, listeners, members, memberPlacement, "
+        "dns, readiness, tags)",
     ]
 
 
@@ -150,7 +154,8 @@ def test_message_lists_every_problem_without_traceback_text():
         load_endpoint_args(raw)
     text = str(caught.value)
     assert text.splitlines()[0] == "invalid endpoint configuration (2 problems):"
-    assert f"  - {ROOT}.dns.dnsZone: must be fully qualified with a trailing dot, e.g. 'example.test.'" in text
+    assert f"  - {ROOT}.dns.dnsZone: 'example.test' is not fully qualified; write it with its trailing dot: " \
+           "'example.test.'" in text
     assert "Traceback" not in text
 
 
@@ -174,7 +179,8 @@ def test_floating_ip_without_floating_network():
 
 def test_config_that_is_not_a_mapping():
     assert problems_of(["az1"]) == [
-        f"{ROOT}: must be a mapping of settings, got list; see README.md 'Configuration' for an example",
+        f"{ROOT}: must be a mapping of settings (name, zones, listeners, members, ...), got a list; write it as one, "
+        "as in README.md 'Configuration'",
     ]
 
 

@@ -20,7 +20,7 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from ..errors import ConfigError, Problem
-from ..validation import _problems_from_pydantic
+from ..messages import problems_from_pydantic
 from .endpoint_ref import EndpointRef, NodeSubnet
 from .guard import DEFAULT_SETTINGS, ControlPlaneEndpointGuard
 from .kubeconfig import api_host, pick_api_port
@@ -134,7 +134,7 @@ class ClusterApi(pulumi.ComponentResource):
             try:
                 args = ClusterApiSettings.model_validate(dict(args))
             except ValidationError as error:
-                raise ConfigError(_problems_from_pydantic(error, f"{root}.clusterApi")) from None
+                raise ConfigError(problems_from_pydantic(error, f"{root}.clusterApi", ClusterApiSettings)) from None
         ref = endpoint if isinstance(endpoint, EndpointRef) else EndpointRef.of(endpoint, root)
         spec = spec_inputs(name, ref, args, api_port, root)
         super().__init__(CLUSTER_API_TYPE, name, {"name": spec.name, "namespace": spec.namespace}, opts)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from ..errors import ConfigError, Problem
-from ..validation import _problems_from_pydantic  # the one pydantic -> Problem translation
+from ..messages import problems_from_pydantic  # the one pydantic -> Problem translation
 from .kubeconfig import CERTIFICATE_LABELS, KEY_LABELS, CredentialError, pem_data, pick_api_port
 
 DEFAULT_ROOT = "ha-endpoint:kubernetes"
@@ -164,7 +164,7 @@ def load_kubernetes_settings(raw: Any, endpoint: Any, root: str = DEFAULT_ROOT,
         try:
             settings = KubernetesSettings.model_validate(dict(raw))
         except ValidationError as error:
-            raise ConfigError(_problems_from_pydantic(error, root)) from None
+            raise ConfigError(problems_from_pydantic(error, root, KubernetesSettings)) from None
     problems = check_kubernetes_settings(settings, endpoint, root, endpoint_root, encrypted)
     if problems:
         raise ConfigError(problems)

@@ -36,8 +36,10 @@ def test_field_problems_name_the_key_and_the_fix_and_register_nothing(secret_con
         "the base64 of PEM text; give the file's content (e.g. the content of ca.crt)",
         f"{K}.credentials.clientKey: a private key holds a PEM CERTIFICATE, not a PRIVATE KEY or RSA PRIVATE KEY "
         "or EC PRIVATE KEY; check that the right file was given",
-        f"{K}.apiPort: Input should be less than or equal to 65535 (got 70000); change the value",
-        f"{K}.clusterNmae: unknown key; remove it or fix its spelling (see README.md 'Configuration')",
+        f"{K}.apiPort: apiPort is 70000, above the most allowed, 65535; give a value from 1 to 65535, e.g. "
+        "apiPort: 6443",
+        f"{K}.clusterNmae: clusterNmae is not a setting here; did you mean clusterName? Fix its spelling or remove it "
+        "(the settings here: credentials, apiPort, clusterName, user, clusterApi)",
     ]
     assert cloud.registrations == []
 
@@ -96,10 +98,10 @@ def test_cluster_api_problems(secret_config):
                                         "identityRef": {"name": "cloud-config"}})
     problems, _ = problems_of(raw, secret_config=secret_config)
     assert problems == [
-        f"{K}.clusterApi.identityRef.cloudName: required key is missing; add it",
+        f"{K}.clusterApi.identityRef.cloudName: cloudName is required; add it (the clouds.yaml entry to use)",
         f"{K}.clusterApi.name: 'K8s_API' is not a Kubernetes name: use 1-63 lowercase letters, digits or '-', "
         "starting and ending with a letter or digit",
-        f"{K}.clusterApi.subnets: List should have at most 2 items after validation, not 3",
+        f"{K}.clusterApi.subnets: subnets has 3 items, at most 2 are allowed; remove some",
     ]
 
 

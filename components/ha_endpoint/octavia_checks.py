@@ -1,0 +1,191 @@
+"""What Octavia refuses that only the cloud can tell, asked at preview: its availability zones and the certificates.
+
+A load balancer pinned to an availability zone Octavia does not know (or has disabled) is refused when it is created,
+and so is a TERMINATED_HTTPS listener whose certificate Octavia cannot load from the key manager (Barbican). The
+OpenStack provider this project runs (pulumi-openstack 3.15.1, terraform-provider-openstack 1.54.1) has no data
+source for either: nothing answers "which AZs does Octavia have" through a provider invoke, and its Barbican data
+sources find containers by name, not by the reference a listener takes. So these two questions are asked with
+openstacksdk, at preview, of the same cloud and region the readiness gates poll (:class:`ha_endpoint.plan.PollTarget`:
+``readiness.cloud``/``readiness.region``, else the stack's ``openstack:cloud``/``openstack:region``, else the
+environment's ``OS_CLOUD``), which is the cloud the provider creates the load balancers in.
+
+A cloud that cannot be asked (unreachable, credentials refused, a policy that hides the AZ list, an explicit provider
+whose cloud is known only once it is configured) gets a warning that says what could not be checked, and Octavia
+judges at ``up``; a name the cloud answers it does not have is refused at once (:class:`CloudLookupError`). Tests
+replace the catalog (:func:`use_catalog`) with the fake cloud's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional, Protocol
+
+import pulumi
+
+from .args import EndpointArgs
+from .errors import Problem
+from .plan import PollTarget
+
+API_TIMEOUT_SECONDS = 20
+"""How long one question to the cloud may take at preview."""
+
+
+class CatalogUnavailable(Exception):
+    """The cloud could not be asked; the message says why."""
+
+
+@dataclass(frozen=True)
+class OctaviaAz:
+    """An availability zone as Octavia knows it."""
+
+    name: str
+    enabled: bool = True
+
+
+class Catalog(Protocol):
+    """What the checks ask the cloud (the seam tests replace)."""
+
+    def octavia_azs(self, target: PollTarget) -> list[OctaviaAz]:
+        """Octavia's availability zones; :class:`CatalogUnavailable` when the cloud cannot be asked."""
+        ...
+
+    def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
+        """Whether the key manager holds ``ref`` (None: the cloud has no key manager); :class:`CatalogUnavailable`
+        when it cannot be asked."""
+        ...
+
+
+class OpenStackCatalog:
+    """The real cloud, through openstacksdk (imported only when asked), one connection per cloud and region."""
+
+    def __init__(self) -> None:
+        self._connections: dict[tuple[Optional[str], Optional[str]], Any] = {}
+
+    def _connection(self, target: PollTarget) -> Any:
+        if target.source == "provider":
+            raise CatalogUnavailable("the endpoint's OpenStack provider is given explicitly and its cloud is known only "
+                                     "once it is configured; set readiness.cloud (and readiness.region) to have it "
+                                     "checked at preview")
+        cloud, region = target.cloud, target.region
+        if target.source == "stack":
+            config = pulumi.Config("openstack")
+            cloud, region = cloud or config.get("cloud"), region or config.get("region")
+        key = (cloud, region)
+        if key not in self._connections:
+            import openstack
+
+            options: dict[str, Any] = {"api_timeout": API_TIMEOUT_SECONDS}
+            if region:
+                options["region_name"] = region
+            try:
+                self._connections[key] = openstack.connect(cloud=cloud, **options) if cloud else \
+                    openstack.connect(**options)
+            except Exception as error:
+                raise CatalogUnavailable(_describe(error)) from None
+        return self._connections[key]
+
+    def octavia_azs(self, target: PollTarget) -> list[OctaviaAz]:
+        conn = self._connection(target)
+        try:
+            return [OctaviaAz(az.name, bool(az.is_enabled if az.is_enabled is not None else True))
+                    for az in conn.load_balancer.availability_zones()]
+        except Exception as error:
+            raise CatalogUnavailable(_describe(error)) from None
+
+    def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
+        import openstack.exceptions as os_exc
+
+        conn = self._connection(target)
+        object_id = ref.rstrip("/").rsplit("/", 1)[-1]
+        kinds = ["secret"] if "/secrets/" in ref else ["container"] if "/containers/" in ref else \
+            ["container", "secret"]
+        try:
+            for kind in kinds:
+                try:
+                    getattr(conn.key_manager, f"get_{kind}")(object_id)
+                    return True
+                except os_exc.NotFoundException:
+                    continue
+            return False
+        except os_exc.EndpointNotFound:
+            return None
+        except Exception as error:
+            raise CatalogUnavailable(_describe(error)) from None
+
+
+def _describe(error: BaseException) -> str:
+    from .readiness.cloud import describe
+
+    return describe(error)
+
+
+_CATALOG: list[Catalog] = [OpenStackCatalog()]
+
+
+@contextlib.contextmanager
+def use_catalog(catalog: Catalog) -> Iterator[None]:
+    """Answer the checks from ``catalog`` inside the block (the fake cloud's, in tests)."""
+    _CATALOG.append(catalog)
+    try:
+        yield
+    finally:
+        _CATALOG.remove(catalog)
+
+
+def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
+    """Every zone's availability zone and every TERMINATED_HTTPS listener's certificate, as the cloud answers; what
+    could not be asked is warned about (Octavia then judges at ``up``)."""
+    catalog = _CATALOG[-1]
+    problems: list[Problem] = []
+    try:
+        known = {az.name: az for az in catalog.octavia_azs(target)}
+    except CatalogUnavailable as reason:
+        pulumi.log.warn(f"{root}.zones: Octavia's availability zones could not be checked at preview ({reason}); "
+                        "Octavia refuses an unknown one when the load balancers are created")
+        known = None
+    if known is not None:
+        names = ", ".join(sorted(known)) or "none"
+        for az in sorted(args.zones):
+            if az not in known:
+                fix = (f"use one of Octavia's ({names}), or ask the cloud's operator to create it (openstack "
+                       "loadbalancer availabilityzone create)") if known else \
+                    ("ask the cloud's operator to define them (openstack loadbalancer availabilityzone create) or "
+                     "use a cloud that has them")
+                problems.append(Problem(f"{root}.zones.{az}", f"Octavia has no availability zone '{az}' (openstack "
+                                        f"loadbalancer availabilityzone list: {names}), so it refuses a load balancer "
+                                        f"there; {fix}"))
+            elif not known[az].enabled:
+                problems.append(Problem(f"{root}.zones.{az}", f"availability zone '{az}' is disabled in Octavia, so "
+                                        "it refuses new load balancers there; ask the cloud's operator to enable it, "
+                                        "or use another zone"))
+    for index, listener in enumerate(args.listeners):
+        ref = listener.certificate_ref
+        if not isinstance(ref, str) or str(listener.protocol) != "TERMINATED_HTTPS":
+            continue  # an Output: checked once known; on other protocols validation refuses it already
+        path = f"{root}.listeners[{index}].certificateRef"
+        try:
+            found = catalog.certificate(target, ref)
+        except CatalogUnavailable as reason:
+            pulumi.log.warn(f"{path}: the certificate could not be checked at preview ({reason}); Octavia refuses "
+                            "the listener if it cannot load it")
+            continue
+        if found is None:
+            problems.append(Problem(path, "the cloud has no key manager (Barbican) in its catalog, and Octavia loads "
+                                          "a TERMINATED_HTTPS listener's certificate from it; use protocol HTTPS to "
+                                          "pass TLS through to the members, or a cloud with a key manager"))
+        elif not found:
+            problems.append(Problem(path, f"the key manager has no certificate container or secret {ref}, so Octavia "
+                                          "cannot load it and refuses the listener; give the reference of an existing "
+                                          "container (openstack secret container list)"))
+    return problems
+
+
+def refuse_unknown_to_octavia(args: EndpointArgs, target: PollTarget, root: str) -> None:
+    """Raise :class:`ha_endpoint.CloudLookupError` listing what :func:`check_octavia` found, before anything is
+    registered."""
+    from .lookups import lookup_error
+
+    problems = check_octavia(args, target, root)
+    if problems:
+        raise lookup_error(problems)
