@@ -7,13 +7,15 @@ of its configuration, with defaults) and ``check(resources, config)`` (stack rul
 
 from . import (
     az_independence, az_independence_advisory, declared_facts, facts_known, dns_readiness, dns_records, dns_ttl, member_reachability, member_security_group, member_zones, min_zones,
-    ovn_constraints, pool_health_monitor, production_listeners, zone_placement,
+    neighbour_member_reachability, neighbour_member_unjudged, neighbour_records, neighbour_rules, ovn_constraints,
+    pool_health_monitor, production_listeners, zone_placement,
 )
 
 RULES = (
     declared_facts, facts_known, min_zones, zone_placement, member_zones, member_reachability, member_security_group, production_listeners,
     pool_health_monitor, dns_ttl, dns_records, dns_readiness, ovn_constraints, az_independence,
-    az_independence_advisory,
+    az_independence_advisory, neighbour_member_reachability, neighbour_member_unjudged, neighbour_rules,
+    neighbour_records,
 )
 
 __all__ = ["RULES"]

@@ -70,7 +70,12 @@ def _check_recordset(endpoint: Any, recordset: Any, zones: list[str]) -> list[Vi
             f"A record (type: A)", recordset.urn))
     records = rs_props.get("records")
     if isinstance(records, list) and fully_known(records):
-        return found + _check_values(endpoint, recordset, zones, records)
+        for value in records:
+            if not isinstance(value, str):
+                found.append(Violation(f"record set {recordset.name} lists {value!r}, which is not an address; list "
+                                       f"each published zone's address", recordset.urn))
+        addresses = [value for value in records if isinstance(value, str)]
+        return found + _check_values(endpoint, recordset, zones, addresses)
     return found + _check_sources(endpoint, recordset, zones)
 
 

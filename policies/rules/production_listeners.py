@@ -7,42 +7,29 @@ stack is production when its name matches ``productionStackPattern`` or a load b
 
 from __future__ import annotations
 
-import re
-from typing import Any, Optional
+from typing import Any
 
 from ha_endpoint import contract, predicates
 
 from ..model import UNKNOWN, Violation
-from ..stack import direct_dependencies, endpoints, props, stack_name
+from ..production import CONFIG as PRODUCTION_CONFIG, config_problem, production_reason
+from ..stack import direct_dependencies, endpoints, props
 
 NAME = "ha-endpoint-production-listener-cidrs"
 DESCRIPTION = "In a production stack no listener of the endpoint admits 0.0.0.0/0 (or ::/0)."
 ENFORCEMENT = "mandatory"
 SEVERITY = "high"
 KIND = "stack"
-CONFIG: dict[str, dict[str, Any]] = {
-    "productionStackPattern": {
-        "type": "string", "default": "^prod(uction)?([-_.].*)?$",
-        "description": "Regular expression; a stack whose name matches it is production.",
-    },
-    "productionTag": {
-        "type": "string", "default": "production",
-        "description": "A load balancer tag (EndpointArgs.tags) that marks the endpoint as production.",
-    },
-}
+CONFIG: dict[str, dict[str, Any]] = PRODUCTION_CONFIG
 
 
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
-    pattern = config.get("productionStackPattern")
-    if pattern:
-        try:
-            re.compile(pattern)
-        except re.error as error:
-            return [Violation(f"productionStackPattern '{pattern}' is not a regular expression ({error}); fix the "
-                              f"policy configuration of {NAME}")]
+    problem = config_problem(config, NAME)
+    if problem is not None:
+        return [problem]
     for endpoint in endpoints(resources):
-        reason = _production_reason(endpoint, config)
+        reason = production_reason(endpoint, config)
         if reason is None:
             continue
         for listener in endpoint.of_type(contract.LISTENER_TYPE):
@@ -52,6 +39,12 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                     f"listener {listener.name}: its allowed CIDRs are unknown at preview, so an opening to the "
                     f"internet cannot be ruled out in a production stack ({reason}); pass allowedCidrs as plain "
                     f"values", listener.urn))
+                continue
+            if cidrs is not None and not isinstance(cidrs, list):
+                violations.append(Violation(
+                    f"listener {listener.name}: its allowed CIDRs are {cidrs!r}, not a list of CIDRs, so an opening "
+                    f"to the internet cannot be ruled out in a production stack ({reason}); set allowedCidrs to the "
+                    f"client networks that need the endpoint", listener.urn))
                 continue
             for cidr in cidrs or []:
                 if _everyone(cidr):
@@ -74,22 +67,6 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                     f"production stack ({reason}); set allowedCidrs to the client networks that need the endpoint",
                     rule.urn))
     return violations
-
-
-def _production_reason(endpoint: Any, config: dict[str, Any]) -> Optional[str]:
-    pattern = config.get("productionStackPattern")
-    stack = stack_name(endpoint.resource.urn)
-    if pattern and stack and re.search(pattern, stack):
-        return f"stack '{stack}' matches productionStackPattern '{pattern}'"
-    tag = config.get("productionTag")
-    if tag:
-        tagged = endpoint.facts is not None and tag in endpoint.facts.tags
-        for lb in endpoint.of_type(contract.LOADBALANCER_TYPE):
-            tags = props(lb).get("tags")
-            tagged = tagged or (isinstance(tags, list) and tag in tags)
-        if tagged:
-            return f"load balancers tagged '{tag}'"
-    return None
 
 
 def _everyone(cidr: Any) -> bool:
