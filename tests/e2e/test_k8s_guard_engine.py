@@ -32,6 +32,12 @@ PROGRAM = textwrap.dedent('''
         access.provider()
     pulumi.export("kubeconfig", access.kubeconfig)
     pulumi.export("guard", {"host": guard.host, "port": guard.port})
+    # a structured key with a value set by `pulumi config set --secret --path`: the whole key counts as secret (what
+    # ha_endpoint.kubernetes.stack relies on to refuse credentials stored in plain text), the value arrives decrypted
+    from pulumi.runtime.config import is_config_secret
+    pulumi.export("nested", {"secret": is_config_secret("k8s-guard:kube"),
+                             "token": pulumi.Output.secret((config.get_object("kube") or {})["credentials"]["token"]),
+                             "plain": is_config_secret("k8s-guard:host")})
 ''')
 
 
@@ -51,9 +57,10 @@ def guard_stack(workdir: Path, environment: dict) -> PulumiStack:
     (workdir / ".venv").symlink_to(REPO / ".venv")
     stack = PulumiStack(workdir, "guard", environment)
     stack.run("stack", "init", "guard", "--non-interactive")
-    for key, value in (("ca", CERTS["ca"]), ("token", "abc.def")):  # `--` before a value that starts with dashes
-        subprocess.run(["pulumi", "config", "set", "--secret", "--stack", "guard", key, "--", value], cwd=workdir,
-                       env=stack.env, check=True, capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+    for key, value in (("ca", CERTS["ca"]), ("token", "abc.def"), ("kube.credentials.token", "nested.token")):
+        subprocess.run(["pulumi", "config", "set", "--secret", "--path", "--stack", "guard", key, "--", value],
+                       cwd=workdir, env=stack.env, check=True, capture_output=True, stdin=subprocess.DEVNULL,
+                       timeout=120)  # `--` before a value that starts with dashes
     return stack
 
 
@@ -69,6 +76,7 @@ def test_a_changed_endpoint_is_refused_at_preview_and_the_kubeconfig_is_a_secret
         stack.up(policy=False)
         outputs = stack.outputs()
         assert outputs["guard"] == {"host": "api.example.test", "port": 6443}
+        assert outputs["nested"] == {"secret": True, "token": "nested.token", "plain": False}
         kubeconfig = yaml.safe_load(outputs["kubeconfig"])
         assert kubeconfig["clusters"][0]["cluster"]["server"] == "https://api.example.test:6443"
         assert kubeconfig["users"][0]["user"] == {"token": "abc.def"}
