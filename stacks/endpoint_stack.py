@@ -19,7 +19,10 @@ def main() -> HaEndpoint:
     """Build the endpoint from the stack's configuration and export its outputs."""
     config = pulumi.Config()
     root = f"{config.name}:{CONFIG_KEY}"
-    raw = config.require_object(CONFIG_KEY)
+    try:
+        raw = config.require_object(CONFIG_KEY)
+    except pulumi.config.ConfigTypeError:  # text that is not JSON: refused like any other value that is no mapping
+        raw = config.require(CONFIG_KEY)
     args = load_endpoint_args(raw, root)
     kubernetes_root, raw_kubernetes = f"{config.name}:{KUBERNETES_KEY}", config.get_object(KUBERNETES_KEY)
     if raw_kubernetes is not None:  # only stacks that set it import pulumi-kubernetes; checked before anything exists

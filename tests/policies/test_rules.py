@@ -60,7 +60,7 @@ def test_an_sctp_monitor_is_refused_before_the_provider_refuses_it_at_preview():
         load_endpoint_args(_listeners({"port": 3868, "protocol": "SCTP", "monitor": {"type": "SCTP"}}))
     assert [str(problem) for problem in caught.value.problems] == [
         "ha-endpoint:endpoint.listeners[0].monitor.type: the OpenStack provider (terraform-provider-openstack 1.54) "
-        "cannot create SCTP health monitors; a SCTP pool can use UDP-CONNECT, TCP, HTTP; pick a monitor type that "
+        "cannot create SCTP health monitors; an SCTP pool can use UDP-CONNECT, TCP, HTTP; pick a monitor type that "
         "fits protocol SCTP"]
 
 

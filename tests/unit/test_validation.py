@@ -58,9 +58,10 @@ def test_duplicate_member_names_and_addresses():
     raw = dev_config()
     raw["members"].append({"name": "cp-0", "address": "10.10.1.10", "az": "az1"})
     assert problems_of(raw) == [
-        f"{ROOT}.members[3].name: member name 'cp-0' is already used by members[0]; member names must be unique",
-        f"{ROOT}.members[3].address: address 10.10.1.10 is already the address of members[0] (cp-0); each member "
-        "needs its own address",
+        f"{ROOT}.members[3].name: member name 'cp-0' is already used by members[0]; give each member a name of its "
+        "own",
+        f"{ROOT}.members[3].address: address 10.10.1.10 is already the address of members[0] (cp-0); give each "
+        "member its own address (one entry per server)",
     ]
 
 
@@ -68,8 +69,8 @@ def test_duplicate_subnets_across_zones():
     raw = dev_config()
     raw["zones"]["az2"]["subnet"] = "cp-az1"
     assert problems_of(raw) == [
-        f"{ROOT}.zones.az2.subnet: subnet 'cp-az1' is already the subnet of zone az1; each zone needs a subnet of "
-        "its own in its own AZ, or one LB's failure domain covers two zones",
+        f"{ROOT}.zones.az2.subnet: subnet 'cp-az1' is already the subnet of zone az1, so one subnet's failure would "
+        "take both zones down; give zone az2 a subnet of its own in its own AZ",
     ]
 
 
