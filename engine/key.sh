@@ -1,13 +1,53 @@
-# Sourced by engine/build.sh and engine/env.sh (POSIX sh). Defines engine_key <engine dir>: a short hash of
-# everything that determines the engine build: wrapper modules, scripts, pinned versions, build script, Go version.
-# For engine/openstack only its Go sources, go.mod/go.sum and patches count (not smoke.sh, check_sdk.py, docs).
+# Sourced by engine/build.sh and engine/env.sh (POSIX sh). The engine is built in parts, each cached under a key of
+# its own, so that a change to one part (a patch of the OpenStack plugin, a new binary) rebuilds that part only, never
+# the CLI. See engine/README.md, "Parts and cache keys".
+#
+#   ENGINE_PARTS                         the parts, in build order: each is a directory engine/<part>/ with a build.sh
+#   engine_part_key <engine dir> <part> [<variant>]
+#                                        16 hex: the Go version, build-flags.env and the part's inputs (below)
+#   engine_key <engine dir>              16 hex: the assembled engine (bin/ on PATH): every part's key, plus
+#                                        build.sh/key.sh (assembly only) and the Python SDK pins of requirements.txt
+#
+# A part's inputs: every file of engine/<part>/ except docs (*.md), editor backups and, for openstack, what only
+# tests or documents the build (smoke.sh, check_sdk.py, .gitignore); plus versions.env and the SDK pins of
+# requirements.txt for the parts that read them (langhost, scripts, openstack). A new part: add its directory with a
+# build.sh (README.md says what it gets and prints) and its name to ENGINE_PARTS; nothing else.
+ENGINE_PARTS="cli langhost scripts openstack yaml codegen"
+
+engine_part_inputs() {
+    case "$1" in
+        openstack) find openstack -type f \( -name '*.go' -o -name go.mod -o -name go.sum -o -name '*.patch' \
+            -o -name build.sh \) ;;
+        *) find "$1" -type f ! -name '*~' ! -name '*.md' ;;
+    esac
+    case "$1" in
+        langhost | scripts | openstack) echo versions.env ;;
+    esac
+}
+
+engine_part_key() {
+    (
+        cd "$1" || exit 1
+        echo "${ENGINE_GO_VERSION:-$(go version)}"
+        [ -z "${3:-}" ] || echo "variant $3"
+        case "$2" in
+            langhost | scripts | openstack)
+                grep -E '^(pulumi|pulumi-openstack)==' ../requirements.txt 2>/dev/null || true ;;
+        esac
+        { engine_part_inputs "$2"; echo build-flags.env; } 2>/dev/null | LC_ALL=C sort | xargs sha256sum
+    ) | sha256sum | cut -c1-16
+}
+
 engine_key() {
     (
         cd "$1" || exit 1
-        go version
+        dir=$(pwd)
+        ENGINE_GO_VERSION=$(go version)
+        export ENGINE_GO_VERSION
+        for part in $ENGINE_PARTS; do
+            echo "$part $(engine_part_key "$dir" "$part")"
+        done
         grep -E '^(pulumi|pulumi-openstack|pulumi-policy)==' ../requirements.txt 2>/dev/null || true
-        { find cli codegen langhost scripts yaml build.sh key.sh versions.env -type f ! -name '*~'
-          find openstack -type f \( -name '*.go' -o -name go.mod -o -name go.sum -o -name '*.patch' \); } 2>/dev/null \
-            | LC_ALL=C sort | xargs sha256sum
+        sha256sum build.sh key.sh
     ) | sha256sum | cut -c1-16
 }
