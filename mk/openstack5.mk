@@ -3,11 +3,11 @@
 # 3.15.1 (engine/README.md), so the main .venv pins pulumi-openstack 3.15.1; 5.x runs here under mocks only.
 # Included by the root Makefile; `make test` runs test-openstack5 after the main suite.
 #
-#   make venv-openstack5   create/update .venv-openstack5: requirements.txt with OS5_PIN instead of its
-#                          pulumi-openstack pin, and this project editable (as in .venv)
+#   make venv-openstack5   create/update .venv-openstack5: requirements.txt with the pin of
+#                          requirements-openstack5.txt instead of its pulumi-openstack pin, this project editable
 #   make test-openstack5   tests/unit and tests/policies (not integration, not e2e) in that virtualenv
 
-OS5_PIN := pulumi-openstack==5.5.3
+OS5_PIN := $(shell grep '^pulumi-openstack==' requirements-openstack5.txt)
 OS5_VENV := .venv-openstack5
 OS5_PY := $(OS5_VENV)/bin/python
 OS5_STAMP := $(OS5_VENV)/.installed-$(shell (grep -v '^pulumi-openstack==' requirements.txt; echo '$(OS5_PIN)'; cat pyproject.toml) | sha1sum | cut -c1-12)
@@ -16,7 +16,7 @@ OS5_STAMP := $(OS5_VENV)/.installed-$(shell (grep -v '^pulumi-openstack==' requi
 
 venv-openstack5: $(OS5_STAMP)
 
-$(OS5_STAMP): requirements.txt pyproject.toml mk/openstack5.mk
+$(OS5_STAMP): requirements.txt requirements-openstack5.txt pyproject.toml mk/openstack5.mk
 	test -x $(OS5_PY) || python3 -m venv $(OS5_VENV)
 	{ grep -v '^pulumi-openstack==' requirements.txt; echo '$(OS5_PIN)'; } >$(OS5_VENV)/requirements.txt
 	$(OS5_VENV)/bin/pip install --quiet --disable-pip-version-check -r $(OS5_VENV)/requirements.txt

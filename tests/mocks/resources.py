@@ -241,6 +241,8 @@ HANDLERS: dict[str, Callable[..., dict]] = {
     "pulumi-python:dynamic:Resource": readiness,
     "pulumi-python:dynamic/haendpoint:MemberReadiness": readiness,
     "pulumi-python:dynamic/haendpoint:MemberDrain": readiness,
+    "haendpoint:index:MemberReadiness": readiness,  # the same, built in the package's provider host
+    "haendpoint:index:MemberDrain": readiness,
     "pulumi:providers:openstack": lambda cloud, name, inputs: dict(inputs),  # a provider's state is its inputs
 }
 

@@ -23,7 +23,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 from pulumi.dynamic import UpdateResult
 
 from .. import contract
-from . import cloud
+from . import cloud, hosted
 from .target import CloudTarget, StackConfigured, resolve
 from ..retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
 from .errors import AuthFailed, ReadinessError
@@ -190,7 +190,8 @@ class MemberDrain(pulumi.dynamic.Resource, module="haendpoint", name=DRAIN_TYPE_
         cloud_source: str = "stack",
         opts: Optional[pulumi.ResourceOptions] = None,
     ) -> None:
-        """Typed ``pulumi-python:dynamic/haendpoint:MemberDrain``, aliased to the generic dynamic token it had before;
+        """Typed ``pulumi-python:dynamic/haendpoint:MemberDrain`` (``haendpoint:index:MemberDrain`` in the package's
+        provider host: :mod:`.hosted`), aliased to the generic dynamic token it had before;
         ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`)."""
         props = {
             "pool_id": pool_id,
@@ -202,4 +203,4 @@ class MemberDrain(pulumi.dynamic.Resource, module="haendpoint", name=DRAIN_TYPE_
             "cloud_source": cloud_source,
         }
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
-        super().__init__(MemberDrainProvider(), name, props, opts)
+        hosted.register(self, MemberDrainProvider(), DRAIN_TYPE_NAME, name, props, opts)  # see .hosted

@@ -31,7 +31,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 from pulumi.dynamic import UpdateResult
 
 from .. import contract
-from . import cloud
+from . import cloud, hosted
 from .errors import ReadinessError
 from .target import CloudTarget, StackConfigured, TargetError, resolve
 from .inputs import (PROVIDER_KEY, InputError, ReadinessInputs, parse_readiness, polls_count, positive_number,
@@ -224,7 +224,8 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
         """``pools``: logical pool name -> ``{"pool_id": Input[str], "member_ids": [Input[str]], "monitored": bool}``;
         ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`); ``stable_polls``: consecutive ready
         polls a member needs (a flapping member does not count). Typed
-        ``pulumi-python:dynamic/haendpoint:MemberReadiness``, aliased to the generic dynamic token it had before."""
+        ``pulumi-python:dynamic/haendpoint:MemberReadiness``, aliased to the generic dynamic token it had before
+        (``haendpoint:index:MemberReadiness`` in the component package's provider host: :mod:`.hosted`)."""
         props: dict[str, Any] = {
             "loadbalancer_id": loadbalancer_id,
             "pools": pools,
@@ -238,4 +239,4 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
         }
         props.update({key: None for key in OUTPUT_NAMES})
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
-        super().__init__(MemberReadinessProvider(), name, props, opts)
+        hosted.register(self, MemberReadinessProvider(), READINESS_TYPE_NAME, name, props, opts)  # see .hosted
