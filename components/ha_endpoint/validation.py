@@ -205,14 +205,15 @@ def _check_dns(args: EndpointArgs, root: str) -> Iterable[Problem]:
     dns = args.dns
     if dns is None:
         return
-    zone = dns.dns_zone if isinstance(dns.dns_zone, str) else "unknown."  # an Output: the record's labels only
+    known = isinstance(dns.dns_zone, str)
+    zone = dns.dns_zone if known else "<dnsZone>."  # an Output: the record's own labels now, the length once known
     names = predicates.zone_record_names(dns.record, zone, sorted(args.zones), bool(dns.per_zone_records))
     failing = [(what, fqdn, problem) for what, fqdn in names
-               for problem in [predicates.dns_name_problem(fqdn if isinstance(dns.dns_zone, str)
-                                                           else fqdn[:-len(zone)])] if problem]
+               for problem in [predicates.dns_name_problem(fqdn if known else fqdn[:-len(zone)])] if problem]
     if not failing:
         return
     what, fqdn, problem = failing[0]
+    fqdn = fqdn if known else fqdn[:-1]  # "api.<dnsZone>"
     if what == names[0][0]:
         fix = "shorten dns.record (or use a DNS zone with a shorter name)" if "characters long" in problem else \
             "fix dns.record"
@@ -221,7 +222,6 @@ def _check_dns(args: EndpointArgs, root: str) -> Iterable[Problem]:
         fix = ("shorten dns.record or the AZ names, or set dns.perZoneRecords: false" +
                (f" (the records of {others} other zone(s) fail the same way)" if others else ""))
     yield Problem(f"{root}.dns.record", f"{what} would be {fqdn}, which Designate refuses: {problem}; {fix}")
-
 
 
 def check_cloud_facts(args: EndpointArgs, facts: Any, root: str = DEFAULT_ROOT) -> list[Problem]:

@@ -72,7 +72,7 @@ def listener(cloud, name: str, inputs: dict) -> dict:
             raise CloudError(f"listener {name}: a TERMINATED_HTTPS listener needs a default_tls_container_ref (400)")
         if protocol != "TERMINATED_HTTPS" and ref:
             raise CloudError(f"listener {name}: certificate references are only allowed on TERMINATED_HTTPS (400)")
-        if ref and ref not in cloud.certificates:
+        if ref and ref not in cloud.certificates and not cloud.preview:  # Octavia loads it when it creates
             raise CloudError(f"listener {name}: could not retrieve certificate {ref} (400)")
     port = inputs.get("protocolPort")
     if lb and not cloud.preview:

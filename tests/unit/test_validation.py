@@ -217,3 +217,110 @@ def test_a_message_lists_at_most_20_problems_then_how_many_more():
     assert lines[0] == "invalid endpoint configuration (25 problems):"
     assert len(lines) == 22 and lines[-1] == "  ... and 5 more (fix these first; the same check lists the rest)"
     assert len(caught.value.problems) == 25
+
+
+# -- the rules said once (ha_endpoint.predicates), as Octavia and Designate apply them -------------------------------
+
+@pytest.mark.parametrize("path, accepted", [
+    ("/", True), ("/readyz", True), ("/readyz?verbose", True), ("/a/b%20c", True), ("/healthz#x", True),
+    ("readyz", False), ("/ready z", False), ("http://h/readyz", False), ("//h/readyz", False), ("/a|b", False),
+    ("/%zz", False), ("/é", False)])
+def test_url_paths_as_octavia_takes_them(path, accepted):
+    from ha_endpoint import predicates
+
+    assert (predicates.url_path_problem(path) is None) is accepted
+
+
+@pytest.mark.parametrize("codes, accepted", [
+    ("200", True), ("200,202", True), ("200, 202", True), ("200-204", True), ("2xx", False), ("200-", False),
+    ("200-204,301", False), ("20", False), ("200;204", False), ("", False)])
+def test_expected_codes_as_octavia_takes_them(codes, accepted):
+    from ha_endpoint import predicates
+
+    assert (predicates.expected_codes_problem(codes) is None) is accepted
+
+
+@pytest.mark.parametrize("address, refused", [
+    ("10.10.1.10", None), ("10.10.1.0", "network address"), ("10.10.1.255", "broadcast address"),
+    ("10.10.1.1", "gateway"), ("10.99.0.1", None)])
+def test_member_addresses_no_server_holds(address, refused):
+    from ha_endpoint import predicates
+
+    problem = predicates.member_address_problem(address, "10.10.1.0/24", "10.10.1.1")
+    assert (problem is None) if refused is None else (refused in problem)
+
+
+def test_member_addresses_of_small_and_ipv6_subnets():
+    from ha_endpoint import predicates
+
+    assert predicates.member_address_problem("10.0.0.0", "10.0.0.0/31") is None  # RFC 3021: both are hosts
+    assert "network address" in predicates.member_address_problem("fd00::", "fd00::/64")
+    assert predicates.member_address_problem("fd00::ffff:ffff:ffff:ffff", "fd00::/64") is None  # no broadcast in v6
+
+
+@pytest.mark.parametrize("fqdn, refused", [
+    ("api.example.test.", None), ("*.apps.example.test.", None), ("_acme.example.test.", None),
+    ("a" * 63 + ".example.test.", None), ("a" * 64 + ".example.test.", "64 characters"),
+    ("api-.example.test.", "not a DNS label"), ("api..example.test.", "not a DNS label"),
+    ("apps.*.example.test.", "not a DNS label"), (".".join(["a" * 49] * 5) + ".test.", "characters long")])
+def test_dns_names_as_designate_takes_them(fqdn, refused):
+    from ha_endpoint import predicates
+
+    problem = predicates.dns_name_problem(fqdn)
+    assert (problem is None) if refused is None else (refused in problem)
+
+
+def test_a_record_name_given_as_an_output_is_checked_for_its_own_labels():
+    import pulumi
+
+    raw = dev_config()
+    raw["dns"]["dnsZone"] = pulumi.Output.from_input("example.test.")
+    raw["dns"]["record"] = "api-"
+    assert [problem.split(": ", 1)[0] for problem in problems_of(raw)] == [f"{ROOT}.dns.record"]
+    raw["dns"]["record"] = "a" * 200  # its full length is known only with the zone's name: checked once known
+    assert problems_of(raw)[0].startswith(f"{ROOT}.dns.record: the endpoint's record would be ")
+
+
+# -- pydantic's own wording never reaches a user ---------------------------------------------------------------------
+
+JUNK = [None, True, False, 0, -1, 1.5, 6443.0, 10 ** 12, "", "x", "6443", " ", [], ["x"], {}, {"x": 1}]
+KEYS = ["name", "loadBalancerProvider", "floatingNetwork", "allowedCidrs", "zones", "zones.az1", "zones.az1.subnet",
+        "zones.az1.floatingIp", "zones.az1.takeOverFloatingIp", "listeners", "listeners.0", "listeners.0.port",
+        "listeners.0.memberPort", "listeners.0.protocol", "listeners.0.lbMethod", "listeners.0.monitor",
+        "listeners.0.monitor.type", "listeners.0.monitor.path", "listeners.0.monitor.expectedCodes",
+        "listeners.0.monitor.delay", "listeners.0.monitor.timeout", "listeners.0.monitor.maxRetries",
+        "listeners.0.monitor.port", "listeners.0.certificateRef", "members", "members.0", "members.0.name",
+        "members.0.az", "members.0.address", "members.0.subnet", "members.0.port", "members.0.weight",
+        "memberPlacement", "dns", "dns.dnsZone", "dns.record", "dns.ttl", "dns.publish", "dns.perZoneRecords",
+        "readiness", "readiness.timeoutSeconds", "readiness.require", "readiness.pollIntervalSeconds",
+        "readiness.stablePolls", "readiness.drainSeconds", "readiness.cloud", "tags", "tags.0", "typo"]
+
+
+def test_every_key_with_any_wrong_value_is_refused_in_words_a_user_knows():
+    """Each key of the configuration, given each kind of wrong value: whatever is refused names a key under the
+    configuration and says what to do, with none of pydantic's phrases (and nothing crashes)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from ha_endpoint.messages import raw_phrases
+    from tests.unit.corpus.runner import FIX_WORDS
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.sampled_from(KEYS), st.sampled_from(JUNK))
+    def check(key, junk):
+        raw = dev_config()
+        raw.setdefault("tags", ["production"])
+        *head, last = [int(step) if step.isdigit() else step for step in key.split(".")]
+        container = raw
+        for step in head:
+            container = container[step]
+        container[last] = junk
+        try:
+            load_endpoint_args(raw)
+        except ConfigError as error:
+            for problem in error.problems:
+                text = str(problem)
+                assert text.startswith(ROOT) and not any(phrase in text for phrase in raw_phrases()), text
+                assert FIX_WORDS.search(text.split(": ", 1)[-1]), text
+
+    check()

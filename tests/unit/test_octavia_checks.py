@@ -1,0 +1,74 @@
+"""What only Octavia's answers tell, asked at preview (ha_endpoint.octavia_checks): its availability zones and the
+key manager's certificates; a cloud that cannot be asked is a warning (Octavia judges at `up`), never a crash."""
+
+from __future__ import annotations
+
+import pytest
+
+from ha_endpoint import CloudLookupError
+from ha_endpoint.octavia_checks import CatalogUnavailable, OpenStackCatalog
+from ha_endpoint.plan import PollTarget
+from tests.mocks import CloudError, FakeCloud, run_component
+from tests.mocks.configs import dev_endpoint
+
+CERTIFICATE = "https://barbican.example:9311/v1/containers/0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10"
+
+
+def terminated(raw: dict) -> dict:
+    raw["listeners"][0].update(protocol="TERMINATED_HTTPS", certificateRef=CERTIFICATE,
+                               monitor={"type": "HTTP", "path": "/readyz"})
+    return raw
+
+
+@pytest.fixture
+def warnings(monkeypatch):
+    said: list[str] = []
+    monkeypatch.setattr("pulumi.log.warn", lambda message, *args, **kwargs: said.append(message))
+    return said
+
+
+def test_a_cloud_that_cannot_be_asked_is_a_warning_and_octavia_judges_at_up(warnings):
+    cloud = FakeCloud.dev()
+    cloud.catalog_error = "HTTP 403 Forbidden: policy does not allow availability-zone:get_all"
+    run = run_component(terminated(dev_endpoint()), cloud, preview=True)
+    assert run.registrations
+    assert warnings == [
+        "ha-endpoint:endpoint.zones: Octavia's availability zones could not be checked at preview (HTTP 403 "
+        "Forbidden: policy does not allow availability-zone:get_all); Octavia refuses an unknown one when the load "
+        "balancers are created",
+        "ha-endpoint:endpoint.listeners[0].certificateRef: the certificate could not be checked at preview (HTTP 403 "
+        "Forbidden: policy does not allow availability-zone:get_all); Octavia refuses the listener if it cannot load "
+        "it"]
+    with pytest.raises(CloudError, match="could not retrieve certificate"):  # ... and Octavia does, at up
+        run_component(terminated(dev_endpoint()), cloud, preview=False)
+
+
+def test_a_certificate_the_key_manager_holds_reaches_the_listener():
+    cloud = FakeCloud.dev()
+    cloud.certificates.add(CERTIFICATE)
+    run = run_component(terminated(dev_endpoint()), cloud, preview=False)
+    listeners = [r for r in run.registrations if r["name"].endswith("-6443-listener")]
+    assert len(listeners) == 3 and {r["inputs"]["defaultTlsContainerRef"] for r in listeners} == {CERTIFICATE}
+    assert {r["inputs"]["protocol"] for r in listeners} == {"TERMINATED_HTTPS"}
+    pools = [r for r in run.registrations if r["name"].endswith("-6443-pool")]
+    assert {r["inputs"]["protocol"] for r in pools} == {"HTTP"}  # TLS ends at the load balancer
+
+
+def test_every_unknown_zone_is_named_at_once_and_nothing_is_registered():
+    cloud = FakeCloud.dev()
+    cloud.azs -= {"az2", "az3"}
+    with pytest.raises(CloudLookupError) as caught:
+        run_component(dev_endpoint(), cloud, preview=True)
+    assert [problem.path for problem in caught.value.problems] == ["ha-endpoint:endpoint.zones.az2",
+                                                                   "ha-endpoint:endpoint.zones.az3"]
+    assert cloud.registrations == []
+
+
+def test_the_real_catalog_says_why_it_cannot_ask_without_touching_a_network(tmp_path, monkeypatch):
+    with pytest.raises(CatalogUnavailable, match="set readiness.cloud"):
+        OpenStackCatalog().octavia_azs(PollTarget(None, None, "provider"))
+    empty = tmp_path / "clouds.yaml"
+    empty.write_text("clouds: {}\n")
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(empty))
+    with pytest.raises(CatalogUnavailable, match="nowhere"):
+        OpenStackCatalog().octavia_azs(PollTarget("nowhere", None, "readiness"))
