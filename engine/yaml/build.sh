@@ -1,22 +1,36 @@
 #!/usr/bin/env bash
-# Build the Pulumi YAML language host (pulumi-language-yaml) into a bin dir: called by engine/build.sh (step 5) with
-# the temporary bin dir of the build, so it is cached under the same key (engine/key.sh hashes this directory).
+# Part "yaml" of the engine (engine/build.sh): the Pulumi YAML language host, pulumi-language-yaml, into <bin dir>.
 #
 #   engine/yaml/build.sh <bin dir>
 #
 # Module: github.com/pulumi/pulumi-yaml v1.19.1 (served by the module proxy), on the pkg/v3 and sdk/v3 v3.170.0 it
-# requires itself (its go.mod has no replace directives, so this wrapper needs none). The version is set with
-# -ldflags -X .../pkg/version.Version, read from go.mod (never faked). The CLI (v3.259.0) finds the host on PATH next
-# to `pulumi` as it finds pulumi-language-python.
+# requires itself (its go.mod has no replace directives). In a temp copy of this wrapper module: the pulumi-yaml
+# module copied out of GOMODCACHE with patches/*.patch applied (each says what and why), a `replace` pointing at it,
+# then `go build`, the version set with -ldflags -X .../pkg/version.Version from go.mod (never faked). The CLI
+# (v3.259.0) finds the host on PATH next to `pulumi`, as it finds pulumi-language-python.
 set -euo pipefail
 
-YAML_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BIN=${1:?usage: engine/yaml/build.sh <bin dir>}
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-mod=mod"
+export GOFLAGS=${GOFLAGS:--mod=mod -trimpath -buildvcs=false}
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
+YAML=github.com/pulumi/pulumi-yaml
 
-YAML_VERSION=$(cd "$YAML_DIR" && go list -m -f '{{.Version}}' github.com/pulumi/pulumi-yaml)
-(cd "$YAML_DIR" && go build -p "${ENGINE_GO_P:-2}" -trimpath -buildvcs=false \
-    -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=$YAML_VERSION" \
-    -o "$BIN/pulumi-language-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml)
-echo "$YAML_VERSION"
+WORK=$(mktemp -d "${ENGINE_PART_OUT:-${TMPDIR:-/tmp}}/.src.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+YAML_VERSION=$(cd "$DIR" && go list -m -f '{{.Version}}' "$YAML")
+YAML_DIR=$(cd "$DIR" && go mod download -json "$YAML@$YAML_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+cp -R "$YAML_DIR" "$WORK/pulumi-yaml"
+chmod -R u+w "$WORK/pulumi-yaml"
+for patch in "$DIR"/patches/*.patch; do
+    [ -e "$patch" ] || continue
+    patch --quiet --forward -p1 -d "$WORK/pulumi-yaml" <"$patch" ||
+        { echo "engine: $patch does not apply to $YAML $YAML_VERSION" >&2; exit 1; }
+    echo "patched $YAML $YAML_VERSION with $(basename "$patch")"
+done
+mkdir "$WORK/wrapper"
+cp "$DIR/go.mod" "$DIR/go.sum" "$DIR/tools.go" "$WORK/wrapper/"
+(cd "$WORK/wrapper" && go mod edit -replace "$YAML=../pulumi-yaml" &&
+    go build -p "${ENGINE_GO_P:-2}" -ldflags "-s -w -X $YAML/pkg/version.Version=$YAML_VERSION" \
+        -o "$BIN/pulumi-language-yaml" "$YAML/cmd/pulumi-language-yaml")
+echo "pulumi-language-yaml $YAML_VERSION (pkg/v3 $(cd "$DIR" && go list -m -f '{{.Version}}' github.com/pulumi/pulumi/pkg/v3), patched)"
