@@ -1,5 +1,6 @@
 """Write the configuration of every service under the state directory (system python)."""
 import base64
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -322,6 +323,11 @@ def nova_compute_name(az: str) -> str:
     return f'nova-compute-{az}'
 
 
+def nova_compute_gate(p: Paths) -> Path:
+    """The file whose existence lets localcloud/nova_services.py fork the compute services."""
+    return p.run / 'nova-compute.gate'
+
+
 def placement(p: Paths, s: dict) -> None:
     _write(p.conf('placement.conf'), _ini({
         'DEFAULT': {'log_file': p.log('placement-api')},
@@ -404,6 +410,14 @@ def nova(p: Paths, s: dict) -> None:
     for az, host in COMPUTE_HOSTS.items():
         name = nova_compute_name(az)
         _write(p.conf(f'{name}.conf'), _ini({'DEFAULT': {'log_file': p.log(name), 'host': host}}))
+    # The children of localcloud/nova_services.py: each service with its own entry point and configuration files.
+    # The compute services read no database URL (nova-db.conf): they reach the database through the conductor only.
+    base, db = ['--config-file', str(p.conf('nova.conf'))], ['--config-file', str(p.conf('nova-db.conf'))]
+    spec = [{'name': svc, 'module': f'nova.cmd.{svc.split("-")[1]}', 'gate': None,
+             'argv': [*base, *db, '--config-file', str(p.conf(f'{svc}.conf'))]} for svc in NOVA_SERVICES]
+    spec += [{'name': nova_compute_name(az), 'module': 'nova.cmd.compute', 'gate': str(nova_compute_gate(p)),
+              'argv': [*base, '--config-file', str(p.conf(f'{nova_compute_name(az)}.conf'))]} for az in COMPUTE_HOSTS]
+    _write(p.conf('nova-services.json'), json.dumps(spec, indent=1) + '\n')
 
 
 def write_all(p: Paths, s: dict) -> None:

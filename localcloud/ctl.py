@@ -37,13 +37,15 @@ def cmd_down(p: Paths, args) -> int:
     svcs = services.table(p)
     stopped = []
 
+    markers = {**services.RETIRED, **{name: svc.marker for name, svc in svcs.items()}}
+
     def stopper(name, timeout):
         def run():
             t = time.monotonic()
-            if procs.stop(p.pidfile(name), svcs[name].marker, timeout=timeout):
+            if procs.stop(p.pidfile(name), markers[name], timeout=timeout):
                 stopped.append(f'{name} ({time.monotonic() - t:.1f}s)')
         return threading.Thread(target=run)
-    parallel([stopper(n, 5) for n in svcs if n not in INFRA])
+    parallel([stopper(n, 5) for n in markers if n not in INFRA])
     parallel([stopper('rabbitmq', 20), stopper('mariadb', 60)])
     parallel([stopper('epmd', 5)])
     print(f'stopped: {", ".join(stopped) or "nothing was running"}')

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import configs, rest
-from .settings import COMPUTE_HOSTS, HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
+from .settings import HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
 
 OCTAVIA_PLUGIN = PKG / 'octavia_plugin'
 NEUTRON_PLUGIN = PKG / 'neutron_plugin'
@@ -38,8 +38,6 @@ def table(p: Paths) -> dict:
     c = p.conf
     ocfg = ['--config-file', str(c('octavia.conf'))]
     dcfg = ['--config-file', str(c('designate.conf'))]
-    ncfg = ['--config-file', str(c('nova.conf'))]
-    ndb = ['--config-file', str(c('nova-db.conf'))]  # not for nova-compute
     plugin_env = {'PYTHONPATH': str(OCTAVIA_PLUGIN)}
     services = [
         Service('mariadb', ['/usr/sbin/mariadbd', f'--defaults-file={c("my.cnf")}'], 'mariadbd',
@@ -92,20 +90,20 @@ def table(p: Paths) -> dict:
                 'placement-api', [('tcp', PORTS['placement'])], url('placement', '/')),
         Service('glance-api', ['/usr/bin/glance-api', '--config-file', str(c('glance-api.conf'))],
                 'glance-api', [('tcp', PORTS['glance'])], url('glance', '/')),
-        Service('nova-api', ['/usr/bin/nova-api', *ncfg, *ndb, '--config-file', str(c('nova-api.conf'))],
-                'nova-api', [('tcp', PORTS['nova'])], url('nova', '/')),
-        Service('nova-conductor', ['/usr/bin/nova-conductor', *ncfg, *ndb,
-                                   '--config-file', str(c('nova-conductor.conf'))], 'nova-conductor'),
-        Service('nova-scheduler', ['/usr/bin/nova-scheduler', *ncfg, *ndb,
-                                   '--config-file', str(c('nova-scheduler.conf'))], 'nova-scheduler'),
-        # one nova-compute (fake virt driver) per AZ host, forked from one parent: localcloud/nova_compute.py
-        Service('nova-compute', [SYSTEM_PYTHON, '-m', 'localcloud.nova_compute', *ncfg, '--',
-                                 *(str(c(f'{configs.nova_compute_name(az)}.conf')) for az in COMPUTE_HOSTS)],
-                'localcloud.nova_compute', env={'PYTHONPATH': str(REPO)}),
+        # nova-api, nova-conductor, nova-scheduler and one nova-compute (fake virt driver) per AZ host, forked from
+        # one parent that imported Nova once: localcloud/nova_services.py, children listed in etc/nova-services.json
+        Service('nova', [SYSTEM_PYTHON, '-m', 'localcloud.nova_services', str(c('nova-services.json'))],
+                'localcloud.nova_services', [('tcp', PORTS['nova'])], url('nova', '/'), env={'PYTHONPATH': str(REPO)}),
         Service('heartbeat', [SYSTEM_PYTHON, '-m', 'localcloud.heartbeat', '--state', str(p.root)],
                 'localcloud.heartbeat', env={'PYTHONPATH': str(REPO)}),
     ]
     return {s.name: s for s in services}
+
+
+# Services an earlier version started under other names (name -> marker): `up` stops them by their PID files
+# before it starts their successors (now children of `nova`), which would otherwise find their port taken.
+RETIRED = {'nova-api': 'nova-api', 'nova-conductor': 'nova-conductor', 'nova-scheduler': 'nova-scheduler',
+           'nova-compute': 'localcloud.nova_compute'}
 
 
 def port_open(proto: str, port: int) -> bool:

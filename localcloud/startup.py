@@ -273,16 +273,20 @@ class Up:
                            (self.placement_schema, self.glance_schema, self.nova_schema)])
         if errors:
             raise errors[0]
-        for name in ('placement-api', 'glance-api', 'nova-conductor', 'nova-scheduler', 'nova-api'):
+        gate = configs.nova_compute_gate(self.p)
+        if not procs.alive(self.p.pidfile('nova'), self.svcs['nova'].marker):
+            gate.unlink(missing_ok=True)
+        for name in ('placement-api', 'glance-api', 'nova'):
             self.ensure(name)
-        # nova-compute reports its resources to Placement once at start (then every minute) and waits for the
-        # conductor by RPC (a ping sent before the conductor's queue exists is lost: a minute's timeout).
+        # The compute services (forked by `nova` once the gate file exists) report their resources to Placement
+        # once at start (then every minute) and ping the conductor by RPC (a ping sent before the conductor's queue
+        # exists is lost: 10 s).
         self.wait_keystone()
         self.wait_ready('placement-api')
         self.wait_queues(['conductor'])
-        self.ensure('nova-compute')
+        gate.write_text(time.strftime('%F %T\n'))
         self.wait_ready('glance-api')
-        self.wait_ready('nova-api')
+        self.wait_ready('nova')
         self.wait_queues(['scheduler', *(f'compute.{h}' for h in COMPUTE_HOSTS.values())])
         self.map_compute_hosts()
         say('compute ready')
@@ -339,7 +343,7 @@ class Up:
                 break
             if time.monotonic() > deadline:
                 raise RuntimeError(f'compute hosts {missing} have no compute node or resource provider after '
-                                   f'{timeout:.0f}s; see {self.p.logs}/nova-compute*.log')
+                                   f'{timeout:.0f}s; see {self.p.logs}/nova*.log')
             time.sleep(0.3)
         mapped = set(self.sql('SELECT host FROM host_mappings', 'nova_api').split())
         if hosts - mapped:
@@ -357,8 +361,14 @@ class Up:
                 raise RuntimeError(f'RPC queues {missing} still missing after {timeout:.0f}s')
             time.sleep(0.3)
 
+    def retire(self) -> None:
+        for name, marker in services.RETIRED.items():
+            if procs.stop(self.p.pidfile(name), marker, timeout=8):
+                say(f'stopped {name}: an earlier version ran it apart (now a child of nova)')
+
     def all(self) -> None:
         self.p.makedirs()
+        self.retire()
         infra = [threading.Thread(target=f) for f in (self.mariadb, self.rabbitmq)]
         errors = parallel(infra)
         if errors:
