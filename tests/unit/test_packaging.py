@@ -243,3 +243,13 @@ def test_the_host_serves_a_drains_lifecycle_with_the_dynamic_providers_own_class
     assert diff.changes == proto.DiffResponse.DIFF_SOME and list(diff.replaces) == ["member_id"]
     with pytest.raises(AbortedCall, match="serves no resource of type haendpoint:index:Nothing"):
         asyncio.run(servicer.Create(request("CreateRequest", "haendpoint:index:Nothing", properties=drain), context))
+
+
+@pytest.mark.parametrize("example, fence", [("examples/python/__main__.py", "python"),
+                                            ("examples/yaml/Pulumi.yaml", "yaml"),
+                                            ("examples/typescript/index.ts", "typescript")])
+def test_the_readme_shows_each_language_example_as_the_file_the_tests_run(example, fence):
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Use it from your stack"):]
+    section = section[:section.index("\n## ", 1)]
+    assert f"```{fence}\n{(ROOT / example).read_text()}```" in section, f"README.md shows another {example}"

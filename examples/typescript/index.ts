@@ -1,0 +1,19 @@
+// A TypeScript stack using the HA endpoint through its component package: the SDK is generated from
+// components/schema.json (`make sdk-typescript`, or `pulumi package add <path to components>` where the Node.js
+// language host exists) and the component itself runs in its Python provider host.
+import * as haendpoint from "@pulumi/haendpoint";
+
+const azs = ["az1", "az2", "az3"];
+
+const endpoint = new haendpoint.HaEndpoint("k8s-api", {
+    name: "k8s-api",
+    floatingNetwork: "public", // names or ids, or Outputs of resources this program declares
+    zones: Object.fromEntries(azs.map(az => [az, { subnet: `cp-${az}` }])),
+    listeners: [{ port: 6443, monitor: { type: haendpoint.MonitorType.HTTPS, path: "/readyz" } }],
+    members: azs.map((az, i) => ({ name: `cp-${i + 1}`, az, address: `10.10.${i + 1}.10` })),
+    dns: { dnsZone: "example.test.", record: "api" },
+});
+
+export const apiEndpoint = endpoint.fqdn;
+export const addresses = endpoint.addresses;
+export const vips = endpoint.zones.apply(zones => azs.map(az => zones[az].vipAddress));
