@@ -7,9 +7,16 @@ Prints:
     an empty Python program (the engine's fixed overhead), in private copies of the project;
   - the critical path of ONE zone of that shape built directly with openstacksdk, one call after another, each
     polled at 0.1 s: LB -> ACTIVE, per listener (2) listener, pool, monitor, member -> ONLINE, floating IP, recordset;
-  - the ratio up / (one zone's chain + empty-program overhead): goal <= 1.5, i.e. zones are built in parallel.
+  - the ratio up / (one zone's chain + empty-program overhead): goal <= 1.5, i.e. zones are built in parallel;
+  - the neutron-lbaas warnings an `up` prints, and the dev shape's destroy beside the cloud's own time to delete one
+    zone (cascade delete of its load balancer, its floating IP and recordset);
+  - where the time of the dev shape's `up` and `destroy` goes (bench/event_timings.py: per-resource steps from the
+    engine's event log, and the chain of steps that explains the wall time);
+  - before/after in the same run: the same figures with the OpenStack plugin built without engine/openstack/patches
+    (engine part "openstack-unpatched", built by `engine/build.sh --part openstack-unpatched` when the cache has
+    none: a few minutes with warm Go caches; --no-before skips it).
 
-Run: .venv/bin/python bench/engine_figures.py [--cold]    (needs `make engine localcloud`)
+Run: .venv/bin/python bench/engine_figures.py [--cold] [--no-before]    (needs `make engine localcloud`)
 """
 
 from __future__ import annotations
@@ -26,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
-from typing import Optional  # noqa: E402
 
+from bench.lib import event_timings  # noqa: E402
 from localcloud.testing import ensure_up  # noqa: E402
 from tests.e2e.pulumi_cli import PulumiStack, project_environment  # noqa: E402
 
@@ -76,12 +83,19 @@ def engine_runs(environment: dict[str, str], workdir: Path) -> dict[str, float]:
     try:
         figures["dev_preview_s"] = stack.preview(policy=False).seconds
         figures["dev_preview_with_policies_s"] = stack.preview().seconds
-        up = stack.up(policy=False)
-        figures["dev_up_s"] = up.seconds
-        figures["lbaas_warnings"] = (up.stdout + up.stderr).count("neutron-lbaas")
+        seconds, code, output, events = event_timings.run_logged(
+            stack, "up", "--yes", "--non-interactive", "--skip-preview")
+        if code != 0:
+            raise RuntimeError(f"pulumi up of the dev shape failed ({code}):\n{output[-3000:]}")
+        figures["dev_up_s"], figures["up_events"] = seconds, events
+        figures["lbaas_warnings"] = output.count("neutron-lbaas")
         figures["dev_resources"] = len(stack.resources())
     finally:
-        figures["dev_destroy_s"] = stack.destroy(check=False).seconds
+        seconds, code, output, events = event_timings.run_logged(
+            stack, "destroy", "--yes", "--non-interactive", "--skip-preview")
+        figures["dev_destroy_s"], figures["destroy_events"] = seconds, events
+        if code != 0:
+            print(f"pulumi destroy of the dev shape failed ({code}):\n{output[-3000:]}")
     return figures
 
 
@@ -141,23 +155,27 @@ def one_zone_chain(conn) -> dict[str, float]:
         steps["recordset"] = time.monotonic() - t
         steps["total"] = time.monotonic() - started
     finally:
+        # The cloud's own time to delete the zone: recordset, floating IP, then the load balancer with everything in
+        # it in one call (cascade), waited for until gone; the steps run one after another, as a destroy would.
+        t = time.monotonic()
         if "recordset" in created:
             conn.dns.delete_recordset(created["recordset"], zone, ignore_missing=True)
+            wait_for(lambda: conn.dns.find_recordset(zone, created["recordset"].id) is None, timeout=120)
         if "fip" in created:
             conn.network.delete_ip(created["fip"], ignore_missing=True)
         if "lb" in created:
             lb_api.delete_load_balancer(created["lb"].id, cascade=True, ignore_missing=True)
             wait_for(lambda: lb_api.find_load_balancer(created["lb"].id) is None, timeout=120)
+        steps["delete (cascade)"] = time.monotonic() - t
     return steps
 
 
-def unpatched_plugin(current: Path) -> Optional[Path]:
-    """The OpenStack plugin of the newest cached engine build made without engine/openstack/patches (its BUILD_INFO
-    names no patch), for a before/after in one run; None when the cache holds none."""
-    cache = current.parents[2]
-    others = sorted((p for p in cache.glob("*/plugins/pulumi-resource-openstack") if p != current and p.is_file()),
-                    key=lambda p: p.stat().st_mtime, reverse=True)
-    return next((p for p in others if "patched " not in (p.parents[1] / "BUILD_INFO").read_text()), None)
+def unpatched_plugin() -> Path:
+    """The OpenStack plugin built without engine/openstack/patches: the engine part "openstack-unpatched", which
+    engine/build.sh builds (or reuses from its cache) and whose cache dir it prints."""
+    out = subprocess.run(["engine/build.sh", "--part", "openstack-unpatched"], cwd=ROOT, check=True,
+                         capture_output=True, text=True)
+    return Path(out.stdout.strip().splitlines()[-1]) / "plugins" / "pulumi-resource-openstack"
 
 
 def variant_environment(base: dict[str, str], plugin: Path, home: Path) -> dict[str, str]:
@@ -172,14 +190,15 @@ def variant_environment(base: dict[str, str], plugin: Path, home: Path) -> dict[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cold", action="store_true", help="also measure a cold engine build (~15 min)")
+    parser.add_argument("--cold", action="store_true", help="also measure a cold engine build (~15-25 min)")
+    parser.add_argument("--no-before", action="store_true", help="skip the runs with the unpatched plugin")
     options = parser.parse_args()
     build = engine_build(options.cold)
+    before = None if options.no_before else unpatched_plugin()
     cloud = ensure_up()
     environment = {**project_environment(), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml, "OS_CLOUD": "localcloud"}
     chain = one_zone_chain(cloud.conn)
     current = Path(environment["HA_ENGINE_BIN"]).parent / "plugins" / "pulumi-resource-openstack"
-    before = unpatched_plugin(current)
     with tempfile.TemporaryDirectory(prefix="engine-figures-") as workdir:
         runs = engine_runs(variant_environment(environment, current, Path(workdir) / "home-after"),
                            Path(workdir) / "after")
@@ -195,26 +214,34 @@ def main() -> None:
         print("  cold: as recorded by the last build (engine/<key>/BUILD_INFO):")
         for line in build["recorded"].splitlines():
             print(f"    {line}")
-    print("one zone's critical path, openstacksdk, one step after another")
+    print("one zone's critical path, openstacksdk, one step after another (then its deletion)")
     for step, seconds in chain.items():
         print(f"  {step:30s} {seconds:8.2f} s")
-    print("real engine")
+    budget = chain["total"] + runs["empty_up_s"]
+    print("real engine, patched provider (engine/openstack/patches)")
     print(f"  empty program: preview {runs['empty_preview_s']:.2f} s, up {runs['empty_up_s']:.2f} s")
     print(f"  dev shape ({runs['dev_resources']} resources): preview {runs['dev_preview_s']:.2f} s, "
           f"with policy pack {runs['dev_preview_with_policies_s']:.2f} s, up {runs['dev_up_s']:.2f} s, "
-          f"destroy {runs['dev_destroy_s']:.2f} s")
-    budget = chain["total"] + runs["empty_up_s"]
+          f"destroy {runs['dev_destroy_s']:.2f} s (the cloud deletes one zone in {chain['delete (cascade)']:.2f} s)")
     print(f"  neutron-lbaas warnings printed by the up: {runs['lbaas_warnings']}")
     print(f"ratio up / (one zone's chain + empty-program up) = {runs['dev_up_s']:.2f} / {budget:.2f} = "
           f"{runs['dev_up_s'] / budget:.2f}   (goal <= 1.5: zones in parallel)")
+    print("where the time goes (engine event log)")
+    event_timings.report("dev shape up", runs["dev_up_s"], runs["up_events"])
+    event_timings.report("dev shape destroy", runs["dev_destroy_s"], runs["destroy_events"])
     if previous is None:
-        print("before (unpatched provider): no other engine build in the cache to compare with")
+        print("before (unpatched provider): skipped (--no-before)")
         return
-    print(f"side by side, the same run: unpatched provider ({before.parents[1].name}) -> patched ({current.parents[1].name})")
-    for key, label in (("dev_up_s", "dev shape up"), ("dev_destroy_s", "dev shape destroy"),
-                       ("lbaas_warnings", "neutron-lbaas warnings"), ("empty_up_s", "empty program up")):
+    print(f"side by side, the same run: unpatched provider ({before.parents[1].name}) -> patched "
+          f"({current.parents[1].name})")
+    for key, label in (("dev_up_s", "dev shape up s"), ("dev_destroy_s", "dev shape destroy s"),
+                       ("lbaas_warnings", "neutron-lbaas warnings"), ("empty_up_s", "empty program up s"),
+                       ("dev_preview_s", "dev shape preview s")):
         print(f"  {label:28s} {previous[key]:8.2f} -> {runs[key]:8.2f}")
     print(f"  ratio                        {previous['dev_up_s'] / budget:8.2f} -> {runs['dev_up_s'] / budget:8.2f}")
+    print("where the time went before (unpatched provider)")
+    event_timings.report("dev shape up", previous["dev_up_s"], previous["up_events"])
+    event_timings.report("dev shape destroy", previous["dev_destroy_s"], previous["destroy_events"])
 
 
 if __name__ == "__main__":
