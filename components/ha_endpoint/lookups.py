@@ -310,27 +310,29 @@ class _Cloud:
         return PortFacts(port_id, found.device_owner or "", found.device_id or "", ours)
 
     def server(self, server_id: str, subnet: SubnetFacts, port_id: Optional[str], port_key: str) -> ServerFacts:
-        """A member's server: its AZ, and its port with an address on ``subnet`` (``port_id`` when given, else the
-        server's only such port)."""
+        """A member's server: its AZ (from Nova), and its port with an address on ``subnet`` (from Neutron:
+        ``port_id`` when given, else the server's only port with such an address)."""
         found = openstack.compute.get_instance_v2(id=server_id, opts=self.opts)
         name = found.name or server_id
-        ports = [(network.port, network.fixed_ip_v4 or network.fixed_ip_v6) for network in found.networks or []
-                 if network.port]
         if port_id is not None:
-            chosen = [(port, address) for port, address in ports if port == port_id]
-            if not chosen:
-                raise LookupProblem(f"port {port_id} is not a port of server {name} (its ports: "
-                                    f"{', '.join(port for port, _ in ports) or 'none'}); give one of them as "
-                                    f"{port_key}, or remove {port_key} to use its port on subnet {subnet.name}")
+            port = openstack.networking.get_port(port_id=port_id, opts=self.opts)
+            if port.device_id != server_id:
+                raise LookupProblem(f"port {port_id} is not a port of server {name} (it belongs to "
+                                    f"{port.device_id or 'no device'}); give a port of the server as {port_key}, or "
+                                    f"remove {port_key} to use its port on subnet {subnet.name}")
+            candidates = [(port_id, tuple(port.all_fixed_ips or ()))]
         else:
-            chosen = [(port, address) for port, address in ports if address and subnet.contains(address)]
-            if len(chosen) != 1:
-                what = "no port" if not chosen else f"{len(chosen)} ports"
-                raise LookupProblem(f"server {name} has {what} with an address on subnet {subnet.name} "
-                                    f"({subnet.cidr}); give the port to use as {port_key}, or the member's subnet")
+            ids = openstack.networking.get_port_ids(device_id=server_id, network_id=subnet.network_id,
+                                                    opts=self.opts).ids or []
+            candidates = [(pid, tuple(openstack.networking.get_port(port_id=pid, opts=self.opts).all_fixed_ips or ()))
+                          for pid in ids]
+        chosen = [(pid, address) for pid, addresses in candidates for address in addresses
+                  if subnet.contains(address)]
+        if len(chosen) != 1:
+            what = "no port" if not chosen else f"{len(chosen)} addresses"
+            raise LookupProblem(f"server {name} has {what} on subnet {subnet.name} ({subnet.cidr}); give the port to "
+                                f"use as {port_key}, or the member's subnet")
         port, address = chosen[0]
-        if not address:
-            raise LookupProblem(f"port {port} of server {name} has no fixed IP; give the member's address instead")
         return ServerFacts(server_id, name, found.availability_zone or "", port, address)
 
     def dns_zone_id(self, name: str) -> str:

@@ -58,7 +58,8 @@ def get_network(cloud, args: dict) -> dict:
 
 def get_port_ids(cloud, args: dict) -> dict:
     ports = [p for p in cloud.ports.values()
-             if _matches(p, {"network_id": args.get("networkId"), "device_owner": args.get("deviceOwner")})]
+             if _matches(p, {"network_id": args.get("networkId"), "device_owner": args.get("deviceOwner"),
+                             "device_id": args.get("deviceId")})]
     return {"id": "ports", "ids": sorted(p["id"] for p in ports)}
 
 

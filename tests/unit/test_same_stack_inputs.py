@@ -129,10 +129,6 @@ def test_a_member_given_by_its_port_outputs_is_named_by_its_name_and_its_port_ge
 
 def test_a_server_that_exists_already_is_looked_up_and_checked_at_preview():
     cloud = FakeCloud.dev()
-    created = run_program(lambda: pulumi.export("id", _server(
-        openstack.networking.Network("net0"), openstack.networking.Subnet("s0", network_id="x", cidr="10.1.1.0/24"),
-        "az2").id) if False else None, cloud, preview=False)
-    del created
     network = cloud.network_id("cp")
     port = cloud.add_port(network, [(cloud.subnet_id("cp-az1"), "10.10.1.10")], "compute:az2", "srv-1")
     cloud.kind(INSTANCE)["srv-1"] = {"name": "cp-0-server", "availabilityZone": "az2", "accessIpV4": "10.10.1.10",
