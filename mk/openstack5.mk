@@ -24,5 +24,10 @@ $(OS5_STAMP): requirements.txt requirements-openstack5.txt pyproject.toml mk/ope
 	$(OS5_PY) -c 'import importlib.metadata as m; v = m.version("pulumi-openstack"); assert v == "$(OS5_PIN)".split("==")[1], v; print("$(OS5_VENV): pulumi-openstack", v)'
 	rm -f $(OS5_VENV)/.installed-* && touch $@
 
+# The scratch consumer (tests/unit/test_packaging.py) installs the package with this pin in a virtualenv of its own:
+# run once, by the main suite.
+OS5_DESELECT := tests/unit/test_packaging.py::test_a_scratch_consumer_with_its_own_components_package_installs_this_one_and_builds_an_endpoint
+
 test-openstack5: venv-openstack5
-	$(OS5_PY) -m pytest -m "not integration and not e2e" -q -p no:cacheprovider -W "ignore:openstack.index/:DeprecationWarning" tests/unit tests/policies
+	$(OS5_PY) -m pytest -m "not integration and not e2e" -q -p no:cacheprovider \
+	    -W "ignore:openstack.index/:DeprecationWarning" --deselect $(OS5_DESELECT) tests/unit tests/policies

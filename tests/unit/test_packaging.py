@@ -206,6 +206,16 @@ def test_in_the_provider_host_gates_are_resources_of_the_package_not_dynamic_one
         assert resource["inputs"]["cloud"] == "localcloud"  # the stack's, named at construct time
 
 
+def run_coroutine(coroutine):
+    """Run a coroutine on a loop of its own: asyncio.run would leave the main thread without the event loop the
+    Pulumi mocks of later tests use."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.close()
+
+
 class AbortedCall(Exception):
     pass
 
@@ -217,7 +227,7 @@ class FakeContext:
 
 def request(kind: str, urn_type: str, **fields):
     urn = f"urn:pulumi:s::p::haendpoint:index:HaEndpoint${urn_type}::x-az1-6443-member-drain"
-    structs = {key: asyncio.run(rpc.serialize_properties(value, {})) for key, value in fields.items()
+    structs = {key: run_coroutine(rpc.serialize_properties(value, {})) for key, value in fields.items()
                if isinstance(value, dict)}
     plain = {key: value for key, value in fields.items() if not isinstance(value, dict)}
     return getattr(proto, kind)(urn=urn, **structs, **plain)
@@ -226,23 +236,23 @@ def request(kind: str, urn_type: str, **fields):
 def test_the_host_serves_a_drains_lifecycle_with_the_dynamic_providers_own_class():
     servicer = hosting.HostServicer(hosting.endpoint_provider(), [], "127.0.0.1:1")
     context = FakeContext()
-    asyncio.run(servicer.Configure(proto.ConfigureRequest(), context))
+    run_coroutine(servicer.Configure(proto.ConfigureRequest(), context))
     drain = {"pool_id": "pool-1", "member_id": "member-1", "drain_seconds": 0, "timeout_seconds": 60,
              "cloud": "localcloud", "region": None, "cloud_source": "stack"}
 
-    checked = asyncio.run(servicer.Check(request("CheckRequest", "haendpoint:index:MemberDrain",
+    checked = run_coroutine(servicer.Check(request("CheckRequest", "haendpoint:index:MemberDrain",
                                                  olds={}, news={**drain, "drain_seconds": -1}), context))
     assert [(f.property, f.reason) for f in checked.failures] == [  # numbers travel as doubles
         ("drain_seconds", "must be a number of seconds >= 0, got -1.0")]
-    created = asyncio.run(servicer.Create(request("CreateRequest", "haendpoint:index:MemberDrain",
+    created = run_coroutine(servicer.Create(request("CreateRequest", "haendpoint:index:MemberDrain",
                                                   properties=drain), context))
     assert created.id == "drain-member-1"
     assert rpc.deserialize_properties(created.properties)["member_id"] == "member-1"
-    diff = asyncio.run(servicer.Diff(request("DiffRequest", "haendpoint:index:MemberDrain", id=created.id,
+    diff = run_coroutine(servicer.Diff(request("DiffRequest", "haendpoint:index:MemberDrain", id=created.id,
                                              olds=drain, news={**drain, "member_id": "member-2"}), context))
     assert diff.changes == proto.DiffResponse.DIFF_SOME and list(diff.replaces) == ["member_id"]
     with pytest.raises(AbortedCall, match="serves no resource of type haendpoint:index:Nothing"):
-        asyncio.run(servicer.Create(request("CreateRequest", "haendpoint:index:Nothing", properties=drain), context))
+        run_coroutine(servicer.Create(request("CreateRequest", "haendpoint:index:Nothing", properties=drain), context))
 
 
 @pytest.mark.parametrize("example, fence", [("examples/python/__main__.py", "python"),
