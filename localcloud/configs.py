@@ -324,7 +324,7 @@ def nova_compute_name(az: str) -> str:
 
 
 def nova_compute_gate(p: Paths) -> Path:
-    """The file whose existence lets localcloud/nova_services.py fork the compute services."""
+    """The file whose existence lets localcloud/nova_services.py fork the scheduler and the compute services."""
     return p.run / 'nova-compute.gate'
 
 
@@ -413,7 +413,11 @@ def nova(p: Paths, s: dict) -> None:
     # The children of localcloud/nova_services.py: each service with its own entry point and configuration files.
     # The compute services read no database URL (nova-db.conf): they reach the database through the conductor only.
     base, db = ['--config-file', str(p.conf('nova.conf'))], ['--config-file', str(p.conf('nova-db.conf'))]
-    spec = [{'name': svc, 'module': f'nova.cmd.{svc.split("-")[1]}', 'gate': None,
+    # The scheduler and the compute services wait for the gate (localcloud/nova_services.py: Placement in the catalog,
+    # the conductor listening).
+    gated = ('nova-scheduler',)
+    spec = [{'name': svc, 'module': f'nova.cmd.{svc.split("-")[1]}',
+             'gate': str(nova_compute_gate(p)) if svc in gated else None,
              'argv': [*base, *db, '--config-file', str(p.conf(f'{svc}.conf'))]} for svc in NOVA_SERVICES]
     spec += [{'name': nova_compute_name(az), 'module': 'nova.cmd.compute', 'gate': str(nova_compute_gate(p)),
               'argv': [*base, '--config-file', str(p.conf(f'{nova_compute_name(az)}.conf'))]} for az in COMPUTE_HOSTS]

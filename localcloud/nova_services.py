@@ -10,8 +10,8 @@ Debian package ``nova-compute`` is not installed (it pulls a hypervisor); its co
 Usage: python3 -m localcloud.nova_services SPEC.json, where SPEC is a list of
 ``{"name": ..., "module": "nova.cmd.<x>", "argv": [...], "gate": null | "<file>"}``: a child with a gate is forked
 once that file exists (``localcloud/startup.py`` creates it when Keystone and Placement answer and the conductor
-listens: a compute service that starts earlier loses its first conductor ping (10 s) or its first resource report
-(60 s)). SIGTERM (``localcloud/down`` signals the whole session) stops every child; when one child exits, the parent
+listens: the scheduler needs Placement in the catalog to start at all, and a compute service that starts earlier
+loses its first conductor ping (10 s) or its first resource report (60 s)). SIGTERM (``localcloud/down`` signals the whole session) stops every child; when one child exits, the parent
 stops the others and exits too, so ``localcloud/status`` shows the service stopped and ``localcloud/up`` starts it
 again.
 """
@@ -23,10 +23,13 @@ import signal
 import sys
 import time
 
-# What the children need, imported by the parent before it forks (the union of the four entry points' imports).
+# What the children need, imported by the parent before it forks (the four entry points and what they load).
 PRELOAD = ('nova.cmd.api', 'nova.api.openstack.compute.routes', 'nova.cmd.conductor', 'nova.conductor.manager',
-           'nova.cmd.scheduler', 'nova.scheduler.manager', 'nova.cmd.compute', 'nova.compute.manager',
-           'nova.virt.fake')
+           'nova.cmd.scheduler', 'nova.cmd.compute', 'nova.virt.fake')
+# Modules that read the configuration when imported (their periodic tasks' spacings, e.g. sync_power_state_interval):
+# imported before a child has parsed its configuration they would run on Nova's defaults. Each child imports them
+# itself, after parsing, as the nova-* commands do (they add ~3 MiB).
+CONFIGURED_AT_IMPORT = ('nova.compute.manager', 'nova.scheduler.manager')
 
 
 def _child(spec: dict) -> None:
@@ -56,6 +59,9 @@ def main(argv: list | None = None) -> int:
         pending = json.load(f)
     for module in PRELOAD:  # the first import monkey-patches eventlet, as every nova-* command does
         importlib.import_module(module)
+    early = [m for m in CONFIGURED_AT_IMPORT if m in sys.modules]
+    if early:
+        sys.exit(f'nova_services: {", ".join(early)} imported before the configuration is parsed (by PRELOAD)')
     gc.freeze()
 
     children: dict[int, str] = {}
@@ -74,7 +80,7 @@ def main(argv: list | None = None) -> int:
 
     status = 0
     while (pending and not stopping) or children:
-        for spec in [s for s in pending if not s.get('gate') or os.path.exists(s['gate'])]:
+        for spec in [s for s in pending if not stopping and (not s.get('gate') or os.path.exists(s['gate']))]:
             pending.remove(spec)
             pid = os.fork()
             if pid == 0:

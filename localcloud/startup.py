@@ -278,9 +278,10 @@ class Up:
             gate.unlink(missing_ok=True)
         for name in ('placement-api', 'glance-api', 'nova'):
             self.ensure(name)
-        # The compute services (forked by `nova` once the gate file exists) report their resources to Placement
-        # once at start (then every minute) and ping the conductor by RPC (a ping sent before the conductor's queue
-        # exists is lost: 10 s).
+        # `nova` forks the scheduler and the compute services once the gate file exists: the scheduler exits at
+        # start without Placement in the catalog; a compute service reports its resources to Placement once at start
+        # (then every minute) and pings the conductor by RPC (a ping sent before the conductor's queue exists is
+        # lost: 10 s).
         self.wait_keystone()
         self.wait_ready('placement-api')
         self.wait_queues(['conductor'])
