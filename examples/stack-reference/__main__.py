@@ -25,6 +25,7 @@ clients = openstack.networking.SecGroup("api-clients", name=f"{pulumi.get_stack(
 def egress_rules(args) -> list[str]:
     """One rule per target and port: the published addresses (clients outside) and the zones' VIPs (inside)."""
     published, per_zone, listener_ports = args
+    listener_ports = [int(port) for port in listener_ports]  # numbers come back from the other stack as floats
     targets = {f"dns-{address}": address for address in published}
     targets.update({f"{az}-vip": outputs["vipAddress"] for az, outputs in per_zone.items()})
     created = []
@@ -42,7 +43,7 @@ dns_zone = openstack.dns.get_dns_zone_output(name=dns_zone_name)
 alias = openstack.dns.RecordSet("api-alias", zone_id=dns_zone.id, name=dns_zone_name.apply(
     lambda zone: f"{pulumi.get_stack()}.{zone}"), type="CNAME", records=[fqdn], ttl=30)
 
-pulumi.export("apiUrl", pulumi.Output.all(fqdn, ports).apply(lambda a: f"https://{a[0].rstrip('.')}:{a[1][0]}"))
+pulumi.export("apiUrl", pulumi.Output.all(fqdn, ports).apply(lambda a: f"https://{a[0].rstrip('.')}:{int(a[1][0])}"))
 pulumi.export("alias", alias.name)
 pulumi.export("clientsSecurityGroupId", clients.id)
 pulumi.export("egress", pulumi.Output.all(addresses, zones, ports).apply(egress_rules))

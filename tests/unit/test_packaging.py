@@ -15,6 +15,7 @@ import asyncio
 import difflib
 import json
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -263,3 +264,39 @@ def test_the_readme_shows_each_language_example_as_the_file_the_tests_run(exampl
     section = readme[readme.index("## Use it from your stack"):]
     section = section[:section.index("\n## ", 1)]
     assert f"```{fence}\n{(ROOT / example).read_text()}```" in section, f"README.md shows another {example}"
+
+
+REFERENCED = {"fqdn": "api.example.test.", "ports": [6443.0], "addresses": ["172.24.4.10", "172.24.4.11"],
+              "zones": {"az1": {"vipAddress": "10.10.1.100"}, "az2": {"vipAddress": "10.10.2.100"}}}
+
+
+class CloudWithAnEndpointStack(FakeCloud):
+    """The fake cloud, plus the endpoint stack a StackReference reads (numbers as they come back: floats) and the
+    CNAME record sets the fake cloud's A-record handler does not take."""
+
+    def new_resource(self, args):
+        if args.typ == "pulumi:pulumi:StackReference":
+            return args.name, {"name": args.inputs["name"], "outputs": REFERENCED, "secretOutputNames": []}
+        if args.typ == "openstack:dns/recordSet:RecordSet" and args.inputs.get("type") == "CNAME":
+            self.registrations.append({"type": args.typ, "name": args.name, "inputs": dict(args.inputs),
+                                       "custom": True})
+            return f"cname-{args.name}", dict(args.inputs)
+        return super().new_resource(args)
+
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
+def test_the_stack_reference_example_builds_on_the_referenced_outputs(preview):
+    cloud = CloudWithAnEndpointStack.dev()
+    cloud.__class__ = CloudWithAnEndpointStack
+    run = run_program(lambda: runpy.run_path(str(ROOT / "examples" / "stack-reference" / "__main__.py"),
+                                             run_name="__main__"),
+                      cloud, preview=preview, config={"endpointStack": "organization/ha-endpoint/dev"})
+    assert run.outputs["apiUrl"] == "https://api.example.test:6443"
+    assert run.outputs["egress"] == ["10.10.1.100/32:6443", "10.10.2.100/32:6443", "172.24.4.10/32:6443",
+                                     "172.24.4.11/32:6443"]
+    rules = [r for r in cloud.registrations if r["type"] == "openstack:networking/secGroupRule:SecGroupRule"]
+    assert sorted(r["name"] for r in rules) == ["api-clients-az1-vip-6443", "api-clients-az2-vip-6443",
+                                                "api-clients-dns-172.24.4.10-6443", "api-clients-dns-172.24.4.11-6443"]
+    assert {(r["inputs"]["direction"], r["inputs"]["portRangeMin"]) for r in rules} == {("egress", 6443)}
+    alias = next(r for r in cloud.registrations if r["name"] == "api-alias")
+    assert alias["inputs"]["records"] == ["api.example.test."] and alias["inputs"]["name"] == "dev.example.test."
