@@ -7,7 +7,7 @@ the zone is still PENDING from the previous change, and a create right after the
 So a 409 on create means the name was already there: a record left by an earlier stack (or an earlier run of a
 benchmark whose destroy failed), or this stack's own record while Pulumi replaces it create-before-delete. The
 component deletes its records before replacing them (``delete_before_replace``, components/ha_endpoint/dns.py;
-tests/e2e/test_cloud_faults.py step 4 shows a replacement under the real engine).
+tests/e2e/test_cloud_faults.py step 3 shows a replacement under the real engine).
 """
 
 import threading

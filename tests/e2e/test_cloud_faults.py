@@ -1,0 +1,333 @@
+"""Cloud faults in the middle of `pulumi up`, under the real engine against the local cloud.
+
+One stack (`cloud-faults`, endpoint `fault-api`: three zones, one listener, one member per zone) is built, then rolled
+out (every member replaced: new members, the readiness gates wait again, the old members are deleted at the end)
+while the local cloud's fault tools (localcloud/service_faults.py) break it:
+
+1. Keystone is restarted while the new members are created, so the readiness gates start while nothing can
+   authenticate;
+2. the Octavia API answers 503 for 30 s while the readiness gates wait;
+3. the DNS record is replaced (`up --replace`): Designate allows one recordset per name, so the old one goes first;
+4. the Octavia API answers 503 for 30 s while the OpenStack provider plugin waits for members it created; the rerun
+   (5) is an expected failure until the provider plugin records what it creates before waiting (see test_5).
+
+Each time the update completes, or fails with a precise message, and a rerun converges: the cloud, read back with
+openstacksdk, holds exactly the stack's objects (no extra load balancer, listener, pool, member, floating IP, security
+group or recordset), DNS answers the published addresses, and a preview shows no change. Every fault is undone
+before the module ends (the Octavia API serving, Keystone running, heartbeats on).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from openstack import exceptions
+
+from localcloud.testing import Cleanup
+from tests.e2e.cloud_checks import recordset_addresses, resolve_a
+from tests.e2e.pulumi_cli import PulumiStack, read_events
+
+pytestmark = [pytest.mark.e2e, pytest.mark.integration]
+
+ENDPOINT = "fault-api"
+ZONES = ("az1", "az2", "az3")
+FQDN = f"{ENDPOINT}.example.test."
+GATE_TYPE = "haendpoint:MemberReadiness"
+
+
+def fault_config(host: int) -> dict:
+    return {
+        "name": ENDPOINT, "floatingNetwork": "public",
+        "zones": {az: {"subnet": f"cp-{az}"} for az in ZONES},
+        "listeners": [{"port": 6443, "monitor": {"type": "TCP"}}],
+        "members": [{"name": f"cp-{n}", "address": f"10.10.{n}.{host}", "az": f"az{n}"} for n in (1, 2, 3)],
+        "dns": {"dnsZone": "example.test.", "record": ENDPOINT, "ttl": 30},
+        "readiness": {"timeoutSeconds": 300, "stablePolls": 2},
+    }
+
+
+@pytest.fixture(scope="module")
+def faults(localcloud):
+    """The local cloud's fault tools; every fault is undone when the module ends, whatever happened."""
+    tools = localcloud.faults
+    if not tools.octavia_api_has_switch():
+        pytest.fail("octavia-api runs without the fault switch: run `localcloud/restart octavia-api` once")
+    yield tools
+    tools.clear_services()  # the Octavia API serving, Keystone running
+    tools.worker_thaw()
+    tools.heartbeat_resume()
+
+
+@pytest.fixture(scope="module")
+def swept(localcloud, faults):
+    sweep = Cleanup(localcloud)
+    sweep.prefix = ENDPOINT
+    assert not sweep.run(), "leftovers of an earlier run could not be deleted"
+    yield
+    faults.clear_services()
+    faults.heartbeat_resume()
+    assert not sweep.run()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, pulumi_environment, swept):
+    instance = PulumiStack.create(tmp_path_factory.mktemp("cloud-faults"), "cloud-faults", pulumi_environment)
+    instance.write_config(fault_config(10))
+    yield instance
+    instance.destroy(check=False)
+
+
+# -- reading the cloud back -------------------------------------------------------------------------------------------
+
+def state_ids(stack: PulumiStack) -> dict[str, set[str]]:
+    """The cloud ids the stack's state records, by resource kind (the last part of the type token)."""
+    ids: dict[str, set[str]] = {}
+    for resource in stack.resources():
+        if resource["type"].startswith("openstack:") and resource.get("id"):
+            ids.setdefault(resource["type"].rsplit(":", 1)[1], set()).add(resource["id"])
+    return ids
+
+
+def cloud_ids(conn) -> dict[str, set[str]]:
+    """What the cloud holds that is named after the endpoint, by the same kinds."""
+    lbs = [lb for lb in conn.load_balancer.load_balancers() if (lb.name or "").startswith(ENDPOINT)]
+    lb_ids = {lb.id for lb in lbs}
+    listeners = {l.id for l in conn.load_balancer.listeners() if any(r["id"] in lb_ids for r in l.load_balancers)}
+    pools = [p for p in conn.load_balancer.pools() if any(r["id"] in lb_ids for r in p.loadbalancers)]
+    monitors = {m.id for m in conn.load_balancer.health_monitors() if any(r["id"] in {p.id for p in pools}
+                                                                          for r in m.pools)}
+    zone = conn.dns.find_zone("example.test.", ignore_missing=False)
+    return {
+        "LoadBalancer": lb_ids,
+        "Listener": listeners,
+        "Pool": {p.id for p in pools},
+        "Monitor": monitors,
+        "Member": {m.id for p in pools for m in conn.load_balancer.members(p.id)},
+        "FloatingIp": {ip.id for ip in conn.network.ips() if (ip.description or "").startswith(ENDPOINT)},
+        "SecGroup": {g.id for g in conn.network.security_groups() if (g.name or "").startswith(ENDPOINT)},
+        "RecordSet": {f"{zone.id}/{rs.id}" for rs in conn.dns.recordsets(zone) if rs.name.startswith(ENDPOINT)},
+    }
+
+
+def orphans(stack: PulumiStack, conn) -> dict[str, list[str]]:
+    """Objects named after the endpoint that the stack's state does not record, by kind."""
+    recorded, found = state_ids(stack), cloud_ids(conn)
+    return {kind: sorted(found[kind] - recorded.get(kind, set())) for kind in found
+            if found[kind] - recorded.get(kind, set())}
+
+
+def assert_exactly_the_stacks_objects(stack: PulumiStack, conn) -> None:
+    recorded, found = state_ids(stack), cloud_ids(conn)
+    differences = {kind: {"orphaned (in the cloud only)": sorted(found[kind] - recorded.get(kind, set())),
+                          "missing (in the state only)": sorted(recorded.get(kind, set()) - found[kind])}
+                   for kind in found if found[kind] != recorded.get(kind, set())}
+    assert not differences, differences
+    assert len(found["LoadBalancer"]) == 3 and len(found["Member"]) == 3 and len(found["RecordSet"]) == 1
+
+
+def cloud_member_addresses(conn) -> set[str]:
+    return {m.address for lb in conn.load_balancer.load_balancers() if lb.name.startswith(ENDPOINT)
+            for p in conn.load_balancer.pools(loadbalancer_id=lb.id) for m in conn.load_balancer.members(p.id)}
+
+
+def assert_converged(stack: PulumiStack, conn, host: int) -> None:
+    """The rerun's outcome: the state and the cloud agree, DNS answers the zones' addresses, nothing left to do."""
+    assert_exactly_the_stacks_objects(stack, conn)
+    assert cloud_member_addresses(conn) == {f"10.10.{n}.{host}" for n in (1, 2, 3)}
+    zones = stack.outputs()["zones"]
+    published = {zones[az]["floatingIp"] for az in ZONES}
+    assert recordset_addresses(conn, "example.test.", FQDN) == published
+    assert resolve_a(FQDN) == published
+    stack.preview("--expect-no-changes", policy=False)
+
+
+def gates(stack: PulumiStack) -> dict[str, dict]:
+    """The readiness gates' recorded outputs, by zone."""
+    return {r["urn"].rsplit("::", 1)[1].split("-")[-2]: r.get("outputs", {}) for r in stack.resources()
+            if r["type"].endswith(GATE_TYPE)}
+
+
+# -- driving an update ------------------------------------------------------------------------------------------------
+
+def started(event_log: Path, predicate: Callable[[dict], bool]) -> list[dict]:
+    """The resourcePreEvents of the event log that match."""
+    return [e["resourcePreEvent"]["metadata"] for e in read_events(event_log)
+            if "resourcePreEvent" in e and predicate(e["resourcePreEvent"]["metadata"])]
+
+
+def wait_until(process, event_log: Path, predicate: Callable[[dict], bool], count: int = 1,
+               timeout: float = 300) -> list[dict]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = started(event_log, predicate)
+        if len(found) >= count:
+            return found
+        assert process.poll() is None, f"the update ended before the fault could be injected:\n{process.stdout.read()}"
+        time.sleep(0.1)
+    raise AssertionError(f"no such step within {timeout}s")
+
+
+def is_new_member(step: dict) -> bool:
+    return step.get("op") == "create" and step.get("type", "").endswith("member:Member")
+
+
+def is_gate_update(step: dict) -> bool:
+    return step.get("op") == "update" and step.get("type", "").endswith(GATE_TYPE)
+
+
+def finish(process) -> tuple[int, str]:
+    output, _ = process.communicate(timeout=900)
+    return process.returncode, output
+
+
+def error_lines(output: str) -> list[str]:
+    return [line.strip() for line in output.splitlines() if "error" in line.lower()]
+
+
+def provider_errors(output: str) -> list[str]:
+    """The errors the provider plugin reported, as the CLI lists them under each failed resource (``* <message>``)."""
+    return sorted({line.strip()[2:] for line in output.splitlines() if line.strip().startswith("* ")})
+
+
+def names_a_member(output: str) -> bool:
+    """Whether the CLI's diagnostics name one of the stack's members (``openstack:loadbalancer:Member (<name>):``)."""
+    return any(line.strip().startswith(f"openstack:loadbalancer:Member ({ENDPOINT}-az") for line in output.splitlines())
+
+
+# -- the tests --------------------------------------------------------------------------------------------------------
+
+def test_0_the_stack_is_built_without_faults(stack, cloud):
+    stack.up(policy=False)
+    assert_converged(stack, cloud, 10)
+
+
+def test_1_keystone_restarted_while_members_are_created_and_gates_start(stack, cloud, faults, tmp_path):
+    """Keystone down for 10 s (then its start) from the moment the first new member is created. Either the readiness
+    gates meet the outage (they retry the failed authentication within their deadline and the update completes), or
+    Octavia does: it cannot ask Neutron about the member's subnet without Keystone and refuses the member with
+    `400 Subnet ... not found` (Octavia's wording for a Keystone outage), which the provider does not retry. Then the
+    update fails naming the member and Octavia's answer, nothing was created, and the rerun converges."""
+    stack.write_config(fault_config(11))
+    event_log = tmp_path / "keystone.jsonl"
+    process = stack.spawn_up(event_log)
+    wait_until(process, event_log, is_new_member)
+    restart: dict = {}
+    restarter = threading.Thread(target=lambda: restart.update(faults.keystone_restart(down_seconds=10)))
+    restarter.start()
+    code, output = finish(process)
+    restarter.join(timeout=180)
+    assert restart.get("new_pid") and restart["new_pid"] != restart["old_pid"], restart
+    print(f"keystone restart: {restart}; update exit code {code}")
+    if code != 0:
+        answers = provider_errors(output)
+        print("the provider reported:\n" + "\n".join(answers))
+        assert "Traceback" not in output, output[-3000:]
+        assert names_a_member(output), "the failure names the stack's resource ..."
+        assert answers, "... and the cloud's answer"
+        assert not orphans(stack, cloud), "the failed update left objects its state does not record"
+        stack.up(policy=False)
+    else:
+        retried = {az: g.get("transient_errors") for az, g in gates(stack).items()}
+        print(f"transient errors retried by the gates: {retried}")
+        assert sum(retried.values()) >= 1, "no gate met the outage: the fault came too late to test anything"
+    assert_converged(stack, cloud, 11)
+
+
+def test_2_octavia_answering_503_for_30s_while_the_gates_wait_delays_the_update_and_it_completes(
+        stack, cloud, faults, tmp_path):
+    stack.write_config(fault_config(12))
+    event_log = tmp_path / "octavia-gates.jsonl"
+    faults.heartbeat_pause()  # the new members stay OFFLINE: the gates keep polling until the 503s begin
+    try:
+        process = stack.spawn_up(event_log)
+        wait_until(process, event_log, is_gate_update, count=len(ZONES))
+        injected = time.time()
+        faults.octavia_api_unavailable(30)
+        time.sleep(2)
+    finally:
+        faults.heartbeat_resume()
+    code, output = finish(process)
+    assert code == 0, "\n".join(error_lines(output)) or output[-3000:]
+    met = faults.octavia_api_faulted_requests(injected)
+    assert met and all("/lbaas/pools/" in line and line.endswith("/members") for line in met), met
+    retried = {az: g.get("transient_errors") for az, g in gates(stack).items()}
+    assert all(count >= 1 for count in retried.values()), retried
+    assert all(g["statuses"] and set(g["statuses"].values()) == {"ACTIVE/ONLINE"} for g in gates(stack).values())
+    assert_converged(stack, cloud, 12)
+
+
+def test_3_replacing_the_dns_record_deletes_the_old_one_first(stack, cloud):
+    """Designate keeps one A recordset per name in a zone (a second one is `409 Duplicate RecordSet`, see
+    tests/integration/test_readiness_designate_409.py), so Pulumi's default create-before-delete can never replace a
+    record (`Error creating openstack_dns_recordset_v2: ... got 409`, seen before dns.py said delete_before_replace):
+    `pulumi up --replace` (or a change of its zone, name, type or region) must delete the old one first."""
+    (record,) = [r for r in stack.resources() if r["type"] == "openstack:dns/recordSet:RecordSet"]
+    result = stack.up("--replace", record["urn"], policy=False, check=False)
+    assert result.returncode == 0, "\n".join(error_lines(result.output)) or result.output[-3000:]
+    (replaced,) = state_ids(stack)["RecordSet"]
+    assert replaced != record["id"], "the record was replaced"
+    assert_converged(stack, cloud, 12)
+
+
+PROVIDER_503 = "The service is currently unable to handle the request"
+"""How the provider plugin (gophercloud) words a 503."""
+LEFT_BEHIND: dict[str, list[str]] = {}
+
+
+def test_4_octavia_answering_503_while_the_provider_waits_for_members_it_created_fails_precisely(
+        stack, cloud, faults, tmp_path):
+    """The provider posts each new member, then polls Octavia until it is ACTIVE; the worker is frozen meanwhile (the
+    members stay PENDING_CREATE, as behind a slow amphora) and the API answers 503 for 30 s. terraform-provider-openstack
+    1.54.1 retries 500/502/503/504 and 409 around its POST/PUT/DELETE calls (checkForRetryableError) but not in its
+    status waits (a refresh function's error ends StateChangeConf at once), and it records an object only after that
+    wait: the update fails, precisely, and leaves the members it created unrecorded (see test_5)."""
+    stack.write_config(fault_config(14))
+    event_log = tmp_path / "octavia-members.jsonl"
+    new_members = {f"10.10.{n}.14" for n in (1, 2, 3)}
+    faults.worker_freeze()
+    try:
+        process = stack.spawn_up(event_log)
+        deadline = time.monotonic() + 300
+        while not new_members <= cloud_member_addresses(cloud) and time.monotonic() < deadline:
+            assert process.poll() is None, f"the update ended before the fault:\n{process.stdout.read()}"
+            time.sleep(0.2)
+        injected = time.time()
+        faults.octavia_api_unavailable(30)
+        time.sleep(1)
+    finally:
+        faults.worker_thaw()
+    code, output = finish(process)
+    met = faults.octavia_api_faulted_requests(injected)
+    faults.octavia_api_available()
+    LEFT_BEHIND.update(orphans(stack, cloud))
+    print(f"update exit code {code}; the provider met {len(met)} answers 503: {sorted(set(met))[:10]}; objects the "
+          f"update left unrecorded: {LEFT_BEHIND}")
+    assert met, "the provider never met the fault"
+    if code != 0:
+        answers = provider_errors(output)
+        print("the provider reported:\n" + "\n".join(answers))
+        assert "Traceback" not in output, output[-3000:]
+        assert names_a_member(output), output[-3000:]
+        assert answers and all(PROVIDER_503 in answer for answer in answers), answers
+    for member_id in LEFT_BEHIND.get("Member", [])[:1]:  # what a rerun meets: the same member posted again
+        pool, orphan = next((pool, m) for pool in cloud.load_balancer.pools() for m in cloud.load_balancer.members(pool)
+                            if m.id == member_id)
+        with pytest.raises(exceptions.ConflictException) as refused:
+            cloud.load_balancer.create_member(pool, address=orphan.address, protocol_port=orphan.protocol_port,
+                                              subnet_id=orphan.subnet_id)
+        print(f"posting {orphan.address}:{orphan.protocol_port} again: {refused.value}")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "terraform-provider-openstack 1.54.1 records a load balancer, listener, pool, monitor or member only after its "
+    "status wait succeeds, and a 503 ends that wait: the objects it created are orphans, and a rerun posts them again "
+    "(Octavia: 409 duplicate member, retried by the provider until its timeout). Needs the engine patch described "
+    "in the cloud-faults report (d.SetId before the wait; 5xx and dropped connections retried in GETs)"))
+def test_5_the_rerun_after_a_503_in_the_providers_wait_converges_with_nothing_orphaned(stack, cloud):
+    assert not LEFT_BEHIND, f"the failed update left objects its state does not record: {LEFT_BEHIND}"
+    stack.up(policy=False)
+    assert_converged(stack, cloud, 14)
