@@ -24,7 +24,7 @@ $(VENV_STAMP): requirements.txt pyproject.toml
 	.venv/bin/pip install --quiet --disable-pip-version-check --no-deps -e .   # the ha_endpoint package, from components/
 	rm -f .venv/.installed-* && touch $@
 
-test: venv engine localcloud capi-crds
+test: venv engine localcloud capi-crds component-venv
 	$(PY) -m pytest -q
 	$(MAKE) --no-print-directory test-openstack5   # mk/openstack5.mk: unit + policy suites on pulumi-openstack 5.x
 

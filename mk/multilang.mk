@@ -8,6 +8,9 @@
 #                              examples/typescript/sdks/haendpoint (engine/codegen: ha-gen-sdk-nodejs)
 #   make node-deps             install (or reuse) the pinned npm packages of examples/typescript into the cache
 #   make typecheck-typescript  the two above, then `tsc` on examples/typescript/index.ts
+#   make component-venv        the package's virtualenv (.venv-component, components/requirements.txt) as the CLI
+#                              creates it on `pulumi install` in a program that names the package; the CLI refuses
+#                              to create it through a symlink, which is how tests/e2e/test_yaml_consumer.py uses it
 #
 # `make test` runs all of it through pytest: tests/unit/test_packaging.py (schema, scratch consumer),
 # tests/e2e/test_typescript_consumer.py (SDK + tsc), tests/e2e/test_yaml_consumer.py (YAML program on the local
@@ -15,7 +18,17 @@
 
 TS_EXAMPLE := examples/typescript
 
-.PHONY: schema sdk-typescript node-deps typecheck-typescript
+.PHONY: schema sdk-typescript node-deps typecheck-typescript component-venv
+
+COMPONENT_VENV := .venv-component
+COMPONENT_STAMP := $(COMPONENT_VENV)/.installed-$(shell cat components/requirements.txt requirements.txt pyproject.toml | sha1sum | cut -c1-12)
+
+component-venv: $(COMPONENT_STAMP)
+
+$(COMPONENT_STAMP): components/requirements.txt requirements.txt pyproject.toml
+	test -x $(COMPONENT_VENV)/bin/python || python3 -m venv $(COMPONENT_VENV)
+	cd components && ../$(COMPONENT_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	rm -f $(COMPONENT_VENV)/.installed-* && touch $@
 
 schema: venv engine
 	. engine/env.sh && pulumi package get-schema ./components >components/schema.json.new

@@ -60,12 +60,14 @@ class CommandFailed(AssertionError):
 class PulumiStack:
     """A stack of a private copy of the project, with its own file backend."""
 
-    def __init__(self, workdir: Path, stack: str, environment: dict[str, str]):
+    def __init__(self, workdir: Path, stack: str, environment: dict[str, str], backend: Optional[Path] = None):
+        """``backend``: the file backend's directory (default: ``workdir/.backend``); two stacks given the same one
+        can read each other through a StackReference."""
         self.workdir = workdir
         self.stack = stack
-        backend = workdir / ".backend"
-        backend.mkdir(parents=True, exist_ok=True)
-        self.env = {**environment, "PULUMI_BACKEND_URL": f"file://{backend}", "PULUMI_SKIP_CONFIRMATIONS": "true",
+        self.backend = backend or workdir / ".backend"
+        self.backend.mkdir(parents=True, exist_ok=True)
+        self.env = {**environment, "PULUMI_BACKEND_URL": f"file://{self.backend}", "PULUMI_SKIP_CONFIRMATIONS": "true",
                     "PULUMI_DEBUG_COMMANDS": "true"}  # enables `--event-log`
 
     @classmethod

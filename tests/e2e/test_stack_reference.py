@@ -65,8 +65,7 @@ def clients(tmp_path_factory, pulumi_environment, endpoint):
     for name in ("Pulumi.yaml", "__main__.py", "requirements.txt"):
         shutil.copy2(REPO / "examples" / "stack-reference" / name, workdir / name)
     (workdir / "venv").symlink_to(REPO / ".venv")  # pulumi + pulumi-openstack, as its requirements.txt asks
-    instance = PulumiStack(workdir, CLIENTS_STACK, {**pulumi_environment,
-                                                     "PULUMI_BACKEND_URL": endpoint.env["PULUMI_BACKEND_URL"]})
+    instance = PulumiStack(workdir, CLIENTS_STACK, pulumi_environment, backend=endpoint.backend)
     instance.run("stack", "init", CLIENTS_STACK, "--non-interactive")
     instance.run("config", "set", "endpointStack", f"organization/ha-endpoint/{ENDPOINT}")
     instance.run("config", "set", "openstack:cloud", pulumi_environment.get("OS_CLOUD", "localcloud"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import threading
 import time
 
@@ -47,7 +48,8 @@ def stack(tmp_path_factory, pulumi_environment, swept):
     shutil.copy2(EXAMPLE / "Pulumi.yaml", workdir / "Pulumi.yaml")
     (root / "components").symlink_to(REPO / "components")
     (root / ".venv-component").symlink_to(REPO / ".venv-component", target_is_directory=True)
-    (REPO / ".venv-component").mkdir(exist_ok=True)  # the CLI makes it a virtualenv (python -m venv) if it is not
+    # what `pulumi install` would create there (it refuses to create a virtualenv through a symlink)
+    subprocess.run(["make", "--no-print-directory", "-s", "component-venv"], cwd=REPO, check=True, timeout=900)
     (workdir / "policies").symlink_to(REPO / "policies")
     (workdir / ".venv").symlink_to(REPO / ".venv")  # the pack's virtualenv (../.venv of policies/)
     instance = PulumiStack(workdir, STACK, pulumi_environment)
