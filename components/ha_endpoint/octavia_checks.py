@@ -6,11 +6,12 @@ OpenStack provider this project runs (pulumi-openstack 3.15.1, terraform-provide
 source for either: nothing answers "which AZs does Octavia have" through a provider invoke, and its Barbican data
 sources find containers by name, not by the reference a listener takes. So these two questions are asked with
 openstacksdk, at preview, of the same cloud and region the readiness gates poll (:class:`ha_endpoint.plan.PollTarget`:
-``readiness.cloud``/``readiness.region``, else the stack's ``openstack:cloud``/``openstack:region``, else the
-environment's ``OS_CLOUD``), which is the cloud the provider creates the load balancers in.
+``readiness.cloud``/``readiness.region``, or the ``cloud``/``region`` the stack program passes to HaEndpoint: the
+stack's ``openstack:cloud``/``openstack:region``), which is the cloud the provider creates the load balancers in.
 
 A cloud that cannot be asked (unreachable, credentials refused, a policy that hides the AZ list, an explicit provider
-whose cloud is known only once it is configured) gets a warning that says what could not be checked, and Octavia
+whose cloud is known only once it is configured, a default provider whose cloud the component was not told) gets a
+warning that says what could not be checked, and Octavia
 judges at ``up``; a name the cloud answers it does not have is refused at once (:class:`CloudLookupError`). Tests
 replace the catalog (:func:`use_catalog`) with the fake cloud's.
 """
@@ -68,9 +69,13 @@ class OpenStackCatalog:
                                      "once it is configured; set readiness.cloud (and readiness.region) to have it "
                                      "checked at preview")
         cloud, region = target.cloud, target.region
-        if target.source == "stack":
-            config = pulumi.Config("openstack")
-            cloud, region = cloud or config.get("cloud"), region or config.get("region")
+        if target.source == "stack" and cloud is None:
+            # Never guessed from OS_CLOUD: that may be another cloud than the stack's provider, whose AZs would refuse
+            # a valid configuration. The stack program passes the stack's openstack:cloud/region (HaEndpoint(cloud=,
+            # region=)); the component itself reads no stack configuration.
+            raise CatalogUnavailable("the component was not told which cloud its default OpenStack provider uses; "
+                                     "pass cloud= and region= to HaEndpoint (the stack's openstack:cloud and "
+                                     "openstack:region) or set readiness.cloud to have it checked at preview")
         key = (cloud, region)
         if key not in self._connections:
             import openstack
@@ -181,13 +186,3 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Pro
                                           "cannot load it and refuses the listener; give the reference of an existing "
                                           "container (openstack secret container list)"))
     return problems
-
-
-def refuse_unknown_to_octavia(args: EndpointArgs, target: PollTarget, root: str) -> None:
-    """Raise :class:`ha_endpoint.CloudLookupError` listing what :func:`check_octavia` found, before anything is
-    registered."""
-    from .lookups import lookup_error
-
-    problems = check_octavia(args, target, root)
-    if problems:
-        raise lookup_error(problems)

@@ -72,3 +72,10 @@ def test_the_real_catalog_says_why_it_cannot_ask_without_touching_a_network(tmp_
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(empty))
     with pytest.raises(CatalogUnavailable, match="nowhere"):
         OpenStackCatalog().octavia_azs(PollTarget("nowhere", None, "readiness"))
+
+
+def test_a_default_provider_whose_cloud_the_component_was_not_told_is_never_guessed_from_os_cloud(monkeypatch):
+    """OS_CLOUD may name another cloud than the stack's provider: its AZs could refuse a valid configuration."""
+    monkeypatch.setenv("OS_CLOUD", "some-other-cloud")
+    with pytest.raises(CatalogUnavailable, match="pass cloud= and region= to HaEndpoint"):
+        OpenStackCatalog().octavia_azs(PollTarget(None, None, "stack"))
