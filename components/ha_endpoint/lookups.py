@@ -18,6 +18,7 @@ import pulumi
 import pulumi_openstack as openstack
 
 from . import contract, predicates
+from .predicates import RouterView
 from .args import EndpointArgs
 from .errors import CloudLookupError, Problem
 from .identity import StackIdentity
@@ -76,19 +77,11 @@ class FloatingIpFacts:
     port: Optional[PortFacts] = None
 
 
-@dataclass(frozen=True)
-class RouterFacts:
-    """A router on a path the endpoint depends on: where Neutron may schedule it, and whether it survives the loss of
-    the agent (the AZ) it runs on. ``ha`` and ``distributed`` come from its interface ports' owners
-    (``network:ha_router_replicated_interface`` / ``network:router_interface_distributed``), which a project user
-    sees, and from the router's own ``distributed`` flag when the credentials show it."""
-
-    id: str
-    name: str
-    az_hints: tuple[str, ...] = ()
-    ha: bool = False
-    distributed: bool = False
-    external_network_id: Optional[str] = None
+RouterFacts = RouterView
+"""A router on a path the endpoint depends on, as the lookups find it and the AZ-loss rule judges it (one type:
+:class:`ha_endpoint.predicates.RouterView`). ``ha`` and ``distributed`` come from its interface ports' owners
+(``network:ha_router_replicated_interface`` / ``network:router_interface_distributed``), which a project user sees, and
+from the router's own ``distributed`` flag when the credentials show it."""
 
 
 @dataclass(frozen=True)
