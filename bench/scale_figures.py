@@ -12,6 +12,11 @@ Local cloud (the real engine and provider, 3 zones, one TCP listener, members pe
 that replaces every member (make-before-break: new members are created and ready before the old ones go), and
 `destroy`, with the cost per member. Octavia serializes writes per load balancer, so a zone's members are created
 one after another; zones run in parallel.
+
+The cloud's own cost of a zone's members (openstacksdk directly, one load balancer, one TCP listener, pool and
+monitor): N members created one after another, each waited for (what the provider does, and what a make-before-break
+rotation needs), against Octavia's batch member update (`PUT /v2/lbaas/pools/{id}/members` with the whole list:
+one load-balancer write for all of them), both until every member is ACTIVE and ONLINE.
 """
 
 from __future__ import annotations
@@ -38,20 +43,22 @@ from tests.mocks.configs import sized_endpoint
 zones, members, listeners = map(int, sys.argv[2:5])
 raw = sized_endpoint(zones, members, listeners, wide=True)
 cloud = FakeCloud.topology(preview=True, zones=zones, fip_count=zones + 5, wide=True)
-start = time.perf_counter()
+cpu = lambda: (lambda r: r.ru_utime + r.ru_stime)(resource.getrusage(resource.RUSAGE_SELF))
+start, start_cpu = time.perf_counter(), cpu()
 run = run_component(raw, cloud, preview=True)
-seconds = time.perf_counter() - start
+seconds, cpu_seconds = time.perf_counter() - start, cpu() - start_cpu
 facts = next(r for r in run.registrations if r["type"] == "haendpoint:index:HaEndpoint")["outputs"]["facts"]
-print(json.dumps({"registrations": len(run.registrations), "seconds": seconds,
+print(json.dumps({"registrations": len(run.registrations), "seconds": seconds, "cpu_seconds": cpu_seconds,
                   "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "facts_kib": len(json.dumps(facts)) / 1024}))
 """
 
 
 def mock_figures() -> None:
-    print("mock runtime (preview under Pulumi mocks, one process per case)")
-    print(f"  {'zones x members x listeners':28s} {'registrations':>13s} {'seconds':>8s} {'ms/reg':>7s} "
-          f"{'peak MiB':>9s} {'facts KiB':>9s}")
+    print("mock runtime (preview under Pulumi mocks, one process per case; CPU s: the run's own, less noisy than wall "
+          "on a shared machine; peak: the process's maximum RSS, interpreter and imports included)")
+    print(f"  {'zones x members x listeners':28s} {'registrations':>13s} {'seconds':>8s} {'CPU s':>7s} {'ms/reg':>7s} "
+          f"{'CPU ms/reg':>10s} {'peak MiB':>9s} {'facts KiB':>9s}")
     for zones, members, listeners in MOCK_CASES:
         out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), str(zones), str(members), str(listeners)],
                              capture_output=True, text=True, timeout=1800)
@@ -59,18 +66,22 @@ def mock_figures() -> None:
             print(f"  {zones} x {members} x {listeners}: failed\n{out.stderr[-2000:]}")
             continue
         figures = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"  {f'{zones} x {members} x {listeners}':28s} {figures['registrations']:13d} "
-              f"{figures['seconds']:8.1f} {1000 * figures['seconds'] / figures['registrations']:7.2f} "
-              f"{figures['peak_mib']:9.0f} {figures['facts_kib']:9.0f}")
+        count = figures["registrations"]
+        print(f"  {f'{zones} x {members} x {listeners}':28s} {count:13d} {figures['seconds']:8.1f} "
+              f"{figures['cpu_seconds']:7.1f} {1000 * figures['seconds'] / count:7.2f} "
+              f"{1000 * figures['cpu_seconds'] / count:10.2f} {figures['peak_mib']:9.0f} {figures['facts_kib']:9.0f}")
 
 
 def cloud_figures(sizes: list[int]) -> None:
     from localcloud.testing import Cleanup, ensure_up
     from tests.e2e.pulumi_cli import PulumiStack, project_environment
 
+    from bench.lib.engine_in_use import describe, engine_environment
+
     cloud = ensure_up()
-    environment = {**project_environment(), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml, "OS_CLOUD": "localcloud"}
-    print("local cloud, real engine: 3 zones, one TCP listener")
+    environment = {**engine_environment(project_environment()), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
+                   "OS_CLOUD": "localcloud"}
+    print(f"local cloud, real engine: 3 zones, one TCP listener ({describe(environment)})")
     print(f"  {'members/zone':>12s} {'up s':>8s} {'s/member':>9s} {'rotation s':>11s} {'destroy s':>10s}")
     for size in sizes:
         sweep = Cleanup(cloud)
@@ -89,6 +100,67 @@ def cloud_figures(sizes: list[int]) -> None:
               f"{destroy.seconds:10.1f}")
 
 
+def member_costs(sizes: list[int]) -> None:
+    from localcloud.testing import ensure_up
+
+    conn = ensure_up().conn
+    print("the cloud's own cost of one zone's members (openstacksdk; until every member is ACTIVE and ONLINE)")
+    print(f"  {'members':>8s} {'one by one s':>13s} {'s/member':>9s} {'batch update s':>15s} {'s/member':>9s}")
+    for size in sizes:
+        one_by_one, batch = _member_costs(conn, size)
+        print(f"  {size:8d} {one_by_one:13.1f} {one_by_one / size:9.2f} {batch:15.1f} {batch / size:9.2f}")
+
+
+def _member_costs(conn, size: int) -> tuple[float, float]:
+    lb_api = conn.load_balancer
+    subnet = conn.network.find_subnet("cp-az1", ignore_missing=False)
+    lb = lb_api.create_load_balancer(name="scale-api-batch-lb", vip_subnet_id=subnet.id, availability_zone="az1")
+    active = lambda: lb_api.get_load_balancer(lb.id).provisioning_status == "ACTIVE"  # noqa: E731
+    try:
+        _wait(active)
+        pools = []
+        for port in (7001, 7002):
+            listener = lb_api.create_listener(loadbalancer_id=lb.id, protocol="TCP", protocol_port=port)
+            _wait(active)
+            pool = lb_api.create_pool(listener_id=listener.id, protocol="TCP", lb_algorithm="ROUND_ROBIN")
+            _wait(active)
+            lb_api.create_health_monitor(pool_id=pool.id, type="TCP", delay=5, timeout=3, max_retries=2)
+            _wait(active)
+            pools.append(pool)
+        addresses = [f"10.10.1.{10 + index}" for index in range(size)]
+        started = time.monotonic()
+        for address in addresses:  # one after another, each waited for
+            member = lb_api.create_member(pools[0].id, address=address, protocol_port=7001, subnet_id=subnet.id)
+            _wait(lambda: lb_api.get_member(member.id, pools[0].id).provisioning_status == "ACTIVE")
+        _wait(lambda: _all_online(lb_api, pools[0].id, size))
+        one_by_one = time.monotonic() - started
+        started = time.monotonic()
+        lb_api.put(f"/lbaas/pools/{pools[1].id}/members", json={"members": [
+            {"address": address, "protocol_port": 7002, "subnet_id": subnet.id} for address in addresses]},
+            raise_exc=True)
+        _wait(active)
+        _wait(lambda: _all_online(lb_api, pools[1].id, size))
+        batch = time.monotonic() - started
+        return one_by_one, batch
+    finally:
+        lb_api.delete_load_balancer(lb.id, cascade=True, ignore_missing=True)
+        _wait(lambda: lb_api.find_load_balancer(lb.id) is None)
+
+
+def _all_online(lb_api, pool_id: str, size: int) -> bool:
+    members = list(lb_api.members(pool_id))
+    return len(members) == size and all(m.provisioning_status == "ACTIVE" and m.operating_status == "ONLINE"
+                                        for m in members)
+
+
+def _wait(predicate, timeout: float = 900, interval: float = 0.1) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the cloud did not reach the expected state")
+        time.sleep(interval)
+
+
 def _endpoint(members_per_zone: int, first_host: int) -> dict:
     return {
         "name": "scale-api", "floatingNetwork": "public",
@@ -105,10 +177,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--members", type=int, nargs="*", default=[3, 30], help="members per zone on the local cloud")
     parser.add_argument("--mock-only", action="store_true")
+    parser.add_argument("--cloud-only", action="store_true")
     options = parser.parse_args()
     started = time.perf_counter()
-    mock_figures()
+    if not options.cloud_only:
+        mock_figures()
     if not options.mock_only:
+        member_costs(options.members)
         cloud_figures(options.members)
     print(f"({time.perf_counter() - started:.0f} s; peak of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
 

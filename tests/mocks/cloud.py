@@ -200,14 +200,15 @@ class FakeCloud(pulumi.runtime.Mocks):
         from . import resources
 
         with self.lock:
-            record = {"type": args.typ, "name": args.name, "inputs": dict(args.inputs), "custom": args.custom,
+            # args.inputs is the mock monitor's own fresh copy of the request: kept as is (no copies per registration)
+            record = {"type": args.typ, "name": args.name, "inputs": args.inputs, "custom": args.custom,
                       "urn": getattr(self.current, "urn", None), "parent": getattr(self.current, "parent", None),
                       "dependencies": getattr(self.current, "dependencies", []), "provider": args.provider,
                       "aliases": getattr(self.current, "aliases", [])}
             self.registrations.append(record)
             if not args.custom:
-                return "", dict(args.inputs)
-            resource_id, state = resources.create(self, args.typ, args.name, dict(args.inputs))
+                return "", args.inputs
+            resource_id, state = resources.create(self, args.typ, args.name, args.inputs)
             record["id"], record["state"] = resource_id, state
             return resource_id, state
 

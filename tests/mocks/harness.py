@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
 import json
 import runpy
@@ -20,7 +21,7 @@ import pulumi
 from pulumi.runtime import rpc
 from pulumi.runtime import mocks, settings
 from pulumi.runtime.stack import run_pulumi_func
-from pulumi.runtime.sync_await import _sync_await
+from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from .cloud import FakeCloud
 from .tuning import mock_runtime_tuning
@@ -37,12 +38,18 @@ class RecordingMonitor(mocks.MockMonitor):
         """The engine's URN: the whole parent type chain (the stock mock keeps only the parent's own type)."""
         if parent and not parent.split("::")[2].startswith("pulumi:pulumi:Stack"):
             type_ = parent.split("::")[2] + "$" + type_
-        return "urn:pulumi:" + "::".join([settings.get_stack(), settings.get_project(), type_, name])
+        return self._one("urn:pulumi:" + "::".join([settings.get_stack(), settings.get_project(), type_, name]))
+
+    def _one(self, urn: str) -> str:
+        """One string object per URN for the whole run: each request carries its own copies of the URNs of its
+        parent and dependencies (20,000 registrations: about 20 MB of duplicates)."""
+        strings = self.__dict__.setdefault("_strings", {})
+        return strings.setdefault(urn, urn)
 
     def RegisterResource(self, request):
         self.mocks.current.urn = self.make_urn(request.parent, request.type, request.name)
-        self.mocks.current.parent = request.parent or None
-        self.mocks.current.dependencies = sorted(set(request.dependencies))
+        self.mocks.current.parent = self._one(request.parent) if request.parent else None
+        self.mocks.current.dependencies = [self._one(urn) for urn in sorted(set(request.dependencies))]
         self.mocks.current.aliases = [_alias(alias) for alias in request.aliases] + list(request.aliasURNs)
         return super().RegisterResource(request)
 
@@ -98,6 +105,7 @@ def run_program(program: Callable[[], Any], cloud: FakeCloud, preview: Optional[
     preview = cloud.preview if preview is None else preview
     cloud.preview = preview
     with _LOCK, use_catalog(FakeCatalog(cloud)), mock_runtime_tuning():
+        _ensure_event_loop()  # an earlier asyncio.run() (e.g. a test of the provider host) leaves the thread without one
         settings.ROOT.set(None)
         mocks.set_mocks(cloud, PROJECT, STACK, preview=preview, monitor=RecordingMonitor(cloud))
         pulumi.runtime.set_all_config({f"{PROJECT}:{key}" if ":" not in key else key: json.dumps(value)
@@ -111,8 +119,19 @@ def run_program(program: Callable[[], Any], cloud: FakeCloud, preview: Optional[
             holder["result"] = program()
             holder["wanted"] = outputs(holder["result"]) if outputs else dict(settings.get_root_resource().outputs)
 
+        def finish():
+            if "error" in holder:
+                raise holder["error"]
+
+        # The program runs outside the event loop, in a context of its own (as a task would), so that its
+        # registrations are carried out while it constructs the rest (tests/mocks/tuning.py); run_pulumi_func then
+        # waits for the outstanding ones and raises the program's error, if any, as when it ran the program itself.
         try:
-            _sync_await(run_pulumi_func(body))
+            contextvars.copy_context().run(body)
+        except BaseException as error:  # noqa: BLE001 re-raised by finish() after the runtime's cleanup
+            holder["error"] = error
+        try:
+            _sync_await(run_pulumi_func(finish))
             # Resolved once every registration is done, by the outermost loop: a nested _sync_await inside body would
             # pump the whole run and pad asyncio's ready queue back after each output (~270k handles at 4k resources).
             holder["outputs"] = {key: _sync_await(pulumi.Output.from_input(value).future())

@@ -21,7 +21,7 @@ def create(cloud, typ: str, name: str, inputs: dict) -> tuple[str, dict]:
         raise CloudError(f"the fake cloud does not know resource type {typ}")
     outputs = handler(cloud, name, inputs)
     if cloud.preview:
-        return "", dict(inputs)
+        return "", inputs  # the state of a preview is its inputs (the registration's own dict, not a copy)
     resource_id = outputs.pop("id", None) or cloud.new_id()
     state = {**inputs, **outputs}
     cloud.kind(typ)[resource_id] = state
