@@ -10,23 +10,31 @@ Prints:
   - the ratio up / (one zone's chain + empty-program overhead): goal <= 1.5, i.e. zones are built in parallel;
   - the neutron-lbaas warnings an `up` prints, and the dev shape's destroy beside the cloud's own time to delete one
     zone (cascade delete of its load balancer, its floating IP and recordset);
-  - where the time of the dev shape's `up` and `destroy` goes (bench/event_timings.py: per-resource steps from the
-    engine's event log, and the chain of steps that explains the wall time);
+  - where the time of the dev shape's `up` and `destroy` goes (bench/lib/event_timings.py: per-resource steps from
+    the engine's event log, and the chain of steps that explains the wall time);
   - before/after in the same run: the same figures with the OpenStack plugin built without engine/openstack/patches
     (engine part "openstack-unpatched", built by `engine/build.sh --part openstack-unpatched` when the cache has
     none: a few minutes with warm Go caches; --no-before skips it).
 
-Run: .venv/bin/python bench/engine_figures.py [--cold] [--no-before]    (needs `make engine localcloud`)
+The machine is shared and its load moves the cloud's own speed from one minute to the next, so each round measures
+one zone's chain right before the up it is compared with, and --rounds N interleaves the two plugins (patched,
+unpatched, unpatched, patched, ...) and prints medians.
+
+Run: .venv/bin/python bench/engine_figures.py [--cold] [--no-before] [--rounds N] [--events-dir DIR]
+     (needs `make engine localcloud`)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 import yaml  # noqa: E402
 
 from bench.lib import event_timings  # noqa: E402
+from bench.lib.engine_in_use import describe, engine_environment  # noqa: E402
 from localcloud.testing import ensure_up  # noqa: E402
 from tests.e2e.pulumi_cli import PulumiStack, project_environment  # noqa: E402
 
@@ -67,36 +76,61 @@ def dev_shaped_endpoint() -> dict:
     return {**dev, "name": ENDPOINT, "dns": {**dev["dns"], "record": ENDPOINT}}
 
 
-def engine_runs(environment: dict[str, str], workdir: Path) -> dict[str, float]:
-    empty = workdir / "empty"
-    empty.mkdir(parents=True)
-    (empty / "Pulumi.yaml").write_text("name: empty\nruntime:\n  name: python\n  options:\n"
-                                       "    toolchain: pip\n    virtualenv: .venv\n")
-    (empty / "__main__.py").write_text("import pulumi\n")
-    (empty / ".venv").symlink_to(ROOT / ".venv")
-    empty_stack = PulumiStack(empty, "bench", environment)
-    empty_stack.run("stack", "init", "bench", "--non-interactive")
-    figures = {"empty_preview_s": empty_stack.preview(policy=False).seconds,
-               "empty_up_s": empty_stack.up(policy=False).seconds}
-    stack = PulumiStack.create(workdir / "dev", "bench", environment)
-    stack.write_config(dev_shaped_endpoint())
-    try:
-        figures["dev_preview_s"] = stack.preview(policy=False).seconds
-        figures["dev_preview_with_policies_s"] = stack.preview().seconds
-        seconds, code, output, events = event_timings.run_logged(
-            stack, "up", "--yes", "--non-interactive", "--skip-preview")
-        if code != 0:
-            raise RuntimeError(f"pulumi up of the dev shape failed ({code}):\n{output[-3000:]}")
-        figures["dev_up_s"], figures["up_events"] = seconds, events
-        figures["lbaas_warnings"] = output.count("neutron-lbaas")
-        figures["dev_resources"] = len(stack.resources())
-    finally:
-        seconds, code, output, events = event_timings.run_logged(
-            stack, "destroy", "--yes", "--non-interactive", "--skip-preview")
-        figures["dev_destroy_s"], figures["destroy_events"] = seconds, events
-        if code != 0:
-            print(f"pulumi destroy of the dev shape failed ({code}):\n{output[-3000:]}")
-    return figures
+class Variant:
+    """One OpenStack plugin under test: its own PULUMI_HOME, an empty program and a dev-shaped stack."""
+
+    def __init__(self, label: str, plugin: Path, environment: dict[str, str], workdir: Path):
+        self.label, self.plugin = label, plugin
+        self.clouds_yaml = environment["OS_CLIENT_CONFIG_FILE"]
+        env = variant_environment(environment, plugin, workdir / "home")
+        empty = workdir / "empty"
+        empty.mkdir(parents=True)
+        (empty / "Pulumi.yaml").write_text("name: empty\nruntime:\n  name: python\n  options:\n"
+                                           "    toolchain: pip\n    virtualenv: .venv\n")
+        (empty / "__main__.py").write_text("import pulumi\n")
+        (empty / ".venv").symlink_to(ROOT / ".venv")
+        self.empty = PulumiStack(empty, "bench", env)
+        self.empty.run("stack", "init", "bench", "--non-interactive")
+        self.dev = PulumiStack.create(workdir / "dev", "bench", env)
+        self.dev.write_config(dev_shaped_endpoint())
+        self.rounds: list[dict] = []
+
+    def previews(self) -> dict[str, float]:
+        return {"empty_preview_s": self.empty.preview(policy=False).seconds,
+                "dev_preview_s": self.dev.preview(policy=False).seconds,
+                "dev_preview_with_policies_s": self.dev.preview().seconds}
+
+    def round(self, conn) -> dict:
+        """One measurement: one zone's chain (openstacksdk) just before, the empty program's up, the dev shape's up
+        and destroy with their event logs."""
+        figures: dict = {"chain": one_zone_chain(conn), "parallel_chain": zones_in_parallel(self.clouds_yaml),
+                         "empty_up_s": self.empty.up(policy=False).seconds}
+        try:
+            seconds, code, output, events = event_timings.run_logged(
+                self.dev, "up", "--yes", "--non-interactive", "--skip-preview")
+            if code != 0:
+                raise RuntimeError(f"pulumi up of the dev shape failed ({code}):\n{output[-3000:]}")
+            figures.update(dev_up_s=seconds, up_events=events, lbaas_warnings=output.count("neutron-lbaas"),
+                           dev_resources=len(self.dev.resources()))
+        finally:
+            seconds, code, output, events = event_timings.run_logged(
+                self.dev, "destroy", "--yes", "--non-interactive", "--skip-preview")
+            figures.update(dev_destroy_s=seconds, destroy_events=events)
+            if code != 0:
+                print(f"pulumi destroy of the dev shape failed ({code}):\n{output[-3000:]}")
+        budget = figures["chain"]["total"] + figures["empty_up_s"]
+        figures["ratio"] = figures["dev_up_s"] / budget
+        figures["parallel_ratio"] = figures["dev_up_s"] / (figures["parallel_chain"] + figures["empty_up_s"])
+        self.rounds.append(figures)
+        return figures
+
+    def median(self, key: str) -> float:
+        return statistics.median(r[key] for r in self.rounds)
+
+    def median_round(self) -> dict:
+        """The round whose up is the median one (its event logs are the ones reported)."""
+        ordered = sorted(self.rounds, key=lambda r: r["dev_up_s"])
+        return ordered[(len(ordered) - 1) // 2]
 
 
 def wait_for(predicate, timeout: float = 120, interval: float = 0.1):
@@ -109,10 +143,10 @@ def wait_for(predicate, timeout: float = 120, interval: float = 0.1):
     raise TimeoutError("the cloud did not reach the expected state")
 
 
-def one_zone_chain(conn) -> dict[str, float]:
+def one_zone_chain(conn, az: str = "az1") -> dict[str, float]:
     """One zone built one call after another, each step waited for, as the engine's critical path must."""
     lb_api = conn.load_balancer
-    subnet = conn.network.find_subnet("cp-az1", ignore_missing=False)
+    subnet = conn.network.find_subnet(f"cp-{az}", ignore_missing=False)
     public = conn.network.find_network("public", ignore_missing=False)
     zone = conn.dns.find_zone("example.test.", ignore_missing=False)
     steps: dict[str, float] = {}
@@ -121,7 +155,8 @@ def one_zone_chain(conn) -> dict[str, float]:
     started = time.monotonic()
     try:
         t = time.monotonic()
-        lb = lb_api.create_load_balancer(name=f"{ENDPOINT}-chain-lb", vip_subnet_id=subnet.id, availability_zone="az1")
+        lb = lb_api.create_load_balancer(name=f"{ENDPOINT}-chain-{az}-lb", vip_subnet_id=subnet.id,
+                                         availability_zone=az)
         created["lb"] = lb
         wait_for(active(lb_api.get_load_balancer, lb.id))
         steps["loadbalancer"] = time.monotonic() - t
@@ -139,7 +174,8 @@ def one_zone_chain(conn) -> dict[str, float]:
             wait_for(active(lb_api.get_load_balancer, lb.id))
             steps[f"monitor {port}"] = time.monotonic() - t
             t = time.monotonic()
-            member = lb_api.create_member(pool.id, address="10.10.1.10", protocol_port=port, subnet_id=subnet.id)
+            member = lb_api.create_member(pool.id, address=f"10.10.{az[2:]}.10", protocol_port=port,
+                                          subnet_id=subnet.id)
             wait_for(lambda: (lambda m: m.provisioning_status == "ACTIVE" and m.operating_status == "ONLINE")(
                 lb_api.get_member(member.id, pool.id)))
             steps[f"member {port} online"] = time.monotonic() - t
@@ -148,7 +184,7 @@ def one_zone_chain(conn) -> dict[str, float]:
         created["fip"] = fip
         steps["floating_ip"] = time.monotonic() - t
         t = time.monotonic()
-        recordset = conn.dns.create_recordset(zone, name=f"{ENDPOINT}-chain.example.test.", type="A",
+        recordset = conn.dns.create_recordset(zone, name=f"{ENDPOINT}-chain-{az}.example.test.", type="A",
                                               records=[fip.floating_ip_address], ttl=30)
         created["recordset"] = recordset
         wait_for(lambda: conn.dns.get_recordset(recordset, zone).status == "ACTIVE")
@@ -168,6 +204,19 @@ def one_zone_chain(conn) -> dict[str, float]:
             wait_for(lambda: lb_api.find_load_balancer(created["lb"].id) is None, timeout=120)
         steps["delete (cascade)"] = time.monotonic() - t
     return steps
+
+
+def zones_in_parallel(clouds_yaml: str, azs=("az1", "az2", "az3")) -> float:
+    """The dev shape's three zones built at once, each zone's chain in a thread of its own with a connection of its
+    own: how long the cloud itself takes to build them in parallel (seconds until the last chain is done)."""
+    import openstack
+
+    def chain(az: str) -> float:
+        return one_zone_chain(openstack.connect(cloud="localcloud"), az)["total"]
+
+    os.environ["OS_CLIENT_CONFIG_FILE"] = clouds_yaml
+    with ThreadPoolExecutor(len(azs)) as pool:
+        return max(pool.map(chain, azs))
 
 
 def unpatched_plugin() -> Path:
@@ -192,20 +241,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cold", action="store_true", help="also measure a cold engine build (~15-25 min)")
     parser.add_argument("--no-before", action="store_true", help="skip the runs with the unpatched plugin")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measurements per plugin, interleaved (after, before, before, after, ...); medians")
+    parser.add_argument("--events-dir", type=Path, help="also write each run's event log (JSON) there")
     options = parser.parse_args()
     build = engine_build(options.cold)
     before = None if options.no_before else unpatched_plugin()
     cloud = ensure_up()
-    environment = {**project_environment(), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml, "OS_CLOUD": "localcloud"}
-    chain = one_zone_chain(cloud.conn)
+    environment = {**engine_environment(project_environment()), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
+                   "OS_CLOUD": "localcloud"}
+    print(describe(environment), flush=True)
     current = Path(environment["HA_ENGINE_BIN"]).parent / "plugins" / "pulumi-resource-openstack"
     with tempfile.TemporaryDirectory(prefix="engine-figures-") as workdir:
-        runs = engine_runs(variant_environment(environment, current, Path(workdir) / "home-after"),
-                           Path(workdir) / "after")
-        previous = None
+        variants = [Variant("patched", current, environment, Path(workdir) / "after")]
         if before is not None:
-            previous = engine_runs(variant_environment(environment, before, Path(workdir) / "home-before"),
-                                   Path(workdir) / "before")
+            variants.append(Variant("unpatched", before, environment, Path(workdir) / "before"))
+        previews = {v.label: v.previews() for v in variants}
+        for number in range(options.rounds):
+            for variant in (variants if number % 2 == 0 else list(reversed(variants))):
+                figures = variant.round(cloud.conn)
+                print(f"round {number + 1} {variant.label}: up {figures['dev_up_s']:.1f} s, destroy "
+                      f"{figures['dev_destroy_s']:.1f} s, one zone's chain {figures['chain']['total']:.1f} s "
+                      f"(three at once {figures['parallel_chain']:.1f} s), ratio {figures['ratio']:.2f} "
+                      f"(against three at once {figures['parallel_ratio']:.2f})", flush=True)
+                if options.events_dir:
+                    options.events_dir.mkdir(parents=True, exist_ok=True)
+                    for kind in ("up", "destroy"):
+                        (options.events_dir / f"{variant.label}-{number + 1}-{kind}.json").write_text(
+                            json.dumps(figures[f"{kind}_events"]))
+    after = variants[0]
     print("engine build")
     print(f"  warm (cache present)           {build['warm_s']:8.2f} s")
     if "cold_s" in build:
@@ -214,34 +278,40 @@ def main() -> None:
         print("  cold: as recorded by the last build (engine/<key>/BUILD_INFO):")
         for line in build["recorded"].splitlines():
             print(f"    {line}")
-    print("one zone's critical path, openstacksdk, one step after another (then its deletion)")
-    for step, seconds in chain.items():
+    typical = after.median_round()
+    print("one zone's critical path, openstacksdk, one step after another (then its deletion), in the median round")
+    for step, seconds in typical["chain"].items():
         print(f"  {step:30s} {seconds:8.2f} s")
-    budget = chain["total"] + runs["empty_up_s"]
-    print("real engine, patched provider (engine/openstack/patches)")
-    print(f"  empty program: preview {runs['empty_preview_s']:.2f} s, up {runs['empty_up_s']:.2f} s")
-    print(f"  dev shape ({runs['dev_resources']} resources): preview {runs['dev_preview_s']:.2f} s, "
-          f"with policy pack {runs['dev_preview_with_policies_s']:.2f} s, up {runs['dev_up_s']:.2f} s, "
-          f"destroy {runs['dev_destroy_s']:.2f} s (the cloud deletes one zone in {chain['delete (cascade)']:.2f} s)")
-    print(f"  neutron-lbaas warnings printed by the up: {runs['lbaas_warnings']}")
-    print(f"ratio up / (one zone's chain + empty-program up) = {runs['dev_up_s']:.2f} / {budget:.2f} = "
-          f"{runs['dev_up_s'] / budget:.2f}   (goal <= 1.5: zones in parallel)")
-    print("where the time goes (engine event log)")
-    event_timings.report("dev shape up", runs["dev_up_s"], runs["up_events"])
-    event_timings.report("dev shape destroy", runs["dev_destroy_s"], runs["destroy_events"])
-    if previous is None:
+    print(f"real engine, patched provider (engine/openstack/patches), medians of {len(after.rounds)} round(s)")
+    print(f"  empty program: preview {previews['patched']['empty_preview_s']:.2f} s, up {after.median('empty_up_s'):.2f} s")
+    print(f"  dev shape ({typical['dev_resources']} resources): preview {previews['patched']['dev_preview_s']:.2f} s, "
+          f"with policy pack {previews['patched']['dev_preview_with_policies_s']:.2f} s, up {after.median('dev_up_s'):.2f} s, "
+          f"destroy {after.median('dev_destroy_s'):.2f} s (the cloud deletes one zone in "
+          f"{statistics.median(r['chain']['delete (cascade)'] for r in after.rounds):.2f} s)")
+    print(f"  neutron-lbaas warnings printed by the up: {max(r['lbaas_warnings'] for r in after.rounds)}")
+    ratios = ", ".join(f"{r['ratio']:.2f}" for r in after.rounds)
+    print(f"ratio up / (one zone's chain + empty-program up), each round against the chain measured just before it: "
+          f"{ratios}; median {after.median('ratio'):.2f}   (goal <= 1.5: zones in parallel)")
+    print(f"the cloud's own time for the three zones built at once (openstacksdk, three threads): median "
+          f"{after.median('parallel_chain'):.2f} s; up / (that + empty-program up): median "
+          f"{after.median('parallel_ratio'):.2f}")
+    print("where the time goes (engine event log of the median round)")
+    event_timings.report("dev shape up", typical["dev_up_s"], typical["up_events"])
+    event_timings.report("dev shape destroy", typical["dev_destroy_s"], typical["destroy_events"])
+    if before is None:
         print("before (unpatched provider): skipped (--no-before)")
         return
-    print(f"side by side, the same run: unpatched provider ({before.parents[1].name}) -> patched "
-          f"({current.parents[1].name})")
+    previous = variants[1]
+    print(f"side by side, interleaved in the same run (medians of {len(after.rounds)}): unpatched provider "
+          f"({before.parents[1].name}) -> patched ({current.parents[1].name})")
     for key, label in (("dev_up_s", "dev shape up s"), ("dev_destroy_s", "dev shape destroy s"),
                        ("lbaas_warnings", "neutron-lbaas warnings"), ("empty_up_s", "empty program up s"),
-                       ("dev_preview_s", "dev shape preview s")):
-        print(f"  {label:28s} {previous[key]:8.2f} -> {runs[key]:8.2f}")
-    print(f"  ratio                        {previous['dev_up_s'] / budget:8.2f} -> {runs['dev_up_s'] / budget:8.2f}")
-    print("where the time went before (unpatched provider)")
-    event_timings.report("dev shape up", previous["dev_up_s"], previous["up_events"])
-    event_timings.report("dev shape destroy", previous["dev_destroy_s"], previous["destroy_events"])
+                       ("ratio", "ratio"), ("parallel_ratio", "ratio against 3 zones at once")):
+        print(f"  {label:28s} {previous.median(key):8.2f} -> {after.median(key):8.2f}")
+    print("where the time went before (unpatched provider, median round)")
+    typical = previous.median_round()
+    event_timings.report("dev shape up", typical["dev_up_s"], typical["up_events"])
+    event_timings.report("dev shape destroy", typical["dev_destroy_s"], typical["destroy_events"])
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
     .venv/bin/python bench/scale_figures.py                 # mock figures, and the local cloud at 3 and 30 members
     .venv/bin/python bench/scale_figures.py --members 3 30 90
     .venv/bin/python bench/scale_figures.py --mock-only
+    .venv/bin/python bench/scale_figures.py --cloud-only --members 90 --no-rotation --no-cloud-own   # < 20 min
 
 Mock runtime (Pulumi mocks + the fake cloud of tests/mocks, a preview, one process per case so that peak memory is
 the case's own): registrations, seconds, milliseconds per registration and peak RSS, from the dev shape up to 20
@@ -72,7 +73,7 @@ def mock_figures() -> None:
               f"{1000 * figures['cpu_seconds'] / count:10.2f} {figures['peak_mib']:9.0f} {figures['facts_kib']:9.0f}")
 
 
-def cloud_figures(sizes: list[int]) -> None:
+def cloud_figures(sizes: list[int], with_rotation: bool = True) -> None:
     from localcloud.testing import Cleanup, ensure_up
     from tests.e2e.pulumi_cli import PulumiStack, project_environment
 
@@ -82,7 +83,9 @@ def cloud_figures(sizes: list[int]) -> None:
     environment = {**engine_environment(project_environment()), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
                    "OS_CLOUD": "localcloud"}
     print(f"local cloud, real engine: 3 zones, one TCP listener ({describe(environment)})")
-    print(f"  {'members/zone':>12s} {'up s':>8s} {'s/member':>9s} {'rotation s':>11s} {'destroy s':>10s}")
+    print(f"  {'members/zone':>12s} {'up s':>8s} {'s/member':>9s} {'rotation s':>11s} {'destroy s':>10s}   "
+          f"per added member/zone: {'up s':>6s} {'rotation s':>10s} {'destroy s':>9s}")
+    first = None
     for size in sizes:
         sweep = Cleanup(cloud)
         sweep.prefix = "scale-api"
@@ -92,12 +95,20 @@ def cloud_figures(sizes: list[int]) -> None:
             try:
                 stack.write_config(_endpoint(size, first_host=10))
                 up = stack.up(policy=False)
-                stack.write_config(_endpoint(size, first_host=10 + size))
-                rotation = stack.up(policy=False)
+                rotation = None
+                if with_rotation:
+                    stack.write_config(_endpoint(size, first_host=10 + size))
+                    rotation = stack.up(policy=False)
             finally:
                 destroy = stack.destroy(check=False)
-        print(f"  {size:12d} {up.seconds:8.1f} {up.seconds / size:9.2f} {rotation.seconds:11.1f} "
-              f"{destroy.seconds:10.1f}")
+        row = (size, up.seconds, rotation.seconds if rotation else float("nan"), destroy.seconds)
+        # the cost of a member beyond the smallest size (the fixed cost of the LBs, listeners, DNS taken out)
+        marginal = "" if first is None else "".join(
+            f" {(now - then) / (size - first[0]):{width}.2f}"
+            for now, then, width in zip(row[1:], first[1:], (6, 10, 9)))
+        first = first or row
+        print(f"  {size:12d} {up.seconds:8.1f} {up.seconds / size:9.2f} {row[2]:11.1f} "
+              f"{destroy.seconds:10.1f}   {'':22s}{marginal}", flush=True)
 
 
 def member_costs(sizes: list[int]) -> None:
@@ -178,13 +189,18 @@ def main() -> None:
     parser.add_argument("--members", type=int, nargs="*", default=[3, 30], help="members per zone on the local cloud")
     parser.add_argument("--mock-only", action="store_true")
     parser.add_argument("--cloud-only", action="store_true")
+    parser.add_argument("--no-rotation", action="store_true",
+                        help="local cloud: up and destroy only (90 members per zone: a rotation alone takes ~14 min)")
+    parser.add_argument("--no-cloud-own", action="store_true",
+                        help="skip the cloud's own member costs (openstacksdk one by one vs batch update)")
     options = parser.parse_args()
     started = time.perf_counter()
     if not options.cloud_only:
         mock_figures()
     if not options.mock_only:
-        member_costs(options.members)
-        cloud_figures(options.members)
+        if not options.no_cloud_own:
+            member_costs(options.members)
+        cloud_figures(options.members, with_rotation=not options.no_rotation)
     print(f"({time.perf_counter() - started:.0f} s; peak of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
 
 
