@@ -323,6 +323,17 @@ def diagnostics_of(output: str, resource: str) -> list[str]:
     return block
 
 
+def spawn_up_until_posted(stack: PulumiStack, cloud, event_log: Path, addresses: set[str], timeout: float = 300):
+    """Start `pulumi up` and return its process once Octavia holds members at every one of ``addresses`` (the
+    provider has posted them and waits for them), or after ``timeout`` seconds."""
+    process = stack.spawn_up(event_log)
+    deadline = time.monotonic() + timeout
+    while not addresses <= cloud_member_addresses(cloud) and time.monotonic() < deadline:
+        assert process.poll() is None, f"the update ended before the fault:\n{process.stdout.read()}"
+        time.sleep(0.2)
+    return process
+
+
 LEFT_BEHIND: dict[str, list[str]] = {}
 
 
@@ -340,11 +351,7 @@ def test_5_octavia_answering_503_while_the_provider_waits_for_members_it_created
     new_members = {f"10.10.{n}.14" for n in (1, 2, 3)}
     faults.worker_freeze()
     try:
-        process = stack.spawn_up(event_log)
-        deadline = time.monotonic() + 300
-        while not new_members <= cloud_member_addresses(cloud) and time.monotonic() < deadline:
-            assert process.poll() is None, f"the update ended before the fault:\n{process.stdout.read()}"
-            time.sleep(0.2)
+        process = spawn_up_until_posted(stack, cloud, event_log, new_members)
         injected = time.time()
         faults.octavia_api_unavailable(30)
         time.sleep(1)
@@ -383,11 +390,7 @@ def test_7_a_member_octavia_reports_error_while_the_provider_waits_is_recorded_a
     new_members = {f"10.10.{n}.16" for n in (1, 2, 3)}
     faults.worker_freeze()
     try:
-        process = stack.spawn_up(event_log)
-        deadline = time.monotonic() + 300
-        while not new_members <= cloud_member_addresses(cloud) and time.monotonic() < deadline:
-            assert process.poll() is None, f"the update ended before the fault:\n{process.stdout.read()}"
-            time.sleep(0.2)
+        process = spawn_up_until_posted(stack, cloud, event_log, new_members)
         (lb,) = [lb for lb in cloud.load_balancer.load_balancers() if lb.name == f"{ENDPOINT}-az2-lb"]
         (pool,) = list(cloud.load_balancer.pools(loadbalancer_id=lb.id))
         (failed,) = [m for m in cloud.load_balancer.members(pool) if m.address == "10.10.2.16"]

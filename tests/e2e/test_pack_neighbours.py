@@ -8,9 +8,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-import yaml
-
-from tests.e2e.pulumi_cli import REPO, PulumiStack
+from tests.e2e.pulumi_cli import PulumiStack
+from tests.mocks.configs import dev_endpoint
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
@@ -44,7 +43,7 @@ def _stack(tmp_path, pulumi_environment, compliant: bool) -> PulumiStack:
     name = f"{PREFIX}-{'ok' if compliant else 'bad'}"
     stack = PulumiStack.create(tmp_path / name, name, pulumi_environment)
     (stack.workdir / "__main__.py").write_text(PROGRAM)
-    dev = yaml.safe_load((REPO / "Pulumi.dev.yaml").read_text())["config"]["ha-endpoint:endpoint"]
+    dev = dev_endpoint()
     stack.write_config({**dev, "name": f"{PREFIX}-api", "tags": ["production"], "allowedCidrs": ["192.0.2.0/24"],
                         "dns": {**dev["dns"], "record": f"{PREFIX}-api"}},
                        extra={"ha-endpoint:compliantNeighbours": compliant})

@@ -6,12 +6,10 @@ openstacksdk, the key manager for certificates)."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
-import yaml
 
-from tests.e2e.pulumi_cli import REPO, PulumiStack
+from tests.e2e.pulumi_cli import PulumiStack
+from tests.mocks.configs import dev_endpoint
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
@@ -20,8 +18,8 @@ CERTIFICATE = "https://barbican.example:9311/v1/containers/0b7d2c1e-7c52-4f3a-9b
 
 
 def dev() -> dict:
-    endpoint = yaml.safe_load((REPO / "Pulumi.dev.yaml").read_text())["config"][KEY]
-    return {**copy.deepcopy(endpoint), "name": "prr-api", "dns": {**endpoint["dns"], "record": "prr"}}
+    endpoint = dev_endpoint()
+    return {**endpoint, "name": "prr-api", "dns": {**endpoint["dns"], "record": "prr"}}
 
 
 def boolean_port(raw: dict) -> None:

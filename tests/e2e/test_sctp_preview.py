@@ -5,20 +5,16 @@ monitor's) on its port."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
-import yaml
 
-from tests.e2e.pulumi_cli import REPO, PulumiStack
+from tests.e2e.pulumi_cli import PulumiStack
+from tests.mocks.configs import dev_endpoint
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
-KEY = "ha-endpoint:endpoint"
-
 
 def sctp_endpoint() -> dict:
-    endpoint = copy.deepcopy(yaml.safe_load((REPO / "Pulumi.dev.yaml").read_text())["config"][KEY])
+    endpoint = dev_endpoint()
     endpoint.update(name="sctp-api", dns={**endpoint["dns"], "record": "sctp"})
     endpoint["listeners"].append({"port": 3868, "protocol": "SCTP", "monitor": {"type": "TCP"}})
     return endpoint
