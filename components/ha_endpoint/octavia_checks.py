@@ -106,8 +106,6 @@ class OpenStackCatalog:
         kinds = ["secret"] if "/secrets/" in ref else ["container"] if "/containers/" in ref else \
             ["container", "secret"]
         try:
-            if not conn.has_service("key-manager"):  # openstacksdk would raise ServiceDisabledException
-                return None
             for kind in kinds:
                 try:
                     getattr(conn.key_manager, f"get_{kind}")(object_id)
@@ -115,7 +113,7 @@ class OpenStackCatalog:
                 except os_exc.NotFoundException:
                     continue
             return False
-        except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):
+        except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
             return None
         except Exception as error:
             raise CatalogUnavailable(_describe(error)) from None
