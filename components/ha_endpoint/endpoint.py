@@ -15,7 +15,7 @@ import pulumi
 from . import contract
 from .args import EndpointArgs
 from .dns import PublishedZone, addresses_output, create_records
-from .lookups import invoke_options, lookup_cloud_facts, lookup_error
+from .lookups import invoke_options, lookup_cloud_facts
 from .plan import PollTarget, make_plan
 from .props import endpoint_facts, refuse_az_loss
 from .deferred import checked_plan, declared_facts, deferred_inputs, structural_facts
@@ -72,11 +72,9 @@ class HaEndpoint(pulumi.ComponentResource):
         try:
             facts = lookup_cloud_facts(args, root, invoke_opts, identity)  # the plain inputs' facts, known now
         except CloudLookupError as error:
-            if not octavia:
-                raise
-            raise lookup_error(octavia + getattr(error, "problems", [])) from None
+            raise CloudLookupError(octavia + error.problems) from None
         if octavia:
-            raise lookup_error(octavia)
+            raise CloudLookupError(octavia)
         pending = deferred_inputs(args)
         if pending:  # Outputs of resources declared beside: checked once known, before any load balancer
             checked = checked_plan(args, pending, root, invoke_opts, target, identity, backend.name)

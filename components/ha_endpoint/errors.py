@@ -22,22 +22,33 @@ SHOWN = 20
 """The most problems a message lists; ``problems`` keeps them all."""
 
 
-class ConfigError(pulumi.RunError):
-    """Invalid endpoint configuration. Raised before any resource is registered.
+class ProblemsError(pulumi.RunError):
+    """An error that lists problems: a heading with their count, at most :data:`SHOWN` of them, then how many more.
 
     A subclass of ``pulumi.RunError`` so that the Pulumi engine prints the message alone, without a Python
     traceback.
     """
 
+    HEADING = "problems"
+
     def __init__(self, problems: list[Problem]):
         self.problems = list(problems)
         count = len(self.problems)
-        heading = f"invalid endpoint configuration ({count} problem{'s' if count != 1 else ''}):"
+        heading = f"{self.HEADING} ({count} problem{'s' if count != 1 else ''}):"
         shown = [f"  - {problem}" for problem in self.problems[:SHOWN]]
         if count > SHOWN:
             shown.append(f"  ... and {count - SHOWN} more (fix these first; the same check lists the rest)")
         super().__init__("\n".join([heading, *shown]))
 
 
-class CloudLookupError(pulumi.RunError):
-    """A name or id in the configuration does not exist in the cloud (or is ambiguous there)."""
+class ConfigError(ProblemsError):
+    """Invalid endpoint configuration. Raised before any resource is registered."""
+
+    HEADING = "invalid endpoint configuration"
+
+
+class CloudLookupError(ProblemsError):
+    """A name or id in the configuration does not exist in the cloud (or is ambiguous there). Raised before any
+    resource is registered."""
+
+    HEADING = "cloud lookup failed"

@@ -196,21 +196,12 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
                  "member's server (openstack port list --server <server>)",
                  lambda port=port: openstack.networking.get_port(port_id=port, opts=cloud.opts))
     if problems:
-        raise lookup_error(problems)
+        raise CloudLookupError(problems)
     routers = {router: cloud.router(router) for subnet in subnets.values() for router in subnet.router_ids}
     networks = {zone_subnet.network_id: cloud.network(zone_subnet.network_id)
                 for zone_subnet in (subnets.get(zone.subnet) for zone in args.zones.values()
                                     if isinstance(zone.subnet, str)) if zone_subnet is not None}
     return CloudFacts(subnets, network_id, network_name, floating_ips, zone_id, routers, networks, servers)
-
-
-def lookup_error(problems: list[Problem]) -> CloudLookupError:
-    """A :class:`CloudLookupError` that lists every problem, like :class:`ConfigError` does."""
-    count = len(problems)
-    heading = f"cloud lookup failed ({count} problem{'s' if count != 1 else ''}):"
-    error = CloudLookupError("\n".join([heading, *(f"  - {problem}" for problem in problems)]))
-    error.problems = list(problems)
-    return error
 
 
 def _subnet_refs(args: EndpointArgs, root: str) -> list[tuple[str, str]]:

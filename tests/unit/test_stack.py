@@ -142,3 +142,19 @@ def test_the_fake_cloud_refuses_a_member_outside_its_subnet():
         run_program(lambda: openstack.loadbalancer.Member(
             "stray", pool_id="p", address="10.10.2.10", protocol_port=1, subnet_id=cloud.subnet_id("cp-az1")),
             cloud, preview=True)
+
+
+def test_a_lookup_with_more_than_twenty_problems_lists_twenty_and_says_how_many_more():
+    """Like invalid configuration: at most 20 problems are listed, then "and N more"; every one stays in problems."""
+    raw = dev_endpoint()
+    raw["members"] = [{**raw["members"][zone], "name": f"cp-{zone}-{n}", "address": f"10.10.{zone + 1}.{10 + n}",
+                       "port": f"00000000-0000-4000-8000-{zone:06d}{n:06d}"} for zone in (0, 1) for n in range(11)]
+    raw["zones"] = {az: raw["zones"][az] for az in ("az1", "az2")}
+    cloud = FakeCloud.dev()
+    with pytest.raises(CloudLookupError) as caught:
+        run_stack(cloud, stack_config(raw), preview=True)
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "cloud lookup failed (22 problems):"
+    assert len(lines) == 22 and lines[-1].startswith("  ... and 2 more")
+    assert len(caught.value.problems) == 22
+    assert cloud.registrations == []
