@@ -14,6 +14,8 @@ help:
 	@echo "make down       pulumi destroy of the dev stack"
 	@echo "make test       every test: unit, policy, integration (local cloud) and end-to-end (real engine)"
 	@echo "make test-unit  the fast tests only (mocks, policies; no cloud, no engine)"
+	@echo "make recover    after a killed update: remove a dead lock, delete what the update created but never"
+	@echo "                recorded (provably this stack's, never an object its state records), refresh"
 	@echo "make bench      print the benchmark figures"
 
 venv: $(VENV_STAMP)

@@ -130,6 +130,12 @@ class Ours:
     ids: frozenset
     vip_ports: frozenset
 
+    def records(self, ident: str) -> bool:
+        """Whether the state records the object a lookup found: its id, or for the objects found through their
+        parent (``pool/member``, ``zone/recordset``) the child's own id or the composite id the provider records.
+        Such an object is live as far as the stack knows, so recovery never deletes it, whatever the names say."""
+        return ident in self.ids or ident.rsplit("/", 1)[-1] in self.ids
+
 
 def _split(candidates: list, mine: Callable[[Any], bool]) -> Found:
     ours = [item.id for item in candidates if mine(item)]
@@ -281,6 +287,11 @@ def roll_back(conn, pending: list[dict], ours: Ours) -> tuple[list[str], list[st
             continue
         lookup, undo = ROLLBACKS[kind]
         found = lookup(conn, {**(resource.get("inputs") or {}), "__name": name}, ours)
+        recorded = [ident for ident in found.ours if ours.records(ident)]
+        if recorded:  # a replacement's create shares the live object's name: the state's own object is never undone
+            found = Found([ident for ident in found.ours if ident not in recorded], found.foreign)
+            print(f"recover: {name}: {', '.join(recorded)} carries its name but is recorded in the state (live): "
+                  "left alone")
         if len(found.ours) == 1:
             retrying(lambda: undo(conn, found.ours[0]))
             undone.append(f"{name} ({found.ours[0]})")

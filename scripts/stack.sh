@@ -6,7 +6,9 @@
 #   scripts/stack.sh preview   pulumi preview --diff
 #   scripts/stack.sh down      pulumi destroy --yes
 #   scripts/stack.sh outputs   the outputs as JSON
-#   scripts/stack.sh recover   after an update was killed mid-way: drop a dead lock, adopt what it created
+#   scripts/stack.sh recover   after an update was killed mid-way: drop a dead lock, delete what it created but never
+#                              recorded (only objects provably this stack's and not recorded in its state), then
+#                              clear the pending creates; `up` creates them again
 # STACK=name selects another stack (its Pulumi.<name>.yaml).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -132,3 +132,95 @@ def test_rollbacks_retry_409_under_the_one_retry_policy_and_count_404_as_done(mo
 
     with pytest.raises(Exception, match="rolling back failed: HTTP 403"):
         recover.retrying(forbidden)
+
+
+def test_a_replacements_unrecorded_create_never_deletes_the_live_object_the_state_records(capsys):
+    """Issue 21, finding 1: a replacement load balancer's create never reached the cloud; its lookup by name and
+    identity finds the live one the state records (same name, same tag). Recovery used to delete it (cascade)."""
+    conn = FakeConn()
+    conn.lbs.append(Obj(id="lb-dev", name="k8s-api-az1-lb", tags=[DEV.tag]))
+    state = recover.Ours(DEV, DEV_STATE.ids | {"lb-dev"}, DEV_STATE.vip_ports)
+    undone, unknown, left = recover.roll_back(conn, [PENDING[0]], state)
+    assert (conn.deleted, undone, unknown, left) == ([], [], [], [])
+    out = capsys.readouterr().out
+    assert "k8s-api-az1-lb: lb-dev carries its name but is recorded in the state (live): left alone" in out
+    assert "k8s-api-az1-lb never reached the cloud" in out
+
+
+def test_a_replacement_that_did_reach_the_cloud_is_rolled_back_and_the_recorded_one_kept():
+    """The same name twice with this stack's identity used to be 'ambiguous' (nothing rolled back, recovery stopped);
+    the state tells them apart: the unrecorded one is the interrupted create."""
+    conn = FakeConn()
+    conn.lbs += [Obj(id="lb-dev", name="k8s-api-az1-lb", tags=[DEV.tag]),
+                 Obj(id="lb-dev-new", name="k8s-api-az1-lb", tags=[DEV.tag])]
+    conn.members["pool-dev"].append(Obj(id="m-dev-new", name="cp-0", address="10.10.1.10"))
+    state = recover.Ours(DEV, DEV_STATE.ids | {"lb-dev", "m-dev"}, DEV_STATE.vip_ports)
+    pending = [PENDING[0], creating(contract.MEMBER_TYPE, "m", poolId="pool-dev", name="cp-0", address="10.10.1.10")]
+    undone, _, left = recover.roll_back(conn, pending, state)
+    assert conn.deleted == ["lb-dev-new", "m-dev-new"]
+    assert left == []
+
+
+# Generated clouds and states: objects of one kind (load balancers, members of a recorded pool, security groups,
+# pools, recordsets) under a few names, each tagged/described for dev, prod or nobody, each recorded by dev's state or
+# not; pending creates of those names. Whatever recovery does, it never deletes what the state records, never deletes
+# another stack's object, and rolls back an unrecorded object of dev's when it is the only one under its name.
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+NAMES = ("k8s-api-az1-lb", "k8s-api-az2-lb", "k8s-api-az3-lb")
+OWNERS = ("dev", "prod", None)
+
+
+@st.composite
+def clouds(draw):
+    objects = draw(st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(OWNERS), st.booleans()),
+                            max_size=8))
+    pending = draw(st.lists(st.sampled_from(NAMES), max_size=4, unique=True))
+    return objects, pending
+
+
+@given(clouds(), st.sampled_from(["lb", "sg", "pool", "member", "recordset"]))
+@settings(max_examples=60, deadline=None)
+def test_recovery_never_deletes_a_recorded_or_foreign_object(cloud, kind):
+    objects, pending_names = cloud
+    conn = FakeConn()
+    conn.lbs, conn.groups, conn.pools, conn.recordsets = [], [], [], []
+    conn.members = {"pool-dev": []}
+    recorded, foreign, ids = set(), set(), []
+    for index, (name, owner, is_recorded) in enumerate(objects):
+        ident = f"{kind}-{index}"
+        identity = {"dev": DEV, "prod": PROD}.get(owner)
+        if kind == "lb":
+            conn.lbs.append(Obj(id=ident, name=name, tags=[identity.tag] if identity else []))
+        elif kind == "sg":
+            conn.groups.append(Obj(id=ident, name=name, tags=[identity.tag] if identity else []))
+        elif kind == "pool":
+            conn.pools.append(Obj(id=ident, name=name, description=identity.describe("pool", name) if identity else ""))
+        elif kind == "member":  # members of dev's recorded pool, told apart by address
+            address = "10.10.1.10" if owner == "dev" else "10.10.9.9"
+            conn.members["pool-dev"].append(Obj(id=ident, name=name, address=address))
+        else:
+            conn.recordsets.append(Obj(id=ident, type="A", name=name,
+                                       description=identity.describe("A", name) if identity else ""))
+        if is_recorded:
+            recorded.add(ident)
+        if owner != "dev":
+            foreign.add(ident)
+        ids.append(ident)
+    if kind == "recordset":
+        conn.dns = Obj(recordsets=lambda zone, name: [r for r in conn.recordsets if r.name == name],
+                       delete_recordset=lambda rs, zone: conn.deleted.append(rs))
+    type_of = {"lb": contract.LOADBALANCER_TYPE, "sg": contract.SECGROUP_TYPE, "pool": contract.POOL_TYPE,
+               "member": contract.MEMBER_TYPE, "recordset": contract.RECORDSET_TYPE}[kind]
+    inputs = {"member": lambda n: {"poolId": "pool-dev", "name": n, "address": "10.10.1.10"},
+              "recordset": lambda n: {"zoneId": "zone", "name": n, "type": "A"}}.get(kind, lambda n: {"name": n})
+    pending = [creating(type_of, name, **inputs(name)) for name in pending_names]
+    state = recover.Ours(DEV, frozenset(recorded | {"pool-dev"}), frozenset())
+    recover.roll_back(conn, pending, state)
+    assert not set(conn.deleted) & recorded, "recovery deleted an object the state records"
+    assert not set(conn.deleted) & foreign, "recovery deleted another stack's object"
+    for name in pending_names:
+        candidates = [ident for ident, (n, owner, is_recorded) in zip(ids, objects)
+                      if n == name and owner == "dev" and not is_recorded]
+        if len(candidates) == 1:
+            assert candidates[0] in conn.deleted, f"the interrupted create {candidates[0]} was left behind"
