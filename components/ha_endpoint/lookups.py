@@ -211,13 +211,23 @@ def _subnet_refs(args: EndpointArgs, root: str) -> list[tuple[str, str]]:
     return refs
 
 
+def invoke_failed(error: BaseException) -> bool:
+    """Whether ``error`` is how the Pulumi SDK reports a failed provider invoke: a bare ``Exception`` ("invoke of
+    <token> failed: <the provider's reason>", or the engine's gRPC details), never a subclass. The provider says
+    "no results", several matches, no permission or an unreachable cloud this way; anything else (an
+    ``AttributeError``, a ``KeyError``) is a bug of ours and is not a problem with the user's configuration."""
+    return type(error) is Exception
+
+
 def _attempt(problems: list[Problem], path: str, subject: str, fix: str, lookup: Callable[[], T]) -> Optional[T]:
     try:
         return lookup()
     except LookupProblem as problem:  # found, but not what the configuration needs: the message says why
         problems.append(Problem(path, str(problem)))
         return None
-    except Exception as error:  # the provider reports "no results" (or several) as an invoke failure
+    except Exception as error:
+        if not invoke_failed(error):
+            raise  # a bug is a bug, with its traceback
         detail = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
         detail = re.sub(r"^invoke of \S+ failed: ", "", detail)
         if "no results" in detail:  # the plain "not found": the message says it already
