@@ -5,7 +5,7 @@ Outputs to the endpoint (``zones: {az1: {subnet: subnet.id}}``). Resources are n
 component is built, so the plan is made at once, with Outputs where values are not known yet (see
 :func:`structural_facts`). Every rule over those values is checked once they are known, by the same functions as for
 plain values: the resolved arguments are validated (:func:`ha_endpoint.validation.load_endpoint_args`), looked up
-(:func:`ha_endpoint.lookups.lookup_cloud_facts`) and planned (:func:`ha_endpoint.plan.make_plan`), and the AZ-loss
+(Octavia's answers and the lookups: :func:`ha_endpoint.preview_checks.ask_the_cloud`) and planned (:func:`ha_endpoint.plan.make_plan`), and the AZ-loss
 rule is applied, inside one Output (:func:`checked_plan`) that fails with every problem. That happens at preview when
 the Outputs are known there (resources that exist already), else during ``up`` before any load balancer is created:
 each load balancer, and each member port that gets the members' group, waits for it (:func:`after_checks`); the
@@ -22,8 +22,9 @@ from pydantic import BaseModel
 from .args import EndpointArgs, is_output
 from .facts import FACTS_VERSION, EndpointFacts
 from .identity import StackIdentity
-from .lookups import CloudFacts, FloatingIpFacts, ServerFacts, SubnetFacts, lookup_cloud_facts
+from .lookups import CloudFacts, FloatingIpFacts, ServerFacts, SubnetFacts
 from .plan import EndpointPlan, MemberSpec, PollTarget, make_plan
+from .preview_checks import ask_the_cloud
 from .props import endpoint_facts, layout_facts, refuse_az_loss
 from .validation import load_endpoint_args
 
@@ -81,7 +82,8 @@ def checked_plan(args: EndpointArgs, inputs: list[tuple[Path, pulumi.Output]], r
 
     def plan_of(values: list[Any]) -> EndpointPlan:
         resolved = load_endpoint_args(resolved_raw(args, dict(zip(paths, values))), root)
-        plan = make_plan(resolved, lookup_cloud_facts(resolved, root, invoke_opts, identity), root, target, identity)
+        plan = make_plan(resolved, ask_the_cloud(resolved, root, invoke_opts, identity, target, backend), root,
+                         target, identity)
         refuse_az_loss(endpoint_facts(plan, backend), root)
         return plan
 

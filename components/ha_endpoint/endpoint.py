@@ -15,17 +15,17 @@ import pulumi
 from . import contract
 from .args import EndpointArgs
 from .dns import PublishedZone, addresses_output, create_records
-from .lookups import invoke_options, lookup_cloud_facts
+from .lookups import invoke_options
 from .plan import PollTarget, make_plan
 from .props import endpoint_facts, refuse_az_loss
 from .deferred import checked_plan, declared_facts, deferred_inputs, structural_facts
 from .security import attach_member_ports, create_security_groups
-from .errors import CloudLookupError, ConfigError, Problem
+from .errors import ConfigError, Problem
 from .identity import StackIdentity
 from .validation import DEFAULT_ROOT, load_endpoint_args
 from .backend import ZoneBackend
 from .octavia import OctaviaBackend
-from .octavia_checks import check_octavia
+from .preview_checks import ask_the_cloud
 from .stack_names import claim
 from .zone import EndpointZone, ZoneOutputs, camel
 
@@ -67,14 +67,7 @@ class HaEndpoint(pulumi.ComponentResource):
         identity = StackIdentity(pulumi.get_project(), pulumi.get_stack())
         target = poll_target(args, invoke_opts, cloud, region, root)
         backend = backend or OctaviaBackend()
-        # What only Octavia's answers tell (its AZs, the certificates), listed with the lookups' problems
-        octavia = check_octavia(args, target, root) if backend.name == OctaviaBackend.name else []
-        try:
-            facts = lookup_cloud_facts(args, root, invoke_opts, identity)  # the plain inputs' facts, known now
-        except CloudLookupError as error:
-            raise CloudLookupError(octavia + error.problems) from None
-        if octavia:
-            raise CloudLookupError(octavia)
+        facts = ask_the_cloud(args, root, invoke_opts, identity, target, backend.name)  # the plain inputs' facts
         pending = deferred_inputs(args)
         if pending:  # Outputs of resources declared beside: checked once known, before any load balancer
             checked = checked_plan(args, pending, root, invoke_opts, target, identity, backend.name)

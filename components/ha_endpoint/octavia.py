@@ -20,6 +20,7 @@ from .backend import ZoneServing
 from .deferred import after_checks
 from .gate import poll_inputs
 from .plan import ListenerPlan, ZonePlan
+from .preview_checks import OCTAVIA
 from .readiness.drain import MemberDrain
 from .readiness.provider import MemberReadiness
 
@@ -27,7 +28,7 @@ from .readiness.provider import MemberReadiness
 class OctaviaBackend:
     """A zone's Octavia load balancer with its listeners, pools, monitors, members, floating IP and waits."""
 
-    name = "octavia"
+    name = OCTAVIA
 
     def serve(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource) -> ZoneServing:
         return _OctaviaZone(zone, vip_group_id, parent).serving

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ha_endpoint import CloudLookupError
+from ha_endpoint import CloudLookupError, contract
 from ha_endpoint.octavia_checks import CatalogUnavailable, OpenStackCatalog
 from ha_endpoint.plan import PollTarget
 from tests.mocks import CloudError, FakeCloud, run_component
@@ -79,3 +79,48 @@ def test_a_default_provider_whose_cloud_the_component_was_not_told_is_never_gues
     monkeypatch.setenv("OS_CLOUD", "some-other-cloud")
     with pytest.raises(CatalogUnavailable, match="pass cloud= and region= to HaEndpoint"):
         OpenStackCatalog().octavia_azs(PollTarget(None, None, "stack"))
+
+
+# Issue 21, finding 2: every question the plain flow asks Octavia is asked in the Output flow too, once the values are
+# known. Each case: the same configuration refused with the same problems whether the value the check reads (or, for
+# the AZ checks, whose key is always plain, another input) is given plainly or as an Output; and as an Output, no load
+# balancer is created.
+def _with_outputs(raw: dict, wrap: str) -> dict:
+    import pulumi
+
+    if wrap == "certificateRef":
+        raw["listeners"][0]["certificateRef"] = pulumi.Output.from_input(raw["listeners"][0]["certificateRef"])
+    else:
+        raw["zones"]["az1"]["subnet"] = pulumi.Output.from_input(raw["zones"]["az1"]["subnet"])
+    return raw
+
+
+def _no_key_manager(cloud: FakeCloud) -> None:
+    cloud.key_manager = False
+
+
+CHECKS = {
+    "a certificate the key manager does not hold": (terminated, lambda cloud: None, "certificateRef"),
+    "a cloud without a key manager": (terminated, _no_key_manager, "certificateRef"),
+    "an availability zone Octavia does not know": (lambda raw: raw, lambda cloud: cloud.azs.discard("az2"), "subnet"),
+    "an availability zone Octavia has disabled": (lambda raw: raw, lambda cloud: cloud.disabled_azs.add("az3"),
+                                                  "subnet"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CHECKS))
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
+def test_both_flows_refuse_what_octavia_would_refuse_with_the_same_problems(case, preview):
+    shape, fault, wrap = CHECKS[case]
+
+    def refused(raw: dict) -> tuple[list[str], FakeCloud]:
+        cloud = FakeCloud.dev()
+        fault(cloud)
+        with pytest.raises(CloudLookupError) as caught:
+            run_component(raw, cloud, preview=preview)
+        assert not cloud.kind(contract.LOADBALANCER_TYPE), "a load balancer was created"
+        return [str(problem) for problem in caught.value.problems], cloud
+
+    plain, _ = refused(shape(dev_endpoint()))
+    deferred, _ = refused(_with_outputs(shape(dev_endpoint()), wrap))
+    assert plain and deferred == plain
