@@ -9,6 +9,10 @@ uwsgi runs it with ``--wsgi-file localcloud/fault_wsgi.py --env LOCALCLOUD_WSGI_
 -> ``503 Service Unavailable`` with an Octavia-style JSON fault body, until that time (the file is re-read when it
 changes; no file, or a time in the past: every request goes to the service). Each request answered by the switch is
 appended to ``<fault file>.log`` (``<epoch> <status> <method> <path>``), so a test can tell that clients met it.
+Optional keys narrow and shape the fault: ``"method"`` (only requests of that method), ``"path"`` (only paths ending
+with it, e.g. ``/v2/lbaas/loadbalancers``: creates of load balancers), and ``"hold"`` (seconds the request is held
+before the answer: a request in flight that never reaches the service; ``<epoch> held <method> <path>`` is logged
+when it arrives, so a test can interrupt its client meanwhile).
 Standard library only: it runs on the system python inside uwsgi, next to the Debian packages.
 """
 import json
@@ -47,21 +51,31 @@ class FaultSwitch:
                 self._stamp = stamp
             return self._fault
 
+    def _log(self, what: str, environ) -> None:
+        line = f'{time.time():.3f} {what} {environ.get("REQUEST_METHOD")} {environ.get("PATH_INFO")}\n'
+        fd = os.open(self.log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, line.encode())
+        finally:
+            os.close(fd)
+
     def __call__(self, environ, start_response):
         fault = self._current()
         status = int(fault.get('status') or 0)
         remaining = float(fault.get('until') or 0) - time.time()
         if not status or remaining <= 0:
             return self.app(environ, start_response)
+        if fault.get('method') and environ.get('REQUEST_METHOD') != fault['method']:
+            return self.app(environ, start_response)
+        if fault.get('path') and not (environ.get('PATH_INFO') or '').rstrip('/').endswith(fault['path']):
+            return self.app(environ, start_response)
+        if float(fault.get('hold') or 0) > 0:
+            self._log('held', environ)
+            time.sleep(float(fault['hold']))
         reason = REASONS.get(status, 'Fault')
         body = json.dumps({'faultcode': 'Server', 'debuginfo': None,
                            'faultstring': f'localcloud fault: {reason} for {remaining:.0f} more seconds'}).encode()
-        line = f'{time.time():.3f} {status} {environ.get("REQUEST_METHOD")} {environ.get("PATH_INFO")}\n'
-        fd = os.open(self.log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, line.encode())
-        finally:
-            os.close(fd)
+        self._log(str(status), environ)
         start_response(f'{status} {reason}', [('Content-Type', 'application/json'),
                                                ('Content-Length', str(len(body)))])
         return [body]

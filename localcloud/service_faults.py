@@ -113,8 +113,11 @@ class ServiceFaults:
         pid = procs.alive(self.paths.pidfile(OCTAVIA_API), svc.marker)
         return bool(pid) and 'fault_wsgi' in procs._cmdline(pid)
 
-    def octavia_api_unavailable(self, seconds: float, status: int = 503) -> float:
-        """Make every Octavia API request answer ``status`` for ``seconds`` from now; returns the end (epoch)."""
+    def octavia_api_unavailable(self, seconds: float, status: int = 503, method: str | None = None,
+                                path: str | None = None, hold: float = 0.0) -> float:
+        """Make every Octavia API request answer ``status`` for ``seconds`` from now; returns the end (epoch). With
+        ``method`` and/or ``path`` (a suffix, e.g. ``/v2/lbaas/loadbalancers``) only the matching requests; with
+        ``hold`` each is held that long first (in flight, never reaching Octavia: see localcloud/fault_wsgi.py)."""
         if not 500 <= int(status) <= 599:
             raise ValueError(f'status must be a 5xx HTTP status, not {status}')
         if not seconds > 0:
@@ -122,9 +125,17 @@ class ServiceFaults:
         if not self.octavia_api_has_switch():
             raise RuntimeError('octavia-api runs without the fault switch (started by an older localcloud): run '
                                '`localcloud/restart octavia-api` once')
+        if hold < 0:
+            raise ValueError(f'hold must be >= 0 seconds, not {hold}')
         until = time.time() + float(seconds)
-        self._write_switch({'status': int(status), 'until': round(until, 3)})
+        narrowed = {key: value for key, value in (('method', method and method.upper()), ('path', path),
+                                                  ('hold', float(hold) or None)) if value}
+        self._write_switch({'status': int(status), 'until': round(until, 3), **narrowed})
         return until
+
+    def octavia_api_held_requests(self, since: float = 0.0) -> list[str]:
+        """The requests the switch has started to hold since ``since`` (epoch): ``"<method> <path>"``."""
+        return [rest.split(' ', 1)[1] for rest in self.octavia_api_faulted_requests(since, held=True)]
 
     def octavia_api_available(self) -> None:
         """End an Octavia API fault now."""
@@ -139,8 +150,9 @@ class ServiceFaults:
         remaining = float(fault.get('until') or 0) - time.time()
         return {**fault, 'remaining_seconds': round(remaining, 1)} if remaining > 0 else {}
 
-    def octavia_api_faulted_requests(self, since: float = 0.0) -> list[str]:
-        """The requests the switch answered with an error since ``since`` (epoch): ``"<status> <method> <path>"``."""
+    def octavia_api_faulted_requests(self, since: float = 0.0, held: bool = False) -> list[str]:
+        """The requests the switch answered with an error since ``since`` (epoch): ``"<status> <method> <path>"``
+        (with ``held``: the requests it started to hold, ``"held <method> <path>"``)."""
         log = self.paths.fault_switch(OCTAVIA_API).with_name(self.paths.fault_switch(OCTAVIA_API).name + '.log')
         try:
             lines = log.read_text().splitlines()
@@ -149,6 +161,8 @@ class ServiceFaults:
         out = []
         for line in lines:
             at, _, rest = line.partition(' ')
+            if rest.startswith('held ') != held:
+                continue
             try:
                 if float(at) >= since:
                     out.append(rest)

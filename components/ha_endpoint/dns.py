@@ -48,9 +48,11 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
     """The endpoint's recordset and, when asked, one recordset per zone; all parented to ``parent``, their
     descriptions carrying the stack's ``identity``."""
     gates = [zone.gate for zone in zones if zone.gate is not None]
-    # Designate keeps one recordset per (zone, name, type): a replacement created before the old one is deleted (the
-    # engine's default) gets 409 Duplicate RecordSet, so the old one goes first (tests/e2e/test_cloud_faults.py).
-    opts = pulumi.ResourceOptions(parent=parent, depends_on=gates, delete_before_replace=True)
+    # Designate keeps one recordset per (zone, name, type): replacing a record that keeps its name can only delete the
+    # old one first (else 409 Duplicate RecordSet, tests/e2e/test_cloud_faults.py); a renamed record is created
+    # before the old name is deleted, so that the old name answers until the new one does (plan.DnsPlan.delete_first).
+    opts = pulumi.ResourceOptions(parent=parent, depends_on=gates,
+                                  delete_before_replace=plan.resource_name in plan.delete_first)
     main = openstack.dns.RecordSet(
         plan.resource_name, zone_id=plan.dns_zone_id, name=plan.fqdn, type="A", ttl=plan.ttl,
         records=addresses_output(zones).apply(lambda records: _non_empty(records, plan.fqdn)),
@@ -66,7 +68,7 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
             records=addresses_output([zone]).apply(lambda records, fqdn=fqdn: _non_empty(records, fqdn)),
             description=identity.describe(f"HA endpoint: availability zone {az} only", resource_name),
             opts=pulumi.ResourceOptions(parent=parent, depends_on=[zone.gate] if zone.gate else [],
-                                        delete_before_replace=True))
+                                        delete_before_replace=resource_name in plan.delete_first))
     return main, per_zone
 
 

@@ -123,6 +123,8 @@ class CloudFacts:
     networks: dict[str, NetworkFacts] = field(default_factory=dict)
     servers: dict[str, ServerFacts] = field(default_factory=dict)
     """Member name -> its server, for members given by ``server``."""
+    published: Optional[dict[str, Optional[str]]] = None
+    """The A recordsets the DNS zone holds already: name -> description (None: not known)."""
 
 
 def invoke_options(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.InvokeOptions]:

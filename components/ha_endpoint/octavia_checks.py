@@ -1,4 +1,5 @@
-"""What Octavia refuses that only the cloud can tell, asked at preview: its availability zones and the certificates.
+"""What Octavia refuses that only the cloud can tell, asked at preview: its availability zones and the certificates;
+and the A records the endpoint's DNS zone holds already (how a record is replaced depends on them).
 
 A load balancer pinned to an availability zone Octavia does not know (or has disabled) is refused when it is created,
 and so is a TERMINATED_HTTPS listener whose certificate Octavia cannot load from the key manager (Barbican). The
@@ -54,6 +55,11 @@ class Catalog(Protocol):
     def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
         """Whether the key manager holds ``ref`` (None: the cloud has no key manager); :class:`CatalogUnavailable`
         when it cannot be asked."""
+        ...
+
+    def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
+        """The A recordsets the DNS zone holds: name (with the trailing dot) -> description;
+        :class:`CatalogUnavailable` when it cannot be asked."""
         ...
 
 
@@ -115,6 +121,15 @@ class OpenStackCatalog:
             return False
         except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
             return None
+        except Exception as error:
+            raise CatalogUnavailable(_describe(error)) from None
+
+
+    def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
+        conn = self._connection(target)
+        try:
+            return {recordset.name: recordset.description for recordset in conn.dns.recordsets(dns_zone_id)
+                    if recordset.type == "A"}
         except Exception as error:
             raise CatalogUnavailable(_describe(error)) from None
 
@@ -184,3 +199,15 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Pro
                                           "cannot load it and refuses the listener; give the reference of an existing "
                                           "container (openstack secret container list)"))
     return problems
+
+
+def published_records(target: PollTarget, dns_zone_id: Optional[str]) -> Optional[dict[str, Optional[str]]]:
+    """The A recordsets the endpoint's DNS zone holds already (name -> description), which decide how a record is
+    replaced (:attr:`ha_endpoint.plan.DnsPlan.delete_first`); None when the zone is not known yet or the cloud
+    cannot be asked (every record is then replaced delete-first, which never meets Designate's 409)."""
+    if not dns_zone_id:
+        return None
+    try:
+        return _CATALOG[-1].a_records(target, dns_zone_id)
+    except CatalogUnavailable:
+        return None

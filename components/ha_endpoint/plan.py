@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Any, Iterable, Mapping, Optional
 
 import pulumi
 
@@ -198,6 +198,12 @@ class DnsPlan:
     ttl: int
     publish: str
     zone_records: tuple[tuple[str, str, str], ...]
+    delete_first: frozenset[str] = frozenset()
+    """The records (resource names) whose name the DNS zone holds already as this stack's record of that resource:
+    Designate keeps one recordset per zone, name and type, so replacing one of them (``pulumi up --replace``, a
+    provider change) can only create the new recordset after deleting the old. Every other record is new or renamed:
+    it is created before the old name is deleted, so the old name answers until the new one does. Updates of the
+    addresses, TTL and description never replace a record: Designate changes it in place."""
 
 
 @dataclass(frozen=True)
@@ -252,8 +258,9 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
                                                                                   args.dns.dns_zone))
                          for az in sorted(args.zones)) \
             if args.dns.per_zone_records else ()
+        records = ((contract.recordset_name(name), fqdn), *((resource, name_) for _, resource, name_ in per_zone))
         dns = DnsPlan(contract.recordset_name(name), facts.dns_zone_id or "", args.dns.dns_zone, fqdn, args.dns.ttl,
-                      args.dns.publish, per_zone)
+                      args.dns.publish, per_zone, _delete_first(records, facts.published, identity))
     members = tuple(sorted(
         (MemberSpec(member.name, member.az, member_address(member, facts), member_subnet(args, facts, index),
                     member_port(member, facts), member.weight, member_key(member))
@@ -468,3 +475,13 @@ def _join_name(label: str, dns_zone):
     if plain(dns_zone):
         return f"{label}.{dns_zone}"
     return pulumi.Output.concat(label, ".", dns_zone)
+
+
+def _delete_first(records: Iterable[tuple[str, Any]], published: Optional[Mapping[str, Optional[str]]],
+                  identity: StackIdentity) -> frozenset[str]:
+    """The records among ``(resource name, name)`` whose name ``published`` holds as this stack's record of the same
+    resource (see :attr:`DnsPlan.delete_first`); all of them when ``published`` is not known."""
+    if published is None:
+        return frozenset(resource for resource, _ in records)
+    return frozenset(resource for resource, name in records
+                     if isinstance(name, str) and identity.owns_description(published.get(name), resource))

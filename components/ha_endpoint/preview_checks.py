@@ -1,6 +1,7 @@
 """What the cloud is asked before anything is planned, for plain arguments and for arguments resolved from Outputs
 alike: Octavia's own answers (its availability zones, the key manager's certificates: :mod:`ha_endpoint.octavia_checks`)
-and the lookups of every name and id (:mod:`ha_endpoint.lookups`), every problem of both listed at once.
+and the lookups of every name and id (:mod:`ha_endpoint.lookups`), every problem of both listed at once; then the A
+records the DNS zone holds already (how the endpoint's records are replaced depends on them).
 
 Both flows of :class:`ha_endpoint.HaEndpoint` call :func:`ask_the_cloud`: at once for plain inputs, and inside the
 checked plan's Output once the values are known (:func:`ha_endpoint.deferred.checked_plan`), so an input refused as
@@ -9,6 +10,7 @@ a plain value is refused the same way when it is given as an Output.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import pulumi
@@ -17,7 +19,7 @@ from .args import EndpointArgs
 from .errors import CloudLookupError
 from .identity import StackIdentity
 from .lookups import CloudFacts, lookup_cloud_facts
-from .octavia_checks import check_octavia
+from .octavia_checks import check_octavia, published_records
 from .plan import PollTarget
 
 OCTAVIA = "octavia"
@@ -35,4 +37,6 @@ def ask_the_cloud(args: EndpointArgs, root: str, invoke_opts: Optional[pulumi.In
         raise CloudLookupError(octavia + error.problems) from None
     if octavia:
         raise CloudLookupError(octavia)
-    return facts
+    if args.dns is None:
+        return facts
+    return replace(facts, published=published_records(target, facts.dns_zone_id))

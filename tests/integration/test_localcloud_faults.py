@@ -135,6 +135,24 @@ def test_octavia_api_answers_503_for_the_given_seconds_then_serves_again(localcl
     assert conn.network.find_network('public') is not None, 'only Octavia was affected'
 
 
+def test_a_narrowed_fault_holds_only_load_balancer_creates_and_they_never_reach_octavia(localcloud,
+                                                                                       switched_octavia_api):
+    """``--method POST --path /lbaas/loadbalancers --hold 3``: reads pass, a create is held (logged as it arrives),
+    then refused, and no load balancer was created: what tests use to interrupt a client whose create is in flight."""
+    conn, faults = localcloud.conn, switched_octavia_api
+    started = time.time()
+    _fault_cli('octavia-api-unavailable', '60', '--method', 'POST', '--path', '/lbaas/loadbalancers', '--hold', '3')
+    assert isinstance(list(conn.load_balancer.load_balancers()), list), 'a read passes'
+    name = f'held-{int(started)}'
+    with pytest.raises(exceptions.HttpException) as caught:
+        conn.load_balancer.create_load_balancer(name=name, vip_subnet_id=localcloud.seed['az1_subnet_id'])
+    assert caught.value.status_code == 503 and time.time() - started >= 3
+    assert faults.octavia_api_held_requests(started) == ['POST /v2.0/lbaas/loadbalancers']
+    assert faults.octavia_api_faulted_requests(started) == ['503 POST /v2.0/lbaas/loadbalancers']
+    faults.octavia_api_available()
+    assert [lb for lb in conn.load_balancer.load_balancers() if lb.name == name] == []
+
+
 def test_an_octavia_api_fault_ends_at_once_when_cleared(localcloud, switched_octavia_api):
     conn, faults = localcloud.conn, switched_octavia_api
     faults.octavia_api_unavailable(600, status=502)

@@ -241,6 +241,13 @@ class FakeCatalog:
             return None
         return ref in self.cloud.certificates
 
+    def a_records(self, target, dns_zone_id: str):
+        self.asked.append(("a_records", dns_zone_id))
+        self._available()
+        return {state["name"]: state.get("description") for state in
+                self.cloud.kind("openstack:dns/recordSet:RecordSet").values()
+                if state.get("zoneId") == dns_zone_id and state.get("type", "A") == "A"}
+
 
 def known(value: Any) -> bool:
     """True when ``value`` (and everything inside it) is known, as opposed to a preview's unknown."""
