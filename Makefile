@@ -26,12 +26,11 @@ $(VENV_STAMP): requirements.txt pyproject.toml
 	.venv/bin/pip install --quiet --disable-pip-version-check --no-deps -e .   # the ha_endpoint package, from components/
 	rm -f .venv/.installed-* && touch $@
 
-test: venv engine localcloud capi-crds component-venv
-	$(PY) -m pytest -q
-	$(MAKE) --no-print-directory test-openstack5   # mk/openstack5.mk: unit + policy suites on pulumi-openstack 5.x
+test:                      # scripts/test.sh: set-up in parallel, the tests on 3 workers, then the exclusive ones
+	scripts/test.sh
 
 test-unit: venv capi-crds
-	$(PY) -m pytest -m "not integration and not e2e" -q
+	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q   # smaller Hypothesis budgets: tests/budget.py
 
 bench: venv engine localcloud
 	for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

@@ -10,11 +10,13 @@ uwsgi runs it with ``--wsgi-file localcloud/fault_wsgi.py --env LOCALCLOUD_WSGI_
 changes; no file, or a time in the past: every request goes to the service). Each request answered by the switch is
 appended to ``<fault file>.log`` (``<epoch> <status> <method> <path>``), so a test can tell that clients met it.
 Optional keys narrow and shape the fault: ``"method"`` (only requests of that method), ``"path"`` (only paths ending
-with it, e.g. ``/v2/lbaas/loadbalancers``: creates of load balancers), and ``"hold"`` (seconds the request is held
+with it, e.g. ``/v2/lbaas/loadbalancers``: creates of load balancers), ``"body"`` (only requests whose body
+contains it, e.g. one load balancer's name: other clients of the cloud go on unharmed), and ``"hold"`` (seconds the request is held
 before the answer: a request in flight that never reaches the service; ``<epoch> held <method> <path>`` is logged
 when it arrives, so a test can interrupt its client meanwhile).
 Standard library only: it runs on the system python inside uwsgi, next to the Debian packages.
 """
+import io
 import json
 import os
 import runpy
@@ -51,6 +53,17 @@ class FaultSwitch:
                 self._stamp = stamp
             return self._fault
 
+    @staticmethod
+    def _body(environ) -> str:
+        """The request's body (read once, then handed on to the service as if unread)."""
+        try:
+            length = int(environ.get('CONTENT_LENGTH') or 0)
+        except ValueError:
+            length = 0
+        body = environ['wsgi.input'].read(length) if length > 0 else b''
+        environ['wsgi.input'] = io.BytesIO(body)
+        return body.decode('utf-8', 'replace')
+
     def _log(self, what: str, environ) -> None:
         line = f'{time.time():.3f} {what} {environ.get("REQUEST_METHOD")} {environ.get("PATH_INFO")}\n'
         fd = os.open(self.log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -68,6 +81,8 @@ class FaultSwitch:
         if fault.get('method') and environ.get('REQUEST_METHOD') != fault['method']:
             return self.app(environ, start_response)
         if fault.get('path') and not (environ.get('PATH_INFO') or '').rstrip('/').endswith(fault['path']):
+            return self.app(environ, start_response)
+        if fault.get('body') and fault['body'] not in self._body(environ):
             return self.app(environ, start_response)
         if float(fault.get('hold') or 0) > 0:
             self._log('held', environ)

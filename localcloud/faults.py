@@ -194,6 +194,7 @@ def main(argv=None) -> int:
     oa.add_argument('--status', type=int, default=503)
     oa.add_argument('--method', help='only requests of this method (e.g. POST)')
     oa.add_argument('--path', help='only requests whose path ends with this (e.g. /v2/lbaas/loadbalancers)')
+    oa.add_argument('--body', help='only requests whose body contains this (e.g. a load balancer\'s name)')
     oa.add_argument('--hold', type=float, default=0.0, metavar='SECONDS',
                     help='hold each request this long before answering (it never reaches Octavia)')
     fe = sub.add_parser('force-error', help='set an Octavia object\'s provisioning_status to ERROR (DB write)')
@@ -231,7 +232,7 @@ def main(argv=None) -> int:
     elif c == 'keystone-restart':
         print(json.dumps(f.keystone_restart(args.down)))
     elif c == 'octavia-api-unavailable':
-        f.octavia_api_unavailable(args.seconds, args.status, args.method, args.path, args.hold)
+        f.octavia_api_unavailable(args.seconds, args.status, args.method, args.path, args.hold, args.body)
     elif c == 'octavia-api-available':
         f.octavia_api_available()
     if c not in ('force-error', 'force-status', 'keystone-stop', 'keystone-start', 'keystone-restart'):

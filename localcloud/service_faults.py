@@ -114,10 +114,11 @@ class ServiceFaults:
         return bool(pid) and 'fault_wsgi' in procs._cmdline(pid)
 
     def octavia_api_unavailable(self, seconds: float, status: int = 503, method: str | None = None,
-                                path: str | None = None, hold: float = 0.0) -> float:
+                                path: str | None = None, hold: float = 0.0, body: str | None = None) -> float:
         """Make every Octavia API request answer ``status`` for ``seconds`` from now; returns the end (epoch). With
-        ``method`` and/or ``path`` (a suffix, e.g. ``/v2/lbaas/loadbalancers``) only the matching requests; with
-        ``hold`` each is held that long first (in flight, never reaching Octavia: see localcloud/fault_wsgi.py)."""
+        ``method``, ``path`` (a suffix, e.g. ``/v2/lbaas/loadbalancers``) and/or ``body`` (a substring, e.g. a
+        name) only the matching requests; with ``hold`` each is held that long first (in flight, never reaching
+        Octavia: see localcloud/fault_wsgi.py)."""
         if not 500 <= int(status) <= 599:
             raise ValueError(f'status must be a 5xx HTTP status, not {status}')
         if not seconds > 0:
@@ -129,7 +130,7 @@ class ServiceFaults:
             raise ValueError(f'hold must be >= 0 seconds, not {hold}')
         until = time.time() + float(seconds)
         narrowed = {key: value for key, value in (('method', method and method.upper()), ('path', path),
-                                                  ('hold', float(hold) or None)) if value}
+                                                  ('body', body), ('hold', float(hold) or None)) if value}
         self._write_switch({'status': int(status), 'until': round(until, 3), **narrowed})
         return until
 

@@ -38,7 +38,12 @@ class _OctaviaZone:
     """The resources of one zone (kept on the instance for tests and readers)."""
 
     def __init__(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource):
-        child = pulumi.ResourceOptions(parent=parent)
+        # Make-before-break for every Octavia object: the provider bridge marks a replacement of a resource whose
+        # `name` is given delete-before-replace, so moving a VIP to another subnet deleted the serving load balancer
+        # with its listeners, pools and members before creating its successor, while DNS still published the zone
+        # (tests/e2e/test_engine_lifecycle.py step 8). Octavia takes two objects of one name, so the successor is
+        # created first; the floating IP association moves to it in place, then the old objects are deleted.
+        child = pulumi.ResourceOptions(parent=parent, delete_before_replace=False)
         self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
             zone.lb_name, name=zone.lb_name, availability_zone=zone.az,
             vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),

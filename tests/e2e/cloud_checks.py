@@ -58,8 +58,9 @@ class RolloutSample:
 
 @dataclass
 class RolloutSampler:
-    """Samples, every ``interval`` seconds while an update runs, the fewest ONLINE members of any pool per zone and
-    the zones whose address DNS publishes. Zones are found by LB name (``<endpoint>-<az>-lb``)."""
+    """Samples, every ``interval`` seconds while an update runs, the fewest ONLINE members of any pool per zone (of
+    its best load balancer while two carry its name) and the zones whose address DNS publishes. Zones are found by LB
+    name (``<endpoint>-<az>-lb``)."""
 
     conn: Any
     endpoint: str
@@ -95,8 +96,11 @@ class RolloutSampler:
         online = {}
         for zone in self.zones:
             lbs = [lb for lb in self.conn.load_balancer.load_balancers(name=f"{self.endpoint}-{zone}-lb")]
-            pools = [count for lb in lbs for count in online_members_by_pool(self.conn, lb.id).values()]
-            online[zone] = min(pools) if pools else 0
+            # a zone serves through the load balancer whose every pool has the most ONLINE members (during a
+            # replacement, the old one until the new one is ready)
+            per_lb = [min(counts.values()) if counts else 0
+                      for counts in (online_members_by_pool(self.conn, lb.id) for lb in lbs)]
+            online[zone] = max(per_lb) if per_lb else 0
         published = {self.address_zone.get(address, address)
                      for address in recordset_addresses(self.conn, self.dns_zone, self.fqdn)}
         return RolloutSample(time.monotonic(), online, published)
@@ -108,3 +112,47 @@ class RolloutSampler:
         """Samples in which DNS published a zone that had a pool with no ONLINE member."""
         return [sample for sample in self.samples
                 if any(sample.online_by_zone.get(zone, 0) == 0 for zone in sample.published_zones)]
+
+
+@dataclass
+class NameSampler:
+    """Resolves ``names`` at Designate's nameserver every ``interval`` seconds while an update runs: the DNS a client
+    would have seen, to tell whether a name ever stopped answering."""
+
+    names: Iterable[str]
+    interval: float = 0.1
+    samples: list[tuple[float, dict[str, set[str]]]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.names = tuple(self.names)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self) -> "NameSampler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.samples.append((time.monotonic(), {name: resolve_a(name) for name in self.names}))
+            except Exception as error:  # a failed query is recorded, not hidden
+                self.errors.append(repr(error))
+            self._stop.wait(self.interval)
+
+    def unanswered(self, *names: str) -> list[float]:
+        """The times (seconds since the first sample) at which none of ``names`` (default: all) resolved."""
+        names = names or self.names
+        start = self.samples[0][0] if self.samples else 0.0
+        return [round(at - start, 2) for at, answers in self.samples if not any(answers[name] for name in names)]
+
+    def first_answer(self, name: str) -> float | None:
+        return next((at for at, answers in self.samples if answers[name]), None)
+
+    def last_answer(self, name: str) -> float | None:
+        return next((at for at, answers in reversed(self.samples) if answers[name]), None)

@@ -48,3 +48,15 @@ def cloud(localcloud):
 @pytest.fixture(scope="session")
 def cloud_admin(localcloud):
     return localcloud.admin
+
+
+@pytest.fixture(scope="module")
+def faults(localcloud):
+    """The local cloud's fault tools; every fault is undone when the module ends, whatever happened."""
+    tools = localcloud.faults
+    if not tools.octavia_api_has_switch():
+        pytest.fail("octavia-api runs without the fault switch: run `localcloud/restart octavia-api` once")
+    yield tools
+    tools.clear_services()  # the Octavia API serving, Keystone running
+    tools.worker_thaw()
+    tools.heartbeat_resume()

@@ -36,7 +36,8 @@ from localcloud.testing import Cleanup
 from tests.e2e.cloud_checks import recordset_addresses, resolve_a
 from tests.e2e.pulumi_cli import PulumiStack, read_events
 
-pytestmark = [pytest.mark.e2e, pytest.mark.integration]
+# Keystone stopped, every Octavia request failed, heartbeats paused: nothing else may run meanwhile.
+pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
 
 ENDPOINT = "fault-api"
 ZONES = ("az1", "az2", "az3")
@@ -53,18 +54,6 @@ def fault_config(host: int) -> dict:
         "dns": {"dnsZone": "example.test.", "record": ENDPOINT, "ttl": 30},
         "readiness": {"timeoutSeconds": 300, "stablePolls": 2},
     }
-
-
-@pytest.fixture(scope="module")
-def faults(localcloud):
-    """The local cloud's fault tools; every fault is undone when the module ends, whatever happened."""
-    tools = localcloud.faults
-    if not tools.octavia_api_has_switch():
-        pytest.fail("octavia-api runs without the fault switch: run `localcloud/restart octavia-api` once")
-    yield tools
-    tools.clear_services()  # the Octavia API serving, Keystone running
-    tools.worker_thaw()
-    tools.heartbeat_resume()
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,10 @@
 """The endpoint's whole life under the real Pulumi engine, against the local OpenStack cloud.
 
 One stack goes through the steps a platform team goes through, in order: preview with the policy pack, up, a
-no-op preview and refresh, a rollout that replaces every member, removing a zone, a bad config, an update killed
-mid-way and recovered, and destroy. Each step checks the cloud itself (openstacksdk, Designate's nameserver), not
+no-op preview and refresh, a rollout that replaces every member, removing a zone (the name answering throughout), a
+bad config, an update killed mid-way and recovered, an update killed during a load balancer's replacement and
+recovered with the old zone serving, renaming the DNS record (the old name answering until the new one does), and
+destroy. Each step checks the cloud itself (openstacksdk, Designate's nameserver), not
 only what Pulumi says.
 """
 
@@ -14,8 +16,8 @@ import time
 import pytest
 
 from localcloud.testing import Cleanup
-from tests.e2e.cloud_checks import (RolloutSampler, loadbalancers_named, online_members_by_pool, pools_of,
-                                    recordset_addresses, resolve_a)
+from tests.e2e.cloud_checks import (NameSampler, RolloutSampler, loadbalancers_named, online_members_by_pool,
+                                    pools_of, recordset_addresses, resolve_a)
 from tests.e2e.pulumi_cli import REPO, PulumiStack, read_events
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
@@ -25,10 +27,16 @@ ZONES = ("az1", "az2", "az3")
 FQDN = f"{ENDPOINT}.example.test."
 
 
-def endpoint_config(byo_floating_ip: str, member_host: int = 10, zones=ZONES) -> dict:
-    """The dev stack's shape under its own name, with a floating IP the user brought for az3."""
+RENAMED = f"{ENDPOINT}-v2"
+SECOND_AZ1_SUBNET = f"{ENDPOINT}-cp-az1-b"
+
+
+def endpoint_config(byo_floating_ip: str, member_host: int = 10, zones=ZONES, ttl: int = 30, record: str = ENDPOINT,
+                    az1_subnet: str = "cp-az1") -> dict:
+    """The dev stack's shape under its own name, with a floating IP the user brought for az3 (az1's VIP on
+    ``az1_subnet``, its members on cp-az1 all the same)."""
     zone_index = {"az1": 1, "az2": 2, "az3": 3}
-    return {
+    config = {
         "name": ENDPOINT,
         "loadBalancerProvider": "amphora",
         "floatingNetwork": "public",
@@ -41,9 +49,15 @@ def endpoint_config(byo_floating_ip: str, member_host: int = 10, zones=ZONES) ->
         ],
         "members": [{"name": f"cp-{zone}-{member_host}", "address": f"10.10.{zone_index[zone]}.{member_host}",
                      "az": zone} for zone in zones],
-        "dns": {"dnsZone": "example.test.", "record": ENDPOINT, "ttl": 30, "publish": "when-ready"},
+        "dns": {"dnsZone": "example.test.", "record": record, "ttl": ttl, "publish": "when-ready"},
         "readiness": {"timeoutSeconds": 300, "require": "online"},
     }
+    if az1_subnet != "cp-az1":
+        config["zones"]["az1"]["subnet"] = az1_subnet
+        for member in config["members"]:
+            if member["az"] == "az1":
+                member["subnet"] = "cp-az1"
+    return config
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +93,22 @@ def snapshot(conn) -> dict[str, set[str]]:
 
 
 @pytest.fixture(scope="module")
-def cloud_before_stack(cloud, byo_floating_ip):
+def second_az1_subnet(localcloud, cloud, swept):
+    """A second subnet on az1's network, behind the same router: moving az1's VIP there replaces its load balancer
+    (Octavia cannot move a VIP). Torn down after the stack is destroyed."""
+    network = cloud.network.find_network("cp-az1-net", ignore_missing=False)
+    router = localcloud.seed["router_id"]
+    subnet = cloud.network.find_subnet(SECOND_AZ1_SUBNET) or cloud.network.create_subnet(
+        name=SECOND_AZ1_SUBNET, network_id=network.id, ip_version=4, cidr="10.10.11.0/24", gateway_ip="10.10.11.1")
+    if not list(cloud.network.ports(device_id=router, fixed_ips=f"subnet_id={subnet.id}")):
+        cloud.network.add_interface_to_router(router, subnet_id=subnet.id)
+    yield subnet
+    cloud.network.remove_interface_from_router(router, subnet_id=subnet.id)
+    cloud.network.delete_subnet(subnet, ignore_missing=True)
+
+
+@pytest.fixture(scope="module")
+def cloud_before_stack(cloud, byo_floating_ip, second_az1_subnet):
     return snapshot(cloud)
 
 
@@ -149,9 +178,12 @@ def test_4_replacing_every_member_never_leaves_a_zone_without_an_online_member(s
 def test_5_removing_a_zone_unpublishes_it_before_deleting_its_lb_and_nothing_else(stack, cloud, byo_floating_ip,
                                                                                   tmp_path):
     before = zone_outputs(stack)
-    stack.write_config(endpoint_config(byo_floating_ip.floating_ip_address, member_host=20, zones=("az1", "az2")))
+    stack.write_config(endpoint_config(byo_floating_ip.floating_ip_address, member_host=20, zones=("az1", "az2"),
+                                       ttl=20))
     event_log = tmp_path / "remove-zone.jsonl"
-    stack.up("--event-log", str(event_log))
+    with NameSampler([FQDN]) as names:  # the record's addresses and TTL change in place: the name always answers
+        stack.up("--event-log", str(event_log))
+    assert names.samples and names.unanswered() == [], (names.unanswered(), names.errors)
     steps = [(event["resourcePreEvent"]["metadata"]["op"],
               event["resourcePreEvent"]["metadata"]["urn"].rsplit("::", 1)[1])
              for event in read_events(event_log) if "resourcePreEvent" in event]
@@ -168,6 +200,8 @@ def test_5_removing_a_zone_unpublishes_it_before_deleting_its_lb_and_nothing_els
     assert order == [f"{ENDPOINT}-dns", f"{ENDPOINT}-az3-lb"], order
     assert not loadbalancers_named(cloud, f"{ENDPOINT}-az3-")
     assert resolve_a(FQDN) == {before["az1"]["floatingIp"], before["az2"]["floatingIp"]}
+    zone = cloud.dns.find_zone("example.test.", ignore_missing=False)
+    assert [rs.ttl for rs in cloud.dns.recordsets(zone, name=FQDN)] == [20]
     byo = cloud.network.get_ip(byo_floating_ip.id)
     assert byo.port_id is None, "the user's floating IP is released from the deleted LB, not deleted"
 
@@ -216,8 +250,73 @@ def test_7_an_update_killed_mid_way_is_recovered_by_rerunning_without_orphans(st
     assert resolve_a(FQDN) == {zones[zone]["floatingIp"] for zone in ZONES}
 
 
-def test_8_destroy_leaves_nothing_of_the_stack_but_the_users_floating_ip(stack, cloud, byo_floating_ip,
-                                                                        cloud_before_stack):
+def test_8_an_update_killed_during_a_load_balancer_replacement_is_recovered_with_the_old_zone_serving(
+        stack, cloud, byo_floating_ip, second_az1_subnet, faults, tmp_path):
+    """Issue 21, finding 1, under the real engine: az1's VIP moves to another subnet, so its load balancer is replaced
+    create-before-delete, the new one named like the serving one. The new one's create is held in flight by the
+    Octavia API (it never reaches Octavia) while `pulumi up` is killed: recovery finds the serving load balancer by
+    that name and this stack's identity, sees that the state records it, and leaves it alone (it used to delete it,
+    cascade). The zone keeps serving; the rerun finishes the replacement."""
+    outputs = zone_outputs(stack)
+    serving = outputs["az1"]["loadbalancerId"]
+    stack.write_config(endpoint_config(byo_floating_ip.floating_ip_address, member_host=20,
+                                       az1_subnet=SECOND_AZ1_SUBNET))
+    injected = time.time()
+    faults.octavia_api_unavailable(600, 503, method="POST", path="/lbaas/loadbalancers", body=f"{ENDPOINT}-az1-lb",
+                                   hold=20)  # this stack's az1 load balancer only: other stacks are not harmed
+    try:
+        process = stack.spawn_up(tmp_path / "killed-replacement.jsonl")
+        deadline = time.monotonic() + 300
+        while not faults.octavia_api_held_requests(injected) and process.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert process.poll() is None, f"the update ended before the create was held:\n{process.stdout.read()}"
+        PulumiStack.kill(process)
+        while not faults.octavia_api_faulted_requests(injected) and time.monotonic() < deadline:
+            time.sleep(0.2)  # the held create is answered 503 and dropped: it never reached Octavia
+    finally:
+        faults.octavia_api_available()
+    pending = [op["resource"]["urn"] for op in stack.export()["deployment"].get("pending_operations") or []]
+    assert any(urn.endswith(f"::{ENDPOINT}-az1-lb") for urn in pending), pending
+    assert [lb.id for lb in loadbalancers_named(cloud, f"{ENDPOINT}-az1-lb")] == [serving]
+    recovered = subprocess.run([str(REPO / ".venv/bin/python"), str(REPO / "scripts/recover.py"), "--stack", stack.stack,
+                                "--cwd", str(stack.workdir)], env=stack.env, capture_output=True, text=True)
+    assert recovered.returncode == 0, recovered.stdout + recovered.stderr
+    assert f"{ENDPOINT}-az1-lb: {serving} carries its name but is recorded in the state (live): left alone" in \
+        recovered.stdout, recovered.stdout
+    lb = cloud.load_balancer.get_load_balancer(serving)  # still there, still serving, still published
+    assert (lb.provisioning_status, lb.operating_status) == ("ACTIVE", "ONLINE")
+    assert set(online_members_by_pool(cloud, serving).values()) == {1}
+    assert outputs["az1"]["floatingIp"] in resolve_a(FQDN)
+    address_zone = {zone["floatingIp"]: az for az, zone in outputs.items()}
+    with RolloutSampler(cloud, ENDPOINT, ZONES, "example.test.", FQDN, address_zone) as sampler:
+        stack.up()  # the replacement is made before the serving load balancer is deleted
+    assert sampler.samples, sampler.errors
+    assert sampler.min_online("az1") == 1 and sampler.published_without_online() == []
+    (replaced,) = loadbalancers_named(cloud, f"{ENDPOINT}-az1-lb")
+    assert replaced.id != serving and replaced.vip_subnet_id == second_az1_subnet.id
+    assert set(online_members_by_pool(cloud, replaced.id).values()) == {1}
+    stack.preview("--expect-no-changes")
+
+
+def test_9_renaming_the_record_creates_the_new_name_before_the_old_one_goes(stack, cloud, byo_floating_ip):
+    """Issue 21, finding 5: a record whose name changes is replaced create-first (no 409: the names differ), so that
+    some name answers at every moment and the old one until the new one does."""
+    renamed = f"{RENAMED}.example.test."
+    stack.write_config(endpoint_config(byo_floating_ip.floating_ip_address, member_host=20,
+                                       az1_subnet=SECOND_AZ1_SUBNET, record=RENAMED))
+    with NameSampler([FQDN, renamed]) as names:
+        stack.up()
+    assert names.samples and not names.errors, names.errors
+    assert names.unanswered() == [], "neither name answered at these times"
+    assert names.first_answer(renamed) is not None and names.first_answer(renamed) <= names.last_answer(FQDN), \
+        "the old name stopped answering before the new one answered"
+    published = {zone["floatingIp"] for zone in zone_outputs(stack).values()}
+    assert resolve_a(renamed) == published and resolve_a(FQDN) == set()
+
+
+def test_10_destroy_leaves_nothing_of_the_stack_but_the_users_floating_ip(stack, cloud, byo_floating_ip,
+                                                                         cloud_before_stack):
     lb_ids = {r["id"] for r in stack.resources() if r["type"] == "openstack:loadbalancer/loadBalancer:LoadBalancer"}
     stack.destroy()
     assert loadbalancers_named(cloud, ENDPOINT) == []
@@ -237,4 +336,5 @@ def test_8_destroy_leaves_nothing_of_the_stack_but_the_users_floating_ip(stack, 
     }
     assert ours == {kind: set() for kind in ours}, "the destroyed stack left objects behind"
     assert recordset_addresses(cloud, "example.test.", FQDN) == set()
+    assert recordset_addresses(cloud, "example.test.", f"{RENAMED}.example.test.") == set()
     assert cloud.network.get_ip(byo_floating_ip.id).port_id is None

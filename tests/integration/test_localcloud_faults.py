@@ -12,7 +12,8 @@ from openstack import exceptions
 from localcloud.settings import PKG
 from localcloud.smoke import wait_for
 
-pytestmark = pytest.mark.integration
+# A frozen Octavia worker, Keystone restarted, every Octavia request failed: nothing else may run meanwhile.
+pytestmark = [pytest.mark.integration, pytest.mark.exclusive]
 
 
 def _lb_with_pool(conn, seed, cleanup, monitor=True):
@@ -135,15 +136,20 @@ def test_octavia_api_answers_503_for_the_given_seconds_then_serves_again(localcl
     assert conn.network.find_network('public') is not None, 'only Octavia was affected'
 
 
-def test_a_narrowed_fault_holds_only_load_balancer_creates_and_they_never_reach_octavia(localcloud,
-                                                                                       switched_octavia_api):
-    """``--method POST --path /lbaas/loadbalancers --hold 3``: reads pass, a create is held (logged as it arrives),
-    then refused, and no load balancer was created: what tests use to interrupt a client whose create is in flight."""
+def test_a_narrowed_fault_holds_only_one_load_balancers_create_and_it_never_reaches_octavia(
+        localcloud, switched_octavia_api, cloud_cleanup):
+    """``--method POST --path /lbaas/loadbalancers --body <name> --hold 3``: reads pass, so does another load
+    balancer's create; this one's create is held (logged as it arrives), then refused, and it was never created: what
+    tests use to interrupt a client whose create is in flight without harming other clients of the cloud."""
     conn, faults = localcloud.conn, switched_octavia_api
     started = time.time()
-    _fault_cli('octavia-api-unavailable', '60', '--method', 'POST', '--path', '/lbaas/loadbalancers', '--hold', '3')
-    assert isinstance(list(conn.load_balancer.load_balancers()), list), 'a read passes'
     name = f'held-{int(started)}'
+    _fault_cli('octavia-api-unavailable', '60', '--method', 'POST', '--path', '/lbaas/loadbalancers', '--body', name,
+               '--hold', '3')
+    assert isinstance(list(conn.load_balancer.load_balancers()), list), 'a read passes'
+    other = cloud_cleanup.add('load_balancer', conn.load_balancer.create_load_balancer(
+        name=cloud_cleanup.name('not-held'), vip_subnet_id=localcloud.seed['az1_subnet_id']))
+    assert other.id and time.time() - started < 3, 'another load balancer is created at once'
     with pytest.raises(exceptions.HttpException) as caught:
         conn.load_balancer.create_load_balancer(name=name, vip_subnet_id=localcloud.seed['az1_subnet_id'])
     assert caught.value.status_code == 503 and time.time() - started >= 3

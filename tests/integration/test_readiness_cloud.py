@@ -212,6 +212,7 @@ def test_a_provisioning_error_fails_fast(localcloud, zone):
     ), str(caught.value)
 
 
+@pytest.mark.exclusive  # Octavia's one worker frozen: every other client's writes stall
 def test_a_frozen_worker_is_waited_out_when_thawed_in_time_and_409s_are_retried(localcloud, zone):
     members = [zone.add_member() for _ in range(2)]
     MemberReadinessProvider().create(zone.props(members))
@@ -238,6 +239,7 @@ def test_a_frozen_worker_is_waited_out_when_thawed_in_time_and_409s_are_retried(
     assert member.weight == 0
 
 
+@pytest.mark.exclusive  # Octavia's one worker frozen: every other client's writes stall
 def test_a_frozen_worker_not_thawed_in_time_times_out_cleanly(localcloud, zone):
     members = [zone.add_member() for _ in range(2)]
     MemberReadinessProvider().create(zone.props(members))

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.budget import examples
 
 from ha_endpoint import CloudLookupError, ConfigError, validation
 from policy_harness import run_preview
@@ -91,7 +92,7 @@ def _problems(raw: dict[str, Any]) -> list[str]:
     return []
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(endpoints())
 def test_the_component_and_the_pack_agree(raw):
     problems = _problems(raw)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.budget import examples
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
 from neighbours_program import any_zone_pool, run_neighbours
@@ -182,7 +183,7 @@ def _judge_every_policy(run: HarnessRun, config: Any) -> None:
 
 
 @pytest.mark.parametrize("kind", ["preview", "up", "ambiguous"])
-@settings(max_examples=250, deadline=None, derandomize=True, database=None,
+@settings(max_examples=examples(250), deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_every_policy_gives_a_verdict_on_any_malformed_input(kind, data):

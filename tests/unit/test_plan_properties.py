@@ -16,6 +16,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.budget import examples
 
 from ha_endpoint import ConfigError, load_endpoint_args
 from ha_endpoint.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
@@ -101,7 +102,7 @@ def names_by_type(plan: EndpointPlan) -> dict[str, list[str]]:
     return names
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(topologies())
 def test_valid_topologies_give_unique_names(raw):
     plan = plan_of(raw)
@@ -112,7 +113,7 @@ def test_valid_topologies_give_unique_names(raw):
     assert member_count == len(raw["members"]) * len(raw["listeners"]) * per_zone
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(topologies(), st.randoms(use_true_random=False))
 def test_plans_are_stable_under_permutation(raw, random):
     shuffled = copy.deepcopy(raw)
@@ -184,7 +185,7 @@ def resolves(raw: dict[str, Any], path: str) -> bool:
     return True
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(topologies(), st.sampled_from(BREAKS), st.data())
 def test_broken_topologies_fail_with_key_paths_and_fixes(raw, how, data):
     broken = copy.deepcopy(raw)

@@ -166,6 +166,7 @@ def test_a_replacement_that_did_reach_the_cloud_is_rolled_back_and_the_recorded_
 # not; pending creates of those names. Whatever recovery does, it never deletes what the state records, never deletes
 # another stack's object, and rolls back an unrecorded object of dev's when it is the only one under its name.
 from hypothesis import given, settings, strategies as st  # noqa: E402
+from tests.budget import examples  # noqa: E402
 
 NAMES = ("k8s-api-az1-lb", "k8s-api-az2-lb", "k8s-api-az3-lb")
 OWNERS = ("dev", "prod", None)
@@ -180,7 +181,7 @@ def clouds(draw):
 
 
 @given(clouds(), st.sampled_from(["lb", "sg", "pool", "member", "recordset"]))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_recovery_never_deletes_a_recorded_or_foreign_object(cloud, kind):
     objects, pending_names = cloud
     conn = FakeConn()

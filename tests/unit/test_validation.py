@@ -301,11 +301,12 @@ def test_every_key_with_any_wrong_value_is_refused_in_words_a_user_knows():
     configuration and says what to do, with none of pydantic's phrases (and nothing crashes)."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
+    from tests.budget import examples
 
     from ha_endpoint.messages import raw_phrases
     from tests.unit.corpus.runner import FIX_WORDS
 
-    @settings(max_examples=400, deadline=None)
+    @settings(max_examples=examples(400), deadline=None)
     @given(st.sampled_from(KEYS), st.sampled_from(JUNK))
     def check(key, junk):
         raw = dev_config()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.budget import examples
 
 from ha_endpoint.readiness.errors import MemberFailed, MemberGone, ReadinessTimeout
 from ha_endpoint.readiness.model import MemberStatus, PoolExpectation, Requirement, is_ready
@@ -71,7 +72,7 @@ def expected_outcome(pools, frames, requirement, stable_polls, n_polls):
     return "timeout", n_polls - 1
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(scenarios())
 def test_gate_opens_exactly_when_all_members_were_ready_in_stable_polls_polls_before_the_deadline(scenario):
     pools, frames, backoff, timeout, requirement, stable_polls = scenario

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `make test`: every test, as fast as this 2-core machine allows, and where the time went.
+#
+# 1. Set-up, the independent parts at once: the project's virtualenvs, the Pulumi engine (Go builds, cached in
+#    $HA_ENDPOINT_CACHE/engine) and the local cloud (apt packages on a fresh machine, then its start), then the
+#    Cluster API CRDs. Each part's time is printed.
+# 2. The tests that share the cloud peacefully, on HA_ENDPOINT_TEST_WORKERS pytest-xdist workers (default 3: the
+#    end-to-end tests mostly wait for the cloud), one test file per worker at a time (--dist loadfile: a module's
+#    stack fixtures stay in one process).
+# 3. The tests marked `exclusive` (they stop Keystone, make the whole Octavia API answer 503, freeze Octavia's
+#    worker...), alone.
+# 4. One summary: test time per tier (tests/tiers.py), set-up and phase wall times, then `total: N passed, N failed`.
+# Arguments are passed to both pytest runs (e.g. `scripts/test.sh -x`).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export HA_ENDPOINT_CACHE=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}
+export PULUMI_SKIP_UPDATE_CHECK=true
+export HA_ENDPOINT_FULL_BUDGETS=1   # the full Hypothesis budgets (tests/budget.py)
+workers=${HA_ENDPOINT_TEST_WORKERS:-3}
+logs=$(mktemp -d)
+export HA_ENDPOINT_TIMINGS=$logs/timings.jsonl
+: >"$HA_ENDPOINT_TIMINGS"
+setup_lines=()
+started=$(date +%s.%N)
+
+elapsed() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN{printf "%.0f", e-s}'; }
+
+# step <name> <command...>: run in the background, its output to $logs/<name>.log, its time to $logs/<name>.time
+step() {
+    local name=$1; shift
+    ( t=$(date +%s.%N); "$@" >"$logs/$name.log" 2>&1; rc=$?; echo "$(elapsed "$t") $rc" >"$logs/$name.time"; exit $rc ) &
+}
+
+finish_step() {  # finish_step <name> <pid>: wait, print its tail on failure, record its time
+    local name=$1 pid=$2
+    if ! wait "$pid"; then
+        echo "make test: set-up step '$name' failed; its last lines ($logs/$name.log):" >&2
+        tail -40 "$logs/$name.log" >&2
+        exit 1
+    fi
+    read -r seconds _ <"$logs/$name.time"
+    setup_lines+=("$name ${seconds} s")
+}
+
+echo "make test: set-up (virtualenv, engine, local cloud at once; logs in $logs)"
+step venv make --no-print-directory venv component-venv; venv_pid=$!
+step engine engine/build.sh; engine_pid=$!
+step cloud make --no-print-directory localcloud; cloud_pid=$!
+finish_step venv "$venv_pid"
+step crds make --no-print-directory capi-crds; crds_pid=$!
+finish_step crds "$crds_pid"
+finish_step engine "$engine_pid"
+finish_step cloud "$cloud_pid"
+grep -E '^\s+[a-z]+: .*: [0-9.]+ s' "$logs/engine.log" | sed 's/^/  engine part /' || true
+setup_seconds=$(elapsed "$started")
+
+status=0
+phase() {  # phase <label> <pytest args...>
+    local label=$1; shift
+    local t; t=$(date +%s.%N)
+    echo "make test: $label"
+    HA_ENDPOINT_PHASE=$label .venv/bin/python -m pytest "$@"
+    local rc=$?
+    [ "$rc" -eq 5 ] && rc=0   # no test selected in this phase
+    [ "$rc" -ne 0 ] && status=$rc
+    echo "make test: $label took $(elapsed "$t") s"
+}
+phase parallel -q -n "$workers" --dist loadfile -m "not exclusive" "$@"
+# The SDK users have, under mocks (mk/openstack5.mk), needs no cloud: it runs while the exclusive tests wait for it.
+os5_pid=""
+if grep -q '^test-openstack5:' mk/*.mk 2>/dev/null; then
+    step openstack5 env HA_ENDPOINT_PHASE=openstack5 make --no-print-directory test-openstack5; os5_pid=$!
+fi
+phase exclusive -q -m exclusive "$@"
+if [ -n "$os5_pid" ]; then
+    if wait "$os5_pid"; then tail -3 "$logs/openstack5.log"; else tail -60 "$logs/openstack5.log"; status=1; fi
+fi
+
+.venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$setup_seconds" "$(elapsed "$started")" "${setup_lines[@]}" <<'EOF'
+import json, sys
+from collections import defaultdict
+
+sys.path.insert(0, ".")
+from tests.tiers import format_tiers
+
+path, setup, total, *steps = sys.argv[1:]
+tiers, outcomes, phases = defaultdict(float), defaultdict(int), []
+for line in open(path):
+    run = json.loads(line)
+    phases.append(f"{run['phase']} {run['wall']:.0f} s")
+    for tier, seconds in run["tiers"].items():
+        tiers["openstack5" if run["phase"] == "openstack5" else tier] += seconds
+    for outcome, count in run["outcomes"].items():
+        outcomes[outcome] += count
+print(f"make test: set-up {setup} s ({', '.join(steps)}); tests {', '.join(phases)}; whole run {total} s")
+print(f"make test: time per tier (test time, summed over workers): {format_tiers(tiers)}")
+extra = "".join(f", {outcomes[key]} {key}" for key in ("skipped",) if outcomes.get(key))
+print(f"total: {outcomes.get('passed', 0)} passed, {outcomes.get('failed', 0)} failed{extra}")
+EOF
+exit $status
