@@ -51,7 +51,7 @@ step crds make --no-print-directory capi-crds; crds_pid=$!
 finish_step crds "$crds_pid"
 finish_step engine "$engine_pid"
 finish_step cloud "$cloud_pid"
-grep -E '^\s+[a-z]+: .*: [0-9.]+ s' "$logs/engine.log" | sed 's/^/  engine part /' || true
+grep -E '^\s+[a-z]+: .*: [0-9.]+ s' "$logs/engine.log" | sed 's/^/  engine part (as built) /' || true
 setup_seconds=$(elapsed "$started")
 
 status=0
