@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import configs, rest
+from .dataplane import config as dataplane
 from .settings import HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
 
 OCTAVIA_PLUGIN = PKG / 'octavia_plugin'
@@ -97,6 +98,12 @@ def table(p: Paths) -> dict:
         Service('heartbeat', [SYSTEM_PYTHON, '-m', 'localcloud.heartbeat', '--state', str(p.root)],
                 'localcloud.heartbeat', env={'PYTHONPATH': str(REPO)}),
     ]
+    if dataplane.enabled(p):
+        # Nova's servers as network namespaces on their AZ's chassis (localcloud/dataplane/members.py); the OVN
+        # daemons themselves are started by localcloud.dataplane.ovn (they need their namespaces first).
+        services.append(Service('dataplane-members', [SYSTEM_PYTHON, '-m', 'localcloud.dataplane.members',
+                                                      '--state', str(p.root)],
+                                'localcloud.dataplane.members', env={'PYTHONPATH': str(REPO)}))
     return {s.name: s for s in services}
 
 

@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 from . import configs, procs, seed, services
+from .dataplane import config as dataplane, ovn
 from .rest import Client
 from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, RPC_QUEUES, Paths, load_secrets,
                        scrub_logs)
@@ -370,7 +371,7 @@ class Up:
     def all(self) -> None:
         self.p.makedirs()
         self.retire()
-        infra = [threading.Thread(target=f) for f in (self.mariadb, self.rabbitmq)]
+        infra = [threading.Thread(target=f) for f in (self.mariadb, self.rabbitmq, self.data_plane)]
         errors = parallel(infra)
         if errors:
             raise errors[0]
@@ -385,6 +386,15 @@ class Up:
         t = time.monotonic()
         out = seed.cloud(self.p, self.s)
         say(f'seeded in {time.monotonic() - t:.1f}s (project {out["project_id"]})')
+        if dataplane.enabled(self.p):
+            self.ensure('dataplane-members')
+
+    def data_plane(self) -> None:
+        """OVN and a chassis per AZ (localcloud/dataplane), before Neutron connects to it; nothing without it."""
+        if not dataplane.enabled(self.p):
+            return
+        dataplane.check_offset()
+        self.started += ovn.start(self.p, say)
 
 
 def parallel(threads: list) -> list:
