@@ -261,8 +261,21 @@ def octavia(p: Paths, s: dict) -> None:
         'oslo_concurrency': {'lock_path': odir / 'lock'},
         'oslo_messaging': {'topic': 'octavia_prov'},
     }
+    sockets = p.run / 'octavia'
+    sockets.mkdir(parents=True, exist_ok=True)
+    common['driver_agent'] = {'status_socket_path': sockets / 'status.sock', 'stats_socket_path': sockets / 'stats.sock',
+                              'get_socket_path': sockets / 'get.sock'}
+    if dataplane.enabled(p):
+        # Octavia's OVN provider beside amphora: its LBs are OVN Load_Balancer rows; member status comes from OVN's
+        # health checks (SB Service_Monitor) through the driver agent.
+        common['api_settings']['enabled_provider_drivers'] = ('amphora:The Octavia Amphora driver.,'
+                                                             'ovn:Octavia OVN driver.')
+        common['driver_agent']['enabled_provider_agents'] = 'ovn'
+        common['ovn'] = {'ovn_nb_connection': dataplane.nb_tcp(), 'ovn_sb_connection': dataplane.sb_tcp(),
+                         'ovsdb_probe_interval': 0}
     _write(p.conf('octavia.conf'), _ini(common))
-    for svc in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping'):
+    for svc in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping',
+                'octavia-driver-agent'):
         overlay = {'DEFAULT': {'log_file': p.log(svc)}}
         if svc == 'octavia-api':
             overlay['controller_worker'] = {'network_driver': 'allowed_address_pairs_driver'}

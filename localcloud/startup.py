@@ -229,7 +229,8 @@ class Up:
     def octavia(self) -> None:
         self.once('schema-octavia', lambda: self.schema('octavia', 'python3-octavia', lambda: self.run('octavia', [
             '/usr/bin/octavia-db-manage', '--config-file', str(self.p.conf('octavia.conf')), 'upgrade', 'head'])))
-        for name in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping'):
+        for name in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping',
+                     *(['octavia-driver-agent'] if dataplane.enabled(self.p) else [])):
             self.ensure(name)
         self.wait_ready('octavia-api')
         self.wait_ready('octavia-health-manager')

@@ -127,6 +127,16 @@ class DPPaths:
             d.mkdir(parents=True, exist_ok=True)
 
 
+OVN_PROVIDER_VERSION = '3.1.2'   # localcloud/install.sh installs it (3.0.0, Debian's, has bug 1997418)
+
+
+def ovn_provider_dir() -> Path:
+    """ovn-octavia-provider, installed by localcloud/install.sh with pip --target (PYTHONPATH of octavia-api and
+    octavia-driver-agent)."""
+    cache = os.environ.get('HA_ENDPOINT_CACHE') or Path.home() / '.cache' / 'ha-endpoint'
+    return Path(cache) / f'ovn-octavia-provider-{OVN_PROVIDER_VERSION}'
+
+
 def nb_tcp() -> str:
     from ..settings import HOST, PORTS
     return f'tcp:{HOST}:{PORTS["ovn-nb"]}'
