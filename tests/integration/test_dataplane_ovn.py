@@ -63,24 +63,33 @@ def zones(localcloud):
             name=cleanup.name(f'{az}-m{i}'), image_id=image, flavor_id='1', availability_zone=az,
             networks=[{'uuid': localcloud.seed[f'{az}_network_id']}], security_groups=[{'name': sg.name}])
             for i in range(PER_AZ)] for az in AZS}
+        lbs = {az: conn.load_balancer.create_load_balancer(name=cleanup.name(f'{az}-lb'), provider='ovn',
+                                                           vip_subnet_id=localcloud.seed[f'{az}_subnet_id'])
+               for az in AZS}                              # the three zones' objects are built side by side
+
+        def settle():
+            for lb in lbs.values():
+                conn.load_balancer.wait_for_load_balancer(lb.id, interval=0.3, wait=60)
+        settle()
+        listeners = {az: conn.load_balancer.create_listener(name=cleanup.name(f'{az}-l'), protocol='TCP',
+                                                            protocol_port=80, load_balancer_id=lbs[az].id)
+                     for az in AZS}
+        settle()
+        pools = {az: conn.load_balancer.create_pool(name=cleanup.name(f'{az}-p'), protocol='TCP',
+                                                    lb_algorithm='SOURCE_IP_PORT', listener_id=listeners[az].id)
+                 for az in AZS}
+        settle()
+        for az in AZS:
+            conn.load_balancer.create_health_monitor(pool_id=pools[az].id, type='TCP', delay=2, timeout=1,
+                                                     max_retries=2, max_retries_down=2)
+        settle()
         out = {}
         for az in AZS:
-            lb = conn.load_balancer.create_load_balancer(name=cleanup.name(f'{az}-lb'), provider='ovn',
-                                                         vip_subnet_id=localcloud.seed[f'{az}_subnet_id'])
-            lb = conn.load_balancer.wait_for_load_balancer(lb.id, interval=0.5, wait=60)
-            listener = conn.load_balancer.create_listener(name=cleanup.name(f'{az}-l'), protocol='TCP',
-                                                          protocol_port=80, load_balancer_id=lb.id)
-            conn.load_balancer.wait_for_load_balancer(lb.id, interval=0.3, wait=60)
-            pool = conn.load_balancer.create_pool(name=cleanup.name(f'{az}-p'), protocol='TCP',
-                                                  lb_algorithm='SOURCE_IP_PORT', listener_id=listener.id)
-            conn.load_balancer.wait_for_load_balancer(lb.id, interval=0.3, wait=60)
-            conn.load_balancer.create_health_monitor(pool_id=pool.id, type='TCP', delay=2, timeout=1, max_retries=2,
-                                                     max_retries_down=2)
-            conn.load_balancer.wait_for_load_balancer(lb.id, interval=0.3, wait=60)
+            lb = conn.load_balancer.get_load_balancer(lbs[az].id)
             fip = conn.network.create_ip(floating_network_id=localcloud.seed['public_network_id'],
                                          port_id=lb.vip_port_id)
             cleanup.add('floating_ip', fip.id)
-            out[az] = {'lb': lb, 'pool': pool, 'fip': fip.floating_ip_address, 'vip': lb.vip_address,
+            out[az] = {'lb': lb, 'pool': pools[az], 'fip': fip.floating_ip_address, 'vip': lb.vip_address,
                        'members': {}, 'dead': None}
         t1 = time.monotonic()
         for az in AZS:
