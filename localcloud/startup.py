@@ -278,8 +278,12 @@ class Up:
         gate = configs.nova_compute_gate(self.p)
         if not procs.alive(self.p.pidfile('nova'), self.svcs['nova'].marker):
             gate.unlink(missing_ok=True)
-        for name in ('placement-api', 'glance-api', 'nova'):
+        for name in ('placement-api', 'glance-api'):
             self.ensure(name)
+        # nova-conductor authenticates as the service user at start and exits on a 401: on a loaded machine Keystone
+        # (schema, bootstrap, then the seeded service user) can come after Nova's import, so Nova waits for it.
+        self.wait_keystone()
+        self.ensure('nova')
         # `nova` forks the scheduler and the compute services once the gate file exists: the scheduler exits at
         # start without Placement in the catalog; a compute service reports its resources to Placement once at start
         # (then every minute) and pings the conductor by RPC (a ping sent before the conductor's queue exists is

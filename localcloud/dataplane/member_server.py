@@ -26,6 +26,22 @@ class Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
 
 
+class TLSServer(Server):
+    """TLS with the handshake in the connection's own thread (a slow client never holds the accept loop)."""
+
+    def __init__(self, address, handler, context: ssl.SSLContext):
+        super().__init__(address, handler)
+        self.context = context
+
+    def finish_request(self, request, client_address):
+        try:
+            request = self.context.wrap_socket(request, server_side=True)
+        except (ssl.SSLError, OSError):
+            return
+        with request:
+            super().finish_request(request, client_address)
+
+
 class UDPServer(socketserver.ThreadingUDPServer):
     allow_reuse_address = True
     daemon_threads = True
@@ -71,8 +87,7 @@ def main(argv=None) -> int:
     Http, Tcp, Udp = handlers(identity)
     tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     tls.load_cert_chain(args.cert, args.key)
-    https = Server(('0.0.0.0', HTTPS), Http)
-    https.socket = tls.wrap_socket(https.socket, server_side=True)
+    https = TLSServer(('0.0.0.0', HTTPS), Http, tls)
     servers = [Server(('0.0.0.0', HTTP), Http), https, Server(('0.0.0.0', TCP), Tcp), UDPServer(('0.0.0.0', UDP), Udp)]
     for s in servers:
         threading.Thread(target=s.serve_forever, daemon=True).start()

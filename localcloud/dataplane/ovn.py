@@ -11,6 +11,7 @@ underlay veth, br-ex holding the public veth; ovn-controller inside the namespac
 The chassis reach the SB database over its unix socket (a namespace has its own loopback).
 """
 import json
+import re
 import subprocess
 import time
 
@@ -98,8 +99,8 @@ def nbctl(p: Paths, *args, check: bool = True) -> str:
     return netns.sh('ovn-nbctl', f'--db=unix:{DPPaths(p).nb_sock}', '--timeout=10', *args, check=check)
 
 
-def sbctl(p: Paths, *args, check: bool = True) -> str:
-    return netns.sh('ovn-sbctl', f'--db=unix:{DPPaths(p).sb_sock}', '--timeout=10', *args, check=check)
+def sbctl(p: Paths, *args, check: bool = True, timeout: int = 10) -> str:
+    return netns.sh('ovn-sbctl', f'--db=unix:{DPPaths(p).sb_sock}', f'--timeout={timeout}', *args, check=check)
 
 
 def start_central(p: Paths, say) -> list[str]:
@@ -230,8 +231,8 @@ def chassis_status(p: Paths) -> dict:
     rows = {}
     if DPPaths(p).sb_sock.exists():
         try:
-            out = json.loads(sbctl(p, '--format=json', '--columns=name,hostname,other_config,external_ids,encaps',
-                                   'list', 'Chassis'))
+            out = json.loads(sbctl(p, '--format=json', '--columns=name,hostname,other_config,external_ids',
+                                   'list', 'Chassis', timeout=2))
             for r in out['data']:
                 cols = dict(zip(out['headings'], r))
                 other = dict(cols['other_config'][1]) | dict(cols['external_ids'][1])
@@ -249,8 +250,8 @@ def chassis_status(p: Paths) -> dict:
     return result
 
 
-CRASH_MARKERS = ('assertion', 'Assertion', 'backtrace', 'SIGSEGV', 'SIGABRT', 'terminating with signal',
-                 'EMER', 'killed (Segmentation')
+# An assertion, an emergency, a backtrace or a fatal signal other than a stop (SIGTERM 15, SIGINT 2: `down`, az-down).
+CRASH = re.compile(r'assertion|backtrace|\|EMER\||terminating with signal (?!(?:15|2) )\d+', re.IGNORECASE)
 
 
 def crash_lines(p: Paths, limit: int = 20) -> list[str]:
@@ -263,6 +264,6 @@ def crash_lines(p: Paths, limit: int = 20) -> list[str]:
                 text = p.log(name).read_text(errors='replace')
             except OSError:
                 continue
-            found += [f'{name}: {line}' for line in text.splitlines() if any(m in line for m in CRASH_MARKERS)]
+            found += [f'{name}: {line}' for line in text.splitlines() if CRASH.search(line)]
     return found[-limit:]
 

@@ -56,3 +56,15 @@ def test_an_address_routed_through_the_default_gateway_is_refused():
     with pytest.raises(reach.NotLocal, match='refusing to connect to 192.0.2.200'):
         reach.check('192.0.2.200')
     assert line  # the kernel had a route (the machine's own), and it was still refused
+
+
+@pytest.mark.parametrize('line, crash', [
+    ('2026-11-22T10:00:00Z|00042|util|EMER|lib/conntrack.c:1234: assertion conn->conn_type == CT_CONN_TYPE_DEFAULT '
+     'failed in conn_update_state()', True),
+    ('2026-11-25T09:54:05Z|00001|fatal_signal(urcu2)|WARN|terminating with signal 6 (Aborted)', True),
+    ('2026-11-25T09:54:05Z|00001|fatal_signal(urcu2)|WARN|terminating with signal 15 (Terminated)', False),
+    ('2026-11-25T09:54:05Z|00002|bridge|INFO|bridge br-int: added interface lc5000v1a2b3c on port 7', False),
+])
+def test_crash_lines_are_assertions_and_fatal_signals_not_stops(line, crash):
+    from localcloud.dataplane.ovn import CRASH
+    assert bool(CRASH.search(line)) is crash
