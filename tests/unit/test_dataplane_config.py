@@ -1,46 +1,50 @@
 """The data plane's names and guard (localcloud/dataplane): no device name too long for Linux, no name or route
 shared between two instances, and a cloud address that would leave the machine refused before any packet."""
-import importlib
+import functools
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from localcloud.dataplane import config, reach
 
+ROOT = Path(__file__).resolve().parents[2]
 
-def _config_for(offset: int, monkeypatch):
-    monkeypatch.setenv('LOCALCLOUD_PORT_OFFSET', str(offset))
-    for name in ('localcloud.settings', 'localcloud.dataplane.config'):
-        sys.modules.pop(name, None)
-    try:
-        return importlib.import_module('localcloud.dataplane.config')
-    finally:
-        for name in ('localcloud.settings', 'localcloud.dataplane.config'):
-            sys.modules.pop(name, None)
-        importlib.import_module('localcloud.dataplane.config')
+
+@functools.lru_cache(maxsize=None)
+def _names(offset: int) -> dict:
+    """The names an instance with this port offset uses (computed in a fresh interpreter: the offset is read once,
+    at import)."""
+    code = ("import json; from localcloud.dataplane import config as c\n"
+            "port = 'a29923f0-9b6e-42b7-b6e4-1bf45a9a8e72'\n"
+            "ifs = [c.ROOT_PUBLIC_IF, c.ROOT_PUBLIC_PEER, *c.member_if(port)]\n"
+            "ifs += [n for az in ('az1', 'az2', 'az3') for n in (*c.underlay_if(az), *c.public_if(az))]\n"
+            "err = None\n"
+            "try:\n    c.check_offset()\nexcept ValueError as exc:\n    err = str(exc)\n"
+            "print(json.dumps({'ifs': ifs, 'cidr': c.PUBLIC_CIDR, 'ns': c.chassis_ns('az1'), 'error': err}))")
+    env = {**os.environ, 'LOCALCLOUD_PORT_OFFSET': str(offset), 'PYTHONPATH': str(ROOT)}
+    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
 
 
 @pytest.mark.parametrize('offset', [0, 5000, 30000, 249000])
-def test_every_interface_name_fits_linux_ifnamsiz(offset, monkeypatch):
-    c = _config_for(offset, monkeypatch)
-    port = 'a29923f0-9b6e-42b7-b6e4-1bf45a9a8e72'
-    names = [c.ROOT_PUBLIC_IF, c.ROOT_PUBLIC_PEER, *c.member_if(port)]
-    for az in ('az1', 'az2', 'az3'):
-        names += [*c.underlay_if(az), *c.public_if(az)]
+def test_every_interface_name_fits_linux_ifnamsiz(offset):
+    names = _names(offset)['ifs']
     assert all(len(n) <= 15 for n in names), [n for n in names if len(n) > 15]
 
 
-def test_two_instances_share_no_namespace_device_or_public_network(monkeypatch):
-    a, b = _config_for(0, monkeypatch), _config_for(5000, monkeypatch)
-    assert (a.PUBLIC_CIDR, b.PUBLIC_CIDR) == ('172.24.4.0/24', '172.24.9.0/24')
-    assert a.chassis_ns('az1') != b.chassis_ns('az1') and a.ROOT_PUBLIC_IF != b.ROOT_PUBLIC_IF
+def test_two_instances_share_no_namespace_device_or_public_network():
+    a, b = _names(0), _names(5000)
+    assert (a['cidr'], b['cidr']) == ('172.24.4.0/24', '172.24.9.0/24')
+    assert a['ns'] != b['ns'] and not set(a['ifs']) & set(b['ifs'])
 
 
-def test_an_offset_the_public_network_cannot_follow_is_refused_with_the_fix(monkeypatch):
-    c = _config_for(1234, monkeypatch)
-    with pytest.raises(ValueError, match='LOCALCLOUD_PORT_OFFSET=1234.*multiple of 1000'):
-        c.check_offset()
+def test_an_offset_the_public_network_cannot_follow_is_refused_with_the_fix():
+    assert 'LOCALCLOUD_PORT_OFFSET=1234: the data plane needs a multiple of 1000' in _names(1234)['error']
+    assert _names(5000)['error'] is None
 
 
 def test_an_unknown_data_plane_mode_names_the_variable_and_the_choices(monkeypatch, tmp_path):
