@@ -40,7 +40,7 @@ def packages_missing() -> bool:
 
 def memory(env: dict) -> tuple[float, float]:
     out = subprocess.run([str(LC / 'status'), '--json'], env=env, capture_output=True, text=True).stdout
-    rows = json.loads(out)
+    rows = json.loads(out)['services']
     return sum(r['pss'] for r in rows) / GiB, sum(r['rss'] for r in rows) / GiB
 
 

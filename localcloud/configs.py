@@ -5,6 +5,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from .dataplane import config as dataplane
 from .settings import (COMPUTE_HOSTS, DB_ADMIN, HOST, PORT_OFFSET, PORTS, REGION, SERVICE_PROJECT, SERVICE_USER,
                        Paths, url)
 
@@ -155,7 +156,7 @@ def neutron(p: Paths, s: dict) -> None:
             'log_file': p.log('neutron-server'),
             'bind_host': HOST, 'bind_port': PORTS['neutron'],
             'state_path': ndir,
-            'core_plugin': 'ml2', 'service_plugins': 'router',
+            'core_plugin': 'ml2', 'service_plugins': neutron_service_plugins(p),
             'auth_strategy': 'keystone',
             'transport_url': transport_url(s),
             'api_workers': 1, 'rpc_workers': 0, 'rpc_state_report_workers': 0,
@@ -174,16 +175,41 @@ def neutron(p: Paths, s: dict) -> None:
         'oslo_messaging_notifications': {'driver': 'noop'},
         'agent': {'report_interval': 0},
     }))
-    _write(p.conf('ml2.ini'), _ini({
-        'ml2': {
-            'type_drivers': 'flat,vxlan', 'tenant_network_types': 'vxlan',
-            # localcloud/neutron_plugin: binds every normal port (no L2 agent here), so Nova's servers get ports
-            'mechanism_drivers': 'localcloud', 'extension_drivers': 'port_security',
-        },
+    _write(p.conf('ml2.ini'), _ini(ml2_ovn() if dataplane.enabled(p) else ml2_localcloud()))
+
+
+def ml2_localcloud() -> dict:
+    """No data plane: localcloud/neutron_plugin binds every normal port (no L2 agent here), so Nova's servers get
+    ports."""
+    return {
+        'ml2': {'type_drivers': 'flat,vxlan', 'tenant_network_types': 'vxlan',
+                'mechanism_drivers': 'localcloud', 'extension_drivers': 'port_security'},
         'ml2_type_flat': {'flat_networks': 'public'},
         'ml2_type_vxlan': {'vni_ranges': '1:10000'},
         'securitygroup': {'enable_security_group': True},
-    }))
+    }
+
+
+def ml2_ovn() -> dict:
+    """The data plane (localcloud/dataplane): ML2/OVN as DevStack's default. Geneve tenant networks, the flat
+    `public` network on every chassis' br-ex; AZs are the chassis' `ovn-cms-options availability-zones`; no metadata
+    agent, no DHCP (servers get their address from the member plumbing); gateway and floating IPs centralized on the
+    router's gateway chassis."""
+    return {
+        'ml2': {'type_drivers': 'flat,geneve', 'tenant_network_types': 'geneve',
+                'mechanism_drivers': 'ovn', 'extension_drivers': 'port_security', 'overlay_ip_version': 4},
+        'ml2_type_flat': {'flat_networks': dataplane.PUBLIC_PHYSNET},
+        'ml2_type_geneve': {'vni_ranges': '1:65536', 'max_header_size': 38},
+        'securitygroup': {'enable_security_group': True},
+        'ovn': {'ovn_nb_connection': dataplane.nb_tcp(), 'ovn_sb_connection': dataplane.sb_tcp(),
+                'ovn_l3_scheduler': 'leastloaded', 'ovn_metadata_enabled': False,
+                'enable_distributed_floating_ip': False, 'neutron_sync_mode': 'repair',
+                'ovsdb_connection_timeout': 30, 'ovsdb_probe_interval': 0},
+    }
+
+
+def neutron_service_plugins(p: Paths) -> str:
+    return 'ovn-router' if dataplane.enabled(p) else 'router'
 
 
 def octavia(p: Paths, s: dict) -> None:
@@ -235,8 +261,21 @@ def octavia(p: Paths, s: dict) -> None:
         'oslo_concurrency': {'lock_path': odir / 'lock'},
         'oslo_messaging': {'topic': 'octavia_prov'},
     }
+    sockets = p.run / 'octavia'
+    sockets.mkdir(parents=True, exist_ok=True)
+    common['driver_agent'] = {'status_socket_path': sockets / 'status.sock', 'stats_socket_path': sockets / 'stats.sock',
+                              'get_socket_path': sockets / 'get.sock'}
+    if dataplane.enabled(p):
+        # Octavia's OVN provider beside amphora: its LBs are OVN Load_Balancer rows; member status comes from OVN's
+        # health checks (SB Service_Monitor) through the driver agent.
+        common['api_settings']['enabled_provider_drivers'] = ('amphora:The Octavia Amphora driver.,'
+                                                             'ovn:Octavia OVN driver.')
+        common['driver_agent']['enabled_provider_agents'] = 'ovn'
+        common['ovn'] = {'ovn_nb_connection': dataplane.nb_tcp(), 'ovn_sb_connection': dataplane.sb_tcp(),
+                         'ovsdb_probe_interval': 0}
     _write(p.conf('octavia.conf'), _ini(common))
-    for svc in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping'):
+    for svc in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping',
+                'octavia-driver-agent'):
         overlay = {'DEFAULT': {'log_file': p.log(svc)}}
         if svc == 'octavia-api':
             overlay['controller_worker'] = {'network_driver': 'allowed_address_pairs_driver'}
@@ -426,6 +465,7 @@ def nova(p: Paths, s: dict) -> None:
 
 def write_all(p: Paths, s: dict) -> None:
     p.makedirs()
+    dataplane.remember(p)
     (p.root / 'port-offset').write_text(f'{PORT_OFFSET}\n')
     mariadb(p)
     rabbitmq(p, s)

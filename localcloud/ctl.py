@@ -7,6 +7,7 @@ import threading
 import time
 
 from . import procs, services
+from .dataplane import config as dataplane, ovn
 from .settings import PORT_OFFSET, Paths
 from .startup import Up, parallel, say
 
@@ -46,10 +47,21 @@ def cmd_down(p: Paths, args) -> int:
                 stopped.append(f'{name} ({time.monotonic() - t:.1f}s)')
         return threading.Thread(target=run)
     parallel([stopper(n, 5) for n in markers if n not in INFRA])
+    stopped += data_plane_down(p)
     parallel([stopper('rabbitmq', 20), stopper('mariadb', 60)])
     parallel([stopper('epmd', 5)])
     print(f'stopped: {", ".join(stopped) or "nothing was running"}')
     return 0
+
+
+def data_plane_down(p: Paths) -> list[str]:
+    """Members, chassis and OVN stopped, then every namespace, veth and tap of this instance and the public
+    network's route removed (whatever the state directory's data plane mode says: nothing may be left behind)."""
+    from .dataplane import members, netns, ovn
+    out = [f'member {port[:8]}' for port in members.unplug_all(p)]
+    out += ovn.stop_all(p)
+    out += netns.teardown()
+    return out
 
 
 def cmd_restart(p: Paths, args) -> int:
@@ -69,25 +81,31 @@ def cmd_restart(p: Paths, args) -> int:
 
 def status_rows(p: Paths) -> list:
     rows = []
-    for name, svc in services.table(p).items():
-        pid = procs.alive(p.pidfile(name), svc.marker)
+    table = [(name, svc.marker, svc.ports) for name, svc in services.table(p).items()]
+    if dataplane.enabled(p):
+        table += [(s['name'], s['marker'], s['ports']) for s in ovn.specs(p)]
+    for name, marker, ports in table:
+        pid = procs.alive(p.pidfile(name), marker)
         pids = procs.group_pids(pid) if pid else []
         rss = procs.rss_bytes(pids)
         pss = procs.pss_bytes(pids)
-        ports = ','.join(f'{port}/{proto}' for proto, port in svc.ports) or '-'
+        ports_text = ','.join(f'{port}/{proto}' for proto, port in ports) or '-'
         state = 'running' if pid else 'stopped'
-        if pid and svc.ports and not all(services.port_open(pr, po) for pr, po in svc.ports):
+        if pid and ports and not all(services.port_open(pr, po) for pr, po in ports):
             state = 'starting'
-        rows.append({'service': name, 'state': state, 'pid': pid, 'procs': len(pids), 'ports': ports,
+        rows.append({'service': name, 'state': state, 'pid': pid, 'procs': len(pids), 'ports': ports_text,
                      'rss': rss, 'pss': pss})
     return rows
 
 
 def cmd_status(p: Paths, args) -> int:
     rows = status_rows(p)
+    chassis = ovn.chassis_status(p) if dataplane.enabled(p) else {}
+    crashes = ovn.crash_lines(p) if dataplane.enabled(p) else []
     if args.json:
         import json
-        print(json.dumps(rows, indent=1))
+        print(json.dumps({'services': rows, 'dataplane': dataplane.mode(p), 'chassis': chassis,
+                          'dataplane_crashes': crashes}, indent=1))
     else:
         print(f'{"service":24} {"state":8} {"pid":>7} {"procs":>5} {"ports (127.0.0.1)":22} {"RSS MiB":>8} '
               f'{"PSS MiB":>8}')
@@ -98,9 +116,14 @@ def cmd_status(p: Paths, args) -> int:
         print(f'{"total":24} {"":8} {"":>7} {sum(r["procs"] for r in rows):>5} {"":22} {rss / 2**20:8.0f} '
               f'{pss / 2**20:8.0f}')
         print('(RSS counts pages shared by forked workers once per process; PSS splits them: the real total)')
-        print(f'state: {p.root}  clouds.yaml: {p.clouds_yaml}')
+        for az, c in chassis.items():
+            print(f'chassis {az}: {"up" if c["up"] else "DOWN"} ({c["chassis"]}, netns {c["namespace"]}, '
+                  f'hostname {c["hostname"]}, {c["ovn_cms_options"]})')
+        for line in crashes:
+            print(f'CRASH in the data plane: {line}')
+        print(f'state: {p.root}  clouds.yaml: {p.clouds_yaml}  data plane: {dataplane.mode(p)}')
     running = [r for r in rows if r['state'] == 'running']
-    return 0 if len(running) == len(rows) else 3
+    return 0 if len(running) == len(rows) and all(c['up'] for c in chassis.values()) else 3
 
 
 def cmd_reset(p: Paths, args) -> int:

@@ -97,6 +97,9 @@ class FaultSwitch:
 
 
 def _application():
+    if os.environ.get('LOCALCLOUD_DRIVER_SOCKETS'):   # localcloud/octavia_plugin/localcloud_driver_sockets.py
+        import localcloud_driver_sockets
+        localcloud_driver_sockets.patch(os.environ['LOCALCLOUD_DRIVER_SOCKETS'])
     script = os.environ['LOCALCLOUD_WSGI_FILE']
     namespace = runpy.run_path(script, run_name='localcloud_wrapped_wsgi')
     return FaultSwitch(namespace['application'], os.environ['LOCALCLOUD_FAULT_FILE'])

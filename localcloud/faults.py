@@ -26,6 +26,7 @@ import subprocess
 import sys
 
 from . import procs
+from .dataplane.faults import DataPlaneFaults
 from .service_faults import ServiceFaults
 from .settings import DB_ADMIN, Paths
 
@@ -34,7 +35,7 @@ TABLES = {'member': 'member', 'pool': 'pool', 'listener': 'listener', 'health_mo
           'load_balancer': 'load_balancer', 'l7policy': 'l7policy', 'l7rule': 'l7rule'}
 
 
-class Faults(ServiceFaults):
+class Faults(ServiceFaults, DataPlaneFaults):
     def __init__(self, state: str | os.PathLike | None = None):
         self.paths = Paths(state)
 
@@ -101,6 +102,7 @@ class Faults(ServiceFaults):
             data['members'] = {}
         self.worker_thaw()
         self.clear_services()
+        self.data_plane_clear()
 
     # -- the Octavia worker ----------------------------------------------------------------------
     def _worker_pids(self) -> list[int]:
@@ -171,8 +173,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog='localcloud/fault', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest='cmd', required=True)
-    for name in ('member-down', 'member-drain', 'member-maint'):
+    sub.add_parser('member-down', help='a Nova server of the data plane (name or id): stop its member server; '
+                                       'else an Octavia member id: report it DOWN in heartbeats').add_argument('member_id')
+    sub.add_parser('member-up', help='a Nova server of the data plane: start its member server again').add_argument(
+        'server')
+    for name in ('member-drain', 'member-maint'):
         sub.add_parser(name, help=f'report the member {name[7:].upper()} in heartbeats').add_argument('member_id')
+    for name, text in (('az-down', 'stop the AZ\'s chassis (data plane): its members are cut off'),
+                       ('az-up', 'start the AZ\'s chassis again')):
+        sub.add_parser(name, help=text).add_argument('az')
     sub.add_parser('member-clear', help='remove a member override (all with --all)').add_argument(
         'member_id', nargs='?')
     for name, text in (('worker-freeze', 'SIGSTOP octavia-worker (changes stay PENDING_*, writes get 409)'),
@@ -207,6 +216,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     f = Faults()
     c = args.cmd
+    data_plane = ('member-up', 'az-down', 'az-up') + (('member-down',) if c == 'member-down' and
+                                                       f.is_data_plane_member(args.member_id) else ())
+    if c in data_plane:
+        arg = getattr(args, 'member_id', None) or getattr(args, 'server', None) or args.az
+        action = {'member-down': f.server_down, 'member-up': f.server_up, 'az-down': f.az_down, 'az-up': f.az_up}
+        print(json.dumps(action[c](arg)))
+        return 0
     if c in ('member-down', 'member-drain', 'member-maint'):
         f.member(args.member_id, c.split('-')[1].upper())
     elif c == 'member-clear':

@@ -8,9 +8,27 @@ PKGS=(keystone neutron-server
       octavia-api octavia-worker octavia-health-manager octavia-housekeeping
       designate-api designate-central designate-worker designate-producer designate-mdns
       rabbitmq-server mariadb-server python3-pymysql python3-bcrypt python3-amqp uwsgi-plugin-python3 openssl
-      glance-api placement-api nova-api nova-conductor nova-scheduler)
+      glance-api placement-api nova-api nova-conductor nova-scheduler
+      ovn-central ovn-host openvswitch-switch ethtool iproute2 python3-pip)
+# The data plane (localcloud/dataplane, LOCALCLOUD_DATAPLANE=ovn): OVS 3.1 with the userspace datapath (no kernel
+# module), OVN 23.03; ethtool turns TX checksum offload off on every veth end.
 # Compute: no nova-compute package (it depends on a hypervisor: libvirt + qemu, or lxc, or ironic); the
 # nova-compute processes run python3-nova's own nova.cmd.compute with the fake virt driver (localcloud/services.py).
+
+# Octavia's OVN provider: Debian 12 ships 3.0.0, which has bug 1997418 (health checks are not applied to the floating
+# IP's VIP entry: traffic to the FIP still reaches dead members); 3.1.2 (stable/zed, PyPI) has the fix. Installed
+# beside the system (pip --target, no dependencies: Debian's own neutron, ovsdbapp and octavia-lib serve it) and put on
+# the PYTHONPATH of octavia-api and octavia-driver-agent only. Keep the version in localcloud/dataplane/config.py.
+OVN_PROVIDER_VERSION=3.1.2
+ovn_provider() {
+  local dir="${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}/ovn-octavia-provider-$OVN_PROVIDER_VERSION"
+  [[ -f "$dir/.installed" ]] && return 0
+  echo "localcloud: installing ovn-octavia-provider $OVN_PROVIDER_VERSION into $dir"
+  rm -rf "$dir"
+  /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --no-deps --no-compile --target "$dir" \
+    "ovn-octavia-provider==$OVN_PROVIDER_VERSION"
+  touch "$dir/.installed"
+}
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -19,6 +37,7 @@ for p in "${PKGS[@]}"; do
 done
 if (( ${#missing[@]} == 0 )); then
   echo "localcloud: packages already installed"
+  ovn_provider
   exit 0
 fi
 echo "localcloud: installing ${#missing[@]} missing package(s): ${missing[*]}"
@@ -83,7 +102,9 @@ if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
   for unit in mariadb rabbitmq-server epmd.socket keystone neutron-api neutron-rpc-server neutron-server \
       octavia-api octavia-worker octavia-health-manager octavia-housekeeping designate-api designate-central \
       designate-worker designate-producer designate-mdns glance-api placement-api nova-api nova-conductor \
-      nova-scheduler; do
+      nova-scheduler openvswitch-switch ovn-central ovn-host ovn-northd ovn-controller; do
     $SUDO systemctl disable --now "$unit" >/dev/null 2>&1 || true
   done
 fi
+
+ovn_provider

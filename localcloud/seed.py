@@ -4,12 +4,13 @@ import hashlib
 import json
 import time
 
+# The public network: 172.24.4.0/24 for the default instance, 172.24.<4 + offset/1000>.0/24 for one with shifted
+# ports, so two instances' public networks (routed from the machine with the data plane) never overlap.
+from .dataplane.config import PUBLIC_CIDR, PUBLIC_GATEWAY, PUBLIC_POOL
 from .rest import Client, HttpError
 from .settings import (ADMIN_CLOUD, ADMIN_USER, AZS, CLOUD, COMPUTE_HOSTS, DNS_ZONE, PROJECT, REGION,
                        SERVICE_PROJECT, SERVICE_USER, USER, Paths, url)
 
-PUBLIC_CIDR = '172.24.4.0/24'
-PUBLIC_POOL = ('172.24.4.10', '172.24.4.250')
 ROUTER = 'cp-router'
 # (service name, type, port name, path of the endpoint URL)
 CATALOG = (('neutron', 'network', 'neutron', ''), ('octavia', 'load-balancer', 'octavia', ''),
@@ -79,7 +80,7 @@ def cloud(p: Paths, s: dict) -> dict:
     if not _find(admin, 'neutron', '/v2.0/subnets', 'subnets', network_id=public['id']):
         admin.post('neutron', '/v2.0/subnets', {'subnet': {
             'name': 'public-subnet', 'network_id': public['id'], 'ip_version': 4, 'cidr': PUBLIC_CIDR,
-            'gateway_ip': '172.24.4.1', 'enable_dhcp': False,
+            'gateway_ip': PUBLIC_GATEWAY, 'enable_dhcp': False,
             'allocation_pools': [{'start': PUBLIC_POOL[0], 'end': PUBLIC_POOL[1]}]}})
 
     subnets = {}

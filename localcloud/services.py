@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import configs, rest
+from .dataplane import config as dataplane
 from .settings import HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
 
 OCTAVIA_PLUGIN = PKG / 'octavia_plugin'
@@ -22,16 +23,24 @@ class Service:
 
 
 def _uwsgi(name: str, wsgi_file: str, port: int, p: Paths, env: dict | None = None,
-           pyargv: str | None = None) -> list:
+           pyargv: str | None = None, pythonpath: list | None = None) -> list:
     argv = ['/usr/bin/uwsgi', '--plugin', 'python3', '--http-socket', f'{HOST}:{port}',
             '--wsgi-file', wsgi_file, '--master', '--processes', '1', '--threads', '8',
             '--enable-threads', '--die-on-term', '--need-app', '--buffer-size', '65535',
             '--add-header', 'Connection: close', '--disable-logging']
     if pyargv:
         argv += ['--pyargv', pyargv]
+    for directory in pythonpath or []:
+        argv += ['--pythonpath', directory]
     for k, v in (env or {}).items():
         argv += ['--env', f'{k}={v}']
     return argv
+
+
+def ovn_provider_path(p: Paths) -> list:
+    """PYTHONPATH of octavia-api and the driver agent with the data plane: ovn-octavia-provider (installed apart by
+    install.sh) and localcloud_driver_sockets."""
+    return [str(OCTAVIA_PLUGIN)] + ([str(dataplane.ovn_provider_dir())] if dataplane.enabled(p) else [])
 
 
 def table(p: Paths) -> dict:
@@ -57,9 +66,11 @@ def table(p: Paths) -> dict:
         # behind the fault switch (localcloud/fault_wsgi.py: `localcloud/fault octavia-api-unavailable`)
         Service('octavia-api', _uwsgi('octavia-api', str(FAULT_WSGI), PORTS['octavia'], p,
                                       env={'LOCALCLOUD_WSGI_FILE': '/usr/bin/octavia-wsgi',
-                                           'LOCALCLOUD_FAULT_FILE': str(p.fault_switch('octavia-api'))},
+                                           'LOCALCLOUD_FAULT_FILE': str(p.fault_switch('octavia-api')),
+                                           'LOCALCLOUD_DRIVER_SOCKETS': str(p.run / 'octavia')},
                                       pyargv=f'--config-file {c("octavia.conf")} '
-                                             f'--config-file {c("octavia-api.conf")}'),
+                                             f'--config-file {c("octavia-api.conf")}',
+                                      pythonpath=ovn_provider_path(p)),
                 'octavia-wsgi', [('tcp', PORTS['octavia'])], url('octavia', '/')),
         Service('octavia-worker', ['/usr/bin/octavia-worker', *ocfg,
                                    '--config-file', str(c('octavia-worker.conf'))],
@@ -97,6 +108,17 @@ def table(p: Paths) -> dict:
         Service('heartbeat', [SYSTEM_PYTHON, '-m', 'localcloud.heartbeat', '--state', str(p.root)],
                 'localcloud.heartbeat', env={'PYTHONPATH': str(REPO)}),
     ]
+    if dataplane.enabled(p):
+        # Nova's servers as network namespaces on their AZ's chassis (localcloud/dataplane/members.py); the OVN
+        # daemons themselves are started by localcloud.dataplane.ovn (they need their namespaces first).
+        services.append(Service('dataplane-members', [SYSTEM_PYTHON, '-m', 'localcloud.dataplane.members',
+                                                      '--state', str(p.root)],
+                                'localcloud.dataplane.members', env={'PYTHONPATH': str(REPO)}))
+        # Octavia's OVN provider agent: OVN health-check results (SB Service_Monitor) -> member operating status
+        services.append(Service('octavia-driver-agent', [SYSTEM_PYTHON, '-m', 'localcloud_driver_sockets',
+                                                         str(p.run / 'octavia'), *ocfg,
+                                                         '--config-file', str(c('octavia-driver-agent.conf'))],
+                                'localcloud_driver_sockets', env={'PYTHONPATH': ':'.join(ovn_provider_path(p))}))
     return {s.name: s for s in services}
 
 

@@ -25,6 +25,8 @@ BASE_PORTS = {
     'nova': 8774,
     'placement': 8778,
     'glance': 9292,
+    'ovn-nb': 6641,   # the data plane (LOCALCLOUD_DATAPLANE=ovn): OVN northbound / southbound ovsdb
+    'ovn-sb': 6642,
 }
 
 PROJECT = 'ha-endpoint'

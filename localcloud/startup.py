@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 from . import configs, procs, seed, services
+from .dataplane import config as dataplane, ovn
 from .rest import Client
 from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, RPC_QUEUES, Paths, load_secrets,
                        scrub_logs)
@@ -228,7 +229,8 @@ class Up:
     def octavia(self) -> None:
         self.once('schema-octavia', lambda: self.schema('octavia', 'python3-octavia', lambda: self.run('octavia', [
             '/usr/bin/octavia-db-manage', '--config-file', str(self.p.conf('octavia.conf')), 'upgrade', 'head'])))
-        for name in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping'):
+        for name in ('octavia-api', 'octavia-worker', 'octavia-health-manager', 'octavia-housekeeping',
+                     *(['octavia-driver-agent'] if dataplane.enabled(self.p) else [])):
             self.ensure(name)
         self.wait_ready('octavia-api')
         self.wait_ready('octavia-health-manager')
@@ -276,8 +278,12 @@ class Up:
         gate = configs.nova_compute_gate(self.p)
         if not procs.alive(self.p.pidfile('nova'), self.svcs['nova'].marker):
             gate.unlink(missing_ok=True)
-        for name in ('placement-api', 'glance-api', 'nova'):
+        for name in ('placement-api', 'glance-api'):
             self.ensure(name)
+        # nova-conductor authenticates as the service user at start and exits on a 401: on a loaded machine Keystone
+        # (schema, bootstrap, then the seeded service user) can come after Nova's import, so Nova waits for it.
+        self.wait_keystone()
+        self.ensure('nova')
         # `nova` forks the scheduler and the compute services once the gate file exists: the scheduler exits at
         # start without Placement in the catalog; a compute service reports its resources to Placement once at start
         # (then every minute) and pings the conductor by RPC (a ping sent before the conductor's queue exists is
@@ -370,7 +376,7 @@ class Up:
     def all(self) -> None:
         self.p.makedirs()
         self.retire()
-        infra = [threading.Thread(target=f) for f in (self.mariadb, self.rabbitmq)]
+        infra = [threading.Thread(target=f) for f in (self.mariadb, self.rabbitmq, self.data_plane)]
         errors = parallel(infra)
         if errors:
             raise errors[0]
@@ -385,6 +391,15 @@ class Up:
         t = time.monotonic()
         out = seed.cloud(self.p, self.s)
         say(f'seeded in {time.monotonic() - t:.1f}s (project {out["project_id"]})')
+        if dataplane.enabled(self.p):
+            self.ensure('dataplane-members')
+
+    def data_plane(self) -> None:
+        """OVN and a chassis per AZ (localcloud/dataplane), before Neutron connects to it; nothing without it."""
+        if not dataplane.enabled(self.p):
+            return
+        dataplane.check_offset()
+        self.started += ovn.start(self.p, say)
 
 
 def parallel(threads: list) -> list:

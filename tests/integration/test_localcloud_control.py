@@ -78,7 +78,7 @@ def test_up_again_starts_nothing_and_status_reports_all_running(localcloud):
     assert out.stdout.rstrip().splitlines()[-3].endswith('ready')
     status = subprocess.run([str(PKG / 'status'), '--json'], env=env, capture_output=True, text=True)
     assert status.returncode == 0
-    rows = json.loads(status.stdout)
+    rows = json.loads(status.stdout)['services']
     assert all(r['state'] == 'running' for r in rows), rows
     assert sum(r['pss'] for r in rows) < 3 * 2 ** 30
 

@@ -1,0 +1,147 @@
+"""Names, addresses, ports and paths of the data plane (standard library only; the venv imports it too).
+
+Everything instance-specific derives from the state directory's port offset: the tag ``lc<offset>`` prefixes every
+namespace and every interface this instance creates in the root namespace, and the public network's CIDR is
+172.24.<4 + offset/1000>.0/24, so two instances never share a name or a route.
+"""
+import os
+from pathlib import Path
+
+from ..settings import AZS, COMPUTE_HOSTS, PORT_OFFSET, Paths
+
+MODES = ('none', 'ovn')
+
+
+def mode(p: Paths) -> str:
+    """The data plane of this state directory: LOCALCLOUD_DATAPLANE when set (remembered in <state>/dataplane),
+    else what the state directory remembers, else 'none' (no packets: the heartbeat plays the amphorae)."""
+    env = os.environ.get('LOCALCLOUD_DATAPLANE', '').strip()
+    if env:
+        if env not in MODES:
+            raise ValueError(f'LOCALCLOUD_DATAPLANE={env!r} is not one of {", ".join(MODES)}; '
+                             f'unset it or set LOCALCLOUD_DATAPLANE=ovn')
+        return env
+    try:
+        value = (p.root / 'dataplane').read_text().strip()
+    except OSError:
+        return 'none'
+    return value if value in MODES else 'none'
+
+
+def remember(p: Paths) -> None:
+    p.root.mkdir(parents=True, exist_ok=True)
+    (p.root / 'dataplane').write_text(mode(p) + '\n')
+
+
+def enabled(p: Paths) -> bool:
+    return mode(p) == 'ovn'
+
+
+TAG = f'lc{PORT_OFFSET}'                       # e.g. lc0, lc5000: in every namespace and root-side interface name
+NET_NS = f'{TAG}-net'                          # the wires: underlay bridge + public bridge
+UNDERLAY_BRIDGE, PUBLIC_BRIDGE = 'ul', 'pub'
+UNDERLAY_CIDR = '10.255.0.0/24'                # inside namespaces only
+ROOT_PUBLIC_IF = f'{TAG}pub'                   # root-namespace end of the public network (the gateway address)
+ROOT_PUBLIC_PEER = f'{TAG}pubx'                # its peer, on the public bridge in NET_NS
+
+OFFSET_OK = PORT_OFFSET % 1000 == 0 and PORT_OFFSET < 250000
+_THIRD = 4 + PORT_OFFSET // 1000 if OFFSET_OK else 4
+
+
+def check_offset() -> None:
+    if not OFFSET_OK:
+        raise ValueError(f'LOCALCLOUD_PORT_OFFSET={PORT_OFFSET}: the data plane needs a multiple of 1000 below 250000 '
+                         f'(it names the public network 172.24.<4 + offset/1000>.0/24); pick such an offset')
+PUBLIC_CIDR = f'172.24.{_THIRD}.0/24'
+PUBLIC_GATEWAY = f'172.24.{_THIRD}.1'
+PUBLIC_POOL = (f'172.24.{_THIRD}.10', f'172.24.{_THIRD}.250')
+PUBLIC_PHYSNET = 'public'
+
+
+def chassis_ns(az: str) -> str:
+    return f'{TAG}-{az}'
+
+
+def chassis_id(az: str) -> str:
+    """OVS system-id, i.e. the SB Chassis name."""
+    return f'{TAG}-{az}'
+
+
+def chassis_hostname(az: str) -> str:
+    """The SB Chassis hostname: Nova's compute host of the AZ, so Neutron binds that host's ports here."""
+    return COMPUTE_HOSTS[az]
+
+
+def chassis_ip(az: str) -> str:
+    return f'10.255.0.{AZS.index(az) + 11}'
+
+
+def underlay_if(az: str) -> tuple[str, str]:
+    """(chassis end, bridge end) of the chassis' underlay veth."""
+    return f'{TAG}{az}u', f'{TAG}{az}ux'
+
+
+def public_if(az: str) -> tuple[str, str]:
+    return f'{TAG}{az}p', f'{TAG}{az}px'
+
+
+def member_ns(port_id: str) -> str:
+    return f'{TAG}-m-{port_id[:8]}'
+
+
+def member_if(port_id: str) -> tuple[str, str]:
+    """(member end, chassis end) of a member's veth: at most 15 characters."""
+    return f'{TAG}m{port_id[:6]}', f'{TAG}v{port_id[:6]}'
+
+
+class DPPaths:
+    """Files of the data plane under the state directory."""
+
+    def __init__(self, p: Paths):
+        self.p = p
+        self.lib = p.lib / 'ovn'
+        self.run = p.run / 'ovn'
+        self.nb_db = self.lib / 'ovnnb.db'
+        self.sb_db = self.lib / 'ovnsb.db'
+        self.nb_sock = self.run / 'nb.sock'
+        self.sb_sock = self.run / 'sb.sock'
+        self.members = p.run / 'members'
+
+    def chassis_dir(self, az: str) -> Path:
+        return self.run / az
+
+    def conf_db(self, az: str) -> Path:
+        return self.chassis_dir(az) / 'conf.db'
+
+    def db_sock(self, az: str) -> Path:
+        return self.chassis_dir(az) / 'db.sock'
+
+    def vswitchd_ctl(self, az: str) -> Path:
+        return self.chassis_dir(az) / 'ovs-vswitchd.ctl'
+
+    def controller_ctl(self, az: str) -> Path:
+        return self.chassis_dir(az) / 'ovn-controller.ctl'
+
+    def makedirs(self) -> None:
+        for d in (self.lib, self.run, self.members, *(self.chassis_dir(az) for az in AZS)):
+            d.mkdir(parents=True, exist_ok=True)
+
+
+OVN_PROVIDER_VERSION = '3.1.2'   # localcloud/install.sh installs it (3.0.0, Debian's, has bug 1997418)
+
+
+def ovn_provider_dir() -> Path:
+    """ovn-octavia-provider, installed by localcloud/install.sh with pip --target (PYTHONPATH of octavia-api and
+    octavia-driver-agent)."""
+    cache = os.environ.get('HA_ENDPOINT_CACHE') or Path.home() / '.cache' / 'ha-endpoint'
+    return Path(cache) / f'ovn-octavia-provider-{OVN_PROVIDER_VERSION}'
+
+
+def nb_tcp() -> str:
+    from ..settings import HOST, PORTS
+    return f'tcp:{HOST}:{PORTS["ovn-nb"]}'
+
+
+def sb_tcp() -> str:
+    from ..settings import HOST, PORTS
+    return f'tcp:{HOST}:{PORTS["ovn-sb"]}'

@@ -1,0 +1,222 @@
+"""Real packets on the local cloud's OVN data plane (LOCALCLOUD_DATAPLANE=ovn): Octavia's OVN provider balancing
+Nova servers that serve, per AZ, reached from the machine through floating IPs and from inside the cloud through
+VIPs; OVN's health checks taking members out and back; an AZ's chassis stopped.
+
+One set-up for the module (two serving servers per AZ, an OVN load balancer per AZ with a TCP monitor, its floating
+IP, and in az1 one member at an address where nothing serves). Collected only when the cloud under test has the data
+plane (tests/integration/conftest.py). Every connection to a cloud address goes through localcloud.dataplane.reach.
+"""
+import socket
+import ssl
+import subprocess
+import time
+import urllib.request
+from collections import Counter
+
+import pytest
+
+from localcloud.dataplane import config as dp
+from localcloud.dataplane import reach
+from localcloud.testing import Cleanup
+
+# az-down stops a chassis: every other client of the cloud loses that AZ meanwhile (scripts/test.sh runs it alone)
+pytestmark = pytest.mark.exclusive
+
+AZS = ('az1', 'az2', 'az3')
+PER_AZ = 2
+DEAD_IP = {az: f'10.10.{n}.250' for n, az in enumerate(AZS, start=1)}   # a member address where nothing serves
+
+
+def http_get(address: str, path: str = '/', timeout: float = 2.0) -> str:
+    reach.check(address)
+    return urllib.request.urlopen(f'http://{address}{path}', timeout=timeout).read().decode().strip()
+
+
+def wait(what: str, check, timeout: float, interval: float = 0.25):
+    deadline, last = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+            if last:
+                return last
+        except Exception as exc:  # noqa: BLE001 (reported when time is up)
+            last = exc
+        time.sleep(interval)
+    raise AssertionError(f'{what}: not after {timeout:.0f}s (last: {last!r})')
+
+
+def status(conn, pool_id: str, member_id: str) -> str:
+    return conn.load_balancer.get_member(member_id, pool_id).operating_status
+
+
+@pytest.fixture(scope='module')
+def zones(localcloud):
+    if not dp.enabled(localcloud.paths):
+        pytest.fail('the cloud under test has no data plane: LOCALCLOUD_DATAPLANE=ovn localcloud/up')
+    conn, cleanup = localcloud.conn, Cleanup(localcloud)
+    t0 = time.monotonic()
+    try:
+        sg = conn.network.create_security_group(name=cleanup.name('members'))
+        for proto, port in (('tcp', 80), ('tcp', 6443), ('tcp', 7), ('udp', 7)):
+            conn.network.create_security_group_rule(security_group_id=sg.id, direction='ingress', protocol=proto,
+                                                    port_range_min=port, port_range_max=port,
+                                                    remote_ip_prefix='0.0.0.0/0')
+        image = conn.image.find_image('cirros').id
+        servers = {az: [conn.compute.create_server(
+            name=cleanup.name(f'{az}-m{i}'), image_id=image, flavor_id='1', availability_zone=az,
+            networks=[{'uuid': localcloud.seed[f'{az}_network_id']}], security_groups=[{'name': sg.name}])
+            for i in range(PER_AZ)] for az in AZS}
+        lbs = {az: conn.load_balancer.create_load_balancer(name=cleanup.name(f'{az}-lb'), provider='ovn',
+                                                           vip_subnet_id=localcloud.seed[f'{az}_subnet_id'])
+               for az in AZS}                              # the three zones' objects are built side by side
+
+        def settle():
+            for lb in lbs.values():
+                conn.load_balancer.wait_for_load_balancer(lb.id, interval=0.3, wait=60)
+        settle()
+        listeners = {az: conn.load_balancer.create_listener(name=cleanup.name(f'{az}-l'), protocol='TCP',
+                                                            protocol_port=80, load_balancer_id=lbs[az].id)
+                     for az in AZS}
+        settle()
+        pools = {az: conn.load_balancer.create_pool(name=cleanup.name(f'{az}-p'), protocol='TCP',
+                                                    lb_algorithm='SOURCE_IP_PORT', listener_id=listeners[az].id)
+                 for az in AZS}
+        settle()
+        for az in AZS:
+            conn.load_balancer.create_health_monitor(pool_id=pools[az].id, type='TCP', delay=2, timeout=1,
+                                                     max_retries=2, max_retries_down=2)
+        settle()
+        out = {}
+        for az in AZS:
+            lb = conn.load_balancer.get_load_balancer(lbs[az].id)
+            fip = conn.network.create_ip(floating_network_id=localcloud.seed['public_network_id'],
+                                         port_id=lb.vip_port_id)
+            cleanup.add('floating_ip', fip.id)
+            out[az] = {'lb': lb, 'pool': pools[az], 'fip': fip.floating_ip_address, 'vip': lb.vip_address,
+                       'members': {}, 'dead': None}
+        t1 = time.monotonic()
+        for az in AZS:
+            for server in servers[az]:
+                server = conn.compute.wait_for_server(server, interval=1, wait=180)
+                ip = server.addresses[f'cp-{az}-net'][0]['addr']
+                member = conn.load_balancer.create_member(out[az]['pool'].id, address=ip, protocol_port=80,
+                                                          subnet_id=localcloud.seed[f'{az}_subnet_id'])
+                conn.load_balancer.wait_for_load_balancer(out[az]['lb'].id, interval=0.3, wait=60)
+                out[az]['members'][server.name] = member.id
+        dead = conn.load_balancer.create_member(out['az1']['pool'].id, address=DEAD_IP['az1'], protocol_port=80,
+                                                subnet_id=localcloud.seed['az1_subnet_id'])
+        conn.load_balancer.wait_for_load_balancer(out['az1']['lb'].id, interval=0.3, wait=60)
+        out['az1']['dead'] = dead.id
+        t2 = time.monotonic()
+        for az in AZS:
+            for name, mid in out[az]['members'].items():
+                wait(f'{name} ONLINE', lambda: status(conn, out[az]['pool'].id, mid) == 'ONLINE', 60)
+        print(f'\nset-up: 6 servers, 3 OVN LBs + monitors + FIPs in {t1 - t0:.1f}s, servers ACTIVE + 7 members in '
+              f'{t2 - t1:.1f}s, members ONLINE {time.monotonic() - t2:.1f}s later')
+        yield out
+    finally:
+        localcloud.faults.data_plane_clear()
+        left = cleanup.run()
+        assert not left, left
+
+
+def answers(address: str, n: int = 30) -> Counter:
+    return Counter(http_get(address).split()[0] for _ in range(n))
+
+
+def test_floating_ips_reach_every_zones_members_and_spread_over_them(zones):
+    for az, z in zones.items():
+        seen = answers(z['fip'])
+        assert set(seen) == set(z['members']), (az, seen)
+        assert min(seen.values()) >= 3, (az, seen)          # spread: 30 requests, SOURCE_IP_PORT hashing
+        assert http_get(z['fip'], '/readyz') == 'ok'
+
+
+def test_vips_answer_clients_inside_the_cloud_over_tcp_tls_and_udp(zones, localcloud):
+    """A client in az1's first member namespace reaches every zone's VIP (through the router): HTTP, and each
+    zone's members answer TLS on 6443 and UDP echo directly."""
+    client = next(iter(zones['az1']['members']))
+    ns = next(m['namespace'] for m in _members(localcloud).values() if m['name'] == client)
+    for az, z in zones.items():
+        out = subprocess.run(['ip', 'netns', 'exec', ns, '/usr/bin/python3', '-c',
+                              'import sys, urllib.request as u\n'
+                              'print(" ".join(u.urlopen(f"http://{sys.argv[1]}/", timeout=3).read().decode().split()'
+                              '[0] for _ in range(20)))', z['vip']], capture_output=True, text=True, timeout=60)
+        names = set(out.stdout.split())
+        assert names == set(z['members']), (az, out.stdout, out.stderr)
+    ip = next(m['ip'] for m in _members(localcloud).values() if m['name'] == client)
+    fip = localcloud.conn.network.create_ip(floating_network_id=localcloud.seed['public_network_id'],
+                                            port_id=next(p for p, m in _members(localcloud).items()
+                                                         if m['name'] == client))
+    try:
+        reach.check(fip.floating_ip_address)
+        tls = ssl.create_default_context()
+        tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
+        body = wait('TLS through the server\'s own floating IP', lambda: urllib.request.urlopen(
+            f'https://{fip.floating_ip_address}:6443/', timeout=2, context=tls).read().decode(), 20)
+        assert body.split() == [client, 'az1'], (ip, body)
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        udp.settimeout(2)
+        udp.sendto(b'ping', (fip.floating_ip_address, 7))
+        assert udp.recvfrom(200)[0] == f'{client} az1 ping'.encode()
+    finally:
+        localcloud.conn.network.delete_ip(fip)
+
+
+def _members(localcloud) -> dict:
+    from localcloud.dataplane import members
+    return {port: m for port, m in members.recorded(localcloud.paths).items() if m}
+
+
+def test_a_member_where_nothing_serves_never_becomes_online(zones, localcloud):
+    z = zones['az1']
+    samples = []
+    for _ in range(12):                                     # 6 s: three monitor intervals after the others are ONLINE
+        samples.append(status(localcloud.conn, z['pool'].id, z['dead']))
+        time.sleep(0.5)
+    assert 'ONLINE' not in samples, samples
+    assert set(http_get(z['fip']).split()[:1]) <= set(z['members'])
+
+
+def test_a_killed_member_server_goes_offline_traffic_skips_it_and_it_comes_back(zones, localcloud):
+    z = zones['az2']
+    victim, mid = next(iter(z['members'].items()))
+    conn = localcloud.conn
+    t = time.monotonic()
+    localcloud.faults.server_down(victim)
+    try:
+        wait(f'{victim} leaves ONLINE', lambda: status(conn, z['pool'].id, mid) != 'ONLINE', 30, 0.2)
+        offline = time.monotonic() - t
+        seen = answers(z['fip'], 40)
+        assert victim not in seen and sum(seen.values()) == 40, seen
+    finally:
+        t = time.monotonic()
+        localcloud.faults.server_up(victim)
+    wait(f'{victim} ONLINE again', lambda: status(conn, z['pool'].id, mid) == 'ONLINE', 30, 0.2)
+    online = time.monotonic() - t
+    print(f'\nmember server killed -> not ONLINE in {offline:.1f}s; restarted -> ONLINE in {online:.1f}s')
+    wait(f'{victim} answers through the FIP again', lambda: victim in answers(z['fip'], 20), 20)
+
+
+def test_az_down_stops_that_zones_floating_ip_while_the_others_answer(zones, localcloud):
+    t = time.monotonic()
+    localcloud.faults.az_down('az2')
+    try:
+        def az2_silent():
+            try:
+                http_get(zones['az2']['fip'], timeout=1.5)
+                return False
+            except OSError:
+                return True
+        wait('az2 floating IP stops answering', lambda: all(az2_silent() for _ in range(3)), 40, 0.5)
+        silent = time.monotonic() - t
+        for az in ('az1', 'az3'):
+            wait(f'{az} answers with az2 down', lambda az=az: set(answers(zones[az]['fip'], 10)) ==
+                 set(zones[az]['members']), 30, 0.5)
+    finally:
+        t = time.monotonic()
+        localcloud.faults.az_up('az2')
+    wait('az2 floating IP answers again', lambda: set(answers(zones['az2']['fip'], 10)) ==
+         set(zones['az2']['members']), 60, 0.5)
+    print(f'\naz-down az2: its FIP silent after {silent:.1f}s (az1, az3 answering); az-up: answering again in '
+          f'{time.monotonic() - t:.1f}s')

@@ -1,0 +1,74 @@
+"""The data plane's names and guard (localcloud/dataplane): no device name too long for Linux, no name or route
+shared between two instances, and a cloud address that would leave the machine refused before any packet."""
+import functools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from localcloud.dataplane import config, reach
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@functools.lru_cache(maxsize=None)
+def _names(offset: int) -> dict:
+    """The names an instance with this port offset uses (computed in a fresh interpreter: the offset is read once,
+    at import)."""
+    code = ("import json; from localcloud.dataplane import config as c\n"
+            "port = 'a29923f0-9b6e-42b7-b6e4-1bf45a9a8e72'\n"
+            "ifs = [c.ROOT_PUBLIC_IF, c.ROOT_PUBLIC_PEER, *c.member_if(port)]\n"
+            "ifs += [n for az in ('az1', 'az2', 'az3') for n in (*c.underlay_if(az), *c.public_if(az))]\n"
+            "err = None\n"
+            "try:\n    c.check_offset()\nexcept ValueError as exc:\n    err = str(exc)\n"
+            "print(json.dumps({'ifs': ifs, 'cidr': c.PUBLIC_CIDR, 'ns': c.chassis_ns('az1'), 'error': err}))")
+    env = {**os.environ, 'LOCALCLOUD_PORT_OFFSET': str(offset), 'PYTHONPATH': str(ROOT)}
+    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize('offset', [0, 5000, 30000, 249000])
+def test_every_interface_name_fits_linux_ifnamsiz(offset):
+    names = _names(offset)['ifs']
+    assert all(len(n) <= 15 for n in names), [n for n in names if len(n) > 15]
+
+
+def test_two_instances_share_no_namespace_device_or_public_network():
+    a, b = _names(0), _names(5000)
+    assert (a['cidr'], b['cidr']) == ('172.24.4.0/24', '172.24.9.0/24')
+    assert a['ns'] != b['ns'] and not set(a['ifs']) & set(b['ifs'])
+
+
+def test_an_offset_the_public_network_cannot_follow_is_refused_with_the_fix():
+    assert 'LOCALCLOUD_PORT_OFFSET=1234: the data plane needs a multiple of 1000' in _names(1234)['error']
+    assert _names(5000)['error'] is None
+
+
+def test_an_unknown_data_plane_mode_names_the_variable_and_the_choices(monkeypatch, tmp_path):
+    from localcloud.settings import Paths
+    monkeypatch.setenv('LOCALCLOUD_DATAPLANE', 'ovs')
+    with pytest.raises(ValueError, match="LOCALCLOUD_DATAPLANE='ovs' is not one of none, ovn"):
+        config.mode(Paths(tmp_path))
+
+
+def test_an_address_routed_through_the_default_gateway_is_refused():
+    """`ip route get` asks the kernel only: no packet is sent."""
+    line = subprocess.run(['ip', 'route', 'get', '192.0.2.200'], capture_output=True, text=True).stdout
+    with pytest.raises(reach.NotLocal, match='refusing to connect to 192.0.2.200'):
+        reach.check('192.0.2.200')
+    assert line  # the kernel had a route (the machine's own), and it was still refused
+
+
+@pytest.mark.parametrize('line, crash', [
+    ('2026-11-22T10:00:00Z|00042|util|EMER|lib/conntrack.c:1234: assertion conn->conn_type == CT_CONN_TYPE_DEFAULT '
+     'failed in conn_update_state()', True),
+    ('2026-11-25T09:54:05Z|00001|fatal_signal(urcu2)|WARN|terminating with signal 6 (Aborted)', True),
+    ('2026-11-25T09:54:05Z|00001|fatal_signal(urcu2)|WARN|terminating with signal 15 (Terminated)', False),
+    ('2026-11-25T09:54:05Z|00002|bridge|INFO|bridge br-int: added interface lc5000v1a2b3c on port 7', False),
+])
+def test_crash_lines_are_assertions_and_fatal_signals_not_stops(line, crash):
+    from localcloud.dataplane.ovn import CRASH
+    assert bool(CRASH.search(line)) is crash
