@@ -1,4 +1,4 @@
-"""The facts an HaEndpoint declares, as the pack reads them: :class:`ha_endpoint.facts.EndpointFacts`, validated.
+"""The facts an HaEndpoint declares, as the pack reads them: :class:`ha_endpoint.core.facts.EndpointFacts`, validated.
 
 The component records its facts once, in its ``facts`` output (what the engine hands stack policies). Reading them
 gives one of three answers, never a crash: the typed facts; the problems that make them unusable (missing, or not
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ha_endpoint.facts import EndpointFacts, FactsProblem, parse_facts
+from ha_endpoint.core.facts import EndpointFacts, FactsProblem, parse_facts
 
 from .model import UNKNOWN
 
@@ -33,7 +33,7 @@ def read_declared(props: Any) -> Declared:
         return Declared(None, unknown=["facts"])
     if raw is None:
         return Declared(None, problems=["facts: missing from the HaEndpoint's outputs; use a component version that "
-                                        "declares its facts (ha_endpoint.facts), or this pack's matching version"])
+                                        "declares its facts (ha_endpoint.core.facts), or this pack's matching version"])
     unknown = unknown_paths(raw, "facts")
     if unknown:
         return Declared(None, unknown=unknown)

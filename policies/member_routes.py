@@ -1,7 +1,7 @@
 """Judge a member declared beside an HaEndpoint, in one of its pools, against the endpoint's declared facts.
 
-Reachability is the shared rule (:func:`ha_endpoint.predicates.address_in_subnet`,
-:func:`ha_endpoint.predicates.subnets_reach`) over the subnets the endpoint declares (CIDR, network, routers). Each
+Reachability is the shared rule (:func:`ha_endpoint.core.predicates.address_in_subnet`,
+:func:`ha_endpoint.core.predicates.subnets_reach`) over the subnets the endpoint declares (CIDR, network, routers). Each
 member gets one :class:`MemberVerdict`: ``problems`` the pack is sure of (an address outside its subnet, a subnet no
 route joins to a zone's VIP subnet) and ``unjudged`` reasons it could not decide (a subnet the facts do not describe,
 a subnet created in the same stack, no subnet and an address off the VIP subnet, a pool id that could be any of
@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ha_endpoint import contract, predicates
-from ha_endpoint.facts import EndpointFacts, SubnetFact
+from ha_endpoint.core import contract, predicates
+from ha_endpoint.core.facts import EndpointFacts, SubnetFact
 
 from .model import UNKNOWN, join
 from .neighbours import PoolLink, neighbours, pool_link

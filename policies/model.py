@@ -9,7 +9,6 @@ what an unknown value means for it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional
@@ -92,11 +91,6 @@ class Violation:
 
     message: str
     urn: Optional[str] = None
-
-
-def natural_key(text: str) -> list[Any]:
-    """Sort key: numbers in names compared as numbers (az2 before az10, port 6443 before 22623)."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 def number(value: Any) -> Any:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
+from ha_endpoint.core.contract import natural_key
 
-from .model import natural_key
 from .stack import Endpoint, ancestors, direct_dependencies, props, under_endpoint
 
 

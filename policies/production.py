@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 
 from .model import Violation
 from .stack import Endpoint, props, stack_name

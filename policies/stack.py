@@ -1,6 +1,6 @@
 """The stack as the pack sees it: each HaEndpoint with its children, their zones, and who depends on whom.
 
-Resources are recognised by the shared naming contract (:mod:`ha_endpoint.contract`): type tokens, and names derived
+Resources are recognised by the shared naming contract (:mod:`ha_endpoint.core.contract`): type tokens, and names derived
 from the endpoint name, the zone and the listener port. A child's zone comes from its EndpointZone ancestor, or else
 from its name (``<endpoint>-<zone>-...``). Relations come from what the engine knows at preview: parents,
 dependencies and property dependencies (a member's ``poolId`` is unknown before the pool exists, but the engine
@@ -15,20 +15,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from ha_endpoint import contract
-from ha_endpoint.facts import EndpointFacts
+from ha_endpoint.core import contract
+from ha_endpoint.core.contract import natural_key
+from ha_endpoint.core.facts import EndpointFacts
 
 from .declared import Declared, read_declared
-from .model import natural_key, plain
+from .model import plain
 
 
 def props(resource: Any) -> dict[str, Any]:
     """The resource's properties as plain data (cached on the resource), unknown values as ``UNKNOWN``."""
-    cached = getattr(resource, "_ha_plain_props", None)
+    return _cached(resource, "_ha_plain_props", lambda: plain(resource.props) if resource.props is not None else {})
+
+
+def declared(resource: Any) -> Declared:
+    """An HaEndpoint's declared facts, parsed once per run (cached on the resource, which every stack rule of the
+    run is handed) into the one view the rules read."""
+    return _cached(resource, "_ha_declared", lambda: read_declared(props(resource)))
+
+
+def _cached(resource: Any, key: str, compute: Any) -> Any:
+    cached = getattr(resource, key, None)
     if cached is None:
-        cached = plain(resource.props) if resource.props is not None else {}
+        cached = compute()
         try:
-            setattr(resource, "_ha_plain_props", cached)
+            setattr(resource, key, cached)
         except AttributeError:  # pragma: no cover - objects without a __dict__
             pass
     return cached
@@ -149,7 +160,7 @@ def endpoints(resources: Iterable[Any]) -> list[Endpoint]:
     ordered: list[Endpoint] = []
     for resource in resources:
         if resource.resource_type == contract.ENDPOINT_TYPE:
-            endpoint = Endpoint(resource, read_declared(props(resource)))
+            endpoint = Endpoint(resource, declared(resource))
             found[id(resource)] = endpoint
             ordered.append(endpoint)
     for resource in resources:

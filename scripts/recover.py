@@ -7,7 +7,7 @@ first copies. This tool:
 1. checks the lock first: when the process that holds it is alive, it stops and changes nothing; otherwise it
    repairs a checkpoint file the kill truncated (from the CLI's own backup) and removes the lock;
 2. looks every pending create up in the stack's own cloud (its `openstack:cloud` and `openstack:region`) by name and
-   type AND by the stack's identity (ha_endpoint.identity: the tag on load balancers, listeners and security groups,
+   type AND by the stack's identity (ha_endpoint.core.identity: the tag on load balancers, listeners and security groups,
    the description of pools, floating IPs and recordsets; members, monitors, rules and floating IP associations
    through a pool, group or VIP port this stack's state records), and rolls back the one object that is provably
    this stack's: deletes it (a floating IP association is only undone, the address stays), retrying Octavia's 409
@@ -39,10 +39,10 @@ from typing import Any, Callable, Optional
 import openstack
 import yaml
 
-from ha_endpoint import contract
-from ha_endpoint.identity import StackIdentity
-from ha_endpoint.readiness import cloud
-from ha_endpoint.retry import call_with_retries
+from ha_endpoint.cloud.connection import connect, translated
+from ha_endpoint.cloud.retry import call_with_retries
+from ha_endpoint.core import contract
+from ha_endpoint.core.identity import StackIdentity
 
 Lookup = Callable[[Any, dict[str, Any], Any], Any]
 
@@ -212,10 +212,10 @@ def _recordset(conn, inputs, ours: Ours) -> Found:
 
 
 def retrying(action: Callable[[], Any], timeout: float = 180) -> None:
-    """Run a rollback under the project's one retry policy (ha_endpoint.retry): Octavia objects in PENDING_* answer
+    """Run a rollback under the project's one retry policy (ha_endpoint.cloud.retry): Octavia objects in PENDING_* answer
     409 to every write, so wait for them; an object already gone (404) needs nothing more."""
     def attempt() -> None:
-        with cloud.translated("rolling back"):
+        with translated("rolling back"):
             try:
                 action()
             except openstack.exceptions.NotFoundException:
@@ -339,8 +339,7 @@ def main() -> None:
     cloud, region = stack_cloud(options.stack, cwd)
     print(f"recover: looking in cloud {cloud or os.environ.get('OS_CLOUD') or '(OS_* variables)'}"
           f"{f', region {region}' if region else ''} for stack {project}/{options.stack}'s unrecorded creations")
-    conn = openstack.connect(cloud=cloud, **({"region_name": region} if region else {})) if cloud else \
-        openstack.connect(**({"region_name": region} if region else {}))
+    conn = connect(cloud, region)
     undone, unknown, left = roll_back(conn, creating, ours_in(deployment, StackIdentity(project, options.stack)))
     for what in undone:
         print(f"recover: rolled back {what}: created before the interruption, never recorded")

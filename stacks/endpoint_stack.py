@@ -26,7 +26,7 @@ def main() -> HaEndpoint:
     args = load_endpoint_args(raw, root)
     kubernetes_root, raw_kubernetes = f"{config.name}:{KUBERNETES_KEY}", config.get_object(KUBERNETES_KEY)
     if raw_kubernetes is not None:  # only stacks that set it import pulumi-kubernetes; checked before anything exists
-        from ha_endpoint.kubernetes import stack as kubernetes
+        from . import kubernetes_stack as kubernetes
 
         kubernetes_settings = kubernetes.load(raw_kubernetes, args, kubernetes_root, root)
     provider = pulumi.Config("openstack")  # the default provider's cloud: the readiness gates poll the same one

@@ -2,13 +2,13 @@
 
     from ha_endpoint import HaEndpoint, EndpointArgs
 
-``HaEndpoint`` is imported lazily so that the configuration contract (``ha_endpoint.args``) and the naming
-contract (``ha_endpoint.contract``) load without the Pulumi resource machinery, e.g. inside the policy pack.
+``HaEndpoint`` is imported lazily so that the configuration contract (``ha_endpoint.core.args``) and the naming
+contract (``ha_endpoint.core.contract``) load without the Pulumi resource machinery, e.g. inside the policy pack.
 """
 
-from .args import DnsArgs, EndpointArgs, ListenerArgs, MemberArgs, MonitorArgs, ReadinessArgs, ZoneArgs
-from .errors import CloudLookupError, ConfigError, Problem
-from .validation import load_endpoint_args
+from .core.args import DnsArgs, EndpointArgs, ListenerArgs, MemberArgs, MonitorArgs, ReadinessArgs, ZoneArgs
+from .core.errors import CloudLookupError, ConfigError, Problem
+from .core.validation import load_endpoint_args
 
 __all__ = [
     "HaEndpoint", "EndpointArgs", "ZoneArgs", "ListenerArgs", "MonitorArgs", "MemberArgs", "DnsArgs",
@@ -18,7 +18,7 @@ __all__ = [
 
 def __getattr__(name: str):
     if name == "HaEndpoint":
-        from .endpoint import HaEndpoint
+        from .resources.endpoint import HaEndpoint
 
         return HaEndpoint
     raise AttributeError(f"module 'ha_endpoint' has no attribute {name!r}")

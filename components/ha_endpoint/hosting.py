@@ -1,7 +1,7 @@
 """HaEndpoint as a Pulumi component package: the provider host other languages use (``components/__main__.py``).
 
 It is Pulumi's Python component provider (``pulumi.provider.experimental``: the schema inferred from
-:mod:`ha_endpoint.args`, the component constructed on request) with two additions:
+:mod:`ha_endpoint.core.args`, the component constructed on request) with two additions:
 
 - Integer inputs stay integers. ``ComponentProvider.map_input_properties`` (pulumi 3.272.0) converts an integer
   input, which arrives as a float (``6443.0``: protobuf numbers are doubles), to ``int`` and then overwrites the
@@ -51,7 +51,7 @@ class EndpointProvider(ComponentProvider):
 
 def endpoint_provider() -> EndpointProvider:
     """The package's provider: HaEndpoint under the package name of its type token, the distribution's version."""
-    from .endpoint import HaEndpoint
+    from .resources.endpoint import HaEndpoint
 
     return EndpointProvider([HaEndpoint], hosted.PACKAGE, version=distribution_version("ha-endpoint"))
 

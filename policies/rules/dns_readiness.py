@@ -9,19 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 
 from ..model import Violation
+from ..registry import rule
 from ..stack import endpoints, transitive_dependencies
 
-NAME = "ha-endpoint-dns-readiness-gate"
-DESCRIPTION = "Under publish when-ready, each zone's DNS records depend on that zone's readiness resource."
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
-CONFIG: dict[str, dict[str, Any]] = {}
 
-
+@rule("ha-endpoint-dns-readiness-gate",
+      "Under publish when-ready, each zone's DNS records depend on that zone's readiness resource.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):

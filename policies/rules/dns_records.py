@@ -12,20 +12,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 
 from ..model import Violation, fully_known, join
+from ..registry import rule
 from ..stack import direct_dependencies, endpoints, props
 
-NAME = "ha-endpoint-dns-records"
-DESCRIPTION = "The endpoint's A record lists exactly the addresses of its published zones."
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
-CONFIG: dict[str, dict[str, Any]] = {}
 
-
-
+@rule("ha-endpoint-dns-records", "The endpoint's A record lists exactly the addresses of its published zones.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):

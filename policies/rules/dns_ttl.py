@@ -8,16 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 
 from ..model import UNKNOWN, Violation, as_int
+from ..registry import rule
 from ..stack import under_endpoint
 
-NAME = "ha-endpoint-dns-ttl"
-DESCRIPTION = "The endpoint's DNS record sets have a TTL of at most maxTtl seconds."
-ENFORCEMENT = "mandatory"
-SEVERITY = "medium"
-KIND = "resource"
 RESOURCE_TYPES = (contract.RECORDSET_TYPE,)
 CONFIG: dict[str, dict[str, Any]] = {
     "maxTtl": {
@@ -27,6 +23,9 @@ CONFIG: dict[str, dict[str, Any]] = {
 }
 
 
+@rule("ha-endpoint-dns-ttl",
+      "The endpoint's DNS record sets have a TTL of at most maxTtl seconds.",
+      severity="medium", config=CONFIG, resource_types=RESOURCE_TYPES)
 def check_resource(resource_type: str, props: dict[str, Any], name: str, urn: str,
                    config: dict[str, Any]) -> list[Violation]:
     if resource_type not in RESOURCE_TYPES or not under_endpoint(urn):

@@ -2,7 +2,7 @@
 
 A program may hand the component values it computes from resources of the same stack (a subnet created beside the
 endpoint): at preview those are unknown, so the component's facts are too, and the other policies cannot judge the
-endpoint until ``up``. The component checks the same rules itself (:mod:`ha_endpoint.predicates`) before it creates
+endpoint until ``up``. The component checks the same rules itself (:mod:`ha_endpoint.core.predicates`) before it creates
 any load balancer; this advisory names what the pack could not see.
 """
 
@@ -11,17 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Violation, join
+from ..registry import rule
 from ..stack import endpoints
 
-NAME = "ha-endpoint-facts-known-at-preview"
-DESCRIPTION = "The endpoint's declared facts are known at preview (else the pack names the ones it could not see)."
-ENFORCEMENT = "advisory"
-SEVERITY = "low"
-KIND = "stack"
-CONFIG: dict[str, dict[str, Any]] = {}
 LISTED = 10
 
 
+@rule("ha-endpoint-facts-known-at-preview",
+      "The endpoint's declared facts are known at preview (else the pack names the ones it could not see).",
+      enforcement="advisory", severity="low")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     found = []
     for endpoint in endpoints(resources):

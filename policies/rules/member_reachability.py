@@ -9,20 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract, predicates
-from ha_endpoint.facts import EndpointFacts, MemberFact
+from ha_endpoint.core import contract, predicates
+from ha_endpoint.core.facts import EndpointFacts, MemberFact
 
 from ..model import Violation
+from ..registry import rule
 from ..stack import Endpoint, endpoints, props
 
-NAME = "ha-endpoint-member-reachability"
-DESCRIPTION = "Each member's address lies in its subnet, and that subnet is routable from its zone's VIP subnet."
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
-CONFIG: dict[str, dict[str, Any]] = {}
 
-
+@rule("ha-endpoint-member-reachability",
+      "Each member's address lies in its subnet, and that subnet is routable from its zone's VIP subnet.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):

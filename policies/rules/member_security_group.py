@@ -9,19 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ha_endpoint import contract, predicates
+from ha_endpoint.core import contract, predicates
 
 from ..model import UNKNOWN, Violation, as_int
+from ..registry import rule
 from ..stack import direct_dependencies, endpoints, props
 
-NAME = "ha-endpoint-member-security-group"
-DESCRIPTION = "The members' security group admits each zone's VIP subnet on every member and health-monitor port."
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
-CONFIG: dict[str, dict[str, Any]] = {}
 
-
+@rule("ha-endpoint-member-security-group",
+      "The members' security group admits each zone's VIP subnet on every member and health-monitor port.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):
@@ -66,7 +62,7 @@ def _belongs(rule: Any, group: Any) -> bool:
 
 def _required_ports(endpoint: Any) -> dict[tuple[str, Any], list[str]]:
     """(protocol, port) -> why it must be open: what the listeners need (the shared rule,
-    :func:`ha_endpoint.predicates.member_rule_ports`), and the ports the registered members actually use."""
+    :func:`ha_endpoint.core.predicates.member_rule_ports`), and the ports the registered members actually use."""
     ports = {key: list(reasons) for key, reasons in predicates.member_rule_ports(endpoint.facts.listeners).items()}
     for member in endpoint.of_type(contract.MEMBER_TYPE):
         member_props = props(member)

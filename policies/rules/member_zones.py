@@ -8,16 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 
 from ..model import Violation, as_int, join
+from ..registry import rule
 from ..stack import direct_dependencies, endpoints, props
 
-NAME = "ha-endpoint-member-zones"
-DESCRIPTION = "Every member is in a configured zone, and (own-zone placement) every zone has enough members."
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
 CONFIG: dict[str, dict[str, Any]] = {
     "minMembersPerZone": {
         "type": "integer", "minimum": 1, "default": 1,
@@ -26,6 +22,9 @@ CONFIG: dict[str, dict[str, Any]] = {
 }
 
 
+@rule("ha-endpoint-member-zones",
+      "Every member is in a configured zone, and (own-zone placement) every zone has enough members.",
+      config=CONFIG)
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     minimum = as_int(config.get("minMembersPerZone")) or 1
     violations: list[Violation] = []

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 
 from ..model import Violation, as_int, join
+from ..registry import rule
 from ..stack import endpoints, props
 
-NAME = "ha-endpoint-min-zones"
-DESCRIPTION = "The endpoint's load balancers span at least minZones distinct availability zones."
-ENFORCEMENT = "mandatory"
-SEVERITY = "critical"
-KIND = "stack"
 CONFIG: dict[str, dict[str, Any]] = {
     "minZones": {
         "type": "integer", "minimum": 1, "default": 2,
@@ -26,6 +22,9 @@ CONFIG: dict[str, dict[str, Any]] = {
 }
 
 
+@rule("ha-endpoint-min-zones",
+      "The endpoint's load balancers span at least minZones distinct availability zones.",
+      severity="critical", config=CONFIG)
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     minimum = as_int(config.get("minZones")) or 2
     violations: list[Violation] = []

@@ -12,21 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 
 from ..model import Violation
 from ..neighbours import neighbours, published_addresses
+from ..registry import rule
 from ..stack import endpoints, transitive_dependencies
 
-NAME = "ha-endpoint-neighbour-dns-readiness"
-DESCRIPTION = ("A record set declared beside the endpoint publishes a zone's address only after that zone's "
+
+@rule("ha-endpoint-neighbour-dns-readiness",
+      "A record set declared beside the endpoint publishes a zone's address only after that zone's "
                "readiness (publish when-ready).")
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
-CONFIG: dict[str, dict[str, Any]] = {}
-
-
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     recordsets = neighbours(resources, contract.RECORDSET_TYPE)

@@ -11,19 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract, predicates
+from ha_endpoint.core import contract, predicates
 
 from ..model import UNKNOWN, Violation, as_int
 from ..neighbours import group_role, neighbours
 from ..production import CONFIG as PRODUCTION_CONFIG, config_problem, production_reason
+from ..registry import rule
 from ..stack import endpoints, props
 
-NAME = "ha-endpoint-production-neighbour-rules"
-DESCRIPTION = ("In a production stack no security-group rule declared beside the endpoint opens its VIP or members' "
-               "group to 0.0.0.0/0 (or ::/0).")
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
 CONFIG: dict[str, dict[str, Any]] = PRODUCTION_CONFIG
 
 GROUPS = {
@@ -36,6 +31,10 @@ GROUPS = {
 }
 
 
+@rule("ha-endpoint-production-neighbour-rules",
+      "In a production stack no security-group rule declared beside the endpoint opens its VIP or members' "
+               "group to 0.0.0.0/0 (or ::/0).",
+      config=CONFIG)
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     problem = config_problem(config, NAME)
     if problem is not None:

@@ -9,19 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract, predicates
+from ha_endpoint.core import contract, predicates
 
 from ..model import Violation, join
+from ..registry import rule
 from ..stack import endpoints, props
 
-NAME = "ha-endpoint-ovn-provider-constraints"
-DESCRIPTION = "Under the OVN provider, pools balance with SOURCE_IP_PORT and use TCP/UDP/SCTP; monitors too."
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
-CONFIG: dict[str, dict[str, Any]] = {}
 
-
+@rule("ha-endpoint-ovn-provider-constraints",
+      "Under the OVN provider, pools balance with SOURCE_IP_PORT and use TCP/UDP/SCTP; monitors too.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):

@@ -11,19 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract, predicates
+from ha_endpoint.core import contract, predicates
 
 from ..model import Violation
+from ..registry import rule
 from ..stack import direct_dependencies, endpoints, props
 
-NAME = "ha-endpoint-pool-health-monitor"
-DESCRIPTION = "Every pool of the endpoint has a health monitor."
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
-CONFIG: dict[str, dict[str, Any]] = {}
 
-
+@rule("ha-endpoint-pool-health-monitor", "Every pool of the endpoint has a health monitor.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):

@@ -9,20 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract, predicates
+from ha_endpoint.core import contract, predicates
 
 from ..model import UNKNOWN, Violation
 from ..production import CONFIG as PRODUCTION_CONFIG, config_problem, production_reason
+from ..registry import rule
 from ..stack import direct_dependencies, endpoints, props
 
-NAME = "ha-endpoint-production-listener-cidrs"
-DESCRIPTION = "In a production stack no listener of the endpoint admits 0.0.0.0/0 (or ::/0)."
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
 CONFIG: dict[str, dict[str, Any]] = PRODUCTION_CONFIG
 
 
+@rule("ha-endpoint-production-listener-cidrs",
+      "In a production stack no listener of the endpoint admits 0.0.0.0/0 (or ::/0).",
+      config=CONFIG)
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     problem = config_problem(config, NAME)

@@ -8,19 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 
 from ..model import UNKNOWN, Violation
+from ..registry import rule
 from ..stack import endpoints, props
 
-NAME = "ha-endpoint-zone-placement"
-DESCRIPTION = "Each zone's load balancer is in the zone's availability zone, on the zone's own VIP subnet."
-ENFORCEMENT = "mandatory"
-SEVERITY = "high"
-KIND = "stack"
-CONFIG: dict[str, dict[str, Any]] = {}
 
-
+@rule("ha-endpoint-zone-placement",
+      "Each zone's load balancer is in the zone's availability zone, on the zone's own VIP subnet.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):

@@ -33,7 +33,7 @@ PROGRAM = textwrap.dedent('''
     pulumi.export("kubeconfig", access.kubeconfig)
     pulumi.export("guard", {"host": guard.host, "port": guard.port})
     # a structured key with a value set by `pulumi config set --secret --path`: the whole key counts as secret (what
-    # ha_endpoint.kubernetes.stack relies on to refuse credentials stored in plain text), the value arrives decrypted
+    # stacks.kubernetes_stack relies on to refuse credentials stored in plain text), the value arrives decrypted
     from pulumi.runtime.config import is_config_secret
     pulumi.export("nested", {"secret": is_config_secret("k8s-guard:kube"),
                              "token": pulumi.Output.secret((config.get_object("kube") or {})["credentials"]["token"]),

@@ -1,4 +1,4 @@
-"""The preview checks that only the cloud can answer (ha_endpoint.octavia_checks), against the real local cloud:
+"""The preview checks that only the cloud can answer (ha_endpoint.cloud.octavia_checks), against the real local cloud:
 Octavia's availability zones as openstacksdk lists them, the key manager's absence, and Octavia's own refusal of a
 load balancer in an availability zone it does not know (what the check prevents at preview)."""
 
@@ -9,8 +9,8 @@ import os
 import pytest
 from openstack import exceptions as os_exc
 
-from ha_endpoint.octavia_checks import OpenStackCatalog
-from ha_endpoint.plan import PollTarget
+from ha_endpoint.cloud.octavia_checks import OpenStackCatalog
+from ha_endpoint.core.plan import PollTarget
 
 pytestmark = pytest.mark.integration
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 from test_readiness_cloud import Zone, build_zone, retry
 
 pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")]

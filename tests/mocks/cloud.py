@@ -214,7 +214,7 @@ class FakeCloud(pulumi.runtime.Mocks):
 
 
 class FakeCatalog:
-    """The fake cloud's answers to :mod:`ha_endpoint.octavia_checks` (Octavia's availability zones, the key
+    """The fake cloud's answers to :mod:`ha_endpoint.cloud.octavia_checks` (Octavia's availability zones, the key
     manager's certificates), which the real component asks with openstacksdk."""
 
     def __init__(self, cloud: FakeCloud) -> None:
@@ -222,13 +222,13 @@ class FakeCatalog:
         self.asked: list[tuple[str, Any]] = []
 
     def _available(self) -> None:
-        from ha_endpoint.octavia_checks import CatalogUnavailable
+        from ha_endpoint.cloud.octavia_checks import CatalogUnavailable
 
         if self.cloud.catalog_error:
             raise CatalogUnavailable(self.cloud.catalog_error)
 
     def octavia_azs(self, target):
-        from ha_endpoint.octavia_checks import OctaviaAz
+        from ha_endpoint.cloud.octavia_checks import OctaviaAz
 
         self.asked.append(("azs", target))
         self._available()

@@ -11,12 +11,12 @@ from pulumi_policy import ResourceValidationArgs, StackValidationArgs, StackVali
 
 def run_rule(rule: Any, resources: list[Any], config: Optional[dict[str, Any]] = None) -> list[str]:
     """The messages one rule reports for these resources (resource rules run on each resource)."""
-    settings = with_defaults(config, rule.CONFIG)
-    if rule.KIND == "stack":
+    settings = with_defaults(config, rule.config)
+    if rule.kind == "stack":
         return [v.message for v in rule.check(list(resources), settings)]
     found = []
     for resource in resources:
-        if resource.resource_type in rule.RESOURCE_TYPES:
+        if resource.resource_type in rule.resource_types:
             found += [v.message for v in rule.check_resource(resource.resource_type, plain(resource.props),
                                                              resource.name, resource.urn, settings)]
     return found

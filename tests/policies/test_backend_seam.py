@@ -1,4 +1,4 @@
-"""The backend seam (ha_endpoint.backend): a second backend serves the zones without DNS, the publication gate or
+"""The backend seam (ha_endpoint.resources.backend): a second backend serves the zones without DNS, the publication gate or
 the pack's generic rules changing. The double here is the shape of the one the seam is for: a VIP port per AZ (that
 keepalived would hold, on clouds without Octavia) and a readiness resource of its own."""
 
@@ -10,9 +10,11 @@ import pulumi
 import pulumi_openstack as openstack
 import pytest
 
-from ha_endpoint import HaEndpoint, contract
-from ha_endpoint.backend import ZoneServing
-from ha_endpoint.plan import ZonePlan
+from ha_endpoint import HaEndpoint
+
+from ha_endpoint.core import contract
+from ha_endpoint.resources.backend import ZoneServing
+from ha_endpoint.core.plan import ZonePlan
 from policy_harness import run_program_for_pack
 from tests.mocks import resources
 from tests.mocks.cloud import FakeCloud

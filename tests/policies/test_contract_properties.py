@@ -20,7 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.budget import examples
 
-from ha_endpoint import CloudLookupError, ConfigError, validation
+from ha_endpoint import CloudLookupError, ConfigError
+
+from ha_endpoint.core import validation
 from policy_harness import run_preview
 from tests.mocks import CloudError, FakeCloud
 

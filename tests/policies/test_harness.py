@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ha_endpoint.errors import ConfigError
+from ha_endpoint.core.errors import ConfigError
 from policy_harness import run_preview
 from policy_runner import run_pack
 from tests.mocks.cloud import FakeCloud
@@ -68,7 +68,7 @@ def test_without_facts_in_the_outputs_the_pack_says_so_once():
     assert run.violations() == [(
         "ha-endpoint-declared-facts",
         "endpoint k8s-api: facts: missing from the HaEndpoint's outputs; use a component version that declares its "
-        "facts (ha_endpoint.facts), or this pack's matching version; the other policies cannot check this endpoint "
+        "facts (ha_endpoint.core.facts), or this pack's matching version; the other policies cannot check this endpoint "
         "until its facts are declared in the component's shape")]
 
 

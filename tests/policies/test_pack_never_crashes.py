@@ -71,13 +71,13 @@ def test_facts_that_are_not_a_mapping_are_named():
 
 def test_a_policy_that_fails_anyway_is_a_violation_naming_it(monkeypatch):
     """The last line of defence (policies.pack.unfinished): the preview names the policy, not a traceback."""
-    rule = next(rule for rule in RULES if rule.NAME == "ha-endpoint-neighbour-dns-readiness")
+    rule = next(rule for rule in RULES if rule.name == "ha-endpoint-neighbour-dns-readiness")
 
     def broken(resources, config):
         raise TypeError("unhashable type: 'list'")
 
     monkeypatch.setattr(rule, "check", broken)
-    assert run_pack(run_neighbours().stack_resources()) == [(rule.NAME, (
+    assert run_pack(run_neighbours().stack_resources()) == [(rule.name, (
         "policy ha-endpoint-neighbour-dns-readiness could not finish (TypeError: unhashable type: 'list'), so it "
         "judged nothing in this stack; this is a bug of the policy pack: report it with this preview's output"))]
     assert pack.unfinished(rule, KeyError("x")).startswith("policy ha-endpoint-neighbour-dns-readiness could not")
@@ -172,14 +172,14 @@ def _mutate(data: st.DataObject, run: HarnessRun) -> None:
 def _judge_every_policy(run: HarnessRun, config: Any) -> None:
     resources = run.stack_resources()
     for rule in RULES:
-        settings_ = with_defaults(config, rule.CONFIG)
-        if rule.KIND == "stack":
+        settings_ = with_defaults(config, rule.config)
+        if rule.kind == "stack":
             found = rule.check(list(resources), settings_)
         else:
-            found = [violation for resource in resources if resource.resource_type in rule.RESOURCE_TYPES
+            found = [violation for resource in resources if resource.resource_type in rule.resource_types
                      for violation in rule.check_resource(resource.resource_type, plain(resource.props),
                                                           resource.name, resource.urn, settings_)]
-        assert all(isinstance(v, Violation) and isinstance(v.message, str) and v.message for v in found), rule.NAME
+        assert all(isinstance(v, Violation) and isinstance(v.message, str) and v.message for v in found), rule.name
 
 
 @pytest.mark.parametrize("kind", ["preview", "up", "ambiguous"])

@@ -84,7 +84,7 @@ def _preview(stub, run: HarnessRun) -> list[tuple[str, str]]:
 def test_the_pack_announces_its_policies(analyzer):
     info = analyzer.GetAnalyzerInfo(empty_pb2.Empty())
     assert info.name == "ha-endpoint"
-    assert [policy.name for policy in info.policies] == [rule.NAME for rule in RULES]
+    assert [policy.name for policy in info.policies] == [rule.name for rule in RULES]
     schema = {policy.name: json_format.MessageToDict(policy.configSchema) for policy in info.policies}
     assert schema["ha-endpoint-min-zones"]["properties"]["minZones"]["default"] == 2
     assert schema["ha-endpoint-dns-ttl"]["properties"]["maxTtl"]["default"] == 60

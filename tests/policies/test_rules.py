@@ -1,6 +1,6 @@
 """More of each policy, on what the component really registers (``__main__.py`` under mocks, see
 ``policy_harness.py``): the baseline passes, each test changes one thing and asserts the exact messages. The declared
-facts are the component's own output (``ha_endpoint.facts``), changed in place where a test needs a broken one."""
+facts are the component's own output (``ha_endpoint.core.facts``), changed in place where a test needs a broken one."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _listeners(*specs):
 @pytest.mark.parametrize("provider", ["amphora", "ovn"])
 def test_a_listener_the_component_accepts_passes_the_pack(listener, provider):
     """The SCTP case diverged once: the plan opened sctp rules, the pack looked for udp-else-tcp."""
-    from ha_endpoint.errors import ConfigError
+    from ha_endpoint.core.errors import ConfigError
 
     raw = _listeners({"port": 22623, "monitor": {"type": "TCP"}}, listener)
     raw["loadBalancerProvider"] = provider

@@ -6,7 +6,7 @@ import ipaddress
 
 import pytest
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import byo_endpoint, dev_endpoint, internal_endpoint
 

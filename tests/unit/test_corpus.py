@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from ha_endpoint.messages import raw_phrases
+from ha_endpoint.core.messages import raw_phrases
 from tests.unit.corpus.runner import FIX_WORDS, KEY, load_cases, run_case
 
 CASES = load_cases()

@@ -1,11 +1,13 @@
-"""Every object the endpoint creates says which stack it belongs to, where the API lets it (ha_endpoint.identity)."""
+"""Every object the endpoint creates says which stack it belongs to, where the API lets it (ha_endpoint.core.identity)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ha_endpoint import ConfigError, contract
-from ha_endpoint.identity import StackIdentity, parse_description
+from ha_endpoint import ConfigError
+
+from ha_endpoint.core import contract
+from ha_endpoint.core.identity import StackIdentity, parse_description
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import byo_endpoint, dev_endpoint
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ha_endpoint import lookups
-from ha_endpoint.errors import CloudLookupError, Problem
+from ha_endpoint.cloud import lookups
+from ha_endpoint.core.errors import CloudLookupError, Problem
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import dev_endpoint
 

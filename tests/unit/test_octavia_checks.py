@@ -1,13 +1,14 @@
-"""What only Octavia's answers tell, asked at preview (ha_endpoint.octavia_checks): its availability zones and the
+"""What only Octavia's answers tell, asked at preview (ha_endpoint.cloud.octavia_checks): its availability zones and the
 key manager's certificates; a cloud that cannot be asked is a warning (Octavia judges at `up`), never a crash."""
 
 from __future__ import annotations
 
 import pytest
 
-from ha_endpoint import CloudLookupError, contract
-from ha_endpoint.octavia_checks import CatalogUnavailable, OpenStackCatalog
-from ha_endpoint.plan import PollTarget
+from ha_endpoint import CloudLookupError
+from ha_endpoint.cloud.octavia_checks import CatalogUnavailable, OpenStackCatalog
+from ha_endpoint.core import contract
+from ha_endpoint.core.plan import PollTarget
 from tests.mocks import CloudError, FakeCloud, run_component
 from tests.mocks.configs import dev_endpoint
 

@@ -2,7 +2,7 @@
 consumer project that installs this one (issue 12).
 
 - ``components/schema.json`` is what ``pulumi package get-schema ./components`` prints; it must stay what the typed
-  arguments infer, so a change to ``ha_endpoint.args`` without regenerating it (``make schema``) fails here.
+  arguments infer, so a change to ``ha_endpoint.core.args`` without regenerating it (``make schema``) fails here.
 - The provider host (``components/__main__.py``, ``ha_endpoint.hosting``) hands the component integers as integers
   and serves the readiness gates and drains itself (a dynamic provider there would run without this package).
 - A scratch consumer project with its own ``components/`` package installs this checkout into a fresh virtualenv
@@ -26,7 +26,9 @@ import pytest
 
 from pulumi.runtime import proto, rpc
 
-from ha_endpoint import HaEndpoint, contract, hosting, load_endpoint_args
+from ha_endpoint import HaEndpoint, hosting, load_endpoint_args
+
+from ha_endpoint.core import contract
 from ha_endpoint.readiness import hosted
 from tests.mocks import FakeCloud, run_program
 from tests.mocks.configs import dev_endpoint
@@ -63,7 +65,7 @@ def test_the_checked_in_schema_is_what_the_typed_arguments_infer():
     if inferred != checked_in:
         diff = difflib.unified_diff(json.dumps(checked_in, indent=1, sort_keys=True).splitlines(),
                                     json.dumps(inferred, indent=1, sort_keys=True).splitlines(),
-                                    "components/schema.json", "inferred from ha_endpoint.args", lineterm="")
+                                    "components/schema.json", "inferred from ha_endpoint.core.args", lineterm="")
         pytest.fail("components/schema.json is not what the typed arguments infer; run `make schema` and commit "
                     "it (every language's SDK is generated from it):\n" + "\n".join(list(diff)[:120]))
 
@@ -163,7 +165,7 @@ def test_a_scratch_consumer_with_its_own_components_package_installs_this_one_an
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert Path(report["components"]) == project / "components" / "__init__.py"
     assert report["components_says"] == "the consumer's own components package"
-    assert Path(report["ha_endpoint"]).parent.parent == purelib and report["HaEndpoint"] == "ha_endpoint.endpoint"
+    assert Path(report["ha_endpoint"]).parent.parent == purelib and report["HaEndpoint"] == "ha_endpoint.resources.endpoint"
     for mode in ("preview", "up"):
         assert report[mode]["outputs"]["apiEndpoint"] == "api.example.test."
         assert {contract.ENDPOINT_TYPE, contract.LOADBALANCER_TYPE, contract.MEMBER_TYPE} <= set(report[mode]["types"])

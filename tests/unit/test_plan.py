@@ -7,10 +7,10 @@ import json
 import pytest
 
 from ha_endpoint import CloudLookupError, ConfigError, load_endpoint_args
-from ha_endpoint.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
-from ha_endpoint.plan import make_plan
-from ha_endpoint.facts import parse_facts
-from ha_endpoint.props import endpoint_facts
+from ha_endpoint.core.cloud_facts import CloudFacts, FloatingIpFacts, SubnetFacts
+from ha_endpoint.pipeline import Context, checked_plan
+from ha_endpoint.core.facts import parse_facts
+from ha_endpoint.core.declared import endpoint_facts
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import dev_endpoint, internal_endpoint
 
@@ -26,7 +26,7 @@ def facts(**extra_subnets: SubnetFacts) -> CloudFacts:
 
 def problems(raw, cloud_facts=None) -> list[str]:
     with pytest.raises(ConfigError) as caught:
-        make_plan(load_endpoint_args(raw), cloud_facts or facts())
+        checked_plan(load_endpoint_args(raw), cloud_facts or facts(), Context())
     return [str(problem) for problem in caught.value.problems]
 
 
@@ -52,7 +52,7 @@ def test_member_subnet_behind_a_shared_router_is_reachable():
     raw = dev_endpoint()
     raw["members"][0].update(address="10.50.0.5", subnet="routed")
     routed = SubnetFacts("routed", "sub-routed", "routed", "10.50.0.0/24", "net-other", 4, "10.50.0.1", ("router",))
-    plan = make_plan(load_endpoint_args(raw), facts(routed=routed))
+    plan = checked_plan(load_endpoint_args(raw), facts(routed=routed), Context())
     member = plan.zone("az1").listeners[0].members[0]
     assert (member.member, member.subnet.id) == ("cp-0", "sub-routed")
     assert "10.50.0.0/24" in {rule.remote_ip_prefix for rule in plan.security.members_rules}
@@ -116,12 +116,12 @@ def test_ovn_default_cidrs_are_not_sent_and_protocol_specific_rules_are_planned(
     raw["loadBalancerProvider"] = "ovn"
     raw["listeners"] = [{"port": 6443, "monitor": {"type": "TCP"}},
                         {"port": 53, "protocol": "UDP", "monitor": {"type": "UDP-CONNECT"}}]
-    plan = make_plan(load_endpoint_args(raw), facts())
+    plan = checked_plan(load_endpoint_args(raw), facts(), Context())
     assert {listener.allowed_cidrs for listener in plan.zone("az1").listeners} == {()}
     assert {(rule.protocol, rule.port) for rule in plan.security.members_rules} == {("tcp", 6443), ("udp", 53)}
     raw["listeners"][0]["monitor"] = {"type": "PING"}
     raw["loadBalancerProvider"] = "amphora"
-    plan = make_plan(load_endpoint_args(raw), facts())
+    plan = checked_plan(load_endpoint_args(raw), facts(), Context())
     assert ("icmp", None) in {(rule.protocol, rule.port) for rule in plan.security.members_rules}
     assert plan.zone("az1").listeners[0].allowed_cidrs == ("0.0.0.0/0",)
 
@@ -129,7 +129,7 @@ def test_ovn_default_cidrs_are_not_sent_and_protocol_specific_rules_are_planned(
 def test_declared_facts_are_plain_json_that_the_pack_parses_back():
     args = load_endpoint_args(dev_endpoint())
     cloud_facts = facts()
-    declared = endpoint_facts(make_plan(args, cloud_facts)).dump()
+    declared = endpoint_facts(checked_plan(args, cloud_facts, Context())).dump()
     assert json.loads(json.dumps(declared)) == declared
     assert parse_facts(declared).dump() == declared
     member = declared["members"]["cp-2"]

@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 from tests.budget import examples
 
 from ha_endpoint import ConfigError, load_endpoint_args
-from ha_endpoint.lookups import CloudFacts, FloatingIpFacts, SubnetFacts
-from ha_endpoint.plan import EndpointPlan, make_plan
-from ha_endpoint.props import endpoint_facts
+from ha_endpoint.core.cloud_facts import CloudFacts, FloatingIpFacts, SubnetFacts
+from ha_endpoint.core.plan import EndpointPlan
+from ha_endpoint.pipeline import Context, checked_plan
+from ha_endpoint.core.declared import endpoint_facts
 
 ROOT = "ha-endpoint:endpoint"
 zone_names = st.from_regex(r"\A[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,3})?\Z")
@@ -71,12 +72,12 @@ def _zone_index(raw: dict[str, Any], zone: str) -> int:
 
 
 def plan_of(raw: dict[str, Any]) -> EndpointPlan:
-    return make_plan(load_endpoint_args(raw), facts_for(raw))
+    return checked_plan(load_endpoint_args(raw), facts_for(raw), Context())
 
 
 def props_of(raw: dict[str, Any]) -> dict[str, Any]:
     args, facts = load_endpoint_args(raw), facts_for(raw)
-    return endpoint_facts(make_plan(args, facts)).dump()
+    return endpoint_facts(checked_plan(args, facts, Context())).dump()
 
 
 def names_by_type(plan: EndpointPlan) -> dict[str, list[str]]:
@@ -192,7 +193,7 @@ def test_broken_topologies_fail_with_key_paths_and_fixes(raw, how, data):
     _break(broken, how, data)
     facts = facts_for(raw)
     try:
-        make_plan(load_endpoint_args(broken), facts)
+        checked_plan(load_endpoint_args(broken), facts, Context())
     except ConfigError as error:
         assert error.problems
         for problem in error.problems:

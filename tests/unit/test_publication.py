@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ha_endpoint import contract
-from ha_endpoint.dns import NothingToPublish, published_addresses
+from ha_endpoint.core import contract
+from ha_endpoint.resources.dns import NothingToPublish, published_addresses
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import dev_endpoint, internal_endpoint
 

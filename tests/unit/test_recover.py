@@ -10,8 +10,8 @@ from types import SimpleNamespace as Obj
 
 import pytest
 
-from ha_endpoint import contract
-from ha_endpoint.identity import StackIdentity
+from ha_endpoint.core import contract
+from ha_endpoint.core.identity import StackIdentity
 
 spec = importlib.util.spec_from_file_location("recover", Path(__file__).resolve().parents[2] / "scripts/recover.py")
 recover = importlib.util.module_from_spec(spec)

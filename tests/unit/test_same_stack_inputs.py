@@ -15,7 +15,9 @@ import pulumi
 import pulumi_openstack as openstack
 import pytest
 
-from ha_endpoint import ConfigError, HaEndpoint, contract
+from ha_endpoint import ConfigError, HaEndpoint
+
+from ha_endpoint.core import contract
 from tests.mocks.cloud import FakeCloud, known
 from tests.mocks.harness import run_program
 from tests.mocks.neighbours import INSTANCE, PORT, SUBNET

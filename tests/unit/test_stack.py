@@ -5,7 +5,9 @@ from __future__ import annotations
 import pulumi
 import pytest
 
-from ha_endpoint import CloudLookupError, ConfigError, contract
+from ha_endpoint import CloudLookupError, ConfigError
+
+from ha_endpoint.core import contract
 from tests.mocks import CloudError, FakeCloud, run_component, run_stack
 from tests.mocks.configs import dev_endpoint
 
@@ -115,7 +117,7 @@ def test_the_fake_cloud_refuses_an_exhausted_floating_ip_pool():
 
 
 def test_the_fake_cloud_refuses_a_load_balancer_in_an_unknown_az():
-    """The component asks Octavia's AZs before registering (ha_endpoint.octavia_checks); the fake cloud refuses a
+    """The component asks Octavia's AZs before registering (ha_endpoint.cloud.octavia_checks); the fake cloud refuses a
     raw load balancer there too."""
     import pulumi_openstack as openstack
 

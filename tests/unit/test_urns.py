@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from pulumi.output import Unknown
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import dev_endpoint
 

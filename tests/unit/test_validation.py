@@ -219,14 +219,14 @@ def test_a_message_lists_at_most_20_problems_then_how_many_more():
     assert len(caught.value.problems) == 25
 
 
-# -- the rules said once (ha_endpoint.predicates), as Octavia and Designate apply them -------------------------------
+# -- the rules said once (ha_endpoint.core.predicates), as Octavia and Designate apply them -------------------------------
 
 @pytest.mark.parametrize("path, accepted", [
     ("/", True), ("/readyz", True), ("/readyz?verbose", True), ("/a/b%20c", True), ("/healthz#x", True),
     ("readyz", False), ("/ready z", False), ("http://h/readyz", False), ("//h/readyz", False), ("/a|b", False),
     ("/%zz", False), ("/é", False)])
 def test_url_paths_as_octavia_takes_them(path, accepted):
-    from ha_endpoint import predicates
+    from ha_endpoint.core import predicates
 
     assert (predicates.url_path_problem(path) is None) is accepted
 
@@ -235,7 +235,7 @@ def test_url_paths_as_octavia_takes_them(path, accepted):
     ("200", True), ("200,202", True), ("200, 202", True), ("200-204", True), ("2xx", False), ("200-", False),
     ("200-204,301", False), ("20", False), ("200;204", False), ("", False)])
 def test_expected_codes_as_octavia_takes_them(codes, accepted):
-    from ha_endpoint import predicates
+    from ha_endpoint.core import predicates
 
     assert (predicates.expected_codes_problem(codes) is None) is accepted
 
@@ -244,14 +244,14 @@ def test_expected_codes_as_octavia_takes_them(codes, accepted):
     ("10.10.1.10", None), ("10.10.1.0", "network address"), ("10.10.1.255", "broadcast address"),
     ("10.10.1.1", "gateway"), ("10.99.0.1", None)])
 def test_member_addresses_no_server_holds(address, refused):
-    from ha_endpoint import predicates
+    from ha_endpoint.core import predicates
 
     problem = predicates.member_address_problem(address, "10.10.1.0/24", "10.10.1.1")
     assert (problem is None) if refused is None else (refused in problem)
 
 
 def test_member_addresses_of_small_and_ipv6_subnets():
-    from ha_endpoint import predicates
+    from ha_endpoint.core import predicates
 
     assert predicates.member_address_problem("10.0.0.0", "10.0.0.0/31") is None  # RFC 3021: both are hosts
     assert "network address" in predicates.member_address_problem("fd00::", "fd00::/64")
@@ -264,7 +264,7 @@ def test_member_addresses_of_small_and_ipv6_subnets():
     ("api-.example.test.", "not a DNS label"), ("api..example.test.", "not a DNS label"),
     ("apps.*.example.test.", "not a DNS label"), (".".join(["a" * 49] * 5) + ".test.", "characters long")])
 def test_dns_names_as_designate_takes_them(fqdn, refused):
-    from ha_endpoint import predicates
+    from ha_endpoint.core import predicates
 
     problem = predicates.dns_name_problem(fqdn)
     assert (problem is None) if refused is None else (refused in problem)
@@ -303,7 +303,7 @@ def test_every_key_with_any_wrong_value_is_refused_in_words_a_user_knows():
     from hypothesis import strategies as st
     from tests.budget import examples
 
-    from ha_endpoint.messages import raw_phrases
+    from ha_endpoint.core.messages import raw_phrases
     from tests.unit.corpus.runner import FIX_WORDS
 
     @settings(max_examples=examples(400), deadline=None)

@@ -19,6 +19,7 @@ import pulumi_kubernetes as k8s
 
 from .endpoint_ref import EndpointRef
 from .kubeconfig import KubeconfigUser, api_host, pick_api_port, render_kubeconfig, server_url
+from ..core.errors import HaEndpointError
 
 PROVIDER_SUFFIX = "-k8s"
 """The Provider's resource name is the access name with this suffix (``k8s`` -> ``k8s-k8s``)."""
@@ -39,7 +40,7 @@ class Credentials:
     """A bearer token, instead of the client certificate and key."""
 
 
-class KubeconfigError(pulumi.RunError):
+class KubeconfigError(HaEndpointError, pulumi.RunError):
     """The kubeconfig cannot be written from what was given (the message names the field, never its value)."""
 
 

@@ -19,8 +19,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
-from ..errors import ConfigError, Problem
-from ..messages import problems_from_pydantic
+from ..core.errors import ConfigError, Problem
+from ..core.messages import problems_from_pydantic
 from .endpoint_ref import EndpointRef, NodeSubnet
 from .guard import DEFAULT_SETTINGS, ControlPlaneEndpointGuard
 from .kubeconfig import api_host, pick_api_port

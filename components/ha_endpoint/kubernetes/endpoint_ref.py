@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import pulumi
 
-from ..errors import ConfigError, Problem
+from ..core.errors import ConfigError, HaEndpointError, Problem
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class NodeSubnet:
     name: str = ""
 
 
-class NotPublished(pulumi.RunError):
+class NotPublished(HaEndpointError, pulumi.RunError):
     """The endpoint publishes no address yet, so its name does not resolve and no client can reach the API."""
 
 

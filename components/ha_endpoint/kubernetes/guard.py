@@ -23,6 +23,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 from pulumi.dynamic import UpdateResult
 
 from ..readiness.provider import UNKNOWN as UNKNOWN_WIRE, contains_unknown
+from ..core.errors import HaEndpointError
 
 GUARD_TYPE_NAME = "ControlPlaneEndpointGuard"
 GUARD_TYPE = f"pulumi-python:dynamic/haendpoint:{GUARD_TYPE_NAME}"
@@ -30,7 +31,7 @@ PROVIDER_KEY = "__provider"
 DEFAULT_SETTINGS = "the endpoint's DNS name and API port"
 
 
-class EndpointChangeRefused(Exception):
+class EndpointChangeRefused(HaEndpointError):
     """Raised by ``diff`` if a changed endpoint ever got past ``check`` (defence in depth)."""
 
 

@@ -16,6 +16,8 @@ from typing import Optional
 
 import yaml
 
+from ..core.errors import HaEndpointError
+
 DEFAULT_API_PORT = 6443
 """The Kubernetes API server's customary port: the API port when the endpoint listens on it."""
 
@@ -24,7 +26,7 @@ CERTIFICATE_LABELS = ("CERTIFICATE",)
 KEY_LABELS = ("PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY")
 
 
-class CredentialError(ValueError):
+class CredentialError(HaEndpointError, ValueError):
     """A credential is not what its field needs (the message never contains the credential itself)."""
 
 

@@ -1,7 +1,7 @@
 """The ``ha-endpoint:kubernetes`` configuration: access to the cluster behind the endpoint and, optionally, its
 Cluster API objects. Parsed with pydantic like ``ha-endpoint:endpoint``, with the same messages (one line per problem,
-the key path and the fix, no traceback): :class:`~ha_endpoint.errors.ConfigError` of
-:class:`~ha_endpoint.errors.Problem`.
+the key path and the fix, no traceback): :class:`~ha_endpoint.core.errors.ConfigError` of
+:class:`~ha_endpoint.core.errors.Problem`.
 
 Pure: nothing here talks to a cloud or a cluster, and nothing imports pulumi-kubernetes.
 """
@@ -14,8 +14,8 @@ from typing import Any, Iterable, Mapping, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from ..errors import ConfigError, Problem
-from ..messages import problems_from_pydantic  # the one pydantic -> Problem translation
+from ..core.errors import ConfigError, Problem
+from ..core.messages import problems_from_pydantic  # the one pydantic -> Problem translation
 from .kubeconfig import CERTIFICATE_LABELS, KEY_LABELS, CredentialError, pem_data, pick_api_port
 
 DEFAULT_ROOT = "ha-endpoint:kubernetes"

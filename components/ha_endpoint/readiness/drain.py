@@ -22,10 +22,10 @@ from pulumi.output import Unknown
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
-from .. import contract
+from ..core import contract
 from . import cloud, hosted
 from .target import CloudTarget, StackConfigured, resolve
-from ..retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
+from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
 from .errors import AuthFailed, ReadinessError
 from .inputs import InputError, positive_number, without_provider
 from .provider import REPORTED, stale_reference
@@ -64,7 +64,7 @@ def drain_member(
     backoff: Backoff = Backoff(1.0, 1.25, 5.0),
 ) -> DrainResult:
     """Set the weight to 0, retrying transient failures until ``timeout_seconds`` (the one retry policy,
-    :func:`ha_endpoint.retry.call_with_retries`), then wait ``drain_seconds``.
+    :func:`ha_endpoint.cloud.retry.call_with_retries`), then wait ``drain_seconds``.
 
     ``set_weight_zero`` returns ``False`` when the member no longer exists (nothing to drain, no grace).
     """

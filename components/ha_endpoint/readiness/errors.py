@@ -1,10 +1,8 @@
 """Exceptions of the readiness gate and the exact wording of their messages.
 
-Two families:
-
-- Signals a status source raises and the waiter handles: :class:`TransientFetchError` (retried within the
-  deadline: 409, 429, 5xx, connection failures and timeouts) and :class:`AuthExpired` (re-authenticate, then retry).
-- Failures the gate reports (subclasses of :class:`ReadinessError`): :class:`MemberFailed` (a member's provisioning
+The signals a status source raises and the waiter handles are the cloud layer's
+(:class:`ha_endpoint.cloud.errors.TransientFetchError`, retried within the deadline, and
+:class:`ha_endpoint.cloud.errors.AuthExpired`, re-authenticate then retry). Failures the gate reports (subclasses of :class:`ReadinessError`): :class:`MemberFailed` (a member's provisioning
   is in ERROR, terminal), :class:`MemberGone` (a member was deleted behind the stack's back: missing from its pool's
   member list, or PENDING_DELETE), :class:`ReadinessTimeout` (the deadline passed; names every member not ready),
   :class:`FetchFailed` (a status fetch failed in a way retrying cannot fix, e.g. 403 or the pool is gone) and
@@ -16,38 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from ..cloud.errors import CallFailed
+from ..core.errors import HaEndpointError
 from .model import LoadBalancerStatus, MemberStatus, NO_MONITOR, PoolExpectation, Requirement
 
 
-class TransientFetchError(Exception):
-    """A status fetch failed in a way that retrying can fix (409, 429, 5xx, connection error, timeout).
-
-    Attributes:
-        reason: a short description, e.g. ``"HTTP 503 Service Unavailable"``.
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class AuthExpired(Exception):
-    """The token was rejected (HTTP 401): the caller should re-authenticate and retry.
-
-    Attributes:
-        reason: a short description of the rejection.
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class ReadinessError(Exception):
+class ReadinessError(HaEndpointError):
     """Base class of every failure the readiness gate reports."""
 
 
-class FetchFailed(ReadinessError):
+class FetchFailed(ReadinessError, CallFailed):
     """A status fetch failed in a way that retrying cannot fix (403, 404, bad request, missing endpoint)."""
 
 

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Optional
 import pulumi
 import pulumi.dynamic
 
-from .. import contract
+from ..core import contract
 
 PACKAGE = contract.ENDPOINT_TYPE.split(":", 1)[0]
 HOSTED = False

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Optional
 
 from .model import PoolExpectation, Requirement
 from .waiter import DEFAULT_STABLE_POLLS, Backoff, WaitSpec
+from ..core.errors import HaEndpointError
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
 DEFAULT_POLL_INTERVAL_SECONDS = 1.0
@@ -30,7 +31,7 @@ BACKOFF_FACTOR = 1.25
 PROVIDER_KEY = "__provider"
 
 
-class InputError(ValueError):
+class InputError(HaEndpointError, ValueError):
     """An input property is invalid.
 
     Attributes:

@@ -30,7 +30,7 @@ from pulumi.output import Unknown
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
-from .. import contract
+from ..core import contract
 from . import cloud, hosted
 from .errors import ReadinessError
 from .target import CloudTarget, StackConfigured, TargetError, resolve
@@ -192,7 +192,7 @@ class MemberReadinessProvider(StackConfigured, ResourceProvider):
 class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINESS_TYPE_NAME):
     """A zone's readiness gate: exists once every member of its pools meets the requirement.
 
-    Name it ``f"{endpoint}-{az}-ready"`` (``ha_endpoint.contract.readiness_name``). Outputs:
+    Name it ``f"{endpoint}-{az}-ready"`` (``ha_endpoint.core.contract.readiness_name``). Outputs:
 
     - ``ready`` (bool): the requirement was met (always true in state: a failed wait fails the deployment).
     - ``all_online`` (bool): every member was also ACTIVE/ONLINE (may be false with ``require="provisioned"``).

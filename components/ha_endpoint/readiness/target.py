@@ -1,7 +1,7 @@
 """Which cloud and region a gate or drain polls: the same as the OpenStack provider of the resources it waits for.
 
 Inputs (stored in state): ``cloud`` and ``region`` (optional) and ``cloud_source``, how the component decided them
-(see :class:`ha_endpoint.plan.PollTarget`): ``readiness`` (given explicitly), ``provider`` (the explicit OpenStack
+(see :class:`ha_endpoint.core.plan.PollTarget`): ``readiness`` (given explicitly), ``provider`` (the explicit OpenStack
 provider's own ``cloud``/``region``) or ``stack`` (the default provider's: the stack's ``openstack:cloud`` and
 ``openstack:region``, which the dynamic provider reads from the stack configuration it is configured with, then
 ``OS_CLOUD``). Pure.
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
+
+from ..core.errors import HaEndpointError
 
 SOURCES = ("readiness", "provider", "stack")
 
@@ -23,7 +25,7 @@ class CloudTarget:
     region: Optional[str] = None
 
 
-class TargetError(ValueError):
+class TargetError(HaEndpointError, ValueError):
     """The inputs do not say which cloud to poll; ``property`` and ``reason`` name the input and the fix."""
 
     def __init__(self, property_: str, reason: str) -> None:

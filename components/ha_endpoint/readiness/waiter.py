@@ -9,9 +9,9 @@ gate in a lucky poll. Polls start on a steady cadence (the time a poll takes is 
 the gate opens at most ``stable_polls`` intervals after the last member becomes ready for good. The last poll happens
 at the deadline itself, so no chance is lost to a long sleep.
 
-Fetch failures: :class:`~.errors.TransientFetchError` is counted and retried within the deadline (a failed poll
-neither counts towards nor breaks a member's streak of ready polls); :class:`~.errors.AuthExpired` re-authenticates
-(:func:`ha_endpoint.retry.reauthenticate`, the one policy for rejected tokens) and retries at once; a refused
+Fetch failures: :class:`~ha_endpoint.cloud.errors.TransientFetchError` is counted and retried within the deadline (a failed poll
+neither counts towards nor breaks a member's streak of ready polls); :class:`~ha_endpoint.cloud.errors.AuthExpired` re-authenticates
+(:func:`ha_endpoint.cloud.retry.reauthenticate`, the one policy for rejected tokens) and retries at once; a refused
 re-authentication fails with :class:`~.errors.AuthFailed`; any other exception propagates unchanged (the cloud layer
 turns terminal failures into :class:`~.errors.FetchFailed`).
 """
@@ -21,16 +21,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional
 
-from ..retry import MAX_AUTH_RETRIES, Backoff, CredentialsRefused, reauthenticate  # the one retry policy
+from ..cloud.retry import MAX_AUTH_RETRIES, Backoff, CredentialsRefused, reauthenticate  # the one retry policy
+from ..cloud.errors import AuthExpired, TransientFetchError
 from .errors import (
-    AuthExpired,
     AuthFailed,
     LoadBalancerReport,
     MemberFailed,
     MemberGone,
     NotReadyMember,
     ReadinessTimeout,
-    TransientFetchError,
 )
 from .model import (LoadBalancerStatus, MemberStatus, PoolExpectation, Requirement, is_deleting, is_failed, is_online,
                     is_ready)

@@ -40,7 +40,7 @@ if str(ROOT_DIR) not in sys.path:
     sys.path.insert(0, str(ROOT_DIR))
 
 from ha_endpoint import CloudLookupError, ConfigError  # noqa: E402
-from ha_endpoint.messages import raw_phrases  # noqa: E402
+from ha_endpoint.core.messages import raw_phrases  # noqa: E402
 from tests.mocks import FakeCloud, run_program, run_stack  # noqa: E402
 from tests.mocks.configs import dev_endpoint  # noqa: E402
 

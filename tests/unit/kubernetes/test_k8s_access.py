@@ -10,7 +10,9 @@ import pytest
 from pulumi.runtime import rpc
 import yaml
 
-from ha_endpoint import HaEndpoint, contract
+from ha_endpoint import HaEndpoint
+
+from ha_endpoint.core import contract
 from ha_endpoint.kubernetes import ClusterAccess, Credentials, EndpointRef, KubeconfigError, NotPublished
 from tests.mocks import FakeCloud, run_program, run_stack
 from tests.mocks.configs import dev_endpoint

@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import requests
 from openstack import exceptions as os_exc
 
-from ha_endpoint.readiness.errors import AuthExpired, TransientFetchError
+from ha_endpoint.cloud.errors import AuthExpired, TransientFetchError
 from ha_endpoint.readiness.model import LoadBalancerStatus, MemberStatus
 
 Frame = Union[dict[str, tuple[str, str]], Exception]

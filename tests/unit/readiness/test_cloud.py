@@ -11,8 +11,10 @@ from keystoneauth1 import exceptions as ks_exc
 from openstack import exceptions as os_exc
 
 from ha_endpoint.readiness import cloud
-from ha_endpoint.readiness.cloud import Category, OctaviaStatusSource, classify, describe
-from ha_endpoint.readiness.errors import AuthExpired, AuthFailed, FetchFailed, ReadinessTimeout, TransientFetchError
+from ha_endpoint.cloud.connection import Category, classify, describe
+from ha_endpoint.cloud.errors import AuthExpired, TransientFetchError
+from ha_endpoint.readiness.cloud import OctaviaStatusSource
+from ha_endpoint.readiness.errors import AuthFailed, FetchFailed, ReadinessTimeout
 from ha_endpoint.readiness.model import PoolExpectation
 from ha_endpoint.readiness.waiter import WaitSpec, wait_for_members
 from keystone_http_fake import FakeKeystoneHTTP

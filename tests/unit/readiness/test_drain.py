@@ -15,7 +15,9 @@ from openstack import exceptions as os_exc
 
 from ha_endpoint.readiness import cloud, drain
 from ha_endpoint.readiness.drain import DrainTimeout, MemberDrainProvider, drain_member
-from ha_endpoint.readiness.errors import AuthExpired, AuthFailed
+from ha_endpoint.cloud.connection import describe
+from ha_endpoint.cloud.errors import AuthExpired
+from ha_endpoint.readiness.errors import AuthFailed
 from readiness_fakes import FakeClock, FakeCloud, conflict, expired, http_error, transient
 
 FIX = ("check the clouds.yaml entry the stack uses (openstack:cloud, readiness.cloud or OS_CLOUD): the password or "
@@ -186,7 +188,7 @@ def test_sdk_and_os_errors_are_retried_until_the_drain_timeout_and_named(fake, f
     with pytest.raises(DrainTimeout) as caught:
         MemberDrainProvider().delete("drain-p1-m000", bag(timeout_seconds=4))
     assert str(caught.value) == (
-        f"member p1-m000: could not set its weight to 0 within 4s (5 attempts, last: {cloud.describe(failure)}); the "
+        f"member p1-m000: could not set its weight to 0 within 4s (5 attempts, last: {describe(failure)}); the "
         "member was not deleted. Wait for its load balancer to leave PENDING_* and run the update again."
     )
     assert caught.value.__cause__ is None and caught.value.__suppress_context__

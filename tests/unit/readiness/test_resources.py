@@ -7,7 +7,7 @@ import pulumi
 import pytest
 from pulumi.runtime import Mocks, set_mocks
 
-from ha_endpoint.contract import READINESS_TYPE
+from ha_endpoint.core.contract import READINESS_TYPE
 
 
 class RecordingMocks(Mocks):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ha_endpoint.readiness.errors import (AuthExpired, AuthFailed, FetchFailed, MemberFailed, MemberGone,
+from ha_endpoint.cloud.errors import AuthExpired
+from ha_endpoint.readiness.errors import (AuthFailed, FetchFailed, MemberFailed, MemberGone,
                                           ReadinessTimeout)
 from ha_endpoint.readiness.model import LoadBalancerStatus, PoolExpectation, Requirement
 from ha_endpoint.readiness.waiter import Backoff, WaitSpec, wait_for_members

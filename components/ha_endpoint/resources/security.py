@@ -1,4 +1,4 @@
-"""Security groups of the endpoint, from :class:`ha_endpoint.plan.SecurityPlan`.
+"""Security groups of the endpoint, from :class:`ha_endpoint.core.plan.SecurityPlan`.
 
 * The VIP group admits ``allowedCidrs`` on every listener port; each zone attaches it to its load balancer's VIP
   port (``PortSecGroupAssociate`` with ``enforce=False``, so the groups Octavia put there stay).
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_openstack as openstack
 
-from .deferred import after_checks
-from .plan import RulePlan, SecurityPlan
+from ..pipeline.deferred import after_checks
+from ..core.plan import RulePlan, SecurityPlan
 
 
 @dataclass
@@ -46,7 +46,7 @@ def create_security_groups(plan: SecurityPlan, parent: pulumi.Resource, tags: tu
 
 def attach_member_ports(plan: SecurityPlan, groups: SecurityGroups, parent: pulumi.Resource) -> list:
     """Attach the members' group to each member port given in the configuration or found on a member's server
-    (other groups stay), once every input checked out (:mod:`ha_endpoint.deferred`)."""
+    (other groups stay), once every input checked out (:mod:`ha_endpoint.pipeline.deferred`)."""
     return [openstack.networking.PortSecGroupAssociate(
         port.name, port_id=after_checks(plan.preflight, port.port_id), security_group_ids=[groups.members_group.id],
         enforce=False, opts=pulumi.ResourceOptions(parent=parent)) for port in plan.member_ports]

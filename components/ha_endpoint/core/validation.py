@@ -1,10 +1,11 @@
 """Turn raw configuration into :class:`EndpointArgs`, or into every problem it has, each with its fix.
 
 Pure functions: nothing here talks to a cloud or registers a resource. Field-level rules come from pydantic
-(:mod:`ha_endpoint.args`, its errors reworded by :mod:`ha_endpoint.messages`); the rules that relate fields to each
+(:mod:`ha_endpoint.core.args`, its errors reworded by :mod:`ha_endpoint.core.messages`); the rules that relate fields to each
 other are the ``_check_*`` functions below, and :func:`check_cloud_facts` holds those that need the looked-up subnets
-(the planner calls it, for plain inputs at once and for Outputs once they are known). Every rule is a shared
-predicate (:mod:`ha_endpoint.predicates`) where the policy pack decides the same thing. A value that is not plain yet
+(:mod:`ha_endpoint.core.checks` now: run before the planner, for plain inputs at once and for Outputs once they
+are known). Every rule is a shared
+predicate (:mod:`ha_endpoint.core.predicates`) where the policy pack decides the same thing. A value that is not plain yet
 (an Output of a resource declared beside the component) is skipped here and checked once known.
 """
 
@@ -19,7 +20,7 @@ import pulumi
 from pydantic import ValidationError
 
 from . import predicates
-from .args import RENAMED_KEYS, EndpointArgs, is_output
+from .args import RENAMED_KEYS, EndpointArgs
 from .errors import ConfigError, Problem
 from .messages import problems_from_pydantic
 
@@ -201,7 +202,7 @@ def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
 
 def _check_dns(args: EndpointArgs, root: str) -> Iterable[Problem]:
     """The record names Designate will be asked for, built from ``record``, the DNS zone and (with per-zone records)
-    each AZ, checked with Designate's own rule (:func:`ha_endpoint.predicates.dns_name_problem`)."""
+    each AZ, checked with Designate's own rule (:func:`ha_endpoint.core.predicates.dns_name_problem`)."""
     dns = args.dns
     if dns is None:
         return
@@ -222,71 +223,6 @@ def _check_dns(args: EndpointArgs, root: str) -> Iterable[Problem]:
         fix = ("shorten dns.record or the AZ names, or set dns.perZoneRecords: false" +
                (f" (the records of {others} other zone(s) fail the same way)" if others else ""))
     yield Problem(f"{root}.dns.record", f"{what} would be {fqdn}, which Designate refuses: {problem}; {fix}")
-
-
-def check_cloud_facts(args: EndpointArgs, facts: Any, root: str = DEFAULT_ROOT) -> list[Problem]:
-    """What the cloud would refuse that only the looked-up facts reveal (``facts`` is a
-    :class:`ha_endpoint.lookups.CloudFacts`): a member address that is its subnet's network, broadcast or gateway
-    address; an allowed CIDR of another IP version than a zone's VIP; a floating IP for a VIP on an IPv6 subnet.
-    Values not known yet are skipped (checked once known)."""
-    problems: list[Problem] = []
-    subnets = facts.subnets
-    for index, member in enumerate(args.members):
-        ref = member.subnet if member.subnet is not None else \
-            (args.zones[member.az].subnet if member.az in args.zones else None)
-        subnet = subnets.get(ref) if _plain(ref) else None
-        if subnet is None or not _plain(member.address, subnet.cidr, subnet.gateway_ip):
-            continue
-        problem = predicates.member_address_problem(member.address, subnet.cidr, subnet.gateway_ip)
-        if problem:
-            problems.append(Problem(f"{root}.members[{index}].address",
-                                    f"member {member.name}'s address {problem}; give the address of the member's "
-                                    f"server on subnet {subnet.name} ({subnet.cidr})"))
-    problems += _cidr_versions(args, facts, root)
-    for az, zone in sorted(args.zones.items()):
-        vip = subnets.get(zone.subnet) if _plain(zone.subnet) else None
-        if vip is None or not _plain(vip.ip_version):
-            continue
-        if args.floating_network is not None and vip.ip_version != 4:
-            problems.append(Problem(f"{root}.zones.{az}.subnet",
-                                    f"subnet {vip.name} ({vip.cidr}) is IPv{vip.ip_version}, and floating IPs are "
-                                    "IPv4: Neutron cannot associate one with the zone's VIP; give an IPv4 subnet, "
-                                    "or remove floatingNetwork for an internal endpoint"))
-    return problems
-
-
-def _cidr_versions(args: EndpointArgs, facts: Any, root: str) -> list[Problem]:
-    """Each allowed CIDR of another IP version than some zone's VIP: one problem per CIDR, naming those zones."""
-    vips = {az: facts.subnets.get(zone.subnet) for az, zone in sorted(args.zones.items()) if _plain(zone.subnet)}
-    vips = {az: vip for az, vip in vips.items() if vip is not None and _plain(vip.ip_version, vip.name, vip.cidr)}
-    problems = []
-    for index, cidr in enumerate(args.allowed_cidrs):
-        others = {az: vip for az, vip in vips.items() if predicates.ip_version_problem(cidr, vip.ip_version)}
-        if not others:
-            continue
-        version = next(iter(others.values())).ip_version
-        plural = len(others) > 1
-        vips = (f"the VIP subnet{'s' if plural else ''} of zone{'s' if plural else ''} " +
-                ", ".join(f"{az} ({vip.name}, {vip.cidr})" for az, vip in others.items()) +
-                f" {'are' if plural else 'is'} IPv{version}")
-        given = predicates.parse_network(cidr)
-        if "allowed_cidrs" in args.model_fields_set:
-            problems.append(Problem(f"{root}.allowedCidrs[{index}]",
-                                    f"{cidr} is an IPv{given.version} network, but {vips}: Octavia admits on a "
-                                    f"listener only CIDRs of its VIP's IP version; list IPv{version} client networks "
-                                    "only (one endpoint serves one IP version)"))
-        else:
-            everyone = "::/0" if version == 6 else "0.0.0.0/0"
-            problems.append(Problem(f"{root}.allowedCidrs",
-                                    f"allowedCidrs defaults to {cidr} (IPv{given.version}), but {vips}: Octavia "
-                                    f"refuses a CIDR of another IP version on its listeners; set allowedCidrs to the "
-                                    f"IPv{version} client networks (e.g. ['{everyone}'])"))
-    return problems
-
-
-def _plain(*values: Any) -> bool:
-    """Whether every value is known now (not an Output of a resource declared beside the component)."""
-    return not any(is_output(value) for value in values)
 
 
 def _duplicates(pairs: Iterable[tuple[Any, Any]]) -> list[tuple[Any, list[Any]]]:

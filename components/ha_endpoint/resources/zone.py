@@ -1,8 +1,8 @@
-"""One availability zone of the endpoint: :class:`EndpointZone`, built from a :class:`ha_endpoint.plan.ZonePlan`.
+"""One availability zone of the endpoint: :class:`EndpointZone`, built from a :class:`ha_endpoint.core.plan.ZonePlan`.
 
-The zone hands its plan to a backend (:mod:`ha_endpoint.backend`; Octavia by default, :mod:`ha_endpoint.octavia`),
+The zone hands its plan to a backend (:mod:`ha_endpoint.resources.backend`; Octavia by default, :mod:`ha_endpoint.resources.octavia`),
 which creates what serves the zone under it, and decides from what the backend yields whether the zone may be
-published in DNS (:mod:`ha_endpoint.gate`): ``ready`` and ``published_address`` are what DNS reads.
+published in DNS (:mod:`ha_endpoint.resources.gate`): ``ready`` and ``published_address`` are what DNS reads.
 """
 
 
@@ -10,17 +10,17 @@ from typing import Optional
 
 import pulumi
 
-from . import contract
+from ..core import contract
 from .backend import ZoneBackend
 from .gate import publication_gate
-from .plan import ZonePlan
+from ..core.plan import ZonePlan
 
 
 class EndpointZone(pulumi.ComponentResource):
     """One AZ of the endpoint: what its backend serves it with, and its publication gate."""
 
     ready: pulumi.Output[bool]
-    """Whether the zone's gate allows publishing it (see :mod:`ha_endpoint.gate`)."""
+    """Whether the zone's gate allows publishing it (see :mod:`ha_endpoint.resources.gate`)."""
     published_address: pulumi.Output[Optional[str]]
     """The address DNS gets for this zone when it is ready: the floating IP, else the VIP."""
     outputs: pulumi.Output[dict]

@@ -1,6 +1,6 @@
 """The endpoint's declared facts: one typed model of what the component hands its policy pack.
 
-The component builds an :class:`EndpointFacts` from its plan (:func:`ha_endpoint.props.endpoint_facts`) and records
+The component builds an :class:`EndpointFacts` from its plan (:func:`ha_endpoint.core.declared.endpoint_facts`) and records
 it once, as the ``facts`` output of the ``haendpoint:index:HaEndpoint`` resource (plain values, known at preview,
 camelCase keys). The pack validates the same model (:func:`parse_facts`): a fact that is missing or malformed is a
 violation that names it, never a crash and never a silent pass. One definition, dumped on one side and validated on
@@ -12,12 +12,13 @@ to their subnets by id in ``subnets``. Importable without Pulumi (pydantic only)
 
 from __future__ import annotations
 
-import re
 from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from .contract import natural_key
+from .errors import HaEndpointError
 from .predicates import (
     LISTENER_RULE_PROTOCOL, MONITOR_RULE_PROTOCOL, AzFinding, MonitoredListener, RouterView, SubnetPath,
     az_loss_findings, zone_routers,
@@ -42,7 +43,7 @@ class SubnetFact(_Fact):
 
 
 class RouterFact(_Fact):
-    """A router on a path a zone depends on (see :func:`ha_endpoint.predicates.zone_routers`)."""
+    """A router on a path a zone depends on (see :func:`ha_endpoint.core.predicates.zone_routers`)."""
 
     id: str
     name: str
@@ -72,7 +73,7 @@ class ZoneFact(_Fact):
     """One availability zone of the endpoint: its load balancer's VIP subnet, floating IP and members."""
 
     az: str
-    backend: str = Field("octavia", description="What serves the zone (ha_endpoint.backend): the pack holds each "
+    backend: str = Field("octavia", description="What serves the zone (ha_endpoint.resources.backend): the pack holds each "
                          "backend's zones to that backend's own rules (e.g. octavia: a load balancer in the AZ).")
     vip_subnet_id: str
     floating_ip: FloatingIpFact
@@ -200,7 +201,7 @@ class EndpointFacts(_Fact):
 
     def az_loss(self) -> list[AzFinding]:
         """For each pair of zones, whether one survives the loss of the other's AZ (the shared rule, said once in
-        :func:`ha_endpoint.predicates.az_loss_findings`; the component refuses the mandatory findings, the pack
+        :func:`ha_endpoint.core.predicates.az_loss_findings`; the component refuses the mandatory findings, the pack
         reports them all)."""
         routers = {key: RouterView(r.id, r.name, tuple(r.az_hints), r.ha, r.distributed, r.external_network_id)
                    for key, r in self.routers.items()}
@@ -227,17 +228,12 @@ class EndpointFacts(_Fact):
         return self.model_dump(by_alias=True, mode="json")
 
 
-def natural_key(text: str) -> list[Any]:
-    """Sort key: numbers in names compared as numbers (az2 before az10)."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
-
-
 def natural_order(mapping: dict[str, Any]) -> dict[str, Any]:
     """``mapping`` with its keys in natural order (the engine hands maps over in any order)."""
     return {key: mapping[key] for key in sorted(mapping, key=natural_key)}
 
 
-class FactsProblem(ValueError):
+class FactsProblem(HaEndpointError, ValueError):
     """The facts an HaEndpoint declared are missing or do not fit :class:`EndpointFacts`: ``problems`` name each."""
 
     def __init__(self, problems: list[str]):

@@ -1,10 +1,20 @@
-"""Errors a user can act on: each names where the problem is (a config key path) and how to fix it."""
+"""The package's errors: one root class, and the errors a user can act on that name where the problem is (a config key
+path) and how to fix it.
+
+Every exception the package raises is a :class:`HaEndpointError` (a caller can catch them all with it): the
+configuration's and the lookups' problems here, the cloud layer's (:mod:`ha_endpoint.cloud.errors`), the readiness
+gates' (:mod:`ha_endpoint.readiness.errors`) and the Kubernetes add-on's.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import pulumi
+
+
+class HaEndpointError(Exception):
+    """The root of every exception of the ha_endpoint package."""
 
 
 @dataclass(frozen=True)
@@ -22,7 +32,7 @@ SHOWN = 20
 """The most problems a message lists; ``problems`` keeps them all."""
 
 
-class ProblemsError(pulumi.RunError):
+class ProblemsError(HaEndpointError, pulumi.RunError):
     """An error that lists problems: a heading with their count, at most :data:`SHOWN` of them, then how many more.
 
     A subclass of ``pulumi.RunError`` so that the Pulumi engine prints the message alone, without a Python

@@ -1,9 +1,9 @@
 """The plan: what the endpoint will build, computed from its arguments and the cloud facts. Pure, no resources.
 
 ``make_plan(args, facts)`` places members, derives every listener, pool, monitor, security-group rule and DNS
-record, names them all through :mod:`ha_endpoint.contract`, and raises :class:`ConfigError` (key path + fix) for the
-problems only the cloud facts reveal: a member address outside its subnet, a member subnet the zone's load
-balancer cannot reach, a brought floating IP on another network. Zones, listeners and members are sorted by their
+record and names them all through :mod:`ha_endpoint.core.contract`. It only plans: the arguments are checked before
+(:mod:`ha_endpoint.core.validation`, and :mod:`ha_endpoint.core.checks` for what the cloud facts reveal; the
+pipeline, :mod:`ha_endpoint.pipeline`, runs them in that order). Zones, listeners and members are sorted by their
 names/ports, so the plan of a reordered configuration is the same plan.
 """
 
@@ -16,11 +16,10 @@ from typing import Any, Iterable, Mapping, Optional
 import pulumi
 
 from . import contract, predicates
-from .args import EndpointArgs, ListenerArgs, MemberArgs, is_output
-from .errors import ConfigError, Problem
+from .args import EndpointArgs, ListenerArgs, MemberArgs, placed_zones, plain
+from .cloud_facts import (CloudFacts, FloatingIpFacts, NetworkFacts, RouterFacts, SubnetFacts, member_address,
+                          member_port, member_subnet)
 from .identity import StackIdentity
-from .lookups import CloudFacts, FloatingIpFacts, NetworkFacts, RouterFacts, ServerFacts, SubnetFacts
-from .validation import DEFAULT_ROOT, check_cloud_facts
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,7 @@ class PollTarget:
     """The cloud the readiness gates and drains poll: the clouds.yaml entry and region of the OpenStack provider the
     endpoint's children use. ``source`` says where it was decided: ``readiness`` (the readiness.cloud/region keys),
     ``stack`` (the stack's ``openstack:cloud``/``openstack:region``, for the default provider) or ``provider`` (the
-    explicit provider's own ``cloud``/``region``, resolved when it is created: see :mod:`ha_endpoint.gate`)."""
+    explicit provider's own ``cloud``/``region``, resolved when it is created: see :mod:`ha_endpoint.resources.gate`)."""
 
     cloud: Optional[str] = None
     region: Optional[str] = None
@@ -51,8 +50,7 @@ class ReadinessPlan:
 @dataclass(frozen=True)
 class MemberSpec:
     """One configured member, resolved: its AZ, address, the subnet that address is on, port id, weight. The address
-    and port of a member given by ``server`` are its server's; ``key`` is what its resources are named by (see
-    :func:`member_key`)."""
+    and port of a member given by ``server`` are its server's."""
 
     name: str
     az: str
@@ -60,7 +58,6 @@ class MemberSpec:
     subnet: SubnetFacts
     port_id: Optional[str]
     weight: int
-    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,7 +79,7 @@ class MonitorPlan:
 class MemberPlan:
     """One member of one pool: a server (``member``) registered with one zone's load balancer on one port.
 
-    ``resource_name`` derives from the address (see :func:`ha_endpoint.contract.member_name`), ``member`` is the
+    ``resource_name`` derives from the address (see :func:`ha_endpoint.core.contract.member_name`), ``member`` is the
     configured name, which becomes the Octavia member's ``name`` property."""
 
     resource_name: str
@@ -149,7 +146,7 @@ class ZonePlan:
     readiness_name: str
     readiness: ReadinessPlan
     preflight: Optional[pulumi.Output] = None
-    """When some inputs are Outputs: fails with every problem once they are known (:mod:`ha_endpoint.deferred`); the
+    """When some inputs are Outputs: fails with every problem once they are known (:mod:`ha_endpoint.pipeline`); the
     zone's load balancer waits for it."""
 
 
@@ -218,7 +215,7 @@ class EndpointPlan:
     security: SecurityPlan
     dns: Optional[DnsPlan]
     tags: tuple[str, ...]
-    """The configured tags and the stack's identity tag (:mod:`ha_endpoint.identity`)."""
+    """The configured tags and the stack's identity tag (:mod:`ha_endpoint.core.identity`)."""
     members: tuple[MemberSpec, ...]
     allowed_cidrs: tuple[str, ...]
     floating_network_id: Optional[str]
@@ -234,16 +231,13 @@ class EndpointPlan:
 UNNAMED_STACK = StackIdentity("ha-endpoint", "unnamed")
 
 
-def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
+def make_plan(args: EndpointArgs, facts: CloudFacts,
               target: PollTarget = PollTarget(), identity: StackIdentity = UNNAMED_STACK,
               preflight: Optional[pulumi.Output] = None) -> EndpointPlan:
     """The plan of ``args`` on the cloud described by ``facts``, its gates polling ``target``, its objects marked as
-    ``identity``'s; :class:`ConfigError` lists every problem. When some inputs are Outputs, ``facts`` holds Outputs
-    for what depends on them, the problems among them are ``preflight``'s to raise, and the load balancers and
-    member ports wait for it (:mod:`ha_endpoint.deferred`)."""
-    problems = [*check_facts(args, facts, root)]
-    if problems:
-        raise ConfigError(problems)
+    ``identity``'s (the checks of :mod:`ha_endpoint.core.checks` passed). When some inputs are Outputs, ``facts``
+    holds Outputs for what depends on them, the problems among them are ``preflight``'s to raise, and the load
+    balancers and member ports wait for it (:mod:`ha_endpoint.pipeline`)."""
     name = args.name
     readiness = ReadinessPlan(args.readiness.require, args.readiness.timeout_seconds,
                               args.readiness.poll_interval_seconds, args.readiness.drain_seconds, target,
@@ -262,8 +256,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT,
         dns = DnsPlan(contract.recordset_name(name), facts.dns_zone_id or "", args.dns.dns_zone, fqdn, args.dns.ttl,
                       args.dns.publish, per_zone, _delete_first(records, facts.published, identity))
     members = tuple(sorted(
-        (MemberSpec(member.name, member.az, member_address(member, facts), member_subnet(args, facts, index),
-                    member_port(member, facts), member.weight, member_key(member))
+        (MemberSpec(member.name, member.az, member_address(member, facts), member_subnet(args, facts, member),
+                    member_port(member, facts), member.weight)
          for index, member in enumerate(args.members)), key=lambda member: member.name))
     return EndpointPlan(name=name, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,
@@ -278,98 +272,6 @@ def member_key(member: MemberArgs) -> str:
     updates the member in place), else ``by-name-<name>`` (an address that is an Output, or a member given by its
     server, is not known when resources are named)."""
     return member.address if isinstance(member.address, str) else f"by-name-{member.name}"
-
-
-def member_address(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
-    """The member's address: as configured, else its server's on the member's subnet."""
-    if member.address is not None:
-        return member.address
-    server = facts.servers.get(member.name)
-    return server.address if server is not None else None
-
-
-def member_port(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
-    """The member's Neutron port: as configured, else its server's port on the member's subnet."""
-    server = facts.servers.get(member.name) if member.server is not None else None
-    return server.port_id if server is not None else member.port
-
-
-def plain(*values: object) -> bool:
-    """Whether every value is known now (no Output of a resource declared beside the component): a rule over values
-    that are not is checked once they are known (:mod:`ha_endpoint.deferred`)."""
-    return not any(is_output(value) for value in values)
-
-
-def member_subnet(args: EndpointArgs, facts: CloudFacts, index: int) -> Optional[SubnetFacts]:
-    """The subnet of ``args.members[index]``: its own ``subnet``, else its zone's VIP subnet."""
-    member = args.members[index]
-    ref = member.subnet or (args.zones[member.az].subnet if member.az in args.zones else None)
-    return facts.subnets.get(ref) if ref is not None else None
-
-
-def placed_zones(args: EndpointArgs, zone: str) -> list[str]:
-    """The zones whose load balancers a member of ``zone`` joins under the configured placement."""
-    return sorted(args.zones) if args.member_placement == "all-zones" else [zone]
-
-
-def check_facts(args: EndpointArgs, facts: CloudFacts, root: str = DEFAULT_ROOT) -> list[Problem]:
-    """Problems that need the cloud facts: addresses vs subnets, reachability, floating IP networks."""
-    problems: list[Problem] = []
-    for index, member in enumerate(args.members):
-        subnet = member_subnet(args, facts, index)
-        path = f"{root}.members[{index}]"
-        server = facts.servers.get(member.name) if member.server is not None else None
-        if server is not None and plain(server.az) and server.az != member.az:
-            problems.append(Problem(f"{path}.az",
-                                    f"member {member.name} is configured in zone {member.az}, but its server "
-                                    f"{server.name} runs in availability zone {server.az or '(none)'}; set az: "
-                                    f"{server.az or '<its AZ>'} (a key of zones), or give a server that runs in "
-                                    f"{member.az}"))
-        address = member_address(member, facts)
-        if subnet is None or not plain(address, subnet.cidr, subnet.network_id, subnet.router_ids):
-            continue
-        if not predicates.address_in_subnet(address, subnet.cidr):
-            problems.append(Problem(f"{path}.address",
-                                    f"address {address} of member {member.name} is outside its subnet "
-                                    f"{subnet.name} ({subnet.cidr}); fix the address, or set members[{index}]."
-                                    "subnet to the subnet the address is on"))
-            continue
-        for az in placed_zones(args, member.az):
-            vip = facts.subnets.get(args.zones[az].subnet)
-            if vip is not None and plain(vip.network_id, vip.router_ids) and \
-                    not predicates.subnets_reach(vip.network_id, vip.router_ids, subnet.network_id,
-                                                 subnet.router_ids):
-                problems.append(Problem(f"{path}.subnet",
-                                        f"member {member.name} on subnet {subnet.name} ({subnet.cidr}) is not "
-                                        f"reachable from zone {az}'s load balancer on subnet {vip.name}: they are "
-                                        "on different networks with no common router; attach both subnets to one "
-                                        "router, or use a member subnet on the zone's network"))
-    for az, zone in sorted(args.zones.items()):
-        vip = facts.subnets.get(zone.subnet)
-        if vip is not None and args.floating_network is None and args.dns is not None and plain(vip.ip_version) \
-                and vip.ip_version != 4:
-            problems.append(Problem(f"{root}.zones.{az}.subnet",
-                                    f"subnet {vip.name} is IPv{vip.ip_version}; an internal endpoint publishes its "
-                                    "VIPs as A records, so give an IPv4 subnet"))
-        brought = facts.floating_ips.get(az)
-        if brought is not None and not plain(brought.port, brought.network_id):
-            continue
-        if brought is not None and brought.port is not None and not brought.port.ours and \
-                not zone.take_over_floating_ip:
-            port = brought.port
-            problems.append(Problem(f"{root}.zones.{az}.floatingIp",
-                                    f"floating IP {brought.address} is associated with port {port.id} (device "
-                                    f"{port.device_id or '-'}, owner {port.device_owner or '-'}); the endpoint would "
-                                    "move it there and take that service down. Bring a free floating IP, or set "
-                                    f"zones.{az}.takeOverFloatingIp: true to move it on purpose"))
-        if brought is not None and facts.floating_network_id and plain(facts.floating_network_id) and \
-                brought.network_id != facts.floating_network_id:
-            problems.append(Problem(f"{root}.zones.{az}.floatingIp",
-                                    f"floating IP {brought.address} belongs to network {brought.network_id}, not to "
-                                    f"floatingNetwork {args.floating_network}; bring an address of "
-                                    f"{args.floating_network} or change floatingNetwork"))
-    problems += check_cloud_facts(args, facts, root)  # what the cloud itself would refuse (validation)
-    return problems
 
 
 def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: ReadinessPlan, identity: StackIdentity,
@@ -407,7 +309,7 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
     members = tuple(sorted(
         (MemberPlan(contract.member_name(name, az, port, member_key(args.members[index])), args.members[index].name,
                     args.members[index].az, member_address(args.members[index], facts),
-                    member_subnet(args, facts, index),
+                    member_subnet(args, facts, args.members[index]),
                     member_port, listener.monitor.port if listener.monitor and listener.monitor.port else None,
                     args.members[index].weight,
                     contract.member_drain_name(name, az, port, member_key(args.members[index])),

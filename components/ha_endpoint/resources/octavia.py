@@ -1,4 +1,4 @@
-"""The Octavia backend: one availability zone served by an Octavia load balancer (see :mod:`ha_endpoint.backend`).
+"""The Octavia backend: one availability zone served by an Octavia load balancer (see :mod:`ha_endpoint.resources.backend`).
 
 Children of the zone: the load balancer (``availability_zone`` = the AZ, VIP on the zone's subnet); per listener a
 listener, a pool, a health monitor and the members the plan placed there; the VIP security-group association; the
@@ -17,12 +17,12 @@ import pulumi
 import pulumi_openstack as openstack
 
 from .backend import ZoneServing
-from .deferred import after_checks
+from ..pipeline.deferred import after_checks
 from .gate import poll_inputs
-from .plan import ListenerPlan, ZonePlan
-from .preview_checks import OCTAVIA
-from .readiness.drain import MemberDrain
-from .readiness.provider import MemberReadiness
+from ..core.plan import ListenerPlan, ZonePlan
+from ..pipeline import OCTAVIA
+from ..readiness.drain import MemberDrain
+from ..readiness.provider import MemberReadiness
 
 
 class OctaviaBackend:

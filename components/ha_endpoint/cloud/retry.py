@@ -1,10 +1,10 @@
 """One retry policy: how every wait and every write of the endpoint retries a failing cloud call.
 
-Which failures are worth retrying is decided once, in :func:`ha_endpoint.readiness.cloud.classify` (HTTP 408, 409 --
+Which failures are worth retrying is decided once, in :func:`ha_endpoint.cloud.connection.classify` (HTTP 408, 409 --
 Octavia's PENDING_* objects are immutable --, 429, 5xx, connection failures and timeouts, a service that cannot be
 discovered or answers something that is not JSON, openstacksdk's generic errors and OS errors are transient; 401
 means re-authenticate, then retry; anything else is reported at once), and raised as the categories of
-:mod:`ha_endpoint.readiness.errors`. This module says how long and how often: a :class:`Backoff`,
+:mod:`ha_endpoint.cloud.errors`. This module says how long and how often: a :class:`Backoff`,
 :func:`reauthenticate` (what a rejected token leads to) and :func:`call_with_retries`, the loop the member drain and
 recovery use; the readiness waiter's poll loop uses the same classification, backoff and re-authentication. Pure:
 clock and sleep are injected.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator, Optional, TypeVar
 
-from .readiness.errors import AuthExpired, ReadinessError, TransientFetchError
+from .errors import AuthExpired, CloudError, TransientFetchError
 
 T = TypeVar("T")
 MAX_AUTH_RETRIES = 3
@@ -54,7 +54,7 @@ class Backoff:
             delay = min(delay * self.factor, self.max_seconds)
 
 
-class RetriesExhausted(ReadinessError):
+class RetriesExhausted(CloudError):
     """The call kept failing transiently until the deadline: ``attempts`` made, ``last`` failure."""
 
     def __init__(self, attempts: int, last: str):
@@ -71,7 +71,7 @@ CREDENTIALS_FIX = (
 """How to fix credentials the cloud refuses: the end of every :class:`CredentialsRefused` message."""
 
 
-class CredentialsRefused(ReadinessError):
+class CredentialsRefused(CloudError):
     """Re-authenticating did not help (or was not possible): the cloud refuses the credentials.
 
     Attributes:

@@ -1,6 +1,6 @@
 """The publication gate: when may a zone's address be published in DNS?
 
-Each zone gets a :class:`ZoneGate` whose ``ready`` output DNS reads (see :mod:`ha_endpoint.dns`): records are computed
+Each zone gets a :class:`ZoneGate` whose ``ready`` output DNS reads (see :mod:`ha_endpoint.resources.dns`): records are computed
 from per-zone ``(published_address, ready)`` pairs, so a zone's address is in DNS only when its gate says so, and the
 records depend on the gate's resource. Backend-independent: it reads only the zone's :class:`ZoneServing`.
 
@@ -19,9 +19,9 @@ from typing import Optional
 
 import pulumi
 
-from . import contract
+from ..core import contract
 from .backend import ZoneServing
-from .plan import PollTarget
+from ..core.plan import PollTarget
 
 
 @dataclass

@@ -1,7 +1,8 @@
-"""What the HaEndpoint declares to its policy pack: the :class:`~ha_endpoint.facts.EndpointFacts` of its plan.
+"""What the HaEndpoint declares to its policy pack: the :class:`~ha_endpoint.core.facts.EndpointFacts` of its plan.
 
 Built from the typed plan alone (the plan already holds the looked-up subnets, the placement and the readiness
-settings), recorded once in the component's outputs under ``facts`` (see :mod:`ha_endpoint.endpoint`).
+settings), recorded once in the component's outputs under ``facts`` (see :mod:`ha_endpoint.resources.endpoint`).
+It only declares: the AZ-loss rule over these facts is :func:`ha_endpoint.core.checks.refuse_az_loss`.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from .facts import (
     DnsFact, EndpointFacts, FloatingIpFact, ListenerFact, MemberFact, MonitorFact, NetworkFact, ReadinessFact,
     RouterFact, RuleFact, SecurityGroupFact, SubnetFact, ZoneFact,
 )
-from .errors import ConfigError, Problem
-from .lookups import SubnetFacts
+from .cloud_facts import SubnetFacts
 from .plan import EndpointPlan, ListenerPlan, RulePlan
 
 
@@ -50,7 +50,7 @@ def endpoint_facts(plan: EndpointPlan, backend: str = "octavia") -> EndpointFact
 
 def layout_facts(plan: EndpointPlan) -> dict[str, Any]:
     """The facts that come from the configuration alone (never from the cloud): known even when some inputs are
-    Outputs not known yet (:mod:`ha_endpoint.deferred` declares them at once)."""
+    Outputs not known yet (:mod:`ha_endpoint.pipeline` declares them at once)."""
     listeners = plan.zones[0].listeners if plan.zones else ()
     return dict(
         name=plan.name,
@@ -67,15 +67,6 @@ def layout_facts(plan: EndpointPlan) -> dict[str, Any]:
                                 poll_interval_seconds=plan.readiness.poll_interval_seconds,
                                 drain_seconds=plan.readiness.drain_seconds),
     )
-
-
-def refuse_az_loss(declared: EndpointFacts, root: str) -> None:
-    """Refuse, before anything is created, a layout where one AZ's loss takes another zone down for certain (the
-    mandatory findings of :meth:`ha_endpoint.facts.EndpointFacts.az_loss`; the pack reports the others)."""
-    problems = [Problem(f"{root}.zones.{finding.zones[0]}.subnet", finding.message)
-                for finding in declared.az_loss() if finding.mandatory]
-    if problems:
-        raise ConfigError(problems)
 
 
 def _subnet(subnet: SubnetFacts) -> SubnetFact:

@@ -19,7 +19,7 @@ from typing import Any, Iterable
 
 from pulumi.runtime import settings
 
-from .errors import ConfigError, Problem
+from ..core.errors import ConfigError, Problem
 
 _CLAIMS: "weakref.WeakKeyDictionary[Any, dict[str, str]]" = weakref.WeakKeyDictionary()
 _UNKEYED: dict[str, str] = {}

@@ -3,10 +3,9 @@
 A program may create its network, subnets, servers, floating IPs or DNS zone in the same stack and hand their
 Outputs to the endpoint (``zones: {az1: {subnet: subnet.id}}``). Resources are named from what is known when the
 component is built, so the plan is made at once, with Outputs where values are not known yet (see
-:func:`structural_facts`). Every rule over those values is checked once they are known, by the same functions as for
-plain values: the resolved arguments are validated (:func:`ha_endpoint.validation.load_endpoint_args`), looked up
-(Octavia's answers and the lookups: :func:`ha_endpoint.preview_checks.ask_the_cloud`) and planned (:func:`ha_endpoint.plan.make_plan`), and the AZ-loss
-rule is applied, inside one Output (:func:`checked_plan`) that fails with every problem. That happens at preview when
+:func:`structural_facts`). Every rule over those values is checked once they are known, by the pipeline itself
+(:func:`ha_endpoint.pipeline.run` over the resolved arguments, :func:`resolved_raw`, inside one Output that fails
+with every problem). That happens at preview when
 the Outputs are known there (resources that exist already), else during ``up`` before any load balancer is created:
 each load balancer, and each member port that gets the members' group, waits for it (:func:`after_checks`); the
 values the plan could not know are taken from it, so everything that uses them waits too. The policy pack gets the
@@ -19,14 +18,11 @@ from typing import Any, Optional
 import pulumi
 from pydantic import BaseModel
 
-from .args import EndpointArgs, is_output
-from .facts import FACTS_VERSION, EndpointFacts
-from .identity import StackIdentity
-from .lookups import CloudFacts, FloatingIpFacts, ServerFacts, SubnetFacts
-from .plan import EndpointPlan, MemberSpec, PollTarget, make_plan
-from .preview_checks import ask_the_cloud
-from .props import endpoint_facts, layout_facts, refuse_az_loss
-from .validation import load_endpoint_args
+from ..core.args import EndpointArgs, is_output
+from ..core.cloud_facts import CloudFacts, FloatingIpFacts, ServerFacts, SubnetFacts
+from ..core.declared import layout_facts
+from ..core.facts import FACTS_VERSION, EndpointFacts
+from ..core.plan import EndpointPlan, MemberSpec
 
 Path = tuple
 """Where an input is inside the arguments: field names, list indexes and map keys (``("zones", "az1", "subnet")``)."""
@@ -70,24 +66,6 @@ def resolved_raw(args: EndpointArgs, values: dict[Path, Any]) -> dict[str, Any]:
         return value
 
     return raw(args, ())
-
-
-def checked_plan(args: EndpointArgs, inputs: list[tuple[Path, pulumi.Output]], root: str,
-                 invoke_opts: Optional[pulumi.InvokeOptions], target: PollTarget, identity: StackIdentity,
-                 backend: str) -> pulumi.Output[EndpointPlan]:
-    """The plan of ``args`` with every deferred input resolved, checked as plain arguments are: it fails (a
-    :class:`ha_endpoint.ConfigError` or :class:`ha_endpoint.CloudLookupError` listing every problem) when they do
-    not check out."""
-    paths = [path for path, _ in inputs]
-
-    def plan_of(values: list[Any]) -> EndpointPlan:
-        resolved = load_endpoint_args(resolved_raw(args, dict(zip(paths, values))), root)
-        plan = make_plan(resolved, ask_the_cloud(resolved, root, invoke_opts, identity, target, backend), root,
-                         target, identity)
-        refuse_az_loss(endpoint_facts(plan, backend), root)
-        return plan
-
-    return pulumi.Output.all(*[output for _, output in inputs]).apply(plan_of)
 
 
 def after_checks(preflight: Optional[pulumi.Output], value: pulumi.Input[Any]) -> pulumi.Input[Any]:
@@ -137,10 +115,9 @@ def structural_facts(args: EndpointArgs, plain: CloudFacts, checked: pulumi.Outp
                    floating_ips=floating_ips, dns_zone_id=dns_zone_id, servers=servers)
 
 
-def declared_facts(checked: pulumi.Output[EndpointPlan], backend: str, plan: EndpointPlan) -> dict[str, Any]:
-    """The facts the policy pack reads (:mod:`ha_endpoint.facts`), from the checked plan, one Output per entry (each
-    zone and member its own): at preview the pack can then name the entries not known yet."""
-    dumped = checked.apply(lambda p: endpoint_facts(p, backend).dump())
+def declared_facts(dumped: pulumi.Output[dict[str, Any]], plan: EndpointPlan) -> dict[str, Any]:
+    """The facts the policy pack reads (:mod:`ha_endpoint.core.facts`), from the checked plan's ``dumped`` facts, one
+    Output per entry (each zone and member its own): at preview the pack can then name the entries not known yet."""
 
     def entry(*keys: str) -> pulumi.Output[Any]:
         return dumped.apply(lambda facts: _get(facts, keys))

@@ -1,6 +1,6 @@
 """The stack program's Kubernetes part: ``ha-endpoint:kubernetes`` -> kubeconfig export (and Cluster API objects).
 
-Called by ``stacks/endpoint_stack.py`` only when the key is set, so that stacks without it never import
+A stack program beside ``stacks/endpoint_stack.py``, which calls it only when the key is set, so that stacks without it never import
 pulumi-kubernetes. :func:`load` runs before the endpoint registers anything (bad input creates nothing);
 :func:`build` after it.
 """
@@ -13,10 +13,10 @@ from typing import Any, Optional
 import pulumi
 from pulumi.runtime.config import is_config_secret
 
-from .access import ClusterAccess, Credentials
-from .cluster_api import ClusterApi
-from .endpoint_ref import EndpointRef
-from .settings import DEFAULT_ROOT, KubernetesSettings, load_kubernetes_settings
+from ha_endpoint.kubernetes.access import ClusterAccess, Credentials
+from ha_endpoint.kubernetes.cluster_api import ClusterApi
+from ha_endpoint.kubernetes.endpoint_ref import EndpointRef
+from ha_endpoint.kubernetes.settings import DEFAULT_ROOT, KubernetesSettings, load_kubernetes_settings
 
 KUBECONFIG_OUTPUT = "kubeconfig"
 CONTROL_PLANE_ENDPOINT_OUTPUT = "controlPlaneEndpoint"

@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, TypeVar
 
 import pulumi
 import pulumi_openstack as openstack
 
-from . import contract, predicates
-from .predicates import RouterView
-from .args import EndpointArgs
-from .errors import CloudLookupError, Problem
-from .identity import StackIdentity
-from .validation import DEFAULT_ROOT
+from ..core import contract, predicates
+from ..core.args import EndpointArgs
+from ..core.cloud_facts import (CloudFacts, FloatingIpFacts, NetworkFacts, PortFacts, RouterFacts, ServerFacts,
+                                SubnetFacts, member_subnet_ref)
+from ..core.errors import CloudLookupError, Problem
+from ..core.identity import StackIdentity
+from ..core.validation import DEFAULT_ROOT
+from .errors import CloudError
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
 ROUTER_PORT_OWNERS = (
     "network:router_interface",
     "network:router_interface_distributed",
@@ -33,98 +33,8 @@ ROUTER_PORT_OWNERS = (
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class SubnetFacts:
-    """A Neutron subnet as the plan needs it: where it is, what addresses it holds, which routers it is on."""
-
-    ref: str
-    id: str
-    name: str
-    cidr: str
-    network_id: str
-    ip_version: int
-    gateway_ip: Optional[str] = None
-    router_ids: tuple[str, ...] = ()
-
-    def contains(self, address: str) -> bool:
-        """True when ``address`` is inside this subnet's CIDR."""
-        return ipaddress.ip_address(address) in ipaddress.ip_network(self.cidr, strict=False)
-
-    def reaches(self, other: "SubnetFacts") -> bool:
-        """True when traffic can flow between the two subnets: same network, or both attached to one router."""
-        return self.network_id == other.network_id or bool(set(self.router_ids) & set(other.router_ids))
-
-
-@dataclass(frozen=True)
-class PortFacts:
-    """The port a brought floating IP is associated with now, and whether it is this endpoint's own VIP port (its
-    security groups include the endpoint's VIP group, tagged with this stack's identity)."""
-
-    id: str
-    device_owner: str
-    device_id: str
-    ours: bool
-
-
-@dataclass(frozen=True)
-class FloatingIpFacts:
-    """An existing (user-brought) floating IP: associated by the component, never created or deleted."""
-
-    address: str
-    id: str
-    network_id: str
-    port_id: Optional[str] = None
-    port: Optional[PortFacts] = None
-
-
-RouterFacts = RouterView
-"""A router on a path the endpoint depends on, as the lookups find it and the AZ-loss rule judges it (one type:
-:class:`ha_endpoint.predicates.RouterView`). ``ha`` and ``distributed`` come from its interface ports' owners
-(``network:ha_router_replicated_interface`` / ``network:router_interface_distributed``), which a project user sees, and
-from the router's own ``distributed`` flag when the credentials show it."""
-
-
-@dataclass(frozen=True)
-class NetworkFacts:
-    """A VIP subnet's network and the AZs Neutron may place it in (``availability_zone_hints``; empty: any)."""
-
-    id: str
-    name: str
-    az_hints: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ServerFacts:
-    """A member given as a server: where Nova placed it, and the port (and address) it serves the endpoint on."""
-
-    id: str
-    name: str
-    az: str
-    port_id: str
-    address: str
-
-
-class LookupProblem(Exception):
+class LookupProblem(CloudError):
     """A lookup found something, but not what the configuration needs; the message says what and how to fix it."""
-
-
-@dataclass(frozen=True)
-class CloudFacts:
-    """Everything the plan reads from the cloud, as plain values (known at preview time). Facts of inputs that are
-    Outputs (resources declared beside the component) are not here: :mod:`ha_endpoint.deferred` looks them up once
-    they are known."""
-
-    subnets: dict[str, SubnetFacts] = field(default_factory=dict)
-    floating_network_id: Optional[str] = None
-    floating_network_name: Optional[str] = None
-    floating_ips: dict[str, FloatingIpFacts] = field(default_factory=dict)
-    dns_zone_id: Optional[str] = None
-    routers: dict[str, RouterFacts] = field(default_factory=dict)
-    networks: dict[str, NetworkFacts] = field(default_factory=dict)
-    servers: dict[str, ServerFacts] = field(default_factory=dict)
-    """Member name -> its server, for members given by ``server``."""
-    published: Optional[dict[str, Optional[str]]] = None
-    """The A recordsets the DNS zone holds already: name -> description (None: not known)."""
 
 
 def invoke_options(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.InvokeOptions]:
@@ -150,7 +60,7 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
     problems: list[Problem] = []
     subnets: dict[str, SubnetFacts] = {}
     for ref, path in _subnet_refs(args, root):
-        if ref in subnets or not isinstance(ref, str):  # an Output: looked up once known (ha_endpoint.deferred)
+        if ref in subnets or not isinstance(ref, str):  # an Output: looked up once known (ha_endpoint.pipeline)
             continue
         facts = _attempt(problems, path, f"subnet '{ref}'", "give the name or id of an existing "
                          "subnet (openstack subnet list)", lambda ref=ref: cloud.subnet(ref))
@@ -158,7 +68,7 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
             subnets[ref] = facts
     servers: dict[str, ServerFacts] = {}
     for index, member in enumerate(args.members):
-        subnet_ref = member.subnet or (args.zones[member.az].subnet if member.az in args.zones else None)
+        subnet_ref = member_subnet_ref(args, member)
         if not isinstance(member.server, str) or not isinstance(subnet_ref, str) or subnet_ref not in subnets or \
                 (member.port is not None and not isinstance(member.port, str)):
             continue
@@ -250,7 +160,7 @@ class _Cloud:
         self._router_ports: dict[str, list[tuple[str, tuple[str, ...], str]]] = {}
 
     def subnet(self, ref: str) -> SubnetFacts:
-        key = {"subnet_id": ref} if _UUID.match(ref) else {"name": ref}
+        key = {"subnet_id": ref} if predicates.is_uuid(ref) else {"name": ref}
         found = openstack.networking.get_subnet(**key, opts=self.opts)
         cidr = str(ipaddress.ip_network(found.cidr, strict=False))
         return SubnetFacts(ref=ref, id=found.id, name=found.name or ref, cidr=cidr, network_id=found.network_id,
@@ -284,7 +194,7 @@ class _Cloud:
         return NetworkFacts(network_id, found.name or network_id, tuple(sorted(found.availability_zone_hints or ())))
 
     def external_network(self, ref: str) -> tuple[str, str]:
-        key = {"network_id": ref} if _UUID.match(ref) else {"name": ref}
+        key = {"network_id": ref} if predicates.is_uuid(ref) else {"name": ref}
         found = openstack.networking.get_network(**key, external=True, opts=self.opts)
         return found.id, found.name or ref
 

@@ -1,9 +1,8 @@
 """HaEndpoint: a highly available multi-AZ API endpoint on OpenStack, as one Pulumi component.
 
-Data flows one way: arguments (:mod:`ha_endpoint.args`, checked by :mod:`ha_endpoint.validation`) -> cloud facts
-(:mod:`ha_endpoint.lookups`, plain invokes, known at preview) -> plan (:mod:`ha_endpoint.plan`, pure) -> resources
-(:mod:`ha_endpoint.security`, :mod:`ha_endpoint.zone`, :mod:`ha_endpoint.dns`) -> outputs. All checks run before the
-component registers itself, so bad input registers nothing. Children inherit the consumer's provider (and the
+Data flows one way: arguments -> the pipeline (:mod:`ha_endpoint.pipeline`: validation, cloud facts and preview
+checks, checks, plan, declared facts) -> resources (:mod:`.security`, :mod:`.zone`, :mod:`.dns`) -> outputs. All
+checks run before the component registers itself, so bad input registers nothing. Children inherit the consumer's provider (and the
 lookups use it too: ``provider``/``providers`` given in ``opts``, or the parent's).
 """
 
@@ -12,20 +11,18 @@ from typing import Optional
 
 import pulumi
 
-from . import contract
-from .args import EndpointArgs
-from .dns import PublishedZone, addresses_output, create_records
-from .lookups import invoke_options
-from .plan import PollTarget, make_plan
-from .props import endpoint_facts, refuse_az_loss
-from .deferred import checked_plan, declared_facts, deferred_inputs, structural_facts
-from .security import attach_member_ports, create_security_groups
-from .errors import ConfigError, Problem
-from .identity import StackIdentity
-from .validation import DEFAULT_ROOT, load_endpoint_args
+from ..cloud.lookups import invoke_options
+from ..core import contract
+from ..core.args import EndpointArgs
+from ..core.errors import ConfigError, Problem
+from ..core.identity import StackIdentity
+from ..core.plan import PollTarget
+from ..core.validation import DEFAULT_ROOT, load_endpoint_args
+from ..pipeline import Context, plan_endpoint
 from .backend import ZoneBackend
+from .dns import PublishedZone, addresses_output, create_records
 from .octavia import OctaviaBackend
-from .preview_checks import ask_the_cloud
+from .security import attach_member_ports, create_security_groups
 from .stack_names import claim
 from .zone import EndpointZone, ZoneOutputs, camel
 
@@ -37,7 +34,7 @@ class HaEndpoint(pulumi.ComponentResource):
     is written ``EndpointArgs`` alone, which is what Pulumi infers the other languages' schema from). Invalid
     input raises :class:`ha_endpoint.ConfigError`; a name the cloud does not know raises
     :class:`ha_endpoint.CloudLookupError`; both before anything is registered. The component's recorded inputs are
-    the resolved cloud facts and a summary of the plan (:mod:`ha_endpoint.props`), read by the policy pack.
+    the resolved cloud facts and a summary of the plan (:mod:`ha_endpoint.core.declared`), read by the policy pack.
     """
 
     fqdn: pulumi.Output[Optional[str]]
@@ -61,24 +58,13 @@ class HaEndpoint(pulumi.ComponentResource):
         ``readiness.cloud``/``readiness.region`` in ``args``) name the clouds.yaml entry and region the readiness
         gates and drains poll; by default the explicit OpenStack provider's own ``cloud``/``region`` when one is
         given in ``opts``, else the stack's ``openstack:cloud``/``openstack:region`` (the default provider's).
-        ``backend`` builds each zone's serving resources (:mod:`ha_endpoint.backend`; Octavia by default)."""
+        ``backend`` builds each zone's serving resources (:mod:`ha_endpoint.resources.backend`; Octavia by default)."""
+        backend = backend or OctaviaBackend()
         args = load_endpoint_args(args, root)
         invoke_opts = invoke_options(opts)
-        identity = StackIdentity(pulumi.get_project(), pulumi.get_stack())
-        target = poll_target(args, invoke_opts, cloud, region, root)
-        backend = backend or OctaviaBackend()
-        facts = ask_the_cloud(args, root, invoke_opts, identity, target, backend.name)  # the plain inputs' facts
-        pending = deferred_inputs(args)
-        if pending:  # Outputs of resources declared beside: checked once known, before any load balancer
-            checked = checked_plan(args, pending, root, invoke_opts, target, identity, backend.name)
-            plan = make_plan(args, structural_facts(args, facts, checked), root, target, identity,
-                             preflight=checked.apply(lambda _: True))
-            declared = declared_facts(checked, backend.name, plan)
-        else:
-            plan = make_plan(args, facts, root, target, identity)
-            checked_facts = endpoint_facts(plan, backend.name)
-            refuse_az_loss(checked_facts, root)
-            declared = checked_facts.dump()
+        context = Context(root, invoke_opts, poll_target(args, invoke_opts, cloud, region, root),
+                          StackIdentity(pulumi.get_project(), pulumi.get_stack()), backend.name)
+        plan, declared = plan_endpoint(args, context)  # every check, before anything is registered
         claim(plan.name, [zone.az for zone in plan.zones], root)  # one endpoint per name in a stack
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
         self.plan = plan
@@ -107,7 +93,7 @@ class HaEndpoint(pulumi.ComponentResource):
             "fqdn": self.fqdn, "ports": self.ports, "addresses": self.addresses, "zones": self.zones,
             "membersSecurityGroupId": self.members_security_group_id,
             "vipSecurityGroupId": self.vip_security_group_id,
-            # What the policy pack checks (ha_endpoint.facts): the engine hands stack policies a component's
+            # What the policy pack checks (ha_endpoint.core.facts): the engine hands stack policies a component's
             # outputs, so the facts are recorded here, once.
             "facts": declared,
         })
@@ -115,7 +101,7 @@ class HaEndpoint(pulumi.ComponentResource):
 
 def poll_target(args: EndpointArgs, invoke_opts: Optional[pulumi.InvokeOptions], cloud: Optional[str],
                 region: Optional[str], root: str = DEFAULT_ROOT) -> PollTarget:
-    """Which cloud the gates and drains poll (see :class:`ha_endpoint.plan.PollTarget`): given explicitly, else the
+    """Which cloud the gates and drains poll (see :class:`ha_endpoint.core.plan.PollTarget`): given explicitly, else the
     explicit provider's, else the stack's."""
     cloud, region = cloud or args.readiness.cloud, region or args.readiness.region
     if cloud:

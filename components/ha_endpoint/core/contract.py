@@ -11,6 +11,8 @@ with the same address created next to the old one (which Octavia refuses with 40
 from __future__ import annotations
 
 import ipaddress
+import re
+from typing import Any
 
 ENDPOINT_TYPE = "haendpoint:index:HaEndpoint"
 ZONE_TYPE = "haendpoint:index:EndpointZone"
@@ -130,3 +132,9 @@ def legacy_member_name(endpoint: str, az: str, port: int, member: str) -> str:
     Member resources carry it as an alias, so a stack deployed with it updates in place instead of creating a second
     member with the same address and port (which Octavia refuses with 409)."""
     return f"{endpoint}-{az}-{port}-member-{member}"
+
+
+def natural_key(text: str) -> list[Any]:
+    """Sort key: numbers in names compared as numbers (az2 before az10, port 6443 before 22623); the component and
+    the policy pack order zones, members and resources by it."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]

@@ -66,7 +66,7 @@ PATTERNS: dict[str, tuple[str, str]] = {
     r"^[A-Za-z0-9][A-Za-z0-9_.-]*$": (
         "may hold letters, digits, '.', '_' and '-' only, and must start with a letter or digit", "member"),
 }
-"""The patterns of :mod:`ha_endpoint.args`, in words, and how to suggest a fixed value."""
+"""The patterns of :mod:`ha_endpoint.core.args`, in words, and how to suggest a fixed value."""
 
 
 def problems_from_pydantic(error: ValidationError, root: str, model: type[BaseModel] = EndpointArgs) -> list[Problem]:

@@ -1,7 +1,7 @@
-"""The endpoint's DNS records in Designate, from :class:`ha_endpoint.plan.DnsPlan`.
+"""The endpoint's DNS records in Designate, from :class:`ha_endpoint.core.plan.DnsPlan`.
 
 ``record.zone`` is one A recordset whose records are the published addresses of the zones whose gate is ready
-(:mod:`ha_endpoint.gate`), sorted; with ``perZoneRecords`` each zone also gets ``record-az.zone`` with its own
+(:mod:`ha_endpoint.resources.gate`), sorted; with ``perZoneRecords`` each zone also gets ``record-az.zone`` with its own
 address. Records depend on the zones' gates, so a zone enters DNS only after it is ready; a removed zone's address
 leaves the recordset (an update) before its load balancer and floating IP are deleted (deletes run last).
 """
@@ -14,8 +14,9 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_openstack as openstack
 
-from .identity import StackIdentity
-from .plan import DnsPlan
+from ..core.identity import StackIdentity
+from ..core.plan import DnsPlan
+from ..core.errors import HaEndpointError
 
 
 @dataclass
@@ -28,7 +29,7 @@ class PublishedZone:
     gate: Optional[pulumi.Resource]
 
 
-class NothingToPublish(pulumi.RunError):
+class NothingToPublish(HaEndpointError, pulumi.RunError):
     """No zone is ready, so there is no address for the record (Designate refuses an empty recordset)."""
 
 

@@ -6,7 +6,7 @@ and so is a TERMINATED_HTTPS listener whose certificate Octavia cannot load from
 OpenStack provider this project runs (pulumi-openstack 3.15.1, terraform-provider-openstack 1.54.1) has no data
 source for either: nothing answers "which AZs does Octavia have" through a provider invoke, and its Barbican data
 sources find containers by name, not by the reference a listener takes. So these two questions are asked with
-openstacksdk, at preview, of the same cloud and region the readiness gates poll (:class:`ha_endpoint.plan.PollTarget`:
+openstacksdk, at preview, of the same cloud and region the readiness gates poll (:class:`ha_endpoint.core.plan.PollTarget`:
 ``readiness.cloud``/``readiness.region``, or the ``cloud``/``region`` the stack program passes to HaEndpoint: the
 stack's ``openstack:cloud``/``openstack:region``), which is the cloud the provider creates the load balancers in.
 
@@ -23,17 +23,20 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Protocol
 
+import openstack.exceptions as os_exc
 import pulumi
 
-from .args import EndpointArgs
-from .errors import Problem
-from .plan import PollTarget
+from ..core.args import EndpointArgs
+from ..core.errors import Problem
+from ..core.plan import PollTarget
+from .connection import connect, describe
+from .errors import CloudError
 
 API_TIMEOUT_SECONDS = 20
 """How long one question to the cloud may take at preview."""
 
 
-class CatalogUnavailable(Exception):
+class CatalogUnavailable(CloudError):
     """The cloud could not be asked; the message says why."""
 
 
@@ -64,7 +67,8 @@ class Catalog(Protocol):
 
 
 class OpenStackCatalog:
-    """The real cloud, through openstacksdk (imported only when asked), one connection per cloud and region."""
+    """The real cloud, through the cloud layer's connection (:func:`ha_endpoint.cloud.connection.connect`), one per
+    cloud and region."""
 
     def __init__(self) -> None:
         self._connections: dict[tuple[Optional[str], Optional[str]], Any] = {}
@@ -84,16 +88,10 @@ class OpenStackCatalog:
                                      "openstack:region) or set readiness.cloud to have it checked at preview")
         key = (cloud, region)
         if key not in self._connections:
-            import openstack
-
-            options: dict[str, Any] = {"api_timeout": API_TIMEOUT_SECONDS}
-            if region:
-                options["region_name"] = region
             try:
-                self._connections[key] = openstack.connect(cloud=cloud, **options) if cloud else \
-                    openstack.connect(**options)
+                self._connections[key] = connect(cloud, region, API_TIMEOUT_SECONDS)
             except Exception as error:
-                raise CatalogUnavailable(_describe(error)) from None
+                raise CatalogUnavailable(describe(error)) from None
         return self._connections[key]
 
     def octavia_azs(self, target: PollTarget) -> list[OctaviaAz]:
@@ -102,11 +100,9 @@ class OpenStackCatalog:
             return [OctaviaAz(az.name, bool(az.is_enabled if az.is_enabled is not None else True))
                     for az in conn.load_balancer.availability_zones()]
         except Exception as error:
-            raise CatalogUnavailable(_describe(error)) from None
+            raise CatalogUnavailable(describe(error)) from None
 
     def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
-        import openstack.exceptions as os_exc
-
         conn = self._connection(target)
         object_id = ref.rstrip("/").rsplit("/", 1)[-1]
         kinds = ["secret"] if "/secrets/" in ref else ["container"] if "/containers/" in ref else \
@@ -122,8 +118,7 @@ class OpenStackCatalog:
         except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
             return None
         except Exception as error:
-            raise CatalogUnavailable(_describe(error)) from None
-
+            raise CatalogUnavailable(describe(error)) from None
 
     def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
         conn = self._connection(target)
@@ -131,13 +126,7 @@ class OpenStackCatalog:
             return {recordset.name: recordset.description for recordset in conn.dns.recordsets(dns_zone_id)
                     if recordset.type == "A"}
         except Exception as error:
-            raise CatalogUnavailable(_describe(error)) from None
-
-
-def _describe(error: BaseException) -> str:
-    from .readiness.cloud import describe
-
-    return describe(error)
+            raise CatalogUnavailable(describe(error)) from None
 
 
 _CATALOG: list[Catalog] = [OpenStackCatalog()]
@@ -203,7 +192,7 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Pro
 
 def published_records(target: PollTarget, dns_zone_id: Optional[str]) -> Optional[dict[str, Optional[str]]]:
     """The A recordsets the endpoint's DNS zone holds already (name -> description), which decide how a record is
-    replaced (:attr:`ha_endpoint.plan.DnsPlan.delete_first`); None when the zone is not known yet or the cloud
+    replaced (:attr:`ha_endpoint.core.plan.DnsPlan.delete_first`); None when the zone is not known yet or the cloud
     cannot be asked (every record is then replaced delete-first, which never meets Designate's 409)."""
     if not dns_zone_id:
         return None

@@ -1,0 +1,426 @@
+"""The HA endpoint's public inputs: the configuration contract, and the schema other languages see.
+
+These classes are the schema of `ha-endpoint:endpoint` in a stack's configuration, the arguments of
+:class:`ha_endpoint.HaEndpoint`, and (through Pulumi's schema inference, ``components/schema.json``) the inputs of
+the component in every other language. So they stay in the shapes Pulumi can infer: enumerations are ``StrEnum``
+(never ``Literal``), a key with a default is ``Optional`` (a null or absent key takes the default), maps are
+``dict[str, T]``, no ``Union`` but ``Optional`` and ``pulumi.Input``. The docstring under each field is its
+description, for pydantic and for the schema alike. No ``from __future__ import annotations`` here: the schema
+inference reads the annotations as objects.
+
+Keys are camelCase in configuration (``floatingNetwork``) and snake_case in Python (``floating_network``); both
+spellings are accepted. Unknown keys are rejected. A ``pulumi.Input[str]`` key (subnets, the floating network,
+brought floating IPs, member addresses, ports and servers, the DNS zone) may be an Output of a resource declared
+beside the component: what is a plain value is checked at once, what is an Output is checked once it is known
+(at preview when it is, else before any load balancer is created; see :mod:`ha_endpoint.pipeline.deferred`). Field-level rules
+(ranges, enums, address syntax) live here; rules that relate several fields live in :mod:`ha_endpoint.core.validation`,
+so that every problem of a configuration is reported at once.
+"""
+
+import ipaddress
+import re
+from contextvars import ContextVar
+from enum import StrEnum
+from typing import Any, ClassVar, Optional
+
+import pulumi
+from pulumi import Output  # noqa: F401  (resolves the forward reference inside pulumi.Input)
+from pulumi.output import T  # noqa: F401  (idem)
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+from . import predicates
+
+
+class LoadBalancerProvider(StrEnum):
+    """Octavia's provider driver for the endpoint's load balancers."""
+
+    AMPHORA = "amphora"
+    """Amphora VMs (every protocol and monitor type)."""
+    OVN = "ovn"
+    """OVN's built-in load balancer: TCP/UDP/SCTP only, SOURCE_IP_PORT only."""
+
+
+class MonitorType(StrEnum):
+    """How a health monitor probes each member."""
+
+    HTTP = "HTTP"
+    HTTPS = "HTTPS"
+    TCP = "TCP"
+    PING = "PING"
+    TLS_HELLO = "TLS-HELLO"
+    UDP_CONNECT = "UDP-CONNECT"
+    SCTP = "SCTP"
+
+
+class ListenerProtocol(StrEnum):
+    """The protocol of a listener and its pool."""
+
+    TCP = "TCP"
+    UDP = "UDP"
+    HTTP = "HTTP"
+    HTTPS = "HTTPS"
+    TERMINATED_HTTPS = "TERMINATED_HTTPS"
+    SCTP = "SCTP"
+
+
+class LbMethod(StrEnum):
+    """How a pool spreads new connections over its members."""
+
+    ROUND_ROBIN = "ROUND_ROBIN"
+    LEAST_CONNECTIONS = "LEAST_CONNECTIONS"
+    SOURCE_IP = "SOURCE_IP"
+    SOURCE_IP_PORT = "SOURCE_IP_PORT"
+
+
+class MemberPlacement(StrEnum):
+    """Which zones' load balancers a member joins."""
+
+    OWN_ZONE = "own-zone"
+    """Its own zone's only (every zone then needs a member)."""
+    ALL_ZONES = "all-zones"
+    """Every zone's."""
+
+
+class PublishMode(StrEnum):
+    """When a zone's address enters the DNS record."""
+
+    WHEN_READY = "when-ready"
+    """Once the zone's members are ready."""
+    BOOTSTRAP = "bootstrap"
+    """Once the zone's load balancer is ACTIVE (for the first control-plane node, which needs the name first)."""
+
+
+class ReadinessRequirement(StrEnum):
+    """What a member must report before its zone counts as ready."""
+
+    ONLINE = "online"
+    """Provisioning ACTIVE and operating ONLINE (NO_MONITOR in a pool without a monitor)."""
+    PROVISIONED = "provisioned"
+    """Provisioning ACTIVE only."""
+
+
+RENAMED_KEYS: ContextVar[Optional[list[str]]] = ContextVar("RENAMED_KEYS", default=None)
+"""Set by :func:`ha_endpoint.core.validation.load_endpoint_args`: collects a notice per old key name used."""
+
+
+def is_output(value: Any) -> bool:
+    """Whether an input is not a plain value yet: an Output (or an awaitable) of a resource declared beside."""
+    return isinstance(value, pulumi.Output) or (value is not None and not isinstance(value, (str, int, float, bool))
+                                                and hasattr(value, "__await__"))
+
+
+def plain(*values: object) -> bool:
+    """Whether every value is known now (no Output of a resource declared beside the component): a rule over values
+    that are not is checked once they are known (:mod:`ha_endpoint.pipeline`)."""
+    return not any(is_output(value) for value in values)
+
+
+def placed_zones(args: "EndpointArgs", zone: str) -> list[str]:
+    """The zones whose load balancers a member of ``zone`` joins under the configured placement."""
+    return sorted(args.zones) if args.member_placement == "all-zones" else [zone]
+
+
+class _Model(BaseModel):
+    """Shared settings: camelCase aliases, snake_case names accepted too, unknown keys forbidden, immutable, the
+    docstring under each field its description, Outputs allowed where a field says ``pulumi.Input``.
+
+    A null value takes the field's default (``_keeps_null`` lists the fields where null means something: it is then
+    kept for validation to judge). Numbers are strict: a boolean or a string is never a number (``port: true`` is
+    refused, not port 1).
+
+    ``_renamed`` maps a key's former name to its name now (one meaning per word: ``az`` is an availability zone,
+    ``dnsZone`` a DNS zone, ``loadBalancerProvider`` Octavia's driver). A former name still works and says what to
+    use instead; giving both is an error."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True, str_strip_whitespace=True,
+        arbitrary_types_allowed=True, use_attribute_docstrings=True,
+    )
+    _renamed: ClassVar[dict[str, str]] = {}
+    _where: ClassVar[str] = ""
+    _keeps_null: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalize(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for old, new in cls._renamed.items():
+            if old not in data:
+                continue
+            snake = re.sub(r"(?<!^)(?=[A-Z])", "_", new).lower()
+            if new in data or snake in data:
+                raise ValueError(f"'{old}' is the former name of '{new}'; give only '{new}'")
+            data[new] = data.pop(old)
+            notices = RENAMED_KEYS.get()
+            if notices is not None:
+                notice = f"{cls._where}{old} is now {cls._where}{new} (same meaning); rename it, the old name will go"
+                if notice not in notices:
+                    notices.append(notice)
+        for key in [key for key, value in data.items() if value is None]:
+            field = cls._field(key)
+            if field is not None and field not in cls._keeps_null:
+                del data[key]
+        return data
+
+    @classmethod
+    def _field(cls, key: str) -> Optional[str]:
+        if key in cls.model_fields:
+            return key
+        return next((name for name, info in cls.model_fields.items() if info.alias == key), None)
+
+
+class MonitorArgs(_Model):
+    """The health monitor of every pool of a listener. Octavia marks a member ONLINE only through it."""
+
+    type: Optional[MonitorType] = MonitorType.TCP
+    """How members are probed (default TCP)."""
+    path: Optional[str] = "/"
+    """HTTP(S) URL path probed (HTTP and HTTPS monitors only)."""
+    expected_codes: Optional[str] = "200"
+    """HTTP status codes counted as healthy, e.g. '200' or '200-204' (HTTP and HTTPS monitors only)."""
+    delay: Optional[int] = Field(5, ge=1, le=3600, strict=True)
+    """Seconds between probes."""
+    timeout: Optional[int] = Field(3, ge=1, le=3600, strict=True)
+    """Seconds a probe may take; must be below delay."""
+    max_retries: Optional[int] = Field(2, ge=1, le=10, strict=True)
+    """Successful probes before a member goes ONLINE."""
+    max_retries_down: Optional[int] = Field(3, ge=1, le=10, strict=True)
+    """Failed probes before a member goes ERROR."""
+    port: Optional[int] = Field(None, ge=1, le=65535, strict=True)
+    """Port probed on each member; defaults to the member port."""
+
+    @field_validator("path")
+    @classmethod
+    def _path_is_a_url_path(cls, value: str) -> str:
+        problem = predicates.url_path_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("expected_codes")
+    @classmethod
+    def _codes_are_status_codes(cls, value: str) -> str:
+        problem = predicates.expected_codes_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+
+class ListenerArgs(_Model):
+    """One port the endpoint serves; each zone's load balancer gets a listener, a pool and a monitor for it."""
+
+    _keeps_null: ClassVar[frozenset[str]] = frozenset({"monitor"})
+
+    port: int = Field(ge=1, le=65535, strict=True)
+    """Port clients connect to on the endpoint."""
+    member_port: Optional[int] = Field(None, ge=1, le=65535, strict=True)
+    """Port the members listen on; defaults to `port`."""
+    protocol: Optional[ListenerProtocol] = ListenerProtocol.TCP
+    """Listener and pool protocol; TCP (the default) passes TLS through."""
+    lb_method: Optional[LbMethod] = None
+    """Pool algorithm; defaults to ROUND_ROBIN (amphora) or SOURCE_IP_PORT (ovn)."""
+    monitor: Optional[MonitorArgs] = Field(default_factory=MonitorArgs)
+    """Health monitor of the listener's pools (default: a TCP monitor); every pool needs one, so null is refused."""
+    certificate_ref: Optional[pulumi.Input[str]] = None
+    """The certificate a TERMINATED_HTTPS listener serves: the reference of a Barbican certificate container (or
+    PKCS12 secret), e.g. https://barbican.example:9311/v1/containers/<uuid>; required for TERMINATED_HTTPS, refused on
+    every other protocol. Octavia's service user must be allowed to read it (openstack acl user add)."""
+
+    @field_validator("certificate_ref")
+    @classmethod
+    def _certificate_is_a_reference(cls, value: Any) -> Any:
+        problem = predicates.certificate_ref_problem(value) if isinstance(value, str) else None
+        if problem:
+            raise ValueError(problem)
+        return value
+
+
+class ZoneArgs(_Model):
+    """One availability zone of the endpoint: where its load balancer's VIP lives."""
+
+    subnet: pulumi.Input[str]
+    """Subnet (name or id) of the zone's load balancer VIP, in this AZ; may be the id of a Subnet declared beside."""
+    floating_ip: Optional[pulumi.Input[str]] = None
+    """An existing floating IP address (IPv4) to associate instead of allocating one; never created or deleted."""
+    take_over_floating_ip: Optional[bool] = False
+    """Let the endpoint move floatingIp from the port it is associated with now (another server or load balancer,
+    which then loses it). Off: such an address is refused at preview."""
+
+    @field_validator("subnet")
+    @classmethod
+    def _subnet_is_named(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value:
+            raise ValueError("give the name or id of the zone's subnet")
+        return value
+
+    @field_validator("floating_ip")
+    @classmethod
+    def _floating_ip_is_ipv4(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            ipaddress.IPv4Address(value)
+        except ValueError:
+            raise ValueError(f"'{value}' is not an IPv4 address; give the address of an existing floating IP") from None
+        return value
+
+
+class MemberArgs(_Model):
+    """A server behind the endpoint, e.g. one Kubernetes control-plane node: by address, or by server."""
+
+    _renamed: ClassVar[dict[str, str]] = {"zone": "az"}
+    _where: ClassVar[str] = "members[]."
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    """Unique member name (letters, digits, '.', '_', '-'): the Octavia member's name."""
+    az: str = Field(min_length=1)
+    """Availability zone the member runs in (a key of `zones`)."""
+    address: Optional[pulumi.Input[str]] = None
+    """The member's IP address on its subnet; taken from `server` when that is given instead."""
+    server: Optional[pulumi.Input[str]] = None
+    """Id of the member's server (an openstack.compute.Instance; Python also takes the Instance itself): its address
+    and port on the member's subnet (or `port`) and its availability zone, which must be `az`, are looked up."""
+    subnet: Optional[pulumi.Input[str]] = None
+    """Subnet (name or id) of the member's address; defaults to its zone's subnet."""
+    port: Optional[pulumi.Input[str]] = None
+    """Neutron port id of the member (with `server`: which of its ports); the members' security group is attached
+    to it."""
+    weight: Optional[int] = Field(1, ge=0, le=256, strict=True)
+    """Share of new connections (0 drains the member)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _server_id(cls, data: Any) -> Any:
+        """Python callers may pass the server resource itself; its ``id`` is what the member needs."""
+        if isinstance(data, dict) and isinstance(data.get("server"), pulumi.CustomResource):
+            data = {**data, "server": data["server"].id}
+        return data
+
+    @field_validator("port")
+    @classmethod
+    def _port_is_an_id(cls, value: Any) -> Any:
+        if isinstance(value, str) and not predicates.is_uuid(value):
+            raise ValueError(f"'{value}' is not a Neutron port id (a UUID such as "
+                             "3f1b2c4d-5e6f-4a1b-9c2d-7e8f9a0b1c2d); give the id of the member's port "
+                             "(openstack port list --server <server>)")
+        return value
+
+    @field_validator("address")
+    @classmethod
+    def _address_is_ip(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            ipaddress.ip_address(value)
+        except ValueError:
+            raise ValueError(f"'{value}' is not an IP address; give the member's IPv4 or IPv6 address on its subnet "
+                             "(e.g. 10.10.1.10), or its server instead") from None
+        return value
+
+    @model_validator(mode="after")
+    def _address_or_server(self) -> "MemberArgs":
+        if self.address is None and self.server is None:
+            raise ValueError(f"member {self.name} has neither address nor server; add address (its IP on its subnet) "
+                             "or server (the id of its server, whose address is looked up)")
+        return self
+
+
+class DnsArgs(_Model):
+    """The endpoint's DNS name in Designate: one A record per published zone, for client-side failover."""
+
+    _renamed: ClassVar[dict[str, str]] = {"zone": "dnsZone"}
+    _where: ClassVar[str] = "dns."
+
+    dns_zone: pulumi.Input[str]
+    """An existing Designate zone, fully qualified with the trailing dot (e.g. 'example.test.'); may be the name of
+    a Zone declared beside."""
+    record: str = Field(min_length=1)
+    """Record name inside the zone, e.g. 'api' -> api.<zone>."""
+    ttl: Optional[int] = Field(30, ge=1, le=86400, strict=True)
+    """Seconds resolvers may cache the record; keep it <= 60 for fast failover."""
+    publish: Optional[PublishMode] = PublishMode.WHEN_READY
+    """when-ready (default): a zone's address is published once its members are ready; bootstrap: once its load
+    balancer is ACTIVE (first control-plane node)."""
+    per_zone_records: Optional[bool] = False
+    """Also publish <record>-<az>.<zone> for each zone."""
+
+    @field_validator("dns_zone")
+    @classmethod
+    def _zone_is_fqdn(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.endswith("."):
+            raise ValueError(f"'{value}' is not fully qualified; write it with its trailing dot: '{value}.'")
+        return value
+
+    @field_validator("record")
+    @classmethod
+    def _record_is_label(cls, value: str) -> str:
+        if value.endswith("."):
+            raise ValueError("give the name inside the zone without a trailing dot, e.g. 'api'")
+        return value
+
+
+class ReadinessArgs(_Model):
+    """How long and for what the endpoint waits before a zone counts as ready."""
+
+    timeout_seconds: Optional[int] = Field(600, ge=1, le=86400, strict=True)
+    """Give up waiting for a zone's members after this long (the update fails, naming every member not ready)."""
+    require: Optional[ReadinessRequirement] = ReadinessRequirement.ONLINE
+    """online (default): provisioning ACTIVE and operating ONLINE; provisioned: ACTIVE only."""
+    poll_interval_seconds: Optional[float] = Field(1.0, gt=0, le=60, strict=True)
+    """Longest pause between two status polls."""
+    stable_polls: Optional[int] = Field(2, ge=1, le=100, strict=True)
+    """A member counts as ready only once it was ready in this many consecutive polls (a flapping member does not)."""
+    drain_seconds: Optional[int] = Field(0, ge=0, le=3600, strict=True)
+    """Grace a removed member keeps with weight 0 before it is deleted."""
+    cloud: Optional[str] = Field(None, min_length=1)
+    """clouds.yaml entry the gates and drains poll; default: the one of the OpenStack provider the endpoint's
+    resources use (the explicit provider's, else openstack:cloud)."""
+    region: Optional[str] = Field(None, min_length=1)
+    """Region the gates and drains poll; default: the provider's region."""
+
+
+class EndpointArgs(_Model):
+    """A highly available endpoint: one Octavia load balancer per availability zone behind one DNS name."""
+
+    _renamed: ClassVar[dict[str, str]] = {"provider": "loadBalancerProvider"}
+
+    name: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+    """Prefix of every resource name: lowercase letters, digits and '-', at most 40 characters."""
+    load_balancer_provider: Optional[LoadBalancerProvider] = LoadBalancerProvider.AMPHORA
+    """Octavia provider driver: amphora (default) or ovn."""
+    floating_network: Optional[pulumi.Input[str]] = None
+    """External network (name or id) for the floating IPs; omit for an internal endpoint (DNS then gets the VIPs)."""
+    allowed_cidrs: Optional[list[str]] = Field(default_factory=lambda: ["0.0.0.0/0"], min_length=1)
+    """Client CIDRs admitted to the listeners (default: everyone)."""
+    zones: dict[str, ZoneArgs]
+    """Availability zone name -> where its load balancer lives; at least two."""
+    listeners: list[ListenerArgs] = Field(min_length=1)
+    """Ports the endpoint serves."""
+    members: Optional[list[MemberArgs]] = Field(default_factory=list)
+    """Servers behind the endpoint."""
+    member_placement: Optional[MemberPlacement] = MemberPlacement.OWN_ZONE
+    """own-zone (default): members join their own zone's load balancer; all-zones: every zone's."""
+    dns: Optional[DnsArgs] = None
+    """DNS name of the endpoint; omit to publish no record."""
+    readiness: Optional[ReadinessArgs] = Field(default_factory=ReadinessArgs)
+    """Readiness gate of each zone."""
+    tags: Optional[list[str]] = Field(default_factory=list)
+    """Tags put on every load balancer, e.g. 'production' (which turns on the policy pack's production rules)."""
+
+    @field_validator("allowed_cidrs")
+    @classmethod
+    def _cidrs_are_networks(cls, values: list[str]) -> list[str]:
+        for value in values:
+            try:
+                ipaddress.ip_network(value, strict=True)
+            except ValueError:
+                try:
+                    network = ipaddress.ip_network(value, strict=False)
+                except ValueError:
+                    raise ValueError(f"'{value}' is not a network in CIDR notation; write e.g. '10.0.0.0/8' (or "
+                                     "'::/0' for every IPv6 client)") from None
+                raise ValueError(f"'{value}' has host bits set; write the network it is in, '{network}'") from None
+        return values

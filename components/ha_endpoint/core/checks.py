@@ -1,0 +1,149 @@
+"""The checks that need the cloud facts, run before the planner (which only plans): every problem at once.
+
+:func:`check_cloud_facts` judges the arguments against what the lookups found (:mod:`ha_endpoint.core.cloud_facts`):
+a member's server in another AZ, an address outside its subnet or one the cloud reserves, a member subnet the zone's
+load balancer cannot reach, a brought floating IP on another network or in use elsewhere, IP versions that do not
+match. :func:`refuse_az_loss` judges the declared facts (:mod:`ha_endpoint.core.declared`): a layout where one AZ's
+loss takes another zone down for certain. Values not known yet (Outputs of resources declared beside the component)
+are skipped here and judged once known (:mod:`ha_endpoint.pipeline`). Every rule is a shared predicate
+(:mod:`ha_endpoint.core.predicates`) where the policy pack decides the same thing.
+"""
+
+from __future__ import annotations
+
+from . import predicates
+from .args import EndpointArgs, placed_zones, plain
+from .cloud_facts import CloudFacts, member_address, member_subnet
+from .errors import ConfigError, Problem
+from .facts import EndpointFacts
+
+
+def check_cloud_facts(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
+    """Every problem of ``args`` that only the cloud ``facts`` reveal, in a stable order."""
+    return [*_placement_problems(args, facts, root), *_refused_by_the_cloud(args, facts, root)]
+
+
+def refuse_az_loss(declared: EndpointFacts, root: str) -> None:
+    """Refuse, before anything is created, a layout where one AZ's loss takes another zone down for certain (the
+    mandatory findings of :meth:`ha_endpoint.core.facts.EndpointFacts.az_loss`; the pack reports the others)."""
+    problems = [Problem(f"{root}.zones.{finding.zones[0]}.subnet", finding.message)
+                for finding in declared.az_loss() if finding.mandatory]
+    if problems:
+        raise ConfigError(problems)
+
+
+def _placement_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
+    """Problems that need the cloud facts: a server in another AZ, addresses vs subnets, reachability, floating IP
+    networks."""
+    problems: list[Problem] = []
+    for index, member in enumerate(args.members):
+        subnet = member_subnet(args, facts, member)
+        path = f"{root}.members[{index}]"
+        server = facts.servers.get(member.name) if member.server is not None else None
+        if server is not None and plain(server.az) and server.az != member.az:
+            problems.append(Problem(f"{path}.az",
+                                    f"member {member.name} is configured in zone {member.az}, but its server "
+                                    f"{server.name} runs in availability zone {server.az or '(none)'}; set az: "
+                                    f"{server.az or '<its AZ>'} (a key of zones), or give a server that runs in "
+                                    f"{member.az}"))
+        address = member_address(member, facts)
+        if subnet is None or not plain(address, subnet.cidr, subnet.network_id, subnet.router_ids):
+            continue
+        if not predicates.address_in_subnet(address, subnet.cidr):
+            problems.append(Problem(f"{path}.address",
+                                    f"address {address} of member {member.name} is outside its subnet "
+                                    f"{subnet.name} ({subnet.cidr}); fix the address, or set members[{index}]."
+                                    "subnet to the subnet the address is on"))
+            continue
+        for az in placed_zones(args, member.az):
+            vip = facts.subnets.get(args.zones[az].subnet)
+            if vip is not None and plain(vip.network_id, vip.router_ids) and \
+                    not predicates.subnets_reach(vip.network_id, vip.router_ids, subnet.network_id,
+                                                 subnet.router_ids):
+                problems.append(Problem(f"{path}.subnet",
+                                        f"member {member.name} on subnet {subnet.name} ({subnet.cidr}) is not "
+                                        f"reachable from zone {az}'s load balancer on subnet {vip.name}: they are "
+                                        "on different networks with no common router; attach both subnets to one "
+                                        "router, or use a member subnet on the zone's network"))
+    for az, zone in sorted(args.zones.items()):
+        vip = facts.subnets.get(zone.subnet)
+        if vip is not None and args.floating_network is None and args.dns is not None and plain(vip.ip_version) \
+                and vip.ip_version != 4:
+            problems.append(Problem(f"{root}.zones.{az}.subnet",
+                                    f"subnet {vip.name} is IPv{vip.ip_version}; an internal endpoint publishes its "
+                                    "VIPs as A records, so give an IPv4 subnet"))
+        brought = facts.floating_ips.get(az)
+        if brought is not None and not plain(brought.port, brought.network_id):
+            continue
+        if brought is not None and brought.port is not None and not brought.port.ours and \
+                not zone.take_over_floating_ip:
+            port = brought.port
+            problems.append(Problem(f"{root}.zones.{az}.floatingIp",
+                                    f"floating IP {brought.address} is associated with port {port.id} (device "
+                                    f"{port.device_id or '-'}, owner {port.device_owner or '-'}); the endpoint would "
+                                    "move it there and take that service down. Bring a free floating IP, or set "
+                                    f"zones.{az}.takeOverFloatingIp: true to move it on purpose"))
+        if brought is not None and facts.floating_network_id and plain(facts.floating_network_id) and \
+                brought.network_id != facts.floating_network_id:
+            problems.append(Problem(f"{root}.zones.{az}.floatingIp",
+                                    f"floating IP {brought.address} belongs to network {brought.network_id}, not to "
+                                    f"floatingNetwork {args.floating_network}; bring an address of "
+                                    f"{args.floating_network} or change floatingNetwork"))
+    return problems
+
+
+def _refused_by_the_cloud(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
+    """What the cloud would refuse that only the looked-up facts reveal: a member address that is its subnet's
+    network, broadcast or gateway address; an allowed CIDR of another IP version than a zone's VIP; a floating IP for
+    a VIP on an IPv6 subnet."""
+    problems: list[Problem] = []
+    subnets = facts.subnets
+    for index, member in enumerate(args.members):
+        subnet = member_subnet(args, facts, member)
+        if subnet is None or not plain(member.address, subnet.cidr, subnet.gateway_ip):
+            continue
+        problem = predicates.member_address_problem(member.address, subnet.cidr, subnet.gateway_ip)
+        if problem:
+            problems.append(Problem(f"{root}.members[{index}].address",
+                                    f"member {member.name}'s address {problem}; give the address of the member's "
+                                    f"server on subnet {subnet.name} ({subnet.cidr})"))
+    problems += _cidr_versions(args, facts, root)
+    for az, zone in sorted(args.zones.items()):
+        vip = subnets.get(zone.subnet) if plain(zone.subnet) else None
+        if vip is None or not plain(vip.ip_version):
+            continue
+        if args.floating_network is not None and vip.ip_version != 4:
+            problems.append(Problem(f"{root}.zones.{az}.subnet",
+                                    f"subnet {vip.name} ({vip.cidr}) is IPv{vip.ip_version}, and floating IPs are "
+                                    "IPv4: Neutron cannot associate one with the zone's VIP; give an IPv4 subnet, "
+                                    "or remove floatingNetwork for an internal endpoint"))
+    return problems
+
+
+def _cidr_versions(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
+    """Each allowed CIDR of another IP version than some zone's VIP: one problem per CIDR, naming those zones."""
+    vips = {az: facts.subnets.get(zone.subnet) for az, zone in sorted(args.zones.items()) if plain(zone.subnet)}
+    vips = {az: vip for az, vip in vips.items() if vip is not None and plain(vip.ip_version, vip.name, vip.cidr)}
+    problems = []
+    for index, cidr in enumerate(args.allowed_cidrs):
+        others = {az: vip for az, vip in vips.items() if predicates.ip_version_problem(cidr, vip.ip_version)}
+        if not others:
+            continue
+        version = next(iter(others.values())).ip_version
+        plural = len(others) > 1
+        vips = (f"the VIP subnet{'s' if plural else ''} of zone{'s' if plural else ''} " +
+                ", ".join(f"{az} ({vip.name}, {vip.cidr})" for az, vip in others.items()) +
+                f" {'are' if plural else 'is'} IPv{version}")
+        given = predicates.parse_network(cidr)
+        if "allowed_cidrs" in args.model_fields_set:
+            problems.append(Problem(f"{root}.allowedCidrs[{index}]",
+                                    f"{cidr} is an IPv{given.version} network, but {vips}: Octavia admits on a "
+                                    f"listener only CIDRs of its VIP's IP version; list IPv{version} client networks "
+                                    "only (one endpoint serves one IP version)"))
+        else:
+            everyone = "::/0" if version == 6 else "0.0.0.0/0"
+            problems.append(Problem(f"{root}.allowedCidrs",
+                                    f"allowedCidrs defaults to {cidr} (IPv{given.version}), but {vips}: Octavia "
+                                    f"refuses a CIDR of another IP version on its listeners; set allowedCidrs to the "
+                                    f"IPv{version} client networks (e.g. ['{everyone}'])"))
+    return problems

@@ -1,0 +1,129 @@
+"""The cloud facts the plan reads: what the lookups (:mod:`ha_endpoint.cloud.lookups`) found, as typed values.
+
+Defined here, below the planner and the checks, so that they read the facts without reaching up to the module that
+asks the cloud. :func:`member_subnet` is the one answer to "which subnet is this member on".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from . import predicates
+from .args import EndpointArgs, MemberArgs
+from .predicates import RouterView
+
+
+@dataclass(frozen=True)
+class SubnetFacts:
+    """A Neutron subnet as the plan needs it: where it is, what addresses it holds, which routers it is on."""
+
+    ref: str
+    id: str
+    name: str
+    cidr: str
+    network_id: str
+    ip_version: int
+    gateway_ip: Optional[str] = None
+    router_ids: tuple[str, ...] = ()
+
+    def contains(self, address: str) -> bool:
+        """True when ``address`` is inside this subnet's CIDR."""
+        return predicates.address_in_subnet(address, self.cidr)
+
+
+@dataclass(frozen=True)
+class PortFacts:
+    """The port a brought floating IP is associated with now, and whether it is this endpoint's own VIP port (its
+    security groups include the endpoint's VIP group, tagged with this stack's identity)."""
+
+    id: str
+    device_owner: str
+    device_id: str
+    ours: bool
+
+
+@dataclass(frozen=True)
+class FloatingIpFacts:
+    """An existing (user-brought) floating IP: associated by the component, never created or deleted."""
+
+    address: str
+    id: str
+    network_id: str
+    port_id: Optional[str] = None
+    port: Optional[PortFacts] = None
+
+
+RouterFacts = RouterView
+"""A router on a path the endpoint depends on, as the lookups find it and the AZ-loss rule judges it (one type:
+:class:`ha_endpoint.core.predicates.RouterView`). ``ha`` and ``distributed`` come from its interface ports' owners
+(``network:ha_router_replicated_interface`` / ``network:router_interface_distributed``), which a project user sees, and
+from the router's own ``distributed`` flag when the credentials show it."""
+
+
+@dataclass(frozen=True)
+class NetworkFacts:
+    """A VIP subnet's network and the AZs Neutron may place it in (``availability_zone_hints``; empty: any)."""
+
+    id: str
+    name: str
+    az_hints: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ServerFacts:
+    """A member given as a server: where Nova placed it, and the port (and address) it serves the endpoint on."""
+
+    id: str
+    name: str
+    az: str
+    port_id: str
+    address: str
+
+
+@dataclass(frozen=True)
+class CloudFacts:
+    """Everything the plan reads from the cloud, as plain values (known at preview time). Facts of inputs that are
+    Outputs (resources declared beside the component) are not here: :mod:`ha_endpoint.pipeline` looks them up once
+    they are known."""
+
+    subnets: dict[str, SubnetFacts] = field(default_factory=dict)
+    floating_network_id: Optional[str] = None
+    floating_network_name: Optional[str] = None
+    floating_ips: dict[str, FloatingIpFacts] = field(default_factory=dict)
+    dns_zone_id: Optional[str] = None
+    routers: dict[str, RouterFacts] = field(default_factory=dict)
+    networks: dict[str, NetworkFacts] = field(default_factory=dict)
+    servers: dict[str, ServerFacts] = field(default_factory=dict)
+    """Member name -> its server, for members given by ``server``."""
+    published: Optional[dict[str, Optional[str]]] = None
+    """The A recordsets the DNS zone holds already: name -> description (None: not known)."""
+
+
+def member_subnet_ref(args: EndpointArgs, member: MemberArgs) -> Any:
+    """The subnet reference (name, id or Output) of ``member``: its own ``subnet``, else its zone's VIP subnet; None
+    when its zone is not configured."""
+    if member.subnet is not None:
+        return member.subnet
+    return args.zones[member.az].subnet if member.az in args.zones else None
+
+
+def member_subnet(args: EndpointArgs, facts: CloudFacts, member: MemberArgs) -> Optional[SubnetFacts]:
+    """The looked-up subnet ``member`` is on (see :func:`member_subnet_ref`; a subnet given as an Output is keyed by
+    that Output); None when it was not looked up."""
+    ref = member_subnet_ref(args, member)
+    return facts.subnets.get(ref) if ref is not None else None
+
+
+def member_address(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
+    """The member's address: as configured, else its server's on the member's subnet."""
+    if member.address is not None:
+        return member.address
+    server = facts.servers.get(member.name)
+    return server.address if server is not None else None
+
+
+def member_port(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
+    """The member's Neutron port: as configured, else its server's port on the member's subnet."""
+    server = facts.servers.get(member.name) if member.server is not None else None
+    return server.port_id if server is not None else member.port
