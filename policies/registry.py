@@ -17,9 +17,9 @@ RULES: list["Rule"] = []
 """Every rule declared so far, in declaration order (the order :mod:`policies.rules` imports them)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Rule:
-    """One policy of the pack, as declared."""
+    """One policy of the pack, as declared (mutable only so that a test can make its check fail)."""
 
     name: str
     description: str

@@ -19,6 +19,7 @@ from ..production import CONFIG as PRODUCTION_CONFIG, config_problem, production
 from ..registry import rule
 from ..stack import endpoints, props
 
+NAME = "ha-endpoint-production-neighbour-rules"
 CONFIG: dict[str, dict[str, Any]] = PRODUCTION_CONFIG
 
 GROUPS = {
@@ -31,7 +32,7 @@ GROUPS = {
 }
 
 
-@rule("ha-endpoint-production-neighbour-rules",
+@rule(NAME,
       "In a production stack no security-group rule declared beside the endpoint opens its VIP or members' "
                "group to 0.0.0.0/0 (or ::/0).",
       config=CONFIG)

@@ -16,10 +16,11 @@ from ..production import CONFIG as PRODUCTION_CONFIG, config_problem, production
 from ..registry import rule
 from ..stack import direct_dependencies, endpoints, props
 
+NAME = "ha-endpoint-production-listener-cidrs"
 CONFIG: dict[str, dict[str, Any]] = PRODUCTION_CONFIG
 
 
-@rule("ha-endpoint-production-listener-cidrs",
+@rule(NAME,
       "In a production stack no listener of the endpoint admits 0.0.0.0/0 (or ::/0).",
       config=CONFIG)
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
