@@ -9,7 +9,7 @@ from __future__ import annotations
 import pulumi_openstack as openstack
 import pytest
 
-from ha_endpoint import contract
+from ha_endpoint.core import contract
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import dev_endpoint
 
@@ -25,7 +25,7 @@ def delete_first(monkeypatch) -> dict[str, bool]:
             seen[resource_name] = bool(opts and opts.delete_before_replace)
             super().__init__(resource_name, *args, opts=opts, **kwargs)
 
-    monkeypatch.setattr("ha_endpoint.dns.openstack.dns.RecordSet", Recording)
+    monkeypatch.setattr("ha_endpoint.resources.dns.openstack.dns.RecordSet", Recording)
     return seen
 
 
