@@ -3,7 +3,10 @@
 # the examples under examples/ that tests run or type-check. Included by the root Makefile.
 #
 #   make schema                regenerate components/schema.json with the real CLI (`pulumi package get-schema`);
-#                              tests/unit/test_packaging.py fails until the checked-in file matches the typed args
+#                              tests/unit/test_packaging.py fails until the checked-in file matches the typed args;
+#                              then `make readme`
+#   make readme                write README.md's configuration table from components/schema.json
+#                              (scripts/config_table.py); tests/unit/test_readme_table.py fails when they differ
 #   make sdk-typescript        generate the TypeScript SDK from components/schema.json into
 #                              examples/typescript/sdks/haendpoint (engine/codegen: ha-gen-sdk-nodejs)
 #   make node-deps             install (or reuse) the pinned npm packages of examples/typescript into the cache
@@ -18,7 +21,7 @@
 
 TS_EXAMPLE := examples/typescript
 
-.PHONY: schema sdk-typescript node-deps typecheck-typescript component-venv
+.PHONY: schema sdk-typescript node-deps typecheck-typescript component-venv readme
 
 COMPONENT_VENV := .venv-component
 COMPONENT_STAMP := $(COMPONENT_VENV)/.installed-$(shell cat components/requirements.txt requirements.txt pyproject.toml | sha1sum | cut -c1-12)
@@ -34,6 +37,10 @@ schema: venv engine
 	. engine/env.sh && pulumi package get-schema ./components >components/schema.json.new
 	mv components/schema.json.new components/schema.json
 	$(PY) -m pytest -q -p no:cacheprovider tests/unit/test_packaging.py -k schema
+	$(MAKE) readme
+
+readme: venv
+	$(PY) scripts/config_table.py --write   # README.md's configuration table, from components/schema.json
 
 sdk-typescript: engine
 	. engine/env.sh && ha-gen-sdk-nodejs -schema components/schema.json -out $(TS_EXAMPLE)/sdks/haendpoint

@@ -1,0 +1,34 @@
+"""The README's configuration table is the one the component's schema gives (scripts/config_table.py): a key, a type,
+a default or a description changed in the typed arguments (and so in components/schema.json) without `make readme`
+fails here, so the README never documents a configuration the component does not take."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import config_table  # noqa: E402
+
+
+def test_the_readme_configuration_table_is_generated_from_the_schema():
+    generated = config_table.table(json.loads(config_table.SCHEMA.read_text()))
+    written = config_table.readme_table(config_table.README.read_text())
+    if written != generated:
+        diff = "\n".join(difflib.unified_diff(written.splitlines(), generated.splitlines(), "README.md",
+                                              "components/schema.json", lineterm=""))
+        raise AssertionError(f"README.md's configuration table is not the schema's; run `make readme`:\n{diff}")
+
+
+def test_every_configuration_key_of_the_schema_has_a_row_and_a_meaning():
+    schema = json.loads(config_table.SCHEMA.read_text())
+    rows = list(config_table.rows(schema))
+    keys = [key for key, *_ in rows]
+    assert {"name", "zones", "zones.<az>.subnet", "listeners[].port", "listeners[].monitor.type", "members[].az",
+            "dns.ttl", "readiness.timeoutSeconds"} <= set(keys)
+    assert len(keys) == len(set(keys)) and all(meaning for *_, meaning in rows)
+    assert dict((key, value) for key, _, _, value, _ in rows)["dns.ttl"] == "`30`"
