@@ -49,3 +49,8 @@ def rule(name: str, description: str, *, enforcement: str = "mandatory", severit
         return check
 
     return register
+
+
+def whole_number(default: int, description: str, minimum: int = 1) -> dict[str, Any]:
+    """The JSON schema of a rule's whole-number setting (``config`` of :func:`rule`)."""
+    return {"type": "integer", "minimum": minimum, "default": default, "description": description}

@@ -1,10 +1,10 @@
 """The stack as the pack sees it: each HaEndpoint with its children, their zones, and who depends on whom.
 
-Resources are recognised by the shared naming contract (:mod:`ha_endpoint.core.contract`): type tokens, and names derived
-from the endpoint name, the zone and the listener port. A child's zone comes from its EndpointZone ancestor, or else
-from its name (``<endpoint>-<zone>-...``). Relations come from what the engine knows at preview: parents,
-dependencies and property dependencies (a member's ``poolId`` is unknown before the pool exists, but the engine
-already knows the member's ``poolId`` depends on that pool).
+Resources are recognised by the shared naming contract (:mod:`ha_endpoint.core.contract`): type tokens, and names
+derived from the endpoint name, the zone and the listener port. A child's zone comes from its EndpointZone ancestor, or
+else from its name (``<endpoint>-<zone>-...``). Relations come from what the engine knows at preview: parents,
+dependencies and property dependencies (a member's ``poolId`` is unknown before the pool exists, but the engine already
+knows the member's ``poolId`` depends on that pool).
 
 Anything with ``resource_type``, ``name``, ``urn``, ``props``, ``parent``, ``dependencies`` and
 ``property_dependencies`` (e.g. ``pulumi_policy.PolicyResource``) is a resource here.
@@ -13,7 +13,7 @@ Anything with ``resource_type``, ``name``, ``urn``, ``props``, ``parent``, ``dep
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from ha_endpoint.core import contract
 from ha_endpoint.core.contract import natural_key
@@ -171,3 +171,11 @@ def endpoints(resources: Iterable[Any]) -> list[Endpoint]:
                 found[id(ancestor)].children.append(resource)
                 break
     return ordered
+
+
+def judged(resources: Iterable[Any]) -> Iterator[tuple[Endpoint, EndpointFacts]]:
+    """Each HaEndpoint whose declared facts are usable, with them (the others are ha-endpoint-declared-facts' and
+    ha-endpoint-facts-known-at-preview's to report)."""
+    for endpoint in endpoints(resources):
+        if endpoint.facts is not None:
+            yield endpoint, endpoint.facts

@@ -1,7 +1,7 @@
 """The stack program's Kubernetes part: ``ha-endpoint:kubernetes`` -> kubeconfig export (and Cluster API objects).
 
-A stack program beside ``stacks/endpoint_stack.py``, which calls it only when the key is set, so that stacks without it never import
-pulumi-kubernetes. :func:`load` runs before the endpoint registers anything (bad input creates nothing);
+A stack program beside ``stacks/endpoint_stack.py``, which calls it only when the key is set, so that stacks without it
+never import pulumi-kubernetes. :func:`load` runs before the endpoint registers anything (bad input creates nothing);
 :func:`build` after it.
 """
 

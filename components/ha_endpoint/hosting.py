@@ -35,6 +35,7 @@ from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2_grpc
 
 from .readiness import hosted
+from .resources.endpoint import HaEndpoint
 
 
 class EndpointProvider(ComponentProvider):
@@ -51,8 +52,6 @@ class EndpointProvider(ComponentProvider):
 
 def endpoint_provider() -> EndpointProvider:
     """The package's provider: HaEndpoint under the package name of its type token, the distribution's version."""
-    from .resources.endpoint import HaEndpoint
-
     return EndpointProvider([HaEndpoint], hosted.PACKAGE, version=distribution_version("ha-endpoint"))
 
 

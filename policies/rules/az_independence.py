@@ -9,14 +9,13 @@ from typing import Any
 
 from ..model import Violation
 from ..registry import rule
-from ..stack import endpoints
+from ..stack import judged
 
 
 def findings(resources: list[Any], mandatory: bool) -> list[Violation]:
     """The AZ-loss findings of every endpoint whose facts are usable, mandatory or advisory ones."""
     return [Violation(f"endpoint {endpoint.name}: {finding.message}", endpoint.resource.urn)
-            for endpoint in endpoints(resources) if endpoint.facts is not None
-            for finding in endpoint.facts.az_loss() if finding.mandatory is mandatory]
+            for endpoint, facts in judged(resources) for finding in facts.az_loss() if finding.mandatory is mandatory]
 
 
 @rule("ha-endpoint-az-independence",

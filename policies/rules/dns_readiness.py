@@ -13,16 +13,15 @@ from ha_endpoint.core import contract
 
 from ..model import Violation
 from ..registry import rule
-from ..stack import endpoints, transitive_dependencies
+from ..stack import judged, transitive_dependencies
 
 
 @rule("ha-endpoint-dns-readiness-gate",
       "Under publish when-ready, each zone's DNS records depend on that zone's readiness resource.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
-    for endpoint in endpoints(resources):
-        facts = endpoint.facts
-        if facts is None or facts.dns is None or facts.publish != "when-ready":
+    for endpoint, facts in judged(resources):
+        if facts.dns is None or facts.publish != "when-ready":
             continue
         published = list(facts.zones)
         for zone in published:

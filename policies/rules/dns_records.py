@@ -16,16 +16,13 @@ from ha_endpoint.core import contract
 
 from ..model import Violation, fully_known, join
 from ..registry import rule
-from ..stack import direct_dependencies, endpoints, props
+from ..stack import direct_dependencies, judged, props
 
 
 @rule("ha-endpoint-dns-records", "The endpoint's A record lists exactly the addresses of its published zones.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
-    for endpoint in endpoints(resources):
-        facts = endpoint.facts
-        if facts is None:
-            continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
+    for endpoint, facts in judged(resources):
         recordsets = endpoint.of_type(contract.RECORDSET_TYPE)
         if facts.dns is None:
             for recordset in recordsets:

@@ -11,16 +11,11 @@ from typing import Any, Optional
 from ha_endpoint.core import contract
 
 from ..model import UNKNOWN, Violation, as_int
-from ..registry import rule
+from ..registry import rule, whole_number
 from ..stack import under_endpoint
 
 RESOURCE_TYPES = (contract.RECORDSET_TYPE,)
-CONFIG: dict[str, dict[str, Any]] = {
-    "maxTtl": {
-        "type": "integer", "minimum": 1, "default": 60,
-        "description": "Largest TTL, in seconds, of the endpoint's DNS records.",
-    },
-}
+CONFIG = {"maxTtl": whole_number(60, "Largest TTL, in seconds, of the endpoint's DNS records.")}
 
 
 @rule("ha-endpoint-dns-ttl",

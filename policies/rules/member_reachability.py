@@ -14,17 +14,14 @@ from ha_endpoint.core.facts import EndpointFacts, MemberFact
 
 from ..model import Violation
 from ..registry import rule
-from ..stack import Endpoint, endpoints, props
+from ..stack import Endpoint, judged, props
 
 
 @rule("ha-endpoint-member-reachability",
       "Each member's address lies in its subnet, and that subnet is routable from its zone's VIP subnet.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
-    for endpoint in endpoints(resources):
-        facts = endpoint.facts
-        if facts is None:
-            continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
+    for endpoint, facts in judged(resources):
         urn = endpoint.resource.urn
         for member in facts.members.values():
             subnet = facts.subnet(member.subnet_id)

@@ -13,17 +13,14 @@ from ha_endpoint.core import contract, predicates
 
 from ..model import UNKNOWN, Violation, as_int
 from ..registry import rule
-from ..stack import direct_dependencies, endpoints, props
+from ..stack import direct_dependencies, judged, props
 
 
 @rule("ha-endpoint-member-security-group",
       "The members' security group admits each zone's VIP subnet on every member and health-monitor port.")
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
-    for endpoint in endpoints(resources):
-        facts = endpoint.facts
-        if facts is None:
-            continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
+    for endpoint, facts in judged(resources):
         urn = endpoint.resource.urn
         group_name = contract.members_secgroup_name(endpoint.name)
         group = endpoint.named(group_name, contract.SECGROUP_TYPE)

@@ -11,15 +11,10 @@ from typing import Any
 from ha_endpoint.core import contract
 
 from ..model import Violation, as_int, join
-from ..registry import rule
-from ..stack import direct_dependencies, endpoints, props
+from ..registry import rule, whole_number
+from ..stack import direct_dependencies, judged, props
 
-CONFIG: dict[str, dict[str, Any]] = {
-    "minMembersPerZone": {
-        "type": "integer", "minimum": 1, "default": 1,
-        "description": "Members each zone's pools need under own-zone placement.",
-    },
-}
+CONFIG = {"minMembersPerZone": whole_number(1, "Members each zone's pools need under own-zone placement.")}
 
 
 @rule("ha-endpoint-member-zones",
@@ -28,11 +23,8 @@ CONFIG: dict[str, dict[str, Any]] = {
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     minimum = as_int(config.get("minMembersPerZone")) or 1
     violations: list[Violation] = []
-    for endpoint in endpoints(resources):
+    for endpoint, facts in judged(resources):
         urn = endpoint.resource.urn
-        facts = endpoint.facts
-        if facts is None:
-            continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
         for member in facts.members.values():
             if member.az not in facts.zones:
                 violations.append(Violation(

@@ -11,15 +11,10 @@ from typing import Any
 from ha_endpoint.core import contract
 
 from ..model import Violation, as_int, join
-from ..registry import rule
+from ..registry import rule, whole_number
 from ..stack import endpoints, props
 
-CONFIG: dict[str, dict[str, Any]] = {
-    "minZones": {
-        "type": "integer", "minimum": 1, "default": 2,
-        "description": "Distinct availability zones the endpoint must span.",
-    },
-}
+CONFIG = {"minZones": whole_number(2, "Distinct availability zones the endpoint must span.")}
 
 
 @rule("ha-endpoint-min-zones",

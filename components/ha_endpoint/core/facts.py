@@ -1,9 +1,9 @@
 """The endpoint's declared facts: one typed model of what the component hands its policy pack.
 
-The component builds an :class:`EndpointFacts` from its plan (:func:`ha_endpoint.core.declared.endpoint_facts`) and records
-it once, as the ``facts`` output of the ``haendpoint:index:HaEndpoint`` resource (plain values, known at preview,
-camelCase keys). The pack validates the same model (:func:`parse_facts`): a fact that is missing or malformed is a
-violation that names it, never a crash and never a silent pass. One definition, dumped on one side and validated on
+The component builds an :class:`EndpointFacts` from its plan (:func:`ha_endpoint.core.declared.endpoint_facts`) and
+records it once, as the ``facts`` output of the ``haendpoint:index:HaEndpoint`` resource (plain values, known at
+preview, camelCase keys). The pack validates the same model (:func:`parse_facts`): a fact that is missing or malformed
+is a violation that names it, never a crash and never a silent pass. One definition, dumped on one side and validated on
 the other; ``FACTS_VERSION`` changes when the shape does.
 
 Compact by construction (an endpoint with 20 zones x 500 members declares each subnet once): members and zones refer

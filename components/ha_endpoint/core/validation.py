@@ -1,12 +1,12 @@
 """Turn raw configuration into :class:`EndpointArgs`, or into every problem it has, each with its fix.
 
 Pure functions: nothing here talks to a cloud or registers a resource. Field-level rules come from pydantic
-(:mod:`ha_endpoint.core.args`, its errors reworded by :mod:`ha_endpoint.core.messages`); the rules that relate fields to each
-other are the ``_check_*`` functions below, and :func:`check_cloud_facts` holds those that need the looked-up subnets
-(:mod:`ha_endpoint.core.checks` now: run before the planner, for plain inputs at once and for Outputs once they
-are known). Every rule is a shared
-predicate (:mod:`ha_endpoint.core.predicates`) where the policy pack decides the same thing. A value that is not plain yet
-(an Output of a resource declared beside the component) is skipped here and checked once known.
+(:mod:`ha_endpoint.core.args`, its errors reworded by :mod:`ha_endpoint.core.messages`); the rules that relate fields to
+each other are the ``_check_*`` functions below; those that need the looked-up cloud facts are
+:mod:`ha_endpoint.core.checks`'s (run before the planner, for plain inputs at once and for Outputs once they are
+known). Every rule is a shared predicate (:mod:`ha_endpoint.core.predicates`) where the policy pack decides the same
+thing. A value that is not plain yet (an Output of a resource declared beside the component) is skipped here and checked
+once known.
 """
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ def plan_endpoint(args: EndpointArgs, context: Context) -> tuple[EndpointPlan, d
     paths = [path for path, _ in pending]
     checked = pulumi.Output.all(*[output for _, output in pending]).apply(
         lambda values: run(resolved_raw(args, dict(zip(paths, values))), context))
-    checked_plan_ = checked.apply(lambda planned: planned.plan)
-    plan = checked_plan(args, structural_facts(args, facts, checked_plan_), context,
+    resolved_plan = checked.apply(lambda planned: planned.plan)
+    plan = checked_plan(args, structural_facts(args, facts, resolved_plan), context,
                         preflight=checked.apply(lambda _: True))
     return plan, declared_facts(checked.apply(lambda planned: planned.facts.dump()), plan)

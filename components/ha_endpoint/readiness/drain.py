@@ -13,7 +13,6 @@ default 300), ``cloud`` (optional clouds.yaml entry). Create/update/read make no
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -28,7 +27,7 @@ from .target import CloudTarget, StackConfigured, resolve
 from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
 from .errors import AuthFailed, ReadinessError
 from .inputs import InputError, positive_number, without_provider
-from .provider import REPORTED, stale_reference
+from .provider import REPORTED, _now, _sleep, stale_reference  # one clock and sleep (tests replace them here)
 
 DEFAULT_DRAIN_TIMEOUT_SECONDS = 300.0
 
@@ -84,14 +83,6 @@ def drain_member(
     if drained and drain_seconds > 0:
         sleep(drain_seconds)
     return DrainResult(drained, attempts.count, clock() - start)
-
-
-def _now() -> float:
-    return time.monotonic()
-
-
-def _sleep(seconds: float) -> None:
-    time.sleep(seconds)
 
 
 def _drain_seconds(props: dict[str, Any]) -> float:

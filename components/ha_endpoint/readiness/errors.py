@@ -2,11 +2,12 @@
 
 The signals a status source raises and the waiter handles are the cloud layer's
 (:class:`ha_endpoint.cloud.errors.TransientFetchError`, retried within the deadline, and
-:class:`ha_endpoint.cloud.errors.AuthExpired`, re-authenticate then retry). Failures the gate reports (subclasses of :class:`ReadinessError`): :class:`MemberFailed` (a member's provisioning
-  is in ERROR, terminal), :class:`MemberGone` (a member was deleted behind the stack's back: missing from its pool's
-  member list, or PENDING_DELETE), :class:`ReadinessTimeout` (the deadline passed; names every member not ready),
-  :class:`FetchFailed` (a status fetch failed in a way retrying cannot fix, e.g. 403 or the pool is gone) and
-  :class:`AuthFailed` (re-authentication was refused or did not help).
+:class:`ha_endpoint.cloud.errors.AuthExpired`, re-authenticate then retry). Failures the gate reports (subclasses of
+:class:`ReadinessError`): :class:`MemberFailed` (a member's provisioning is in ERROR, terminal), :class:`MemberGone` (a
+member was deleted behind the stack's back: missing from its pool's member list, or PENDING_DELETE),
+:class:`ReadinessTimeout` (the deadline passed; names every member not ready), :class:`FetchFailed` (a status fetch
+failed in a way retrying cannot fix, e.g. 403 or the pool is gone) and :class:`AuthFailed` (re-authentication was
+refused or did not help).
 """
 
 from __future__ import annotations

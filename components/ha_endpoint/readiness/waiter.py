@@ -9,11 +9,11 @@ gate in a lucky poll. Polls start on a steady cadence (the time a poll takes is 
 the gate opens at most ``stable_polls`` intervals after the last member becomes ready for good. The last poll happens
 at the deadline itself, so no chance is lost to a long sleep.
 
-Fetch failures: :class:`~ha_endpoint.cloud.errors.TransientFetchError` is counted and retried within the deadline (a failed poll
-neither counts towards nor breaks a member's streak of ready polls); :class:`~ha_endpoint.cloud.errors.AuthExpired` re-authenticates
-(:func:`ha_endpoint.cloud.retry.reauthenticate`, the one policy for rejected tokens) and retries at once; a refused
-re-authentication fails with :class:`~.errors.AuthFailed`; any other exception propagates unchanged (the cloud layer
-turns terminal failures into :class:`~.errors.FetchFailed`).
+Fetch failures: :class:`~ha_endpoint.cloud.errors.TransientFetchError` is counted and retried within the deadline (a
+failed poll neither counts towards nor breaks a member's streak of ready polls);
+:class:`~ha_endpoint.cloud.errors.AuthExpired` re-authenticates (:func:`ha_endpoint.cloud.retry.reauthenticate`, the one
+policy for rejected tokens) and retries at once; a refused re-authentication fails with :class:`~.errors.AuthFailed`;
+any other exception propagates unchanged (the cloud layer turns terminal failures into :class:`~.errors.FetchFailed`).
 """
 
 from __future__ import annotations

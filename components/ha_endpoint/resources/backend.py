@@ -3,10 +3,10 @@
 A backend turns a zone's plan (:class:`ha_endpoint.core.plan.ZonePlan`) into resources parented to that zone and hands
 back a :class:`ZoneServing`: the address DNS publishes for the zone, the resource that exists once the zone can take
 traffic at all (what ``bootstrap`` publication waits for), the zone's readiness resource (named
-``contract.readiness_name``; what ``when-ready`` publication waits for) and its verdict, and the zone's outputs.
-DNS (:mod:`ha_endpoint.resources.dns`), the publication gate (:mod:`ha_endpoint.resources.gate`) and the pack's generic rules use only
-this. Octavia (:mod:`ha_endpoint.resources.octavia`) is the backend here; another (a VIP port with keepalived per AZ, for
-clouds without Octavia) is a class with the same ``serve``.
+``contract.readiness_name``; what ``when-ready`` publication waits for) and its verdict, and the zone's outputs. DNS
+(:mod:`ha_endpoint.resources.dns`), the publication gate (:mod:`ha_endpoint.resources.gate`) and the pack's generic
+rules use only this. Octavia (:mod:`ha_endpoint.resources.octavia`) is the backend here; another (a VIP port with
+keepalived per AZ, for clouds without Octavia) is a class with the same ``serve``.
 """
 
 from __future__ import annotations

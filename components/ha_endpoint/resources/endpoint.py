@@ -1,8 +1,8 @@
 """HaEndpoint: a highly available multi-AZ API endpoint on OpenStack, as one Pulumi component.
 
-Data flows one way: arguments -> the pipeline (:mod:`ha_endpoint.pipeline`: validation, cloud facts and preview
-checks, checks, plan, declared facts) -> resources (:mod:`.security`, :mod:`.zone`, :mod:`.dns`) -> outputs. All
-checks run before the component registers itself, so bad input registers nothing. Children inherit the consumer's provider (and the
+Data flows one way: arguments -> the pipeline (:mod:`ha_endpoint.pipeline`: validation, cloud facts and preview checks,
+checks, plan, declared facts) -> resources (:mod:`.security`, :mod:`.zone`, :mod:`.dns`) -> outputs. All checks run
+before the component registers itself, so bad input registers nothing. Children inherit the consumer's provider (and the
 lookups use it too: ``provider``/``providers`` given in ``opts``, or the parent's).
 """
 

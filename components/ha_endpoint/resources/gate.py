@@ -1,8 +1,8 @@
 """The publication gate: when may a zone's address be published in DNS?
 
-Each zone gets a :class:`ZoneGate` whose ``ready`` output DNS reads (see :mod:`ha_endpoint.resources.dns`): records are computed
-from per-zone ``(published_address, ready)`` pairs, so a zone's address is in DNS only when its gate says so, and the
-records depend on the gate's resource. Backend-independent: it reads only the zone's :class:`ZoneServing`.
+Each zone gets a :class:`ZoneGate` whose ``ready`` output DNS reads (see :mod:`ha_endpoint.resources.dns`): records are
+computed from per-zone ``(published_address, ready)`` pairs, so a zone's address is in DNS only when its gate says so,
+and the records depend on the gate's resource. Backend-independent: it reads only the zone's :class:`ZoneServing`.
 
 * ``when-ready`` (default): DNS depends on the zone's readiness resource (for Octavia a ``MemberReadiness`` that
   waits until every member of every pool is ready as ``readiness.require`` says).

@@ -1,4 +1,5 @@
-"""The Octavia backend: one availability zone served by an Octavia load balancer (see :mod:`ha_endpoint.resources.backend`).
+"""The Octavia backend: one availability zone served by an Octavia load balancer (see
+:mod:`ha_endpoint.resources.backend`).
 
 Children of the zone: the load balancer (``availability_zone`` = the AZ, VIP on the zone's subnet); per listener a
 listener, a pool, a health monitor and the members the plan placed there; the VIP security-group association; the

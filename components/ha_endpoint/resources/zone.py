@@ -1,8 +1,9 @@
 """One availability zone of the endpoint: :class:`EndpointZone`, built from a :class:`ha_endpoint.core.plan.ZonePlan`.
 
-The zone hands its plan to a backend (:mod:`ha_endpoint.resources.backend`; Octavia by default, :mod:`ha_endpoint.resources.octavia`),
-which creates what serves the zone under it, and decides from what the backend yields whether the zone may be
-published in DNS (:mod:`ha_endpoint.resources.gate`): ``ready`` and ``published_address`` are what DNS reads.
+The zone hands its plan to a backend (:mod:`ha_endpoint.resources.backend`; Octavia by default,
+:mod:`ha_endpoint.resources.octavia`), which creates what serves the zone under it, and decides from what the backend
+yields whether the zone may be published in DNS (:mod:`ha_endpoint.resources.gate`): ``ready`` and ``published_address``
+are what DNS reads.
 """
 
 

@@ -1,0 +1,69 @@
+"""The package's folders are its layers, and no import runs back up one: ``core`` (pure) <- ``cloud`` (asks
+OpenStack) <- ``pipeline`` (arguments to a checked plan) <- ``readiness`` (the gates' dynamic providers) <-
+``resources`` (the component) <- ``kubernetes`` (the add-on) <- the package's entry points (``__init__``,
+``hosting``, the documented ``args``). Imports happen when a module loads: the one import inside a function is
+``ha_endpoint.HaEndpoint``'s, so that the pack loads the arguments and the contract without the resource code."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "components" / "ha_endpoint"
+LAYERS = ["core", "cloud", "pipeline", "readiness", "resources", "kubernetes", "top"]
+LAZY = {("ha_endpoint", "ha_endpoint.resources.endpoint")}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer(module: str) -> int:
+    part = module.split(".")[1] if module.count(".") else "top"
+    return LAYERS.index(part if part in LAYERS else "top")
+
+
+def imports(path: Path) -> list[tuple[str, bool]]:
+    """The ha_endpoint modules ``path`` imports, and whether the import is inside a function."""
+    module = module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree = ast.parse(path.read_text())
+    top = {id(node) for node in tree.body}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            if base.split(".")[0] != "ha_endpoint":
+                continue
+            targets = [f"{base}.{alias.name}" if (PACKAGE.parent / f"{base}.{alias.name}".replace(".", "/")).exists()
+                       or (PACKAGE.parent / (f"{base}.{alias.name}".replace(".", "/") + ".py")).exists() else base
+                       for alias in node.names]
+            found += [(target, id(node) not in top) for target in targets]
+        elif isinstance(node, ast.Import):
+            found += [(alias.name, id(node) not in top) for alias in node.names
+                      if alias.name.split(".")[0] == "ha_endpoint"]
+    return found
+
+
+def test_no_import_runs_back_up_a_layer():
+    upward = [f"{module_name(path)} imports {target}" for path in sorted(PACKAGE.rglob("*.py"))
+              for target, _ in imports(path) if layer(target) > layer(module_name(path))]
+    assert upward == []
+
+
+def test_modules_import_what_they_need_when_they_load():
+    lazy = {(module_name(path), target) for path in sorted(PACKAGE.rglob("*.py"))
+            for target, inside in imports(path) if inside}
+    assert lazy == LAZY
+
+
+def test_the_core_imports_neither_pulumi_resources_nor_openstack():
+    for path in sorted((PACKAGE / "core").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+        assert not {name for name in names if name.split(".")[0] in ("pulumi_openstack", "openstack")}, path
