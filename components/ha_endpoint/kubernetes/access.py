@@ -17,9 +17,9 @@ from typing import Any, Optional, Union
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..core.errors import HaEndpointError
 from .endpoint_ref import EndpointRef
 from .kubeconfig import KubeconfigUser, api_host, pick_api_port, render_kubeconfig, server_url
-from ..core.errors import HaEndpointError
 
 PROVIDER_SUFFIX = "-k8s"
 """The Provider's resource name is the access name with this suffix (``k8s`` -> ``k8s-k8s``)."""

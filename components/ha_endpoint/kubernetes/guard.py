@@ -22,8 +22,8 @@ import pulumi
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
-from ..readiness.provider import UNKNOWN as UNKNOWN_WIRE, contains_unknown
 from ..core.errors import HaEndpointError
+from ..readiness.provider import UNKNOWN as UNKNOWN_WIRE, contains_unknown
 
 GUARD_TYPE_NAME = "ControlPlaneEndpointGuard"
 GUARD_TYPE = f"pulumi-python:dynamic/haendpoint:{GUARD_TYPE_NAME}"

@@ -21,12 +21,12 @@ from pulumi.output import Unknown
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
+from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
 from ..core import contract
 from . import cloud, hosted
-from .target import CloudTarget, StackConfigured, resolve
-from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
 from .errors import AuthFailed, ReadinessError
 from .inputs import InputError, positive_number, without_provider
+from .target import CloudTarget, StackConfigured, resolve
 from .provider import REPORTED, _now, _sleep, stale_reference  # one clock and sleep (tests replace them here)
 
 DEFAULT_DRAIN_TIMEOUT_SECONDS = 300.0

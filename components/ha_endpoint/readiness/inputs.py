@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
+from ..core.errors import HaEndpointError
 from .model import PoolExpectation, Requirement
 from .waiter import DEFAULT_STABLE_POLLS, Backoff, WaitSpec
-from ..core.errors import HaEndpointError
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
 DEFAULT_POLL_INTERVAL_SECONDS = 1.0

@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional
 
-from ..cloud.retry import MAX_AUTH_RETRIES, Backoff, CredentialsRefused, reauthenticate  # the one retry policy
 from ..cloud.errors import AuthExpired, TransientFetchError
+from ..cloud.retry import MAX_AUTH_RETRIES, Backoff, CredentialsRefused, reauthenticate  # the one retry policy
 from .errors import (
     AuthFailed,
     LoadBalancerReport,

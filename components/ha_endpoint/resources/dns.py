@@ -14,9 +14,9 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_openstack as openstack
 
+from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
 from ..core.plan import DnsPlan
-from ..core.errors import HaEndpointError
 
 
 @dataclass

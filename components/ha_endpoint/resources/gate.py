@@ -20,8 +20,8 @@ from typing import Optional
 import pulumi
 
 from ..core import contract
-from .backend import ZoneServing
 from ..core.plan import PollTarget
+from .backend import ZoneServing
 
 
 @dataclass

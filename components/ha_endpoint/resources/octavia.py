@@ -17,13 +17,13 @@ from typing import Optional
 import pulumi
 import pulumi_openstack as openstack
 
-from .backend import ZoneServing
-from ..pipeline.deferred import after_checks
-from .gate import poll_inputs
 from ..core.plan import ListenerPlan, ZonePlan
 from ..pipeline import OCTAVIA
+from ..pipeline.deferred import after_checks
 from ..readiness.drain import MemberDrain
 from ..readiness.provider import MemberReadiness
+from .backend import ZoneServing
+from .gate import poll_inputs
 
 
 class OctaviaBackend:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_openstack as openstack
 
-from ..pipeline.deferred import after_checks
 from ..core.plan import RulePlan, SecurityPlan
+from ..pipeline.deferred import after_checks
 
 
 @dataclass

@@ -12,9 +12,9 @@ from typing import Optional
 import pulumi
 
 from ..core import contract
+from ..core.plan import ZonePlan
 from .backend import ZoneBackend
 from .gate import publication_gate
-from ..core.plan import ZonePlan
 
 
 class EndpointZone(pulumi.ComponentResource):
