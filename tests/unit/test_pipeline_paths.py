@@ -13,20 +13,19 @@ import pulumi
 import pytest
 
 from ha_endpoint import CloudLookupError, ConfigError
-from ha_endpoint.core.plan import PollTarget
 from ha_endpoint.pipeline import Context, run
 from tests.mocks import run_program
 from tests.unit.corpus.runner import KEY, cloud_for, configuration, load_cases
 
 CASES = [case for case in load_cases() if case.via != "two-endpoints"]
 CLOUD = "localcloud"
-"""The dev stack's ``openstack:cloud``: the cloud its preview checks ask (Pulumi.dev.yaml)."""
+"""The dev stack's ``openstack:cloud``, which the stack program names to HaEndpoint (Pulumi.dev.yaml)."""
 
 
 def refusal(case, deferred: bool) -> tuple[str, list[str]]:
     """The error type and problems the pipeline gives for the case, called directly or inside one apply."""
     seen: list[tuple[str, list[str]]] = []
-    context = Context(root=KEY, target=PollTarget(CLOUD, None, "stack"))
+    context = Context(root=KEY, cloud=CLOUD)
 
     def judged(raw) -> None:
         try:

@@ -1,11 +1,11 @@
 """The checks that need the cloud facts, run before the planner (which only plans): every problem at once.
 
-:func:`check_cloud_facts` judges the arguments against what the lookups found (:mod:`ha_endpoint.core.cloud_facts`):
-a member's server in another AZ, an address outside its subnet or one the cloud reserves, a member subnet the zone's
-load balancer cannot reach, a brought floating IP on another network or in use elsewhere, IP versions that do not
-match. :func:`refuse_az_loss` judges the declared facts (:mod:`ha_endpoint.core.declared`): a layout where one AZ's
-loss takes another zone down for certain. Values not known yet (Outputs of resources declared beside the component)
-are skipped here and judged once known (:mod:`ha_endpoint.pipeline`). Every rule is a shared predicate
+:func:`check_cloud_facts` judges the arguments against what the lookups found (:mod:`ha_endpoint.core.cloud_facts`): a
+member's server in another AZ, an address outside its subnet or one the cloud reserves, a member subnet the zone's load
+balancer cannot reach, a brought floating IP on another network or in use elsewhere, IP versions that do not match. (A
+layout where one AZ's loss takes another zone down for certain is judged on the declared facts, by the pipeline's last
+step: :mod:`ha_endpoint.pipeline`.) Values not known yet (Outputs of resources declared beside the component) are
+skipped here and judged once known (:mod:`ha_endpoint.pipeline`). Every rule is a shared predicate
 (:mod:`ha_endpoint.core.predicates`) where the policy pack decides the same thing.
 """
 
@@ -14,22 +14,12 @@ from __future__ import annotations
 from . import predicates
 from .args import EndpointArgs, placed_zones, plain
 from .cloud_facts import CloudFacts, member_address, member_subnet
-from .errors import ConfigError, Problem
-from .facts import EndpointFacts
+from .errors import Problem
 
 
 def check_cloud_facts(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
     """Every problem of ``args`` that only the cloud ``facts`` reveal, in a stable order."""
     return [*_placement_problems(args, facts, root), *_refused_by_the_cloud(args, facts, root)]
-
-
-def refuse_az_loss(declared: EndpointFacts, root: str) -> None:
-    """Refuse, before anything is created, a layout where one AZ's loss takes another zone down for certain (the
-    mandatory findings of :meth:`ha_endpoint.core.facts.EndpointFacts.az_loss`; the pack reports the others)."""
-    problems = [Problem(f"{root}.zones.{finding.zones[0]}.subnet", finding.message)
-                for finding in declared.az_loss() if finding.mandatory]
-    if problems:
-        raise ConfigError(problems)
 
 
 def _placement_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:

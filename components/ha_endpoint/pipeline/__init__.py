@@ -21,10 +21,10 @@ import pulumi
 from ..cloud.lookups import lookup_cloud_facts
 from ..cloud.octavia_checks import check_octavia, published_records
 from ..core.args import EndpointArgs
-from ..core.checks import check_cloud_facts, refuse_az_loss
+from ..core.checks import check_cloud_facts
 from ..core.cloud_facts import CloudFacts
 from ..core.declared import endpoint_facts
-from ..core.errors import CloudLookupError, ConfigError
+from ..core.errors import CloudLookupError, ConfigError, Problem
 from ..core.facts import EndpointFacts
 from ..core.identity import StackIdentity
 from ..core.plan import UNNAMED_STACK, EndpointPlan, PollTarget, make_plan
@@ -39,15 +39,32 @@ OCTAVIA = "octavia"
 @dataclass(frozen=True)
 class Context:
     """Where the pipeline runs: the key prefix of its messages (``root``), the provider its lookups use
-    (``invoke_opts``), the cloud its gates poll (``target``, also the one the preview checks ask), the stack that owns
-    its objects (``identity``) and the backend serving its zones (``backend``: Octavia's preview checks run for
-    ``octavia`` only)."""
+    (``invoke_opts``), the stack that owns its objects (``identity``), the backend serving its zones (``backend``:
+    Octavia's preview checks run for ``octavia`` only), and the clouds.yaml entry and region the gates poll when the
+    caller names them (``cloud``, ``region``; see :func:`poll_target`)."""
 
     root: str = DEFAULT_ROOT
     invoke_opts: Optional[pulumi.InvokeOptions] = None
-    target: PollTarget = PollTarget()
     identity: StackIdentity = UNNAMED_STACK
     backend: str = OCTAVIA
+    cloud: Optional[str] = None
+    region: Optional[str] = None
+
+
+def poll_target(args: EndpointArgs, context: Context) -> PollTarget:
+    """Which cloud the gates and drains poll, and the preview checks ask (see
+    :class:`ha_endpoint.core.plan.PollTarget`): given explicitly (``context.cloud``, else ``readiness.cloud``), else
+    the explicit provider's, else the stack's."""
+    cloud, region = context.cloud or args.readiness.cloud, context.region or args.readiness.region
+    if cloud:
+        return PollTarget(cloud, region, "readiness")
+    if context.invoke_opts is not None and context.invoke_opts.provider is not None:
+        if region:
+            raise ConfigError([Problem(f"{context.root}.readiness.region", "readiness.region needs readiness.cloud "
+                                       "too: name the clouds.yaml entry the gates poll, or remove the region to poll "
+                                       "the provider's own cloud and region")])
+        return PollTarget(None, None, "provider")
+    return PollTarget(None, region, "stack")
 
 
 @dataclass(frozen=True)
@@ -61,7 +78,11 @@ class Planned:
 def run(raw: Any, context: Context = Context()) -> Planned:
     """The pipeline over plain arguments (an :class:`EndpointArgs` or the raw configuration): raises
     :class:`ha_endpoint.ConfigError` or :class:`ha_endpoint.CloudLookupError` listing every problem."""
-    args = load_endpoint_args(raw, context.root)
+    return planned(load_endpoint_args(raw, context.root), context)
+
+
+def planned(args: EndpointArgs, context: Context) -> Planned:
+    """The pipeline after validation: ask the cloud, then :func:`decide`."""
     return decide(args, ask_cloud(args, context), context)
 
 
@@ -70,7 +91,8 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     problem of both in one :class:`CloudLookupError`: Octavia's first, then the lookups' (an unknown AZ is named
     before the network-hint problem it causes); then the A records the DNS zone holds already (how the endpoint's
     records are replaced depends on them)."""
-    octavia = check_octavia(args, context.target, context.root) if context.backend == OCTAVIA else []
+    target = poll_target(args, context)
+    octavia = check_octavia(args, target, context.root) if context.backend == OCTAVIA else []
     try:
         facts = lookup_cloud_facts(args, context.root, context.invoke_opts, context.identity)
     except CloudLookupError as error:
@@ -79,7 +101,7 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
         raise CloudLookupError(octavia)
     if args.dns is None:
         return facts
-    return replace(facts, published=published_records(context.target, facts.dns_zone_id))
+    return replace(facts, published=published_records(target, facts.dns_zone_id))
 
 
 def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
@@ -89,25 +111,36 @@ def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
     problems = check_cloud_facts(args, facts, context.root)
     if problems:
         raise ConfigError(problems)
-    return make_plan(args, facts, context.target, context.identity, preflight)
+    return make_plan(args, facts, poll_target(args, context), context.identity, preflight)
 
 
 def decide(args: EndpointArgs, facts: CloudFacts, context: Context = Context()) -> Planned:
     """Check, plan, declare and refuse AZ loss, for arguments whose values are all known (pure: no cloud call)."""
     plan = checked_plan(args, facts, context)
     declared = endpoint_facts(plan, context.backend)
-    refuse_az_loss(declared, context.root)
+    _refuse_az_loss(declared, context.root)
     return Planned(plan, declared)
 
 
-def plan_endpoint(args: EndpointArgs, context: Context) -> tuple[EndpointPlan, dict[str, Any]]:
+def _refuse_az_loss(declared: EndpointFacts, root: str) -> None:
+    """Refuse, before anything is created, a layout where one AZ's loss takes another zone down for certain (the
+    mandatory findings of :meth:`ha_endpoint.core.facts.EndpointFacts.az_loss`; the pack reports the others)."""
+    problems = [Problem(f"{root}.zones.{finding.zones[0]}.subnet", finding.message)
+                for finding in declared.az_loss() if finding.mandatory]
+    if problems:
+        raise ConfigError(problems)
+
+
+def plan_endpoint(raw: Any, context: Context) -> tuple[EndpointPlan, dict[str, Any]]:
     """The plan HaEndpoint builds from and the facts it records (their dumped form, or one Output per entry when some
-    of the validated ``args`` are Outputs). Plain arguments go through the pipeline at once; with Outputs, :func:`run`
-    runs inside one ``apply`` of the resolved arguments, and every load balancer and member port waits for it."""
+    arguments are Outputs). The arguments are validated once; plain ones then go through the rest of the pipeline at
+    once (:func:`planned`); with Outputs, :func:`run` runs inside one ``apply`` of the resolved arguments, and every
+    load balancer and member port waits for it."""
+    args = load_endpoint_args(raw, context.root)
     pending = deferred_inputs(args)
     if not pending:
-        planned = run(args, context)
-        return planned.plan, planned.facts.dump()
+        result = planned(args, context)
+        return result.plan, result.facts.dump()
     facts = ask_cloud(args, context)  # the plain values' facts, known now: the resources are named from them
     paths = [path for path, _ in pending]
     checked = pulumi.Output.all(*[output for _, output in pending]).apply(

@@ -14,10 +14,8 @@ import pulumi
 from ..cloud.lookups import invoke_options
 from ..core import contract
 from ..core.args import EndpointArgs
-from ..core.errors import ConfigError, Problem
 from ..core.identity import StackIdentity
-from ..core.plan import PollTarget
-from ..core.validation import DEFAULT_ROOT, load_endpoint_args
+from ..core.validation import DEFAULT_ROOT
 from ..pipeline import Context, plan_endpoint
 from .backend import ZoneBackend
 from .dns import PublishedZone, addresses_output, create_records
@@ -60,10 +58,8 @@ class HaEndpoint(pulumi.ComponentResource):
         given in ``opts``, else the stack's ``openstack:cloud``/``openstack:region`` (the default provider's).
         ``backend`` builds each zone's serving resources (:mod:`ha_endpoint.resources.backend`; Octavia by default)."""
         backend = backend or OctaviaBackend()
-        args = load_endpoint_args(args, root)
-        invoke_opts = invoke_options(opts)
-        context = Context(root, invoke_opts, poll_target(args, invoke_opts, cloud, region, root),
-                          StackIdentity(pulumi.get_project(), pulumi.get_stack()), backend.name)
+        context = Context(root, invoke_options(opts), StackIdentity(pulumi.get_project(), pulumi.get_stack()),
+                          backend.name, cloud, region)
         plan, declared = plan_endpoint(args, context)  # every check, before anything is registered
         claim(plan.name, [zone.az for zone in plan.zones], root)  # one endpoint per name in a stack
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
@@ -97,22 +93,6 @@ class HaEndpoint(pulumi.ComponentResource):
             # outputs, so the facts are recorded here, once.
             "facts": declared,
         })
-
-
-def poll_target(args: EndpointArgs, invoke_opts: Optional[pulumi.InvokeOptions], cloud: Optional[str],
-                region: Optional[str], root: str = DEFAULT_ROOT) -> PollTarget:
-    """Which cloud the gates and drains poll (see :class:`ha_endpoint.core.plan.PollTarget`): given explicitly, else the
-    explicit provider's, else the stack's."""
-    cloud, region = cloud or args.readiness.cloud, region or args.readiness.region
-    if cloud:
-        return PollTarget(cloud, region, "readiness")
-    if invoke_opts is not None and invoke_opts.provider is not None:
-        if region:
-            raise ConfigError([Problem(f"{root}.readiness.region", "readiness.region needs readiness.cloud "
-                                       "too: name the clouds.yaml entry the gates poll, or remove the region to poll "
-                                       "the provider's own cloud and region")])
-        return PollTarget(None, None, "provider")
-    return PollTarget(None, region, "stack")
 
 
 def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.Output[dict]:
