@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Callable, Mapping, Optional, TypeVar
+from typing import Callable, Optional, TypeVar
 
 import pulumi
 import pulumi_openstack as openstack
@@ -37,25 +37,11 @@ class LookupProblem(CloudError):
     """A lookup found something, but not what the configuration needs; the message says what and how to fix it."""
 
 
-def invoke_options(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.InvokeOptions]:
-    """The invoke options matching a component's resource options: the OpenStack provider its children will use
-    (``provider``/``providers`` given to the component, else the parent's, else the default provider)."""
-    if opts is None:
-        return None
-    candidates = [opts.provider] if opts.provider is not None else []
-    if isinstance(opts.providers, Mapping):
-        candidates += list(opts.providers.values())
-    elif opts.providers:
-        candidates += list(opts.providers)
-    provider = next((p for p in candidates if getattr(p, "package", None) == "openstack"), None)
-    return pulumi.InvokeOptions(parent=opts.parent, provider=provider)
-
-
 def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
                        opts: Optional[pulumi.InvokeOptions] = None,
                        identity: Optional[StackIdentity] = None) -> CloudFacts:
     """Resolve every subnet, the floating network, the brought floating IPs (and the port each is associated with
-    now) and the DNS zone of ``args``, through the provider ``opts`` names (see :func:`invoke_options`)."""
+    now) and the DNS zone of ``args``, through the provider ``opts`` names (the component's: :func:`ha_endpoint.resources.endpoint.invoke_options`)."""
     cloud = _Cloud(opts, contract.vip_secgroup_name(args.name), identity)
     problems: list[Problem] = []
     subnets: dict[str, SubnetFacts] = {}

@@ -142,6 +142,23 @@ def use_catalog(catalog: Catalog) -> Iterator[None]:
         _CATALOG.remove(catalog)
 
 
+@dataclass(frozen=True)
+class PreviewAnswers:
+    """What the cloud answered at preview through openstacksdk: the problems Octavia's answers reveal, and the A
+    records the DNS zone holds already (None: not known)."""
+
+    problems: list[Problem]
+    published: Optional[dict[str, Optional[str]]] = None
+
+
+def ask_at_preview(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id: Optional[str],
+                   octavia: bool = True) -> PreviewAnswers:
+    """Every question of this module, asked once: Octavia's AZs and certificates (:func:`check_octavia`, when the
+    zones are served by ``octavia``) and, with a DNS zone, its A records (:func:`published_records`)."""
+    problems = check_octavia(args, target, root) if octavia else []
+    return PreviewAnswers(problems, published_records(target, dns_zone_id) if args.dns is not None else None)
+
+
 def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
     """Every zone's availability zone and every TERMINATED_HTTPS listener's certificate, as the cloud answers; what
     could not be asked is warned about (Octavia then judges at ``up``)."""

@@ -1,14 +1,16 @@
 """The pipeline: the endpoint's arguments to a checked, typed plan and the facts it declares, in one function.
 
-Data flows one way: validate the arguments (:mod:`ha_endpoint.core.validation`) -> ask the cloud (the preview checks of
-:mod:`ha_endpoint.cloud.octavia_checks` and the lookups of :mod:`ha_endpoint.cloud.lookups`, every problem at once)
--> check what the cloud facts reveal (:mod:`ha_endpoint.core.checks`) -> plan (:mod:`ha_endpoint.core.plan`) ->
-declare the facts (:mod:`ha_endpoint.core.declared`) -> refuse a layout one AZ's loss takes down.
+Data flows one way, each module visited once: validate the arguments (:mod:`ha_endpoint.core.validation`) -> decide
+the cloud the gates poll (:func:`poll_target`) -> ask the cloud (the lookups of :mod:`ha_endpoint.cloud.lookups`,
+then what only openstacksdk answers, :mod:`ha_endpoint.cloud.octavia_checks`; every problem of both at once) -> check
+what the cloud facts reveal (:mod:`ha_endpoint.core.checks`) -> plan (:mod:`ha_endpoint.core.plan`) -> declare the
+facts (:mod:`ha_endpoint.core.declared`) -> refuse a layout one AZ's loss takes down.
 
-:func:`run` is that flow. :func:`plan_endpoint` is how :class:`ha_endpoint.HaEndpoint` uses it: with plain
-arguments it calls :func:`run` directly; with arguments that are Outputs of resources declared beside the component
-it calls :func:`run` inside one ``apply`` over the resolved arguments (the same checks, once the values are known),
-and plans the resources' names at once from what is known (:mod:`.deferred`).
+:func:`run` is that flow. :func:`plan_endpoint` is how :class:`ha_endpoint.HaEndpoint` uses it: it validates the
+arguments; plain ones go through the rest of the flow at once (:func:`planned`, what :func:`run` does after
+validating); with arguments that are Outputs of resources declared beside the component it calls :func:`run` inside
+one ``apply`` over the resolved arguments (the same checks, once the values are known), and plans the resources'
+names at once from what is known (:mod:`.deferred`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any, Optional
 import pulumi
 
 from ..cloud.lookups import lookup_cloud_facts
-from ..cloud.octavia_checks import check_octavia, published_records
+from ..cloud.octavia_checks import ask_at_preview
 from ..core.args import EndpointArgs
 from ..core.checks import check_cloud_facts
 from ..core.cloud_facts import CloudFacts
@@ -87,21 +89,20 @@ def planned(args: EndpointArgs, context: Context) -> Planned:
 
 
 def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
-    """The cloud facts of ``args``' plain values, and what Octavia's answers tell (its AZs, the certificates), every
-    problem of both in one :class:`CloudLookupError`: Octavia's first, then the lookups' (an unknown AZ is named
-    before the network-hint problem it causes); then the A records the DNS zone holds already (how the endpoint's
-    records are replaced depends on them)."""
+    """The cloud facts of ``args``' plain values (the lookups), then what Octavia's side answers (its AZs, the
+    certificates, the A records the DNS zone holds already: how the endpoint's records are replaced depends on them);
+    every problem of both in one :class:`CloudLookupError`, Octavia's first (an unknown AZ is named before the
+    network-hint problem it causes)."""
     target = poll_target(args, context)
-    octavia = check_octavia(args, target, context.root) if context.backend == OCTAVIA else []
     try:
-        facts = lookup_cloud_facts(args, context.root, context.invoke_opts, context.identity)
+        facts, lookups = lookup_cloud_facts(args, context.root, context.invoke_opts, context.identity), []
     except CloudLookupError as error:
-        raise CloudLookupError(octavia + error.problems) from None
-    if octavia:
-        raise CloudLookupError(octavia)
-    if args.dns is None:
-        return facts
-    return replace(facts, published=published_records(target, facts.dns_zone_id))
+        facts, lookups = None, error.problems
+    answers = ask_at_preview(args, target, context.root, facts.dns_zone_id if facts else None,
+                             octavia=context.backend == OCTAVIA)
+    if answers.problems or lookups:
+        raise CloudLookupError(answers.problems + lookups)
+    return facts if args.dns is None else replace(facts, published=answers.published)
 
 
 def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,

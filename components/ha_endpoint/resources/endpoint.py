@@ -7,11 +7,11 @@ lookups use it too: ``provider``/``providers`` given in ``opts``, or the parent'
 """
 
 
+from collections.abc import Mapping
 from typing import Optional
 
 import pulumi
 
-from ..cloud.lookups import invoke_options
 from ..core import contract
 from ..core.args import EndpointArgs
 from ..core.identity import StackIdentity
@@ -93,6 +93,20 @@ class HaEndpoint(pulumi.ComponentResource):
             # outputs, so the facts are recorded here, once.
             "facts": declared,
         })
+
+
+def invoke_options(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.InvokeOptions]:
+    """The invoke options matching a component's resource options: the OpenStack provider its children will use
+    (``provider``/``providers`` given to the component, else the parent's, else the default provider)."""
+    if opts is None:
+        return None
+    candidates = [opts.provider] if opts.provider is not None else []
+    if isinstance(opts.providers, Mapping):
+        candidates += list(opts.providers.values())
+    elif opts.providers:
+        candidates += list(opts.providers)
+    provider = next((p for p in candidates if getattr(p, "package", None) == "openstack"), None)
+    return pulumi.InvokeOptions(parent=opts.parent, provider=provider)
 
 
 def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.Output[dict]:
