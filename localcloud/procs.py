@@ -32,6 +32,14 @@ def _state(pid: int) -> str:
         return ''
 
 
+def started_at(pid: int) -> float:
+    """When process ``pid`` started (epoch seconds), from /proc (OSError when it is gone)."""
+    ticks = int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[19])
+    boot = next(float(line.split()[1]) for line in Path('/proc/stat').read_text().splitlines()
+                if line.startswith('btime '))
+    return boot + ticks / os.sysconf('SC_CLK_TCK')
+
+
 def alive(pidfile: Path, marker: str) -> int | None:
     """The PID recorded in pidfile if that process still runs the expected program, else None."""
     pid = read_pid(pidfile)

@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import json
 import time
+from pathlib import Path
 
 from . import procs
 from .settings import Paths
@@ -112,6 +113,22 @@ class ServiceFaults:
         svc = self._service(OCTAVIA_API)
         pid = procs.alive(self.paths.pidfile(OCTAVIA_API), svc.marker)
         return bool(pid) and 'fault_wsgi' in procs._cmdline(pid)
+
+    def octavia_api_switch_current(self) -> bool:
+        """Whether the running octavia-api's fault switch is this checkout's ``localcloud/fault_wsgi.py`` as it is
+        now: started behind a file of the same content that has not changed since the process started. A cloud
+        left running by an older checkout serves an older switch (without the newer narrowing keys)."""
+        svc = self._service(OCTAVIA_API)
+        pid = procs.alive(self.paths.pidfile(OCTAVIA_API), svc.marker)
+        if not pid:
+            return False
+        try:
+            argv = Path(f'/proc/{pid}/cmdline').read_bytes().split(b'\0')
+            running = Path(argv[argv.index(b'--wsgi-file') + 1].decode())
+            ours = Path(__file__).with_name('fault_wsgi.py')
+            return running.read_bytes() == ours.read_bytes() and running.stat().st_mtime <= procs.started_at(pid)
+        except (OSError, ValueError, IndexError):
+            return False
 
     def octavia_api_unavailable(self, seconds: float, status: int = 503, method: str | None = None,
                                 path: str | None = None, hold: float = 0.0, body: str | None = None) -> float:
