@@ -76,8 +76,8 @@ def watch(name: str, every_ms: float = 100, duration_s: float = 10.0, rdtype: st
           sleep: Callable[[float], None] = time.sleep) -> list[Sample]:
     """Ask for ``name`` every ``every_ms`` milliseconds for ``duration_s`` seconds (or until ``until(answer)`` is
     true) and return every sample: what a client resolving in a loop during a record change would have seen, e.g.
-    ``[s for s in samples if s.answer.records != before]``. Queries start on a fixed schedule (a slow answer does
-    not shift later ones); the clock, the sleep and the query are injectable for tests."""
+    ``changes(samples)``. Queries start on a fixed schedule (a slow answer does not shift later ones; one later than
+    its slot is sent at once) and none after ``duration_s``; the clock, the sleep and the query are injectable."""
     if every_ms <= 0 or duration_s < 0:
         raise ValueError(f'watch: every_ms must be > 0 and duration_s >= 0 (got {every_ms}, {duration_s})')
     start = clock()
@@ -91,9 +91,10 @@ def watch(name: str, every_ms: float = 100, duration_s: float = 10.0, rdtype: st
             break
         n += 1
         next_at = n * every_ms / 1000
-        if next_at > duration_s:
+        elapsed = clock() - start
+        if next_at > duration_s or elapsed > duration_s:
             break
-        delay = next_at - (clock() - start)
+        delay = next_at - elapsed
         if delay > 0:
             sleep(delay)
     return samples
