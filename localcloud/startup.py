@@ -262,7 +262,8 @@ class Up:
             if procs.stop(self.p.pidfile('designate-worker'), self.svcs['designate-worker'].marker, timeout=8):
                 say('stopped designate-worker: the pool changes')
             self.run('designate', ['/usr/bin/designate-manage', *dconf, 'pool', 'update', '--file', str(pools)])
-            self.dump('designate', pooled)
+            if self.sql('SELECT COUNT(*) FROM zones', 'designate').strip() == '0':  # the cache holds no one's zones
+                self.dump('designate', pooled)
         # once per pools.yaml: a changed pool (a new backend, other ports) is loaded again
         self.once(f'designate-pools-{digest}', pool_update)
         self.ensure('designate-worker')

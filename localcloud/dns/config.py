@@ -84,7 +84,10 @@ options {{ default-key "{KEY_NAME}"; default-server {HOST}; default-port {rndc_p
 
 
 def pool_yaml(p: Paths) -> str:
-    """Designate's one pool: named is its nameserver and its bind9 target, designate-mdns the target's primary."""
+    """Designate's one pool: named is its nameserver and its bind9 target, designate-mdns the target's primary.
+
+    The worker runs `rndc` in the state directory (its working directory), so rndc.conf is named relative to it: the
+    pool, and the schema cache keyed by it, stay the same for every state directory on the same ports."""
     host, named, mdns = HOST, PORTS['named'], PORTS['designate-mdns']
     return f"""- name: default
   description: localcloud pool (bind9 backend, named on {host}:{named})
@@ -106,6 +109,6 @@ def pool_yaml(p: Paths) -> str:
         port: {named}
         rndc_host: {host}
         rndc_port: {PORTS['named-rndc']}
-        rndc_config_file: {rndc_conf(p)}
+        rndc_config_file: {rndc_conf(p).relative_to(p.root)}
         clean_zonefile: true
 """
