@@ -28,13 +28,15 @@ def server() -> tuple[str, int]:
 class Answer:
     """What the server said about one name and type: the response code and the records (sorted text)."""
 
-    rcode: str              # 'NOERROR', 'NXDOMAIN', 'REFUSED' (a zone the server does not serve), 'TIMEOUT', ...
+    rcode: str              # 'NOERROR', 'NXDOMAIN', 'REFUSED' (a zone the server does not serve), ...; 'TIMEOUT'
+    #                         (no answer), 'UNREACHABLE' (nothing listens: the port is closed)
     records: tuple = ()     # e.g. ('172.24.4.10', '172.24.4.11') for A
     authoritative: bool = False
 
 
 def ask(name: str, rdtype: str = 'A', at: tuple[str, int] | None = None, timeout: float = 2.0) -> Answer:
-    """One UDP query (TCP when the answer is truncated). A timeout is an answer too (rcode 'TIMEOUT')."""
+    """One UDP query (TCP when the answer is truncated). No answer is an answer too: rcode 'TIMEOUT', or
+    'UNREACHABLE' when nothing listens (a client in a loop keeps asking while the server restarts)."""
     host, port = at or server()
     query = dns.message.make_query(name, rdtype)
     query.flags &= ~dns.flags.RD
@@ -44,6 +46,8 @@ def ask(name: str, rdtype: str = 'A', at: tuple[str, int] | None = None, timeout
             response = dns.query.tcp(query, host, port=port, timeout=timeout)
     except dns.exception.Timeout:
         return Answer('TIMEOUT')
+    except ConnectionError:
+        return Answer('UNREACHABLE')
     wanted = dns.rdatatype.from_text(rdtype)
     records = sorted(rdata.to_text() for rrset in response.answer if rrset.rdtype == wanted for rdata in rrset)
     return Answer(dns.rcode.to_text(response.rcode()), tuple(records), bool(response.flags & dns.flags.AA))

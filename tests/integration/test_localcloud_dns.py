@@ -95,3 +95,23 @@ def test_the_seeded_zone_is_served_by_named_at_designates_serial(localcloud, os_
     assert query.soa_serial(DNS_ZONE) == zone.serial
     ns = {r for rs in os_conn.dns.recordsets(zone) if rs.type == 'NS' for r in rs.records}
     assert query.ask(DNS_ZONE, 'NS').records == tuple(sorted(ns))
+
+
+def test_a_change_made_while_named_is_down_is_answered_and_active_once_it_is_back(localcloud, os_conn, cloud_cleanup):
+    """`localcloud/fault dns-stop` / `dns-start`: no answer while named is down; Designate's worker retries, so the
+    record written meanwhile is answered and ACTIVE after named starts again, with no one's help."""
+    dns = os_conn.dns
+    zone = dns.get_zone(localcloud.seed['dns_zone_id'])
+    name = f'{cloud_cleanup.prefix}-outage.{zone.name}'
+    records = ('172.24.4.21', '172.24.4.22')
+    with localcloud.faults.dns_down():
+        rs = cloud_cleanup.add('recordset', dns.create_recordset(zone, name=name, type='A', records=list(records),
+                                                                  ttl=30), zone=zone.id)
+        assert query.ask(name, timeout=0.5).rcode in ('TIMEOUT', 'UNREACHABLE')
+        time.sleep(2)
+        assert dns.get_recordset(rs, zone).status == 'PENDING'
+    t0 = time.monotonic()
+    _answered(name, records)
+    answered = time.monotonic() - t0
+    _wait_active(lambda: dns.get_recordset(rs, zone), f'recordset {name} after named came back', timeout=30)
+    print(f'\nafter named came back: answered {answered:.2f} s, ACTIVE {time.monotonic() - t0:.2f} s')
