@@ -54,8 +54,15 @@ def ask(name: str, rdtype: str = 'A', at: tuple[str, int] | None = None, timeout
 
 
 def resolve_a(name: str, at: tuple[str, int] | None = None) -> set[str]:
-    """The addresses of ``name``'s A records at the server (empty when the name or the record does not exist)."""
-    return set(ask(name, 'A', at).records)
+    """The addresses of ``name``'s A records at the server (empty when the name or the record does not exist).
+
+    Raises ``LookupError`` when the server gives no such verdict (no answer, or a refusal: a zone it does not
+    serve), so that "no address" is never concluded from a server that is down."""
+    answer = ask(name, 'A', at)
+    if answer.rcode not in ('NOERROR', 'NXDOMAIN') or not answer.authoritative:
+        host, port = at or server()
+        raise LookupError(f'{host}:{port} did not answer for {name} with authority: {answer.rcode}')
+    return set(answer.records)
 
 
 def soa_serial(zone: str, at: tuple[str, int] | None = None) -> int | None:

@@ -1,7 +1,9 @@
-"""localcloud.dns.query.watch: a name resolved in a loop on a fixed schedule, every answer kept with its time (what a
-client saw during a record change); a fake clock, sleep and DNS server, so no cloud is needed."""
+"""localcloud.dns.query without a cloud (a fake clock, sleep and DNS server): watch resolves a name in a loop on a fixed
+schedule and keeps every answer with its time (what a client saw during a record change); resolve_a says "no address"
+only when the server said so with authority."""
 import pytest
 
+from localcloud.dns import query
 from localcloud.dns.query import Answer, changes, watch
 
 OLD = Answer('NOERROR', ('172.24.4.11', '172.24.4.12'), True)
@@ -74,3 +76,18 @@ def test_the_server_type_and_bad_arguments():
     assert server.asked == [(100.0, 'api.example.test.', 'SOA', ('127.0.0.1', 5300))]
     with pytest.raises(ValueError, match='every_ms must be > 0'):
         watch('x.test.', every_ms=0)
+
+
+@pytest.mark.parametrize('answer, expected', [(OLD, {'172.24.4.11', '172.24.4.12'}), (GONE, set()),
+                                              (Answer('NOERROR', (), True), set())])
+def test_resolve_a_gives_the_addresses_or_none_when_the_server_says_so(monkeypatch, answer, expected):
+    monkeypatch.setattr(query, 'ask', lambda name, rdtype, at: answer)
+    assert query.resolve_a('api.example.test.') == expected
+
+
+@pytest.mark.parametrize('answer', [Answer('TIMEOUT'), Answer('UNREACHABLE'), Answer('REFUSED'),
+                                    Answer('NOERROR', ('172.24.4.11',), False)])
+def test_resolve_a_never_concludes_no_address_from_a_server_that_did_not_answer_with_authority(monkeypatch, answer):
+    monkeypatch.setattr(query, 'ask', lambda name, rdtype, at: answer)
+    with pytest.raises(LookupError, match=f'did not answer for api.example.test. with authority: {answer.rcode}'):
+        query.resolve_a('api.example.test.')
