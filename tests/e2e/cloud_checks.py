@@ -111,8 +111,9 @@ class RolloutSampler:
 
 @dataclass
 class NameSampler:
-    """Resolves ``names`` at Designate's nameserver every ``interval`` seconds while an update runs: the DNS a client
-    would have seen, to tell whether a name ever stopped answering."""
+    """Resolves ``names`` at the cloud's DNS server (named) every ``interval`` seconds while an update runs: the DNS a
+    client would have seen, to tell whether a name ever stopped answering (a query named did not answer is an
+    error, never "no address": ``localcloud.dns.query.resolve_a``)."""
 
     names: Iterable[str]
     interval: float = 0.1
