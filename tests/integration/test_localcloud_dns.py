@@ -105,6 +105,8 @@ def test_a_change_made_while_named_is_down_is_answered_and_active_once_it_is_bac
     zone = dns.get_zone(localcloud.seed['dns_zone_id'])
     name = f'{cloud_cleanup.prefix}-outage.{zone.name}'
     records = ('172.24.4.21', '172.24.4.22')
+    # no earlier change of the zone in flight: only this test's change meets the outage
+    _wait_active(lambda: dns.get_zone(zone), f'zone {zone.name} before the outage', timeout=60)
     with localcloud.faults.dns_down():
         rs = cloud_cleanup.add('recordset', dns.create_recordset(zone, name=name, type='A', records=list(records),
                                                                   ttl=30), zone=zone.id)
