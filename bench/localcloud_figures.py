@@ -38,10 +38,19 @@ def packages_missing() -> bool:
     return out.stdout.split() != ['installed'] * len(pkgs)
 
 
-def memory(env: dict) -> tuple[float, float]:
+def status_rows(env: dict) -> list:
     out = subprocess.run([str(LC / 'status'), '--json'], env=env, capture_output=True, text=True).stdout
-    rows = json.loads(out)['services']
+    return json.loads(out)['services']
+
+
+def memory(env: dict) -> tuple[float, float]:
+    rows = status_rows(env)
     return sum(r['pss'] for r in rows) / GiB, sum(r['rss'] for r in rows) / GiB
+
+
+def named_memory(env: dict) -> str:
+    row = next(r for r in status_rows(env) if r['service'] == 'named')
+    return f'{row["pss"] / 2**20:.0f} MiB ({row["rss"] / 2**20:.0f} MiB)'
 
 
 def smoke(state: Path) -> list:
@@ -116,6 +125,7 @@ def main() -> int:
 
     pss, rss = memory(env)
     figures.append(('memory of the control plane (PSS; RSS sum)', f'{pss:.2f} GiB ({rss:.2f} GiB)'))
+    figures.append(('memory of named, the DNS server (PSS; RSS)', named_memory(env)))
 
     for name, seconds in smoke(state):
         figures.append((f'smoke: {name}', f'{seconds:.2f} s'))

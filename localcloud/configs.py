@@ -295,6 +295,7 @@ def _octavia_ca(odir: Path, s: dict) -> None:
 
 
 def designate(p: Paths, s: dict) -> None:
+    from .dns import config as dns_config  # (it imports _write from here)
     ddir = p.lib / 'designate'
     ddir.mkdir(parents=True, exist_ok=True)
     mdns = f'{HOST}:{PORTS["designate-mdns"]}'
@@ -311,8 +312,7 @@ def designate(p: Paths, s: dict) -> None:
         },
         'service:central': {'workers': 1, 'managed_resource_email': 'hostmaster@example.test'},
         'service:mdns': {'listen': mdns, 'workers': 1},
-        'service:worker': {'workers': 1, 'poll_delay': 0, 'poll_retry_interval': 1,
-                           'poll_max_retries': 1, 'poll_timeout': 5},
+        'service:worker': {'workers': 1, **dns_config.WORKER_POLLING},
         'service:producer': {'workers': 1},
         'keystone_authtoken': _authtoken(s),
         'oslo_policy': POLICY,
@@ -323,26 +323,7 @@ def designate(p: Paths, s: dict) -> None:
     for svc in ('designate-api', 'designate-central', 'designate-worker',
                 'designate-producer', 'designate-mdns'):
         _write(p.conf(f'{svc}.conf'), _ini({'DEFAULT': {'log_file': p.log(svc)}}))
-    host, port = HOST, PORTS['designate-mdns']
-    _write(p.conf('pools.yaml'), f"""- name: default
-  description: localcloud pool (fake backend, designate-mdns is the nameserver)
-  attributes: {{}}
-  ns_records:
-    - hostname: ns1.localcloud.test.
-      priority: 1
-  nameservers:
-    - host: {host}
-      port: {port}
-  targets:
-    - type: fake
-      description: fake backend
-      masters:
-        - host: {host}
-          port: {port}
-      options:
-        host: {host}
-        port: {port}
-""")
+    _write(p.conf('pools.yaml'), dns_config.pool_yaml(p))
 
 
 def _service_auth(s: dict, **extra) -> dict:
@@ -464,6 +445,7 @@ def nova(p: Paths, s: dict) -> None:
 
 
 def write_all(p: Paths, s: dict) -> None:
+    from .dns import config as dns_config
     p.makedirs()
     dataplane.remember(p)
     (p.root / 'port-offset').write_text(f'{PORT_OFFSET}\n')
@@ -473,6 +455,7 @@ def write_all(p: Paths, s: dict) -> None:
     neutron(p, s)
     octavia(p, s)
     designate(p, s)
+    dns_config.write(p)
     placement(p, s)
     glance(p, s)
     nova(p, s)

@@ -8,6 +8,7 @@ import time
 
 from . import procs, services
 from .dataplane import config as dataplane, ovn
+from .dns import server as dns_server
 from .settings import PORT_OFFSET, Paths
 from .startup import Up, parallel, say
 
@@ -109,22 +110,36 @@ def status_rows(p: Paths) -> list:
     return rows
 
 
+# The sections of `status --json` beside "services", each computed from the state directory: a part of the local
+# cloud with something to tell adds one line here.
+STATUS_SECTIONS = {
+    'dns': dns_server.status,   # where clients ask: {"host": "127.0.0.1", "port": N}
+    'dataplane': dataplane.mode,
+}
+
+
+def status_document(p: Paths, rows: list | None = None) -> dict:
+    """`status --json` without the chassis: {"services": [one row per daemon], "dns": {...}, "dataplane": ...}."""
+    return {'services': status_rows(p) if rows is None else rows,
+            **{name: section(p) for name, section in STATUS_SECTIONS.items()}}
+
+
 def cmd_status(p: Paths, args) -> int:
     rows = status_rows(p)
     chassis = ovn.chassis_status(p) if dataplane.enabled(p) else {}
     crashes = ovn.crash_lines(p) if dataplane.enabled(p) else []
     if args.json:
         import json
-        print(json.dumps({'services': rows, 'dataplane': dataplane.mode(p), 'chassis': chassis,
-                          'dataplane_crashes': crashes}, indent=1))
+        print(json.dumps({**status_document(p, rows), 'chassis': chassis, 'dataplane_crashes': crashes},
+                         indent=1))
     else:
-        print(f'{"service":24} {"state":8} {"pid":>7} {"procs":>5} {"ports (127.0.0.1)":22} {"RSS MiB":>8} '
+        print(f'{"service":24} {"state":8} {"pid":>7} {"procs":>5} {"ports (127.0.0.1)":27} {"RSS MiB":>8} '
               f'{"PSS MiB":>8}')
         for r in rows:
-            print(f'{r["service"]:24} {r["state"]:8} {r["pid"] or "-":>7} {r["procs"]:>5} {r["ports"]:22} '
+            print(f'{r["service"]:24} {r["state"]:8} {r["pid"] or "-":>7} {r["procs"]:>5} {r["ports"]:27} '
                   f'{r["rss"] / 2**20:8.0f} {r["pss"] / 2**20:8.0f}')
         rss, pss = sum(r['rss'] for r in rows), sum(r['pss'] for r in rows)
-        print(f'{"total":24} {"":8} {"":>7} {sum(r["procs"] for r in rows):>5} {"":22} {rss / 2**20:8.0f} '
+        print(f'{"total":24} {"":8} {"":>7} {sum(r["procs"] for r in rows):>5} {"":27} {rss / 2**20:8.0f} '
               f'{pss / 2**20:8.0f}')
         print('(RSS counts pages shared by forked workers once per process; PSS splits them: the real total)')
         for az, c in chassis.items():
@@ -133,6 +148,8 @@ def cmd_status(p: Paths, args) -> int:
         for line in crashes:
             print(f'CRASH in the data plane: {line}')
         print(f'state: {p.root}  clouds.yaml: {p.clouds_yaml}  data plane: {dataplane.mode(p)}')
+        dns = STATUS_SECTIONS['dns'](p)
+        print(f'DNS: dig @{dns["host"]} -p {dns["port"]} api.example.test')
     running = [r for r in rows if r['state'] == 'running']
     return 0 if len(running) == len(rows) and all(c['up'] for c in chassis.values()) else 3
 

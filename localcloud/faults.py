@@ -14,7 +14,8 @@ writes a provisioning_status straight into the Octavia database (the only way to
 
 Whole services (localcloud.service_faults): keystone-restart stops Keystone by its PID file and
 starts it again (nothing can authenticate meanwhile); octavia-api-unavailable makes the Octavia
-API answer 503 (or another 5xx) to every request for a number of seconds.
+API answer 503 (or another 5xx) to every request for a number of seconds. The DNS server
+(localcloud.dns.faults): dns-stop / dns-start stop named and start it again.
 """
 import argparse
 import contextlib
@@ -27,6 +28,7 @@ import sys
 
 from . import procs
 from .dataplane.faults import DataPlaneFaults
+from .dns.faults import DnsFaults
 from .service_faults import ServiceFaults
 from .settings import DB_ADMIN, Paths
 
@@ -35,7 +37,7 @@ TABLES = {'member': 'member', 'pool': 'pool', 'listener': 'listener', 'health_mo
           'load_balancer': 'load_balancer', 'l7policy': 'l7policy', 'l7rule': 'l7rule'}
 
 
-class Faults(ServiceFaults, DataPlaneFaults):
+class Faults(ServiceFaults, DataPlaneFaults, DnsFaults):
     def __init__(self, state: str | os.PathLike | None = None):
         self.paths = Paths(state)
 
@@ -95,14 +97,15 @@ class Faults(ServiceFaults, DataPlaneFaults):
             data['paused'] = False
 
     def clear_all(self) -> None:
-        """Every member override cleared, heartbeats on, worker thawed, the Octavia API serving, Keystone running
-        if a fault stopped it."""
+        """Every member override cleared, heartbeats on, worker thawed, the Octavia API serving, Keystone and named
+        running if a fault stopped them."""
         with self._edit() as data:
             data.clear()
             data['members'] = {}
         self.worker_thaw()
         self.clear_services()
         self.data_plane_clear()
+        self.clear_dns()
 
     # -- the Octavia worker ----------------------------------------------------------------------
     def _worker_pids(self) -> list[int]:
@@ -193,7 +196,9 @@ def main(argv=None) -> int:
                        ('list', 'print the current overrides'),
                        ('keystone-stop', 'stop Keystone (by its PID file): nothing can authenticate'),
                        ('keystone-start', 'start Keystone again as `up` does and wait until it answers'),
-                       ('octavia-api-available', 'end an Octavia API fault now')):
+                       ('octavia-api-available', 'end an Octavia API fault now'),
+                       ('dns-stop', 'stop named, the DNS server (by its PID file): nothing is answered'),
+                       ('dns-start', 'start named again as `up` does and wait until it listens')):
         sub.add_parser(name, help=text)
     kr = sub.add_parser('keystone-restart', help='stop Keystone, keep it down --down seconds, start it, wait')
     kr.add_argument('--down', type=float, default=0.0, metavar='SECONDS')
@@ -251,7 +256,12 @@ def main(argv=None) -> int:
         f.octavia_api_unavailable(args.seconds, args.status, args.method, args.path, args.hold, args.body)
     elif c == 'octavia-api-available':
         f.octavia_api_available()
-    if c not in ('force-error', 'force-status', 'keystone-stop', 'keystone-start', 'keystone-restart'):
+    elif c == 'dns-stop':
+        print(json.dumps({'stopped_pid': f.dns_stop()}))
+    elif c == 'dns-start':
+        print(json.dumps({'pid': f.dns_start()}))
+    if c not in ('force-error', 'force-status', 'keystone-stop', 'keystone-start', 'keystone-restart', 'dns-stop',
+                 'dns-start'):
         print(json.dumps({**f.read(), 'worker_frozen': _safe(f.worker_frozen), **f.services_state()},
                          sort_keys=True))
     return 0

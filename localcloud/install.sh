@@ -9,9 +9,12 @@ PKGS=(keystone neutron-server
       designate-api designate-central designate-worker designate-producer designate-mdns
       rabbitmq-server mariadb-server python3-pymysql python3-bcrypt python3-amqp uwsgi-plugin-python3 openssl
       glance-api placement-api nova-api nova-conductor nova-scheduler
-      ovn-central ovn-host openvswitch-switch ethtool iproute2 python3-pip)
+      ovn-central ovn-host openvswitch-switch ethtool iproute2 python3-pip
+      bind9 bind9-utils bind9-dnsutils)
 # The data plane (localcloud/dataplane, LOCALCLOUD_DATAPLANE=ovn): OVS 3.1 with the userspace datapath (no kernel
 # module), OVN 23.03; ethtool turns TX checksum offload off on every veth end.
+# DNS: named (bind9) is Designate's backend, rndc (bind9-utils) its control, dig (bind9-dnsutils) for users
+# (localcloud/dns).
 # Compute: no nova-compute package (it depends on a hypervisor: libvirt + qemu, or lxc, or ironic); the
 # nova-compute processes run python3-nova's own nova.cmd.compute with the fake virt driver (localcloud/services.py).
 
@@ -102,7 +105,7 @@ if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
   for unit in mariadb rabbitmq-server epmd.socket keystone neutron-api neutron-rpc-server neutron-server \
       octavia-api octavia-worker octavia-health-manager octavia-housekeeping designate-api designate-central \
       designate-worker designate-producer designate-mdns glance-api placement-api nova-api nova-conductor \
-      nova-scheduler openvswitch-switch ovn-central ovn-host ovn-northd ovn-controller; do
+      nova-scheduler openvswitch-switch ovn-central ovn-host ovn-northd ovn-controller named; do
     $SUDO systemctl disable --now "$unit" >/dev/null 2>&1 || true
   done
 fi

@@ -2,11 +2,11 @@
 aggregates per AZ), clouds.yaml."""
 import hashlib
 import json
-import time
 
 # The public network: 172.24.4.0/24 for the default instance, 172.24.<4 + offset/1000>.0/24 for one with shifted
 # ports, so two instances' public networks (routed from the machine with the data plane) never overlap.
 from .dataplane.config import PUBLIC_CIDR, PUBLIC_GATEWAY, PUBLIC_POOL
+from .dns import server as dns_server
 from .rest import Client, HttpError
 from .settings import (ADMIN_CLOUD, ADMIN_USER, AZS, CLOUD, COMPUTE_HOSTS, DNS_ZONE, PROJECT, REGION,
                        SERVICE_PROJECT, SERVICE_USER, USER, Paths, url)
@@ -130,7 +130,9 @@ def cloud(p: Paths, s: dict) -> dict:
     zones = user.get('designate', f'/v2/zones?name={DNS_ZONE}')['zones']
     zone = zones[0] if zones else user.post('designate', '/v2/zones', {
         'name': DNS_ZONE, 'email': 'hostmaster@example.test', 'ttl': 60})
-    zone = _wait_zone(user, zone['id'])
+    served_in = dns_server.ensure_served(user, zone['id'])
+    if served_in > 2:
+        print(f'DNS zone {DNS_ZONE} served by named after {served_in:.1f}s', flush=True)
     out['dns_zone_id'] = zone['id']
     out['dns_zone'] = DNS_ZONE
     out['project_id'] = user.project_id
@@ -166,17 +168,6 @@ def compute(admin: Client) -> dict:
             admin.post('nova', f'/v2.1/os-aggregates/{agg["id"]}/action', {'add_host': {'host': host}})
     return {'image_id': image['id'], 'image': IMAGE, 'flavor': FLAVORS[0][0],
             'compute_hosts': dict(COMPUTE_HOSTS)}
-
-
-def _wait_zone(c: Client, zone_id: str, timeout: float = 60):
-    deadline = time.monotonic() + timeout
-    while True:
-        zone = c.get('designate', f'/v2/zones/{zone_id}')
-        if zone['status'] == 'ACTIVE':
-            return zone
-        if zone['status'] == 'ERROR' or time.monotonic() > deadline:
-            raise RuntimeError(f'DNS zone {DNS_ZONE}: status {zone["status"]}')
-        time.sleep(0.3)
 
 
 def write_clouds_yaml(p: Paths, s: dict) -> None:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from . import configs, rest
 from .dataplane import config as dataplane
+from .dns import server as dns_server
 from .settings import HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
 
 OCTAVIA_PLUGIN = PKG / 'octavia_plugin'
@@ -96,6 +97,7 @@ def table(p: Paths) -> dict:
         Service('designate-worker', ['/usr/bin/designate-worker', *dcfg,
                                      '--config-file', str(c('designate-worker.conf'))],
                 'designate-worker'),
+        dns_server.service(p),  # named, Designate's backend: localcloud/dns
         Service('placement-api', _uwsgi('placement-api', '/usr/bin/placement-api', PORTS['placement'], p,
                                         env={'OS_PLACEMENT_CONFIG_DIR': str(p.etc)}),
                 'placement-api', [('tcp', PORTS['placement'])], url('placement', '/')),

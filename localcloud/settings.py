@@ -27,6 +27,8 @@ BASE_PORTS = {
     'glance': 9292,
     'ovn-nb': 6641,   # the data plane (LOCALCLOUD_DATAPLANE=ovn): OVN northbound / southbound ovsdb
     'ovn-sb': 6642,
+    'named': 5300,        # the DNS server clients ask (tcp+udp): localcloud/dns
+    'named-rndc': 5301,   # named's control channel (rndc), for Designate's worker
 }
 
 PROJECT = 'ha-endpoint'

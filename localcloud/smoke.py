@@ -101,13 +101,18 @@ def run(conn, faults, seed: dict, cleanup, zone_name: str = 'az1', n_members: in
     zone = conn.dns.get_zone(seed['dns_zone_id'])
     fqdn = f'{cleanup.prefix}-api.{zone.name}'
 
-    def recordset_active():
+    created = time.monotonic()
+
+    def recordset_answered():
         rs = cleanup.add('recordset', conn.dns.create_recordset(zone, name=fqdn, type='A',
                                                                 records=[fip.floating_ip_address], ttl=60),
                          zone=zone.id)
-        return wait_for(f'recordset {fqdn} ACTIVE', lambda: conn.dns.get_recordset(rs, zone),
-                        lambda o: o.status == 'ACTIVE', fail=lambda o: o.status == 'ERROR', timeout=30)
-    rs = t.step('recordset -> ACTIVE', recordset_active)
+        _named_answers(fqdn, (fip.floating_ip_address,))
+        return rs
+    rs = t.step('recordset -> answered by named', recordset_answered)
+    rs = wait_for(f'recordset {fqdn} ACTIVE', lambda: conn.dns.get_recordset(rs, zone),
+                  lambda o: o.status == 'ACTIVE', fail=lambda o: o.status == 'ERROR', timeout=30)
+    t.steps.append(('recordset -> ACTIVE', time.monotonic() - created))
     assert rs.records == [fip.floating_ip_address]
 
     victim = members[0]
@@ -132,8 +137,9 @@ def run(conn, faults, seed: dict, cleanup, zone_name: str = 'az1', n_members: in
 
     def delete_recordset():
         conn.dns.delete_recordset(rs, zone)
+        _named_answers(fqdn, ())
         wait_for(f'recordset {fqdn} gone', lambda: _find_rs(conn, zone, rs.id), lambda o: o is None, timeout=30)
-    t.step('delete recordset', delete_recordset)
+    t.step('delete recordset (gone from named, then from the API)', delete_recordset)
 
     def delete_fip():
         net.delete_ip(fip)
@@ -151,6 +157,14 @@ def run(conn, faults, seed: dict, cleanup, zone_name: str = 'az1', n_members: in
     assert not [r for r in conn.dns.recordsets(zone) if r.name == fqdn], f'recordset {fqdn} left behind'
     assert not [p for p in net.ports() if p.name == f'octavia-lb-{lb.id}'], 'octavia VIP port left behind'
     return t
+
+
+def _named_answers(fqdn: str, records: tuple, timeout: float = 30) -> None:
+    """Wait until the DNS server (named) answers exactly these A records for fqdn (none: the name is gone)."""
+    from .dns import query
+    samples = query.watch(fqdn, every_ms=20, duration_s=timeout, until=lambda a: a.records == records)
+    assert samples[-1].answer.records == records, \
+        f'named never answered {records} for {fqdn} within {timeout}s; last: {samples[-1].answer}'
 
 
 def _find_rs(conn, zone, rs_id):

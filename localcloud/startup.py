@@ -241,24 +241,31 @@ class Up:
         dconf = ['--config-file', str(self.p.conf('designate.conf'))]
         pools = self.p.conf('pools.yaml')
         # The schema with the pool already in it is cached too (per pools.yaml): no pool update then.
-        pooled = self.cache_file('designate-pooled', 'python3-designate',
-                                 '-' + hashlib.sha1(pools.read_bytes()).hexdigest()[:12])
+        digest = hashlib.sha1(pools.read_bytes()).hexdigest()[:12]
+        pooled = self.cache_file('designate-pooled', 'python3-designate', '-' + digest)
 
         def schema():
             if self.load('designate', pooled):
-                (self.p.lib / 'done-designate-pools').write_text('from the schema cache\n')
+                (self.p.lib / f'done-designate-pools-{digest}').write_text('from the schema cache\n')
             else:
                 self.schema('designate', 'python3-designate', lambda: self.run(
                     'designate', ['/usr/bin/designate-manage', *dconf, 'database', 'sync']))
         self.once('schema-designate', schema)
-        for name in ('designate-central', 'designate-api', 'designate-mdns', 'designate-producer'):
+        for name in ('designate-central', 'designate-api', 'designate-mdns', 'designate-producer', 'named'):
             self.ensure(name)
         self.wait_queues(['central'])
+        self.wait_ready('named')
 
         def pool_update():
+            # A running worker knows the old pool (e.g. the fake backend of an older localcloud) and would take the
+            # zone updates the pool update sends: stopped first, they wait in its queue for the new one.
+            if procs.stop(self.p.pidfile('designate-worker'), self.svcs['designate-worker'].marker, timeout=8):
+                say('stopped designate-worker: the pool changes')
             self.run('designate', ['/usr/bin/designate-manage', *dconf, 'pool', 'update', '--file', str(pools)])
-            self.dump('designate', pooled)
-        self.once('designate-pools', pool_update)
+            if self.sql('SELECT COUNT(*) FROM zones', 'designate').strip() == '0':  # the cache holds no one's zones
+                self.dump('designate', pooled)
+        # once per pools.yaml: a changed pool (a new backend, other ports) is loaded again
+        self.once(f'designate-pools-{digest}', pool_update)
         self.ensure('designate-worker')
         self.wait_ready('designate-api')
         self.wait_ready('designate-mdns')

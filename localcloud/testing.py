@@ -7,7 +7,7 @@ Fixtures:
 - ``os_conn`` (session): the project user's openstacksdk connection.
 - ``cloud_cleanup`` (function): a :class:`Cleanup` that gives the test a unique name prefix,
   records what the test registers, and after the test deletes everything it registered or that
-  carries its prefix (servers, recordsets, floating IPs, load balancers with cascade, routers, ports,
+  carries its prefix (servers, recordsets, DNS zones, floating IPs, load balancers with cascade, routers, ports,
   subnets, networks, security groups), clears the test's member faults and thaws the worker.
 
 Environment: ``LOCALCLOUD_AUTOSTART=0`` fails instead of starting the cloud; ``HA_ENDPOINT_STATE``
@@ -88,7 +88,7 @@ class Cleanup:
         return f'{self.prefix}-{suffix}'
 
     def add(self, kind: str, obj_or_id, **extra):
-        """Register a resource: kind in server, load_balancer, floating_ip, recordset (zone=...), router,
+        """Register a resource: kind in server, load_balancer, floating_ip, recordset (zone=...), zone, router,
         port, subnet, network, security_group, member (faults only). Returns the object."""
         oid = obj_or_id if isinstance(obj_or_id, str) else obj_or_id.id
         if kind == 'member':
@@ -120,6 +120,8 @@ class Cleanup:
             for rs in c.dns.recordsets(zone):
                 if rs.name.startswith(self.prefix) or rs.id in reg:
                     self._try(lambda: c.dns.delete_recordset(rs, zone, ignore_missing=True))
+            if (zone.name.startswith(self.prefix) or zone.id in reg) and zone.action != 'DELETE':
+                self._try(lambda: c.dns.delete_zone(zone, ignore_missing=True))
         for ip in c.network.ips():
             if ip.id in reg or ip.port_id in vip_ports or (ip.description or '').startswith(self.prefix):
                 self._try(lambda: c.network.delete_ip(ip, ignore_missing=True))

@@ -7,18 +7,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-import dns.message
-import dns.query
-import dns.rdatatype
-
-MDNS = ("127.0.0.1", 5354)
+from localcloud.dns import query as dns_query
 
 
 def resolve_a(fqdn: str) -> set[str]:
-    """The A records Designate's nameserver answers for ``fqdn`` (empty when the name does not exist)."""
-    query = dns.message.make_query(fqdn, dns.rdatatype.A)
-    response = dns.query.udp(query, MDNS[0], port=MDNS[1], timeout=5)
-    return {item.address for rrset in response.answer if rrset.rdtype == dns.rdatatype.A for item in rrset}
+    """The A records the local cloud's DNS server (named, Designate's backend; what a client resolves) answers for
+    ``fqdn`` (empty when the name does not exist)."""
+    return dns_query.resolve_a(fqdn)
 
 
 def loadbalancers_named(conn, prefix: str) -> list[Any]:
@@ -116,8 +111,9 @@ class RolloutSampler:
 
 @dataclass
 class NameSampler:
-    """Resolves ``names`` at Designate's nameserver every ``interval`` seconds while an update runs: the DNS a client
-    would have seen, to tell whether a name ever stopped answering."""
+    """Resolves ``names`` at the cloud's DNS server (named) every ``interval`` seconds while an update runs: the DNS a
+    client would have seen, to tell whether a name ever stopped answering (a query named did not answer is an
+    error, never "no address": ``localcloud.dns.query.resolve_a``)."""
 
     names: Iterable[str]
     interval: float = 0.1

@@ -4,7 +4,7 @@ One stack goes through the steps a platform team goes through, in order: preview
 no-op preview and refresh, a rollout that replaces every member, removing a zone (the name answering throughout), a
 bad config, an update killed mid-way and recovered, an update killed during a load balancer's replacement and
 recovered with the old zone serving, renaming the DNS record (the old name answering until the new one does), and
-destroy. Each step checks the cloud itself (openstacksdk, Designate's nameserver), not
+destroy. Each step checks the cloud itself (openstacksdk, the cloud's DNS server named), not
 only what Pulumi says.
 """
 

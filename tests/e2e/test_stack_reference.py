@@ -3,7 +3,7 @@
 The endpoint stack is this project (two zones, one member each); the second stack is examples/stack-reference: a
 security group with an egress rule to every published address and every zone's VIP on every listener port, and a
 CNAME to the endpoint's name. Both run under the real engine on the local cloud with one file backend, each under
-its own stack name; the cloud is read back with openstacksdk and Designate's nameserver. When the endpoint stack
+its own stack name; the cloud is read back with openstacksdk and the cloud's DNS server (named). When the endpoint stack
 loses a zone, the second stack's next update follows.
 """
 
@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import shutil
 
-import dns.message
-import dns.query
-import dns.rdatatype
 import pytest
 
 from localcloud.testing import Cleanup
-from tests.e2e.cloud_checks import MDNS, loadbalancers_named, resolve_a
+from localcloud.dns import query as dns_query
+from tests.e2e.cloud_checks import loadbalancers_named, resolve_a
 from tests.e2e.pulumi_cli import REPO, PulumiStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
@@ -79,9 +77,7 @@ def egress_targets(cloud, group_id: str) -> set[tuple[str, int]]:
 
 
 def resolve_cname(name: str) -> set[str]:
-    response = dns.query.udp(dns.message.make_query(name, dns.rdatatype.CNAME), MDNS[0], port=MDNS[1], timeout=5)
-    return {item.target.to_text() for rrset in response.answer if rrset.rdtype == dns.rdatatype.CNAME
-            for item in rrset}
+    return set(dns_query.ask(name, "CNAME").records)
 
 
 def expected_targets(outputs: dict) -> set[tuple[str, int]]:

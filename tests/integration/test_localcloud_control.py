@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from localcloud import procs, services
-from localcloud.settings import PKG
+from localcloud.settings import PKG, PORTS
 
 pytestmark = pytest.mark.integration
 
@@ -78,8 +78,11 @@ def test_up_again_starts_nothing_and_status_reports_all_running(localcloud):
     assert out.stdout.rstrip().splitlines()[-3].endswith('ready')
     status = subprocess.run([str(PKG / 'status'), '--json'], env=env, capture_output=True, text=True)
     assert status.returncode == 0
-    rows = json.loads(status.stdout)['services']
+    document = json.loads(status.stdout)
+    rows = document['services']
     assert all(r['state'] == 'running' for r in rows), rows
+    assert {r['service'] for r in rows} >= {'designate-worker', 'named'}
+    assert document['dns'] == {'host': '127.0.0.1', 'port': PORTS['named']}
     assert sum(r['pss'] for r in rows) < 3 * 2 ** 30
 
 
