@@ -12,15 +12,16 @@ Prints:
     zone (cascade delete of its load balancer, its floating IP and recordset);
   - where the time of the dev shape's `up` and `destroy` goes (bench/lib/event_timings.py: per-resource steps from
     the engine's event log, and the chain of steps that explains the wall time);
-  - before/after in the same run: the same figures with the OpenStack plugin built without engine/openstack/patches
-    (engine part "openstack-unpatched", built by `engine/build.sh --part openstack-unpatched` when the cache has
-    none: a few minutes with warm Go caches; --no-before skips it).
+  - unpatched/patched side by side in the same run: the engine's own OpenStack plugin (unpatched, as users run it)
+    and the same plugin built with engine/openstack/patches (engine part "openstack-patched", opt-in, built by
+    `engine/build.sh --part openstack-patched` when the cache has none: a minute or two with warm Go caches;
+    --no-patched skips it).
 
 The machine is shared and its load moves the cloud's own speed from one minute to the next, so each round measures
-one zone's chain right before the up it is compared with, and --rounds N interleaves the two plugins (patched,
-unpatched, unpatched, patched, ...) and prints medians.
+one zone's chain right before the up it is compared with, and --rounds N interleaves the two plugins (unpatched,
+patched, patched, unpatched, ...) and prints medians.
 
-Run: .venv/bin/python bench/engine_figures.py [--cold] [--no-before] [--rounds N] [--events-dir DIR]
+Run: .venv/bin/python bench/engine_figures.py [--cold] [--no-patched] [--rounds N] [--events-dir DIR]
      (needs `make engine localcloud`)
 """
 
@@ -219,10 +220,10 @@ def zones_in_parallel(clouds_yaml: str, azs=("az1", "az2", "az3")) -> float:
         return max(pool.map(chain, azs))
 
 
-def unpatched_plugin() -> Path:
-    """The OpenStack plugin built without engine/openstack/patches: the engine part "openstack-unpatched", which
+def patched_plugin() -> Path:
+    """The OpenStack plugin built with engine/openstack/patches: the opt-in engine part "openstack-patched", which
     engine/build.sh builds (or reuses from its cache) and whose cache dir it prints."""
-    out = subprocess.run(["engine/build.sh", "--part", "openstack-unpatched"], cwd=ROOT, check=True,
+    out = subprocess.run(["engine/build.sh", "--part", "openstack-patched"], cwd=ROOT, check=True,
                          capture_output=True, text=True)
     return Path(out.stdout.strip().splitlines()[-1]) / "plugins" / "pulumi-resource-openstack"
 
@@ -240,22 +241,22 @@ def variant_environment(base: dict[str, str], plugin: Path, home: Path) -> dict[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cold", action="store_true", help="also measure a cold engine build (~15-25 min)")
-    parser.add_argument("--no-before", action="store_true", help="skip the runs with the unpatched plugin")
+    parser.add_argument("--no-patched", action="store_true", help="skip the runs with the patched plugin")
     parser.add_argument("--rounds", type=int, default=1,
-                        help="measurements per plugin, interleaved (after, before, before, after, ...); medians")
+                        help="measurements per plugin, interleaved (unpatched, patched, patched, ...); medians")
     parser.add_argument("--events-dir", type=Path, help="also write each run's event log (JSON) there")
     options = parser.parse_args()
     build = engine_build(options.cold)
-    before = None if options.no_before else unpatched_plugin()
+    patched = None if options.no_patched else patched_plugin()
     cloud = ensure_up()
     environment = {**engine_environment(project_environment()), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
                    "OS_CLOUD": "localcloud"}
     print(describe(environment), flush=True)
     current = Path(environment["HA_ENGINE_BIN"]).parent / "plugins" / "pulumi-resource-openstack"
     with tempfile.TemporaryDirectory(prefix="engine-figures-") as workdir:
-        variants = [Variant("patched", current, environment, Path(workdir) / "after")]
-        if before is not None:
-            variants.append(Variant("unpatched", before, environment, Path(workdir) / "before"))
+        variants = [Variant("unpatched", current, environment, Path(workdir) / "unpatched")]
+        if patched is not None:
+            variants.append(Variant("patched", patched, environment, Path(workdir) / "patched"))
         previews = {v.label: v.previews() for v in variants}
         for number in range(options.rounds):
             for variant in (variants if number % 2 == 0 else list(reversed(variants))):
@@ -269,7 +270,7 @@ def main() -> None:
                     for kind in ("up", "destroy"):
                         (options.events_dir / f"{variant.label}-{number + 1}-{kind}.json").write_text(
                             json.dumps(figures[f"{kind}_events"]))
-    after = variants[0]
+    after = variants[0]  # the engine's own (unpatched) plugin
     print("engine build")
     print(f"  warm (cache present)           {build['warm_s']:8.2f} s")
     if "cold_s" in build:
@@ -282,10 +283,10 @@ def main() -> None:
     print("one zone's critical path, openstacksdk, one step after another (then its deletion), in the median round")
     for step, seconds in typical["chain"].items():
         print(f"  {step:30s} {seconds:8.2f} s")
-    print(f"real engine, patched provider (engine/openstack/patches), medians of {len(after.rounds)} round(s)")
-    print(f"  empty program: preview {previews['patched']['empty_preview_s']:.2f} s, up {after.median('empty_up_s'):.2f} s")
-    print(f"  dev shape ({typical['dev_resources']} resources): preview {previews['patched']['dev_preview_s']:.2f} s, "
-          f"with policy pack {previews['patched']['dev_preview_with_policies_s']:.2f} s, up {after.median('dev_up_s'):.2f} s, "
+    print(f"real engine, the engine's own provider (unpatched, as users run it), medians of {len(after.rounds)} round(s)")
+    print(f"  empty program: preview {previews['unpatched']['empty_preview_s']:.2f} s, up {after.median('empty_up_s'):.2f} s")
+    print(f"  dev shape ({typical['dev_resources']} resources): preview {previews['unpatched']['dev_preview_s']:.2f} s, "
+          f"with policy pack {previews['unpatched']['dev_preview_with_policies_s']:.2f} s, up {after.median('dev_up_s'):.2f} s, "
           f"destroy {after.median('dev_destroy_s'):.2f} s (the cloud deletes one zone in "
           f"{statistics.median(r['chain']['delete (cascade)'] for r in after.rounds):.2f} s)")
     print(f"  neutron-lbaas warnings printed by the up: {max(r['lbaas_warnings'] for r in after.rounds)}")
@@ -298,18 +299,18 @@ def main() -> None:
     print("where the time goes (engine event log of the median round)")
     event_timings.report("dev shape up", typical["dev_up_s"], typical["up_events"])
     event_timings.report("dev shape destroy", typical["dev_destroy_s"], typical["destroy_events"])
-    if before is None:
-        print("before (unpatched provider): skipped (--no-before)")
+    if patched is None:
+        print("patched provider: skipped (--no-patched)")
         return
-    previous = variants[1]
+    other = variants[1]
     print(f"side by side, interleaved in the same run (medians of {len(after.rounds)}): unpatched provider "
-          f"({before.parents[1].name}) -> patched ({current.parents[1].name})")
+          f"({current.parents[1].name}) -> patched ({patched.parents[1].name})")
     for key, label in (("dev_up_s", "dev shape up s"), ("dev_destroy_s", "dev shape destroy s"),
                        ("lbaas_warnings", "neutron-lbaas warnings"), ("empty_up_s", "empty program up s"),
                        ("ratio", "ratio"), ("parallel_ratio", "ratio against 3 zones at once")):
-        print(f"  {label:28s} {previous.median(key):8.2f} -> {after.median(key):8.2f}")
-    print("where the time went before (unpatched provider, median round)")
-    typical = previous.median_round()
+        print(f"  {label:28s} {after.median(key):8.2f} -> {other.median(key):8.2f}")
+    print("where the time went with the patched provider (median round)")
+    typical = other.median_round()
     event_timings.report("dev shape up", typical["dev_up_s"], typical["up_events"])
     event_timings.report("dev shape destroy", typical["dev_destroy_s"], typical["destroy_events"])
 

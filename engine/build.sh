@@ -5,7 +5,8 @@
 #   engine/build.sh --bin-dir       print the bin dir of the build matching this checkout (exit 1 if not built yet)
 #   engine/build.sh --force         rebuild every part, even those the cache has
 #   engine/build.sh --part <part>   build (or reuse) one part and print its cache dir; <part> is one of ENGINE_PARTS
-#                                   (key.sh) or a variant: openstack-unpatched (the plugin without patches/)
+#                                   (key.sh) or a variant: openstack-patched (the plugin with openstack/patches/,
+#                                   opt-in: the engine's own plugin is unpatched, as users run it)
 #
 # The engine is built in parts (ENGINE_PARTS in key.sh: cli langhost scripts openstack yaml codegen), each by its own
 # engine/<part>/build.sh and cached under a key of its own:
@@ -70,7 +71,7 @@ build_part() {
     mkdir -p "$tmp/bin"
     echo "engine: building part ${part}${variant:+ ($variant)} -> $(basename "$dir")"
     local -a env=(ENGINE_PART_OUT="$tmp" GOFLAGS="$ENGINE_GOFLAGS")
-    [ "$variant" != unpatched ] || env+=(ENGINE_OPENSTACK_PATCHES=none)
+    [ "$variant" != patched ] || env+=(ENGINE_OPENSTACK_PATCHES="$ENGINE_DIR/openstack/patches")
     status=0
     # bash's `time` (wall, user and system CPU of the part's build and its children) goes to $tmp/.time; the part's
     # own stderr still reaches ours through fd 3; its stdout (what it built) goes to its BUILD_INFO.
@@ -125,9 +126,9 @@ flock 9   # one build at a time per cache (CI jobs, make targets running in para
 
 if [ "$mode" = part ]; then
     case "$part_arg" in
-        openstack-unpatched) build_part openstack unpatched; part_dir openstack unpatched ;;
+        openstack-patched) build_part openstack patched; part_dir openstack patched ;;
         *) case " $ENGINE_PARTS " in *" $part_arg "*) ;; *)
-               echo "engine: no part '$part_arg' (parts: $ENGINE_PARTS, openstack-unpatched)" >&2; exit 2 ;; esac
+               echo "engine: no part '$part_arg' (parts: $ENGINE_PARTS, openstack-patched)" >&2; exit 2 ;; esac
            build_part "$part_arg"; part_dir "$part_arg" ;;
     esac
     exit 0

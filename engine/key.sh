@@ -9,15 +9,16 @@
 #                                        build.sh/key.sh (assembly only) and the Python SDK pins of requirements.txt
 #
 # A part's inputs: every file of engine/<part>/ except docs (*.md), editor backups and, for openstack, what only
-# tests or documents the build (smoke.sh, check_sdk.py, .gitignore); plus versions.env and the SDK pins of
-# requirements.txt for the parts that read them (langhost, scripts, openstack). A new part: add its directory with a
+# tests or documents the build (smoke.sh, check_sdk.py, .gitignore) and its patches (read by the opt-in variant
+# openstack-patched only); plus versions.env and the SDK pins of requirements.txt for the parts that read them
+# (langhost, scripts, openstack). A new part: add its directory with a
 # build.sh (README.md says what it gets and prints) and its name to ENGINE_PARTS; nothing else.
 ENGINE_PARTS="cli langhost scripts openstack yaml codegen"
 
 engine_part_inputs() {
     case "$1" in
-        openstack) find openstack -type f \( -name '*.go' -o -name go.mod -o -name go.sum -o -name '*.patch' \
-            -o -name build.sh \) ;;
+        openstack) find openstack -type f \( -name '*.go' -o -name go.mod -o -name go.sum -o -name build.sh \)
+            [ "${2:-}" != patched ] || find openstack/patches -type f -name '*.patch' ;;
         *) find "$1" -type f ! -name '*~' ! -name '*.md' ;;
     esac
     case "$1" in
@@ -34,7 +35,7 @@ engine_part_key() {
             langhost | scripts | openstack)
                 grep -E '^(pulumi|pulumi-openstack)==' ../requirements.txt 2>/dev/null || true ;;
         esac
-        { engine_part_inputs "$2"; echo build-flags.env; } 2>/dev/null | LC_ALL=C sort | xargs sha256sum
+        { engine_part_inputs "$2" "${3:-}"; echo build-flags.env; } 2>/dev/null | LC_ALL=C sort | xargs sha256sum
     ) | sha256sum | cut -c1-16
 }
 

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Part "openstack" of the engine (engine/build.sh): pulumi-resource-openstack, our bridge build (README.md) of
-# terraform-provider-openstack (version of go.mod) patched with patches/*.patch, into $ENGINE_PART_OUT/plugins/
+# terraform-provider-openstack (version of go.mod), unpatched as users run it, into $ENGINE_PART_OUT/plugins/
 # (deliberately not bin/: a pulumi-resource-* on PATH is used by the CLI for ANY requested version of the plugin,
 # with only a warning, so a program on another pulumi-openstack SDK would silently get this schema; env.sh installs
 # it into PULUMI_HOME under its own version instead), with the schema and the version beside it.
 #
 #   ENGINE_PART_OUT=<dir> engine/openstack/build.sh <bin dir>
-#   ENGINE_OPENSTACK_PATCHES=none ...   the same build without the patches (variant "openstack-unpatched", for
-#                                       bench/engine_figures.py's before/after)
+#   ENGINE_OPENSTACK_PATCHES=<dir> ...  the same build with <dir>/*.patch applied to the Terraform provider (variant
+#                                       "openstack-patched": engine/openstack/patches, opt-in; bench/engine_figures.py
+#                                       compares it with the unpatched plugin in one run)
 #
 # Steps, in a temp copy of this module: copy the terraform provider out of GOMODCACHE and apply the patches, point a
 # `replace` at the copy, build our tfgen, generate the schema (no docs, no examples), embed it in the provider main,
@@ -17,7 +18,7 @@ DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=${ENGINE_PART_OUT:?engine/openstack/build.sh: set ENGINE_PART_OUT (engine/build.sh does)}
 # shellcheck source=engine/versions.env
 . "$DIR/../versions.env"
-PATCHES=${ENGINE_OPENSTACK_PATCHES:-$DIR/patches}
+PATCHES=${ENGINE_OPENSTACK_PATCHES:-none}
 P=${ENGINE_GO_P:-2}
 elapsed() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}'; }
 
@@ -25,7 +26,7 @@ WORK=$(mktemp -d "$OUT/.src.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 SRC="$WORK/openstack"
 cp -R "$DIR" "$SRC"
-TPO=github.com/terraform-provider-openstack/terraform-provider-openstack
+TPO=github.com/terraform-provider-openstack/terraform-provider-openstack/v3
 TPO_VERSION=$(cd "$DIR" && go list -m -f '{{.Version}}' "$TPO")
 TPO_DIR=$(cd "$DIR" && go mod download -json "$TPO@$TPO_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 cp -R "$TPO_DIR" "$WORK/tpo"
@@ -38,7 +39,7 @@ if [ "$PATCHES" != none ]; then
         echo "patched $TPO $TPO_VERSION with $(basename "$patch")"
     done
 else
-    echo "unpatched $TPO $TPO_VERSION (ENGINE_OPENSTACK_PATCHES=none)"
+    echo "unpatched $TPO $TPO_VERSION (as users run it; the variant openstack-patched applies patches/)"
 fi
 (cd "$SRC" && go mod edit -replace "$TPO=../tpo")
 

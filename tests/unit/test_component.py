@@ -314,3 +314,21 @@ def test_readiness_cloud_overrides_the_provider_and_a_lone_region_is_refused():
     raw["readiness"] = {"region": "RegionThree"}
     with pytest.raises(ConfigError, match=r"readiness\.region: readiness\.region needs readiness\.cloud too"):
         run_program(program, FakeCloud.dev(), preview=True, outputs=lambda _: {})
+
+
+def test_each_zones_octavia_writes_follow_one_another_and_zones_stay_independent():
+    """Octavia refuses a write to a load balancer while another is in progress (409): a zone's listeners, pools,
+    monitors and members form one chain, each depending on the one before, so the engine never sends two at once
+    to one load balancer; the zones' chains are separate, so the zones are still built in parallel."""
+    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=True)
+    octavia = (contract.LISTENER_TYPE, contract.POOL_TYPE, contract.MONITOR_TYPE, contract.MEMBER_TYPE)
+    writes = [r for r in run.registrations if r["type"] in octavia]
+    for az in ("az1", "az2", "az3"):
+        lb = run.named(contract.loadbalancer_name("k8s-api", az))
+        chain = [r for r in writes if r["name"].startswith(f"k8s-api-{az}-")]
+        assert len(chain) == 2 * (1 + 1 + 1 + 1)  # per listener: listener, pool, monitor, one member of this zone
+        assert lb["urn"] in chain[0]["dependencies"]
+        for before, after in zip(chain, chain[1:]):
+            assert before["urn"] in after["dependencies"], (before["name"], after["name"])
+        others = {r["urn"] for r in writes if not r["name"].startswith(f"k8s-api-{az}-")}
+        assert not any(others & set(r["dependencies"]) for r in chain)

@@ -31,7 +31,8 @@ def test_a_long_description_keeps_its_identity_within_255_characters():
 
 def test_every_taggable_object_carries_the_stack_tag_and_described_ones_their_identity():
     run = run_component(dev_endpoint(), FakeCloud.dev(), preview=True)
-    tagged = [contract.LOADBALANCER_TYPE, contract.LISTENER_TYPE, contract.SECGROUP_TYPE, contract.FLOATING_IP_TYPE]
+    tagged = [contract.LOADBALANCER_TYPE, contract.LISTENER_TYPE, contract.POOL_TYPE, contract.MEMBER_TYPE,
+              contract.SECGROUP_TYPE, contract.FLOATING_IP_TYPE]
     for kind in tagged:
         resources = run.of_type(kind)
         assert resources and all(DEV.tag in r["inputs"]["tags"] for r in resources), kind
@@ -49,6 +50,15 @@ def test_the_declared_tags_are_the_configured_ones():
     run = run_component(raw, FakeCloud.dev(), preview=True)
     assert run.of_type(contract.ENDPOINT_TYPE)[0]["outputs"]["facts"]["tags"] == ["production"]
     assert run.of_type(contract.LOADBALANCER_TYPE)[0]["inputs"]["tags"] == ["production", DEV.tag]
+
+
+def test_a_pulumi_openstack_older_than_5_is_refused_naming_the_fix():
+    from ha_endpoint.octavia import require_openstack_sdk
+
+    require_openstack_sdk("5.5.3")
+    with pytest.raises(ImportError, match=r"needs pulumi-openstack 5\.x \(installed: 3\.15\.1\).*"
+                                          r"pip install 'pulumi-openstack>=5\.5,<6'"):
+        require_openstack_sdk("3.15.1")
 
 
 # -- a brought floating IP that serves something else ---------------------------------------------------------------

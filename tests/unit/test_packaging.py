@@ -130,8 +130,8 @@ print(json.dumps(report))
 
 def test_a_scratch_consumer_with_its_own_components_package_installs_this_one_and_builds_an_endpoint(tmp_path):
     """A new user's Pulumi project: its own components/ package, the README's Python example as its program, this
-    checkout pip-installed from its path into a fresh virtualenv, with the pulumi-openstack users have (the 5.x of
-    requirements-openstack5.txt) and the other pins of requirements.txt as constraints."""
+    checkout pip-installed from its path into a fresh virtualenv, with the pins of requirements.txt (pulumi-openstack 5.5.3, what
+    users install) as constraints."""
     project = tmp_path / "consumer"
     project.mkdir()
     for name in ("Pulumi.yaml", "__main__.py", "requirements.txt"):
@@ -142,9 +142,7 @@ def test_a_scratch_consumer_with_its_own_components_package_installs_this_one_an
     (project / "run_under_mocks.py").write_text(textwrap.dedent(CONSUMER_DRIVER))
 
     constraints = tmp_path / "constraints.txt"
-    constraints.write_text("\n".join([pin for pin in pins(ROOT / "requirements.txt")
-                                      if not pin.startswith("pulumi-openstack==")]
-                                     + pins(ROOT / "requirements-openstack5.txt")) + "\n")
+    constraints.write_text("\n".join(pins(ROOT / "requirements.txt")) + "\n")
     venv = project / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"

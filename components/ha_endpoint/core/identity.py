@@ -1,10 +1,10 @@
 """Which stack a cloud object belongs to: the identity the component writes on everything it creates, and reads back.
 
 Every object the endpoint creates carries its stack's identity where the API allows it: a tag on load balancers,
-listeners, floating IPs and security groups (``ha-endpoint:stack=<project>/<stack>``), and a suffix on the
-description of load balancers, listeners, pools, floating IPs, security groups and their rules, and recordsets
-(``[ha-endpoint <project>/<stack> <resource name>]``). Octavia members and monitors take neither; they are proven ours
-through their pool. Recovery (``scripts/recover.py``) deletes an object only when its identity is this stack's, its
+listeners, pools, members, floating IPs and security groups (``ha-endpoint:stack=<project>/<stack>``), and a suffix on
+the description of load balancers, listeners, pools, floating IPs, security groups and their rules, and recordsets
+(``[ha-endpoint <project>/<stack> <resource name>]``). Octavia monitors take neither; they are proven ours through
+their pool. Recovery (``scripts/recover.py``) deletes an object only when its identity is this stack's, its
 name and type match, and exactly one object does. Pure: no Pulumi, no cloud.
 """
 

@@ -12,7 +12,8 @@ that changing drainSeconds is an in-place update of theirs, never a deletion tha
 
 from __future__ import annotations
 
-from typing import Optional
+from importlib.metadata import version
+from typing import Optional, TypeVar
 
 import pulumi
 import pulumi_openstack as openstack
@@ -24,6 +25,23 @@ from ..readiness.drain import MemberDrain
 from ..readiness.provider import MemberReadiness
 from .backend import ZoneServing
 from .gate import poll_inputs
+
+
+T = TypeVar("T", bound=pulumi.Resource)
+OPENSTACK_SDK_MAJOR = 5
+
+
+def require_openstack_sdk(installed: str) -> None:
+    """Refuse a pulumi-openstack older than 5.x: its pools and members take no tags (the component tags every object
+    it creates with its stack's identity) and its provider plugin is not the one this project is tested with."""
+    if int(installed.split(".")[0]) < OPENSTACK_SDK_MAJOR:
+        raise ImportError(
+            f"ha_endpoint needs pulumi-openstack {OPENSTACK_SDK_MAJOR}.x (installed: {installed}): its load balancer "
+            f"pools and members take tags since 5.0. Fix: pip install 'pulumi-openstack>=5.5,<6' in the program's "
+            f"virtualenv (ha-endpoint is tested with 5.5.3).")
+
+
+require_openstack_sdk(version("pulumi-openstack"))
 
 
 class OctaviaBackend:
@@ -57,6 +75,7 @@ class _OctaviaZone:
         self.pools: dict[int, openstack.loadbalancer.Pool] = {}
         self.monitors: dict[int, openstack.loadbalancer.Monitor] = {}
         self.members: dict[int, dict[str, openstack.loadbalancer.Member]] = {}
+        self._last_write: Optional[pulumi.Resource] = None
         for listener in zone.listeners:
             self._listener(listener, zone, child)
         self.floating_ip_resource: Optional[openstack.networking.FloatingIp] = None
@@ -96,34 +115,51 @@ class _OctaviaZone:
                     for port, members in self.members.items()}),
             })
 
+    def _after_previous_write(self, child: pulumi.ResourceOptions) -> pulumi.ResourceOptions:
+        """``child`` with a dependency on the zone's previous Octavia object (see :meth:`_written`)."""
+        return pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(
+            depends_on=[self._last_write] if self._last_write is not None else None))
+
+    def _written(self, resource: T) -> T:
+        """Record ``resource`` as the zone's last Octavia write. Octavia refuses (409) every write to a load balancer
+        while another is in progress, and terraform-provider-openstack retries a refused write with a backoff growing
+        to 10 s: the listeners, pools, monitors and members of one load balancer created at once cost up to 37 s each
+        where one after another they take 1-3 s. So each one depends on the one before: the engine creates them one
+        after another, and deletes them in the reverse order."""
+        self._last_write = resource
+        return resource
+
     def _listener(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions) -> None:
         cidrs = {"allowed_cidrs": list(listener.allowed_cidrs)} if listener.allowed_cidrs else {}
         tls = {"default_tls_container_ref": listener.certificate_ref} if listener.certificate_ref is not None else {}
-        resource = openstack.loadbalancer.Listener(
+        resource = self._written(openstack.loadbalancer.Listener(
             listener.listener_name, name=listener.listener_name, loadbalancer_id=self.loadbalancer.id,
             protocol=listener.protocol, protocol_port=listener.port, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: port {listener.port}",
-                                               listener.listener_name), opts=child, **cidrs, **tls)
-        pool = openstack.loadbalancer.Pool(
+                                               listener.listener_name),
+            opts=self._after_previous_write(child), **cidrs, **tls))
+        pool = self._written(openstack.loadbalancer.Pool(
             listener.pool_name, name=listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
-            lb_method=listener.lb_method,
+            lb_method=listener.lb_method, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: members of port {listener.port}",
-                                               listener.pool_name), opts=child)
+                                               listener.pool_name), opts=self._after_previous_write(child)))
         self.pools[listener.port] = pool
         if listener.monitor is not None:
             spec = listener.monitor
             http = {"url_path": spec.url_path, "expected_codes": spec.expected_codes} if spec.url_path else {}
-            self.monitors[listener.port] = openstack.loadbalancer.Monitor(
+            self.monitors[listener.port] = self._written(openstack.loadbalancer.Monitor(
                 spec.name, name=spec.name, pool_id=pool.id, type=spec.type, delay=spec.delay, timeout=spec.timeout,
-                max_retries=spec.max_retries, max_retries_down=spec.max_retries_down, opts=child, **http)
-        self.members[listener.port] = {
-            member.member: openstack.loadbalancer.Member(
+                max_retries=spec.max_retries, max_retries_down=spec.max_retries_down,
+                opts=self._after_previous_write(child), **http))
+        members = self.members[listener.port] = {}
+        for member in listener.members:
+            aliases = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=member.legacy_name)] if member.legacy_name
+                                             else None)
+            members[member.member] = self._written(openstack.loadbalancer.Member(
                 member.resource_name, name=member.member, pool_id=pool.id, address=member.address,
                 protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight,
-                opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(aliases=[pulumi.Alias(
-                    name=member.legacy_name)] if member.legacy_name else None)),
-                **({"monitor_port": member.monitor_port} if member.monitor_port else {}))
-            for member in listener.members}
+                tags=list(zone.tags), opts=pulumi.ResourceOptions.merge(self._after_previous_write(child), aliases),
+                **({"monitor_port": member.monitor_port} if member.monitor_port else {})))
 
     def _floating_ip(self, zone: ZonePlan, child: pulumi.ResourceOptions) -> pulumi.Output[Optional[str]]:
         floating = zone.floating
