@@ -46,7 +46,7 @@ import yaml  # noqa: E402
 from bench.lib import event_timings  # noqa: E402
 from bench.lib.engine_in_use import describe, engine_environment  # noqa: E402
 from localcloud.testing import ensure_up  # noqa: E402
-from tests.e2e.pulumi_cli import PulumiStack, project_environment  # noqa: E402
+from tests.e2e.pulumi_cli import PulumiStack, patched_openstack_plugin, project_environment, with_openstack_plugin  # noqa: E402
 
 ENDPOINT = "bench-api"
 
@@ -83,7 +83,7 @@ class Variant:
     def __init__(self, label: str, plugin: Path, environment: dict[str, str], workdir: Path):
         self.label, self.plugin = label, plugin
         self.clouds_yaml = environment["OS_CLIENT_CONFIG_FILE"]
-        env = variant_environment(environment, plugin, workdir / "home")
+        env = with_openstack_plugin(environment, plugin, workdir / "home")
         empty = workdir / "empty"
         empty.mkdir(parents=True)
         (empty / "Pulumi.yaml").write_text("name: empty\nruntime:\n  name: python\n  options:\n"
@@ -220,24 +220,6 @@ def zones_in_parallel(clouds_yaml: str, azs=("az1", "az2", "az3")) -> float:
         return max(pool.map(chain, azs))
 
 
-def patched_plugin() -> Path:
-    """The OpenStack plugin built with engine/openstack/patches: the opt-in engine part "openstack-patched", which
-    engine/build.sh builds (or reuses from its cache) and whose cache dir it prints."""
-    out = subprocess.run(["engine/build.sh", "--part", "openstack-patched"], cwd=ROOT, check=True,
-                         capture_output=True, text=True)
-    return Path(out.stdout.strip().splitlines()[-1]) / "plugins" / "pulumi-resource-openstack"
-
-
-def variant_environment(base: dict[str, str], plugin: Path, home: Path) -> dict[str, str]:
-    """The project environment with ``plugin`` installed as the OpenStack plugin in its own PULUMI_HOME."""
-    home.mkdir(parents=True, exist_ok=True)
-    env = {**base, "PULUMI_HOME": str(home)}
-    version = (plugin.parents[1] / "openstack-plugin-version").read_text().strip()
-    subprocess.run(["pulumi", "plugin", "install", "resource", "openstack", version, "--file", str(plugin),
-                    "--reinstall"], env=env, check=True, capture_output=True)
-    return env
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cold", action="store_true", help="also measure a cold engine build (~15-25 min)")
@@ -247,7 +229,7 @@ def main() -> None:
     parser.add_argument("--events-dir", type=Path, help="also write each run's event log (JSON) there")
     options = parser.parse_args()
     build = engine_build(options.cold)
-    patched = None if options.no_patched else patched_plugin()
+    patched = None if options.no_patched else patched_openstack_plugin()
     cloud = ensure_up()
     environment = {**engine_environment(project_environment()), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
                    "OS_CLOUD": "localcloud"}

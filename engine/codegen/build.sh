@@ -4,7 +4,7 @@
 #
 #   engine/codegen/build.sh <bin dir>
 #
-# Uses the pkg/v3 of the CLI (engine/cli: v3.259.0, same replace), so it adds no modules to the engine's set.
+# Uses the pkg/v3 of the CLI (engine/cli: v3.274.1, same replace), so it adds no modules to the engine's set.
 set -euo pipefail
 
 CODEGEN_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -150,6 +150,25 @@ class PulumiStack:
         return ["--policy-pack", str(self.workdir / "policies")] if enabled else []
 
 
+def patched_openstack_plugin() -> Path:
+    """The OpenStack plugin built with engine/openstack/patches: the opt-in engine part "openstack-patched", which
+    engine/build.sh builds (or reuses from its cache) and whose cache dir it prints last."""
+    out = subprocess.run(["engine/build.sh", "--part", "openstack-patched"], cwd=REPO, check=True,
+                         capture_output=True, text=True, timeout=3600)
+    return Path(out.stdout.strip().splitlines()[-1]) / "plugins" / "pulumi-resource-openstack"
+
+
+def with_openstack_plugin(environment: dict[str, str], plugin: Path, home: Path) -> dict[str, str]:
+    """``environment`` with a PULUMI_HOME of its own (``home``) in which ``plugin`` is the OpenStack plugin, under the
+    version its build recorded (both variants report 5.5.3: a stack moves between them with no change)."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {**environment, "PULUMI_HOME": str(home)}
+    version = (plugin.parents[1] / "openstack-plugin-version").read_text().strip()
+    subprocess.run(["pulumi", "plugin", "install", "resource", "openstack", version, "--file", str(plugin),
+                    "--reinstall"], env=env, check=True, capture_output=True)
+    return env
+
+
 def _descendants(pid: int) -> list[int]:
     """Every process below ``pid`` (from /proc), children first."""
     children: dict[int, list[int]] = {}

@@ -11,11 +11,16 @@ while the local cloud's fault tools (localcloud/service_faults.py) break it:
 4. a member is deleted behind the stack's back while its readiness gate waits: the update fails at once naming it,
    in a few lines; `refresh` and `up` create it again;
 5. the Octavia API answers 503 for 30 s while the OpenStack provider plugin waits for members it created: the
-   plugin's status waits poll on through the 503s (engine patch 0005) and the update completes; the rerun (6) has
-   nothing to do;
+   plugin's status waits poll on through the 503s and the update completes; the rerun (6) has nothing to do;
 7. Octavia reports a new member ERROR while the provider plugin waits for it: the update fails naming the member, the
-   stack records it (the plugin sets its id before the wait, patch 0005: unpatched, it was left out of the state and
-   the rerun posted it again, refused 409), and the rerun converges on that same member.
+   stack records it, and the rerun converges on that same member.
+
+Tests 0-4 run on the engine's own plugin (unpatched terraform-provider-openstack v3.4.0, what users run). Tests 5-7
+are faults inside the provider's own status waits, which only the opt-in patched plugin survives (engine part
+"openstack-patched", patch 0003): unpatched, v3.4.0 ends a member's wait at the first 503 and sets the member's id only
+after the wait, so the update fails and leaves the members it posted out of the state, and the rerun posts them again
+(Octavia refuses: 409 "already using ip", retried until the create timeout). So before test 5 the module's own
+PULUMI_HOME gets the patched plugin under the same version (5.5.3): the stack moves to it with no change.
 
 Each time the update completes, or fails with a precise message, and a rerun converges: the cloud, read back with
 openstacksdk, holds exactly the stack's objects (no extra load balancer, listener, pool, member, floating IP, security
@@ -34,7 +39,7 @@ import pytest
 
 from localcloud.testing import Cleanup
 from tests.e2e.cloud_checks import recordset_addresses, resolve_a
-from tests.e2e.pulumi_cli import PulumiStack, read_events
+from tests.e2e.pulumi_cli import PulumiStack, patched_openstack_plugin, read_events, with_openstack_plugin
 
 # Keystone stopped, every Octavia request failed, heartbeats paused: nothing else may run meanwhile.
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
@@ -69,7 +74,10 @@ def swept(localcloud, faults):
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory, pulumi_environment, swept):
-    instance = PulumiStack.create(tmp_path_factory.mktemp("cloud-faults"), "cloud-faults", pulumi_environment)
+    workdir = tmp_path_factory.mktemp("cloud-faults")
+    environment = with_openstack_plugin(pulumi_environment, default_openstack_plugin(pulumi_environment),
+                                        workdir / "pulumi-home")
+    instance = PulumiStack.create(workdir / "project", "cloud-faults", environment)
     instance.write_config(fault_config(10))
     yield instance
     instance.destroy(check=False)
@@ -185,6 +193,11 @@ def error_lines(output: str) -> list[str]:
 def provider_errors(output: str) -> list[str]:
     """The errors the provider plugin reported, as the CLI lists them under each failed resource (``* <message>``)."""
     return sorted({line.strip()[2:] for line in output.splitlines() if line.strip().startswith("* ")})
+
+
+def default_openstack_plugin(environment: dict[str, str]) -> Path:
+    """The engine's own OpenStack plugin (unpatched), beside the bin dir env.sh put on PATH."""
+    return Path(environment["HA_ENGINE_BIN"]).parent / "plugins" / "pulumi-resource-openstack"
 
 
 def names_a_member(output: str) -> bool:
@@ -330,11 +343,12 @@ def test_5_octavia_answering_503_while_the_provider_waits_for_members_it_created
         stack, cloud, faults, tmp_path):
     """The provider posts each new member, then polls Octavia until it is ACTIVE; the worker is frozen meanwhile (the
     members stay PENDING_CREATE, as behind a slow amphora) and the API answers 503 for 30 s.
-    terraform-provider-openstack 1.54.1 retries 500/502/503/504 and 409 around its POST/PUT/DELETE calls
-    (checkForRetryableError) but not in its status waits: a refresh function's error ended StateChangeConf at once,
-    the update failed and left the members it had created unrecorded. With engine patch 0005 a transient error in a
-    status wait is one more pending poll: the waits meet the 503s, poll on, and the update completes with every object
-    recorded."""
+    terraform-provider-openstack v3.4.0 retries 500/502/503/504 and 409 around its POST/PUT/DELETE calls
+    (checkForRetryableError) but not in its status waits: a refresh function's error ends StateChangeConf at once, the
+    update fails and leaves the members it created unrecorded. With patch 0003 (the opt-in patched plugin, installed
+    here) a transient error in a status wait is one more pending poll: the waits meet the 503s, poll on, and the update
+    completes with every object recorded."""
+    with_openstack_plugin(stack.env, patched_openstack_plugin(), Path(stack.env["PULUMI_HOME"]))
     stack.write_config(fault_config(14))
     event_log = tmp_path / "octavia-members.jsonl"
     new_members = {f"10.10.{n}.14" for n in (1, 2, 3)}
@@ -370,8 +384,8 @@ def test_7_a_member_octavia_reports_error_while_the_provider_waits_is_recorded_a
     """The worker is frozen (the new members stay PENDING_CREATE, their load balancers PENDING_UPDATE); once the new
     members exist, zone az2's load balancer is set ACTIVE and its new member ERROR in Octavia's database, as Octavia
     reports a member it failed to build. The provider's wait for that member ends at once with "unexpected state
-    'ERROR'": the update fails naming it, and the stack records the member (patch 0005 sets its id before the wait; the
-    unpatched plugin recorded nothing and the rerun posted the member again, refused 409 "already using ip"). The worker
+    'ERROR'": the update fails naming it, and the stack records the member (patch 0003 sets its id before the wait; the
+    unpatched plugin records nothing and the rerun posts the member again, refused 409 "already using ip"). The worker
     is thawed (it goes on and makes the member ACTIVE); the rerun updates that same member, posts nothing, and
     converges."""
     stack.write_config(fault_config(16))

@@ -51,17 +51,12 @@ def test_the_members_group_admits_sctp_for_an_sctp_listener():
     assert rules == {("sctp", 3868), ("tcp", 3868)}
 
 
-def test_an_sctp_monitor_is_refused_before_the_provider_refuses_it_at_preview():
-    """Seen in a real preview: the provider's schema refuses type SCTP ('expected type to be one of [TCP
-    UDP-CONNECT HTTP HTTPS TLS-HELLO PING]'), naming a resource, not the key."""
-    from ha_endpoint import ConfigError, load_endpoint_args
-
-    with pytest.raises(ConfigError) as caught:
-        load_endpoint_args(_listeners({"port": 3868, "protocol": "SCTP", "monitor": {"type": "SCTP"}}))
-    assert [str(problem) for problem in caught.value.problems] == [
-        "ha-endpoint:endpoint.listeners[0].monitor.type: the OpenStack provider (terraform-provider-openstack 1.54) "
-        "cannot create SCTP health monitors; an SCTP pool can use UDP-CONNECT, TCP, HTTP; pick a monitor type that "
-        "fits protocol SCTP"]
+def test_an_sctp_monitor_on_an_sctp_pool_is_accepted_as_the_provider_accepts_it():
+    """terraform-provider-openstack v1.54.1 (pulumi-openstack 3.15.1) refused monitor type SCTP at preview, so the
+    component refused it first; v3.4.0 (pulumi-openstack 5.5.3) accepts it, and so do the component and the pack."""
+    run = run_preview(_listeners({"port": 3868, "protocol": "SCTP", "monitor": {"type": "SCTP"}}))
+    assert run.violations() == []
+    assert {(r["protocol"], r["port"]) for r in run.facts()["membersSecurityGroup"]["rules"]} == {("sctp", 3868)}
 
 
 # -- the declared facts ----------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ and the A records the endpoint's DNS zone holds already (how a record is replace
 
 A load balancer pinned to an availability zone Octavia does not know (or has disabled) is refused when it is created,
 and so is a TERMINATED_HTTPS listener whose certificate Octavia cannot load from the key manager (Barbican). The
-OpenStack provider this project runs (pulumi-openstack 3.15.1, terraform-provider-openstack 1.54.1) has no data source
+OpenStack provider this project runs (pulumi-openstack 5.5.3, terraform-provider-openstack v3.4.0) has no data source
 for either: nothing answers "which AZs does Octavia have" through a provider invoke, and its Barbican data sources find
 containers by name, not by the reference a listener takes. So these two questions are asked with openstacksdk, at
 preview, of the same cloud and region the readiness gates poll (:class:`ha_endpoint.core.plan.PollTarget`:

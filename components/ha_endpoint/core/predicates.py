@@ -36,10 +36,6 @@ DATAGRAM_POOL_PROTOCOLS = ("UDP", "SCTP")
 DATAGRAM_MONITOR_TYPES = ("UDP-CONNECT", "SCTP", "TCP", "HTTP")
 """Octavia's API: pools of UDP or SCTP take only these monitor types; UDP-CONNECT and SCTP monitors only such pools."""
 
-PROVIDER_MONITOR_TYPES = ("TCP", "UDP-CONNECT", "HTTP", "HTTPS", "TLS-HELLO", "PING")
-"""The monitor types the OpenStack provider this project runs accepts (terraform-provider-openstack v1.54.1, under
-pulumi-openstack 3.15.1: its schema refuses SCTP at preview, though Octavia has SCTP monitors since Wallaby)."""
-
 UDP_CONNECT_MIN_DELAY = 3
 """Octavia's default ``[api_settings] udp_connect_min_interval_health_monitor``: the least delay of a UDP-CONNECT
 monitor."""
@@ -65,19 +61,14 @@ def monitor_rule_protocol(monitor_type: str) -> str:
 
 
 def monitor_pool_problem(monitor_type: str, pool_protocol: str) -> Optional[str]:
-    """Why Octavia (or the provider in front of it) refuses a monitor of ``monitor_type`` on a pool of
-    ``pool_protocol``, or None when it accepts it."""
+    """Why Octavia refuses a monitor of ``monitor_type`` on a pool of ``pool_protocol``, or None when it accepts it
+    (the OpenStack provider, terraform-provider-openstack v3.4.0, accepts every monitor type Octavia has)."""
     kind, protocol = str(monitor_type).upper(), str(pool_protocol).upper()
-    if kind not in PROVIDER_MONITOR_TYPES:
-        usable = [t for t in DATAGRAM_MONITOR_TYPES if t in PROVIDER_MONITOR_TYPES] \
-            if protocol in DATAGRAM_POOL_PROTOCOLS else ["TCP", "HTTP", "HTTPS", "TLS-HELLO"]
-        return (f"the OpenStack provider (terraform-provider-openstack 1.54) cannot create {kind} health monitors; "
-                f"{_a(protocol)} {protocol} pool can use {', '.join(usable)}")
     if protocol in DATAGRAM_POOL_PROTOCOLS and kind not in DATAGRAM_MONITOR_TYPES:
         return (f"{_a(protocol)} {protocol} pool takes only {', '.join(DATAGRAM_MONITOR_TYPES)} health monitors, "
                 f"not {kind}")
     if protocol not in DATAGRAM_POOL_PROTOCOLS and kind in ("UDP-CONNECT", "SCTP"):
-        return f"a {kind} health monitor works only on UDP or SCTP pools, not on a {protocol} pool"
+        return f"{_a(kind)} {kind} health monitor works only on UDP or SCTP pools, not on {_a(protocol)} {protocol} pool"
     return None
 
 
