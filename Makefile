@@ -32,7 +32,7 @@ test:                      # scripts/test.sh: set-up in parallel, the tests on 3
 test-unit: venv capi-crds
 	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q   # smaller Hypothesis budgets: tests/budget.py
 
-bench: venv engine localcloud
+bench: venv engine-and-localcloud
 	for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
 include $(wildcard mk/*.mk)

@@ -1,10 +1,10 @@
 # The main job: the dev stack on the local cloud, with everything it needs installed or reused first.
 .PHONY: up down preview recover
 
-up: venv engine localcloud
+up: venv engine-and-localcloud
 	scripts/stack.sh up
 
-preview: venv engine localcloud
+preview: venv engine-and-localcloud
 	scripts/stack.sh preview
 
 down: venv engine
