@@ -36,7 +36,7 @@ def summarize(reports) -> tuple[dict[str, float], dict[str, int]]:
 
 
 def format_tiers(seconds: dict[str, float]) -> str:
-    return ", ".join(f"{tier} {seconds[tier]:.0f} s" for tier in (*TIERS, "openstack5", "other") if seconds.get(tier))
+    return ", ".join(f"{tier} {seconds[tier]:.0f} s" for tier in (*TIERS, "other") if seconds.get(tier))
 
 
 _started = time.monotonic()
