@@ -24,7 +24,8 @@ engine-smoke: engine
 	@ENGINE_SMOKE_PY="$(ENGINE_SMOKE_PY)" $(ENGINE_SMOKE)
 
 # The engine's Go build (CPU-bound) and the local cloud's first install (apt: network and disk) at once, so that on a
-# fresh machine neither waits for the other; each prints as it goes (lines may interleave). Used by `make test`/`up`.
+# fresh machine neither waits for the other; each prints as it goes (lines may interleave). Used by `make up`,
+# `preview` and `bench` (`make test` does the same in scripts/test.sh).
 .PHONY: engine-and-localcloud
 engine-and-localcloud:
 	@$(MAKE) --no-print-directory -j2 engine localcloud
