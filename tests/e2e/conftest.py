@@ -16,8 +16,14 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from localcloud.dataplane import config as dataplane  # noqa: E402
+from localcloud.settings import Paths  # noqa: E402
 from localcloud.testing import localcloud  # noqa: E402,F401
 from tests.e2e.pulumi_cli import project_environment  # noqa: E402
+
+# Real traffic needs the local cloud's data plane (LOCALCLOUD_DATAPLANE=ovn): collected only against a cloud that has
+# it, as tests/integration/test_dataplane_ovn.py is.
+collect_ignore = [] if dataplane.enabled(Paths()) else ["test_ovn_engine.py"]
 
 
 def pytest_collection_modifyitems(config, items):

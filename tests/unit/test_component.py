@@ -95,6 +95,10 @@ def test_ovn_pools_use_source_ip_port():
     run = run_component(raw, FakeCloud.dev(), preview=False)
     assert {p["inputs"]["lbMethod"] for p in run.of_type(contract.POOL_TYPE)} == {"SOURCE_IP_PORT"}
     assert {lb["inputs"]["loadbalancerProvider"] for lb in run.of_type(contract.LOADBALANCER_TYPE)} == {"ovn"}
+    # Octavia answers 501 "This provider does not support validating availability zones" to an ovn LB with one
+    assert [lb["inputs"].get("availabilityZone") for lb in run.of_type(contract.LOADBALANCER_TYPE)] == [None] * 3
+    assert {tuple(listener["inputs"].get("allowedCidrs") or ()) for listener in run.of_type(contract.LISTENER_TYPE)} \
+        == {()}
 
 
 @pytest.mark.parametrize("preview", MODES)

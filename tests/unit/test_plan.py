@@ -119,6 +119,37 @@ def test_ovn_default_cidrs_are_not_sent_and_protocol_specific_rules_are_planned(
     plan = checked_plan(load_endpoint_args(raw), facts(), Context())
     assert {listener.allowed_cidrs for listener in plan.zone("az1").listeners} == {()}
     assert {(rule.protocol, rule.port) for rule in plan.security.members_rules} == {("tcp", 6443), ("udp", 53)}
+    assert [zone.octavia_az for zone in plan.zones] == [None, None, None]   # Octavia refuses AZs on ovn LBs
+
+
+def test_ovn_members_admit_the_clients_themselves_on_member_ports_and_amphora_members_only_the_lb_subnets():
+    """OVN forwards clients unproxied (measured: tests/e2e/test_ovn_engine.py) and refuses allowed_cidrs on a
+    listener: the members' group admits allowedCidrs on the member ports and no listener carries them; an amphora
+    proxies, so its members admit only its subnets, and its listeners carry allowedCidrs."""
+    raw = dev_endpoint()
+    raw["loadBalancerProvider"] = "ovn"
+    raw["allowedCidrs"] = ["198.51.100.0/24"]
+    raw["listeners"] = [{"port": 6443, "monitor": {"type": "TCP"}}, {"port": 22623, "memberPort": 8443}]
+    plan = make_plan(load_endpoint_args(raw), facts())
+    rules = {(rule.protocol, rule.port, rule.remote_ip_prefix) for rule in plan.security.members_rules}
+    clients = {rule for rule in rules if rule[2] == "198.51.100.0/24"}
+    assert clients == {("tcp", 6443, "198.51.100.0/24"), ("tcp", 8443, "198.51.100.0/24")}
+    assert {("tcp", 8443, f"10.10.{n}.0/24") for n in (1, 2, 3)} <= rules
+    assert {listener.allowed_cidrs for zone in plan.zones for listener in zone.listeners} == {()}
+    raw["listeners"][0]["monitor"]["port"] = 10257
+    assert problems(raw) == [f"{ROOT}.listeners[0].monitor.port: the ovn provider probes the member port 6443 only "
+                             "(it refuses a member's monitor port); remove monitor.port"]
+    raw["loadBalancerProvider"] = "amphora"
+    plan = make_plan(load_endpoint_args(raw), facts())
+    assert {rule.remote_ip_prefix for rule in plan.security.members_rules} == {f"10.10.{n}.0/24" for n in (1, 2, 3)}
+    assert {listener.allowed_cidrs for zone in plan.zones for listener in zone.listeners} == {("198.51.100.0/24",)}
+    assert [zone.octavia_az for zone in plan.zones] == ["az1", "az2", "az3"]
+
+
+def test_ovn_icmp_monitors_are_refused_amphora_members_admit_icmp():
+    raw = dev_endpoint()
+    raw["listeners"] = [{"port": 6443, "monitor": {"type": "TCP"}},
+                        {"port": 53, "protocol": "UDP", "monitor": {"type": "UDP-CONNECT"}}]
     raw["listeners"][0]["monitor"] = {"type": "PING"}
     raw["loadBalancerProvider"] = "amphora"
     plan = checked_plan(load_endpoint_args(raw), facts(), Context())

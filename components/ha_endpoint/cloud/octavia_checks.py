@@ -26,6 +26,7 @@ from typing import Any, Iterator, Optional, Protocol
 import openstack.exceptions as os_exc
 import pulumi
 
+from ..core import predicates
 from ..core.args import EndpointArgs
 from ..core.errors import Problem
 from ..core.plan import PollTarget
@@ -165,7 +166,9 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Pro
     catalog = _CATALOG[-1]
     problems: list[Problem] = []
     try:
-        known = {az.name: az for az in catalog.octavia_azs(target)}
+        # under ovn no load balancer is pinned to an Octavia AZ (ZonePlan.octavia_az): nothing to ask
+        known = None if predicates.is_ovn(args.load_balancer_provider) else \
+            {az.name: az for az in catalog.octavia_azs(target)}
     except CatalogUnavailable as reason:
         pulumi.log.warn(f"{root}.zones: Octavia's availability zones could not be checked at preview ({reason}); "
                         "Octavia refuses an unknown one when the load balancers are created")

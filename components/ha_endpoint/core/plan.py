@@ -145,6 +145,10 @@ class ZonePlan:
     vip_secgroup_association_name: str
     readiness_name: str
     readiness: ReadinessPlan
+    octavia_az: Optional[str]
+    """The Octavia availability zone the load balancer is pinned to: the zone's AZ under amphora; none under ovn,
+    whose provider has no availability zones (Octavia refuses one on its load balancers: their flows exist on every
+    chassis, and the zone's traffic leaves through the gateway chassis of the VIP subnet's router)."""
     preflight: Optional[pulumi.Output] = None
     """When some inputs are Outputs: fails with every problem once they are known (:mod:`ha_endpoint.pipeline`); the
     zone's load balancer waits for it."""
@@ -292,7 +296,8 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: Readin
                     lb_name=contract.loadbalancer_name(name, az), vip_subnet=facts.subnets[args.zones[az].subnet],
                     listeners=listeners, floating=floating,
                     vip_secgroup_association_name=contract.vip_port_secgroup_name(name, az),
-                    readiness_name=contract.readiness_name(name, az), readiness=readiness)
+                    readiness_name=contract.readiness_name(name, az), readiness=readiness,
+                    octavia_az=None if predicates.is_ovn(args.load_balancer_provider) else az)
 
 
 def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: ListenerArgs,
@@ -317,9 +322,9 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
                     if isinstance(args.members[index].address, str) else None)
          for index in indexes), key=lambda member: member.member))
     method = listener.lb_method or (predicates.OVN_METHOD if predicates.is_ovn(args.load_balancer_provider) else "ROUND_ROBIN")
-    cidrs = tuple(args.allowed_cidrs)
-    if predicates.is_ovn(args.load_balancer_provider) and cidrs == ("0.0.0.0/0",):
-        cidrs = ()  # older OVN drivers reject allowed_cidrs; the default admits everyone anyway
+    # the ovn provider refuses allowed_cidrs on a listener ("OVN provider does not support allowed_cidrs option"):
+    # its clients reach the members unproxied, so the members' group admits allowedCidrs instead (_security_plan)
+    cidrs = () if predicates.is_ovn(args.load_balancer_provider) else tuple(args.allowed_cidrs)
     return ListenerPlan(port, member_port, listener.protocol, predicates.POOL_PROTOCOL[listener.protocol], method, cidrs,
                         contract.listener_name(name, az, port), contract.pool_name(name, az, port), monitor, members,
                         listener.certificate_ref)
@@ -345,6 +350,13 @@ def _security_plan(args: EndpointArgs, zones: tuple[ZonePlan, ...], members: tup
         for cidr, label in sources.values():
             rule = _rule(members_group, protocol, port, cidr, label)
             member_rules[rule.name] = rule
+    if predicates.is_ovn(args.load_balancer_provider):
+        # OVN balances without a proxy: a member sees the client's own address (the floating IP is one more VIP of
+        # the load balancer, DNAT to the member), so its group admits the clients on the listeners' member ports
+        for protocol, port in predicates.client_rule_ports(zones[0].listeners if zones else ()):
+            for cidr in args.allowed_cidrs:
+                rule = _rule(members_group, protocol, port, cidr)
+                member_rules[rule.name] = rule
     ports = tuple(MemberPortPlan(contract.member_port_secgroup_name(
         args.name, member.port_id if plain(member.port_id) else f"of-{member.name}"), member.name, member.port_id)
                   for member in members if member.port_id is not None)

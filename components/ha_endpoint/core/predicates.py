@@ -296,6 +296,12 @@ def member_rule_ports(listeners: Iterable[ListenerPorts]) -> dict[tuple[str, Opt
     return dict(sorted(needed.items(), key=lambda item: (item[0][0], item[0][1] or 0)))
 
 
+def client_rule_ports(listeners: Iterable[ListenerPorts]) -> list[tuple[str, int]]:
+    """(rule protocol, member port) of each listener, sorted: what a member's group must admit from the clients
+    themselves when the load balancer forwards their packets unproxied (the ovn provider)."""
+    return sorted({(listener_rule_protocol(listener.protocol), listener.member_port) for listener in listeners})
+
+
 def rule_admits(rule_protocol: Optional[str], port_min: Optional[int], port_max: Optional[int],
                 remote_prefix: Optional[str], protocol: str, port: Optional[int], source_cidr: str) -> bool:
     """Whether an ingress rule (``rule_protocol`` None/""/"any" = every protocol; a port bound of None or 0 = open;

@@ -122,6 +122,10 @@ def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
         if monitor is not None and not predicates.ovn_monitor_allowed(monitor.type):
             yield Problem(f"{path}.monitor.type", f"the ovn provider has no {monitor.type} health monitors; use "
                                                   f"one of {', '.join(predicates.OVN_MONITOR_TYPES)}")
+        if monitor is not None and monitor.port is not None and monitor.port != (listener.member_port or listener.port):
+            yield Problem(f"{path}.monitor.port", f"the ovn provider probes the member port "
+                                                  f"{listener.member_port or listener.port} only (it refuses a "
+                                                  f"member's monitor port); remove monitor.port")
         if not predicates.ovn_method_allowed(listener.lb_method):
             yield Problem(f"{path}.lbMethod", f"the ovn provider balances with {predicates.OVN_METHOD} only, not "
                                               f"{listener.lb_method}; set lbMethod: {predicates.OVN_METHOD} or "

@@ -1,7 +1,7 @@
 """The Octavia backend: one availability zone served by an Octavia load balancer (see
 :mod:`ha_endpoint.resources.backend`).
 
-Children of the zone: the load balancer (``availability_zone`` = the AZ, VIP on the zone's subnet); per listener a
+Children of the zone: the load balancer (``availability_zone`` = the AZ, none under ovn; VIP on the zone's subnet); per listener a
 listener, a pool, a health monitor and the members the plan placed there; the VIP security-group association; the
 floating IP (allocated from the floating network, or the user's own one, which is associated only: no
 ``FloatingIp`` resource is ever declared for it, so it is never created or deleted); the zone's ``MemberReadiness``
@@ -64,7 +64,7 @@ class _OctaviaZone:
         # created first; the floating IP association moves to it in place, then the old objects are deleted.
         child = pulumi.ResourceOptions(parent=parent, delete_before_replace=False)
         self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
-            zone.lb_name, name=zone.lb_name, availability_zone=zone.az,
+            zone.lb_name, name=zone.lb_name, availability_zone=zone.octavia_az,
             vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),
             loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",

@@ -3,7 +3,9 @@
 * The VIP group admits ``allowedCidrs`` on every listener port; each zone attaches it to its load balancer's VIP
   port (``PortSecGroupAssociate`` with ``enforce=False``, so the groups Octavia put there stay).
 * The members' group admits the zones' VIP subnet CIDRs (and the member subnets, which amphorae plug into) on every
-  member port and monitor port. Its id is an output so users attach it to their servers' ports; the ports given as
+  member port and monitor port; under the ovn provider also ``allowedCidrs`` on every member port, since OVN
+  forwards the clients' packets unproxied (a member sees the client's address; the health checks come from the
+  provider's port on the member's subnet, admitted above). Its id is an output so users attach it to their servers' ports; the ports given as
   ``members[].port`` get it here.
 """
 

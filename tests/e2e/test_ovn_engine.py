@@ -1,0 +1,270 @@
+"""The endpoint under the real engine on Octavia's real OVN provider (the local cloud's data plane,
+LOCALCLOUD_DATAPLANE=ovn): real packets from the machine through each zone's floating IP to the member serving in that
+zone, member status from OVN's own health checks, a member rotation that no client notices, and a destroy that leaves
+nothing in Octavia, Neutron or OVN's northbound database.
+
+The members are Nova servers (one serving namespace each, localcloud/dataplane) given to the endpoint by server id:
+the component finds their address and port and attaches its members' security group, the only group that admits
+anything to them (Nova's default group admits nothing from outside). So every request that gets through proves the
+component's rules admit what the OVN provider really sends: the clients' own addresses (OVN balances without a
+proxy: a member sees the client) and the health checks from the provider's port on the member's subnet.
+
+Collected only when the cloud under test has the data plane (tests/e2e/conftest.py); exclusive, as the data-plane
+integration tests are (scripts/test.sh runs it alone).
+"""
+
+from __future__ import annotations
+
+import csv
+import ssl
+import threading
+import time
+import urllib.request
+import uuid
+from collections import Counter
+
+import dns.message
+import dns.query
+import dns.rdatatype
+import pytest
+
+from localcloud.dataplane import ovn, reach
+from localcloud.settings import PORTS
+from localcloud.testing import Cleanup
+from tests.e2e.cloud_checks import loadbalancers_named, pools_of
+from tests.e2e.pulumi_cli import PulumiStack
+
+pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
+
+ZONES = ("az1", "az2", "az3")
+PORT = 6443                                   # TLS passes through the TCP listener to the member's API port
+ENDPOINT = f"e2e-ovn-{uuid.uuid4().hex[:4]}"
+FQDN = f"{ENDPOINT}.example.test."
+TLS = ssl.create_default_context()
+TLS.check_hostname, TLS.verify_mode = False, ssl.CERT_NONE
+
+
+def endpoint_config(servers: dict[str, str]) -> dict:
+    """The dev stack's shape on the ovn provider: one TCP listener with a TCP monitor, members given by server id
+    (``servers``: az -> server id)."""
+    return {
+        "name": ENDPOINT,
+        "loadBalancerProvider": "ovn",
+        "floatingNetwork": "public",
+        "zones": {zone: {"subnet": f"cp-{zone}"} for zone in ZONES},
+        "listeners": [{"port": PORT, "monitor": {"type": "TCP", "delay": 2, "timeout": 1, "maxRetries": 2,
+                                                 "maxRetriesDown": 2}}],
+        "members": [{"name": f"node-{zone}", "server": servers[zone], "az": zone} for zone in ZONES],
+        "dns": {"dnsZone": "example.test.", "record": ENDPOINT, "ttl": 30, "publish": "when-ready"},
+        "readiness": {"timeoutSeconds": 300, "require": "online"},
+    }
+
+
+def ask(address: str, timeout: float = 2.0) -> str:
+    """What the member behind ``address`` answers on the API port: ``<server name> <az>``."""
+    reach.check(address)
+    with urllib.request.urlopen(f"https://{address}:{PORT}/", timeout=timeout, context=TLS) as response:
+        return response.read().decode().strip()
+
+
+def resolve(fqdn: str) -> set[str]:
+    """The A records this instance's Designate nameserver answers for ``fqdn``."""
+    response = dns.query.udp(dns.message.make_query(fqdn, dns.rdatatype.A), "127.0.0.1",
+                             port=PORTS["designate-mdns"], timeout=5)
+    return {item.address for rrset in response.answer if rrset.rdtype == dns.rdatatype.A for item in rrset}
+
+
+class Clients:
+    """One client per zone asking that zone's floating IP over and over while an update runs (a new connection per
+    request, 2 s timeout); every answer and every failure is kept. Bounded: stops when the block ends."""
+
+    def __init__(self, addresses: dict[str, str]):
+        self.addresses = addresses
+        self.answers: dict[str, list[tuple[float, str]]] = {zone: [] for zone in addresses}
+        self.failures: dict[str, list[tuple[float, str]]] = {zone: [] for zone in addresses}
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._loop, args=(zone,), daemon=True) for zone in addresses]
+
+    def __enter__(self) -> "Clients":
+        self.started = time.monotonic()
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=30)
+
+    def _loop(self, zone: str) -> None:
+        while not self._stop.is_set():
+            at = time.monotonic() - self.started
+            try:
+                self.answers[zone].append((at, ask(self.addresses[zone]).split()[0]))
+            except Exception as error:  # noqa: BLE001 (every failure is what the test counts)
+                self.failures[zone].append((round(at, 2), repr(error)))
+            self._stop.wait(0.1)
+
+
+def wait_for(what: str, check, timeout: float, interval: float = 0.5):
+    deadline, last = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+            if last:
+                return last
+        except Exception as error:  # noqa: BLE001 (reported when time is up)
+            last = error
+        time.sleep(interval)
+    raise AssertionError(f"{what}: not after {timeout:.0f}s (last: {last!r})")
+
+
+def ovn_rows(localcloud, lb_ids: set[str], port_ids: set[str], addresses: set[str]) -> list[str]:
+    """The OVN northbound rows of these load balancers, ports and floating IPs: Load_Balancer rows (named after the
+    Octavia LB, or holding one of ``addresses`` as a VIP), NAT rows of the addresses, logical switch ports of the
+    ports or of the load balancers."""
+    found = []
+    for row in _rows(localcloud, "Load_Balancer", "_uuid,name,vips"):
+        if row["name"].strip('"') in lb_ids or any(address in row["vips"] for address in addresses):
+            found.append(f"Load_Balancer {row['name']} {row['vips']}")
+    for row in _rows(localcloud, "NAT", "_uuid,external_ip,logical_ip"):
+        if row["external_ip"].strip('"') in addresses or row["logical_ip"].strip('"') in addresses:
+            found.append(f"NAT {row['external_ip']} -> {row['logical_ip']}")
+    for row in _rows(localcloud, "Logical_Switch_Port", "_uuid,name,external_ids"):
+        name = row["name"].strip('"')
+        if name in port_ids or any(lb in row["external_ids"] for lb in lb_ids):
+            found.append(f"Logical_Switch_Port {name} {row['external_ids']}")
+    return found
+
+
+def _rows(localcloud, table: str, columns: str) -> list[dict[str, str]]:
+    keys = columns.split(",")
+    out = ovn.nbctl(localcloud.paths, "--format=csv", "--no-headings", f"--columns={columns}", "list", table)
+    return [dict(zip(keys, values)) for values in csv.reader(out.splitlines()) if values]
+
+
+@pytest.fixture(scope="module")
+def servers(localcloud):
+    """Two serving servers per AZ (Nova's default security group only): ``first`` are the members of the first up,
+    ``second`` replace them."""
+    conn, cleanup = localcloud.conn, Cleanup(localcloud)
+    cleanup.prefix = ENDPOINT
+    try:
+        image = conn.image.find_image("cirros", ignore_missing=False).id
+        made = {(zone, generation): conn.compute.create_server(
+            name=f"{ENDPOINT}-{zone}-{generation}", image_id=image, flavor_id="1", availability_zone=zone,
+            networks=[{"uuid": localcloud.seed[f"{zone}_network_id"]}])
+            for zone in ZONES for generation in ("first", "second")}
+        for key, server in made.items():
+            made[key] = conn.compute.wait_for_server(server, interval=1, wait=240)
+        yield {generation: {zone: made[(zone, generation)] for zone in ZONES} for generation in ("first", "second")}
+    finally:
+        left = cleanup.run()
+        assert not left, left
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, pulumi_environment, servers):
+    instance = PulumiStack.create(tmp_path_factory.mktemp("e2e-ovn"), "e2e-ovn", pulumi_environment)
+    instance.write_config(endpoint_config({zone: server.id for zone, server in servers["first"].items()}))
+    yield instance
+    instance.destroy(check=False)
+
+
+@pytest.fixture(scope="module")
+def seen(stack):
+    """What the steps learn about the stack (its load balancers, ports and floating IPs) for the last step."""
+    return {"lbs": set(), "ports": set(), "addresses": set()}
+
+
+def test_1_preview_with_the_policy_pack_then_up_every_zone_serving_its_own_member(stack, servers, localcloud,
+                                                                                   seen):
+    preview = stack.preview()
+    assert "Policy Violations" not in preview.output and "mandatory" not in preview.output
+    up = stack.up()
+    print(f"\npreview {preview.seconds:.1f}s, up {up.seconds:.1f}s")
+    zones = stack.outputs()["zones"]
+    conn = localcloud.conn
+    for zone in ZONES:
+        out = zones[zone]
+        lb = conn.load_balancer.get_load_balancer(out["loadbalancer_id"])
+        assert (lb.provider, lb.provisioning_status) == ("ovn", "ACTIVE"), (zone, lb.provider)
+        seen["lbs"].add(lb.id)
+        seen["ports"].add(lb.vip_port_id)
+        seen["addresses"] |= {out["floating_ip"], lb.vip_address}
+        [pool] = pools_of(conn, lb.id)
+        assert pool.lb_algorithm == "SOURCE_IP_PORT"
+        [monitor] = [conn.load_balancer.get_health_monitor(m["id"]) for m in pool.health_monitors]
+        assert monitor.type == "TCP"
+        members = list(conn.load_balancer.members(pool.id))
+        # ONLINE from OVN's health checks: the heartbeat daemon plays amphorae only, and none exists here
+        assert [(m.name, m.operating_status) for m in members] == [(f"node-{zone}", "ONLINE")], (zone, members)
+        server = servers["first"][zone]
+        assert ask(out["floating_ip"]).split() == [server.name, zone]
+    assert resolve(FQDN) == {zones[zone]["floating_ip"] for zone in ZONES}
+
+
+def test_2_ovn_health_checks_decide_online_a_stopped_member_server_leaves_it(stack, servers, localcloud):
+    """The zone's member goes to ERROR when its server stops answering the probes and back to ONLINE when it
+    answers again: OVN's Service_Monitor through the driver agent, not a heartbeat."""
+    zone = "az2"
+    out = stack.outputs()["zones"][zone]
+    conn = localcloud.conn
+    [pool] = pools_of(conn, out["loadbalancer_id"])
+    [member] = list(conn.load_balancer.members(pool.id))
+    server = servers["first"][zone]
+    localcloud.faults.server_down(server.name)
+    try:
+        wait_for("member leaves ONLINE", lambda: conn.load_balancer.get_member(member.id, pool.id)
+                 .operating_status != "ONLINE", 30, 0.3)
+    finally:
+        localcloud.faults.server_up(server.name)
+    wait_for("member ONLINE again", lambda: conn.load_balancer.get_member(member.id, pool.id)
+             .operating_status == "ONLINE", 30, 0.3)
+    wait_for("the zone answers again", lambda: ask(out["floating_ip"]).split()[0] == server.name, 20)
+
+
+def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, seen):
+    zones = stack.outputs()["zones"]
+    stack.write_config(endpoint_config({zone: server.id for zone, server in servers["second"].items()}))
+    with Clients({zone: zones[zone]["floating_ip"] for zone in ZONES}) as clients:
+        up = stack.up()
+        time.sleep(3)                                          # the new members keep answering after the update
+    for zone in ZONES:
+        answered = Counter(name for _, name in clients.answers[zone])
+        print(f"\n{zone}: {dict(answered)}, failures {clients.failures[zone][:5]}")
+    print(f"rotation up {up.seconds:.1f}s")
+    for zone in ZONES:
+        old, new = servers["first"][zone].name, servers["second"][zone].name
+        names = [name for _, name in clients.answers[zone]]
+        assert clients.failures[zone] == [], (zone, clients.failures[zone][:10])
+        assert set(names) <= {old, new} and names[0] == old and names[-1] == new, (zone, Counter(names))
+    after = stack.outputs()["zones"]
+    for zone in ZONES:
+        [pool] = pools_of(localcloud.conn, after[zone]["loadbalancer_id"])
+        members = list(localcloud.conn.load_balancer.members(pool.id))
+        assert [(m.address, m.operating_status) for m in members] == [
+            (servers["second"][zone].addresses[f"cp-{zone}-net"][0]["addr"], "ONLINE")], (zone, members)
+        seen["lbs"].add(after[zone]["loadbalancer_id"])
+        seen["addresses"].add(after[zone]["floating_ip"])
+
+
+def test_4_destroy_leaves_nothing_in_octavia_neutron_or_ovn(stack, localcloud, seen):
+    assert seen["lbs"], "the earlier steps recorded no load balancer"
+    before = ovn_rows(localcloud, seen["lbs"], seen["ports"], seen["addresses"])
+    assert any(row.startswith("Load_Balancer") for row in before), before   # the query sees the stack's rows
+    assert any(row.startswith("NAT") for row in before), before
+    down = stack.destroy()
+    print(f"\ndestroy {down.seconds:.1f}s")
+    conn = localcloud.conn
+    assert loadbalancers_named(conn, ENDPOINT) == []
+    assert [ip.floating_ip_address for ip in conn.network.ips() if ip.floating_ip_address in seen["addresses"]] == []
+    assert [port.id for port in conn.network.ports() if port.id in seen["ports"]] == []
+    assert [group.name for group in conn.network.security_groups() if group.name.startswith(ENDPOINT)] == []
+    left = ovn_rows(localcloud, seen["lbs"], seen["ports"], seen["addresses"])
+    deadline = time.monotonic() + 20
+    while left and time.monotonic() < deadline:              # the driver agent deletes OVN rows after Octavia
+        time.sleep(0.5)
+        left = ovn_rows(localcloud, seen["lbs"], seen["ports"], seen["addresses"])
+    assert left == []
+    assert resolve(FQDN) == set()
