@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint.core import contract
+from ha_endpoint.core import contract, predicates
 
 from ..model import Violation, as_int, join
 from ..registry import rule, whole_number
@@ -28,7 +28,8 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
         others = [zone.az for zone in endpoint.facts.zones.values() if zone.backend != "octavia"] \
             if endpoint.facts is not None else []
         if balancers:
-            azs = [props(lb).get("availabilityZone") for lb in balancers] + others
+            declared = endpoint.facts.load_balancer_provider if endpoint.facts is not None else None
+            azs = [_zone_az(endpoint, lb, declared) for lb in balancers] + others
             source = "load balancers"
         elif endpoint.facts is not None:
             azs = [zone.az for zone in endpoint.facts.zones.values()]
@@ -42,3 +43,14 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                 f"({join(distinct)}); at least {minimum} are required: add zones, each in its own AZ with its own "
                 f"subnet", endpoint.resource.urn))
     return violations
+
+
+def _zone_az(endpoint: Any, lb: Any, declared: Any) -> Any:
+    """The AZ a load balancer serves: its own, or, for a provider that has none (ovn), its zone's."""
+    provider = props(lb).get("loadbalancerProvider")
+    provider = provider if isinstance(provider, str) and provider else declared
+    if predicates.pins_availability_zone(provider):
+        return props(lb).get("availabilityZone")
+    key = endpoint.zone_of(lb)
+    zone = endpoint.facts.zones.get(key) if endpoint.facts is not None and key is not None else None
+    return zone.az if zone is not None else None

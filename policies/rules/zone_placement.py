@@ -1,4 +1,6 @@
 """Every zone's load balancer sits in the zone's AZ, on the subnet mapped to that zone; no two zones share a subnet.
+Under the ovn provider a load balancer has no AZ (Octavia refuses one): the zone's AZ is where its VIP subnet's router
+has its gateway, which ha-endpoint-az-independence checks.
 
 An LB placed in another AZ, or with its VIP on another zone's subnet, shares that zone's failure domain: losing one
 AZ then takes two of the endpoint's addresses down.
@@ -8,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint.core import contract
+from ha_endpoint.core import contract, predicates
 
 from ..model import UNKNOWN, Violation
 from ..registry import rule
@@ -35,7 +37,7 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                     f"every configured zone needs its own load balancer", urn))
                 continue
             for lb in balancers:
-                violations.extend(_check_balancer(endpoint.name, key, zone, lb))
+                violations.extend(_check_balancer(endpoint.name, key, zone, lb, endpoint.facts.load_balancer_provider))
                 subnet = props(lb).get("vipSubnetId")
                 if isinstance(subnet, str) and subnet:
                     if subnet in seen_subnets:
@@ -48,11 +50,19 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     return violations
 
 
-def _check_balancer(endpoint: str, key: str, zone: Any, lb: Any) -> list[Violation]:
+def _check_balancer(endpoint: str, key: str, zone: Any, lb: Any, declared: Any) -> list[Violation]:
     found: list[Violation] = []
     lb_props = props(lb)
     actual = lb_props.get("availabilityZone")
-    if actual is UNKNOWN:
+    provider = lb_props.get("loadbalancerProvider")
+    provider = provider if isinstance(provider, str) and provider else declared
+    if not predicates.pins_availability_zone(provider):
+        if isinstance(actual, str) and actual:
+            found.append(Violation(
+                f"load balancer {lb.name} (zone {key}) sets availability zone '{actual}', which the {provider} "
+                f"provider refuses (Octavia: 'This provider does not support validating availability zones'); "
+                f"leave it unset: the zone's AZ is its VIP subnet's router's gateway", lb.urn))
+    elif actual is UNKNOWN:
         found.append(Violation(
             f"load balancer {lb.name} (zone {key}): its availability zone is unknown at preview; pass the "
             f"zone's AZ '{zone.az}' as a plain value", lb.urn))

@@ -108,6 +108,31 @@ def test_a_load_balancer_without_an_az_is_reported():
         "its availability_zone to 'az2'"]
 
 
+def _ovn_endpoint():
+    raw = _listeners({"port": 6443, "monitor": {"type": "TCP"}})
+    raw["loadBalancerProvider"] = "ovn"
+    return raw
+
+
+def test_ovn_load_balancers_have_no_az_and_span_their_zones_azs():
+    """Octavia refuses an AZ on an ovn load balancer (501, measured on the local cloud): the component sets none,
+    and the pack counts the zones' AZs for them."""
+    run = run_preview(_ovn_endpoint())
+    assert run.violations() == []
+    two_zones = _ovn_endpoint()
+    del two_zones["zones"]["az3"]
+    two_zones["members"] = [m for m in two_zones["members"] if m["az"] != "az3"]
+    assert run_preview(two_zones).messages("ha-endpoint-min-zones") == []
+
+
+def test_an_ovn_load_balancer_given_an_az_is_reported():
+    run = run_preview(_ovn_endpoint()).set("k8s-api-az2-lb", "availabilityZone", "az2")
+    assert run.messages("ha-endpoint-zone-placement") == [
+        "load balancer k8s-api-az2-lb (zone az2) sets availability zone 'az2', which the ovn provider refuses "
+        "(Octavia: 'This provider does not support validating availability zones'); leave it unset: the zone's AZ "
+        "is its VIP subnet's router's gateway"]
+
+
 # -- ha-endpoint-member-reachability -----------------------------------------------------------------------------------
 
 def _member_on_island(run, cloud, routers):

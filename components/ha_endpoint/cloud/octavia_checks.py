@@ -167,7 +167,7 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Pro
     problems: list[Problem] = []
     try:
         # under ovn no load balancer is pinned to an Octavia AZ (ZonePlan.octavia_az): nothing to ask
-        known = None if predicates.is_ovn(args.load_balancer_provider) else \
+        known = None if not predicates.pins_availability_zone(args.load_balancer_provider) else \
             {az.name: az for az in catalog.octavia_azs(target)}
     except CatalogUnavailable as reason:
         pulumi.log.warn(f"{root}.zones: Octavia's availability zones could not be checked at preview ({reason}); "

@@ -297,7 +297,7 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: Readin
                     listeners=listeners, floating=floating,
                     vip_secgroup_association_name=contract.vip_port_secgroup_name(name, az),
                     readiness_name=contract.readiness_name(name, az), readiness=readiness,
-                    octavia_az=None if predicates.is_ovn(args.load_balancer_provider) else az)
+                    octavia_az=az if predicates.pins_availability_zone(args.load_balancer_provider) else None)
 
 
 def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: ListenerArgs,

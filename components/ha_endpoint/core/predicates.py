@@ -179,6 +179,14 @@ def is_ovn(provider: Optional[str]) -> bool:
     return str(provider or "").lower() == "ovn"
 
 
+def pins_availability_zone(provider: Optional[str]) -> bool:
+    """Whether a load balancer of ``provider`` is pinned to its zone's Octavia availability zone. Not under ovn:
+    Octavia refuses an AZ on its load balancers (501 "This provider does not support validating availability
+    zones"); their flows exist on every chassis, and a zone's traffic leaves through the gateway chassis of its VIP
+    subnet's router, which the router's AZ hints place (ha-endpoint-az-independence)."""
+    return not is_ovn(provider)
+
+
 # -- addresses and reachability --------------------------------------------------------------------------------------
 
 def parse_network(cidr: object) -> Optional[ipaddress.IPv4Network | ipaddress.IPv6Network]:
