@@ -5,6 +5,11 @@ octavia_lib DriverLibrary with the library's defaults (/var/run/octavia/{status,
 would share them, and the provider would wait for sockets nobody creates. patch(dir) makes `dir` the default for
 every DriverLibrary of the process (and of the processes it forks: the driver agent forks its provider agents).
 
+It also gives every driver-agent request (the provider asking for a listener or pool while it creates a member) the
+library's own agent timeout (30 s) instead of its 5 s socket timeout: on this 2-core machine under test load an answer
+took longer, the provider's member_create died on `TimeoutError` and the member stayed PENDING_CREATE for good (its
+load balancer PENDING_UPDATE, every later write 409), measured in tests/e2e/test_ovn_engine.py.
+
 `python3 -m localcloud_driver_sockets <dir> <octavia-driver-agent arguments>` runs the driver agent patched.
 """
 import os
@@ -16,6 +21,7 @@ def patch(directory: str) -> None:
     paths = tuple(os.path.join(directory, f'{kind}.sock') for kind in ('status', 'stats', 'get'))
     driver_lib.DEFAULT_STATUS_SOCKET, driver_lib.DEFAULT_STATS_SOCKET, driver_lib.DEFAULT_GET_SOCKET = paths
     driver_lib.DriverLibrary.__init__.__defaults__ = paths
+    driver_lib.SOCKET_TIMEOUT = driver_lib.DRIVER_AGENT_TIMEOUT
 
 
 def main() -> int:

@@ -187,11 +187,11 @@ def test_1_preview_with_the_policy_pack_then_up_every_zone_serving_its_own_membe
     conn = localcloud.conn
     for zone in ZONES:
         out = zones[zone]
-        lb = conn.load_balancer.get_load_balancer(out["loadbalancer_id"])
+        lb = conn.load_balancer.get_load_balancer(out["loadbalancerId"])
         assert (lb.provider, lb.provisioning_status) == ("ovn", "ACTIVE"), (zone, lb.provider)
         seen["lbs"].add(lb.id)
         seen["ports"].add(lb.vip_port_id)
-        seen["addresses"] |= {out["floating_ip"], lb.vip_address}
+        seen["addresses"] |= {out["floatingIp"], lb.vip_address}
         [pool] = pools_of(conn, lb.id)
         assert pool.lb_algorithm == "SOURCE_IP_PORT"
         [monitor] = [conn.load_balancer.get_health_monitor(m["id"]) for m in pool.health_monitors]
@@ -200,8 +200,8 @@ def test_1_preview_with_the_policy_pack_then_up_every_zone_serving_its_own_membe
         # ONLINE from OVN's health checks: the heartbeat daemon plays amphorae only, and none exists here
         assert [(m.name, m.operating_status) for m in members] == [(f"node-{zone}", "ONLINE")], (zone, members)
         server = servers["first"][zone]
-        assert ask(out["floating_ip"]).split() == [server.name, zone]
-    assert resolve(FQDN) == {zones[zone]["floating_ip"] for zone in ZONES}
+        assert ask(out["floatingIp"]).split() == [server.name, zone]
+    assert resolve(FQDN) == {zones[zone]["floatingIp"] for zone in ZONES}
 
 
 def test_2_ovn_health_checks_decide_online_a_stopped_member_server_leaves_it(stack, servers, localcloud):
@@ -210,7 +210,7 @@ def test_2_ovn_health_checks_decide_online_a_stopped_member_server_leaves_it(sta
     zone = "az2"
     out = stack.outputs()["zones"][zone]
     conn = localcloud.conn
-    [pool] = pools_of(conn, out["loadbalancer_id"])
+    [pool] = pools_of(conn, out["loadbalancerId"])
     [member] = list(conn.load_balancer.members(pool.id))
     server = servers["first"][zone]
     localcloud.faults.server_down(server.name)
@@ -221,13 +221,13 @@ def test_2_ovn_health_checks_decide_online_a_stopped_member_server_leaves_it(sta
         localcloud.faults.server_up(server.name)
     wait_for("member ONLINE again", lambda: conn.load_balancer.get_member(member.id, pool.id)
              .operating_status == "ONLINE", 30, 0.3)
-    wait_for("the zone answers again", lambda: ask(out["floating_ip"]).split()[0] == server.name, 20)
+    wait_for("the zone answers again", lambda: ask(out["floatingIp"]).split()[0] == server.name, 20)
 
 
 def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, seen):
     zones = stack.outputs()["zones"]
     stack.write_config(endpoint_config({zone: server.id for zone, server in servers["second"].items()}))
-    with Clients({zone: zones[zone]["floating_ip"] for zone in ZONES}) as clients:
+    with Clients({zone: zones[zone]["floatingIp"] for zone in ZONES}) as clients:
         up = stack.up()
         time.sleep(3)                                          # the new members keep answering after the update
     for zone in ZONES:
@@ -241,12 +241,12 @@ def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, s
         assert set(names) <= {old, new} and names[0] == old and names[-1] == new, (zone, Counter(names))
     after = stack.outputs()["zones"]
     for zone in ZONES:
-        [pool] = pools_of(localcloud.conn, after[zone]["loadbalancer_id"])
+        [pool] = pools_of(localcloud.conn, after[zone]["loadbalancerId"])
         members = list(localcloud.conn.load_balancer.members(pool.id))
         assert [(m.address, m.operating_status) for m in members] == [
             (servers["second"][zone].addresses[f"cp-{zone}-net"][0]["addr"], "ONLINE")], (zone, members)
-        seen["lbs"].add(after[zone]["loadbalancer_id"])
-        seen["addresses"].add(after[zone]["floating_ip"])
+        seen["lbs"].add(after[zone]["loadbalancerId"])
+        seen["addresses"].add(after[zone]["floatingIp"])
 
 
 def test_4_destroy_leaves_nothing_in_octavia_neutron_or_ovn(stack, localcloud, seen):
