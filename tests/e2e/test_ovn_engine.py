@@ -194,8 +194,7 @@ def test_1_preview_with_the_policy_pack_then_up_every_zone_serving_its_own_membe
         seen["addresses"] |= {out["floatingIp"], lb.vip_address}
         [pool] = pools_of(conn, lb.id)
         assert pool.lb_algorithm == "SOURCE_IP_PORT"
-        [monitor] = [conn.load_balancer.get_health_monitor(m["id"]) for m in pool.health_monitors]
-        assert monitor.type == "TCP"
+        assert conn.load_balancer.get_health_monitor(pool.health_monitor_id).type == "TCP"
         members = list(conn.load_balancer.members(pool.id))
         # ONLINE from OVN's health checks: the heartbeat daemon plays amphorae only, and none exists here
         assert [(m.name, m.operating_status) for m in members] == [(f"node-{zone}", "ONLINE")], (zone, members)

@@ -4,7 +4,7 @@ keepalived would hold, on clouds without Octavia) and a readiness resource of it
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import pulumi
 import pulumi_openstack as openstack
@@ -40,7 +40,8 @@ class VipPortBackend:
 
     name = "vip-port"
 
-    def serve(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource) -> ZoneServing:
+    def serve(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
+              member_ports: Mapping[str, pulumi.Resource]) -> ZoneServing:
         child = pulumi.ResourceOptions(parent=parent)
         port = openstack.networking.Port(
             f"{zone.endpoint}-{zone.az}-vip-port", network_id=zone.vip_subnet.network_id,

@@ -200,6 +200,13 @@ def test_member_ports_given_get_the_members_security_group():
     association = run.named(contract.member_port_secgroup_name("k8s-api", port))["inputs"]
     assert association["portId"] == port and association["enforce"] is False
     assert run.named(contract.members_secgroup_name("k8s-api"))["id"] in cloud.ports[port]["security_groups"]
+    # registered after, deregistered before its port admits the load balancer (Pulumi deletes dependents first):
+    # a rotation under ovn otherwise detached the old ports' group while OVN still sent them clients
+    guard = run.named(contract.member_port_secgroup_name("k8s-api", port))["urn"]
+    cp0 = [m for m in run.of_type(contract.MEMBER_TYPE) if m["inputs"]["address"] == "10.10.1.10"]
+    assert cp0 and all(guard in member["dependencies"] for member in cp0)
+    assert not any(guard in member["dependencies"] for member in run.of_type(contract.MEMBER_TYPE)
+                   if member["inputs"]["address"] != "10.10.1.10")
     raw["members"][0]["name"] = "cp-0-renamed"
     again = FakeCloud.dev()
     assert again.add_port(again.network_id("cp"), [(again.subnet_id("cp-az1"), "10.10.1.10")], "compute:az1",

@@ -130,7 +130,7 @@ def test_ovn_members_admit_the_clients_themselves_on_member_ports_and_amphora_me
     raw["loadBalancerProvider"] = "ovn"
     raw["allowedCidrs"] = ["198.51.100.0/24"]
     raw["listeners"] = [{"port": 6443, "monitor": {"type": "TCP"}}, {"port": 22623, "memberPort": 8443}]
-    plan = make_plan(load_endpoint_args(raw), facts())
+    plan = checked_plan(load_endpoint_args(raw), facts(), Context())
     rules = {(rule.protocol, rule.port, rule.remote_ip_prefix) for rule in plan.security.members_rules}
     clients = {rule for rule in rules if rule[2] == "198.51.100.0/24"}
     assert clients == {("tcp", 6443, "198.51.100.0/24"), ("tcp", 8443, "198.51.100.0/24")}
@@ -140,7 +140,7 @@ def test_ovn_members_admit_the_clients_themselves_on_member_ports_and_amphora_me
     assert problems(raw) == [f"{ROOT}.listeners[0].monitor.port: the ovn provider probes the member port 6443 only "
                              "(it refuses a member's monitor port); remove monitor.port"]
     raw["loadBalancerProvider"] = "amphora"
-    plan = make_plan(load_endpoint_args(raw), facts())
+    plan = checked_plan(load_endpoint_args(raw), facts(), Context())
     assert {rule.remote_ip_prefix for rule in plan.security.members_rules} == {f"10.10.{n}.0/24" for n in (1, 2, 3)}
     assert {listener.allowed_cidrs for zone in plan.zones for listener in zone.listeners} == {("198.51.100.0/24",)}
     assert [zone.octavia_az for zone in plan.zones] == ["az1", "az2", "az3"]

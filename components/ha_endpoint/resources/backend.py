@@ -12,7 +12,7 @@ keepalived per AZ, for clouds without Octavia) is a class with the same ``serve`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Protocol
+from typing import Any, Mapping, Optional, Protocol
 
 import pulumi
 
@@ -45,6 +45,9 @@ class ZoneBackend(Protocol):
     name: str
     """Declared in the facts (``zones.<az>.backend``): the pack holds only that backend's zones to its own rules."""
 
-    def serve(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource) -> ZoneServing:
-        """Create the zone's resources under ``parent``; ``vip_group_id`` is the endpoint's VIP security group."""
+    def serve(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
+              member_ports: Mapping[str, pulumi.Resource]) -> ZoneServing:
+        """Create the zone's resources under ``parent``; ``vip_group_id`` is the endpoint's VIP security group;
+        ``member_ports``: the members' ports given the members' group, by member name (a member is registered after
+        its port admits the load balancer and deregistered before its port stops admitting it)."""
         ...

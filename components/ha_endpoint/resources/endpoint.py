@@ -67,7 +67,7 @@ class HaEndpoint(pulumi.ComponentResource):
         self.security = create_security_groups(plan.security, self, plan.tags)
         self.member_ports = attach_member_ports(plan.security, self.security, self)
         self.zone_components = {
-            zone.az: EndpointZone(zone.component_name, zone, self.security.vip_group.id, backend,
+            zone.az: EndpointZone(zone.component_name, zone, self.security.vip_group.id, backend, self.member_ports,
                                   opts=pulumi.ResourceOptions(parent=self))
             for zone in plan.zones}
         published = [PublishedZone(az, zone.published_address, zone.ready, zone.gate.publish_after)

@@ -13,7 +13,7 @@ that changing drainSeconds is an in-place update of theirs, never a deletion tha
 from __future__ import annotations
 
 from importlib.metadata import version
-from typing import Optional, TypeVar
+from typing import Mapping, Optional, TypeVar
 
 import pulumi
 import pulumi_openstack as openstack
@@ -49,14 +49,17 @@ class OctaviaBackend:
 
     name = OCTAVIA
 
-    def serve(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource) -> ZoneServing:
-        return _OctaviaZone(zone, vip_group_id, parent).serving
+    def serve(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
+              member_ports: Mapping[str, pulumi.Resource]) -> ZoneServing:
+        return _OctaviaZone(zone, vip_group_id, parent, member_ports).serving
 
 
 class _OctaviaZone:
     """The resources of one zone (kept on the instance for tests and readers)."""
 
-    def __init__(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource):
+    def __init__(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
+                 member_ports: Mapping[str, pulumi.Resource]):
+        self.member_ports = member_ports
         # Make-before-break for every Octavia object: the provider bridge marks a replacement of a resource whose
         # `name` is given delete-before-replace, so moving a VIP to another subnet deleted the serving load balancer
         # with its listeners, pools and members before creating its successor, while DNS still published the zone
@@ -158,7 +161,13 @@ class _OctaviaZone:
             members[member.member] = self._written(openstack.loadbalancer.Member(
                 member.resource_name, name=member.member, pool_id=pool.id, address=member.address,
                 protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight,
-                tags=list(zone.tags), opts=pulumi.ResourceOptions.merge(self._after_previous_write(child), aliases),
+                # a member is registered once its port admits the load balancer and deregistered before its port
+                # stops admitting it: a rotation otherwise detached the old ports' group while OVN still sent them
+                # clients (timeouts measured in tests/e2e/test_ovn_engine.py)
+                tags=list(zone.tags), opts=pulumi.ResourceOptions.merge(
+                    pulumi.ResourceOptions.merge(self._after_previous_write(child), aliases),
+                    pulumi.ResourceOptions(depends_on=[self.member_ports[member.member]]
+                                           if member.member in self.member_ports else None)),
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {})))
 
     def _floating_ip(self, zone: ZonePlan, child: pulumi.ResourceOptions) -> pulumi.Output[Optional[str]]:

@@ -7,7 +7,7 @@ are what DNS reads.
 """
 
 
-from typing import Optional
+from typing import Mapping, Optional
 
 import pulumi
 
@@ -28,11 +28,11 @@ class EndpointZone(pulumi.ComponentResource):
     """The zone's entry of the endpoint's ``zones`` output: the backend's outputs, ``ready`` and the gate's kind."""
 
     def __init__(self, name: str, zone: ZonePlan, vip_group_id: pulumi.Input[str], backend: ZoneBackend,
-                 opts: Optional[pulumi.ResourceOptions] = None):
+                 member_ports: Mapping[str, pulumi.Resource], opts: Optional[pulumi.ResourceOptions] = None):
         """Build zone ``zone.az`` from its own plan with ``backend``; ``vip_group_id`` is the endpoint's VIP
-        security group."""
+        security group, ``member_ports`` the members' ports given the members' group (by member name)."""
         super().__init__(contract.ZONE_TYPE, name, {"az": zone.az, "vipSubnetId": zone.vip_subnet.id}, opts)
-        self.serving = backend.serve(zone, vip_group_id, self)
+        self.serving = backend.serve(zone, vip_group_id, self, member_ports)
         self.gate = publication_gate(zone.publish, self.serving)
         self.ready = self.gate.ready
         self.published_address = self.serving.published_address
