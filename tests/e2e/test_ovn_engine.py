@@ -23,15 +23,11 @@ import urllib.request
 import uuid
 from collections import Counter
 
-import dns.message
-import dns.query
-import dns.rdatatype
 import pytest
 
 from localcloud.dataplane import ovn, reach
-from localcloud.settings import PORTS
 from localcloud.testing import Cleanup
-from tests.e2e.cloud_checks import loadbalancers_named, pools_of
+from tests.e2e.cloud_checks import loadbalancers_named, pools_of, resolve_a
 from tests.e2e.pulumi_cli import PulumiStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
@@ -52,8 +48,8 @@ def endpoint_config(servers: dict[str, str]) -> dict:
         "loadBalancerProvider": "ovn",
         "floatingNetwork": "public",
         "zones": {zone: {"subnet": f"cp-{zone}"} for zone in ZONES},
-        "listeners": [{"port": PORT, "monitor": {"type": "TCP", "delay": 2, "timeout": 1, "maxRetries": 2,
-                                                 "maxRetriesDown": 2}}],
+        "listeners": [{"port": PORT, "monitor": {"type": "TCP", "delay": 3, "timeout": 2, "maxRetries": 2,
+                                                 "maxRetriesDown": 3}}],
         "members": [{"name": f"node-{zone}", "server": servers[zone], "az": zone} for zone in ZONES],
         "dns": {"dnsZone": "example.test.", "record": ENDPOINT, "ttl": 30, "publish": "when-ready"},
         "readiness": {"timeoutSeconds": 300, "require": "online"},
@@ -65,13 +61,6 @@ def ask(address: str, timeout: float = 2.0) -> str:
     reach.check(address)
     with urllib.request.urlopen(f"https://{address}:{PORT}/", timeout=timeout, context=TLS) as response:
         return response.read().decode().strip()
-
-
-def resolve(fqdn: str) -> set[str]:
-    """The A records this instance's Designate nameserver answers for ``fqdn``."""
-    response = dns.query.udp(dns.message.make_query(fqdn, dns.rdatatype.A), "127.0.0.1",
-                             port=PORTS["designate-mdns"], timeout=5)
-    return {item.address for rrset in response.answer if rrset.rdtype == dns.rdatatype.A for item in rrset}
 
 
 class Clients:
@@ -198,9 +187,18 @@ def test_1_preview_with_the_policy_pack_then_up_every_zone_serving_its_own_membe
         members = list(conn.load_balancer.members(pool.id))
         # ONLINE from OVN's health checks: the heartbeat daemon plays amphorae only, and none exists here
         assert [(m.name, m.operating_status) for m in members] == [(f"node-{zone}", "ONLINE")], (zone, members)
-        server = servers["first"][zone]
-        assert ask(out["floatingIp"]).split() == [server.name, zone]
-    assert resolve(FQDN) == {zones[zone]["floatingIp"] for zone in ZONES}
+    # the gate saw the members ONLINE (OVN's probes come from the members' subnet); the floating IP's path is
+    # programmed by the provider's driver agent after the association, unwatched by the gate: measured here
+    lag = {}
+    for zone in ZONES:
+        server, out = servers["first"][zone], zones[zone]
+        started = time.monotonic()
+        assert wait_for(f"{zone}'s floating IP answers", lambda: ask(out["floatingIp"]).split(), 60, 0.25) == \
+            [server.name, zone]
+        lag[zone] = round(time.monotonic() - started, 1)
+    print(f"floating IPs answering after up: {lag} s later")
+    published = {zones[zone]["floatingIp"] for zone in ZONES}
+    wait_for("the name resolves to every zone's floating IP", lambda: resolve_a(FQDN) == published, 30)
 
 
 def test_2_ovn_health_checks_decide_online_a_stopped_member_server_leaves_it(stack, servers, localcloud):
@@ -215,11 +213,11 @@ def test_2_ovn_health_checks_decide_online_a_stopped_member_server_leaves_it(sta
     localcloud.faults.server_down(server.name)
     try:
         wait_for("member leaves ONLINE", lambda: conn.load_balancer.get_member(member.id, pool.id)
-                 .operating_status != "ONLINE", 30, 0.3)
+                 .operating_status != "ONLINE", 45, 0.3)
     finally:
         localcloud.faults.server_up(server.name)
     wait_for("member ONLINE again", lambda: conn.load_balancer.get_member(member.id, pool.id)
-             .operating_status == "ONLINE", 30, 0.3)
+             .operating_status == "ONLINE", 45, 0.3)
     wait_for("the zone answers again", lambda: ask(out["floatingIp"]).split()[0] == server.name, 20)
 
 
@@ -266,4 +264,4 @@ def test_4_destroy_leaves_nothing_in_octavia_neutron_or_ovn(stack, localcloud, s
         time.sleep(0.5)
         left = ovn_rows(localcloud, seen["lbs"], seen["ports"], seen["addresses"])
     assert left == []
-    assert resolve(FQDN) == set()
+    wait_for("the name is gone from DNS", lambda: resolve_a(FQDN) == set(), 30)
