@@ -186,7 +186,9 @@ def test_1_preview_with_the_policy_pack_then_up_every_zone_serving_its_own_membe
         assert conn.load_balancer.get_health_monitor(pool.health_monitor_id).type == "TCP"
         members = list(conn.load_balancer.members(pool.id))
         # ONLINE from OVN's health checks: the heartbeat daemon plays amphorae only, and none exists here
-        assert [(m.name, m.operating_status) for m in members] == [(f"node-{zone}", "ONLINE")], (zone, members)
+        assert [(m.name, m.operating_status) for m in members] == [(f"node-{zone}", "ONLINE")], (
+            zone, [(m.address, m.operating_status) for m in members],
+            ovn.sbctl(localcloud.paths, "--columns=ip,port,src_ip,status,logical_port", "list", "Service_Monitor"))
     # the gate saw the members ONLINE (OVN's probes come from the members' subnet); the floating IP's path is
     # programmed by the provider's driver agent after the association, unwatched by the gate: measured here
     lag = {}
