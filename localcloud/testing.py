@@ -28,6 +28,21 @@ from .settings import ADMIN_CLOUD, CLOUD, PKG, Paths, url
 DELETE_TIMEOUT = 90
 
 
+def eventually(what: str, check, timeout: float, interval: float = 0.25):
+    """``check()``'s first truthy result within ``timeout`` seconds, polled every ``interval``; an exception counts as
+    not yet. Fails naming ``what`` and the last result (or exception) seen."""
+    deadline, last = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+            if last:
+                return last
+        except Exception as exc:  # noqa: BLE001 (reported when time is up)
+            last = exc
+        time.sleep(interval)
+    raise AssertionError(f'{what}: not after {timeout:.0f}s (last: {last!r})')
+
+
 class LocalCloud:
     def __init__(self, paths: Paths):
         import openstack

@@ -44,6 +44,32 @@ def recordset_addresses(conn, zone_name: str, fqdn: str) -> set[str]:
     return set()
 
 
+class Sampling:
+    """A background loop for a dataclass with ``interval``, ``samples`` and ``errors`` fields and a ``sample()``
+    method: ``with sampler:`` appends a sample every ``interval`` seconds until the block ends; a sample that fails is
+    recorded in ``errors``, not hidden."""
+
+    def __post_init__(self):
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.samples.append(self.sample())
+            except Exception as error:  # noqa: BLE001 (recorded, not hidden)
+                self.errors.append(repr(error))
+            self._stop.wait(self.interval)
+
+
 @dataclass
 class RolloutSample:
     at: float
@@ -52,7 +78,7 @@ class RolloutSample:
 
 
 @dataclass
-class RolloutSampler:
+class RolloutSampler(Sampling):
     """Samples, every ``interval`` seconds while an update runs, the fewest ONLINE members of any pool per zone (of
     its best load balancer while two carry its name) and the zones whose address DNS publishes. Zones are found by LB
     name (``<endpoint>-<az>-lb``)."""
@@ -66,26 +92,6 @@ class RolloutSampler:
     interval: float = 0.2
     samples: list[RolloutSample] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-
-    def __post_init__(self):
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    def __enter__(self) -> "RolloutSampler":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.samples.append(self.sample())
-            except Exception as error:  # a sample that fails is recorded, not hidden
-                self.errors.append(repr(error))
-            self._stop.wait(self.interval)
 
     def sample(self) -> RolloutSample:
         online = {}
@@ -110,7 +116,7 @@ class RolloutSampler:
 
 
 @dataclass
-class NameSampler:
+class NameSampler(Sampling):
     """Resolves ``names`` at the cloud's DNS server (named) every ``interval`` seconds while an update runs: the DNS a
     client would have seen, to tell whether a name ever stopped answering (a query named did not answer is an
     error, never "no address": ``localcloud.dns.query.resolve_a``)."""
@@ -122,24 +128,10 @@ class NameSampler:
 
     def __post_init__(self):
         self.names = tuple(self.names)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
+        super().__post_init__()
 
-    def __enter__(self) -> "NameSampler":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.samples.append((time.monotonic(), {name: resolve_a(name) for name in self.names}))
-            except Exception as error:  # a failed query is recorded, not hidden
-                self.errors.append(repr(error))
-            self._stop.wait(self.interval)
+    def sample(self) -> tuple[float, dict[str, set[str]]]:
+        return time.monotonic(), {name: resolve_a(name) for name in self.names}
 
     def unanswered(self, *names: str) -> list[float]:
         """The times (seconds since the first sample) at which none of ``names`` (default: all) resolved."""

@@ -26,7 +26,7 @@ from collections import Counter
 import pytest
 
 from localcloud.dataplane import ovn, reach
-from localcloud.testing import Cleanup
+from localcloud.testing import Cleanup, eventually
 from tests.e2e.cloud_checks import loadbalancers_named, pools_of, resolve_a
 from tests.e2e.pulumi_cli import PulumiStack
 
@@ -93,19 +93,6 @@ class Clients:
             except Exception as error:  # noqa: BLE001 (every failure is what the test counts)
                 self.failures[zone].append((round(at, 2), repr(error)))
             self._stop.wait(0.1)
-
-
-def wait_for(what: str, check, timeout: float, interval: float = 0.5):
-    deadline, last = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
-        try:
-            last = check()
-            if last:
-                return last
-        except Exception as error:  # noqa: BLE001 (reported when time is up)
-            last = error
-        time.sleep(interval)
-    raise AssertionError(f"{what}: not after {timeout:.0f}s (last: {last!r})")
 
 
 def ovn_rows(localcloud, lb_ids: set[str], port_ids: set[str], addresses: set[str]) -> list[str]:
@@ -195,12 +182,12 @@ def test_1_preview_with_the_policy_pack_then_up_every_zone_serving_its_own_membe
     for zone in ZONES:
         server, out = servers["first"][zone], zones[zone]
         started = time.monotonic()
-        assert wait_for(f"{zone}'s floating IP answers", lambda: ask(out["floatingIp"]).split(), 60, 0.25) == \
+        assert eventually(f"{zone}'s floating IP answers", lambda: ask(out["floatingIp"]).split(), 60, 0.25) == \
             [server.name, zone]
         lag[zone] = round(time.monotonic() - started, 1)
     print(f"floating IPs answering after up: {lag} s later")
     published = {zones[zone]["floatingIp"] for zone in ZONES}
-    wait_for("the name resolves to every zone's floating IP", lambda: resolve_a(FQDN) == published, 30)
+    eventually("the name resolves to every zone's floating IP", lambda: resolve_a(FQDN) == published, 30)
 
 
 def test_2_ovn_health_checks_decide_online_a_stopped_member_server_leaves_it(stack, servers, localcloud):
@@ -214,13 +201,13 @@ def test_2_ovn_health_checks_decide_online_a_stopped_member_server_leaves_it(sta
     server = servers["first"][zone]
     localcloud.faults.server_down(server.name)
     try:
-        wait_for("member leaves ONLINE", lambda: conn.load_balancer.get_member(member.id, pool.id)
+        eventually("member leaves ONLINE", lambda: conn.load_balancer.get_member(member.id, pool.id)
                  .operating_status != "ONLINE", 45, 0.3)
     finally:
         localcloud.faults.server_up(server.name)
-    wait_for("member ONLINE again", lambda: conn.load_balancer.get_member(member.id, pool.id)
+    eventually("member ONLINE again", lambda: conn.load_balancer.get_member(member.id, pool.id)
              .operating_status == "ONLINE", 45, 0.3)
-    wait_for("the zone answers again", lambda: ask(out["floatingIp"]).split()[0] == server.name, 20)
+    eventually("the zone answers again", lambda: ask(out["floatingIp"]).split()[0] == server.name, 20)
 
 
 def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, seen):
@@ -266,4 +253,4 @@ def test_4_destroy_leaves_nothing_in_octavia_neutron_or_ovn(stack, localcloud, s
         time.sleep(0.5)
         left = ovn_rows(localcloud, seen["lbs"], seen["ports"], seen["addresses"])
     assert left == []
-    wait_for("the name is gone from DNS", lambda: resolve_a(FQDN) == set(), 30)
+    eventually("the name is gone from DNS", lambda: resolve_a(FQDN) == set(), 30)

@@ -17,7 +17,7 @@ import pytest
 
 from localcloud.dataplane import config as dp
 from localcloud.dataplane import reach
-from localcloud.testing import Cleanup
+from localcloud.testing import Cleanup, eventually
 
 # az-down stops a chassis: every other client of the cloud loses that AZ meanwhile (scripts/test.sh runs it alone)
 pytestmark = pytest.mark.exclusive
@@ -30,19 +30,6 @@ DEAD_IP = {az: f'10.10.{n}.250' for n, az in enumerate(AZS, start=1)}   # a memb
 def http_get(address: str, path: str = '/', timeout: float = 2.0) -> str:
     reach.check(address)
     return urllib.request.urlopen(f'http://{address}{path}', timeout=timeout).read().decode().strip()
-
-
-def wait(what: str, check, timeout: float, interval: float = 0.25):
-    deadline, last = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
-        try:
-            last = check()
-            if last:
-                return last
-        except Exception as exc:  # noqa: BLE001 (reported when time is up)
-            last = exc
-        time.sleep(interval)
-    raise AssertionError(f'{what}: not after {timeout:.0f}s (last: {last!r})')
 
 
 def status(conn, pool_id: str, member_id: str) -> str:
@@ -110,7 +97,7 @@ def zones(localcloud):
         t2 = time.monotonic()
         for az in AZS:
             for name, mid in out[az]['members'].items():
-                wait(f'{name} ONLINE', lambda: status(conn, out[az]['pool'].id, mid) == 'ONLINE', 60)
+                eventually(f'{name} ONLINE', lambda: status(conn, out[az]['pool'].id, mid) == 'ONLINE', 60)
         print(f'\nset-up: 6 servers, 3 OVN LBs + monitors + FIPs in {t1 - t0:.1f}s, servers ACTIVE + 7 members in '
               f'{t2 - t1:.1f}s, members ONLINE {time.monotonic() - t2:.1f}s later')
         yield out
@@ -152,7 +139,7 @@ def test_vips_answer_clients_inside_the_cloud_over_tcp_tls_and_udp(zones, localc
         reach.check(fip.floating_ip_address)
         tls = ssl.create_default_context()
         tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
-        body = wait('TLS through the server\'s own floating IP', lambda: urllib.request.urlopen(
+        body = eventually('TLS through the server\'s own floating IP', lambda: urllib.request.urlopen(
             f'https://{fip.floating_ip_address}:6443/', timeout=2, context=tls).read().decode(), 20)
         assert body.split() == [client, 'az1'], (ip, body)
         udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -185,17 +172,17 @@ def test_a_killed_member_server_goes_offline_traffic_skips_it_and_it_comes_back(
     t = time.monotonic()
     localcloud.faults.server_down(victim)
     try:
-        wait(f'{victim} leaves ONLINE', lambda: status(conn, z['pool'].id, mid) != 'ONLINE', 30, 0.2)
+        eventually(f'{victim} leaves ONLINE', lambda: status(conn, z['pool'].id, mid) != 'ONLINE', 30, 0.2)
         offline = time.monotonic() - t
         seen = answers(z['fip'], 40)
         assert victim not in seen and sum(seen.values()) == 40, seen
     finally:
         t = time.monotonic()
         localcloud.faults.server_up(victim)
-    wait(f'{victim} ONLINE again', lambda: status(conn, z['pool'].id, mid) == 'ONLINE', 30, 0.2)
+    eventually(f'{victim} ONLINE again', lambda: status(conn, z['pool'].id, mid) == 'ONLINE', 30, 0.2)
     online = time.monotonic() - t
     print(f'\nmember server killed -> not ONLINE in {offline:.1f}s; restarted -> ONLINE in {online:.1f}s')
-    wait(f'{victim} answers through the FIP again', lambda: victim in answers(z['fip'], 20), 20)
+    eventually(f'{victim} answers through the FIP again', lambda: victim in answers(z['fip'], 20), 20)
 
 
 def test_az_down_stops_that_zones_floating_ip_while_the_others_answer(zones, localcloud):
@@ -208,15 +195,15 @@ def test_az_down_stops_that_zones_floating_ip_while_the_others_answer(zones, loc
                 return False
             except OSError:
                 return True
-        wait('az2 floating IP stops answering', lambda: all(az2_silent() for _ in range(3)), 40, 0.5)
+        eventually('az2 floating IP stops answering', lambda: all(az2_silent() for _ in range(3)), 40, 0.5)
         silent = time.monotonic() - t
         for az in ('az1', 'az3'):
-            wait(f'{az} answers with az2 down', lambda az=az: set(answers(zones[az]['fip'], 10)) ==
+            eventually(f'{az} answers with az2 down', lambda az=az: set(answers(zones[az]['fip'], 10)) ==
                  set(zones[az]['members']), 30, 0.5)
     finally:
         t = time.monotonic()
         localcloud.faults.az_up('az2')
-    wait('az2 floating IP answers again', lambda: set(answers(zones['az2']['fip'], 10)) ==
+    eventually('az2 floating IP answers again', lambda: set(answers(zones['az2']['fip'], 10)) ==
          set(zones['az2']['members']), 60, 0.5)
     print(f'\naz-down az2: its FIP silent after {silent:.1f}s (az1, az3 answering); az-up: answering again in '
           f'{time.monotonic() - t:.1f}s')
