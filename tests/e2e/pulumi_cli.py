@@ -197,3 +197,41 @@ def read_events(event_log: Path) -> list[dict[str, Any]]:
         except json.JSONDecodeError:
             continue
     return events
+
+
+SDK_SHUTDOWN = ("KeyboardInterrupt", "Resource monitor has terminated")
+"""How the Pulumi SDK's own shutdown ends: once a step has failed, the CLI (v3.274.1) interrupts the program
+(SIGINT, so ``KeyboardInterrupt`` wherever it was) or closes the resource monitor under registrations still in
+flight (the SDK's "Resource monitor has terminated")."""
+
+
+CHAIN_LINKS = ("During handling of the above exception", "The above exception was the direct cause")
+
+
+def program_failures(output: str) -> list[str]:
+    """The exceptions that ended a Python traceback in ``output`` other than the SDK's own shutdown: the last
+    exception of each chain (``During handling ...``/``... direct cause ...`` link a chain), as printed. An empty
+    list means the program raised nothing of its own, whatever the CLI cut short."""
+    lines = output.splitlines()
+    finals: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.strip() != "Traceback (most recent call last):":
+            index += 1
+            continue
+        indent = len(line) - len(line.lstrip())
+        index += 1
+        while index < len(lines) and (not lines[index].strip()
+                                      or len(lines[index]) - len(lines[index].lstrip()) > indent):
+            index += 1
+        exception = lines[index].strip() if index < len(lines) else "(cut off)"
+        after = lines[index + 1:]
+        next_traceback = next((at for at, later in enumerate(after)
+                               if later.strip() == "Traceback (most recent call last):"), len(after))
+        linking = [later.strip() for later in after[:next_traceback] if later.strip()][-1:]
+        chained = bool(linking) and linking[0].startswith(CHAIN_LINKS)
+        if not chained:
+            finals.append(exception)
+        index += 1
+    return [final for final in finals if not any(mark in final for mark in SDK_SHUTDOWN)]

@@ -30,7 +30,6 @@ before the module ends (the Octavia API serving, Keystone running, heartbeats on
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from pathlib import Path
@@ -40,7 +39,8 @@ import pytest
 
 from localcloud.testing import Cleanup
 from tests.e2e.cloud_checks import recordset_addresses, resolve_a
-from tests.e2e.pulumi_cli import PulumiStack, patched_openstack_plugin, read_events, with_openstack_plugin
+from tests.e2e.pulumi_cli import (PulumiStack, patched_openstack_plugin, program_failures, read_events,
+                                  with_openstack_plugin)
 
 # Keystone stopped, every Octavia request failed, heartbeats paused: nothing else may run meanwhile.
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
@@ -233,7 +233,7 @@ def test_1_keystone_restarted_while_members_are_created_and_gates_start(stack, c
     if code != 0:
         answers = provider_errors(output)
         print("the provider reported:\n" + "\n".join(answers))
-        assert no_traceback_of_ours(output), output[-3000:]
+        assert not program_failures(output), output[-3000:]
         assert names_a_member(output), "the failure names the stack's resource ..."
         assert answers, "... and the cloud's answer"
         assert not orphans(stack, cloud), "the failed update left objects its state does not record"
@@ -310,16 +310,6 @@ def test_4_a_member_deleted_out_of_band_while_its_gate_waits_fails_the_update_at
     stack.refresh()
     stack.up(policy=False)
     assert_converged(stack, cloud, 15)
-
-
-def no_traceback_of_ours(output: str) -> bool:
-    """No traceback of the program's own: none at all, or only the Pulumi SDK's report of its own shutdown. The CLI
-    (v3.274.1) ends the program once a step has failed; registrations still in flight then fail with "Resource
-    monitor has terminated" and the SDK (3.272.0) prints that chain, none of whose frames is in our code."""
-    if "Traceback" not in output:
-        return True
-    ours = re.search(r'File "[^"]*/(ha_endpoint|stacks|policies)/[^"]*"|File "[^"]*/__main__\.py"', output)
-    return "Resource monitor has terminated" in output and ours is None
 
 
 def diagnostics_of(output: str, resource: str) -> list[str]:
@@ -417,7 +407,7 @@ def test_7_a_member_octavia_reports_error_while_the_provider_waits_is_recorded_a
     answers = provider_errors(output)
     print(f"update exit code {code}; the provider reported:\n" + "\n".join(answers))
     assert code != 0
-    assert no_traceback_of_ours(output), output[-3000:]
+    assert not program_failures(output), output[-3000:]
     assert names_a_member(output), output[-3000:]
     assert any(f"member {failed.id}" in answer and "unexpected state 'ERROR'" in answer for answer in answers), answers
     recorded = [r for r in stack.resources() if r["type"] == "openstack:loadbalancer/member:Member"
