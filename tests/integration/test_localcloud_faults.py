@@ -9,7 +9,7 @@ import pytest
 from keystoneauth1 import exceptions as ks_exc
 from openstack import exceptions
 
-from localcloud.settings import PKG
+from localcloud.settings import PKG, PORTS
 from localcloud.smoke import wait_for
 
 # A frozen Octavia worker, Keystone restarted, every Octavia request failed: nothing else may run meanwhile.
@@ -185,7 +185,7 @@ def test_keystone_restart_makes_authentication_unavailable_for_a_while(localclou
             except (ks_exc.ConnectionError, exceptions.SDKException) as exc:  # refused, or reset while it starts;
                 return exc                                                   # openstacksdk's authorize() wraps both
         refused = wait_for('Keystone down', fresh_auth, lambda exc: exc is not None, 20)
-        assert 'http://127.0.0.1:5000' in str(refused)
+        assert f"http://127.0.0.1:{PORTS['keystone']}" in str(refused)
     finally:
         out, err = restart.communicate(timeout=180)
     assert restart.returncode == 0, err
