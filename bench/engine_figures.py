@@ -73,7 +73,7 @@ def engine_build(cold: bool) -> dict[str, float]:
 
 
 def dev_shaped_endpoint() -> dict:
-    dev = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())["config"]["ha-endpoint:endpoint"]
+    dev = yaml.safe_load((ROOT / "Pulumi.amphora.yaml").read_text())["config"]["ha-endpoint:endpoint"]
     return {**dev, "name": ENDPOINT, "dns": {**dev["dns"], "record": ENDPOINT}}
 
 

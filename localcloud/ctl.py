@@ -18,6 +18,12 @@ def cmd_up(p: Paths, args) -> int:
     import os
     os.environ['HA_ENDPOINT_STATE'] = str(p.root)  # the heartbeat daemon and setup commands inherit it
     say(f'state directory {p.root}' + (f' (ports +{PORT_OFFSET})' if PORT_OFFSET else ''))
+    try:
+        if not data_plane_matches(p, args):
+            return 2
+    except ValueError as exc:
+        say(f'FAILED: {exc}')
+        return 2
     stale_fault_switch(p)
     up = Up(p)
     try:
@@ -33,6 +39,25 @@ def cmd_up(p: Paths, args) -> int:
 
 
 INFRA = ('rabbitmq', 'mariadb', 'epmd')
+
+
+def data_plane_matches(p: Paths, args) -> bool:
+    """Whether the state directory's cloud can run in the wanted data plane mode: its tenant networks and Neutron
+    database were made for the mode it was seeded with. A state directory an older checkout seeded without the data
+    plane (its default then) is wiped and seeded anew with it; any other switch is refused with the fix."""
+    wanted, had = dataplane.mode(p), dataplane.seeded_mode(p)
+    if not had or had == wanted:
+        return True
+    if dataplane.chosen():
+        say(f'FAILED: {p.root} was seeded with data plane {had!r}; LOCALCLOUD_DATAPLANE={wanted} needs a state '
+            f'directory of its own (HA_ENDPOINT_STATE=<dir> with LOCALCLOUD_PORT_OFFSET=<n>000), or `localcloud/reset` '
+            f'first (it deletes every object of this cloud)')
+        return False
+    say(f'{p.root} was seeded without the data plane (the default of older checkouts); the local cloud has one now: '
+        f'wiping the state directory and seeding it anew (LOCALCLOUD_DATAPLANE=none keeps the control plane alone). '
+        f'Stacks deployed on the old cloud: `pulumi stack rm --force <stack>` (their objects are gone with it)')
+    cmd_reset(p, args)
+    return True
 
 
 def stale_fault_switch(p: Paths) -> None:

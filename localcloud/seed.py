@@ -1,10 +1,11 @@
 """Seed the local cloud (idempotent): identity and catalog, networks, AZs, DNS zone, compute (flavors, image, host
-aggregates per AZ), clouds.yaml."""
+aggregates per AZ), with the data plane the dev stack's control-plane nodes (dataplane/nodes.py), clouds.yaml."""
 import hashlib
 import json
 
 # The public network: 172.24.4.0/24 for the default instance, 172.24.<4 + offset/1000>.0/24 for one with shifted
 # ports, so two instances' public networks (routed from the machine with the data plane) never overlap.
+from .dataplane import config as dataplane, nodes
 from .dataplane.config import PUBLIC_CIDR, PUBLIC_GATEWAY, PUBLIC_POOL
 from .dns import server as dns_server
 from .rest import Client, HttpError
@@ -126,6 +127,9 @@ def cloud(p: Paths, s: dict) -> dict:
                 'description': f'localcloud zone {az}', 'enabled': True}})
 
     out.update(compute(admin))
+    if dataplane.enabled(p):   # the dev stack's members: a serving server per AZ at the addresses it names
+        out['nodes'] = nodes.ensure(user, subnets, {az: out[f'{az}_network_id'] for az in AZS},
+                                    out['image_id'], out['flavor'])
 
     zones = user.get('designate', f'/v2/zones?name={DNS_ZONE}')['zones']
     zone = zones[0] if zones else user.post('designate', '/v2/zones', {

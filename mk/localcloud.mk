@@ -27,14 +27,9 @@ localcloud-test: venv localcloud   ## the local cloud's own integration tests (s
 localcloud-figures: venv   ## install/start times, memory, smoke-flow timings (restarts the cloud)
 	$(LOCALCLOUD_ENV) $(PY) bench/localcloud_figures.py
 
-# The data plane (opt-in until the dev stack moves to it): a second instance with OVN, its own state and ports.
-LOCALCLOUD_DP_STATE ?= $(HOME)/.cache/ha-endpoint/localcloud-ovn
-LOCALCLOUD_DP_ENV := HA_ENDPOINT_STATE=$(LOCALCLOUD_DP_STATE) LOCALCLOUD_PORT_OFFSET=$(or $(LOCALCLOUD_DP_OFFSET),30000) \
-	LOCALCLOUD_DATAPLANE=ovn
-
-localcloud-dataplane-test: venv   ## real packets: OVN data plane, OVN provider LBs, members that serve (~3-4 min)
-	$(LOCALCLOUD_DP_ENV) $(LOCALCLOUD_DIR)/up
-	$(LOCALCLOUD_DP_ENV) $(PY) -m pytest $(LOCALCLOUD_PYTEST_ARGS) -s tests/integration/test_dataplane_ovn.py
+# The data plane (OVN, a chassis per AZ, serving members): part of the local cloud unless LOCALCLOUD_DATAPLANE=none.
+localcloud-dataplane-test: venv localcloud   ## real packets: OVN data plane, OVN provider LBs, members that serve (~3-4 min)
+	$(LOCALCLOUD_ENV) $(PY) -m pytest $(LOCALCLOUD_PYTEST_ARGS) -s tests/integration/test_dataplane_ovn.py
 
 dataplane-figures: venv    ## start time and PSS without / with the data plane (two throw-away instances)
 	$(PY) bench/dataplane_figures.py

@@ -2,7 +2,8 @@
 # Run a Pulumi command on one stack of this project (default: dev) with the policy pack, on this machine's engine
 # and, unless OS_CLOUD says otherwise, the local cloud.
 #   scripts/stack.sh up        pulumi preview with the policy pack first (stops on a mandatory violation, before
-#                              anything changes), then pulumi up --yes, then print the endpoint's outputs
+#                              anything changes), then pulumi up --yes, then print the endpoint's outputs and how to
+#                              reach it (scripts/reach_endpoint.py: its name, the DNS server, a curl line)
 #   scripts/stack.sh preview   pulumi preview --diff
 #   scripts/stack.sh down      pulumi destroy --yes
 #   scripts/stack.sh outputs   the outputs as JSON
@@ -33,7 +34,9 @@ case "$action" in
     # The pack's verdict comes before anything changes: a mandatory violation stops here, with nothing created.
     pulumi preview --non-interactive --policy-pack policies --stack "$stack"
     pulumi up --yes --non-interactive --skip-preview --policy-pack policies --stack "$stack"
-    pulumi stack output --json --stack "$stack"
+    outputs=$(pulumi stack output --json --stack "$stack")
+    echo "$outputs"
+    .venv/bin/python scripts/reach_endpoint.py <<<"$outputs"
     ;;
   preview) pulumi preview --diff --non-interactive --policy-pack policies --stack "$stack" ;;
   down) pulumi destroy --yes --non-interactive --skip-preview --stack "$stack" ;;

@@ -10,27 +10,50 @@ from pathlib import Path
 from ..settings import AZS, COMPUTE_HOSTS, PORT_OFFSET, Paths
 
 MODES = ('none', 'ovn')
+DEFAULT = 'ovn'              # real packets unless LOCALCLOUD_DATAPLANE=none asks for the control plane alone
+MODE_FILE = 'dataplane-mode'  # <state>/dataplane-mode: the mode this state directory was seeded with
+LEGACY_FILE = 'dataplane'     # what older checkouts wrote at every up ('none' unless LOCALCLOUD_DATAPLANE=ovn)
+
+
+def chosen() -> str:
+    """LOCALCLOUD_DATAPLANE when set (checked), else ''."""
+    env = os.environ.get('LOCALCLOUD_DATAPLANE', '').strip()
+    if env and env not in MODES:
+        raise ValueError(f'LOCALCLOUD_DATAPLANE={env!r} is not one of {", ".join(MODES)}; '
+                         f'unset it (the data plane: {DEFAULT}) or set LOCALCLOUD_DATAPLANE=none')
+    return env
+
+
+def _read(path: Path) -> str:
+    try:
+        value = path.read_text().strip()
+    except OSError:
+        return ''
+    return value if value in MODES else ''
+
+
+def seeded_mode(p: Paths) -> str:
+    """The mode the state directory's cloud was seeded with ('' when it was never seeded). Older checkouts seeded
+    without the data plane unless asked, and wrote that choice to LEGACY_FILE."""
+    recorded = _read(p.root / MODE_FILE)
+    if recorded:
+        return recorded
+    if not p.seeded.exists():
+        return ''
+    return _read(p.root / LEGACY_FILE) or 'none'
 
 
 def mode(p: Paths) -> str:
-    """The data plane of this state directory: LOCALCLOUD_DATAPLANE when set (remembered in <state>/dataplane),
-    else what the state directory remembers, else 'none' (no packets: the heartbeat plays the amphorae)."""
-    env = os.environ.get('LOCALCLOUD_DATAPLANE', '').strip()
-    if env:
-        if env not in MODES:
-            raise ValueError(f'LOCALCLOUD_DATAPLANE={env!r} is not one of {", ".join(MODES)}; '
-                             f'unset it or set LOCALCLOUD_DATAPLANE=ovn')
-        return env
-    try:
-        value = (p.root / 'dataplane').read_text().strip()
-    except OSError:
-        return 'none'
-    return value if value in MODES else 'none'
+    """The data plane of this state directory: LOCALCLOUD_DATAPLANE when set, else what the state directory was
+    seeded with in this mode's file, else DEFAULT ('ovn'; a state directory an older checkout seeded without the data
+    plane moves to it at the next `up`, see ctl.cmd_up)."""
+    return chosen() or _read(p.root / MODE_FILE) or ('ovn' if _read(p.root / LEGACY_FILE) == 'ovn' else DEFAULT)
 
 
 def remember(p: Paths) -> None:
     p.root.mkdir(parents=True, exist_ok=True)
-    (p.root / 'dataplane').write_text(mode(p) + '\n')
+    (p.root / MODE_FILE).write_text(mode(p) + '\n')
+    (p.root / LEGACY_FILE).unlink(missing_ok=True)
 
 
 def enabled(p: Paths) -> bool:

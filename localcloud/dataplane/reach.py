@@ -29,5 +29,5 @@ def check(address: str) -> str:
     if ' via ' in f' {line} ' or dev != config.ROOT_PUBLIC_IF:
         raise NotLocal(f'refusing to connect to {address}: `ip route get` says "{line}", not the local cloud\'s '
                        f'public network ({config.PUBLIC_CIDR} on {config.ROOT_PUBLIC_IF}); is the data plane up '
-                       f'(LOCALCLOUD_DATAPLANE=ovn localcloud/up)?')
+                       f'(localcloud/status; a cloud started with LOCALCLOUD_DATAPLANE=none has none)?')
     return line

@@ -21,8 +21,8 @@ from localcloud.settings import Paths  # noqa: E402
 from localcloud.testing import localcloud  # noqa: E402,F401
 from tests.e2e.pulumi_cli import project_environment  # noqa: E402
 
-# Real traffic needs the local cloud's data plane (LOCALCLOUD_DATAPLANE=ovn): collected only against a cloud that has
-# it, as tests/integration/test_dataplane_ovn.py is.
+# Real traffic needs the local cloud's data plane (its default): not collected against a cloud started with
+# LOCALCLOUD_DATAPLANE=none, as tests/integration/test_dataplane_ovn.py is not.
 collect_ignore = [] if dataplane.enabled(Paths()) else ["test_ovn_engine.py"]
 
 

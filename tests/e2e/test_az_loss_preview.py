@@ -65,10 +65,10 @@ def test_a_preview_against_a_router_pinned_to_one_az_fails_with_the_message(pinn
 
 
 def test_the_dev_stack_passes(pulumi_environment, tmp_path):
-    from tests.mocks.configs import dev_endpoint
+    from tests.mocks.configs import amphora_endpoint
 
     stack = PulumiStack.create(tmp_path / "dev", "azl-dev", pulumi_environment)
-    dev = dev_endpoint()
+    dev = amphora_endpoint()
     stack.write_config({**dev, "name": f"{PREFIX}-dev", "dns": {**dev["dns"], "record": f"{PREFIX}-dev"}})
     result = stack.preview()
     assert result.returncode == 0

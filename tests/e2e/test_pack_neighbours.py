@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 from tests.e2e.pulumi_cli import PulumiStack
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
@@ -43,7 +43,7 @@ def _stack(tmp_path, pulumi_environment, compliant: bool) -> PulumiStack:
     name = f"{PREFIX}-{'ok' if compliant else 'bad'}"
     stack = PulumiStack.create(tmp_path / name, name, pulumi_environment)
     (stack.workdir / "__main__.py").write_text(PROGRAM)
-    dev = dev_endpoint()
+    dev = amphora_endpoint()
     stack.write_config({**dev, "name": f"{PREFIX}-api", "tags": ["production"], "allowedCidrs": ["192.0.2.0/24"],
                         "dns": {**dev["dns"], "record": f"{PREFIX}-api"}},
                        extra={"ha-endpoint:compliantNeighbours": compliant})

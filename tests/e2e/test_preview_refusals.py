@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.pulumi_cli import PulumiStack
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
@@ -18,7 +18,7 @@ CERTIFICATE = "https://barbican.example:9311/v1/containers/0b7d2c1e-7c52-4f3a-9b
 
 
 def dev() -> dict:
-    endpoint = dev_endpoint()
+    endpoint = amphora_endpoint()
     return {**endpoint, "name": "prr-api", "dns": {**endpoint["dns"], "record": "prr"}}
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.pulumi_cli import PulumiStack
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
 
 def sctp_endpoint() -> dict:
-    endpoint = dev_endpoint()
+    endpoint = amphora_endpoint()
     endpoint.update(name="sctp-api", dns={**endpoint["dns"], "record": "sctp"})
     endpoint["listeners"].append({"port": 3868, "protocol": "SCTP", "monitor": {"type": "SCTP"}})
     return endpoint

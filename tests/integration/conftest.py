@@ -12,8 +12,8 @@ from localcloud.dataplane import config as dataplane  # noqa: E402
 from localcloud.settings import Paths  # noqa: E402
 from localcloud.testing import cloud_cleanup, localcloud, os_conn  # noqa: E402,F401
 
-# The data plane is opt-in (LOCALCLOUD_DATAPLANE=ovn localcloud/up) until the dev stack moves to it: its tests are
-# collected only against a cloud that has it (`make localcloud-dataplane-test` brings one up).
+# The data plane is the local cloud's default; a cloud started with LOCALCLOUD_DATAPLANE=none has none, and then its
+# tests are not collected.
 collect_ignore = [] if dataplane.enabled(Paths()) else ['test_dataplane_ovn.py']
 
 

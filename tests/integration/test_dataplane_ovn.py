@@ -39,7 +39,7 @@ def status(conn, pool_id: str, member_id: str) -> str:
 @pytest.fixture(scope='module')
 def zones(localcloud):
     if not dp.enabled(localcloud.paths):
-        pytest.fail('the cloud under test has no data plane: LOCALCLOUD_DATAPLANE=ovn localcloud/up')
+        pytest.fail('the cloud under test has no data plane (started with LOCALCLOUD_DATAPLANE=none): use the default')
     conn, cleanup = localcloud.conn, Cleanup(localcloud)
     t0 = time.monotonic()
     try:

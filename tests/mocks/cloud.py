@@ -163,7 +163,7 @@ class FakeCloud(pulumi.runtime.Mocks):
 
     @classmethod
     def dev(cls, preview: bool = False) -> "FakeCloud":
-        """The dev stack's cloud (Pulumi.dev.yaml), with 172.24.4.50 already allocated for BYO tests."""
+        """The dev stack's cloud (Pulumi.dev.yaml, Pulumi.amphora.yaml), with 172.24.4.50 already allocated for BYO tests."""
         return cls.topology(preview, byo=("172.24.4.50",))
 
     def add_certificate(self) -> str:

@@ -5,24 +5,24 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .harness import dev_config
+from .harness import amphora_config
 
 
-def dev_endpoint() -> dict[str, Any]:
-    """The dev stack's ``ha-endpoint:endpoint`` (Pulumi.dev.yaml): 3 zones, 3 members, 2 listeners, DNS."""
-    return copy.deepcopy(dev_config()["endpoint"])
+def amphora_endpoint() -> dict[str, Any]:
+    """The amphora shape's ``ha-endpoint:endpoint`` (Pulumi.amphora.yaml): 3 zones, 3 members, 2 listeners, DNS."""
+    return copy.deepcopy(amphora_config()["endpoint"])
 
 
 def byo_endpoint() -> dict[str, Any]:
     """The dev endpoint with az3 bringing its own floating IP 172.24.4.50 (allocated in ``FakeCloud.dev()``)."""
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["zones"]["az3"]["floatingIp"] = "172.24.4.50"
     return raw
 
 
 def internal_endpoint() -> dict[str, Any]:
     """The dev endpoint without floating IPs: DNS publishes the VIPs."""
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     del raw["floatingNetwork"]
     return raw
 

@@ -1,6 +1,6 @@
 """Run a Pulumi program (the component, or the whole ``__main__.py``) against the fake cloud, in preview or up mode.
 
-    run = run_stack(FakeCloud.dev(), config=dev_config(), preview=False)
+    run = run_stack(FakeCloud.dev(), config=amphora_config(), preview=False)
     run.of_type(contract.LOADBALANCER_TYPE)   # registrations: type, name, urn, parent, inputs, id, state
     run.outputs["addresses"]                  # the stack's exports, resolved (None where unknown in preview)
 """
@@ -29,6 +29,7 @@ from .tuning import mock_runtime_tuning
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT, STACK = "ha-endpoint", "dev"
+AMPHORA_STACK_FILE = "Pulumi.amphora.yaml"   # the shape the tests start from (amphora_config)
 _LOCK = threading.Lock()  # the Pulumi runtime's settings are process-wide: one mock run at a time
 
 
@@ -180,9 +181,10 @@ def run_stack(cloud: FakeCloud, config: dict[str, Any], preview: Optional[bool] 
                        config)
 
 
-def dev_config() -> dict[str, Any]:
-    """The dev stack's configuration, read from Pulumi.dev.yaml (keys without the project prefix)."""
+def amphora_config() -> dict[str, Any]:
+    """The amphora shape's configuration, read from Pulumi.amphora.yaml (keys without the project prefix): the dev
+    stack before it moved to the ovn provider, the baseline the tests change one field of."""
     import yaml
 
-    raw = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())["config"]
+    raw = yaml.safe_load((ROOT / AMPHORA_STACK_FILE).read_text())["config"]
     return {key.split(":", 1)[1]: value for key, value in raw.items() if key.startswith(f"{PROJECT}:")}

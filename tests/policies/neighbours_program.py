@@ -15,12 +15,12 @@ import pulumi_openstack as openstack
 
 from policy_harness import HarnessRun, run_program_for_pack
 from tests.mocks.cloud import FakeCloud
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 
 def production_endpoint() -> dict[str, Any]:
     """The dev endpoint, tagged production and admitting one client network (compliant in production)."""
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["tags"] = ["production"]
     raw["allowedCidrs"] = ["192.0.2.0/24"]
     return raw

@@ -8,7 +8,7 @@ import pytest
 from ha_endpoint import ConfigError
 from policy_harness import run_preview
 from tests.mocks.cloud import FakeCloud
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 MANDATORY, ADVISORY = "ha-endpoint-az-independence", "ha-endpoint-az-independence-advisory"
 
@@ -18,14 +18,14 @@ def _router(run) -> tuple[str, dict]:
 
 
 def test_the_baseline_passes_both():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     assert run.messages(MANDATORY) == [] and run.messages(ADVISORY) == []
     router_id, router = _router(run)
     assert router["name"] == "cp-router" and router["azHints"] == ["az1", "az2", "az3"] and router["ha"] is True
 
 
 def test_a_router_every_zone_depends_on_pinned_to_one_az_is_mandatory():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     router_id, router = _router(run)
     router["azHints"] = ["az1"]
     assert run.messages(MANDATORY) == [
@@ -35,7 +35,7 @@ def test_a_router_every_zone_depends_on_pinned_to_one_az_is_mandatory():
 
 
 def test_a_router_hinted_to_fewer_azs_than_its_zones_is_advisory():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     _, router = _router(run)
     router["azHints"] = ["az1", "az2"]
     assert run.messages(MANDATORY) == []
@@ -45,7 +45,7 @@ def test_a_router_hinted_to_fewer_azs_than_its_zones_is_advisory():
 
 
 def test_a_shared_router_neither_ha_nor_distributed_runs_in_one_az_whatever_its_hints():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     router_id, router = _router(run)
     router["ha"] = False
     assert run.messages(ADVISORY) == [
@@ -56,7 +56,7 @@ def test_a_shared_router_neither_ha_nor_distributed_runs_in_one_az_whatever_its_
 
 
 def test_a_vip_network_hinted_to_other_azs_only_is_mandatory():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     network_id, network = next(iter(run.facts()["networks"].items()))
     network["azHints"] = ["az1"]
     assert run.messages(MANDATORY) == [
@@ -71,7 +71,7 @@ def test_all_zones_placement_across_a_single_az_router_is_reported():
     island_subnet = cloud.subnet_id("island-sub")
     router = cloud.add_router("island-router", [island_subnet, cloud.subnet_id("cp-az1"), cloud.subnet_id("cp-az2"),
                                                 cloud.subnet_id("cp-az3")], az_hints=("az1",), ha=True)
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["memberPlacement"] = "all-zones"
     raw["members"].append({"name": "cp-9", "address": "10.99.0.9", "az": "az1", "subnet": "island-sub"})
     with pytest.raises(ConfigError) as caught:
@@ -85,13 +85,13 @@ def test_the_component_refuses_what_the_pack_finds_mandatory():
     cloud = FakeCloud.dev(preview=True)
     cloud.routers[cloud.router_id]["az_hints"] = ("az2",)
     with pytest.raises(ConfigError, match=r"zones\.az1\.subnet: router cp-router .* is hinted to az2 only"):
-        run_preview(dev_endpoint(), cloud)
+        run_preview(amphora_endpoint(), cloud)
 
 
 def test_no_az_information_is_said_once():
     cloud = FakeCloud.dev(preview=True)
     cloud.routers[cloud.router_id]["az_hints"] = ()
-    run = run_preview(dev_endpoint(), cloud)
+    run = run_preview(amphora_endpoint(), cloud)
     assert run.messages(ADVISORY) == [
         "endpoint k8s-api: the cloud reports no availability-zone hints for the endpoint's routers and VIP networks "
         "(the router_availability_zone / network_availability_zone extensions are absent, or no hints are set), so "

@@ -11,7 +11,7 @@ from ha_endpoint.core.errors import ConfigError
 from policy_harness import run_preview
 from policy_runner import run_pack
 from tests.mocks.cloud import FakeCloud
-from tests.mocks.configs import byo_endpoint, dev_endpoint, internal_endpoint, sized_endpoint
+from tests.mocks.configs import byo_endpoint, amphora_endpoint, internal_endpoint, sized_endpoint
 
 
 def _facts(run, *path):
@@ -24,7 +24,7 @@ def _facts(run, *path):
 # -- baselines ---------------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
-@pytest.mark.parametrize("endpoint", [dev_endpoint, byo_endpoint, internal_endpoint],
+@pytest.mark.parametrize("endpoint", [amphora_endpoint, byo_endpoint, internal_endpoint],
                          ids=["dev", "byo-floating-ip", "internal"])
 def test_the_programs_endpoints_pass_the_pack(endpoint, preview):
     assert run_preview(endpoint(), preview=preview).violations() == []
@@ -43,26 +43,26 @@ def test_generated_endpoints_pass_the_pack(zones, members, listeners, placement)
 
 
 def test_bootstrap_publication_passes_the_pack():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["dns"]["publish"] = "bootstrap"
     assert run_preview(raw).violations() == []
 
 
 def test_a_monitor_on_its_own_port_is_admitted_by_the_component():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["listeners"][1]["monitor"]["port"] = 10257
     assert run_preview(raw).violations() == []
 
 
 def test_the_stack_policies_read_the_facts_from_the_endpoints_outputs_alone():
     """What AnalyzeStack gets for a component is its registered outputs: the facts are recorded there, once."""
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     assert run.named("k8s-api").inputs == {"name": "k8s-api"}
     assert run_pack(run.stack_resources(), inputs={}) == []
 
 
 def test_without_facts_in_the_outputs_the_pack_says_so_once():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     endpoint = run.named("k8s-api")
     endpoint.outputs = {key: value for key, value in endpoint.outputs.items() if key != "facts"}
     assert run.violations() == [(
@@ -75,7 +75,7 @@ def test_without_facts_in_the_outputs_the_pack_says_so_once():
 # -- ha-endpoint-min-zones -------------------------------------------------------------------------------------------
 
 def test_min_zones_counts_the_registered_load_balancers():
-    assert run_preview(dev_endpoint()).messages("ha-endpoint-min-zones", {"ha-endpoint-min-zones": {"minZones": 4}}) == [
+    assert run_preview(amphora_endpoint()).messages("ha-endpoint-min-zones", {"ha-endpoint-min-zones": {"minZones": 4}}) == [
         "endpoint k8s-api's load balancers span 3 distinct availability zone(s) (az1, az2, az3); at least 4 are "
         "required: add zones, each in its own AZ with its own subnet"]
 
@@ -83,14 +83,14 @@ def test_min_zones_counts_the_registered_load_balancers():
 # -- ha-endpoint-zone-placement --------------------------------------------------------------------------------------
 
 def test_a_registered_load_balancer_in_another_az_is_reported():
-    run = run_preview(dev_endpoint()).set("k8s-api-az1-lb", "availabilityZone", "az3")
+    run = run_preview(amphora_endpoint()).set("k8s-api-az1-lb", "availabilityZone", "az3")
     assert run.messages("ha-endpoint-zone-placement") == [
         "load balancer k8s-api-az1-lb serves zone az1 but is placed in availability zone 'az3'; set its "
         "availability_zone to 'az1'"]
 
 
 def test_a_registered_vip_on_another_zones_subnet_is_reported():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     az1_subnet, az3_subnet = _facts(run, "zones", "az1", "vipSubnetId"), _facts(run, "zones", "az3", "vipSubnetId")
     run.set("k8s-api-az3-lb", "vipSubnetId", az1_subnet)
     assert run.messages("ha-endpoint-zone-placement") == [
@@ -102,7 +102,7 @@ def test_a_registered_vip_on_another_zones_subnet_is_reported():
 
 
 def test_a_missing_zone_load_balancer_is_reported():
-    run = run_preview(dev_endpoint()).remove("k8s-api-az2-lb")
+    run = run_preview(amphora_endpoint()).remove("k8s-api-az2-lb")
     assert run.messages("ha-endpoint-zone-placement") == [
         "zone az2 of endpoint k8s-api has no load balancer (expected k8s-api-az2-lb); every configured zone needs "
         "its own load balancer"]
@@ -111,14 +111,14 @@ def test_a_missing_zone_load_balancer_is_reported():
 # -- ha-endpoint-member-zones ----------------------------------------------------------------------------------------
 
 def test_a_zone_pool_left_without_members_is_reported():
-    run = run_preview(dev_endpoint()).remove("k8s-api-az3-6443-member-10.10.3.10")
+    run = run_preview(amphora_endpoint()).remove("k8s-api-az3-6443-member-10.10.3.10")
     assert run.messages("ha-endpoint-member-zones") == [
         "zone az3 of endpoint k8s-api has 0 member(s) in pool k8s-api-az3-6443-pool, fewer than the 1 required "
         "under own-zone placement; add members with az: az3, remove the zone, or set memberPlacement: all-zones"]
 
 
 def test_min_members_per_zone_on_the_dev_stack():
-    messages = run_preview(dev_endpoint()).messages(
+    messages = run_preview(amphora_endpoint()).messages(
         "ha-endpoint-member-zones", {"ha-endpoint-member-zones": {"minMembersPerZone": 2}})
     assert messages == [
         f"zone {az} of endpoint k8s-api has 1 member(s) in pool k8s-api-{az}-{port}-pool, fewer than the 2 "
@@ -127,14 +127,14 @@ def test_min_members_per_zone_on_the_dev_stack():
 
 
 def test_a_member_declared_in_an_unconfigured_zone_is_reported():
-    run = run_preview(dev_endpoint()).set_fact("members.cp-1.az", "az7")
+    run = run_preview(amphora_endpoint()).set_fact("members.cp-1.az", "az7")
     assert run.messages("ha-endpoint-member-zones") == [
         "member cp-1 of endpoint k8s-api is in zone 'az7', which is not configured; use one of az1, az2, az3, or "
         "add 'az7' under zones with its subnet"]
 
 
 def test_all_zones_placement_registers_every_member_in_every_zone():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["memberPlacement"] = "all-zones"
     assert run_preview(raw).violations() == []
 
@@ -143,7 +143,7 @@ def test_all_zones_placement_registers_every_member_in_every_zone():
 
 def test_a_member_on_an_unrouted_network_is_reported():
     cloud = FakeCloud.dev(preview=True)
-    run = run_preview(dev_endpoint(), cloud)
+    run = run_preview(amphora_endpoint(), cloud)
     island = cloud.network_id("island")
     subnet, vip_subnet = "island-subnet-id", _facts(run, "zones", "az3", "vipSubnetId")
     cp = _facts(run, "subnets", vip_subnet, "networkId")
@@ -157,7 +157,7 @@ def test_a_member_on_an_unrouted_network_is_reported():
 
 
 def test_a_member_address_outside_its_subnet_is_reported():
-    run = run_preview(dev_endpoint()).set_fact("members.cp-1.address", "10.10.9.10")
+    run = run_preview(amphora_endpoint()).set_fact("members.cp-1.address", "10.10.9.10")
     subnet = _facts(run, "members", "cp-1", "subnetId")
     assert run.messages("ha-endpoint-member-reachability") == [
         f"member cp-1 has address 10.10.9.10, which is not in its subnet {subnet} (10.10.2.0/24); fix "
@@ -165,7 +165,7 @@ def test_a_member_address_outside_its_subnet_is_reported():
 
 
 def test_the_component_refuses_an_unreachable_member_before_the_pack_runs():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["members"][2].update(address="10.99.0.10", subnet="island-sub")
     with pytest.raises(ConfigError, match="members\\[2\\]"):
         run_preview(raw)
@@ -174,7 +174,7 @@ def test_the_component_refuses_an_unreachable_member_before_the_pack_runs():
 # -- ha-endpoint-member-security-group -------------------------------------------------------------------------------
 
 def test_a_zone_vip_subnet_missing_from_the_registered_rules_is_reported():
-    run = run_preview(dev_endpoint()).remove("k8s-api-members-sg-tcp-22623-from-10.10.2.0_24")
+    run = run_preview(amphora_endpoint()).remove("k8s-api-members-sg-tcp-22623-from-10.10.2.0_24")
     assert run.messages("ha-endpoint-member-security-group") == [
         "the members' security group k8s-api-members-sg does not admit zone az2's VIP subnet 10.10.2.0/24 on tcp "
         "port 22623 (member port of listener 22623 and health-monitor port of listener 22623); add an ingress rule "
@@ -182,7 +182,7 @@ def test_a_zone_vip_subnet_missing_from_the_registered_rules_is_reported():
 
 
 def test_a_rule_for_the_wrong_port_is_reported():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     run.set("k8s-api-members-sg-tcp-6443-from-10.10.3.0_24", "portRangeMin", 6444.0)
     run.set("k8s-api-members-sg-tcp-6443-from-10.10.3.0_24", "portRangeMax", 6444.0)
     assert run.messages("ha-endpoint-member-security-group") == [
@@ -192,7 +192,7 @@ def test_a_rule_for_the_wrong_port_is_reported():
 
 
 def test_a_member_monitor_port_read_back_as_0_needs_no_rule_for_port_0():
-    run = run_preview(dev_endpoint()).set("k8s-api-az2-22623-member-10.10.2.10", "monitorPort", 0.0)
+    run = run_preview(amphora_endpoint()).set("k8s-api-az2-22623-member-10.10.2.10", "monitorPort", 0.0)
     assert run.messages("ha-endpoint-member-security-group") == []
     run.set("k8s-api-az2-22623-member-10.10.2.10", "monitorPort", 10257.0)  # a real monitor port is checked
     assert len(run.messages("ha-endpoint-member-security-group")) == 3
@@ -201,7 +201,7 @@ def test_a_member_monitor_port_read_back_as_0_needs_no_rule_for_port_0():
 # -- ha-endpoint-production-listener-cidrs ---------------------------------------------------------------------------
 
 def _production_endpoint():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["tags"] = ["production"]
     raw["allowedCidrs"] = ["192.0.2.0/24"]
     return raw
@@ -234,11 +234,11 @@ def test_one_open_production_listener_is_reported():
 # -- ha-endpoint-pool-health-monitor ---------------------------------------------------------------------------------
 
 def test_a_listener_without_monitor_is_refused_by_the_component_and_its_pools_by_the_pack():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["listeners"][1]["monitor"] = None
     with pytest.raises(ConfigError, match=r"listeners\[1\]\.monitor: a listener needs a health monitor"):
         run_preview(raw)
-    run = run_preview(dev_endpoint()).remove("k8s-api-az2-22623-monitor")
+    run = run_preview(amphora_endpoint()).remove("k8s-api-az2-22623-monitor")
     assert run.messages("ha-endpoint-pool-health-monitor") == [
         "pool k8s-api-az2-22623-pool has no health monitor: without a health monitor Octavia cannot take a dead "
         "member out of rotation and a member reports NO_MONITOR, which says nothing about whether it serves, so "
@@ -248,7 +248,7 @@ def test_a_listener_without_monitor_is_refused_by_the_component_and_its_pools_by
 # -- ha-endpoint-dns-ttl ---------------------------------------------------------------------------------------------
 
 def test_a_long_ttl_is_reported_on_every_record_set():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["dns"]["ttl"] = 300
     assert sorted(run_preview(raw).messages("ha-endpoint-dns-ttl")) == sorted(
         f"record set {name} has a TTL of 300 s, above the 60 s maximum: resolvers would keep a failed zone's address "
@@ -259,7 +259,7 @@ def test_a_long_ttl_is_reported_on_every_record_set():
 # -- ha-endpoint-dns-records -----------------------------------------------------------------------------------------
 
 def test_a_zone_address_left_out_of_the_record_is_reported():
-    run = run_preview(dev_endpoint()).drop_dependency("k8s-api-dns", "k8s-api-az2-fip-assoc")
+    run = run_preview(amphora_endpoint()).drop_dependency("k8s-api-dns", "k8s-api-az2-fip-assoc")
     assert run.messages("ha-endpoint-dns-records") == [
         "record set k8s-api-dns does not take zone az2's address: its records depend on no floating IP, load balancer "
         "or other resource of zone az2; publish that zone's address (its floating IP, or its VIP for an internal endpoint) "
@@ -267,7 +267,7 @@ def test_a_zone_address_left_out_of_the_record_is_reported():
 
 
 def test_another_zones_address_in_a_per_zone_record_is_reported():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     run.named("k8s-api-az1-dns").property_dependencies["records"].append(run.named("k8s-api-az2-fip-assoc").urn)
     assert run.messages("ha-endpoint-dns-records") == [
         "record set k8s-api-az1-dns takes an address from zone az2, which it must not publish (it publishes az1); "
@@ -287,7 +287,7 @@ def test_a_brought_floating_ip_missing_from_known_records_is_reported():
 def _held_back(zone: str):
     cloud = FakeCloud.dev()
     cloud.unready_azs.add(zone)
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["dns"]["perZoneRecords"] = False
     return run_preview(raw, cloud, preview=False)
 
@@ -306,7 +306,7 @@ def test_a_zone_whose_gate_is_closed_must_not_be_listed():
 
 
 def test_a_ready_zone_missing_from_the_record_is_reported_after_the_update():
-    run = run_preview(dev_endpoint(), preview=False)
+    run = run_preview(amphora_endpoint(), preview=False)
     az1 = run.named("k8s-api").outputs["zones"]["az1"]["floatingIp"]
     run.set("k8s-api-dns", "records", [r for r in run.named("k8s-api-dns").inputs["records"] if r != az1])
     assert run.messages("ha-endpoint-dns-records") == [
@@ -316,14 +316,14 @@ def test_a_ready_zone_missing_from_the_record_is_reported_after_the_update():
 # -- ha-endpoint-dns-readiness-gate ----------------------------------------------------------------------------------
 
 def test_a_record_that_does_not_wait_for_a_zones_readiness_is_reported():
-    run = run_preview(dev_endpoint()).drop_dependency("k8s-api-dns", "k8s-api-az2-ready")
+    run = run_preview(amphora_endpoint()).drop_dependency("k8s-api-dns", "k8s-api-az2-ready")
     assert run.messages("ha-endpoint-dns-readiness-gate") == [
         "record set k8s-api-dns does not depend on k8s-api-az2-ready: under publish when-ready zone az2's address "
         "could be published before its members are ready; make the record set wait for that readiness resource"]
 
 
 def test_a_missing_readiness_resource_is_reported():
-    run = run_preview(dev_endpoint()).remove("k8s-api-az1-ready")
+    run = run_preview(amphora_endpoint()).remove("k8s-api-az1-ready")
     assert run.messages("ha-endpoint-dns-readiness-gate") == [
         "zone az1 of endpoint k8s-api has no readiness resource k8s-api-az1-ready; under publish when-ready its "
         "address may only be published once its members are ready"]
@@ -332,7 +332,7 @@ def test_a_missing_readiness_resource_is_reported():
 # -- ha-endpoint-ovn-provider-constraints ----------------------------------------------------------------------------
 
 def _ovn_endpoint():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["loadBalancerProvider"] = "ovn"
     raw["listeners"][0]["monitor"] = {"type": "TCP"}
     return raw

@@ -13,7 +13,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from neighbours_program import any_zone_pool, production_endpoint, run_neighbours, split_cloud
 from tests.mocks.cloud import FakeCloud
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 BESIDE = "(declared beside endpoint k8s-api)"
 DECLARED = "cp-az1 10.10.1.0/24, cp-az2 10.10.2.0/24, cp-az3 10.10.3.0/24"
@@ -184,11 +184,11 @@ def test_a_rule_admitting_a_remote_group_or_going_out_is_no_opening():
 
 
 def test_an_open_rule_outside_production_passes():
-    assert run_neighbours(endpoint=dev_endpoint(), rule={"prefix": "0.0.0.0/0"}).violations() == []
+    assert run_neighbours(endpoint=amphora_endpoint(), rule={"prefix": "0.0.0.0/0"}).violations() == []
 
 
 def test_production_by_stack_name_counts_too():
-    run = run_neighbours(endpoint=dev_endpoint(), rule={"prefix": "0.0.0.0/0"})
+    run = run_neighbours(endpoint=amphora_endpoint(), rule={"prefix": "0.0.0.0/0"})
     config = {RULES: {"productionStackPattern": "^dev$"}}
     assert run.messages(RULES, config) == [
         f"security group rule extra-rule {BESIDE} admits tcp port 6443 from 0.0.0.0/0 into the endpoint's VIP "

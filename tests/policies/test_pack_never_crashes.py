@@ -25,7 +25,7 @@ from policies.model import Violation, plain, with_defaults
 from policies.rules import RULES
 from policy_harness import HarnessRun
 from policy_runner import run_pack
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 DECLARED = "ha-endpoint-declared-facts"
 TAIL = "; the other policies cannot check this endpoint until its facts are declared in the component's shape"
@@ -224,7 +224,7 @@ def test_the_fuzzed_baselines_are_judged_as_expected():
 
 
 def test_the_dev_program_with_malformed_configuration_of_the_pack_gives_verdicts():
-    run = run_neighbours(endpoint=dev_endpoint())
+    run = run_neighbours(endpoint=amphora_endpoint())
     config = {"productionStackPattern": ["^dev$"], "productionTag": 7, "minZones": "three", "maxTtl": None,
               "minMembersPerZone": -1}
     _judge_every_policy(run, config)

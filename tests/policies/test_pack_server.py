@@ -20,7 +20,7 @@ from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
 from policies.rules import RULES
 from policy_harness import HarnessRun, run_preview
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,11 +96,11 @@ def test_the_pack_announces_its_policies(analyzer):
 
 
 def test_the_dev_preview_passes_through_the_analyzer(analyzer):
-    assert _preview(analyzer, run_preview(dev_endpoint())) == []
+    assert _preview(analyzer, run_preview(amphora_endpoint())) == []
 
 
 def test_a_violation_reaches_the_engine_with_the_policy_description(analyzer):
-    run = run_preview(dev_endpoint()).remove("k8s-api-members-sg-tcp-22623-from-10.10.2.0_24")
+    run = run_preview(amphora_endpoint()).remove("k8s-api-members-sg-tcp-22623-from-10.10.2.0_24")
     assert _preview(analyzer, run) == [(
         "ha-endpoint-member-security-group",
         "The members' security group admits each zone's VIP subnet on every member and health-monitor port.\n"
@@ -112,7 +112,7 @@ def test_a_violation_reaches_the_engine_with_the_policy_description(analyzer):
 def test_policy_configuration_from_the_engine_is_applied(analyzer):
     config = {"ha-endpoint-dns-ttl": policy_config(maxTtl=20)}
     analyzer.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=config))
-    found = _preview(analyzer, run_preview(dev_endpoint()))
+    found = _preview(analyzer, run_preview(amphora_endpoint()))
     assert [name for name, _ in found] == ["ha-endpoint-dns-ttl"] * 4
 
 

@@ -9,13 +9,13 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from policy_harness import run_preview
 from tests.mocks.cloud import FakeCloud
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 PRODUCTION = {"ha-endpoint-production-listener-cidrs": {"productionStackPattern": "^dev$"}}
 
 
 def _listeners(*specs):
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["listeners"] = list(specs)
     return raw
 
@@ -62,7 +62,7 @@ def test_an_sctp_monitor_on_an_sctp_pool_is_accepted_as_the_provider_accepts_it(
 # -- the declared facts ----------------------------------------------------------------------------------------------
 
 def test_a_malformed_fact_is_a_violation_not_a_crash():
-    run = run_preview(dev_endpoint()).set_fact("members.cp-1.az", ["az1", "az2"])
+    run = run_preview(amphora_endpoint()).set_fact("members.cp-1.az", ["az1", "az2"])
     assert run.violations() == [(
         "ha-endpoint-declared-facts",
         "endpoint k8s-api: facts.members.cp-1.az: Input should be a valid string; the other policies cannot check "
@@ -70,7 +70,7 @@ def test_a_malformed_fact_is_a_violation_not_a_crash():
 
 
 def test_facts_of_another_version_are_named():
-    run = run_preview(dev_endpoint()).set_fact("version", 7)
+    run = run_preview(amphora_endpoint()).set_fact("version", 7)
     assert run.messages("ha-endpoint-declared-facts") == [
         "endpoint k8s-api: facts.version: expected 1, got 7 (the component and the policy pack are of different "
         "versions: use the pack of the component's release); the other policies cannot check this endpoint until "
@@ -78,7 +78,7 @@ def test_facts_of_another_version_are_named():
 
 
 def test_facts_unknown_at_preview_are_named_in_an_advisory():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     vip = run.facts()["zones"]["az1"]["vipSubnetId"]
     run.set_fact(f"subnets.{vip}.cidr", UNKNOWN_STRING_VALUE).set_fact("members.cp-0.address", UNKNOWN_STRING_VALUE)
     assert run.violations() == [(
@@ -92,7 +92,7 @@ def test_facts_unknown_at_preview_are_named_in_an_advisory():
 # -- ha-endpoint-min-zones / zone-placement ----------------------------------------------------------------------------
 
 def test_two_zones_in_the_same_az_count_once():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     del raw["zones"]["az3"]
     raw["members"] = [m for m in raw["members"] if m["az"] != "az3"]
     run = run_preview(raw).set("k8s-api-az2-lb", "availabilityZone", "az1")
@@ -102,7 +102,7 @@ def test_two_zones_in_the_same_az_count_once():
 
 
 def test_a_load_balancer_without_an_az_is_reported():
-    run = run_preview(dev_endpoint()).set("k8s-api-az2-lb", "availabilityZone", "")
+    run = run_preview(amphora_endpoint()).set("k8s-api-az2-lb", "availabilityZone", "")
     assert run.messages("ha-endpoint-zone-placement") == [
         "load balancer k8s-api-az2-lb (zone az2) sets no availability zone, so Octavia may place it in any AZ; set "
         "its availability_zone to 'az2'"]
@@ -144,13 +144,13 @@ def _member_on_island(run, cloud, routers):
 
 def test_a_shared_router_makes_another_network_reachable():
     cloud = FakeCloud.dev(preview=True)
-    run = _member_on_island(run_preview(dev_endpoint(), cloud), cloud, [cloud.router_id])
+    run = _member_on_island(run_preview(amphora_endpoint(), cloud), cloud, [cloud.router_id])
     assert run.messages("ha-endpoint-member-reachability") == []
 
 
 def test_all_zones_placement_checks_every_zone_the_member_joins():
     cloud = FakeCloud.dev(preview=True)
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["memberPlacement"] = "all-zones"
     run = _member_on_island(run_preview(raw, cloud), cloud, [])
     messages = run.messages("ha-endpoint-member-reachability")
@@ -160,7 +160,7 @@ def test_all_zones_placement_checks_every_zone_the_member_joins():
 # -- ha-endpoint-member-security-group -------------------------------------------------------------------------------
 
 def test_an_egress_rule_does_not_admit():
-    run = run_preview(dev_endpoint()).set("k8s-api-members-sg-tcp-22623-from-10.10.2.0_24", "direction", "egress")
+    run = run_preview(amphora_endpoint()).set("k8s-api-members-sg-tcp-22623-from-10.10.2.0_24", "direction", "egress")
     assert run.messages("ha-endpoint-member-security-group") == [
         "the members' security group k8s-api-members-sg does not admit zone az2's VIP subnet 10.10.2.0/24 on tcp "
         "port 22623 (member port of listener 22623 and health-monitor port of listener 22623); add an ingress rule "
@@ -168,13 +168,13 @@ def test_an_egress_rule_does_not_admit():
 
 
 def test_a_broader_rule_admits_the_vip_subnets():
-    run = run_preview(dev_endpoint()).set("k8s-api-members-sg-tcp-22623-from-10.10.2.0_24", "remoteIpPrefix",
+    run = run_preview(amphora_endpoint()).set("k8s-api-members-sg-tcp-22623-from-10.10.2.0_24", "remoteIpPrefix",
                                           "10.10.0.0/16")
     assert run.messages("ha-endpoint-member-security-group") == []
 
 
 def test_a_missing_members_group_is_reported():
-    run = run_preview(dev_endpoint()).remove("k8s-api-members-sg")
+    run = run_preview(amphora_endpoint()).remove("k8s-api-members-sg")
     assert run.messages("ha-endpoint-member-security-group") == [
         "endpoint k8s-api has no members' security group k8s-api-members-sg; the load balancers' traffic and health "
         "checks to the members depend on it: create it with a rule per zone VIP subnet and port"]
@@ -183,7 +183,7 @@ def test_a_missing_members_group_is_reported():
 # -- ha-endpoint-production-listener-cidrs ----------------------------------------------------------------------------
 
 def test_the_production_stack_pattern_is_configurable():
-    messages = run_preview(dev_endpoint()).messages("ha-endpoint-production-listener-cidrs", PRODUCTION)
+    messages = run_preview(amphora_endpoint()).messages("ha-endpoint-production-listener-cidrs", PRODUCTION)
     assert len(messages) == 8  # 6 listeners and the 2 VIP rules are open to 0.0.0.0/0
     assert messages[0] == (
         "listener k8s-api-az1-6443-listener admits 0.0.0.0/0 in a production stack (stack 'dev' matches "
@@ -191,7 +191,7 @@ def test_the_production_stack_pattern_is_configurable():
 
 
 def test_the_production_tag_marks_an_endpoint_as_production():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["tags"] = ["production"]
     messages = run_preview(raw).messages("ha-endpoint-production-listener-cidrs")
     assert (
@@ -202,7 +202,7 @@ def test_the_production_tag_marks_an_endpoint_as_production():
 
 def test_an_invalid_production_pattern_is_reported():
     config = {"ha-endpoint-production-listener-cidrs": {"productionStackPattern": "prod("}}
-    assert run_preview(dev_endpoint()).messages("ha-endpoint-production-listener-cidrs", config) == [
+    assert run_preview(amphora_endpoint()).messages("ha-endpoint-production-listener-cidrs", config) == [
         "productionStackPattern 'prod(' is not a regular expression (missing ), unterminated subpattern at position "
         "4); fix the policy configuration of ha-endpoint-production-listener-cidrs"]
 
@@ -210,14 +210,14 @@ def test_an_invalid_production_pattern_is_reported():
 # -- ha-endpoint-dns-ttl / dns-records / dns-readiness --------------------------------------------------------------
 
 def test_max_ttl_is_configurable():
-    messages = run_preview(dev_endpoint()).messages("ha-endpoint-dns-ttl", {"ha-endpoint-dns-ttl": {"maxTtl": 20}})
+    messages = run_preview(amphora_endpoint()).messages("ha-endpoint-dns-ttl", {"ha-endpoint-dns-ttl": {"maxTtl": 20}})
     assert (
         "record set k8s-api-dns has a TTL of 30 s, above the 20 s maximum: resolvers would keep a failed zone's "
         "address that long; set dns.ttl to 20 or less") in messages and len(messages) == 4
 
 
 def test_a_record_without_ttl_is_reported():
-    run = run_preview(dev_endpoint())
+    run = run_preview(amphora_endpoint())
     del run.named("k8s-api-az1-dns").inputs["ttl"]
     assert run.messages("ha-endpoint-dns-ttl") == [
         "record set k8s-api-az1-dns sets no TTL, so the DNS zone's default (often 3600 s) applies; set dns.ttl to 60 "
@@ -225,20 +225,20 @@ def test_a_record_without_ttl_is_reported():
 
 
 def test_a_record_set_of_another_type_is_reported():
-    run = run_preview(dev_endpoint()).set("k8s-api-dns", "type", "AAAA")
+    run = run_preview(amphora_endpoint()).set("k8s-api-dns", "type", "AAAA")
     assert run.messages("ha-endpoint-dns-records") == [
         "record set k8s-api-dns is of type AAAA; the endpoint publishes its zones' IPv4 addresses in an A record "
         "(type: A)"]
 
 
 def test_a_missing_record_set_is_reported():
-    run = run_preview(dev_endpoint()).remove("k8s-api-dns")
+    run = run_preview(amphora_endpoint()).remove("k8s-api-dns")
     assert run.messages("ha-endpoint-dns-records") == [
         "endpoint k8s-api has DNS configured but no record set k8s-api-dns publishing zone(s) az1, az2, az3"]
 
 
 def test_bootstrap_publication_needs_no_readiness_dependency():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["dns"]["publish"] = "bootstrap"
     run = run_preview(raw).drop_dependency("k8s-api-dns", "k8s-api-az1-ready")
     assert run.messages("ha-endpoint-dns-readiness-gate") == []
@@ -247,5 +247,5 @@ def test_bootstrap_publication_needs_no_readiness_dependency():
 # -- ha-endpoint-ovn-provider-constraints -----------------------------------------------------------------------------
 
 def test_amphora_pools_are_not_held_to_ovn_limits():
-    run = run_preview(dev_endpoint()).set("k8s-api-az1-6443-pool", "protocol", "HTTP")
+    run = run_preview(amphora_endpoint()).set("k8s-api-az1-6443-pool", "protocol", "HTTP")
     assert run.messages("ha-endpoint-ovn-provider-constraints") == []

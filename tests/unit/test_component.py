@@ -8,7 +8,7 @@ import pytest
 
 from ha_endpoint.core import contract
 from tests.mocks import FakeCloud, run_component
-from tests.mocks.configs import byo_endpoint, dev_endpoint, internal_endpoint
+from tests.mocks.configs import byo_endpoint, amphora_endpoint, internal_endpoint
 
 MODES = [pytest.param(True, id="preview"), pytest.param(False, id="up")]
 
@@ -25,7 +25,7 @@ def zone_of_pool(cloud: FakeCloud, pool_id: str) -> str:
 @pytest.mark.parametrize("preview", MODES)
 def test_each_zone_gets_one_load_balancer_in_its_az_on_its_subnet(preview):
     cloud = FakeCloud.dev()
-    run = run_component(dev_endpoint(), cloud, preview=preview)
+    run = run_component(amphora_endpoint(), cloud, preview=preview)
     lbs = run.of_type(contract.LOADBALANCER_TYPE)
     assert sorted(lb["name"] for lb in lbs) == [contract.loadbalancer_name("k8s-api", az)
                                                 for az in ("az1", "az2", "az3")]
@@ -40,7 +40,7 @@ def test_each_zone_gets_one_load_balancer_in_its_az_on_its_subnet(preview):
 
 
 def test_vip_addresses_and_outputs_per_zone_come_from_each_zones_subnet():
-    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=False)
+    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=False)
     zones = run.outputs["zones"]
     assert sorted(zones) == ["az1", "az2", "az3"]
     for az, zone in zones.items():
@@ -54,8 +54,8 @@ def test_vip_addresses_and_outputs_per_zone_come_from_each_zones_subnet():
 
 def test_members_stay_in_their_own_zone_under_own_zone_placement():
     cloud = FakeCloud.dev()
-    run = run_component(dev_endpoint(), cloud, preview=False)
-    home = {m["address"]: m["az"] for m in dev_endpoint()["members"]}
+    run = run_component(amphora_endpoint(), cloud, preview=False)
+    home = {m["address"]: m["az"] for m in amphora_endpoint()["members"]}
     members = run.of_type(contract.MEMBER_TYPE)
     assert len(members) == 3 * 2  # one per member and listener
     for member in members:
@@ -65,7 +65,7 @@ def test_members_stay_in_their_own_zone_under_own_zone_placement():
 
 def test_all_zones_placement_puts_every_member_in_every_zone_with_its_own_subnet():
     cloud = FakeCloud.dev()
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["memberPlacement"] = "all-zones"
     run = run_component(raw, cloud, preview=False)
     placed = {(zone_of_pool(cloud, m["inputs"]["poolId"]), m["inputs"]["address"], m["inputs"]["protocolPort"])
@@ -78,7 +78,7 @@ def test_all_zones_placement_puts_every_member_in_every_zone_with_its_own_subnet
 
 def test_listener_pool_and_monitor_follow_the_config():
     cloud = FakeCloud.dev()
-    run = run_component(dev_endpoint(), cloud, preview=False)
+    run = run_component(amphora_endpoint(), cloud, preview=False)
     listener = run.named(contract.listener_name("k8s-api", "az1", 6443))["inputs"]
     assert (listener["protocol"], listener["protocolPort"], listener["allowedCidrs"]) == ("TCP", 6443, ["0.0.0.0/0"])
     assert run.named(contract.pool_name("k8s-api", "az1", 6443))["inputs"]["lbMethod"] == "ROUND_ROBIN"
@@ -89,7 +89,7 @@ def test_listener_pool_and_monitor_follow_the_config():
 
 
 def test_ovn_pools_use_source_ip_port():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["loadBalancerProvider"] = "ovn"
     raw["listeners"][0]["monitor"] = {"type": "TCP"}
     run = run_component(raw, FakeCloud.dev(), preview=False)
@@ -127,7 +127,7 @@ def test_destroying_the_endpoint_keeps_the_brought_floating_ip_and_leaves_nothin
     assert not [port for port in cloud.ports.values() if port["device_owner"] == "Octavia"]
 
 
-@pytest.mark.parametrize("make", [dev_endpoint, byo_endpoint, internal_endpoint])
+@pytest.mark.parametrize("make", [amphora_endpoint, byo_endpoint, internal_endpoint])
 def test_dns_records_are_exactly_the_zones_published_addresses(make):
     run = run_component(make(), FakeCloud.dev(), preview=False)
     zones = run.outputs["zones"]
@@ -142,7 +142,7 @@ def test_dns_records_are_exactly_the_zones_published_addresses(make):
 
 
 def test_dns_waits_for_each_zones_readiness_gate_when_ready():
-    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=False)
+    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=False)
     gates = {r["name"]: r for r in run.of_type(contract.READINESS_TYPE) if "pools" in r["inputs"]}  # not drains
     assert sorted(gates) == [contract.readiness_name("k8s-api", az) for az in ("az1", "az2", "az3")]
     record = run.named(contract.recordset_name("k8s-api"))
@@ -156,7 +156,7 @@ def test_dns_waits_for_each_zones_readiness_gate_when_ready():
 
 
 def test_bootstrap_publishes_on_load_balancer_and_requires_provisioned_only():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["dns"]["publish"] = "bootstrap"
     run = run_component(raw, FakeCloud.dev(), preview=False)
     gates = [r for r in run.of_type(contract.READINESS_TYPE) if "pools" in r["inputs"]]  # not the drains
@@ -169,7 +169,7 @@ def test_bootstrap_publishes_on_load_balancer_and_requires_provisioned_only():
 
 def test_security_groups_admit_clients_on_listeners_and_load_balancers_on_member_and_monitor_ports():
     cloud = FakeCloud.dev()
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["listeners"][1]["memberPort"] = 32623
     raw["listeners"][1]["monitor"]["port"] = 10256
     raw["allowedCidrs"] = ["192.0.2.0/24", "198.51.100.0/24"]
@@ -194,7 +194,7 @@ def test_security_groups_admit_clients_on_listeners_and_load_balancers_on_member
 def test_member_ports_given_get_the_members_security_group():
     cloud = FakeCloud.dev()
     port = cloud.add_port(cloud.network_id("cp"), [(cloud.subnet_id("cp-az1"), "10.10.1.10")], "compute:az1", "vm")
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["members"][0]["port"] = port
     run = run_component(raw, cloud, preview=False)
     association = run.named(contract.member_port_secgroup_name("k8s-api", port))["inputs"]
@@ -217,7 +217,7 @@ def test_member_ports_given_get_the_members_security_group():
 
 @pytest.mark.parametrize("preview", MODES)
 def test_every_child_is_parented_to_the_endpoint(preview):
-    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=preview)
+    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=preview)
     endpoint = run.of_type(contract.ENDPOINT_TYPE)
     assert len(endpoint) == 1 and endpoint[0]["parent"].endswith("::pulumi:pulumi:Stack::ha-endpoint-dev")
     for registration in run.registrations[1:]:
@@ -228,8 +228,8 @@ def test_every_child_is_parented_to_the_endpoint(preview):
 
 
 def test_preview_registers_what_up_creates_and_leaves_cloud_values_unknown():
-    preview = run_component(dev_endpoint(), FakeCloud.dev(), preview=True)
-    up = run_component(dev_endpoint(), FakeCloud.dev(), preview=False)
+    preview = run_component(amphora_endpoint(), FakeCloud.dev(), preview=True)
+    up = run_component(amphora_endpoint(), FakeCloud.dev(), preview=False)
     assert preview.urns == up.urns
     assert preview.outputs["fqdn"] == "api.example.test." and preview.outputs["ports"] == [6443, 22623]
     assert preview.outputs["addresses"] is None and preview.outputs["zones"] is None
@@ -237,7 +237,7 @@ def test_preview_registers_what_up_creates_and_leaves_cloud_values_unknown():
 
 def test_the_component_records_the_cloud_facts_for_the_policy_pack_once():
     cloud = FakeCloud.dev()
-    run = run_component(dev_endpoint(), cloud, preview=True)
+    run = run_component(amphora_endpoint(), cloud, preview=True)
     endpoint = run.of_type(contract.ENDPOINT_TYPE)[0]
     assert endpoint["inputs"] == {"name": "k8s-api"}  # recorded once: in the outputs, where stack policies read them
     facts = endpoint["outputs"]["facts"]
@@ -266,7 +266,7 @@ def test_an_explicit_provider_serves_the_lookups_and_every_child(preview):
 
     def program():
         other = openstack.Provider("other-cloud", cloud="elsewhere")
-        return HaEndpoint("k8s-api", dev_endpoint(), opts=pulumi.ResourceOptions(providers={"openstack": other}))
+        return HaEndpoint("k8s-api", amphora_endpoint(), opts=pulumi.ResourceOptions(providers={"openstack": other}))
 
     run = run_program(program, cloud, preview=preview, outputs=lambda _: {})
     assert cloud.calls and all(provider.startswith("urn:pulumi:dev::ha-endpoint::pulumi:providers:openstack::"
@@ -290,7 +290,7 @@ def test_gates_and_drains_poll_the_explicit_providers_cloud_and_region(preview):
 
     def program():
         other = openstack.Provider("other-cloud", cloud="elsewhere", region="RegionTwo")
-        return HaEndpoint("k8s-api", dev_endpoint(), opts=pulumi.ResourceOptions(providers=[other]))
+        return HaEndpoint("k8s-api", amphora_endpoint(), opts=pulumi.ResourceOptions(providers=[other]))
 
     run = run_program(program, FakeCloud.dev(), preview=preview, outputs=lambda _: {})
     polled = {(r["inputs"]["cloud"], r["inputs"]["region"], r["inputs"]["cloud_source"]) for r in _gates_and_drains(run)}
@@ -298,7 +298,7 @@ def test_gates_and_drains_poll_the_explicit_providers_cloud_and_region(preview):
 
 
 def test_gates_and_drains_of_the_default_provider_poll_the_stacks_cloud():
-    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=True)
+    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=True)
     polled = {(r["inputs"].get("cloud"), r["inputs"].get("region"), r["inputs"]["cloud_source"])
               for r in _gates_and_drains(run)}
     assert polled == {(None, None, "stack")}  # resolved by the dynamic provider from openstack:cloud / region
@@ -311,7 +311,7 @@ def test_readiness_cloud_overrides_the_provider_and_a_lone_region_is_refused():
     from ha_endpoint import ConfigError, HaEndpoint
     from tests.mocks import run_program
 
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["readiness"] = {"cloud": "mirror", "region": "RegionThree"}
 
     def program():
@@ -331,7 +331,7 @@ def test_each_zones_octavia_writes_follow_one_another_and_zones_stay_independent
     """Octavia refuses a write to a load balancer while another is in progress (409): a zone's listeners, pools,
     monitors and members form one chain, each depending on the one before, so the engine never sends two at once
     to one load balancer; the zones' chains are separate, so the zones are still built in parallel."""
-    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=True)
+    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=True)
     octavia = (contract.LISTENER_TYPE, contract.POOL_TYPE, contract.MONITOR_TYPE, contract.MEMBER_TYPE)
     writes = [r for r in run.registrations if r["type"] in octavia]
     for az in ("az1", "az2", "az3"):

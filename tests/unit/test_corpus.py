@@ -51,8 +51,8 @@ def test_names_are_remembered_per_program_run():
     """The mock harness runs many programs in one process: an endpoint name used in one run is free in the next."""
     from ha_endpoint import HaEndpoint
     from tests.mocks import FakeCloud, run_program
-    from tests.mocks.configs import dev_endpoint
+    from tests.mocks.configs import amphora_endpoint
 
     for _ in range(2):
-        run_program(lambda: HaEndpoint("k8s-api", dev_endpoint()), FakeCloud.dev(), preview=True,
+        run_program(lambda: HaEndpoint("k8s-api", amphora_endpoint()), FakeCloud.dev(), preview=True,
                     outputs=lambda _: {})

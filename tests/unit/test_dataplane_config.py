@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from localcloud.dataplane import config, reach
+from localcloud.settings import Paths
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,7 +49,6 @@ def test_an_offset_the_public_network_cannot_follow_is_refused_with_the_fix():
 
 
 def test_an_unknown_data_plane_mode_names_the_variable_and_the_choices(monkeypatch, tmp_path):
-    from localcloud.settings import Paths
     monkeypatch.setenv('LOCALCLOUD_DATAPLANE', 'ovs')
     with pytest.raises(ValueError, match="LOCALCLOUD_DATAPLANE='ovs' is not one of none, ovn"):
         config.mode(Paths(tmp_path))
@@ -72,3 +72,40 @@ def test_an_address_routed_through_the_default_gateway_is_refused():
 def test_crash_lines_are_assertions_and_fatal_signals_not_stops(line, crash):
     from localcloud.dataplane.ovn import CRASH
     assert bool(CRASH.search(line)) is crash
+
+
+def test_a_new_state_directory_gets_the_data_plane_and_remembers_it(monkeypatch, tmp_path):
+    monkeypatch.delenv('LOCALCLOUD_DATAPLANE', raising=False)
+    p = Paths(tmp_path)
+    assert config.mode(p) == 'ovn' and config.seeded_mode(p) == ''
+    config.remember(p)
+    assert (tmp_path / config.MODE_FILE).read_text() == 'ovn\n'
+
+
+def test_the_control_plane_alone_is_asked_for_and_kept(monkeypatch, tmp_path):
+    p = Paths(tmp_path)
+    monkeypatch.setenv('LOCALCLOUD_DATAPLANE', 'none')
+    config.remember(p)
+    monkeypatch.delenv('LOCALCLOUD_DATAPLANE')
+    p.seeded.write_text('{}')
+    assert config.mode(p) == 'none' and config.seeded_mode(p) == 'none'
+
+
+def test_a_state_directory_an_older_checkout_seeded_without_the_data_plane_moves_to_it(monkeypatch, tmp_path):
+    """Older checkouts wrote 'none' to <state>/dataplane by default: that was no choice, so the next `up` wipes the
+    state directory and seeds it with the data plane (ctl.data_plane_matches), unless LOCALCLOUD_DATAPLANE=none."""
+    monkeypatch.delenv('LOCALCLOUD_DATAPLANE', raising=False)
+    p = Paths(tmp_path)
+    (tmp_path / config.LEGACY_FILE).write_text('none\n')
+    p.seeded.write_text('{}')
+    assert config.seeded_mode(p) == 'none' and config.mode(p) == 'ovn'
+    monkeypatch.setenv('LOCALCLOUD_DATAPLANE', 'none')
+    assert config.mode(p) == 'none'
+
+
+def test_an_older_checkouts_opt_in_keeps_its_data_plane(monkeypatch, tmp_path):
+    monkeypatch.delenv('LOCALCLOUD_DATAPLANE', raising=False)
+    p = Paths(tmp_path)
+    (tmp_path / config.LEGACY_FILE).write_text('ovn\n')
+    p.seeded.write_text('{}')
+    assert config.seeded_mode(p) == 'ovn' and config.mode(p) == 'ovn'

@@ -11,7 +11,7 @@ import pytest
 
 from ha_endpoint.core import contract
 from tests.mocks import FakeCloud, run_component
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 
 @pytest.fixture
@@ -38,22 +38,22 @@ ALL = {"k8s-api-dns", "k8s-api-az1-dns", "k8s-api-az2-dns", "k8s-api-az3-dns"}
 
 
 def test_a_first_up_creates_its_records_create_first(delete_first):
-    run_component(per_zone(dev_endpoint()), FakeCloud.dev(), preview=False)
+    run_component(per_zone(amphora_endpoint()), FakeCloud.dev(), preview=False)
     assert set(delete_first) == ALL and not any(delete_first.values())
 
 
 def test_records_whose_name_this_stack_holds_already_are_replaced_delete_first(delete_first):
     cloud = FakeCloud.dev()
-    run_component(per_zone(dev_endpoint()), cloud, preview=False)
+    run_component(per_zone(amphora_endpoint()), cloud, preview=False)
     delete_first.clear()
-    run_component(per_zone(dev_endpoint()), cloud, preview=True)
+    run_component(per_zone(amphora_endpoint()), cloud, preview=True)
     assert delete_first == dict.fromkeys(ALL, True)
 
 
 def test_a_renamed_record_is_created_before_the_old_name_is_deleted(delete_first):
     cloud = FakeCloud.dev()
-    run_component(dev_endpoint(), cloud, preview=False)
-    renamed = dev_endpoint()
+    run_component(amphora_endpoint(), cloud, preview=False)
+    renamed = amphora_endpoint()
     renamed["dns"]["record"] = "api2"
     delete_first.clear()
     run_component(renamed, cloud, preview=True)
@@ -64,16 +64,16 @@ def test_a_name_another_stack_holds_is_never_deleted_first(delete_first):
     """Delete-first would delete this stack's old record and then fail on Designate's 409 for the other's: the name
     would be gone. Created first, the create fails and the old record stays."""
     cloud = FakeCloud.dev()
-    run_component(dev_endpoint(), cloud, preview=False)
+    run_component(amphora_endpoint(), cloud, preview=False)
     for state in cloud.kind(contract.RECORDSET_TYPE).values():
         state["description"] = state["description"].replace("ha-endpoint/", "ha-endpoint/prod-of-")
     delete_first.clear()
-    run_component(dev_endpoint(), cloud, preview=True)
+    run_component(amphora_endpoint(), cloud, preview=True)
     assert delete_first == dict.fromkeys(ALL, False)
 
 
 def test_a_cloud_that_cannot_be_asked_replaces_every_record_delete_first(delete_first):
     cloud = FakeCloud.dev()
     cloud.catalog_error = "HTTP 503"
-    run_component(per_zone(dev_endpoint()), cloud, preview=True)
+    run_component(per_zone(amphora_endpoint()), cloud, preview=True)
     assert delete_first == dict.fromkeys(ALL, True)

@@ -9,7 +9,7 @@ from ha_endpoint import ConfigError
 from ha_endpoint.core import contract
 from ha_endpoint.core.identity import StackIdentity, parse_description
 from tests.mocks import FakeCloud, run_component
-from tests.mocks.configs import byo_endpoint, dev_endpoint
+from tests.mocks.configs import byo_endpoint, amphora_endpoint
 
 DEV = StackIdentity("ha-endpoint", "dev")
 
@@ -30,7 +30,7 @@ def test_a_long_description_keeps_its_identity_within_255_characters():
 
 
 def test_every_taggable_object_carries_the_stack_tag_and_described_ones_their_identity():
-    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=True)
+    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=True)
     tagged = [contract.LOADBALANCER_TYPE, contract.LISTENER_TYPE, contract.POOL_TYPE, contract.MEMBER_TYPE,
               contract.SECGROUP_TYPE, contract.FLOATING_IP_TYPE]
     for kind in tagged:
@@ -45,7 +45,7 @@ def test_every_taggable_object_carries_the_stack_tag_and_described_ones_their_id
 
 
 def test_the_declared_tags_are_the_configured_ones():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["tags"] = ["production"]
     run = run_component(raw, FakeCloud.dev(), preview=True)
     assert run.of_type(contract.ENDPOINT_TYPE)[0]["outputs"]["facts"]["tags"] == ["production"]

@@ -8,7 +8,7 @@ import pytest
 from ha_endpoint.cloud import lookups
 from ha_endpoint.core.errors import CloudLookupError, Problem
 from tests.mocks import FakeCloud, run_component
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 
 def _attempt(error: BaseException) -> list[Problem]:
@@ -48,5 +48,5 @@ def test_a_bug_inside_the_components_lookups_reaches_the_user_as_a_bug(monkeypat
 
     monkeypatch.setattr(lookups._Cloud, "subnet", broken)
     with pytest.raises(AttributeError) as raised:
-        run_component(dev_endpoint(), FakeCloud(), preview=True)
+        run_component(amphora_endpoint(), FakeCloud(), preview=True)
     assert not isinstance(raised.value, CloudLookupError)

@@ -10,7 +10,7 @@ from ha_endpoint.cloud.octavia_checks import CatalogUnavailable, OpenStackCatalo
 from ha_endpoint.core import contract
 from ha_endpoint.core.plan import PollTarget
 from tests.mocks import CloudError, FakeCloud, run_component
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 CERTIFICATE = "https://barbican.example:9311/v1/containers/0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10"
 
@@ -31,7 +31,7 @@ def warnings(monkeypatch):
 def test_a_cloud_that_cannot_be_asked_is_a_warning_and_octavia_judges_at_up(warnings):
     cloud = FakeCloud.dev()
     cloud.catalog_error = "HTTP 403 Forbidden: policy does not allow availability-zone:get_all"
-    run = run_component(terminated(dev_endpoint()), cloud, preview=True)
+    run = run_component(terminated(amphora_endpoint()), cloud, preview=True)
     assert run.registrations
     assert warnings == [
         "ha-endpoint:endpoint.zones: Octavia's availability zones could not be checked at preview (HTTP 403 "
@@ -41,13 +41,13 @@ def test_a_cloud_that_cannot_be_asked_is_a_warning_and_octavia_judges_at_up(warn
         "Forbidden: policy does not allow availability-zone:get_all); Octavia refuses the listener if it cannot load "
         "it"]
     with pytest.raises(CloudError, match="could not retrieve certificate"):  # ... and Octavia does, at up
-        run_component(terminated(dev_endpoint()), cloud, preview=False)
+        run_component(terminated(amphora_endpoint()), cloud, preview=False)
 
 
 def test_a_certificate_the_key_manager_holds_reaches_the_listener():
     cloud = FakeCloud.dev()
     cloud.certificates.add(CERTIFICATE)
-    run = run_component(terminated(dev_endpoint()), cloud, preview=False)
+    run = run_component(terminated(amphora_endpoint()), cloud, preview=False)
     listeners = [r for r in run.registrations if r["name"].endswith("-6443-listener")]
     assert len(listeners) == 3 and {r["inputs"]["defaultTlsContainerRef"] for r in listeners} == {CERTIFICATE}
     assert {r["inputs"]["protocol"] for r in listeners} == {"TERMINATED_HTTPS"}
@@ -59,7 +59,7 @@ def test_every_unknown_zone_is_named_at_once_and_nothing_is_registered():
     cloud = FakeCloud.dev()
     cloud.azs -= {"az2", "az3"}
     with pytest.raises(CloudLookupError) as caught:
-        run_component(dev_endpoint(), cloud, preview=True)
+        run_component(amphora_endpoint(), cloud, preview=True)
     assert [problem.path for problem in caught.value.problems] == ["ha-endpoint:endpoint.zones.az2",
                                                                    "ha-endpoint:endpoint.zones.az3"]
     assert cloud.registrations == []
@@ -122,6 +122,6 @@ def test_both_flows_refuse_what_octavia_would_refuse_with_the_same_problems(case
         assert not cloud.kind(contract.LOADBALANCER_TYPE), "a load balancer was created"
         return [str(problem) for problem in caught.value.problems], cloud
 
-    plain, _ = refused(shape(dev_endpoint()))
-    deferred, _ = refused(_with_outputs(shape(dev_endpoint()), wrap))
+    plain, _ = refused(shape(amphora_endpoint()))
+    deferred, _ = refused(_with_outputs(shape(amphora_endpoint()), wrap))
     assert plain and deferred == plain

@@ -31,7 +31,7 @@ from ha_endpoint import HaEndpoint, hosting, load_endpoint_args
 from ha_endpoint.core import contract
 from ha_endpoint.readiness import hosted
 from tests.mocks import FakeCloud, run_program
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIR = ROOT / "components"
@@ -196,7 +196,7 @@ def test_in_the_provider_host_gates_are_resources_of_the_package_not_dynamic_one
     """A dynamic provider would be started with the consumer program's Python (a YAML program: python3 on PATH,
     without Pulumi or this package): in the host, gates and drains are the package's own resources."""
     cloud = FakeCloud.dev()
-    run_program(lambda: HaEndpoint("k8s-api", {**dev_endpoint(), "readiness": {"drainSeconds": 5}}), cloud,
+    run_program(lambda: HaEndpoint("k8s-api", {**amphora_endpoint(), "readiness": {"drainSeconds": 5}}), cloud,
                 preview=False, config={"openstack:cloud": "localcloud"}, outputs=lambda endpoint: {})
     gates = [r for r in cloud.registrations if r["type"] == "haendpoint:index:MemberReadiness"]
     drains = [r for r in cloud.registrations if r["type"] == "haendpoint:index:MemberDrain"]

@@ -19,7 +19,7 @@ from tests.unit.corpus.runner import KEY, cloud_for, configuration, load_cases
 
 CASES = [case for case in load_cases() if case.via != "two-endpoints"]
 CLOUD = "localcloud"
-"""The dev stack's ``openstack:cloud``, which the stack program names to HaEndpoint (Pulumi.dev.yaml)."""
+"""The dev stack's ``openstack:cloud``, which the stack program names to HaEndpoint (Pulumi.amphora.yaml)."""
 
 
 def refusal(case, deferred: bool) -> tuple[str, list[str]]:

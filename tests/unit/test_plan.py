@@ -12,7 +12,7 @@ from ha_endpoint.pipeline import Context, checked_plan
 from ha_endpoint.core.facts import parse_facts
 from ha_endpoint.core.declared import endpoint_facts
 from tests.mocks import FakeCloud, run_component
-from tests.mocks.configs import dev_endpoint, internal_endpoint
+from tests.mocks.configs import amphora_endpoint, internal_endpoint
 
 ROOT = "ha-endpoint:endpoint"
 
@@ -31,7 +31,7 @@ def problems(raw, cloud_facts=None) -> list[str]:
 
 
 def test_member_address_outside_its_subnet():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["members"][1]["address"] = "10.10.1.20"
     assert problems(raw) == [
         f"{ROOT}.members[1].address: address 10.10.1.20 of member cp-1 is outside its subnet cp-az2 (10.10.2.0/24); "
@@ -39,7 +39,7 @@ def test_member_address_outside_its_subnet():
 
 
 def test_member_subnet_unreachable_from_its_zone():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["members"][0].update(address="10.99.0.5", subnet="island")
     island = SubnetFacts("island", "sub-island", "island", "10.99.0.0/24", "net-island", 4, "10.99.0.1", ())
     assert problems(raw, facts(island=island)) == [
@@ -49,7 +49,7 @@ def test_member_subnet_unreachable_from_its_zone():
 
 
 def test_member_subnet_behind_a_shared_router_is_reachable():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["members"][0].update(address="10.50.0.5", subnet="routed")
     routed = SubnetFacts("routed", "sub-routed", "routed", "10.50.0.0/24", "net-other", 4, "10.50.0.1", ("router",))
     plan = checked_plan(load_endpoint_args(raw), facts(routed=routed), Context())
@@ -59,7 +59,7 @@ def test_member_subnet_behind_a_shared_router_is_reachable():
 
 
 def test_brought_floating_ip_on_another_network():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["zones"]["az3"]["floatingIp"] = "203.0.113.9"
     cloud_facts = facts()
     cloud_facts.floating_ips["az3"] = FloatingIpFacts("203.0.113.9", "fip", "net-elsewhere")
@@ -82,7 +82,7 @@ def test_internal_endpoint_on_ipv6_subnet():
 
 
 def test_unknown_names_are_listed_together_with_their_fixes():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["zones"]["az2"]["subnet"] = "cp-az9"
     raw["floatingNetwork"] = "outside"
     raw["dns"]["dnsZone"] = "nowhere.test."
@@ -103,7 +103,7 @@ def test_unknown_names_are_listed_together_with_their_fixes():
 
 def test_subnets_are_found_by_id_too_and_routers_are_resolved():
     cloud = FakeCloud.dev()
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["zones"]["az1"]["subnet"] = cloud.subnet_id("cp-az1")
     run = run_component(raw, cloud, preview=True)
     facts = run.registrations[0]["outputs"]["facts"]
@@ -112,7 +112,7 @@ def test_subnets_are_found_by_id_too_and_routers_are_resolved():
 
 
 def test_ovn_default_cidrs_are_not_sent_and_protocol_specific_rules_are_planned():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["loadBalancerProvider"] = "ovn"
     raw["listeners"] = [{"port": 6443, "monitor": {"type": "TCP"}},
                         {"port": 53, "protocol": "UDP", "monitor": {"type": "UDP-CONNECT"}}]
@@ -126,7 +126,7 @@ def test_ovn_members_admit_the_clients_themselves_on_member_ports_and_amphora_me
     """OVN forwards clients unproxied (measured: tests/e2e/test_ovn_engine.py) and refuses allowed_cidrs on a
     listener: the members' group admits allowedCidrs on the member ports and no listener carries them; an amphora
     proxies, so its members admit only its subnets, and its listeners carry allowedCidrs."""
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["loadBalancerProvider"] = "ovn"
     raw["allowedCidrs"] = ["198.51.100.0/24"]
     raw["listeners"] = [{"port": 6443, "monitor": {"type": "TCP"}}, {"port": 22623, "memberPort": 8443}]
@@ -147,7 +147,7 @@ def test_ovn_members_admit_the_clients_themselves_on_member_ports_and_amphora_me
 
 
 def test_ovn_icmp_monitors_are_refused_amphora_members_admit_icmp():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["listeners"] = [{"port": 6443, "monitor": {"type": "TCP"}},
                         {"port": 53, "protocol": "UDP", "monitor": {"type": "UDP-CONNECT"}}]
     raw["listeners"][0]["monitor"] = {"type": "PING"}
@@ -158,7 +158,7 @@ def test_ovn_icmp_monitors_are_refused_amphora_members_admit_icmp():
 
 
 def test_declared_facts_are_plain_json_that_the_pack_parses_back():
-    args = load_endpoint_args(dev_endpoint())
+    args = load_endpoint_args(amphora_endpoint())
     cloud_facts = facts()
     declared = endpoint_facts(checked_plan(args, cloud_facts, Context())).dump()
     assert json.loads(json.dumps(declared)) == declared

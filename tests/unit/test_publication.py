@@ -7,7 +7,7 @@ import pytest
 from ha_endpoint.core import contract
 from ha_endpoint.resources.dns import NothingToPublish, published_addresses
 from tests.mocks import FakeCloud, run_component
-from tests.mocks.configs import dev_endpoint, internal_endpoint
+from tests.mocks.configs import amphora_endpoint, internal_endpoint
 
 
 def test_published_addresses_are_the_ready_zones_addresses_sorted():
@@ -18,7 +18,7 @@ def test_published_addresses_are_the_ready_zones_addresses_sorted():
 def test_a_zone_that_is_not_ready_is_left_out_of_dns():
     cloud = FakeCloud.dev()
     cloud.unready_azs.add("az2")
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["dns"]["perZoneRecords"] = False
     run = run_component(raw, cloud, preview=False)
     zones = run.outputs["zones"]
@@ -31,7 +31,7 @@ def test_no_ready_zone_means_no_record_and_a_clear_error():
     cloud = FakeCloud.dev()
     cloud.unready_azs.update({"az1", "az2", "az3"})
     with pytest.raises(NothingToPublish, match="api.example.test.: no availability zone is ready"):
-        run_component(dev_endpoint(), cloud, preview=False)
+        run_component(amphora_endpoint(), cloud, preview=False)
 
 
 def test_an_internal_endpoint_allocates_no_floating_ip_and_publishes_the_vips():
@@ -42,7 +42,7 @@ def test_an_internal_endpoint_allocates_no_floating_ip_and_publishes_the_vips():
 
 
 def test_without_dns_nothing_is_published_in_designate_but_addresses_are_still_reported():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     del raw["dns"]
     run = run_component(raw, FakeCloud.dev(), preview=False)
     assert run.of_type(contract.RECORDSET_TYPE) == []
@@ -50,7 +50,7 @@ def test_without_dns_nothing_is_published_in_designate_but_addresses_are_still_r
 
 
 def test_readiness_settings_reach_each_zones_gate():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["readiness"] = {"require": "provisioned", "timeoutSeconds": 120, "pollIntervalSeconds": 2}
     run = run_component(raw, FakeCloud.dev(), preview=True)
     gates = [r for r in run.of_type(contract.READINESS_TYPE) if "pools" in r["inputs"]]  # not the drains
@@ -71,7 +71,7 @@ def drains_of(run) -> dict[str, dict]:
 def test_every_member_gets_a_drain_whatever_drain_seconds_is(drain_seconds):
     """At 0 s too: a drain's deletion is then a no-op (components/ha_endpoint/readiness/drain.py), and its existence makes a
     later change of drainSeconds an update rather than a deletion."""
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["readiness"] = {"drainSeconds": drain_seconds}
     run = run_component(raw, FakeCloud.dev(), preview=False)
     drains = drains_of(run)
@@ -87,7 +87,7 @@ def test_every_member_gets_a_drain_whatever_drain_seconds_is(drain_seconds):
 def test_lowering_drain_seconds_to_0_updates_the_drains_instead_of_deleting_them():
     """Deleting a drain drains its member with the drain's old state: lowering drainSeconds from 10 to 0 must not
     delete the drains of members that stay (weight 0 on live members), only set their drain_seconds to 0."""
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["readiness"] = {"drainSeconds": 10}
     before = drains_of(run_component(raw, FakeCloud.dev(), preview=True))
     raw["readiness"] = {"drainSeconds": 0}
@@ -103,7 +103,7 @@ def test_lowering_drain_seconds_to_0_updates_the_drains_instead_of_deleting_them
 def test_gates_and_drains_poll_the_stacks_cloud():
     from tests.mocks import run_stack
 
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["readiness"] = {"drainSeconds": 5}
     run = run_stack(FakeCloud.dev(), {"endpoint": raw, "openstack:cloud": "localcloud"}, preview=True)
     dynamic = run.of_type(contract.READINESS_TYPE) + run.of_type(contract.DRAIN_TYPE)

@@ -9,7 +9,7 @@ from ha_endpoint import CloudLookupError, ConfigError
 
 from ha_endpoint.core import contract
 from tests.mocks import CloudError, FakeCloud, run_component, run_stack
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 EXPORTS = {"fqdn", "ports", "addresses", "membersSecurityGroupId", "vipSecurityGroupId", "zones"}
 ZONE_OUTPUTS = {"loadbalancerId", "vipAddress", "vipPortId", "floatingIp", "poolIds", "memberIds", "ready", "published",
@@ -23,7 +23,7 @@ def stack_config(endpoint: dict) -> dict:
 @pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
 def test_the_dev_stack_builds_and_exports_its_outputs(preview):
     cloud = FakeCloud.dev()
-    run = run_stack(cloud, stack_config(dev_endpoint()), preview=preview)
+    run = run_stack(cloud, stack_config(amphora_endpoint()), preview=preview)
     assert set(run.outputs) == EXPORTS
     assert run.outputs["fqdn"] == "api.example.test." and run.outputs["ports"] == [6443, 22623]
     assert len(run.of_type(contract.ENDPOINT_TYPE)) == 1 and len(run.of_type(contract.LOADBALANCER_TYPE)) == 3
@@ -67,7 +67,7 @@ BAD = {  # the issue's invalid cases, through the whole program: the exact messa
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_bad_config_raises_config_error_and_registers_nothing(case, preview):
     change, expected = BAD[case]
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     change(raw)
     cloud = FakeCloud.dev()
     with pytest.raises(ConfigError) as caught:
@@ -101,7 +101,7 @@ CLOUD_BAD = {
 @pytest.mark.parametrize("case", sorted(CLOUD_BAD))
 def test_names_the_cloud_does_not_know_fail_before_anything_is_registered(case, preview):
     change, error, message = CLOUD_BAD[case]
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     change(raw)
     cloud = FakeCloud.dev()
     with pytest.raises(error) as caught:
@@ -113,7 +113,7 @@ def test_names_the_cloud_does_not_know_fail_before_anything_is_registered(case, 
 def test_the_fake_cloud_refuses_an_exhausted_floating_ip_pool():
     cloud = FakeCloud.topology(fip_count=2)
     with pytest.raises(CloudError, match="no more IP addresses available"):
-        run_component(dev_endpoint(), cloud, preview=False)
+        run_component(amphora_endpoint(), cloud, preview=False)
 
 
 def test_the_fake_cloud_refuses_a_load_balancer_in_an_unknown_az():
@@ -126,7 +126,7 @@ def test_the_fake_cloud_refuses_a_load_balancer_in_an_unknown_az():
     cloud = FakeCloud.dev()
     cloud.azs.discard("az3")
     with pytest.raises(CloudLookupError, match="Octavia has no availability zone 'az3'"):
-        run_component(dev_endpoint(), cloud, preview=True)
+        run_component(amphora_endpoint(), cloud, preview=True)
     with pytest.raises(CloudError, match="availability zone 'az3' does not exist"):
         run_program(lambda: openstack.loadbalancer.LoadBalancer("stray", availability_zone="az3",
                                                                 vip_subnet_id=cloud.subnet_id("cp-az3")),
@@ -148,7 +148,7 @@ def test_the_fake_cloud_refuses_a_member_outside_its_subnet():
 
 def test_a_lookup_with_more_than_twenty_problems_lists_twenty_and_says_how_many_more():
     """Like invalid configuration: at most 20 problems are listed, then "and N more"; every one stays in problems."""
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["members"] = [{**raw["members"][zone], "name": f"cp-{zone}-{n}", "address": f"10.10.{zone + 1}.{10 + n}",
                        "port": f"00000000-0000-4000-8000-{zone:06d}{n:06d}"} for zone in (0, 1) for n in range(11)]
     raw["zones"] = {az: raw["zones"][az] for az in ("az1", "az2")}

@@ -9,11 +9,11 @@ from pulumi.output import Unknown
 
 from ha_endpoint.core import contract
 from tests.mocks import FakeCloud, run_component
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 
 PREFIX = "urn:pulumi:dev::ha-endpoint::"
 TYPES = {"E": "haendpoint:index:HaEndpoint", "Z": "haendpoint:index:EndpointZone"}
-# The dev stack's endpoint (Pulumi.dev.yaml). E = HaEndpoint, Z = EndpointZone; "E$Z$x" is a child of a zone.
+# The amphora shape's endpoint (Pulumi.amphora.yaml). E = HaEndpoint, Z = EndpointZone; "E$Z$x" is a child of a zone.
 PINNED = """
     E$Z$openstack:loadbalancer/listener:Listener::k8s-api-az1-22623-listener
     E$Z$openstack:loadbalancer/listener:Listener::k8s-api-az1-6443-listener
@@ -93,11 +93,11 @@ def pinned_urns() -> list[str]:
 
 @pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
 def test_the_reference_configuration_keeps_its_urns(preview):
-    assert run_component(dev_endpoint(), FakeCloud.dev(), preview=preview).urns == pinned_urns()
+    assert run_component(amphora_endpoint(), FakeCloud.dev(), preview=preview).urns == pinned_urns()
 
 
 def test_reordering_zones_listeners_and_members_changes_no_urn():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["zones"] = dict(reversed(list(raw["zones"].items())))
     raw["listeners"].reverse()
     raw["members"] = [raw["members"][2], raw["members"][0], raw["members"][1]]
@@ -105,7 +105,7 @@ def test_reordering_zones_listeners_and_members_changes_no_urn():
 
 
 def test_adding_a_zone_adds_urns_and_changes_none_of_the_others():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     del raw["zones"]["az3"]
     raw["members"] = [m for m in raw["members"] if m["az"] != "az3"]
     two = set(run_component(raw, FakeCloud.dev(), preview=True).urns)
@@ -146,7 +146,7 @@ def test_members_are_named_by_their_address():
 def test_renaming_a_member_keeps_its_urns_and_updates_only_its_name(drain_seconds):
     """Octavia refuses a second member with the same address and port in a pool (409), so a rename must not be a
     replacement (which creates the new member before deleting the old one): same URNs, only ``name`` changes."""
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["readiness"] = {"drainSeconds": drain_seconds}
     before = run_component(raw, FakeCloud.dev(), preview=True)
     raw["members"][0]["name"] = "cp-0-renamed"
@@ -160,7 +160,7 @@ def test_renaming_a_member_keeps_its_urns_and_updates_only_its_name(drain_second
 
 
 def test_changing_a_members_address_changes_its_urns_only():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["members"][0]["address"] = "10.10.1.11"
     after = run_component(raw, FakeCloud.dev(), preview=True)
     gone, added = set(pinned_urns()) - set(after.urns), set(after.urns) - set(pinned_urns())
@@ -171,7 +171,7 @@ def test_changing_a_members_address_changes_its_urns_only():
 
 
 def test_moving_a_member_to_another_zone_makes_it_a_member_of_that_zones_pools():
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["members"].append({"name": "cp-3", "address": "10.10.1.20", "az": "az1"})  # az1 keeps a member
     before = set(run_component(raw, FakeCloud.dev(), preview=True).urns)
     raw["members"][0].update(az="az2", subnet="cp-az1")
@@ -185,7 +185,7 @@ def test_moving_a_member_to_another_zone_makes_it_a_member_of_that_zones_pools()
 def test_the_dynamic_resources_carry_their_former_generic_type_as_an_alias():
     """MemberReadiness and MemberDrain had the generic ``pulumi-python:dynamic:Resource`` token: the alias makes a
     stack deployed with it update in place (verified on the dev stack brought up from the previous main)."""
-    run = run_component(dev_endpoint(), FakeCloud.dev(), preview=True)
+    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=True)
     gates, drains = run.of_type(contract.READINESS_TYPE), run.of_type(contract.DRAIN_TYPE)
     assert len(gates) == 3 and len(drains) == 6
     assert all({"type": contract.LEGACY_DYNAMIC_TYPE} in r["aliases"] for r in gates + drains)

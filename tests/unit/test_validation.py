@@ -14,10 +14,10 @@ import yaml
 from ha_endpoint import ConfigError, EndpointArgs, load_endpoint_args
 
 ROOT = "ha-endpoint:endpoint"
-DEV_CONFIG = yaml.safe_load((Path(__file__).parents[2] / "Pulumi.dev.yaml").read_text())["config"][ROOT]
+DEV_CONFIG = yaml.safe_load((Path(__file__).parents[2] / "Pulumi.amphora.yaml").read_text())["config"][ROOT]
 
 
-def dev_config() -> dict:
+def amphora_config() -> dict:
     return copy.deepcopy(DEV_CONFIG)
 
 
@@ -28,7 +28,7 @@ def problems_of(raw) -> list[str]:
 
 
 def test_dev_config_is_valid_and_camel_case_keys_map_to_fields():
-    args = load_endpoint_args(dev_config())
+    args = load_endpoint_args(amphora_config())
     assert isinstance(args, EndpointArgs)
     assert args.floating_network == "public"
     assert args.listeners[1].member_port == 22623
@@ -38,13 +38,13 @@ def test_dev_config_is_valid_and_camel_case_keys_map_to_fields():
 
 
 def test_snake_case_keys_are_accepted_for_python_callers():
-    raw = dev_config()
+    raw = amphora_config()
     raw["floating_network"] = raw.pop("floatingNetwork")
     assert load_endpoint_args(raw).floating_network == "public"
 
 
 def test_member_in_unknown_zone():
-    raw = dev_config()
+    raw = amphora_config()
     raw["members"][2]["az"] = "az4"
     assert problems_of(raw) == [
         f"{ROOT}.members[2].az: member cp-2 is in zone 'az4', which is not configured; use one of az1, az2, az3, "
@@ -55,7 +55,7 @@ def test_member_in_unknown_zone():
 
 
 def test_duplicate_member_names_and_addresses():
-    raw = dev_config()
+    raw = amphora_config()
     raw["members"].append({"name": "cp-0", "address": "10.10.1.10", "az": "az1"})
     assert problems_of(raw) == [
         f"{ROOT}.members[3].name: member name 'cp-0' is already used by members[0]; give each member a name of its "
@@ -66,7 +66,7 @@ def test_duplicate_member_names_and_addresses():
 
 
 def test_duplicate_subnets_across_zones():
-    raw = dev_config()
+    raw = amphora_config()
     raw["zones"]["az2"]["subnet"] = "cp-az1"
     assert problems_of(raw) == [
         f"{ROOT}.zones.az2.subnet: subnet 'cp-az1' is already the subnet of zone az1, so one subnet's failure would "
@@ -75,7 +75,7 @@ def test_duplicate_subnets_across_zones():
 
 
 def test_zone_without_members_under_own_zone_but_not_all_zones():
-    raw = dev_config()
+    raw = amphora_config()
     raw["members"] = [member for member in raw["members"] if member["az"] != "az2"]
     assert problems_of(raw) == [
         f"{ROOT}.zones.az2: zone az2 has no members, so its load balancer would serve nothing under memberPlacement "
@@ -86,7 +86,7 @@ def test_zone_without_members_under_own_zone_but_not_all_zones():
 
 
 def test_fewer_than_two_zones():
-    raw = dev_config()
+    raw = amphora_config()
     raw["zones"] = {"az1": raw["zones"]["az1"]}
     raw["members"] = [member for member in raw["members"] if member["az"] == "az1"]
     assert problems_of(raw) == [
@@ -97,7 +97,7 @@ def test_fewer_than_two_zones():
 
 @pytest.mark.parametrize("port", [0, 65536, -1])
 def test_port_outside_range(port):
-    raw = dev_config()
+    raw = amphora_config()
     raw["listeners"][0]["port"] = port
     bound = "below the least allowed, 1" if port < 1 else "above the most allowed, 65535"
     assert problems_of(raw) == [f"{ROOT}.listeners[0].port: port is {port}, {bound}; give a value from 1 to 65535, "
@@ -105,7 +105,7 @@ def test_port_outside_range(port):
 
 
 def test_ovn_with_http_monitor_and_wrong_method():
-    raw = dev_config()
+    raw = amphora_config()
     raw["loadBalancerProvider"] = "ovn"
     raw["listeners"][1]["lbMethod"] = "ROUND_ROBIN"
     assert problems_of(raw) == [
@@ -118,7 +118,7 @@ def test_ovn_with_http_monitor_and_wrong_method():
 
 @pytest.mark.parametrize("ttl", [0, 86401])
 def test_ttl_outside_range(ttl):
-    raw = dev_config()
+    raw = amphora_config()
     raw["dns"]["ttl"] = ttl
     bound = "below the least allowed, 1" if ttl < 1 else "above the most allowed, 86400"
     assert problems_of(raw) == [f"{ROOT}.dns.ttl: ttl is {ttl}, {bound}; give a value from 1 to 86400, e.g. ttl: 30"]
@@ -126,7 +126,7 @@ def test_ttl_outside_range(ttl):
 
 @pytest.mark.parametrize("address", ["172.24.4", "2001:db8::5", "public"])
 def test_byo_floating_ip_must_be_ipv4(address):
-    raw = dev_config()
+    raw = amphora_config()
     raw["zones"]["az3"]["floatingIp"] = address
     assert problems_of(raw) == [
         f"{ROOT}.zones.az3.floatingIp: '{address}' is not an IPv4 address; give the address of an existing "
@@ -135,7 +135,7 @@ def test_byo_floating_ip_must_be_ipv4(address):
 
 
 def test_unknown_key_and_wrong_enum_are_reported_together():
-    raw = dev_config()
+    raw = amphora_config()
     raw["zonez"] = raw["zones"]
     raw["memberPlacement"] = "everywhere"
     assert problems_of(raw) == [
@@ -148,7 +148,7 @@ def test_unknown_key_and_wrong_enum_are_reported_together():
 
 
 def test_message_lists_every_problem_without_traceback_text():
-    raw = dev_config()
+    raw = amphora_config()
     raw["listeners"][0]["port"] = 0
     raw["dns"]["dnsZone"] = "example.test"
     with pytest.raises(ConfigError) as caught:
@@ -161,7 +161,7 @@ def test_message_lists_every_problem_without_traceback_text():
 
 
 def test_monitor_timeout_must_be_below_delay():
-    raw = dev_config()
+    raw = amphora_config()
     raw["listeners"][0]["monitor"]["timeout"] = 5
     assert problems_of(raw) == [
         f"{ROOT}.listeners[0].monitor.timeout: timeout 5s must be shorter than delay 5s; lower timeout or raise delay",
@@ -169,7 +169,7 @@ def test_monitor_timeout_must_be_below_delay():
 
 
 def test_floating_ip_without_floating_network():
-    raw = dev_config()
+    raw = amphora_config()
     del raw["floatingNetwork"]
     raw["zones"]["az3"]["floatingIp"] = "172.24.4.50"
     assert problems_of(raw) == [
@@ -187,7 +187,7 @@ def test_config_that_is_not_a_mapping():
 
 def test_former_key_names_still_work_and_say_what_to_use_instead(monkeypatch):
     """One meaning per word: members[].zone -> az, dns.zone -> dnsZone, provider -> loadBalancerProvider."""
-    raw = dev_config()
+    raw = amphora_config()
     raw["provider"] = raw.pop("loadBalancerProvider", "amphora")
     raw["dns"]["zone"] = raw["dns"].pop("dnsZone")
     for member in raw["members"]:
@@ -195,7 +195,7 @@ def test_former_key_names_still_work_and_say_what_to_use_instead(monkeypatch):
     warned: list[str] = []
     monkeypatch.setattr("pulumi.log.warn", lambda message, *args, **kwargs: warned.append(f"warning: {message}"))
     args = load_endpoint_args(raw)
-    assert args == load_endpoint_args(dev_config())
+    assert args == load_endpoint_args(amphora_config())
     assert warned == [
         f"warning: {ROOT}: provider is now loadBalancerProvider (same meaning); rename it, the old name will go",
         f"warning: {ROOT}: members[].zone is now members[].az (same meaning); rename it, the old name will go",
@@ -203,13 +203,13 @@ def test_former_key_names_still_work_and_say_what_to_use_instead(monkeypatch):
 
 
 def test_a_former_and_a_current_name_together_are_refused():
-    raw = dev_config()
+    raw = amphora_config()
     raw["members"][0]["zone"] = "az1"
     assert problems_of(raw) == [f"{ROOT}.members[0]: 'zone' is the former name of 'az'; give only 'az'"]
 
 
 def test_a_message_lists_at_most_20_problems_then_how_many_more():
-    raw = dev_config()
+    raw = amphora_config()
     raw["members"] = [{"name": f"m{index}", "address": f"10.10.1.{300 + index}", "az": "az1"} for index in range(25)]
     with pytest.raises(ConfigError) as caught:
         load_endpoint_args(raw)
@@ -273,7 +273,7 @@ def test_dns_names_as_designate_takes_them(fqdn, refused):
 def test_a_record_name_given_as_an_output_is_checked_for_its_own_labels():
     import pulumi
 
-    raw = dev_config()
+    raw = amphora_config()
     raw["dns"]["dnsZone"] = pulumi.Output.from_input("example.test.")
     raw["dns"]["record"] = "api-"
     assert [problem.split(": ", 1)[0] for problem in problems_of(raw)] == [f"{ROOT}.dns.record"]
@@ -309,7 +309,7 @@ def test_every_key_with_any_wrong_value_is_refused_in_words_a_user_knows():
     @settings(max_examples=examples(400), deadline=None)
     @given(st.sampled_from(KEYS), st.sampled_from(JUNK))
     def check(key, junk):
-        raw = dev_config()
+        raw = amphora_config()
         raw.setdefault("tags", ["production"])
         *head, last = [int(step) if step.isdigit() else step for step in key.split(".")]
         container = raw

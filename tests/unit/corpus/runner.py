@@ -1,6 +1,6 @@
 """The corpus of bad configurations: each run through the stack program under mocks, in preview, as a user would.
 
-Each ``*.yaml`` file here holds cases; a case changes the dev stack's endpoint (Pulumi.dev.yaml) and says what the
+Each ``*.yaml`` file here holds cases; a case changes the amphora shape's endpoint (Pulumi.amphora.yaml) and says what the
 user must read::
 
     - id: terminated-https-without-certificate
@@ -42,7 +42,7 @@ if str(ROOT_DIR) not in sys.path:
 from ha_endpoint import CloudLookupError, ConfigError  # noqa: E402
 from ha_endpoint.core.messages import raw_phrases  # noqa: E402
 from tests.mocks import FakeCloud, run_program, run_stack  # noqa: E402
-from tests.mocks.configs import dev_endpoint  # noqa: E402
+from tests.mocks.configs import amphora_endpoint  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent
 KEY = "ha-endpoint:endpoint"
@@ -127,7 +127,7 @@ def configuration(case: Case) -> Any:
     spec = case.spec
     if "replace" in spec:
         return copy.deepcopy(spec["replace"])
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     for path in spec.get("unset", []):
         *head, last = _steps(path)
         del _container(raw, head)[last]
@@ -175,7 +175,7 @@ def run_case(case: Case) -> Outcome:
             run_program(lambda: HaEndpoint("endpoint", raw), cloud, preview=True, outputs=lambda _: {})
         elif case.via == "two-endpoints":
             def program():
-                HaEndpoint("first", dev_endpoint())
+                HaEndpoint("first", amphora_endpoint())
                 first.append(True)
                 HaEndpoint("second", raw)
             run_program(program, cloud, preview=True, outputs=lambda _: {})

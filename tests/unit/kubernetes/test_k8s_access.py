@@ -15,7 +15,7 @@ from ha_endpoint import HaEndpoint
 from ha_endpoint.core import contract
 from ha_endpoint.kubernetes import ClusterAccess, Credentials, EndpointRef, KubeconfigError, NotPublished
 from tests.mocks import FakeCloud, run_program, run_stack
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 from tests.mocks.kubernetes import PROVIDER_TYPE, CloudWithStacks
 
 from tests.mocks.kubernetes import CERTS, kubernetes_config
@@ -34,7 +34,7 @@ def decode(data: str) -> str:
 
 
 def stack(preview: bool, endpoint: dict = None, **kubernetes):
-    return run_stack(FakeCloud.dev(), {"endpoint": endpoint or dev_endpoint(),
+    return run_stack(FakeCloud.dev(), {"endpoint": endpoint or amphora_endpoint(),
                                        "kubernetes": kubernetes_config(**kubernetes)}, preview=preview)
 
 
@@ -62,7 +62,7 @@ def test_in_preview_the_kubeconfig_is_not_known_yet_because_the_records_do_not_e
 
 def test_a_token_a_port_and_names_of_ones_own(secret_config):
     secret_config(K)
-    endpoint = dev_endpoint()
+    endpoint = amphora_endpoint()
     endpoint["listeners"][1]["port"] = 16443
     run = stack(preview=False, endpoint=endpoint, credentials={"caCertificate": CERTS["ca"], "token": "abc.def"},
                 apiPort=16443, clusterName="prod", user="deployer")
@@ -83,7 +83,7 @@ def test_credentials_given_as_base64_as_in_a_kubeconfig_are_taken_as_they_are(se
 
 
 def test_a_stack_without_the_kubernetes_key_exports_no_kubeconfig():
-    run = run_stack(FakeCloud.dev(), {"endpoint": dev_endpoint()}, preview=False)
+    run = run_stack(FakeCloud.dev(), {"endpoint": amphora_endpoint()}, preview=False)
     assert "kubeconfig" not in run.outputs
 
 
@@ -113,7 +113,7 @@ def records_urns(run) -> set[str]:
 
 @pytest.mark.parametrize("publish", ["when-ready", "bootstrap"])
 def test_the_provider_is_built_from_the_kubeconfig_and_depends_on_every_dns_record(publish):
-    raw = dev_endpoint()
+    raw = amphora_endpoint()
     raw["dns"]["publish"] = publish
     program, outputs, _ = access_program(raw)
     run = run_program(program, FakeCloud.dev(), preview=False, outputs=outputs)
@@ -134,14 +134,14 @@ def test_the_provider_is_built_from_the_kubeconfig_and_depends_on_every_dns_reco
 def test_the_kubeconfig_is_never_written_when_no_zone_is_ready_under_when_ready():
     cloud = FakeCloud.dev()
     cloud.unready_azs.update({"az1", "az2", "az3"})
-    program, outputs, _ = access_program(dev_endpoint())
+    program, outputs, _ = access_program(amphora_endpoint())
     with pytest.raises(Exception, match="no availability zone is ready"):
         run_program(program, cloud, preview=False, outputs=outputs)
     assert not cloud.kind(PROVIDER_TYPE)
 
 
 def test_an_api_port_the_endpoint_does_not_listen_on_is_refused_when_the_access_is_built():
-    program, outputs, _ = access_program(dev_endpoint(), api_port=7443)
+    program, outputs, _ = access_program(amphora_endpoint(), api_port=7443)
     with pytest.raises(KubeconfigError, match=r"apiPort: port 7443 is not a listener port of the endpoint "
                                               r"\(6443, 22623\); use one of them"):
         run_program(program, FakeCloud.dev(), preview=False, outputs=outputs)

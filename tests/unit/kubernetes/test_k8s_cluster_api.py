@@ -14,7 +14,7 @@ from ha_endpoint import ConfigError, HaEndpoint
 from ha_endpoint.kubernetes import ClusterApi, EndpointRef
 from ha_endpoint.kubernetes.manifests import ClusterSpecInputs, cluster_manifest, openstack_cluster_manifest
 from tests.mocks import FakeCloud, run_program, run_stack
-from tests.mocks.configs import dev_endpoint, internal_endpoint
+from tests.mocks.configs import amphora_endpoint, internal_endpoint
 from tests.mocks.kubernetes import (CLUSTER_API, CLUSTER_TYPE, GUARD_TYPE, OPENSTACK_CLUSTER_TYPE, PROVIDER_TYPE,
                                     kubernetes_config)
 
@@ -30,7 +30,7 @@ def cluster_api(**changes) -> dict:
 
 def stack(cloud: FakeCloud, secret_config, endpoint: dict = None, preview: bool = False, **api):
     secret_config(K)
-    return run_stack(cloud, {"endpoint": endpoint or dev_endpoint(),
+    return run_stack(cloud, {"endpoint": endpoint or amphora_endpoint(),
                              "kubernetes": kubernetes_config(clusterApi=cluster_api(**api))}, preview=preview)
 
 
@@ -99,7 +99,7 @@ def test_the_schema_check_catches_what_the_api_server_would_refuse_or_silently_d
     assert capi_schema.cluster_errors(no_port) == ["spec.controlPlaneEndpoint: 'port' is a required property"]
 
 
-@pytest.mark.parametrize("endpoint", [dev_endpoint, internal_endpoint], ids=["floating", "internal"])
+@pytest.mark.parametrize("endpoint", [amphora_endpoint, internal_endpoint], ids=["floating", "internal"])
 def test_the_openstack_cluster_uses_only_capo_v1beta1_fields(secret_config, endpoint):
     run = stack(FakeCloud.dev(), secret_config, endpoint=endpoint(), subnets=["cp-az2"], tags=["k8s"],
                 allowAllInClusterTraffic=True, identityRef={"name": "c", "cloudName": "o", "region": "RegionOne"})
@@ -145,7 +145,7 @@ def test_both_objects_wait_for_the_guard_which_records_the_endpoint(secret_confi
 
 def test_the_objects_go_to_the_management_clusters_provider_the_user_gives():
     def program():
-        endpoint = HaEndpoint("k8s-api", dev_endpoint())
+        endpoint = HaEndpoint("k8s-api", amphora_endpoint())
         management = k8s.Provider("management", kubeconfig="apiVersion: v1\nkind: Config\n")
         return ClusterApi("k8s-api", endpoint, cluster_api(subnets=[]),
                           opts=pulumi.ResourceOptions(providers=[management]))

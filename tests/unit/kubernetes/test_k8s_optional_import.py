@@ -32,15 +32,15 @@ def walk(package):
 walk(ha_endpoint)
 importlib.import_module("stacks.endpoint_stack")
 from tests.mocks import FakeCloud, run_stack
-from tests.mocks.configs import dev_endpoint
-run = run_stack(FakeCloud.dev(), {"endpoint": dev_endpoint()}, preview=False)
+from tests.mocks.configs import amphora_endpoint
+run = run_stack(FakeCloud.dev(), {"endpoint": amphora_endpoint()}, preview=False)
 stack["outputs"] = sorted(run.outputs)
 try:
     import ha_endpoint.kubernetes
 except ImportError as error:
     stack["import_error"] = [str(error), isinstance(error, pulumi.RunError)]
 try:
-    run_stack(FakeCloud.dev(), {"endpoint": dev_endpoint(), "kubernetes": {"credentials": {}}}, preview=True)
+    run_stack(FakeCloud.dev(), {"endpoint": amphora_endpoint(), "kubernetes": {"credentials": {}}}, preview=True)
 except Exception as error:
     stack["stack_error"] = [str(error), isinstance(error, pulumi.RunError)]
 print(json.dumps({"imported": imported, "stack": stack,

@@ -12,7 +12,7 @@ import yaml
 
 from ha_endpoint import ConfigError
 from tests.mocks import FakeCloud, run_stack
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 from tests.mocks.kubernetes import CERTS, CLUSTER_TYPE, OPENSTACK_CLUSTER_TYPE
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -30,7 +30,7 @@ def test_the_configuration_example_exports_a_kubeconfig_and_creates_the_cluster_
         assert value == {"secure": "..."}
         example["credentials"][key] = SECRETS[key]
     secret_config("ha-endpoint:kubernetes")
-    run = run_stack(FakeCloud.dev(), {"endpoint": dev_endpoint(), "kubernetes": example}, preview=False)
+    run = run_stack(FakeCloud.dev(), {"endpoint": amphora_endpoint(), "kubernetes": example}, preview=False)
     assert yaml.safe_load(run.outputs["kubeconfig"])["clusters"][0]["cluster"]["server"] == \
         "https://api.example.test:6443"
     assert len(run.of_type(CLUSTER_TYPE)) == len(run.of_type(OPENSTACK_CLUSTER_TYPE)) == 1
@@ -41,7 +41,7 @@ def test_the_error_example_is_what_the_program_prints(secret_config):
     secret_config("ha-endpoint:kubernetes")
     kubernetes = {"apiPort": 7443, "credentials": {**SECRETS, "token": "abc.def"}}
     with pytest.raises(ConfigError) as error:
-        run_stack(FakeCloud.dev(), {"endpoint": dev_endpoint(), "kubernetes": kubernetes}, preview=True)
+        run_stack(FakeCloud.dev(), {"endpoint": amphora_endpoint(), "kubernetes": kubernetes}, preview=True)
     assert shown == f"error: {error.value}\n"
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from ha_endpoint import ConfigError
 from tests.mocks import FakeCloud, run_stack
-from tests.mocks.configs import dev_endpoint
+from tests.mocks.configs import amphora_endpoint
 from tests.mocks.kubernetes import CERTS, CLUSTER_API, kubernetes_config
 
 K = "ha-endpoint:kubernetes"
@@ -22,7 +22,7 @@ def problems_of(kubernetes: dict, endpoint: dict = None, secret: bool = True, se
         secret_config(K)
     cloud = FakeCloud.dev()
     with pytest.raises(ConfigError) as error:
-        run_stack(cloud, {"endpoint": endpoint or dev_endpoint(), "kubernetes": kubernetes}, preview=True)
+        run_stack(cloud, {"endpoint": endpoint or amphora_endpoint(), "kubernetes": kubernetes}, preview=True)
     return [str(problem) for problem in error.value.problems], cloud
 
 
@@ -55,7 +55,7 @@ def test_no_credential_value_ever_appears_in_a_message(secret_config):
 
 
 def test_problems_against_the_endpoint_port_and_dns(secret_config):
-    endpoint = dev_endpoint()
+    endpoint = amphora_endpoint()
     del endpoint["dns"]
     problems, _ = problems_of(kubernetes_config(apiPort=7443), endpoint, secret_config=secret_config)
     assert problems == [
@@ -67,7 +67,7 @@ def test_problems_against_the_endpoint_port_and_dns(secret_config):
 
 
 def test_without_6443_the_api_port_must_be_named(secret_config):
-    endpoint = dev_endpoint()
+    endpoint = amphora_endpoint()
     endpoint["listeners"][0]["port"] = 16443
     problems, _ = problems_of(kubernetes_config(), endpoint, secret_config=secret_config)
     assert problems == [f"{K}.apiPort: the endpoint listens on 16443, 22623 and none is 6443; say which one serves "
