@@ -2,7 +2,8 @@
 
 :func:`check_cloud_facts` judges the arguments against what the lookups found (:mod:`ha_endpoint.core.cloud_facts`): a
 member's server in another AZ, an address outside its subnet or one the cloud reserves, a member subnet the zone's load
-balancer cannot reach, a brought floating IP on another network or in use elsewhere, IP versions that do not match. (A
+balancer cannot reach, a brought floating IP on another network or in use elsewhere, IP versions that do not match, a
+DNS name another endpoint (or anyone) publishes already. (A
 layout where one AZ's loss takes another zone down for certain is judged on the declared facts, by the pipeline's last
 step: :mod:`ha_endpoint.pipeline`.) Values not known yet (Outputs of resources declared beside the component) are
 skipped here and judged once known (:mod:`ha_endpoint.pipeline`). Every rule is a shared predicate
@@ -11,15 +12,59 @@ skipped here and judged once known (:mod:`ha_endpoint.pipeline`). Every rule is 
 
 from __future__ import annotations
 
-from . import predicates
+from typing import Optional
+
+from . import contract, predicates
 from .args import EndpointArgs, placed_zones, plain
 from .cloud_facts import CloudFacts, member_address, member_subnet
 from .errors import Problem
+from .identity import UNNAMED_STACK, StackIdentity, parse_description
 
 
-def check_cloud_facts(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
-    """Every problem of ``args`` that only the cloud ``facts`` reveal, in a stable order."""
-    return [*_placement_problems(args, facts, root), *_refused_by_the_cloud(args, facts, root)]
+def check_cloud_facts(args: EndpointArgs, facts: CloudFacts, root: str,
+                      identity: StackIdentity = UNNAMED_STACK) -> list[Problem]:
+    """Every problem of ``args`` that only the cloud ``facts`` reveal, in a stable order (``identity``: the stack
+    whose records are this endpoint's own)."""
+    return [*_placement_problems(args, facts, root), *_refused_by_the_cloud(args, facts, root),
+            *_names_taken(args, facts, root, identity)]
+
+
+def _names_taken(args: EndpointArgs, facts: CloudFacts, root: str, identity: StackIdentity) -> list[Problem]:
+    """Each DNS name of the endpoint that the zone holds already as another owner's A record set: Designate keeps one
+    record set per name and type, so the endpoint's would be refused with 409 after its load balancers are built."""
+    dns = args.dns
+    if dns is None or facts.published is None or not plain(dns.record, dns.dns_zone):
+        return []
+    names = [("record", contract.recordset_name(args.name), f"{dns.record}.{dns.dns_zone}")]
+    if dns.per_zone_records:
+        names += [(f"perZoneRecords ({az})", contract.zone_recordset_name(args.name, az),
+                   f"{contract.zone_record_label(dns.record, az)}.{dns.dns_zone}") for az in sorted(args.zones)]
+    problems = []
+    for key, resource, name in names:
+        if name not in facts.published:
+            continue
+        owner = _owner(facts.published[name], identity, resource)
+        if owner is None:
+            continue
+        problems.append(Problem(f"{root}.dns.record",
+                                f"{name} is published already by {owner}; Designate keeps one A record set per "
+                                f"name, so this endpoint's {key} would be refused (409 Duplicate RecordSet) after "
+                                f"its load balancers are built; give dns.record a name of its own (e.g. "
+                                f"record: {dns.record}-2), or remove that record set first"))
+    return problems
+
+
+def _owner(description: Optional[str], identity: StackIdentity, resource: str) -> Optional[str]:
+    """Who holds a record set, in words (None: this endpoint itself, which replaces it in place)."""
+    found = parse_description(description)
+    if found is None:
+        return "a record set ha-endpoint did not make (openstack recordset list <zone>)"
+    owner, name = found
+    if owner == identity and name == resource:
+        return None
+    if owner == identity:
+        return f"another endpoint of this stack ({owner.project}/{owner.stack}, its record set {name})"
+    return f"the endpoint of stack {owner.project}/{owner.stack} (its record set {name})"
 
 
 def _placement_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:

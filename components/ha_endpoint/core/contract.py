@@ -98,6 +98,11 @@ def zone_recordset_name(endpoint: str, az: str) -> str:
     return f"{endpoint}-{az}-dns"
 
 
+def zone_record_label(record: str, az: str) -> str:
+    """The label of a zone's own record (``perZoneRecords``): ``api`` in ``az1`` -> ``api-az1``."""
+    return f"{record}-{az}"
+
+
 READINESS_TYPE = "pulumi-python:dynamic/haendpoint:MemberReadiness"
 DRAIN_TYPE = "pulumi-python:dynamic/haendpoint:MemberDrain"
 LEGACY_DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"

@@ -44,6 +44,10 @@ class StackIdentity:
         return found is not None and found == (self, resource_name)
 
 
+UNNAMED_STACK = StackIdentity("ha-endpoint", "unnamed")
+"""The identity of objects made outside any stack (a plan computed without one, e.g. in a test)."""
+
+
 def parse_description(description: Optional[str]) -> Optional[tuple[StackIdentity, str]]:
     """The (identity, resource name) a description carries, or None."""
     match = _DESCRIPTION.search(description or "")

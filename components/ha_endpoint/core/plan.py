@@ -19,7 +19,7 @@ from . import contract, predicates
 from .args import EndpointArgs, ListenerArgs, MemberArgs, placed_zones, plain
 from .cloud_facts import (CloudFacts, FloatingIpFacts, NetworkFacts, RouterFacts, SubnetFacts, member_address,
                           member_port, member_subnet)
-from .identity import StackIdentity
+from .identity import UNNAMED_STACK, StackIdentity
 
 
 @dataclass(frozen=True)
@@ -232,8 +232,6 @@ class EndpointPlan:
         return next(zone for zone in self.zones if zone.az == az)
 
 
-UNNAMED_STACK = StackIdentity("ha-endpoint", "unnamed")
-
 
 def make_plan(args: EndpointArgs, facts: CloudFacts,
               target: PollTarget = PollTarget(), identity: StackIdentity = UNNAMED_STACK,
@@ -252,7 +250,7 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
     dns = None
     if args.dns is not None:
         fqdn = _join_name(args.dns.record, args.dns.dns_zone)
-        per_zone = tuple((az, contract.zone_recordset_name(name, az), _join_name(f"{args.dns.record}-{az}",
+        per_zone = tuple((az, contract.zone_recordset_name(name, az), _join_name(contract.zone_record_label(args.dns.record, az),
                                                                                   args.dns.dns_zone))
                          for az in sorted(args.zones)) \
             if args.dns.per_zone_records else ()

@@ -109,7 +109,7 @@ def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
                  preflight: Optional[pulumi.Output] = None) -> EndpointPlan:
     """The plan of ``args`` on ``facts`` once the checks that need the facts passed (values not known yet are
     ``preflight``'s to judge)."""
-    problems = check_cloud_facts(args, facts, context.root)
+    problems = check_cloud_facts(args, facts, context.root, context.identity)
     if problems:
         raise ConfigError(problems)
     return make_plan(args, facts, poll_target(args, context), context.identity, preflight)
