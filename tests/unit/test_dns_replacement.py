@@ -9,6 +9,7 @@ from __future__ import annotations
 import pulumi_openstack as openstack
 import pytest
 
+from ha_endpoint import ConfigError
 from ha_endpoint.core import contract
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint
@@ -62,14 +63,18 @@ def test_a_renamed_record_is_created_before_the_old_name_is_deleted(delete_first
 
 def test_a_name_another_stack_holds_is_never_deleted_first(delete_first):
     """Delete-first would delete this stack's old record and then fail on Designate's 409 for the other's: the name
-    would be gone. Created first, the create fails and the old record stays."""
+    would be gone. Since issue 29 (finding 1) such a name is refused at preview, before any record is declared (it
+    was declared create-first before, and the create failed at up), so the other stack's record stays."""
     cloud = FakeCloud.dev()
     run_component(amphora_endpoint(), cloud, preview=False)
     for state in cloud.kind(contract.RECORDSET_TYPE).values():
         state["description"] = state["description"].replace("ha-endpoint/", "ha-endpoint/prod-of-")
+    before = {key: dict(state) for key, state in cloud.kind(contract.RECORDSET_TYPE).items()}
     delete_first.clear()
-    run_component(amphora_endpoint(), cloud, preview=True)
-    assert delete_first == dict.fromkeys(ALL, False)
+    with pytest.raises(ConfigError, match="is published already by the endpoint of stack ha-endpoint/prod-of-dev"):
+        run_component(amphora_endpoint(), cloud, preview=True)
+    assert delete_first == {}
+    assert cloud.kind(contract.RECORDSET_TYPE) == before
 
 
 def test_a_cloud_that_cannot_be_asked_replaces_every_record_delete_first(delete_first):

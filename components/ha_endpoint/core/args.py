@@ -21,12 +21,12 @@ import ipaddress
 import re
 from contextvars import ContextVar
 from enum import StrEnum
-from typing import Any, ClassVar, Optional
+from typing import Any, Callable, ClassVar, Optional
 
 import pulumi
 from pulumi import Output  # noqa: F401  (resolves the forward reference inside pulumi.Input)
 from pulumi.output import T  # noqa: F401  (idem)
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from . import predicates
@@ -121,7 +121,31 @@ def placed_zones(args: "EndpointArgs", zone: str) -> list[str]:
     return sorted(args.zones) if args.member_placement == "all-zones" else [zone]
 
 
-class _Model(BaseModel):
+# How a direct construction's ValidationError is told: ha_endpoint.core.messages, which knows every argument class (so
+# it sits above this module), registers its explainer when it loads.
+_EXPLAINERS: list[Callable[[ValidationError, type], Exception]] = []
+
+
+def explain_construction_errors(explainer: Callable[[ValidationError, type], Exception]) -> None:
+    """Use ``explainer`` for the errors of every argument class constructed directly."""
+    _EXPLAINERS.append(explainer)
+
+
+class _Arguments(type(BaseModel)):  # pydantic's model metaclass
+    """Typed arguments called directly (``EndpointArgs(member_placment=...)``) report a problem as configuration does
+    (a :class:`ha_endpoint.ConfigError`: the key, what is wrong, the fix), never in pydantic's words. A metaclass, not
+    ``__init__``: pydantic validates nested mappings without calling it, so configuration keeps its own paths."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except ValidationError as error:
+            if not _EXPLAINERS:
+                raise
+            raise _EXPLAINERS[-1](error, cls) from None
+
+
+class _Model(BaseModel, metaclass=_Arguments):
     """Shared settings: camelCase aliases, snake_case names accepted too, unknown keys forbidden, immutable, the
     docstring under each field its description, Outputs allowed where a field says ``pulumi.Input``.
 
@@ -140,6 +164,7 @@ class _Model(BaseModel):
     _renamed: ClassVar[dict[str, str]] = {}
     _where: ClassVar[str] = ""
     _keeps_null: ClassVar[frozenset[str]] = frozenset()
+
 
     @model_validator(mode="before")
     @classmethod

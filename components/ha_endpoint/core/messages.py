@@ -22,8 +22,9 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from .args import DnsArgs, EndpointArgs, ListenerArgs, MemberArgs, MonitorArgs, ReadinessArgs, ZoneArgs
-from .errors import Problem
+from .args import (DnsArgs, EndpointArgs, ListenerArgs, MemberArgs, MonitorArgs, ReadinessArgs, ZoneArgs,
+                   explain_construction_errors)
+from .errors import ConfigError, Problem
 
 _UNION_BRANCH = re.compile(r"^(str|int|float|bool|constrained-str|constrained-int|is-instance\[.*\]|"
                            r"function-(after|before|wrap|plain)\[.*\]|nullable\[.*\]|lax-or-strict\[.*\]|"
@@ -69,8 +70,10 @@ PATTERNS: dict[str, tuple[str, str]] = {
 """The patterns of :mod:`ha_endpoint.core.args`, in words, and how to suggest a fixed value."""
 
 
-def problems_from_pydantic(error: ValidationError, root: str, model: type[BaseModel] = EndpointArgs) -> list[Problem]:
-    """One problem per key of ``error`` (raised validating ``model``), each path under ``root``."""
+def problems_from_pydantic(error: ValidationError, root: str, model: type[BaseModel] = EndpointArgs,
+                           snake: bool = False) -> list[Problem]:
+    """One problem per key of ``error`` (raised validating ``model``), each path under ``root``; ``snake``: settings
+    are named in snake_case, as Python callers of the argument classes write them."""
     problems: dict[str, Problem] = {}
     for detail in error.errors(include_url=False):
         loc = [part for part in detail["loc"] if not (isinstance(part, str) and _UNION_BRANCH.match(part))]
@@ -81,6 +84,7 @@ def problems_from_pydantic(error: ValidationError, root: str, model: type[BaseMo
         if path in problems:
             continue
         where = _locate(model, loc)
+        where.snake = snake
         problems[path] = Problem(path, _message(detail, where, is_key))
     return list(problems.values())
 
@@ -96,6 +100,8 @@ class _Where:
         self.owner = owner
         self.whole_field = whole_field
         """True when the value is the field's own (not an item of its list or map): its bounds apply."""
+        self.snake = False
+        """True when the caller names settings in snake_case (keywords of the argument classes)."""
 
 
 def _locate(model: type[BaseModel], loc: list[Any]) -> _Where:
@@ -212,15 +218,27 @@ def _description(where: _Where) -> str:
 
 
 def _unknown_key(where: _Where) -> str:
-    known = _keys(where.owner) if where.owner is not None else []
+    """An unknown key, with the closest known one and the known ones, spelled as the key was: snake_case for a
+    Python caller's keyword (``member_placment``), camelCase otherwise (configuration, dicts)."""
+    known = _keys(where.owner, snake=where.snake or "_" in where.key) if where.owner is not None else []
     close = difflib.get_close_matches(where.key, known, n=1, cutoff=0.6)
     hint = f"did you mean {close[0]}? Fix" if close else "fix"
     listed = f" (the settings here: {', '.join(known)})" if known else ""
     return f"{where.key} is not a setting here; {hint} its spelling or remove it{listed}"
 
 
-def _keys(model: type[BaseModel]) -> list[str]:
-    return [info.alias or name for name, info in model.model_fields.items()]
+def _keys(model: type[BaseModel], snake: bool = False) -> list[str]:
+    return [name if snake else info.alias or name for name, info in model.model_fields.items()]
+
+
+def _explain_construction(error: ValidationError, model: type[BaseModel]) -> ConfigError:
+    """A typed argument class called with bad keywords (``EndpointArgs(member_placment=...)``): the same problems the
+    configuration gets, each under the class's name (``EndpointArgs.member_placment: ... did you mean
+    member_placement? ...``)."""
+    return ConfigError(problems_from_pydantic(error, model.__name__, model, snake=True))
+
+
+explain_construction_errors(_explain_construction)
 
 
 def _got(value: Any) -> str:
