@@ -94,10 +94,12 @@ def snapshot(conn) -> dict[str, set[str]]:
 
 @pytest.fixture(scope="module")
 def second_az1_subnet(localcloud, cloud, swept):
-    """A second subnet on az1's network, behind the same router: moving az1's VIP there replaces its load balancer
-    (Octavia cannot move a VIP). Torn down after the stack is destroyed."""
-    network = cloud.network.find_network("cp-az1-net", ignore_missing=False)
+    """A second subnet in az1 (on a network of its own, hinted to az1), behind the same router: moving az1's VIP there
+    replaces its load balancer (Octavia cannot move a VIP). Not on az1's seeded network: a server another test boots
+    there meanwhile would get an address from either subnet. Torn down after the stack is destroyed."""
     router = localcloud.seed["router_id"]
+    network = cloud.network.find_network(f"{SECOND_AZ1_SUBNET}-net") or cloud.network.create_network(
+        name=f"{SECOND_AZ1_SUBNET}-net", availability_zone_hints=["az1"])
     subnet = cloud.network.find_subnet(SECOND_AZ1_SUBNET) or cloud.network.create_subnet(
         name=SECOND_AZ1_SUBNET, network_id=network.id, ip_version=4, cidr="10.10.11.0/24", gateway_ip="10.10.11.1")
     if not list(cloud.network.ports(device_id=router, fixed_ips=f"subnet_id={subnet.id}")):
@@ -105,6 +107,7 @@ def second_az1_subnet(localcloud, cloud, swept):
     yield subnet
     cloud.network.remove_interface_from_router(router, subnet_id=subnet.id)
     cloud.network.delete_subnet(subnet, ignore_missing=True)
+    cloud.network.delete_network(network, ignore_missing=True)
 
 
 @pytest.fixture(scope="module")

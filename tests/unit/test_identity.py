@@ -78,7 +78,7 @@ def test_a_brought_floating_ip_serving_another_port_is_refused_naming_the_port_a
     with pytest.raises(ConfigError) as caught:
         run_component(byo_endpoint(), cloud, preview=preview)
     assert [str(problem) for problem in caught.value.problems] == [
-        f"ha-endpoint:endpoint.zones.az3.floatingIp: floating IP 172.24.4.50 is associated with port {port} (device "
+        f"HaEndpoint('k8s-api').args.zones.az3.floatingIp: floating IP 172.24.4.50 is associated with port {port} (device "
         "server-4711, owner compute:nova); the endpoint would move it there and take that service down. Bring a free "
         "floating IP, or set zones.az3.takeOverFloatingIp: true to move it on purpose"]
     assert not [r for r in cloud.registrations if r["custom"]], "nothing is created"

@@ -34,10 +34,10 @@ def test_a_cloud_that_cannot_be_asked_is_a_warning_and_octavia_judges_at_up(warn
     run = run_component(terminated(amphora_endpoint()), cloud, preview=True)
     assert run.registrations
     assert warnings == [
-        "ha-endpoint:endpoint.zones: Octavia's availability zones could not be checked at preview (HTTP 403 "
+        "HaEndpoint('k8s-api').args.zones: Octavia's availability zones could not be checked at preview (HTTP 403 "
         "Forbidden: policy does not allow availability-zone:get_all); Octavia refuses an unknown one when the load "
         "balancers are created",
-        "ha-endpoint:endpoint.listeners[0].certificateRef: the certificate could not be checked at preview (HTTP 403 "
+        "HaEndpoint('k8s-api').args.listeners[0].certificateRef: the certificate could not be checked at preview (HTTP 403 "
         "Forbidden: policy does not allow availability-zone:get_all); Octavia refuses the listener if it cannot load "
         "it"]
     with pytest.raises(CloudError, match="could not retrieve certificate"):  # ... and Octavia does, at up
@@ -60,8 +60,8 @@ def test_every_unknown_zone_is_named_at_once_and_nothing_is_registered():
     cloud.azs -= {"az2", "az3"}
     with pytest.raises(CloudLookupError) as caught:
         run_component(amphora_endpoint(), cloud, preview=True)
-    assert [problem.path for problem in caught.value.problems] == ["ha-endpoint:endpoint.zones.az2",
-                                                                   "ha-endpoint:endpoint.zones.az3"]
+    assert [problem.path for problem in caught.value.problems] == ["HaEndpoint('k8s-api').args.zones.az2",
+                                                                   "HaEndpoint('k8s-api').args.zones.az3"]
     assert cloud.registrations == []
 
 

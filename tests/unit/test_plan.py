@@ -15,6 +15,7 @@ from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint, internal_endpoint
 
 ROOT = "ha-endpoint:endpoint"
+CONSUMER = "HaEndpoint('k8s-api').args"  # how a program's endpoint names its arguments (run_component)
 
 
 def facts(**extra_subnets: SubnetFacts) -> CloudFacts:
@@ -91,11 +92,11 @@ def test_unknown_names_are_listed_together_with_their_fixes():
         run_component(raw, cloud, preview=True)
     assert str(caught.value).splitlines() == [
         "cloud lookup failed (3 problems):",
-        f"  - {ROOT}.zones.az2.subnet: subnet 'cp-az9' was not found; give the name or id of an existing subnet "
+        f"  - {CONSUMER}.zones.az2.subnet: subnet 'cp-az9' was not found; give the name or id of an existing subnet "
         "(openstack subnet list)",
-        f"  - {ROOT}.floatingNetwork: external network 'outside' was not found; give the name or id of an external "
+        f"  - {CONSUMER}.floatingNetwork: external network 'outside' was not found; give the name or id of an external "
         "network (openstack network list --external), or remove floatingNetwork for an internal endpoint",
-        f"  - {ROOT}.dns.dnsZone: DNS zone 'nowhere.test.' was not found; create the zone first (openstack zone create) "
+        f"  - {CONSUMER}.dns.dnsZone: DNS zone 'nowhere.test.' was not found; create the zone first (openstack zone create) "
         "or fix its name",
     ]
     assert cloud.registrations == []

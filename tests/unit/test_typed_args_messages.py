@@ -88,3 +88,16 @@ def test_a_wrong_value_in_a_typed_argument_names_the_key_and_the_fix():
     with pytest.raises(ConfigError) as caught:
         ListenerArgs(port="6443x")
     assert "ListenerArgs.port: port must be a whole number from 1 to 65535, got the text '6443x'" in str(caught.value)
+
+
+def test_a_programs_endpoint_names_the_arguments_its_program_wrote():
+    """A consumer's program has no ``ha-endpoint:endpoint`` key: its problems name ``HaEndpoint('<name>').args``."""
+    from tests.mocks import FakeCloud, run_component
+    from tests.mocks.configs import amphora_endpoint
+
+    raw = amphora_endpoint()
+    raw["members"][0]["az"] = "az9"
+    with pytest.raises(ConfigError) as caught:
+        run_component(raw, FakeCloud.dev(), preview=True)
+    assert str(caught.value).splitlines()[1].startswith(
+        "  - HaEndpoint('k8s-api').args.members[0].az: member cp-0 is in zone 'az9', which is not configured")

@@ -15,7 +15,6 @@ import pulumi
 from ..core import contract
 from ..core.args import EndpointArgs
 from ..core.identity import StackIdentity
-from ..core.validation import DEFAULT_ROOT
 from ..pipeline import Context, plan_endpoint
 from .backend import ZoneBackend
 from .dns import PublishedZone, addresses_output, create_records
@@ -23,6 +22,11 @@ from .octavia import OctaviaBackend
 from .security import attach_member_ports, create_security_groups
 from .stack_names import claim
 from .zone import EndpointZone, ZoneOutputs, camel
+
+
+def consumer_root(name: str) -> str:
+    """How error messages name the arguments of an endpoint built by a program (not the stack's configuration)."""
+    return f"HaEndpoint({name!r}).args"
 
 
 class HaEndpoint(pulumi.ComponentResource):
@@ -49,15 +53,18 @@ class HaEndpoint(pulumi.ComponentResource):
     """Per availability zone: its load balancer, addresses, pools, members and whether it is ready and published."""
 
     def __init__(self, name: str, args: EndpointArgs,
-                 opts: Optional[pulumi.ResourceOptions] = None, root: str = DEFAULT_ROOT,
+                 opts: Optional[pulumi.ResourceOptions] = None, root: Optional[str] = None,
                  cloud: Optional[str] = None, region: Optional[str] = None,
                  backend: Optional[ZoneBackend] = None):
-        """``root`` prefixes the key paths of error messages (the stack's config key). ``cloud`` and ``region`` (or
+        """``root`` prefixes the key paths of error messages: by default the arguments as the caller wrote them
+        (``HaEndpoint('k8s-api').args.members[0].az``); the stack program gives its config key
+        (``ha-endpoint:endpoint``). ``cloud`` and ``region`` (or
         ``readiness.cloud``/``readiness.region`` in ``args``) name the clouds.yaml entry and region the readiness
         gates and drains poll; by default the explicit OpenStack provider's own ``cloud``/``region`` when one is
         given in ``opts``, else the stack's ``openstack:cloud``/``openstack:region`` (the default provider's).
         ``backend`` builds each zone's serving resources (:mod:`ha_endpoint.resources.backend`; Octavia by default)."""
         backend = backend or OctaviaBackend()
+        root = root or consumer_root(name)
         context = Context(root, invoke_options(opts), StackIdentity(pulumi.get_project(), pulumi.get_stack()),
                           backend.name, cloud, region)
         plan, declared = plan_endpoint(args, context)  # every check, before anything is registered
