@@ -165,7 +165,7 @@ def test_a_scratch_consumer_with_its_own_components_package_installs_this_one_an
     assert report["components_says"] == "the consumer's own components package"
     assert Path(report["ha_endpoint"]).parent.parent == purelib and report["HaEndpoint"] == "ha_endpoint.resources.endpoint"
     for mode in ("preview", "up"):
-        assert report[mode]["outputs"]["apiEndpoint"] == "api.example.test."
+        assert report[mode]["outputs"]["fqdn"] == "my-api.example.test."
         assert {contract.ENDPOINT_TYPE, contract.LOADBALANCER_TYPE, contract.MEMBER_TYPE} <= set(report[mode]["types"])
     assert report["preview"]["outputs"]["addresses"] is None  # floating IPs are not known before up
     assert len(report["up"]["outputs"]["addresses"]) == 3
