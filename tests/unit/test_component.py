@@ -297,11 +297,39 @@ def test_gates_and_drains_poll_the_explicit_providers_cloud_and_region(preview):
     assert polled == {("elsewhere", "RegionTwo", "provider")}
 
 
-def test_gates_and_drains_of_the_default_provider_poll_the_stacks_cloud():
+def test_gates_and_drains_of_the_default_provider_poll_the_stacks_cloud(monkeypatch):
+    monkeypatch.delenv("OS_CLOUD", raising=False)
     run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=True)
     polled = {(r["inputs"].get("cloud"), r["inputs"].get("region"), r["inputs"]["cloud_source"])
               for r in _gates_and_drains(run)}
-    assert polled == {(None, None, "stack")}  # resolved by the dynamic provider from openstack:cloud / region
+    assert polled == {(None, None, "stack")}  # nothing names a cloud: the provider's OS_* variables, at run time
+
+
+@pytest.mark.parametrize("config, environment, expected", [
+    ({"openstack:cloud": "stackcloud", "openstack:region": "RegionTwo"}, {"OS_CLOUD": "othercloud"},
+     ("stackcloud", "RegionTwo")),
+    ({}, {"OS_CLOUD": "envcloud", "OS_REGION_NAME": "RegionOne"}, ("envcloud", "RegionOne")),
+], ids=["stack config", "environment"])
+def test_a_programs_endpoint_polls_and_asks_the_cloud_its_default_provider_uses(monkeypatch, config, environment,
+                                                                                 expected):
+    """A consumer's program passes no cloud= (issue 29, finding 5): the component takes the default provider's own
+    choice (openstack:cloud/region, else OS_CLOUD/OS_REGION_NAME), so its gates poll that cloud and the preview asks
+    it, with no warning."""
+    from ha_endpoint import HaEndpoint
+    from tests.mocks import run_program
+
+    for key in ("OS_CLOUD", "OS_REGION_NAME"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    warned: list[str] = []
+    monkeypatch.setattr("pulumi.log.warn", lambda message, *args, **kwargs: warned.append(message))
+    cloud = FakeCloud.dev()
+    run = run_program(lambda: HaEndpoint("k8s-api", amphora_endpoint()), cloud, preview=True, config=config,
+                      outputs=lambda _: {})
+    polled = {(r["inputs"].get("cloud"), r["inputs"].get("region")) for r in _gates_and_drains(run)}
+    assert polled == {expected}
+    assert not [message for message in warned if "could not be checked" in message]
 
 
 def test_readiness_cloud_overrides_the_provider_and_a_lone_region_is_refused():

@@ -6,7 +6,7 @@ before the component registers itself, so bad input registers nothing. Children 
 lookups use it too: ``provider``/``providers`` given in ``opts``, or the parent's).
 """
 
-
+import os
 from collections.abc import Mapping
 from typing import Optional
 
@@ -22,6 +22,16 @@ from .octavia import OctaviaBackend
 from .security import attach_member_ports, create_security_groups
 from .stack_names import claim
 from .zone import EndpointZone, ZoneOutputs, camel
+
+
+def default_provider_cloud(region: Optional[str]) -> tuple[Optional[str], Optional[str]]:
+    """The clouds.yaml entry and region the default OpenStack provider uses, as the provider decides them: the stack's
+    ``openstack:cloud``/``openstack:region``, else the ``OS_CLOUD``/``OS_REGION_NAME`` of the program's environment
+    (``region`` given: kept). (None, ...) when neither names a cloud: the provider then reads ``OS_AUTH_URL`` and the
+    other ``OS_*`` variables, and the preview checks say they could not ask.)"""
+    config = pulumi.Config("openstack")
+    cloud = config.get("cloud") or os.environ.get("OS_CLOUD") or None
+    return cloud, region or config.get("region") or (os.environ.get("OS_REGION_NAME") if cloud else None) or None
 
 
 def consumer_root(name: str) -> str:
@@ -61,11 +71,15 @@ class HaEndpoint(pulumi.ComponentResource):
         (``ha-endpoint:endpoint``). ``cloud`` and ``region`` (or
         ``readiness.cloud``/``readiness.region`` in ``args``) name the clouds.yaml entry and region the readiness
         gates and drains poll; by default the explicit OpenStack provider's own ``cloud``/``region`` when one is
-        given in ``opts``, else the stack's ``openstack:cloud``/``openstack:region`` (the default provider's).
+        given in ``opts``, else the default provider's (the stack's ``openstack:cloud``/``openstack:region``, else
+        ``OS_CLOUD``/``OS_REGION_NAME``: :func:`default_provider_cloud`).
         ``backend`` builds each zone's serving resources (:mod:`ha_endpoint.resources.backend`; Octavia by default)."""
         backend = backend or OctaviaBackend()
         root = root or consumer_root(name)
-        context = Context(root, invoke_options(opts), StackIdentity(pulumi.get_project(), pulumi.get_stack()),
+        invoke_opts = invoke_options(opts)
+        if cloud is None and (invoke_opts is None or invoke_opts.provider is None):
+            cloud, region = default_provider_cloud(region)
+        context = Context(root, invoke_opts, StackIdentity(pulumi.get_project(), pulumi.get_stack()),
                           backend.name, cloud, region)
         plan, declared = plan_endpoint(args, context)  # every check, before anything is registered
         claim(plan.name, [zone.az for zone in plan.zones], root)  # one endpoint per name in a stack
