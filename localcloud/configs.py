@@ -174,6 +174,10 @@ def neutron(p: Paths, s: dict) -> None:
         'oslo_policy': POLICY,
         'oslo_messaging_notifications': {'driver': 'noop'},
         'agent': {'report_interval': 0},
+        # A test cloud: every project unlimited (the defaults, e.g. 10 security groups, were met by tests running side
+        # by side with the seeded nodes' group and the OVN provider's health-check ports)
+        'quotas': {f'quota_{resource}': -1 for resource in (
+            'network', 'subnet', 'port', 'router', 'floatingip', 'security_group', 'security_group_rule')},
     }))
     _write(p.conf('ml2.ini'), _ini(ml2_ovn() if dataplane.enabled(p) else ml2_localcloud()))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from ha_endpoint.core.messages import raw_phrases
-from tests.unit.corpus.runner import FIX_WORDS, KEY, load_cases, run_case
+from tests.unit.corpus.runner import FIX_WORDS, load_cases, run_case
 
 CASES = load_cases()
 
@@ -35,7 +35,7 @@ def test_refused_at_preview_with_the_key_and_the_fix(case):
         lines = text.splitlines()
         assert len(lines) == shown + 2 and lines[-1].startswith(f"  ... and {len(case.problems) - shown} more")
     for problem in outcome.problems:
-        assert problem.startswith(KEY) and FIX_WORDS.search(problem.split(": ", 1)[-1]), problem
+        assert problem.startswith(case.root) and FIX_WORDS.search(problem.split(": ", 1)[-1]), problem
 
 
 def test_two_endpoints_with_one_name_register_no_urn_twice():

@@ -100,7 +100,7 @@ def test_a_server_in_another_az_than_its_member_is_refused_before_any_load_balan
     program = _two_zones(lambda net, subnets: [
         {"name": "cp-0", "az": "az1", "server": _server(net, subnets["az1"], "az2")}])
     assert _refused_before_any_load_balancer(program) == [
-        "ha-endpoint:endpoint.members[0].az: member cp-0 is configured in zone az1, but its server srv runs in "
+        "HaEndpoint('ep').args.members[0].az: member cp-0 is configured in zone az1, but its server srv runs in "
         "availability zone az2; set az: az2 (a key of zones), or give a server that runs in az1"]
 
 
@@ -110,7 +110,7 @@ def test_an_output_address_outside_its_subnet_is_refused_before_any_load_balance
         return [{"name": "cp-0", "az": "az1", "address": port.all_fixed_ips[0], "port": port.id}]
 
     [problem] = _refused_before_any_load_balancer(_two_zones(members))
-    assert problem.startswith("ha-endpoint:endpoint.members[0].address: address 10.40.2.") and \
+    assert problem.startswith("HaEndpoint('ep').args.members[0].address: address 10.40.2.") and \
         problem.endswith("of member cp-0 is outside its subnet sub-az1 (10.40.1.0/24); fix the address, or set "
                          "members[0].subnet to the subnet the address is on")
 
@@ -143,6 +143,6 @@ def test_a_server_that_exists_already_is_looked_up_and_checked_at_preview():
             "listeners": [{"port": 6443}], "memberPlacement": "all-zones",
             "members": [{"name": "cp-0", "az": "az1", "server": "srv-1"}]}), cloud)
     assert [str(p) for p in caught.value.problems] == [
-        "ha-endpoint:endpoint.members[0].az: member cp-0 is configured in zone az1, but its server cp-0-server runs "
+        "HaEndpoint('ep').args.members[0].az: member cp-0 is configured in zone az1, but its server cp-0-server runs "
         "in availability zone az2; set az: az2 (a key of zones), or give a server that runs in az1"]
     assert not cloud.registrations

@@ -46,6 +46,9 @@ from tests.mocks.configs import amphora_endpoint  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent
 KEY = "ha-endpoint:endpoint"
+# How each way of running a case names the arguments: the stack program its config key, a program's HaEndpoint the
+# arguments as written there (HaEndpoint("endpoint", raw), or the second of two endpoints).
+ROOTS = {"stack": KEY, "component": "HaEndpoint('endpoint').args", "two-endpoints": "HaEndpoint('second').args"}
 FIX_WORDS = re.compile(r"\b(add|remove|give|set|use|write|rename|shorten|fix|list|make|ask|attach|pick|lower|raise|"
                        r"bring|allocate|create|percent-encode|change|move|hint|split)\b", re.IGNORECASE)
 """A problem says how to fix it: one of these verbs is in its message."""
@@ -61,6 +64,11 @@ class Case:
     refused: str = "ConfigError"
     via: str = "stack"
 
+    @property
+    def root(self) -> str:
+        """What the problems' key paths start with (:data:`ROOTS`)."""
+        return ROOTS[self.via]
+
 
 @dataclass
 class Outcome:
@@ -72,6 +80,7 @@ class Outcome:
     second_registered: int = 0
     duplicate_urns: list[str] = field(default_factory=list)
     two_endpoints: bool = False
+    root: str = KEY
 
     @property
     def refused_at_preview(self) -> bool:
@@ -90,7 +99,7 @@ class Outcome:
         """Every problem names its key (under the configuration's root), has none of pydantic's phrases, and
         says how to fix it."""
         return bool(self.problems) and all(
-            problem.startswith(KEY) and not any(phrase in problem for phrase in raw_phrases())
+            problem.startswith(self.root) and not any(phrase in problem for phrase in raw_phrases())
             and FIX_WORDS.search(problem.split(": ", 1)[-1]) for problem in self.problems)
 
 
@@ -98,9 +107,11 @@ def load_cases() -> list[Case]:
     cases = []
     for path in sorted(CORPUS.glob("*.yaml")):
         for spec in yaml.safe_load(path.read_text()) or []:
+            via = spec.get("via", "stack")
+            root = ROOTS[via]
             cases.append(Case(id=spec["id"], what=spec.get("what", ""), source=path.name, spec=spec,
-                              problems=[f"{KEY}.{p}" if not p.startswith(KEY) else p for p in spec.get("problems", [])],
-                              refused=spec.get("refused", "ConfigError"), via=spec.get("via", "stack")))
+                              problems=[f"{root}.{p}" if not p.startswith(root) else p for p in spec.get("problems", [])],
+                              refused=spec.get("refused", "ConfigError"), via=via))
     ids = [case.id for case in cases]
     duplicates = sorted({case for case in ids if ids.count(case) > 1})
     assert not duplicates, f"corpus ids used twice: {duplicates}"
@@ -163,6 +174,12 @@ def cloud_for(case: Case) -> FakeCloud:
 
 def run_case(case: Case) -> Outcome:
     """Run the case's configuration as a user would, in preview; what they saw."""
+    outcome = _run(case)
+    outcome.root = case.root
+    return outcome
+
+
+def _run(case: Case) -> Outcome:
     from ha_endpoint import HaEndpoint
 
     cloud = cloud_for(case)
