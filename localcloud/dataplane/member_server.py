@@ -19,11 +19,17 @@ import threading
 from http.server import BaseHTTPRequestHandler
 
 HTTP, HTTPS, TCP, UDP = 80, 6443, 7, 7
+HANDSHAKE_TIMEOUT = 10   # seconds
 
 
 class Server(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
     daemon_threads = True
+    # An API server's backlog, not socketserver's 5: OVN's TCP health checks leave half-open connections (SYN-RECV)
+    # behind for a minute each, one per probe, and with a backlog of 5 they filled the queue until the probes failed
+    # and OVN took a serving member out (an ONLINE member went OFFLINE/ERROR minutes after `up`; restarting the server
+    # emptied the queue). Go's net/http listens with the system's somaxconn.
+    request_queue_size = 4096
 
 
 class TLSServer(Server):
@@ -34,8 +40,10 @@ class TLSServer(Server):
         self.context = context
 
     def finish_request(self, request, client_address):
+        request.settimeout(HANDSHAKE_TIMEOUT)   # a client that connects and never says hello frees its thread
         try:
             request = self.context.wrap_socket(request, server_side=True)
+            request.settimeout(None)
         except (ssl.SSLError, OSError):
             return
         with request:
