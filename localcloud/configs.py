@@ -216,6 +216,9 @@ def neutron_service_plugins(p: Paths) -> str:
     return 'ovn-router' if dataplane.enabled(p) else 'router'
 
 
+AMPHORA_DRIVERS = 'amphora:The Octavia Amphora driver.,octavia:Deprecated alias of the Octavia Amphora driver.'
+
+
 def octavia(p: Paths, s: dict) -> None:
     odir = p.lib / 'octavia'
     odir.mkdir(parents=True, exist_ok=True)
@@ -224,7 +227,8 @@ def octavia(p: Paths, s: dict) -> None:
         'DEFAULT': {'transport_url': transport_url(s), 'graceful_shutdown_timeout': 2},
         'api_settings': {
             'bind_host': HOST, 'bind_port': PORTS['octavia'], 'auth_strategy': 'keystone',
-            'enabled_provider_drivers': 'amphora:The Octavia Amphora driver.',
+            # with Octavia's own default alias `octavia` of amphora (upstream's acceptance tests ask for it by name)
+            'enabled_provider_drivers': AMPHORA_DRIVERS,
             'default_provider_driver': 'amphora',
         },
         'database': {'connection': db_url(s, 'octavia')},
@@ -272,8 +276,7 @@ def octavia(p: Paths, s: dict) -> None:
     if dataplane.enabled(p):
         # Octavia's OVN provider beside amphora: its LBs are OVN Load_Balancer rows; member status comes from OVN's
         # health checks (SB Service_Monitor) through the driver agent.
-        common['api_settings']['enabled_provider_drivers'] = ('amphora:The Octavia Amphora driver.,'
-                                                             'ovn:Octavia OVN driver.')
+        common['api_settings']['enabled_provider_drivers'] = f'{AMPHORA_DRIVERS},ovn:Octavia OVN driver.'
         common['driver_agent']['enabled_provider_agents'] = 'ovn'
         common['ovn'] = {'ovn_nb_connection': dataplane.nb_tcp(), 'ovn_sb_connection': dataplane.sb_tcp(),
                          'ovsdb_probe_interval': 0}
