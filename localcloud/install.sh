@@ -11,7 +11,7 @@ PKGS=(keystone neutron-server
       glance-api placement-api nova-api nova-conductor nova-scheduler
       ovn-central ovn-host openvswitch-switch ethtool iproute2 python3-pip
       bind9 bind9-utils bind9-dnsutils)
-# The data plane (localcloud/dataplane, LOCALCLOUD_DATAPLANE=ovn): OVS 3.1 with the userspace datapath (no kernel
+# The data plane (localcloud/dataplane, on unless LOCALCLOUD_DATAPLANE=none): OVS 3.1 with the userspace datapath (no kernel
 # module), OVN 23.03; ethtool turns TX checksum offload off on every veth end.
 # DNS: named (bind9) is Designate's backend, rndc (bind9-utils) its control, dig (bind9-dnsutils) for users
 # (localcloud/dns).
