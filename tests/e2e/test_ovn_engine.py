@@ -214,7 +214,7 @@ def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, s
     zones = stack.outputs()["zones"]
     # every zone answers before the rotation starts: a request lost to the data plane before anything changed is not
     # the rotation's (a CI run saw az1's and az3's floating IPs silent for 6 s right after test_2 restarted az2's
-    # member: OVN reprogramming the router's load balancers); how long it took is printed
+    # member; the cause is not established); how long it took is printed
     started = time.monotonic()
     for zone in ZONES:
         eventually(f"{zone} answers before the rotation", lambda: ask(zones[zone]["floatingIp"]), 30, 0.25)
