@@ -71,3 +71,30 @@ def test_a_real_preview_refuses_it_with_the_key_and_the_fix(case, pulumi_environ
     assert f"{KEY}.{expected}" in " ".join(result.output.split()), result.output[-3000:]
     assert "Traceback" not in result.output
     assert stack.resources() == []
+
+
+@pytest.mark.parametrize("description, owner", [
+    ("k8s-api [ha-endpoint ha-endpoint/prod prr-api-dns]", "the endpoint of stack ha-endpoint/prod (its record set "
+                                                           "prr-api-dns)"),
+    ("made by hand", "a record set ha-endpoint did not make"),
+], ids=["another stack's endpoint", "by hand"])
+def test_a_name_published_already_is_refused_by_a_real_preview_naming_its_owner(description, owner, cloud,
+                                                                                 pulumi_environment, tmp_path):
+    """Issue 29, finding 1: the name is Designate's (one A record set per name), held by another owner: refused at
+    preview, naming the owner from the record set's description and the fix; nothing in the stack, the record kept."""
+    zone = cloud.dns.find_zone("example.test.", ignore_missing=False)
+    taken = cloud.dns.create_recordset(zone, name="prr.example.test.", type="A", records=["192.0.2.10"], ttl=30,
+                                       description=description)
+    try:
+        stack = PulumiStack.create(tmp_path / "prr", "prr-taken", pulumi_environment)
+        stack.write_config(dev())
+        result = stack.preview(check=False)
+        text = " ".join(result.output.split())
+        assert result.returncode != 0
+        assert f"{KEY}.dns.record: prr.example.test. is published already by {owner}" in text, result.output[-3000:]
+        assert "give dns.record a name of its own" in text
+        assert "Traceback" not in result.output
+        assert stack.resources() == []
+        assert cloud.dns.get_recordset(taken, zone).records == ["192.0.2.10"]
+    finally:
+        cloud.dns.delete_recordset(taken, zone, ignore_missing=True)
