@@ -165,7 +165,6 @@ class _Model(BaseModel, metaclass=_Arguments):
     _where: ClassVar[str] = ""
     _keeps_null: ClassVar[frozenset[str]] = frozenset()
 
-
     @model_validator(mode="before")
     @classmethod
     def _normalize(cls, data: Any) -> Any:

@@ -232,7 +232,6 @@ class EndpointPlan:
         return next(zone for zone in self.zones if zone.az == az)
 
 
-
 def make_plan(args: EndpointArgs, facts: CloudFacts,
               target: PollTarget = PollTarget(), identity: StackIdentity = UNNAMED_STACK,
               preflight: Optional[pulumi.Output] = None) -> EndpointPlan:
@@ -250,8 +249,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
     dns = None
     if args.dns is not None:
         fqdn = _join_name(args.dns.record, args.dns.dns_zone)
-        per_zone = tuple((az, contract.zone_recordset_name(name, az), _join_name(contract.zone_record_label(args.dns.record, az),
-                                                                                  args.dns.dns_zone))
+        per_zone = tuple((az, contract.zone_recordset_name(name, az),
+                          _join_name(contract.zone_record_label(args.dns.record, az), args.dns.dns_zone))
                          for az in sorted(args.zones)) \
             if args.dns.per_zone_records else ()
         records = ((contract.recordset_name(name), fqdn), *((resource, name_) for _, resource, name_ in per_zone))
