@@ -6,7 +6,8 @@ first copies. This tool:
 
 1. checks the lock first: when the process that holds it is alive, it stops and changes nothing; otherwise it
    repairs a checkpoint file the kill truncated (from the CLI's own backup) and removes the lock;
-2. looks every pending create up in the stack's own cloud (its `openstack:cloud` and `openstack:region`) by name and
+2. waits until none of the stack's load balancers has been PENDING_* for 5 s (a write the killed update had sent
+   lands first), then looks every pending create up in the stack's own cloud (its `openstack:cloud` and `openstack:region`) by name and
    type AND by the stack's identity (ha_endpoint.core.identity: the tag on load balancers, listeners and security groups,
    the description of pools, floating IPs and recordsets; members, monitors, rules and floating IP associations
    through a pool, group or VIP port this stack's state records), and rolls back the one object that is provably
@@ -270,6 +271,29 @@ def ours_in(deployment: dict, identity: StackIdentity) -> Ours:
     return Ours(identity, ids, vip_ports)
 
 
+QUIET_SECONDS = 5.0   # how long this stack's load balancers stay out of PENDING_* before the cloud is looked at
+
+
+def settle(conn, identity: StackIdentity, timeout: float = 180, quiet: float = QUIET_SECONDS,
+           clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> list[str]:
+    """Let the writes the killed update had already sent land before looking: wait until none of this stack's load
+    balancers has been PENDING_* for ``quiet`` seconds in a row. A listener or member POST in flight when the update
+    was killed makes its load balancer PENDING_UPDATE, then an object the lookup finds; looked up too early, it was
+    missed, and the next `up` met Octavia's 409 for a duplicate listener (a CI run). Returns the names still pending
+    at ``timeout`` (the lookup then goes on, and says so)."""
+    deadline, calm_since = clock() + timeout, None
+    while True:
+        pending = sorted(lb.name for lb in conn.load_balancer.load_balancers(tags=identity.tag)
+                         if str(lb.provisioning_status).startswith("PENDING"))
+        now = clock()
+        calm_since = None if pending else (now if calm_since is None else calm_since)
+        if calm_since is not None and now - calm_since >= quiet:
+            return []
+        if now >= deadline:
+            return pending
+        sleep(1.0)
+
+
 def roll_back(conn, pending: list[dict], ours: Ours) -> tuple[list[str], list[str], list[str]]:
     """Undo every pending create found in the cloud and proven this stack's: (what was undone, types this tool cannot
     look up, what it left alone: ambiguous or someone else's)."""
@@ -340,7 +364,12 @@ def main() -> None:
     print(f"recover: looking in cloud {cloud or os.environ.get('OS_CLOUD') or '(OS_* variables)'}"
           f"{f', region {region}' if region else ''} for stack {project}/{options.stack}'s unrecorded creations")
     conn = connect(cloud, region)
-    undone, unknown, left = roll_back(conn, creating, ours_in(deployment, StackIdentity(project, options.stack)))
+    identity = StackIdentity(project, options.stack)
+    still = settle(conn, identity) if creating else []
+    if still:
+        print(f"recover: warning: load balancer(s) {', '.join(still)} still PENDING after 180 s; looking anyway",
+              file=sys.stderr)
+    undone, unknown, left = roll_back(conn, creating, ours_in(deployment, identity))
     for what in undone:
         print(f"recover: rolled back {what}: created before the interruption, never recorded")
     for urn in unknown:
