@@ -45,9 +45,10 @@ def seeded_mode(p: Paths) -> str:
 
 def mode(p: Paths) -> str:
     """The data plane of this state directory: LOCALCLOUD_DATAPLANE when set, else what the state directory was
-    seeded with in this mode's file, else DEFAULT ('ovn'; a state directory an older checkout seeded without the data
-    plane moves to it at the next `up`, see ctl.cmd_up)."""
-    return chosen() or _read(p.root / MODE_FILE) or ('ovn' if _read(p.root / LEGACY_FILE) == 'ovn' else DEFAULT)
+    seeded with in this mode's file, else DEFAULT ('ovn'; an older checkout's LEGACY_FILE says nothing here: its
+    'ovn' is the default anyway, and its 'none' was no choice, so that state directory moves to the data plane at
+    the next `up`, see ctl.data_plane_matches)."""
+    return chosen() or _read(p.root / MODE_FILE) or DEFAULT
 
 
 def remember(p: Paths) -> None:
