@@ -104,7 +104,8 @@ def main() -> None:
         cells = []
         for shape in SHAPES:
             values = [r[key] for r in results[shape] if key in r]
-            cells.append(f"{statistics.median(values):.1f}" if values else "-")
+            cells.append(("-" if not values else f"{statistics.median(values):.0f}" if key == "resources"
+                          else f"{statistics.median(values):.1f}"))
         print(f"{label:<34}{cells[0]:>24}{cells[1]:>32}")
 
 
