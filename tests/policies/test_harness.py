@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from ha_endpoint.core import contract
 from ha_endpoint.core.errors import ConfigError
 from policy_harness import run_preview
 from policy_runner import run_pack
@@ -316,7 +317,10 @@ def test_a_ready_zone_missing_from_the_record_is_reported_after_the_update():
 # -- ha-endpoint-dns-readiness-gate ----------------------------------------------------------------------------------
 
 def test_a_record_that_does_not_wait_for_a_zones_readiness_is_reported():
-    run = run_preview(amphora_endpoint()).drop_dependency("k8s-api-dns", "k8s-api-az2-ready")
+    # the record waits for the zone's readiness directly and through the floating IP association (associated once
+    # the zone is ready): both paths are cut
+    run = (run_preview(amphora_endpoint()).drop_dependency("k8s-api-dns", "k8s-api-az2-ready")
+           .drop_dependency(contract.floating_ip_association_name("k8s-api", "az2"), "k8s-api-az2-ready"))
     assert run.messages("ha-endpoint-dns-readiness-gate") == [
         "record set k8s-api-dns does not depend on k8s-api-az2-ready: under publish when-ready zone az2's address "
         "could be published before its members are ready; make the record set wait for that readiness resource"]

@@ -230,15 +230,30 @@ def _gate_message(address: str, az: str = "az1") -> str:
             f"record set depend on k8s-api-{az}-ready")
 
 
-def test_a_record_taking_a_zones_floating_ip_before_its_readiness_is_refused():
-    run = run_neighbours(record={"records": _zone_address("az1")})
-    assert run.violations() == [(RECORDS, _gate_message("the address of k8s-api-az1-fip-assoc"))]
+def _without_floating_ips() -> dict:
+    """The production endpoint publishing its VIPs (no floating network): a zone's address exists once its load
+    balancer does, before its members are ready."""
+    raw = production_endpoint()
+    del raw["floatingNetwork"]
+    return raw
+
+
+def test_a_record_taking_a_zones_vip_before_its_readiness_is_refused():
+    run = run_neighbours(endpoint=_without_floating_ips(), record={"records": _zone_address("az1")})
+    assert run.violations() == [(RECORDS, _gate_message("the address of k8s-api-az1-lb"))]
 
 
 def test_after_up_the_record_names_the_address():
-    run = run_neighbours(preview=False, record={"records": _zone_address("az1")})
+    run = run_neighbours(preview=False, endpoint=_without_floating_ips(), record={"records": _zone_address("az1")})
     address = run.named("extra-dns").inputs["records"][0]
     assert run.violations() == [(RECORDS, _gate_message(address))]
+
+
+def test_a_record_taking_a_zones_allocated_floating_ip_waits_through_its_association():
+    """The component associates a zone's floating IP once the zone is ready (resources/octavia.py): a record taking
+    the association's address waits for the readiness through it."""
+    for preview in (True, False):
+        assert run_neighbours(preview=preview, record={"records": _zone_address("az1")}).violations() == []
 
 
 def test_a_brought_floating_ip_written_as_a_literal_is_refused():

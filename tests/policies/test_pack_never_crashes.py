@@ -89,7 +89,7 @@ def test_a_policy_that_fails_anyway_is_a_violation_naming_it(monkeypatch):
 def _baseline(kind: str) -> HarnessRun:
     if kind == "ambiguous":  # a member whose pool id depends on every zone, an open rule, an ungated record
         return run_neighbours(member={"pool": any_zone_pool("az1", 6443)}, rule={"prefix": "0.0.0.0/0"},
-                              record={"records": lambda ep: [ep.zone_components["az2"].published_address]})
+                              record={"records": lambda ep: [ep.zone_components["az2"].serving.outputs["vip_address"]]})
     return run_neighbours(preview=kind == "preview")
 
 

@@ -81,8 +81,6 @@ class _OctaviaZone:
         self._last_write: Optional[pulumi.Resource] = None
         for listener in zone.listeners:
             self._listener(listener, zone, child)
-        self.floating_ip_resource: Optional[openstack.networking.FloatingIp] = None
-        floating_ip = self._floating_ip(zone, child)
         bootstrap = zone.publish == "bootstrap"
         require = "provisioned" if bootstrap else zone.readiness.require
         where = poll_inputs(zone.readiness.target, parent)
@@ -105,6 +103,13 @@ class _OctaviaZone:
                         opts=pulumi.ResourceOptions(parent=parent, aliases=[
                             pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None))
             for listener in zone.listeners for member in listener.members]
+        # The floating IP is associated once the zone is ready, never before: under the ovn provider the association
+        # is programmed by the provider's driver agent, which rewrites the OVN load balancer's VIP list from its own
+        # copy while octavia-api rewrites it from another; associated while members were still being written, a
+        # zone's floating IP lost that race and stayed dark after `up` (a CI run: az3's floating IP never answered).
+        # And when a zone's load balancer is replaced, its floating IP moves to the successor only once it serves.
+        self.floating_ip_resource: Optional[openstack.networking.FloatingIp] = None
+        floating_ip = self._floating_ip(zone, child, after=self.readiness)
         self.serving = ZoneServing(
             published_address=floating_ip if zone.floating.mode != "none" else lb.vip_address,
             exists=lb, exists_label="load balancer ACTIVE", readiness=self.readiness, ready=self.readiness.ready,
@@ -170,7 +175,9 @@ class _OctaviaZone:
                                            if member.member in self.member_ports else None)),
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {})))
 
-    def _floating_ip(self, zone: ZonePlan, child: pulumi.ResourceOptions) -> pulumi.Output[Optional[str]]:
+    def _floating_ip(self, zone: ZonePlan, child: pulumi.ResourceOptions,
+                     after: pulumi.Resource) -> pulumi.Output[Optional[str]]:
+        """The zone's floating IP (allocated, or the user's own), associated with the VIP port after ``after``."""
         floating = zone.floating
         if floating.mode == "none":
             return pulumi.Output.from_input(None)
@@ -183,5 +190,6 @@ class _OctaviaZone:
                                                    floating.name), opts=child)
             address = self.floating_ip_resource.address
         self.floating_ip_association = openstack.networking.FloatingIpAssociate(
-            floating.association_name, floating_ip=address, port_id=self.loadbalancer.vip_port_id, opts=child)
+            floating.association_name, floating_ip=address, port_id=self.loadbalancer.vip_port_id,
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[after])))
         return self.floating_ip_association.floating_ip
