@@ -176,14 +176,19 @@ def test_1_preview_with_the_policy_pack_then_up_every_zone_serving_its_own_membe
         assert [(m.name, m.operating_status) for m in members] == [(f"node-{zone}", "ONLINE")], (
             zone, [(m.address, m.operating_status) for m in members],
             ovn.sbctl(localcloud.paths, "--columns=ip,port,src_ip,status,logical_port", "list", "Service_Monitor"))
-    # the gate saw the members ONLINE (OVN's probes come from the members' subnet); the floating IP's path is
-    # programmed by the provider's driver agent after the association, unwatched by the gate: measured here
+    # the gate saw the members ONLINE (OVN's probes come from the members' subnet); the floating IP is associated
+    # after the gate and its path programmed by the provider's driver agent, asynchronously: within seconds. (Before
+    # the association waited for the gate, the agent's rewrite of the OVN VIP list raced octavia-api's and a zone's
+    # floating IP could stay dark for good: a CI run.) The lag is printed; a dark one shows its OVN rows.
     lag = {}
     for zone in ZONES:
         server, out = servers["first"][zone], zones[zone]
         started = time.monotonic()
-        assert eventually(f"{zone}'s floating IP answers", lambda: ask(out["floatingIp"]).split(), 60, 0.25) == \
-            [server.name, zone]
+        try:
+            answer = eventually(f"{zone}'s floating IP answers", lambda: ask(out["floatingIp"]).split(), 15, 0.25)
+        except AssertionError as dark:
+            raise AssertionError(f"{dark}; OVN: {ovn_rows(localcloud, seen['lbs'], seen['ports'], seen['addresses'])}")
+        assert answer == [server.name, zone]
         lag[zone] = round(time.monotonic() - started, 1)
     print(f"floating IPs answering after up: {lag} s later")
     published = {zones[zone]["floatingIp"] for zone in ZONES}
