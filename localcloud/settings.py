@@ -55,7 +55,8 @@ DB_ADMIN = getpass.getuser()
 
 
 def state_dir() -> Path:
-    default = Path(os.path.expanduser('~')) / '.cache' / 'ha-endpoint' / 'localcloud'
+    cache = os.environ.get('HA_ENDPOINT_CACHE') or Path(os.path.expanduser('~')) / '.cache' / 'ha-endpoint'
+    default = Path(cache) / 'localcloud'
     return Path(os.environ.get('HA_ENDPOINT_STATE') or default)
 
 

@@ -4,7 +4,7 @@
 	localcloud-dataplane-test dataplane-figures
 
 LOCALCLOUD_DIR := localcloud
-LOCALCLOUD_STATE ?= $(or $(HA_ENDPOINT_STATE),$(HOME)/.cache/ha-endpoint/localcloud)
+LOCALCLOUD_STATE ?= $(or $(HA_ENDPOINT_STATE),$(HA_ENDPOINT_CACHE)/localcloud)
 LOCALCLOUD_CLOUDS_YAML := $(LOCALCLOUD_STATE)/clouds.yaml
 LOCALCLOUD_ENV := HA_ENDPOINT_STATE=$(LOCALCLOUD_STATE)
 LOCALCLOUD_PYTEST_ARGS ?= -q -p no:warnings

@@ -26,7 +26,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ENGINE=$(cd "$HERE/.." && pwd)
-STATE=${HA_ENDPOINT_STATE:-$HOME/.cache/ha-endpoint/localcloud}
+STATE=${HA_ENDPOINT_STATE:-${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}/localcloud}
 PEER=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}/peer
 RESULTS=${PEER_RESULTS:-$PEER/results}
 P=${ENGINE_GO_P:-2}
