@@ -35,7 +35,9 @@ PROGRAM = textwrap.dedent('''
     dns_zone = openstack.dns.get_dns_zone(name="example.test.")
     openstack.dns.RecordSet(
         "pn-extra-dns", zone_id=dns_zone.id, name="pn-extra.example.test.", type="A", ttl=30,
-        records=[zone_az1.published_address] if bad else endpoint.addresses)
+        # the zone's VIP: it exists once the load balancer does (the floating IP is associated after the zone's
+        # readiness, so a record taking it waits)
+        records=[zone_az1.serving.outputs["vip_address"]] if bad else endpoint.addresses)
 ''')
 
 
@@ -66,7 +68,7 @@ def test_a_real_preview_refuses_each_neighbour_with_its_message(pulumi_environme
             "into the endpoint's VIP security group pn-api-vip-sg in a production stack (load balancers tagged "
             "'production')") in output
     assert "ha-endpoint-neighbour-dns-readiness" in output
-    assert ("record set pn-extra-dns (declared beside endpoint pn-api) publishes the address of pn-api-az1-fip-assoc, "
+    assert ("record set pn-extra-dns (declared beside endpoint pn-api) publishes the address of pn-api-az1-lb, "
             "zone az1's address, without waiting for pn-api-az1-ready") in output
     assert "Traceback" not in output and "could not finish" not in output
     assert stack.resources() == []
