@@ -12,7 +12,7 @@ import time
 import uuid
 from pathlib import Path
 
-from . import configs, procs, seed, services
+from . import configs, ports, procs, seed, services
 from .dataplane import config as dataplane, ovn
 from .rest import Client
 from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, RPC_QUEUES, Paths, load_secrets,
@@ -383,6 +383,7 @@ class Up:
     def all(self) -> None:
         self.p.makedirs()
         self.retire()
+        ports.check_free(self.p)  # another cloud on these ports: refused before anything starts
         infra = [threading.Thread(target=f) for f in (self.mariadb, self.rabbitmq, self.data_plane)]
         errors = parallel(infra)
         if errors:

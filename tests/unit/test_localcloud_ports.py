@@ -1,0 +1,39 @@
+"""The local cloud refuses to start on ports another process holds (localcloud/ports.py): a second cloud left
+running on the same port set took OVN's database ports and every Nova server went to ERROR."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from localcloud import ports
+
+PORTS = {"keystone": 5000, "ovn-nb": 6641, "octavia-health": 5555}
+PARENTS = {101: 100, 100: 1, 201: 200, 200: 1, 1: None}
+
+
+def test_ports_held_by_this_clouds_processes_or_their_workers_pass():
+    assert ports.foreign({5000: {100, 101}, 6641: {101}}, {100}, PARENTS.get, PORTS) == []
+
+
+def test_a_port_another_process_holds_is_named_with_its_service_and_pid():
+    assert ports.foreign({5000: {100}, 6641: {201}}, {100}, PARENTS.get, PORTS) == [("ovn-nb", 6641, 201)]
+
+
+def test_a_udp_only_port_is_not_checked_over_tcp():
+    assert ports.foreign({5555: {201}}, set(), PARENTS.get, PORTS) == []
+
+
+def test_a_parent_loop_ends():
+    assert ports.foreign({5000: {7}}, set(), {7: 8, 8: 7}.get, PORTS) == [("keystone", 5000, 7)]
+
+
+def test_the_listening_process_of_a_real_socket_is_found():
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        assert os.getpid() in ports.listening_pids([port]).get(port, set())
+        assert ports.parent_pid(os.getpid()) == os.getppid()
+        assert ports.foreign(ports.listening_pids([port]), set(), ports.parent_pid, {"keystone": port}) == [
+            ("keystone", port, os.getpid())]
