@@ -16,6 +16,7 @@ help:
 	@echo "make test-unit  the fast tests only (mocks, policies; no cloud, no engine)"
 	@echo "make recover    after a killed update: remove a dead lock, delete what the update created but never"
 	@echo "                recorded (provably this stack's, never an object its state records), refresh"
+	@echo "make watch      keep the dev stack's A record following its zones' health (Ctrl-C stops it; WATCH_ARGS=--dry-run)"
 	@echo "make bench      print the benchmark figures"
 
 venv: $(VENV_STAMP)

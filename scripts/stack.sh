@@ -10,10 +10,12 @@
 #   scripts/stack.sh recover   after an update was killed mid-way: drop a dead lock, delete what it created but never
 #                              recorded (only objects provably this stack's and not recorded in its state), then
 #                              clear the pending creates; `up` creates them again
+#   scripts/stack.sh watch     keep the endpoint's A record following its zones' health until Ctrl-C
+#                              (ha_endpoint.watch; WATCH_ARGS adds options, e.g. "--dry-run")
 # STACK=name selects another stack (its Pulumi.<name>.yaml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-action=${1:?usage: scripts/stack.sh up|preview|down|outputs|recover}
+action=${1:?usage: scripts/stack.sh up|preview|down|outputs|recover|watch}
 stack=${STACK:-dev}
 . scripts/env.sh
 # Secrets: the dev stack targets the local cloud and holds nothing secret, so it has a well-known passphrase. Every
@@ -42,5 +44,11 @@ case "$action" in
   down) pulumi destroy --yes --non-interactive --skip-preview --stack "$stack" ;;
   outputs) pulumi stack output --json --stack "$stack" ;;
   recover) .venv/bin/python scripts/recover.py --stack "$stack" ;;
-  *) echo "unknown action '$action': use up, preview, down, outputs or recover" >&2; exit 2 ;;
+  watch)
+    # DNS that follows health until Ctrl-C: ha_endpoint.watch on this stack's outputs, only its own record
+    project=$(sed -n 's/^name: *//p' Pulumi.yaml)
+    pulumi stack output --json --stack "$stack" | .venv/bin/python -m ha_endpoint.watch --outputs - \
+      --stack "$project/$stack" ${WATCH_ARGS:-}
+    ;;
+  *) echo "unknown action '$action': use up, preview, down, outputs, recover or watch" >&2; exit 2 ;;
 esac

@@ -1,0 +1,72 @@
+"""The watcher's loop: poll every zone, decide, write the record when the published set changes, log one line per
+action; stop cleanly between polls when asked.
+
+The published set starts as what the record holds (the zones whose address is in it), so a watcher started after
+an `up` agrees with the gates. Writes go through :class:`~ha_endpoint.watch.records.EndpointRecord`, which proves the
+record is the endpoint's before every write; under ``dry_run`` nothing is written and each action is logged as what
+would be done.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable, Mapping, Optional, Sequence
+
+from .decide import Action, Streak, Thresholds, decide, records
+from .observe import Reach, ZoneTarget, zone_health
+from .records import NotTheEndpoints
+
+
+class Watcher:
+    """Polls ``targets`` through ``source`` (the gates' client) and keeps ``record`` following their health."""
+
+    def __init__(self, targets: Sequence[ZoneTarget], source, record, thresholds: Thresholds,
+                 reach: Optional[Reach], dry_run: bool = False, log: Callable[[str], None] = print,
+                 clock: Callable[[], float] = time.time):
+        self.targets, self.source, self.record = list(targets), source, record
+        self.thresholds, self.reach, self.dry_run, self.log, self.clock = thresholds, reach, dry_run, log, clock
+        self.addresses: Mapping[str, Optional[str]] = {t.zone: t.address for t in self.targets}
+        self.streaks: dict[str, Streak] = {t.zone: Streak() for t in self.targets}
+        held = set(record.addresses())
+        self.published = frozenset(zone for zone, address in self.addresses.items() if address in held)
+        self.log(f"watching {record.fqdn}: zones {', '.join(sorted(self.addresses))}; published now: "
+                 f"{', '.join(sorted(self.published)) or 'none'}{' (dry run: nothing is written)' if dry_run else ''}")
+
+    def poll(self) -> list[Action]:
+        """One round: every zone polled once, then one decision (and at most one write)."""
+        for target in self.targets:
+            health = zone_health(self.source, target, self.reach)
+            if health is None:
+                continue
+            before = self.thresholds.stably(self.streaks[target.zone])
+            self.streaks[target.zone] = self.streaks[target.zone].after(health)
+            if self.thresholds.stably(self.streaks[target.zone]) != before and \
+                    self.thresholds.stably(self.streaks[target.zone]) is not None:
+                state = "healthy" if health.healthy else "unhealthy"
+                self.log(f"zone {target.zone} is stably {state}: {health.reason}")
+        following, actions = decide(self.published, self.streaks, self.addresses, self.thresholds)
+        for action in actions:
+            self.log(("would be " if self.dry_run and action.kind != "fail-open" else "") + action.line())
+        if following != self.published:
+            addresses = records(following, self.addresses)
+            if not self.dry_run:
+                try:
+                    self.record.write(addresses)
+                except NotTheEndpoints:
+                    raise
+                except Exception as error:  # noqa: BLE001 (a cloud fault: reported, and the next poll tries again)
+                    self.log(f"writing {self.record.fqdn} failed ({type(error).__name__}: {error}); the next poll "
+                             f"decides again")
+                    return actions
+                self.log(f"{self.record.fqdn} A {' '.join(addresses)}")
+            self.published = following
+        return actions
+
+    def run(self, stop: threading.Event, interval: float) -> None:
+        """Poll every ``interval`` seconds until ``stop`` is set (checked between polls and while waiting)."""
+        while not stop.is_set():
+            started = self.clock()
+            self.poll()
+            stop.wait(max(0.0, interval - (self.clock() - started)))
+        self.log("stopped")

@@ -1,0 +1,207 @@
+"""The watcher against fakes of Octavia and Designate (components/ha_endpoint/watch): one zone's health, the record
+it may write, the loop's log and writes."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import pytest
+from openstack.exceptions import NotFoundException
+
+from ha_endpoint.cloud.errors import TransientFetchError
+from ha_endpoint.core.identity import StackIdentity
+from ha_endpoint.readiness.errors import FetchFailed
+from ha_endpoint.readiness.model import LoadBalancerStatus, MemberStatus
+from ha_endpoint.watch.__main__ import targets_of
+from ha_endpoint.watch.decide import Thresholds
+from ha_endpoint.watch.observe import ZoneTarget, zone_health
+from ha_endpoint.watch.records import EndpointRecord, NotTheEndpoints, Owner, owner_of
+from ha_endpoint.watch.watcher import Watcher
+
+DEV = StackIdentity("ha-endpoint", "dev")
+ZONES = {"az1": "172.24.4.11", "az2": "172.24.4.12", "az3": "172.24.4.13"}
+
+
+class Octavia:
+    """Load balancer lb-<az> with pool pool-<az> holding one member per zone; ``down`` zones' members are ERROR,
+    ``gone`` zones' load balancers answer 404, ``flaky`` raises a transient error."""
+
+    def __init__(self):
+        self.down, self.gone, self.flaky = set(), set(), False
+
+    def fetch_load_balancer(self, lb_id):
+        zone = lb_id.removeprefix("lb-")
+        if self.flaky:
+            raise TransientFetchError("octavia answered 503")
+        if zone in self.gone:
+            error = FetchFailed(f"fetching load balancer {lb_id}: 404")
+            error.__cause__ = NotFoundException(f"LoadBalancer {lb_id} not found", http_status=404)
+            raise error
+        return LoadBalancerStatus(lb_id, "ACTIVE", "ONLINE")
+
+    def fetch_pool(self, pool_id):
+        zone = pool_id.removeprefix("pool-")
+        return [MemberStatus(f"m-{zone}", "ACTIVE", "ERROR" if zone in self.down else "ONLINE")]
+
+
+class Record:
+    fqdn = "api.example.test."
+
+    def __init__(self, addresses):
+        self.held, self.writes, self.fail = list(addresses), [], None
+
+    def addresses(self):
+        return sorted(self.held)
+
+    def write(self, addresses):
+        if self.fail:
+            raise self.fail
+        self.writes.append(list(addresses))
+        self.held = list(addresses)
+
+
+def targets():
+    return [ZoneTarget(zone, f"lb-{zone}", {"6443": f"pool-{zone}"}, address) for zone, address in ZONES.items()]
+
+
+def watcher(octavia, record, reach=None, **kwargs):
+    lines = []
+    return Watcher(targets(), octavia, record, Thresholds(3, 2), reach, log=lines.append, **kwargs), lines
+
+
+def test_a_zone_whose_members_fail_leaves_after_three_polls_and_returns_after_two():
+    octavia, record = Octavia(), Record(ZONES.values())
+    watch, lines = watcher(octavia, record)
+    octavia.down.add("az2")
+    for _ in range(3):
+        watch.poll()
+    assert record.writes == [["172.24.4.11", "172.24.4.13"]]
+    octavia.down.clear()
+    for _ in range(2):
+        watch.poll()
+    assert record.writes[-1] == sorted(ZONES.values())
+    assert [line for line in lines if line.startswith(("removing", "restoring"))] == [
+        "removing zone az2: no ONLINE member in pool 6443 (ACTIVE/ERROR)",
+        "restoring zone az2: members ONLINE 1/1"]
+
+
+def test_a_gone_load_balancer_or_a_dark_address_counts_as_unhealthy():
+    octavia = Octavia()
+    octavia.gone.add("az1")
+    assert zone_health(octavia, targets()[0], None).reason == "load balancer lb-az1 or a pool of it is gone"
+    dark = zone_health(Octavia(), targets()[2], lambda address, port: f"{address}:{port} does not accept a connection")
+    assert (dark.healthy, dark.reason) == (False, "172.24.4.13:6443 does not accept a connection")
+    assert zone_health(Octavia(), targets()[2], lambda *_: None).reason == \
+        "members ONLINE 1/1, 172.24.4.13 accepts connections"
+
+
+def test_an_octavia_outage_gives_no_verdict_and_moves_nothing():
+    octavia, record = Octavia(), Record(ZONES.values())
+    watch, _ = watcher(octavia, record)
+    octavia.down.add("az2")
+    watch.poll()
+    watch.poll()
+    octavia.flaky = True
+    for _ in range(5):
+        watch.poll()
+    assert record.writes == [] and watch.streaks["az2"].count == 2
+
+
+def test_the_last_zone_stays_when_every_zone_is_down():
+    octavia, record = Octavia(), Record(ZONES.values())
+    watch, lines = watcher(octavia, record)
+    octavia.down.update(ZONES)
+    for _ in range(4):
+        watch.poll()
+    assert record.writes == [] and record.held == list(ZONES.values())
+    assert any("failing open" in line for line in lines)
+
+
+def test_a_dry_run_logs_and_writes_nothing():
+    octavia, record = Octavia(), Record(ZONES.values())
+    watch, lines = watcher(octavia, record, dry_run=True)
+    octavia.down.add("az3")
+    for _ in range(4):
+        watch.poll()
+    assert record.writes == []
+    assert "would be removing zone az3: no ONLINE member in pool 6443 (ACTIVE/ERROR)" in lines
+
+
+def test_a_failed_write_is_reported_and_decided_again_at_the_next_poll():
+    octavia, record = Octavia(), Record(ZONES.values())
+    watch, lines = watcher(octavia, record)
+    octavia.down.add("az1")
+    record.fail = RuntimeError("designate answered 500")
+    for _ in range(3):
+        watch.poll()
+    assert record.writes == [] and any("writing api.example.test. failed (RuntimeError: designate answered 500)"
+                                       in line for line in lines)
+    record.fail = None
+    watch.poll()
+    assert record.writes == [["172.24.4.12", "172.24.4.13"]]
+
+
+def test_it_starts_from_what_the_record_publishes_and_stops_when_asked():
+    octavia, record = Octavia(), Record(["172.24.4.11"])
+    watch, lines = watcher(octavia, record)
+    assert watch.published == {"az1"}
+    stop = threading.Event()
+    stop.set()
+    watch.run(stop, interval=5)
+    assert lines[-1] == "stopped"
+
+
+# -- whose record --------------------------------------------------------------------------------------------------
+
+def lb(zone, stack=DEV, endpoint="k8s-api"):
+    return SimpleNamespace(id=f"lb-{zone}", description=stack.describe("HA endpoint", f"{endpoint}-{zone}-lb"))
+
+
+def test_the_owner_is_the_one_the_load_balancers_name():
+    assert owner_of([(z, lb(z)) for z in ZONES], DEV) == Owner(DEV, "k8s-api")
+    with pytest.raises(NotTheEndpoints, match="not ha-endpoint/prod's"):
+        owner_of([(z, lb(z)) for z in ZONES], StackIdentity("ha-endpoint", "prod"))
+    with pytest.raises(NotTheEndpoints, match="2 owners"):
+        owner_of([("az1", lb("az1")), ("az2", lb("az2", endpoint="other"))], None)
+    with pytest.raises(NotTheEndpoints, match="carries no endpoint identity"):
+        owner_of([("az1", SimpleNamespace(id="lb-az1", description="made by hand"))], None)
+
+
+class Designate:
+    def __init__(self, description):
+        self.record = SimpleNamespace(id="rs-1", type="A", records=["172.24.4.11"], description=description)
+        self.updates = []
+
+    def zones(self, name):
+        return [SimpleNamespace(id="zone-1", name=name)] if name == "example.test." else []
+
+    def recordsets(self, zone, name):
+        return [self.record] if name == "api.example.test." else []
+
+    def update_recordset(self, record, **attrs):
+        self.updates.append(attrs)
+
+
+def test_the_record_is_written_only_when_its_description_is_the_endpoints():
+    ours = Designate(DEV.describe("HA endpoint: one A record per ready availability zone", "k8s-api-dns"))
+    EndpointRecord(SimpleNamespace(dns=ours), "api.example.test.", Owner(DEV, "k8s-api")).write(["172.24.4.12"])
+    assert ours.updates == [{"records": ["172.24.4.12"]}]
+    for description in ("made by hand", StackIdentity("ha-endpoint", "prod").describe("x", "k8s-api-dns"),
+                        DEV.describe("x", "other-dns")):
+        theirs = Designate(description)
+        with pytest.raises(NotTheEndpoints, match="never written"):
+            EndpointRecord(SimpleNamespace(dns=theirs), "api.example.test.", Owner(DEV, "k8s-api")).write([])
+        assert theirs.updates == []
+
+
+def test_the_outputs_give_one_target_per_zone():
+    outputs = {"fqdn": "api.example.test.", "zones": {
+        "az1": {"loadbalancerId": "lb-az1", "poolIds": {"6443": "pool-az1"}, "floatingIp": "172.24.4.11",
+                "vipAddress": "10.10.1.5"},
+        "az2": {"loadbalancerId": "lb-az2", "poolIds": {"6443": "pool-az2"}, "floatingIp": None,
+                "vipAddress": "10.10.2.5"}}}
+    assert targets_of(outputs) == [ZoneTarget("az1", "lb-az1", {"6443": "pool-az1"}, "172.24.4.11"),
+                                   ZoneTarget("az2", "lb-az2", {"6443": "pool-az2"}, "10.10.2.5")]
+    with pytest.raises(Exception, match="no fqdn or no zones"):
+        targets_of({"zones": {}})
