@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
-from .settings import BASE_PORTS, PORTS, Paths
+from .settings import PORT_OFFSET, PORTS, Paths
 
 UDP_ONLY = {'octavia-health'}
 """Ports of ``PORTS`` that are UDP only: nothing listens on them over TCP."""
@@ -107,9 +107,8 @@ def check_free(p: Paths) -> None:
         except OSError:
             command = '?'
         lines.append(f'  port {port} ({service}): pid {pid}: {command}')
-    offset = PORTS['keystone'] - BASE_PORTS['keystone']
     raise RuntimeError(
-        f'{len(taken)} port(s) of this local cloud ({p.root}, port offset {offset}) are held by processes it did not '
+        f'{len(taken)} port(s) of this local cloud ({p.root}, port offset {PORT_OFFSET}) are held by processes it did not '
         f'start (another local cloud, from another state directory?):\n' + '\n'.join(lines) + '\n'
         f'Stop them (that cloud\'s `localcloud/down` with its HA_ENDPOINT_STATE), or start this one apart with '
         f'LOCALCLOUD_PORT_OFFSET=<a multiple of 1000, e.g. 21000> on a fresh state directory.')
