@@ -65,7 +65,11 @@ def log(line: str) -> None:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse(argv)
     try:
-        outputs = json.load(sys.stdin if args.outputs == "-" else open(args.outputs))
+        if args.outputs == "-":
+            outputs = json.load(sys.stdin)
+        else:
+            with open(args.outputs) as file:
+                outputs = json.load(file)
         targets = targets_of(outputs)
         expected = StackIdentity(*args.stack.split("/", 1)) if args.stack else None
         conn = connect(args.cloud, args.region)

@@ -93,6 +93,6 @@ def decide(published: frozenset[str], streaks: Mapping[str, Streak], addresses: 
                                   *(Action("restore", zone, reason(zone)) for zone in coming)]
 
 
-def records(published: frozenset[str], addresses: Mapping[str, Optional[str]]) -> list[str]:
+def record_addresses(published: frozenset[str], addresses: Mapping[str, Optional[str]]) -> list[str]:
     """The A record's addresses for the ``published`` zones, sorted (the component publishes them sorted too)."""
     return sorted({address for zone in published if (address := addresses.get(zone))})

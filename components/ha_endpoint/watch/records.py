@@ -80,5 +80,4 @@ class EndpointRecord:
 
     def write(self, addresses: list[str]) -> None:
         """Set the record's addresses (checked to be the endpoint's first, every time)."""
-        zone, record = self._find()
-        self.conn.dns.update_recordset(record, records=list(addresses))
+        self.conn.dns.update_recordset(self._find()[1], records=list(addresses))

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Callable, Mapping, Optional, Sequence
 
-from .decide import Action, Streak, Thresholds, decide, records
+from .decide import Action, Streak, Thresholds, decide, record_addresses
 from .observe import Reach, ZoneTarget, zone_health
 from .records import NotTheEndpoints
 
@@ -49,7 +49,7 @@ class Watcher:
         for action in actions:
             self.log(("would be " if self.dry_run and action.kind != "fail-open" else "") + action.line())
         if following != self.published:
-            addresses = records(following, self.addresses)
+            addresses = record_addresses(following, self.addresses)
             if not self.dry_run:
                 try:
                     self.record.write(addresses)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ha_endpoint.watch.decide import Action, Health, Streak, Thresholds, decide, records
+from ha_endpoint.watch.decide import Action, Health, Streak, Thresholds, decide, record_addresses
 from tests.budget import examples
 
 ZONES = ["az1", "az2", "az3", "az4"]
@@ -89,7 +89,7 @@ def test_a_lost_zone_leaves_after_the_unhealthy_polls_and_returns_after_the_heal
         published, actions = decide(published, streaks, addresses, limits)
         log += [(poll, action.line()) for action in actions]
     assert log == [(2, "removing zone az2: no ONLINE member in pool 6443"), (4, "restoring zone az2: 1/1 members ONLINE")]
-    assert records(published, addresses) == ["172.24.4.10", "172.24.4.11", "172.24.4.12"]
+    assert record_addresses(published, addresses) == ["172.24.4.10", "172.24.4.11", "172.24.4.12"]
 
 
 def test_when_every_zone_is_down_the_record_keeps_them_all():
