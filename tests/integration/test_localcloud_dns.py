@@ -90,9 +90,22 @@ def test_a_zone_and_a_multi_value_recordset_are_answered_updated_and_removed_wit
 
 
 def test_the_seeded_zone_is_served_by_named_at_designates_serial(localcloud, os_conn):
-    zone = os_conn.dns.get_zone(localcloud.seed['dns_zone_id'])
-    assert zone.name == DNS_ZONE and zone.status == 'ACTIVE'
-    assert query.soa_serial(DNS_ZONE) == zone.serial
+    """Whenever Designate says the shared zone is ACTIVE, named answers its serial. Tests beside this one change the
+    zone (it goes PENDING for a moment per change), so the pair is read until one reading finds it settled."""
+    deadline = time.monotonic() + 60
+    readings = []
+    while True:
+        zone = os_conn.dns.get_zone(localcloud.seed['dns_zone_id'])
+        served = query.soa_serial(DNS_ZONE)
+        again = os_conn.dns.get_zone(zone)
+        readings.append((zone.status, zone.serial, served, again.serial))
+        if zone.status == 'ACTIVE' and again.status == 'ACTIVE' and zone.serial == again.serial:
+            break  # nothing changed the zone while named was asked
+        assert zone.status != 'ERROR', f'{DNS_ZONE}: ERROR'
+        assert time.monotonic() < deadline, f'{DNS_ZONE} never settled ACTIVE within 60 s: {readings[-5:]}'
+        time.sleep(0.2)
+    assert zone.name == DNS_ZONE
+    assert served == zone.serial, f'Designate says {DNS_ZONE} is ACTIVE at serial {zone.serial}, named answers {served}'
     ns = {r for rs in os_conn.dns.recordsets(zone) if rs.type == 'NS' for r in rs.records}
     assert query.ask(DNS_ZONE, 'NS').records == tuple(sorted(ns))
 
