@@ -19,12 +19,23 @@ help:
 	@echo "make watch      keep the dev stack's A record following its zones' health (Ctrl-C stops it; WATCH_ARGS=--dry-run)"
 	@echo "make bench      print the benchmark figures"
 
+# The virtualenvs are installed by uv (from PyPI, kept in $(HA_ENDPOINT_CACHE)/tools): the same pinned packages as
+# pip installs, in a few seconds instead of a minute and a half (its cache holds them unpacked). --seed puts pip in
+# each virtualenv too: the Pulumi CLI and the packaging test install with it, as users do.
+UV_VERSION := 0.9.0
+UV_DIR := $(HA_ENDPOINT_CACHE)/tools/uv-$(UV_VERSION)
+UV := $(UV_DIR)/bin/uv
+
+$(UV):
+	rm -rf $(UV_DIR) && python3 -m venv $(UV_DIR)
+	$(UV_DIR)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): requirements.txt pyproject.toml
-	test -x .venv/bin/python || python3 -m venv .venv
-	.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
-	.venv/bin/pip install --quiet --disable-pip-version-check --no-deps -e .   # the ha_endpoint package, from components/
+$(VENV_STAMP): requirements.txt pyproject.toml | $(UV)
+	test -x .venv/bin/python || $(UV) venv --quiet --seed --python python3 --python-preference only-system .venv
+	VIRTUAL_ENV=.venv $(UV) pip install --quiet -r requirements.txt
+	VIRTUAL_ENV=.venv $(UV) pip install --quiet --no-deps -e .   # the ha_endpoint package, from components/
 	rm -f .venv/.installed-* && touch $@
 
 test:                      # scripts/test.sh: set-up in parallel, the tests on 3 workers, then the exclusive ones

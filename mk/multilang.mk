@@ -28,9 +28,9 @@ COMPONENT_STAMP := $(COMPONENT_VENV)/.installed-$(shell cat components/requireme
 
 component-venv: $(COMPONENT_STAMP)
 
-$(COMPONENT_STAMP): components/requirements.txt requirements.txt pyproject.toml
-	test -x $(COMPONENT_VENV)/bin/python || python3 -m venv $(COMPONENT_VENV)
-	cd components && ../$(COMPONENT_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+$(COMPONENT_STAMP): components/requirements.txt requirements.txt pyproject.toml | $(UV)
+	test -x $(COMPONENT_VENV)/bin/python || $(UV) venv --quiet --seed --python python3 --python-preference only-system $(COMPONENT_VENV)
+	cd components && VIRTUAL_ENV=../$(COMPONENT_VENV) $(UV) pip install --quiet -r requirements.txt
 	rm -f $(COMPONENT_VENV)/.installed-* && touch $@
 
 schema: venv engine

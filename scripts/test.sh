@@ -6,9 +6,9 @@
 #    Cluster API CRDs. Each part's time is printed.
 # 2. The tests that share the cloud peacefully, on HA_ENDPOINT_TEST_WORKERS pytest-xdist workers (default 3: the
 #    end-to-end tests mostly wait for the cloud), one test file per worker at a time (--dist loadfile: a module's
-#    stack fixtures stay in one process).
+#    stack fixtures stay in one process), the longest file first as the last run timed it (tests/schedule.py).
 # 3. The tests marked `exclusive` (they stop Keystone, make the whole Octavia API answer 503, freeze Octavia's
-#    worker...), alone.
+#    worker...), alone on the cloud, with the offline tiers (unit, policies) beside them on one worker.
 # 4. One summary: test time per tier (tests/tiers.py), set-up and phase wall times, then `total: N passed, N failed`.
 # Arguments are passed to both pytest runs (e.g. `scripts/test.sh -x`).
 set -uo pipefail
@@ -67,8 +67,14 @@ phase() {  # phase <label> <pytest args...>
     [ "$rc" -ne 0 ] && status=$rc
     echo "make test: $label took $(elapsed "$t") s"
 }
-phase parallel -q -n "$workers" --dist loadfile -m "not exclusive" "$@"
+phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "$@"
+# The offline tiers (unit, policies: no cloud, no engine) run beside the exclusive tests, which mostly wait for the
+# cloud: one worker, its output printed after the exclusive phase's.
+( status=0; phase offline -q -m "not integration and not e2e" "$@" >"$logs/offline.log" 2>&1; exit $status ) &
+offline_pid=$!
 phase exclusive -q -m exclusive "$@"
+wait "$offline_pid" || status=1
+cat "$logs/offline.log"
 
 .venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$setup_seconds" "$(elapsed "$started")" "${setup_lines[@]}" <<'EOF'
 import json, sys

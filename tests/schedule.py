@@ -1,0 +1,113 @@
+"""Which test file a pytest-xdist worker takes next under ``--dist loadfile``: the longest first (a pytest plugin,
+loaded from ``-p tests.schedule``, see pyproject.toml).
+
+xdist's own file scheduling hands out files by their number of tests and gives a worker a new file whenever it has two
+tests or fewer left. The end-to-end files have few tests that each take minutes, so they were handed out last and
+piled up behind each other on one worker (the README walk, 270 s in one test, then another file of minutes) while the
+other workers ran out of work: the parallel phase took as long as its most loaded worker.
+
+Here a worker gets a new file only when it holds one test or none (a worker runs a test once it knows the next one,
+so one must stay queued behind it), and the file it gets is the longest left, except behind a long last test, where
+the shortest left waits instead of a long one. How long a file takes is what it took in the last run that ran it
+(``$HA_ENDPOINT_CACHE/test-durations.json``: each test's set-up, call and tear-down, written at the end of each run by
+the controller); a test never timed is estimated by its tier (an end-to-end test a minute, an integration test 15 s,
+a policy or unit test a fraction of a second).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+
+from tests.tiers import tier_of
+
+PER_TEST_GUESS = {"e2e": 60.0, "integration": 15.0, "policies": 0.5, "unit": 0.2, "other": 1.0}
+LONG_LAST_TEST = 20.0  # seconds: behind a last test this long, the shortest file waits rather than the longest
+
+
+def durations_file() -> Path:
+    cache = os.environ.get("HA_ENDPOINT_CACHE") or str(Path.home() / ".cache" / "ha-endpoint")
+    return Path(cache) / "test-durations.json"
+
+
+def read_durations(path: Path) -> dict[str, float]:
+    """Test id → seconds in the last run that ran it; {} when nothing was recorded (or the record is unreadable)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))} if isinstance(data, dict) else {}
+
+
+def estimate(nodeid: str, known: dict[str, float]) -> float:
+    """Seconds the test is expected to take: its recorded time, else its tier's guess."""
+    return known.get(nodeid, PER_TEST_GUESS[tier_of(nodeid)])
+
+
+def order(units: dict[str, list[str]], known: dict[str, float]) -> list[str]:
+    """The files (file → its selected test ids) longest first; ties by name, so the order is reproducible."""
+    return sorted(units, key=lambda f: (-sum(estimate(t, known) for t in units[f]), f))
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LongestFirst(LoadFileScheduling):
+        """xdist's file scheduling with the order and hand-out rule above."""
+
+        def __init__(self, config, log=None):
+            super().__init__(config, log)
+            self.known = read_durations(durations_file())
+            self.ordered = False
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:  # once, when the collection's files are known
+                units = dict(self.workqueue)
+                self.workqueue.clear()
+                for scope in order({scope: list(tests) for scope, tests in units.items()}, self.known):
+                    self.workqueue[scope] = units[scope]
+                self.ordered = True
+            pending = [nodeid for work in self.assigned_work.get(node, {}).values()
+                       for nodeid, done in work.items() if not done]
+            if len(pending) == 1 and len(self.workqueue) > 1 and estimate(pending[0], self.known) >= LONG_LAST_TEST:
+                self.workqueue.move_to_end(next(reversed(self.workqueue)), last=False)  # the shortest, next
+            super()._assign_work_unit(node)
+
+        def _reschedule(self, node) -> None:
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+                return
+            if self._pending_of(self.assigned_work[node]) > 1:
+                return
+            self._assign_work_unit(node)
+
+    return LongestFirst(config, log)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The controller (or a run without workers) records each test's time: its set-up, call and tear-down."""
+    if hasattr(config, "workerinput"):
+        return
+    seconds: dict[str, float] = defaultdict(float)
+    for values in terminalreporter.stats.values():
+        for report in values:
+            if hasattr(report, "nodeid") and hasattr(report, "when"):
+                seconds[report.nodeid] += float(getattr(report, "duration", 0.0) or 0.0)
+    if not seconds:
+        return
+    path = durations_file()
+    recorded = read_durations(path)
+    recorded.update({nodeid: round(total, 2) for nodeid, total in seconds.items()})
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(recorded, indent=0, sort_keys=True) + "\n")
+        tmp.replace(path)
+    except OSError:
+        pass  # the order is an optimisation: a read-only cache costs time, never a result

@@ -1,0 +1,60 @@
+"""tests/schedule.py: pytest-xdist workers take the longest test file first, timed by the last run."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.schedule import estimate, order, read_durations
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_files_go_longest_first_by_recorded_time_then_by_tier():
+    units = {"tests/unit/test_a.py": ["tests/unit/test_a.py::t1", "tests/unit/test_a.py::t2"],
+             "tests/e2e/test_b.py": ["tests/e2e/test_b.py::t"],
+             "tests/integration/test_c.py": ["tests/integration/test_c.py::t"],
+             "tests/unit/test_d.py": ["tests/unit/test_d.py::t"]}
+    # never timed: end-to-end before integration before unit; the unit file with more tests before the other
+    assert order(units, {}) == ["tests/e2e/test_b.py", "tests/integration/test_c.py", "tests/unit/test_a.py",
+                                "tests/unit/test_d.py"]
+    # timed: the recorded seconds decide, whatever the tier
+    known = {"tests/unit/test_d.py::t": 500.0, "tests/e2e/test_b.py::t": 3.0}
+    assert order(units, known)[0] == "tests/unit/test_d.py"
+    assert estimate("tests/e2e/test_b.py::t", known) == 3.0
+
+
+def test_an_unreadable_or_foreign_record_counts_as_none(tmp_path):
+    path = tmp_path / "d.json"
+    assert read_durations(path) == {}
+    path.write_text("{not json")
+    assert read_durations(path) == {}
+    path.write_text(json.dumps(["a", "b"]))
+    assert read_durations(path) == {}
+    path.write_text(json.dumps({"x::y": 2, "bad": "slow"}))
+    assert read_durations(path) == {"x::y": 2.0}
+
+
+def test_a_real_xdist_run_takes_the_longest_file_first_and_records_every_tests_time(tmp_path):
+    """b is the longest file, then c, then a. b's last test is long: the worker must know its next test before it
+    runs one, so the shortest file (a) is what waits behind it, and c comes after a."""
+    suite = tmp_path / "tests" / "unit"
+    suite.mkdir(parents=True)
+    log = tmp_path / "order.log"
+    for name in ("test_a", "test_b", "test_c"):
+        (suite / f"{name}.py").write_text(
+            f"def test_{name}_1():\n    open({str(log)!r}, 'a').write('{name}\\n')\n\n"
+            f"def test_{name}_2():\n    pass\n")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "test-durations.json").write_text(json.dumps({"tests/unit/test_b.py::test_test_b_1": 90.0,
+                                                           "tests/unit/test_b.py::test_test_b_2": 25.0,
+                                                           "tests/unit/test_c.py::test_test_c_2": 30.0}))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "tests.schedule", "-n", "1", "--dist", "loadfile",
+                          "-p", "no:cacheprovider", "tests"], cwd=tmp_path, capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HA_ENDPOINT_CACHE": str(cache)},
+                         timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert log.read_text().split() == ["test_b", "test_a", "test_c"]
+    recorded = json.loads((cache / "test-durations.json").read_text())
+    assert set(recorded) == {f"tests/unit/test_{n}.py::test_test_{n}_{i}" for n in "abc" for i in (1, 2)}
+    assert recorded["tests/unit/test_b.py::test_test_b_1"] < 90.0  # this run's time replaced the old one
