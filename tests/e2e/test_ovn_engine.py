@@ -30,7 +30,7 @@ import pytest
 
 from localcloud.dataplane import ovn, reach
 from localcloud.testing import Cleanup, eventually
-from tests.e2e.cloud_checks import loadbalancers_named, pools_of, resolve_a
+from tests.e2e.cloud_checks import loadbalancers_named, pools_of, recordset_addresses, resolve_a
 from tests.e2e.pulumi_cli import REPO, PulumiStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
@@ -43,9 +43,9 @@ TLS = ssl.create_default_context()
 TLS.check_hostname, TLS.verify_mode = False, ssl.CERT_NONE
 
 
-def endpoint_config(servers: dict[str, str]) -> dict:
+def endpoint_config(servers: dict[str, str], **readiness) -> dict:
     """The dev stack's shape on the ovn provider: one TCP listener with a TCP monitor, members given by server id
-    (``servers``: az -> server id)."""
+    (``servers``: az -> server id); ``readiness`` adds to the readiness settings."""
     return {
         "name": ENDPOINT,
         "loadBalancerProvider": "ovn",
@@ -55,7 +55,7 @@ def endpoint_config(servers: dict[str, str]) -> dict:
                                                  "maxRetriesDown": 3}}],
         "members": [{"name": f"node-{zone}", "server": servers[zone], "az": zone} for zone in ZONES],
         "dns": {"dnsZone": "example.test.", "record": ENDPOINT, "ttl": 30, "publish": "when-ready"},
-        "readiness": {"timeoutSeconds": 300, "require": "online"},
+        "readiness": {"timeoutSeconds": 300, "require": "online", **readiness},
     }
 
 
@@ -284,7 +284,71 @@ def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, s
         seen["addresses"].add(after[zone]["floatingIp"])
 
 
-def test_4_destroy_leaves_nothing_in_octavia_neutron_or_ovn(stack, localcloud, seen):
+DEAD_AFTER = 15  # seconds: the unpublish tests' readiness.deadAfterSeconds
+
+
+def published(localcloud) -> set[str]:
+    """The endpoint's A record as Designate holds it and as the cloud's DNS server answers it (asserted equal)."""
+    held = recordset_addresses(localcloud.conn, "example.test.", FQDN)
+    eventually("named answers what Designate holds", lambda: resolve_a(FQDN) == held, 30, 0.25)
+    return held
+
+
+def test_4_up_while_an_az_is_down_leaves_that_zone_unpublished_in_bounded_time_and_below_the_floor_fails(
+        stack, servers, localcloud):
+    """readiness.onZoneNotReady: unpublish. With az2's chassis stopped (`localcloud/fault az-down az2`), an `up`
+    that gives az2 a new member completes: az2's member never comes up, the zone counts as dead after
+    deadAfterSeconds (not the 300 s timeout) and leaves DNS, az1 and az3 stay. Asked for 3 ready zones, the same
+    `up` fails naming az2 and DNS is left as it was."""
+    zones = stack.outputs()["zones"]
+    addresses = {zone: zones[zone]["floatingIp"] for zone in ZONES}
+    assert published(localcloud) == set(addresses.values())
+    members = {zone: server.id for zone, server in servers["second"].items()}
+    members["az2"] = servers["first"]["az2"].id                   # az2 gets a new member during the outage
+    stack.write_config(endpoint_config(members, onZoneNotReady="unpublish", deadAfterSeconds=DEAD_AFTER,
+                                       minReadyZones=2))
+    localcloud.faults.az_down("az2")
+    try:
+        up = stack.up()
+        after = stack.outputs()["zones"]
+        assert (after["az2"]["ready"], after["az2"]["published"]) == (False, False), after["az2"]
+        assert "the zone is dead (every member has been down for" in after["az2"]["notReadyReason"], after["az2"]
+        assert all(after[zone]["published"] for zone in ("az1", "az3"))
+        assert after["az2"]["loadbalancerId"] == zones["az2"]["loadbalancerId"], "the zone keeps its resources"
+        assert published(localcloud) == {addresses["az1"], addresses["az3"]}
+        assert "zone az2 is not published: load balancer" in up.output  # the warning the operator reads
+
+        stack.write_config(endpoint_config(members, onZoneNotReady="unpublish", deadAfterSeconds=DEAD_AFTER,
+                                           minReadyZones=3))
+        below = stack.up(check=False)
+        assert below.returncode != 0
+        assert "only 2 of 3 zones are ready (az1, az3), fewer than readiness.minReadyZones (3)" in below.output, \
+            below.output[-3000:]
+        assert "az2: load balancer" in below.output
+        assert published(localcloud) == {addresses["az1"], addresses["az3"]}, "the floor stops the update before DNS"
+    finally:
+        localcloud.faults.az_up("az2")
+    print(f"\nup with az2 down: {up.seconds:.1f}s (deadAfterSeconds {DEAD_AFTER}, timeoutSeconds 300); "
+          f"below the floor: failed after {below.seconds:.1f}s")
+
+
+def test_5_once_the_az_is_back_the_next_up_publishes_the_zone_again(stack, servers, localcloud):
+    members = {zone: server.id for zone, server in servers["second"].items()}
+    members["az2"] = servers["first"]["az2"].id
+    stack.write_config(endpoint_config(members, onZoneNotReady="unpublish", deadAfterSeconds=DEAD_AFTER,
+                                       minReadyZones=2))
+    [pool] = pools_of(localcloud.conn, stack.outputs()["zones"]["az2"]["loadbalancerId"])
+    eventually("az2's member ONLINE again (the zone serves)", lambda: [
+        m.operating_status for m in localcloud.conn.load_balancer.members(pool.id)] == ["ONLINE"], 90, 1)
+    up = stack.up()
+    zones = stack.outputs()["zones"]
+    assert (zones["az2"]["ready"], zones["az2"]["published"], zones["az2"]["notReadyReason"]) == (True, True, None)
+    assert published(localcloud) == {zones[zone]["floatingIp"] for zone in ZONES}
+    assert ask(zones["az2"]["floatingIp"]).split() == [servers["first"]["az2"].name, "az2"]
+    print(f"\nup after az-up: {up.seconds:.1f}s; az2 published again")
+
+
+def test_6_destroy_leaves_nothing_in_octavia_neutron_or_ovn(stack, localcloud, seen):
     assert seen["lbs"], "the earlier steps recorded no load balancer"
     before = ovn_rows(localcloud, seen["lbs"], seen["ports"], seen["addresses"])
     assert any(row.startswith("Load_Balancer") for row in before), before   # the query sees the stack's rows

@@ -208,9 +208,15 @@ def recordset(cloud, name: str, inputs: dict) -> dict:
     return {}
 
 
+class ReadinessFailed(Exception):
+    """A readiness gate's create failing, as the provider's does when a zone does not become ready (on_not_ready
+    ``fail``)."""
+
+
 def readiness(cloud, name: str, inputs: dict) -> dict:
-    """The readiness dynamic resource: ready once every member it waits for exists (and its AZ is not listed in
-    ``cloud.unready_azs``, which tests use to hold a zone back)."""
+    """The readiness dynamic resource: ready once every member it waits for exists. A zone whose AZ is listed in
+    ``cloud.unready_azs`` (tests use it to hold a zone back) never becomes ready: its gate fails the update, or, with
+    ``on_not_ready: unpublish``, records ``ready`` false and the reason, as the provider does."""
     if "pools" not in inputs:  # a MemberDrain: nothing to answer before a delete
         return {}
     pools = inputs.get("pools") or {}
@@ -220,8 +226,14 @@ def readiness(cloud, name: str, inputs: dict) -> dict:
     ready = all(member_id in members for spec in pools.values() for member_id in spec.get("member_ids", []))
     if cloud.preview:
         return {}
-    lb = cloud.kind(LB).get(inputs.get("loadbalancer_id"), {})
-    return {"ready": ready and lb.get("availabilityZone") not in cloud.unready_azs}
+    lb_id = inputs.get("loadbalancer_id")
+    lb = cloud.kind(LB).get(lb_id, {})
+    if lb.get("availabilityZone") not in cloud.unready_azs:
+        return {"ready": ready, "not_ready_reason": None}
+    reason = f"load balancer {lb_id}: the zone is dead (every member has been down for 60s)"
+    if inputs.get("on_not_ready") == "unpublish":
+        return {"ready": False, "not_ready_reason": reason}
+    raise ReadinessFailed(f"load balancer {lb_id}: members not ready after {inputs.get('timeout_seconds')}s")
 
 
 LB = "openstack:loadbalancer/loadBalancer:LoadBalancer"

@@ -232,6 +232,31 @@ def test_one_open_production_listener_is_reported():
         "'production'); set allowedCidrs to the client networks that need the endpoint"]
 
 
+# -- ha-endpoint-outage-floor ----------------------------------------------------------------------------------------
+
+def _unpublishing(**readiness):
+    raw = _production_endpoint()
+    raw["dns"]["perZoneRecords"] = False
+    raw["readiness"] = {"onZoneNotReady": "unpublish", **readiness}
+    return raw
+
+
+def test_a_production_endpoint_that_may_end_an_update_on_one_zone_is_refused_and_the_default_floor_passes():
+    assert run_preview(_unpublishing()).messages("ha-endpoint-outage-floor") == []  # default: every zone but one
+    assert run_preview(_unpublishing(minReadyZones=3)).messages("ha-endpoint-outage-floor") == []
+    assert run_preview(_unpublishing(minReadyZones=1)).messages("ha-endpoint-outage-floor") == [
+        "endpoint k8s-api in a production stack (load balancers tagged 'production'): minReadyZones is 1: an update "
+        "during an outage may leave a single zone serving; set readiness.minReadyZones to at least 2"]
+
+
+def test_the_floor_is_judged_only_where_it_applies():
+    raw = amphora_endpoint()  # not production
+    raw["dns"]["perZoneRecords"] = False
+    raw["readiness"] = {"onZoneNotReady": "unpublish", "minReadyZones": 1}
+    assert run_preview(raw).messages("ha-endpoint-outage-floor") == []
+    assert run_preview(_production_endpoint()).messages("ha-endpoint-outage-floor") == []  # fail: no floor
+
+
 # -- ha-endpoint-pool-health-monitor ---------------------------------------------------------------------------------
 
 def test_a_listener_without_monitor_is_refused_by_the_component_and_its_pools_by_the_pack():
@@ -290,6 +315,7 @@ def _held_back(zone: str):
     cloud.unready_azs.add(zone)
     raw = amphora_endpoint()
     raw["dns"]["perZoneRecords"] = False
+    raw["readiness"] = {"onZoneNotReady": "unpublish"}
     return run_preview(raw, cloud, preview=False)
 
 

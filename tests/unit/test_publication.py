@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ha_endpoint.core import contract
-from ha_endpoint.resources.dns import NothingToPublish, published_addresses
+from ha_endpoint.resources.dns import NothingToPublish, TooFewZonesReady, floor_problem, published_addresses
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint, internal_endpoint
 
@@ -15,23 +15,62 @@ def test_published_addresses_are_the_ready_zones_addresses_sorted():
         == ["10.0.0.5", "172.24.4.9"]
 
 
-def test_a_zone_that_is_not_ready_is_left_out_of_dns():
-    cloud = FakeCloud.dev()
-    cloud.unready_azs.add("az2")
+def unpublishing(**readiness):
     raw = amphora_endpoint()
     raw["dns"]["perZoneRecords"] = False
-    run = run_component(raw, cloud, preview=False)
+    raw["readiness"] = {"onZoneNotReady": "unpublish", **readiness}
+    return raw
+
+
+def test_a_zone_that_is_not_ready_is_left_out_of_dns_with_the_reason_in_the_outputs():
+    cloud = FakeCloud.dev()
+    cloud.unready_azs.add("az2")
+    run = run_component(unpublishing(), cloud, preview=False)
     zones = run.outputs["zones"]
     assert (zones["az2"]["ready"], zones["az2"]["published"]) == (False, False)
+    assert zones["az2"]["notReadyReason"].endswith("the zone is dead (every member has been down for 60s)")
+    assert zones["az1"]["notReadyReason"] is None and zones["az1"]["published"] is True
     assert run.outputs["addresses"] == sorted([zones["az1"]["floatingIp"], zones["az3"]["floatingIp"]])
     assert run.named(contract.recordset_name("k8s-api"))["inputs"]["records"] == run.outputs["addresses"]
+    assert zones["az2"]["loadbalancerId"], "the zone keeps its resources"
 
 
-def test_no_ready_zone_means_no_record_and_a_clear_error():
+def test_by_default_a_zone_that_is_not_ready_fails_the_update_and_dns_is_not_written():
     cloud = FakeCloud.dev()
-    cloud.unready_azs.update({"az1", "az2", "az3"})
-    with pytest.raises(NothingToPublish, match="api.example.test.: no availability zone is ready"):
+    cloud.unready_azs.add("az2")
+    with pytest.raises(Exception, match="members not ready"):
         run_component(amphora_endpoint(), cloud, preview=False)
+    assert "api.example.test." not in [r["name"] for r in cloud.kind(contract.RECORDSET_TYPE).values()]
+
+
+@pytest.mark.parametrize("floor, unready, ready_left", [(None, {"az2", "az3"}, "az1"), (3, {"az3"}, "az1, az2"),
+                                                        (1, {"az1", "az2", "az3"}, "none")])
+def test_below_the_floor_the_update_stops_before_dns_changes_naming_every_zone_not_ready(floor, unready, ready_left):
+    cloud = FakeCloud.dev()
+    cloud.unready_azs.update(unready)
+    raw = unpublishing(**({} if floor is None else {"minReadyZones": floor}))
+    with pytest.raises(TooFewZonesReady) as caught:
+        run_component(raw, cloud, preview=False)
+    message = str(caught.value)
+    expected_floor = 2 if floor is None else floor  # default: every zone but one
+    assert f"zones are ready ({ready_left}), fewer than readiness.minReadyZones ({expected_floor})" in message
+    for az in sorted(unready):
+        assert f"{az}: load balancer " in message and "the zone is dead" in message
+    assert not cloud.kind(contract.RECORDSET_TYPE)
+
+
+def test_the_floor_rule_counts_ready_zones_and_names_the_others():
+    states = [("az1", True, None), ("az2", False, "dead"), ("az3", False, None)]
+    assert floor_problem(states, 1) is None
+    assert floor_problem(states, 2).startswith("only 1 of 3 zones are ready (az1), fewer than readiness.minReadyZones "
+                                               "(2), so the update stops before DNS changes. Not ready: az2: dead; "
+                                               "az3: not ready.")
+
+
+def test_no_address_at_all_is_still_refused_by_name():
+    with pytest.raises(NothingToPublish, match="api.example.test.: no availability zone is ready"):
+        from ha_endpoint.resources.dns import _non_empty
+        _non_empty([], "api.example.test.")
 
 
 def test_an_internal_endpoint_allocates_no_floating_ip_and_publishes_the_vips():

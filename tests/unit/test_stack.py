@@ -13,7 +13,7 @@ from tests.mocks.configs import amphora_endpoint
 
 EXPORTS = {"fqdn", "ports", "addresses", "membersSecurityGroupId", "vipSecurityGroupId", "zones"}
 ZONE_OUTPUTS = {"loadbalancerId", "vipAddress", "vipPortId", "floatingIp", "poolIds", "memberIds", "ready", "published",
-                "gate"}
+                "notReadyReason", "gate"}
 
 
 def stack_config(endpoint: dict) -> dict:

@@ -325,3 +325,29 @@ def test_every_key_with_any_wrong_value_is_refused_in_words_a_user_knows():
                 assert FIX_WORDS.search(text.split(": ", 1)[-1]), text
 
     check()
+
+
+def test_the_outage_settings_are_checked_with_the_key_and_the_fix():
+    raw = amphora_config()
+    raw["readiness"] = {"onZoneNotReady": "skip"}
+    assert problems_of(raw) == [
+        f"{ROOT}.readiness.onZoneNotReady: onZoneNotReady is the text 'skip', which is not one of fail, unpublish; "
+        "use one of them"]
+    raw["readiness"] = {"minReadyZones": 2}
+    assert problems_of(raw) == [
+        f"{ROOT}.readiness.minReadyZones: applies only with readiness.onZoneNotReady: unpublish (with fail, every zone "
+        "must be ready); set onZoneNotReady: unpublish, or remove minReadyZones"]
+    raw["readiness"] = {"onZoneNotReady": "unpublish", "minReadyZones": 4}
+    raw["dns"]["perZoneRecords"] = False
+    assert problems_of(raw) == [
+        f"{ROOT}.readiness.minReadyZones: is 4 but the endpoint has 3 zones, so no update could ever complete; set it "
+        "to at most 3"]
+    raw["readiness"] = {"onZoneNotReady": "unpublish"}
+    raw["dns"]["perZoneRecords"] = True
+    assert problems_of(raw) == [
+        f"{ROOT}.readiness.onZoneNotReady: unpublish cannot leave a zone out of its own record (dns.perZoneRecords: "
+        "Designate refuses an empty record); set dns.perZoneRecords: false, or onZoneNotReady: fail"]
+    raw["dns"]["perZoneRecords"] = False
+    args = load_endpoint_args(raw)
+    assert (args.readiness.on_zone_not_ready, args.readiness.min_ready_zones, args.readiness.dead_after_seconds) == \
+        ("unpublish", None, 60)

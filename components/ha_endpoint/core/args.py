@@ -91,6 +91,16 @@ class PublishMode(StrEnum):
     """Once the zone's load balancer is ACTIVE (for the first control-plane node, which needs the name first)."""
 
 
+class OnZoneNotReady(StrEnum):
+    """What an update does with a zone whose members do not become ready."""
+
+    FAIL = "fail"
+    """The update fails, naming every member not ready."""
+    UNPUBLISH = "unpublish"
+    """The zone is left out of DNS (its resources kept, the reason in the outputs) and the update completes for the
+    others, as long as ``minReadyZones`` zones are ready; the next update checks the zone again."""
+
+
 class ReadinessRequirement(StrEnum):
     """What a member must report before its zone counts as ready."""
 
@@ -399,6 +409,16 @@ class ReadinessArgs(_Model):
     """A member counts as ready only once it was ready in this many consecutive polls (a flapping member does not)."""
     drain_seconds: Optional[int] = Field(0, ge=0, le=3600, strict=True)
     """Grace a removed member keeps with weight 0 before it is deleted."""
+    on_zone_not_ready: Optional[OnZoneNotReady] = OnZoneNotReady.FAIL
+    """fail (default): a zone whose members do not become ready fails the update; unpublish: the zone is left out of
+    DNS with the reason in the outputs (zones.<az>.notReadyReason), its resources kept, and the update completes for
+    the other zones; the next update checks it again (for `pulumi up` during an AZ outage)."""
+    min_ready_zones: Optional[int] = Field(None, ge=1, le=64, strict=True)
+    """With onZoneNotReady: unpublish, the update fails, naming the zones not ready, when fewer zones than this are
+    ready; default: every zone but one."""
+    dead_after_seconds: Optional[int] = Field(60, ge=5, le=3600, strict=True)
+    """With onZoneNotReady: unpublish, a zone whose every member has been reported down (OFFLINE or ERROR) this long,
+    or whose load balancer is in provisioning ERROR, is not ready at once rather than after timeoutSeconds."""
     cloud: Optional[str] = Field(None, min_length=1)
     """clouds.yaml entry the gates and drains poll; default: the one of the OpenStack provider the endpoint's
     resources use (the explicit provider's, else openstack:cloud)."""

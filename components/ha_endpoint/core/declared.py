@@ -65,7 +65,10 @@ def layout_facts(plan: EndpointPlan) -> dict[str, Any]:
                                              rules=[_rule(rule) for rule in plan.security.vip_rules]),
         readiness=ReadinessFact(require=plan.readiness.require, timeout_seconds=plan.readiness.timeout_seconds,
                                 poll_interval_seconds=plan.readiness.poll_interval_seconds,
-                                drain_seconds=plan.readiness.drain_seconds),
+                                drain_seconds=plan.readiness.drain_seconds,
+                                on_zone_not_ready=str(plan.readiness.on_zone_not_ready),
+                                min_ready_zones=plan.readiness.floor,
+                                dead_after_seconds=plan.readiness.dead_after_seconds),
     )
 
 

@@ -166,6 +166,10 @@ class ReadinessFact(_Fact):
     timeout_seconds: int
     poll_interval_seconds: float
     drain_seconds: int
+    on_zone_not_ready: str = "fail"
+    min_ready_zones: int = 0
+    """The ready zones an update needs before DNS changes (0 with ``fail``: every zone's gate fails the update)."""
+    dead_after_seconds: int = 60
 
 
 class EndpointFacts(_Fact):

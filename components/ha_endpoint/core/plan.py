@@ -45,6 +45,18 @@ class ReadinessPlan:
     target: PollTarget
     stable_polls: int = 2
     """Consecutive polls a member must be ready in before it counts (a flapping member does not)."""
+    on_zone_not_ready: str = "fail"
+    """``fail``: a zone that does not become ready fails the update; ``unpublish``: it is left out of DNS."""
+    min_ready_zones: int = 1
+    """With ``unpublish``: fewer ready zones than this fail the update (resolved: :func:`predicates.min_ready_zones`)."""
+    dead_after_seconds: int = 60
+    """With ``unpublish``: how long every member of a zone must be down before the zone is not ready at once."""
+
+    @property
+    def floor(self) -> int:
+        """The ready zones an update needs before DNS changes: ``min_ready_zones`` with ``unpublish``; 0 with ``fail``
+        (every zone's gate fails the update itself)."""
+        return self.min_ready_zones if self.on_zone_not_ready == "unpublish" else 0
 
 
 @dataclass(frozen=True)
@@ -242,7 +254,9 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
     name = args.name
     readiness = ReadinessPlan(args.readiness.require, args.readiness.timeout_seconds,
                               args.readiness.poll_interval_seconds, args.readiness.drain_seconds, target,
-                              args.readiness.stable_polls)
+                              args.readiness.stable_polls, args.readiness.on_zone_not_ready,
+                              predicates.min_ready_zones(args.readiness.min_ready_zones, len(args.zones)),
+                              args.readiness.dead_after_seconds)
     tags = (*args.tags, identity.tag)
     zones = tuple(replace(_zone_plan(args, facts, az, readiness, identity, tags), preflight=preflight)
                   for az in sorted(args.zones))

@@ -472,3 +472,17 @@ def az_loss_findings(zone_azs: dict[str, str], zone_deps: dict[str, tuple[str, .
                     "router_availability_zone / network_availability_zone extensions are absent, or no hints are "
                     "set), so whether each zone survives the loss of another AZ could not be checked"))
     return findings
+
+
+def min_ready_zones(configured: Optional[int], zone_count: int) -> int:
+    """The floor of ready zones an update with ``onZoneNotReady: unpublish`` keeps: the configured one, else every
+    zone but one (one AZ lost during an update), at least 1 (Designate refuses an empty record)."""
+    return configured if configured is not None else max(1, zone_count - 1)
+
+
+def min_ready_zones_problem(floor: int, zone_count: int) -> Optional[str]:
+    """Why a floor does not survive the loss of an AZ (the production rule), or None."""
+    if zone_count >= 2 and floor < 2:
+        return (f"minReadyZones is {floor}: an update during an outage may leave a single zone serving; set "
+                f"readiness.minReadyZones to at least 2")
+    return None

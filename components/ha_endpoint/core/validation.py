@@ -61,6 +61,7 @@ def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Pr
         *_check_listeners(args, root),
         *_check_members(args, root),
         *_check_dns(args, root),
+        *_check_not_ready_zones(args, root),
     ]
 
 
@@ -227,6 +228,24 @@ def _check_dns(args: EndpointArgs, root: str) -> Iterable[Problem]:
         fix = ("shorten dns.record or the AZ names, or set dns.perZoneRecords: false" +
                (f" (the records of {others} other zone(s) fail the same way)" if others else ""))
     yield Problem(f"{root}.dns.record", f"{what} would be {fqdn}, which Designate refuses: {problem}; {fix}")
+
+
+def _check_not_ready_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
+    """The floor of ready zones fits the zones; it and per-zone records go with onZoneNotReady as they can."""
+    readiness = args.readiness
+    unpublish = readiness.on_zone_not_ready == "unpublish"
+    if readiness.min_ready_zones is not None and not unpublish:
+        yield Problem(f"{root}.readiness.minReadyZones",
+                      "applies only with readiness.onZoneNotReady: unpublish (with fail, every zone must be ready); "
+                      "set onZoneNotReady: unpublish, or remove minReadyZones")
+    elif readiness.min_ready_zones is not None and readiness.min_ready_zones > len(args.zones):
+        yield Problem(f"{root}.readiness.minReadyZones",
+                      f"is {readiness.min_ready_zones} but the endpoint has {len(args.zones)} zones, so no update "
+                      f"could ever complete; set it to at most {len(args.zones)}")
+    if unpublish and args.dns is not None and args.dns.per_zone_records:
+        yield Problem(f"{root}.readiness.onZoneNotReady",
+                      "unpublish cannot leave a zone out of its own record (dns.perZoneRecords: Designate refuses an "
+                      "empty record); set dns.perZoneRecords: false, or onZoneNotReady: fail")
 
 
 def _duplicates(pairs: Iterable[tuple[Any, Any]]) -> list[tuple[Any, list[Any]]]:

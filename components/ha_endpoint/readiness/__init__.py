@@ -11,12 +11,12 @@ The resource classes import Pulumi's dynamic providers; import them from their m
 
 from ..cloud.errors import AuthExpired, TransientFetchError
 from ..cloud.retry import Backoff
-from .errors import AuthFailed, FetchFailed, MemberFailed, MemberGone, ReadinessError, ReadinessTimeout
+from .errors import AuthFailed, FetchFailed, MemberFailed, MemberGone, ReadinessError, ReadinessTimeout, ZoneDead
 from .model import LoadBalancerStatus, MemberStatus, PoolExpectation, Requirement
 from .waiter import WaitResult, WaitSpec, wait_for_members
 
 __all__ = [
     "AuthExpired", "AuthFailed", "Backoff", "FetchFailed", "LoadBalancerStatus", "MemberFailed", "MemberGone",
     "MemberStatus", "PoolExpectation", "ReadinessError", "ReadinessTimeout", "Requirement", "TransientFetchError",
-    "WaitResult", "WaitSpec", "wait_for_members",
+    "WaitResult", "WaitSpec", "ZoneDead", "wait_for_members",
 ]

@@ -205,3 +205,32 @@ class ReadinessTimeout(ReadinessError):
     def member_ids(self) -> tuple[str, ...]:
         """Ids of the members that were not ready."""
         return tuple(m.member_id for m in self.not_ready)
+
+
+class ZoneDead(ReadinessError):
+    """The zone is clearly dead (a wait with ``dead_after_seconds``): every member waited for has been down (ACTIVE,
+    operating OFFLINE or ERROR) in every poll for that long, or the load balancer's provisioning is ERROR. Reported
+    before the deadline: waiting longer would not make the zone serve.
+
+    Attributes:
+        not_ready: every member not ready, with its last seen statuses.
+        total: how many members were waited for.
+        load_balancer: the load balancer's statuses.
+        down_seconds: how long every member had been down (``None`` when the load balancer's ERROR decided).
+        load_balancer_failed: whether the load balancer's provisioning ERROR decided.
+    """
+
+    def __init__(self, not_ready: Sequence[NotReadyMember], total: int, load_balancer: LoadBalancerReport, *,
+                 down_seconds: Optional[float] = None, load_balancer_failed: bool = False) -> None:
+        self.not_ready = tuple(not_ready)
+        self.total = total
+        self.load_balancer = load_balancer
+        self.down_seconds = down_seconds
+        self.load_balancer_failed = load_balancer_failed
+        if load_balancer_failed:
+            why = "its provisioning is ERROR"
+        else:
+            why = f"every member has been down for {down_seconds:.0f}s"
+        members = "; ".join(m.phrase() for m in self.not_ready) or f"{_plural(total, 'member')} waited for"
+        super().__init__(f"load balancer {load_balancer.load_balancer_id}: the zone is dead ({why}): {members}. "
+                         f"{load_balancer.sentence()}")

@@ -13,6 +13,11 @@ MemberReadiness inputs (property names as stored in state):
 - ``stable_polls`` (whole number >= 1, optional): in how many consecutive polls a member must be ready before it
   counts, default 2 (also when absent: gates recorded before this input existed keep working).
 - ``cloud``, ``region`` (str, optional), ``cloud_source``: where to poll (see :mod:`.target`).
+- ``on_not_ready`` (``"fail"`` | ``"unpublish"``, optional): what a zone that does not become ready does: fail the
+  update (default, also when absent), or end the wait with ``ready`` false and the reason recorded, so that the zone
+  is left out of DNS and the update goes on.
+- ``dead_after_seconds`` (number > 0, optional): with ``unpublish``, how long every member must have been down before
+  the zone counts as dead without waiting out ``timeout_seconds`` (default 60).
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from .model import PoolExpectation, Requirement
 from .waiter import DEFAULT_STABLE_POLLS, Backoff, WaitSpec
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
+DEFAULT_DEAD_AFTER_SECONDS = 60.0
+ON_NOT_READY = ("fail", "unpublish")
 DEFAULT_POLL_INTERVAL_SECONDS = 1.0
 BACKOFF_START_SECONDS = 1.0
 BACKOFF_FACTOR = 1.25
@@ -58,6 +65,13 @@ class ReadinessInputs:
     region: Optional[str] = None
     cloud_source: str = "stack"
     stable_polls: int = DEFAULT_STABLE_POLLS
+    on_not_ready: str = "fail"
+    dead_after_seconds: float = DEFAULT_DEAD_AFTER_SECONDS
+
+    @property
+    def unpublishes(self) -> bool:
+        """Whether a zone that does not become ready is left out of DNS rather than failing the update."""
+        return self.on_not_ready == "unpublish"
 
     def wait_spec(self) -> WaitSpec:
         """The waiter's spec: backoff from min(1 s, interval) x1.25 up to the interval."""
@@ -67,7 +81,8 @@ class ReadinessInputs:
             max_seconds=self.poll_interval_seconds,
         )
         return WaitSpec(self.loadbalancer_id, self.pools, self.require, self.timeout_seconds, backoff,
-                        stable_polls=self.stable_polls)
+                        stable_polls=self.stable_polls,
+                        dead_after_seconds=self.dead_after_seconds if self.unpublishes else None)
 
 
 def _text(props: Mapping[str, Any], key: str, path: Optional[str] = None) -> str:
@@ -148,7 +163,17 @@ def parse_readiness(props: Mapping[str, Any]) -> ReadinessInputs:
         region=optional_text(props, "region"),
         cloud_source=optional_text(props, "cloud_source") or "stack",
         stable_polls=polls_count(props, "stable_polls", DEFAULT_STABLE_POLLS),
+        on_not_ready=on_not_ready(props),
+        dead_after_seconds=positive_number(props, "dead_after_seconds", DEFAULT_DEAD_AFTER_SECONDS),
     )
+
+
+def on_not_ready(props: Mapping[str, Any]) -> str:
+    """``props["on_not_ready"]``: ``"fail"`` (also when absent) or ``"unpublish"``."""
+    value = props.get("on_not_ready") or "fail"
+    if value not in ON_NOT_READY:
+        raise InputError("on_not_ready", f"must be 'fail' or 'unpublish', got {value!r}")
+    return value
 
 
 def wait_identity(props: Mapping[str, Any]) -> Any:

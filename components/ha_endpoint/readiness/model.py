@@ -17,6 +17,9 @@ ACTIVE = "ACTIVE"
 ERROR = "ERROR"
 ONLINE = "ONLINE"
 NO_MONITOR = "NO_MONITOR"
+DOWN = frozenset({"OFFLINE", "ERROR"})
+"""Operating statuses of a member its health monitor keeps failing (the OVN provider says ERROR, amphorae OFFLINE or
+ERROR)."""
 DELETING = frozenset({"PENDING_DELETE", "DELETED"})
 """Provisioning statuses of a member on its way out: it will never become ready."""
 
@@ -123,6 +126,11 @@ def is_failed(status: MemberStatus) -> bool:
 def is_deleting(status: MemberStatus) -> bool:
     """Whether the member is being (or has been) deleted: ``PENDING_DELETE`` or ``DELETED``."""
     return status.provisioning_status in DELETING
+
+
+def is_down(status: MemberStatus) -> bool:
+    """Whether the member is provisioned but reported down: ACTIVE and operating OFFLINE or ERROR."""
+    return status.provisioning_status == ACTIVE and status.operating_status in DOWN
 
 
 def is_online(status: MemberStatus, monitored: bool) -> bool:

@@ -30,12 +30,13 @@ from pulumi.output import Unknown
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
+from ..cloud.connection import http_status
 from ..core import contract
 from . import cloud, hosted
-from .errors import ReadinessError
+from .errors import FetchFailed, MemberFailed, MemberGone, ReadinessError, ReadinessTimeout, ZoneDead
 from .target import CloudTarget, StackConfigured, TargetError, resolve
-from .inputs import (PROVIDER_KEY, InputError, ReadinessInputs, parse_readiness, polls_count, positive_number,
-                     wait_identity, without_provider)
+from .inputs import (DEFAULT_DEAD_AFTER_SECONDS, ON_NOT_READY, PROVIDER_KEY, InputError, ReadinessInputs,
+                     parse_readiness, polls_count, positive_number, wait_identity, without_provider)
 from .model import Requirement
 from .waiter import DEFAULT_STABLE_POLLS, WaitResult, wait_for_members
 
@@ -44,7 +45,7 @@ UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 OUTPUT_NAMES = (
     "ready", "all_online", "ready_member_ids", "statuses", "waited_seconds", "polls", "api_calls",
-    "transient_errors", "reauths",
+    "transient_errors", "reauths", "not_ready_reason",
 )
 
 
@@ -84,7 +85,10 @@ def check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
     require = news.get("require")
     if not contains_unknown(require) and require not in (None, *(r.value for r in Requirement)):
         failures.append(CheckFailure("require", f"must be 'online' or 'provisioned', got {require!r}"))
-    for key in ("timeout_seconds", "poll_interval_seconds"):
+    on_not_ready_value = news.get("on_not_ready")
+    if not contains_unknown(on_not_ready_value) and on_not_ready_value not in (None, *ON_NOT_READY):
+        failures.append(CheckFailure("on_not_ready", f"must be 'fail' or 'unpublish', got {on_not_ready_value!r}"))
+    for key in ("timeout_seconds", "poll_interval_seconds", "dead_after_seconds"):
         if not contains_unknown(news.get(key)):
             try:
                 positive_number(news, key, 1.0)
@@ -130,9 +134,31 @@ def outputs(props: Mapping[str, Any], result: WaitResult) -> dict[str, Any]:
         api_calls=result.api_calls,
         transient_errors=result.transient_errors,
         reauths=result.reauths,
+        not_ready_reason=None,
     )
     return outs
 
+
+NOT_READY = (ZoneDead, ReadinessTimeout, MemberFailed, MemberGone)
+"""What the zone itself did (it never served within the wait), as opposed to failures of the credentials or of the
+cloud's API, which fail the update whatever ``on_not_ready`` says."""
+
+
+def zone_not_ready(exc: ReadinessError) -> bool:
+    """Whether a failed wait says the zone does not serve: one of :data:`NOT_READY`, or its load balancer or pool gone
+    (a listing answered 404)."""
+    if isinstance(exc, NOT_READY):
+        return True
+    return isinstance(exc, FetchFailed) and exc.__cause__ is not None and http_status(exc.__cause__) == 404
+
+
+def not_ready_outputs(props: Mapping[str, Any], exc: ReadinessError) -> dict[str, Any]:
+    """The state recorded when a zone did not become ready and ``on_not_ready`` is ``unpublish``: ``ready`` false and
+    the reason, which the endpoint's outputs show; the next update checks the zone again."""
+    outs = without_provider(props)
+    outs.update({name: None for name in OUTPUT_NAMES})
+    outs.update(ready=False, all_online=False, ready_member_ids=[], statuses={}, not_ready_reason=str(exc))
+    return outs
 
 REPORTED = (ReadinessError, InputError, TargetError)
 """Failures whose message is the whole story: raised from the provider method itself with no traceback of their own
@@ -141,8 +167,15 @@ message under the host's and the method's frames only, never keystoneauth's or o
 
 
 def wait_and_record(props: Mapping[str, Any], stack: CloudTarget = CloudTarget()) -> dict[str, Any]:
-    """Validate, wait, and return the outputs (raises one of :data:`REPORTED`)."""
-    return outputs(props, run_wait(parse_readiness(props), resolve(props, stack)))
+    """Validate, wait, and return the outputs (raises one of :data:`REPORTED`). A zone that does not become ready is
+    recorded as not ready when ``on_not_ready`` is ``unpublish`` (:func:`zone_not_ready`), else fails the update."""
+    inputs = parse_readiness(props)
+    try:
+        return outputs(props, run_wait(inputs, resolve(props, stack)))
+    except ReadinessError as exc:
+        if inputs.unpublishes and zone_not_ready(exc):
+            return not_ready_outputs(props, exc)
+        raise
 
 
 def stale_reference(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
@@ -165,7 +198,9 @@ class MemberReadinessProvider(StackConfigured, ResourceProvider):
         return CheckResult(news, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        changed = wait_identity(olds) != wait_identity(news) or stale_reference(olds, news)
+        # a zone recorded not ready (on_not_ready: unpublish) is checked again at every update until it serves
+        changed = (wait_identity(olds) != wait_identity(news) or stale_reference(olds, news)
+                   or olds.get("ready") is False)
         return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
@@ -194,7 +229,9 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
 
     Name it ``f"{endpoint}-{az}-ready"`` (``ha_endpoint.core.contract.readiness_name``). Outputs:
 
-    - ``ready`` (bool): the requirement was met (always true in state: a failed wait fails the deployment).
+    - ``ready`` (bool): the requirement was met; false only with ``on_not_ready="unpublish"`` when the zone did not
+      become ready (else a failed wait fails the deployment).
+    - ``not_ready_reason`` (str or null): why the zone is not ready (the wait's failure message).
     - ``all_online`` (bool): every member was also ACTIVE/ONLINE (may be false with ``require="provisioned"``).
     - ``ready_member_ids`` (list of str), ``statuses`` (member id -> ``"ACTIVE/ONLINE"``).
     - ``waited_seconds`` (number), ``polls``, ``api_calls``, ``transient_errors``, ``reauths`` (int).
@@ -205,6 +242,7 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
     ready_member_ids: pulumi.Output[list]
     statuses: pulumi.Output[dict]
     waited_seconds: pulumi.Output[float]
+    not_ready_reason: pulumi.Output[Optional[str]]
 
     def __init__(
         self,
@@ -219,11 +257,14 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
         region: pulumi.Input[Optional[str]] = None,
         cloud_source: str = "stack",
         stable_polls: int = DEFAULT_STABLE_POLLS,
+        on_not_ready: str = "fail",
+        dead_after_seconds: float = DEFAULT_DEAD_AFTER_SECONDS,
         opts: Optional[pulumi.ResourceOptions] = None,
     ) -> None:
         """``pools``: logical pool name -> ``{"pool_id": Input[str], "member_ids": [Input[str]], "monitored": bool}``;
         ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`); ``stable_polls``: consecutive ready
-        polls a member needs (a flapping member does not count). Typed
+        polls a member needs (a flapping member does not count); ``on_not_ready``, ``dead_after_seconds``: what a
+        zone that does not become ready does (:mod:`.inputs`). Typed
         ``pulumi-python:dynamic/haendpoint:MemberReadiness``, aliased to the generic dynamic token it had before
         (``haendpoint:index:MemberReadiness`` in the component package's provider host: :mod:`.hosted`)."""
         props: dict[str, Any] = {
@@ -233,6 +274,8 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
             "timeout_seconds": timeout_seconds,
             "poll_interval_seconds": poll_interval_seconds,
             "stable_polls": stable_polls,
+            "on_not_ready": on_not_ready,
+            "dead_after_seconds": dead_after_seconds,
             "cloud": cloud,
             "region": region,
             "cloud_source": cloud_source,

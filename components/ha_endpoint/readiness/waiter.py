@@ -9,6 +9,11 @@ gate in a lucky poll. Polls start on a steady cadence (the time a poll takes is 
 the gate opens at most ``stable_polls`` intervals after the last member becomes ready for good. The last poll happens
 at the deadline itself, so no chance is lost to a long sleep.
 
+A dead zone (``dead_after_seconds`` set): when every member waited for has been down (provisioning ACTIVE, operating
+OFFLINE or ERROR: a health monitor keeps failing it) in every poll for that long, or the load balancer's provisioning is
+ERROR, the wait ends with :class:`~.errors.ZoneDead` instead of waiting out the deadline. Unset (the default), a wait
+ends only as above.
+
 Fetch failures: :class:`~ha_endpoint.cloud.errors.TransientFetchError` is counted and retried within the deadline (a
 failed poll neither counts towards nor breaks a member's streak of ready polls);
 :class:`~ha_endpoint.cloud.errors.AuthExpired` re-authenticates (:func:`ha_endpoint.cloud.retry.reauthenticate`, the one
@@ -30,9 +35,10 @@ from .errors import (
     MemberGone,
     NotReadyMember,
     ReadinessTimeout,
+    ZoneDead,
 )
-from .model import (LoadBalancerStatus, MemberStatus, PoolExpectation, Requirement, is_deleting, is_failed, is_online,
-                    is_ready)
+from .model import (ERROR, LoadBalancerStatus, MemberStatus, PoolExpectation, Requirement, is_deleting, is_down,
+                    is_failed, is_online, is_ready)
 
 FetchPool = Callable[[str], Iterable[MemberStatus]]
 """Lists one pool's members (pool id -> statuses of every member in it): exactly one API call."""
@@ -56,6 +62,9 @@ class WaitSpec:
         backoff: the delays between polls.
         max_auth_retries: how many re-authentications in a row are tried before :class:`~.errors.AuthFailed`.
         stable_polls: in how many consecutive polls a member must be ready before it counts (>= 1, default 2).
+        dead_after_seconds: when set, how long every member must have been down before the zone counts as dead
+            (:class:`~.errors.ZoneDead`); the load balancer's status is then fetched in each poll that does not
+            open the gate (one more call), and its provisioning ERROR is a dead zone at once.
     """
 
     load_balancer_id: str
@@ -65,10 +74,13 @@ class WaitSpec:
     backoff: Backoff = Backoff()
     max_auth_retries: int = MAX_AUTH_RETRIES
     stable_polls: int = DEFAULT_STABLE_POLLS
+    dead_after_seconds: Optional[float] = None
 
     def __post_init__(self) -> None:
         if isinstance(self.stable_polls, bool) or not isinstance(self.stable_polls, int) or self.stable_polls < 1:
             raise ValueError(f"stable_polls must be a whole number >= 1, got {self.stable_polls!r}")
+        if self.dead_after_seconds is not None and not self.dead_after_seconds > 0:
+            raise ValueError(f"dead_after_seconds must be > 0 or None, got {self.dead_after_seconds!r}")
 
     @property
     def member_count(self) -> int:
@@ -117,6 +129,7 @@ class _Wait:
     sleep: Callable[[float], None]
     last_seen: dict[str, dict[str, MemberStatus]] = field(default_factory=dict)
     streaks: dict[str, int] = field(default_factory=dict)
+    down_since: dict[str, float] = field(default_factory=dict)
     flaps: dict[str, int] = field(default_factory=dict)
     polls: int = 0
     api_calls: int = 0
@@ -135,6 +148,8 @@ class _Wait:
             observed, retry_now = self._attempt()
             if observed is not None and self._all_stable():
                 return self._result(observed, self.clock() - start)
+            if observed is not None and self.spec.dead_after_seconds is not None:
+                self._check_dead(self.clock())
             now = self.clock()
             if now >= deadline:
                 raise self._timeout()
@@ -154,6 +169,7 @@ class _Wait:
         self.failing = False
         self.auth_failures = 0
         self._count_streaks(observed)
+        self._count_down(observed, seen_at=self.clock())
         return observed, False
 
     def _poll(self) -> dict[str, dict[str, MemberStatus]]:
@@ -181,6 +197,39 @@ class _Wait:
                     if self.streaks.get(member_id):
                         self.flaps[member_id] = self.flaps.get(member_id, 0) + 1
                     self.streaks[member_id] = 0
+
+    def _count_down(self, observed: dict[str, dict[str, MemberStatus]], seen_at: float) -> None:
+        """Note since when each member has been down without a break; a poll that finds it otherwise ends that."""
+        for pool in self.spec.pools:
+            for member_id in pool.member_ids:
+                if is_down(observed[pool.pool_id][member_id]):
+                    self.down_since.setdefault(member_id, seen_at)
+                else:
+                    self.down_since.pop(member_id, None)
+
+    def _check_dead(self, now: float) -> None:
+        """Raise :class:`ZoneDead` when every member has been down for ``dead_after_seconds``, or the load balancer's
+        provisioning is ERROR."""
+        report = self._load_balancer_report()
+        if report.status is not None and report.status.provisioning_status == ERROR:
+            raise ZoneDead(self._not_ready(), self.spec.member_count, report, load_balancer_failed=True)
+        members = [m for pool in self.spec.pools for m in pool.member_ids]
+        if members and all(m in self.down_since for m in members):
+            down_for = now - max(self.down_since[m] for m in members)
+            if down_for >= self.spec.dead_after_seconds:
+                raise ZoneDead(self._not_ready(), self.spec.member_count, report, down_seconds=down_for)
+
+    def _not_ready(self) -> list[NotReadyMember]:
+        needed = self.spec.stable_polls
+        not_ready = []
+        for pool in self.spec.pools:
+            listing = self.last_seen.get(pool.pool_id, {})
+            for member_id in pool.member_ids:
+                streak = self.streaks.get(member_id, 0)
+                if streak < needed:
+                    not_ready.append(NotReadyMember(pool, member_id, listing.get(member_id), streak, needed,
+                                                    self.flaps.get(member_id, 0)))
+        return not_ready
 
     def _note_transient(self, reason: str) -> None:
         self.transient_errors += 1
@@ -214,19 +263,10 @@ class _Wait:
             return LoadBalancerReport(lb_id, error=str(exc) or type(exc).__name__)
 
     def _timeout(self) -> ReadinessTimeout:
-        not_ready = []
-        needed = self.spec.stable_polls
-        for pool in self.spec.pools:
-            listing = self.last_seen.get(pool.pool_id, {})
-            for member_id in pool.member_ids:
-                streak = self.streaks.get(member_id, 0)
-                if streak < needed:
-                    not_ready.append(NotReadyMember(pool, member_id, listing.get(member_id), streak, needed,
-                                                    self.flaps.get(member_id, 0)))
         return ReadinessTimeout(
             timeout_seconds=self.spec.timeout_seconds,
             requirement=self.spec.requirement,
-            not_ready=not_ready,
+            not_ready=self._not_ready(),
             total=self.spec.member_count,
             load_balancer=self._load_balancer_report(),
             transient_errors=self.transient_errors,
@@ -270,7 +310,8 @@ def wait_for_members(
     :class:`~.errors.MemberFailed` at the first poll that shows an expected member in provisioning ERROR,
     :class:`~.errors.MemberGone` at the first poll where one is missing from its pool's list or PENDING_DELETE,
     :class:`~.errors.ReadinessTimeout` when the deadline passes (naming every member not ready, its statuses and the
-    load balancer's), :class:`~.errors.AuthFailed` when re-authentication is refused or does not help, and lets
+    load balancer's), :class:`~.errors.ZoneDead` when ``spec.dead_after_seconds`` is set and the zone is dead (see the
+    module docstring), :class:`~.errors.AuthFailed` when re-authentication is refused or does not help, and lets
     terminal fetch errors (:class:`~.errors.FetchFailed`) propagate.
     """
     return _Wait(spec, fetch_pool, fetch_load_balancer, reauth, clock, sleep).run()

@@ -37,6 +37,9 @@ class ZoneServing:
     """What the readiness resource waits for, for the zone's ``gate`` output (e.g. "members online")."""
     outputs: dict[str, Any] = field(default_factory=dict)
     """The zone's entries in the endpoint's ``zones`` output (e.g. loadbalancer_id, vip_address, floating_ip)."""
+    not_ready_reason: Optional[pulumi.Output[Optional[str]]] = None
+    """Why the zone is not ready (``readiness.onZoneNotReady: unpublish``); none when it is, or when the backend's
+    readiness never leaves a zone out."""
 
 
 class ZoneBackend(Protocol):

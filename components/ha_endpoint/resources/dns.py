@@ -21,16 +21,22 @@ from ..core.plan import DnsPlan
 
 @dataclass
 class PublishedZone:
-    """What DNS needs from a zone: its name, the address to publish, whether it is ready, what to wait for."""
+    """What DNS needs from a zone: its name, the address to publish, whether it is ready, what to wait for, and why
+    it is not ready (``readiness.onZoneNotReady: unpublish``)."""
 
     az: str
     address: pulumi.Output[Optional[str]]
     ready: pulumi.Output[bool]
     gate: Optional[pulumi.Resource]
+    not_ready_reason: Optional[pulumi.Output[Optional[str]]] = None
 
 
 class NothingToPublish(HaEndpointError, pulumi.RunError):
     """No zone is ready, so there is no address for the record (Designate refuses an empty recordset)."""
+
+
+class TooFewZonesReady(HaEndpointError, pulumi.RunError):
+    """Fewer zones than ``readiness.minReadyZones`` are ready: the update stops before the record changes."""
 
 
 def published_addresses(pairs: Sequence[tuple[Optional[str], bool]]) -> list[str]:
@@ -38,16 +44,43 @@ def published_addresses(pairs: Sequence[tuple[Optional[str], bool]]) -> list[str
     return sorted({address for address, ready in pairs if ready and address})
 
 
-def addresses_output(zones: Sequence[PublishedZone]) -> pulumi.Output[list[str]]:
-    """The published addresses as one output, computed from every zone's (address, ready) pair."""
-    pairs = [pulumi.Output.all(zone.address, zone.ready) for zone in zones]
-    return pulumi.Output.all(*pairs).apply(lambda values: published_addresses([tuple(v) for v in values]))
+def floor_problem(states: Sequence[tuple[str, bool, Optional[str]]], floor: int) -> Optional[str]:
+    """Why the ready zones are below ``floor`` (``(az, ready, why not)`` per zone), naming each zone not ready and
+    why; None when at least ``floor`` are ready (pure, unit-tested)."""
+    ready = [az for az, is_ready, _ in states if is_ready]
+    if len(ready) >= floor:
+        return None
+    missing = "; ".join(f"{az}: {why or 'not ready'}" for az, is_ready, why in states if not is_ready)
+    return (f"only {len(ready)} of {len(states)} zones are ready ({', '.join(ready) or 'none'}), fewer than "
+            f"readiness.minReadyZones ({floor}), so the update stops before DNS changes. Not ready: {missing}. Bring "
+            f"the zones back (their members, `localcloud/fault az-up` on the local cloud) and run `pulumi up` again, or "
+            f"lower readiness.minReadyZones")
 
 
-def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi.Resource, identity: StackIdentity
-                   ) -> tuple[openstack.dns.RecordSet, dict[str, openstack.dns.RecordSet]]:
+def _publish(values: list, zones: Sequence[PublishedZone], floor: int) -> list[str]:
+    states = [(zone.az, bool(ready), why) for zone, (_address, ready, why) in zip(zones, values)]
+    problem = floor_problem(states, floor)
+    if problem is not None:
+        raise TooFewZonesReady(problem)
+    for az, ready, why in states:
+        if not ready and why:
+            pulumi.log.warn(f"zone {az} is not published: {why}")
+    return published_addresses([(address, ready) for address, ready, _why in values])
+
+
+def addresses_output(zones: Sequence[PublishedZone], floor: int = 0) -> pulumi.Output[list[str]]:
+    """The published addresses as one output, computed from every zone's (address, ready) pair; fewer than ``floor``
+    ready zones raise :class:`TooFewZonesReady`, and each zone left out with a reason is logged as a warning."""
+    triples = [pulumi.Output.all(zone.address, zone.ready,
+                                 zone.not_ready_reason if zone.not_ready_reason is not None else None)
+               for zone in zones]
+    return pulumi.Output.all(*triples).apply(lambda values: _publish([tuple(v) for v in values], zones, floor))
+
+
+def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi.Resource, identity: StackIdentity,
+                   floor: int = 0) -> tuple[openstack.dns.RecordSet, dict[str, openstack.dns.RecordSet]]:
     """The endpoint's recordset and, when asked, one recordset per zone; all parented to ``parent``, their
-    descriptions carrying the stack's ``identity``."""
+    descriptions carrying the stack's ``identity``; the endpoint's record needs ``floor`` ready zones."""
     gates = [zone.gate for zone in zones if zone.gate is not None]
     # Designate keeps one recordset per (zone, name, type): replacing a record that keeps its name can only delete the
     # old one first (else 409 Duplicate RecordSet, tests/e2e/test_cloud_faults.py); a renamed record is created
@@ -56,7 +89,7 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
                                   delete_before_replace=plan.resource_name in plan.delete_first)
     main = openstack.dns.RecordSet(
         plan.resource_name, zone_id=plan.dns_zone_id, name=plan.fqdn, type="A", ttl=plan.ttl,
-        records=addresses_output(zones).apply(lambda records: _non_empty(records, plan.fqdn)),
+        records=addresses_output(zones, floor).apply(lambda records: _non_empty(records, plan.fqdn)),
         description=identity.describe("HA endpoint: one A record per ready availability zone", plan.resource_name),
         opts=opts)
     per_zone = {}

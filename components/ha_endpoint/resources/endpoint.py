@@ -91,15 +91,17 @@ class HaEndpoint(pulumi.ComponentResource):
             zone.az: EndpointZone(zone.component_name, zone, self.security.vip_group.id, backend, self.member_ports,
                                   opts=pulumi.ResourceOptions(parent=self))
             for zone in plan.zones}
-        published = [PublishedZone(az, zone.published_address, zone.ready, zone.gate.publish_after)
+        published = [PublishedZone(az, zone.published_address, zone.ready, zone.gate.publish_after,
+                                   zone.not_ready_reason)
                      for az, zone in self.zone_components.items()]
+        floor = plan.readiness.floor
         self.records = None
         self.zone_records: dict = {}
         if plan.dns is not None:
-            self.records, self.zone_records = create_records(plan.dns, published, self, plan.identity)
+            self.records, self.zone_records = create_records(plan.dns, published, self, plan.identity, floor)
             self.addresses = self.records.records
         else:
-            self.addresses = addresses_output(published)
+            self.addresses = addresses_output(published, floor)
         self.fqdn = pulumi.Output.from_input(plan.dns.fqdn if plan.dns else None)
         self.ports = pulumi.Output.from_input(sorted(listener.port for listener in plan.zones[0].listeners))
         self.members_security_group_id = self.security.members_group.id
@@ -134,4 +136,5 @@ def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.
     published = pulumi.Output.all(zone.published_address, addresses).apply(
         lambda values: bool(values[0]) and values[0] in (values[1] or []))
     return pulumi.Output.all(**{camel(key): value for key, value in zone.serving.outputs.items()},
-                             ready=zone.ready, published=published, gate=zone.gate.kind)
+                             ready=zone.ready, published=published, gate=zone.gate.kind,
+                             notReadyReason=zone.not_ready_reason)

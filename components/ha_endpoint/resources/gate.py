@@ -31,13 +31,18 @@ class ZoneGate:
     ready: pulumi.Output[bool]
     publish_after: Optional[pulumi.Resource]
     kind: str
+    not_ready_reason: pulumi.Output[Optional[str]]
+    """Why the gate keeps the zone out of DNS (``readiness.onZoneNotReady: unpublish``); none when it lets it in."""
 
 
 def publication_gate(publish: str, serving: ZoneServing) -> ZoneGate:
-    """The gate of one zone under publication mode ``publish``."""
+    """The gate of one zone under publication mode ``publish`` (a bootstrap gate never reads the readiness resource,
+    so that DNS does not wait for it)."""
     if publish == "bootstrap":
-        return ZoneGate(serving.exists.id.apply(lambda _: True), serving.exists, f"bootstrap: {serving.exists_label}")
-    return ZoneGate(serving.ready, serving.readiness, serving.requirement)
+        return ZoneGate(serving.exists.id.apply(lambda _: True), serving.exists, f"bootstrap: {serving.exists_label}",
+                        pulumi.Output.from_input(None))
+    reason = serving.not_ready_reason if serving.not_ready_reason is not None else pulumi.Output.from_input(None)
+    return ZoneGate(serving.ready, serving.readiness, serving.requirement, reason)
 
 
 @dataclass(frozen=True)

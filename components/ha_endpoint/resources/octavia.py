@@ -93,6 +93,7 @@ class _OctaviaZone:
                 } for listener in zone.listeners},
             require=require, timeout_seconds=zone.readiness.timeout_seconds,
             poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
+            on_not_ready=str(zone.readiness.on_zone_not_ready), dead_after_seconds=zone.readiness.dead_after_seconds,
             cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
             opts=pulumi.ResourceOptions(parent=parent, depends_on=list(self.monitors.values())))
         self.drains = [
@@ -113,7 +114,7 @@ class _OctaviaZone:
         self.serving = ZoneServing(
             published_address=floating_ip if zone.floating.mode != "none" else lb.vip_address,
             exists=lb, exists_label="load balancer ACTIVE", readiness=self.readiness, ready=self.readiness.ready,
-            requirement=f"members {require}",
+            requirement=f"members {require}", not_ready_reason=self.readiness.not_ready_reason,
             outputs={
                 "loadbalancer_id": lb.id, "vip_address": lb.vip_address, "vip_port_id": lb.vip_port_id,
                 "floating_ip": floating_ip,

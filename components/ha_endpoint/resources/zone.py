@@ -24,6 +24,8 @@ class EndpointZone(pulumi.ComponentResource):
     """Whether the zone's gate allows publishing it (see :mod:`ha_endpoint.resources.gate`)."""
     published_address: pulumi.Output[Optional[str]]
     """The address DNS gets for this zone when it is ready: the floating IP, else the VIP."""
+    not_ready_reason: pulumi.Output[Optional[str]]
+    """Why the zone was left out of DNS at the last update (``readiness.onZoneNotReady: unpublish``); none when ready."""
     outputs: pulumi.Output[dict]
     """The zone's entry of the endpoint's ``zones`` output: the backend's outputs, ``ready`` and the gate's kind."""
 
@@ -36,8 +38,10 @@ class EndpointZone(pulumi.ComponentResource):
         self.gate = publication_gate(zone.publish, self.serving)
         self.ready = self.gate.ready
         self.published_address = self.serving.published_address
+        self.not_ready_reason = self.gate.not_ready_reason
         self.register_outputs({**{camel(key): value for key, value in self.serving.outputs.items()},
-                               "ready": self.ready, "publishedAddress": self.published_address})
+                               "ready": self.ready, "publishedAddress": self.published_address,
+                               "notReadyReason": self.not_ready_reason})
 
 
 class ZoneOutputs:
@@ -58,6 +62,9 @@ class ZoneOutputs:
     """Listener port -> member name -> the Octavia member in this zone's pool."""
     ready: Optional[bool]
     """Whether the zone's publication gate let it into DNS."""
+    not_ready_reason: Optional[str]
+    """Why the zone is not ready (readiness.onZoneNotReady: unpublish): what its readiness wait found; none when it
+    is ready."""
     published: Optional[bool]
     """Whether the zone's address is in the DNS record now."""
     gate: Optional[str]

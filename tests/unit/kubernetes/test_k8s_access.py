@@ -134,8 +134,11 @@ def test_the_provider_is_built_from_the_kubeconfig_and_depends_on_every_dns_reco
 def test_the_kubeconfig_is_never_written_when_no_zone_is_ready_under_when_ready():
     cloud = FakeCloud.dev()
     cloud.unready_azs.update({"az1", "az2", "az3"})
-    program, outputs, _ = access_program(amphora_endpoint())
-    with pytest.raises(Exception, match="no availability zone is ready"):
+    raw = amphora_endpoint()
+    raw["dns"]["perZoneRecords"] = False
+    raw["readiness"] = {"onZoneNotReady": "unpublish", "minReadyZones": 1}
+    program, outputs, _ = access_program(raw)
+    with pytest.raises(Exception, match="only 0 of 3 zones are ready"):
         run_program(program, cloud, preview=False, outputs=outputs)
     assert not cloud.kind(PROVIDER_TYPE)
 

@@ -12,7 +12,7 @@ from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.output import Unknown
 
 from ha_endpoint.readiness import cloud, provider
-from ha_endpoint.readiness.errors import MemberFailed, MemberGone, ReadinessTimeout
+from ha_endpoint.readiness.errors import FetchFailed, MemberFailed, MemberGone, ReadinessTimeout
 from ha_endpoint.readiness.inputs import InputError
 from ha_endpoint.readiness.provider import UNKNOWN, MemberReadinessProvider
 from keystone_http_fake import FakeKeystoneHTTP
@@ -313,3 +313,54 @@ def test_the_timeout_and_member_failures_reach_the_user_without_chained_tracebac
     report = host_report(lambda: MemberReadinessProvider().update("id", props(), props(timeout_seconds=2)))
     assert report.splitlines()[-1].startswith("ha_endpoint.readiness.errors.ReadinessTimeout: load balancer lb-1: ")
     assert frames(report) == ["host_report", "<lambda>", "update"], report
+
+
+# on_not_ready: unpublish (a zone that does not become ready is recorded not ready; the update goes on)
+
+def test_unpublish_records_a_dead_zone_not_ready_with_the_reason_before_the_timeout(fake):
+    fake.set_members("p1", 2, oper="ERROR")
+    outs = MemberReadinessProvider().create(props(timeout_seconds=600, on_not_ready="unpublish",
+                                                  dead_after_seconds=20)).outs
+    assert outs["ready"] is False and outs["all_online"] is False and outs["ready_member_ids"] == []
+    assert outs["not_ready_reason"].startswith("load balancer lb-1: the zone is dead (every member has been down for")
+    assert 20 <= fake.clock.now < 30, "recognised after dead_after_seconds, not the 600 s timeout"
+    assert fake.connections[0].closed
+
+
+@pytest.mark.parametrize("case", ["timeout", "member error", "member gone", "pool gone"])
+def test_unpublish_records_every_way_a_zone_fails_to_serve(fake, case):
+    fake.set_members("p1", 2, oper="OFFLINE")
+    if case == "member error":
+        fake.pools["p1"]["p1-m000"] = ("ERROR", "OFFLINE", 1)
+    elif case == "member gone":
+        del fake.pools["p1"]["p1-m001"]
+    elif case == "pool gone":
+        fake.schedule["members"] = [http_error(404)] * 10
+    outs = MemberReadinessProvider().create(props(timeout_seconds=5, on_not_ready="unpublish")).outs
+    assert outs["ready"] is False and outs["not_ready_reason"]
+
+
+def test_unpublish_still_fails_the_update_when_the_credentials_are_refused(fake):
+    fake.set_members("p1", 2)
+    fake.schedule["members"] = [http_error(403)]
+    with pytest.raises(FetchFailed, match="403"):
+        MemberReadinessProvider().create(props(on_not_ready="unpublish"))
+
+
+def test_fail_is_the_default_and_a_zone_recorded_not_ready_is_checked_again_at_the_next_update(fake):
+    fake.set_members("p1", 2, oper="ERROR")
+    with pytest.raises(ReadinessTimeout):
+        MemberReadinessProvider().create(props(timeout_seconds=5, dead_after_seconds=1))
+    p = MemberReadinessProvider()
+    not_ready = {**props(on_not_ready="unpublish"), "ready": False, "not_ready_reason": "dead"}
+    assert p.diff("id", not_ready, props(on_not_ready="unpublish")).changes is True
+    ready = {**props(on_not_ready="unpublish"), "ready": True}
+    assert p.diff("id", ready, props(on_not_ready="unpublish")).changes is False
+    assert p.diff("id", ready, props(on_not_ready="fail", dead_after_seconds=5)).changes is False
+
+
+def test_check_reports_a_bad_on_not_ready_or_dead_after_seconds():
+    assert [f.property for f in MemberReadinessProvider().check({}, props(on_not_ready="skip")).failures] == \
+        ["on_not_ready"]
+    failures = MemberReadinessProvider().check({}, props(dead_after_seconds=0, pools=UNKNOWN)).failures
+    assert [f.property for f in failures] == ["dead_after_seconds"]

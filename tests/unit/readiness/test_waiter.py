@@ -7,7 +7,7 @@ import pytest
 
 from ha_endpoint.cloud.errors import AuthExpired
 from ha_endpoint.readiness.errors import (AuthFailed, FetchFailed, MemberFailed, MemberGone,
-                                          ReadinessTimeout)
+                                          ReadinessTimeout, ZoneDead)
 from ha_endpoint.readiness.model import LoadBalancerStatus, PoolExpectation, Requirement
 from ha_endpoint.readiness.waiter import Backoff, WaitSpec, wait_for_members
 from readiness_fakes import FakeClock, ScriptedSource, expired, transient
@@ -18,7 +18,7 @@ ALL_ONLINE = {"m1": (A, O), "m2": (A, O), "m3": (A, O)}
 
 
 def run(frames, *, pools=(POOL,), requirement=Requirement.ONLINE, timeout=10.0, backoff=Backoff(), lb=None,
-        stable_polls=1, reauth_failures=()):
+        stable_polls=1, reauth_failures=(), dead_after=None):
     """Wait over scripted frames. ``stable_polls`` is 1 here unless a test is about stability (the product default,
     2, is tested below), so that each test counts the polls of the behaviour it is about."""
     clock = FakeClock()
@@ -26,7 +26,8 @@ def run(frames, *, pools=(POOL,), requirement=Requirement.ONLINE, timeout=10.0, 
     source.reauth_failures = list(reauth_failures)
     if lb is not None:
         source.lb = lb
-    spec = WaitSpec("lb-1", tuple(pools), requirement, timeout, backoff, stable_polls=stable_polls)
+    spec = WaitSpec("lb-1", tuple(pools), requirement, timeout, backoff, stable_polls=stable_polls,
+                    dead_after_seconds=dead_after)
     outcome = {"clock": clock, "source": source}
     try:
         outcome["result"] = wait_for_members(
@@ -327,3 +328,51 @@ def test_polls_keep_a_steady_cadence_whatever_a_fetch_costs():
                      sleep=clock.sleep)
     assert clock.sleeps == [0.75, 0.1, 0.75], "a fetch slower than the interval still gets a tenth of it"
     assert source.poll_times == [0.0, 1.0, 2.6, 3.6]
+
+
+# A dead zone (dead_after_seconds, the gates of on_not_ready: unpublish)
+
+ALL_DOWN = {"m1": (A, "ERROR"), "m2": (A, "OFFLINE"), "m3": (A, "ERROR")}
+
+
+def test_a_zone_whose_members_all_stay_down_is_dead_after_dead_after_seconds_not_at_the_deadline():
+    out = run([ALL_DOWN], timeout=600, dead_after=20)
+    error = out["error"]
+    assert isinstance(error, ZoneDead) and not error.load_balancer_failed
+    assert 20 <= out["clock"].now <= 21, "recognised once every member was down for 20 s, not after 600 s"
+    assert str(error).startswith("load balancer lb-1: the zone is dead (every member has been down for 20s): "
+                                 "member m1 in pool api (pool-a) is ACTIVE/ERROR; ")
+    assert str(error).endswith("Load balancer lb-1 is ACTIVE/ONLINE.")
+
+
+def test_one_member_coming_up_meanwhile_keeps_the_zone_alive_and_restarts_the_count():
+    flicker = {**ALL_DOWN, "m2": (A, O)}
+    # down 0-9 s, m2 online at 10 s, everything down again from 11 s: dead at 31 s at the earliest
+    out = run([ALL_DOWN] * 10 + [flicker] + [ALL_DOWN], timeout=600, dead_after=20)
+    assert isinstance(out["error"], ZoneDead)
+    assert out["clock"].now >= 31
+
+
+def test_members_still_being_created_or_not_judged_yet_are_not_dead_the_wait_times_out_as_before():
+    pending = {"m1": ("PENDING_CREATE", "OFFLINE"), "m2": (A, "NO_MONITOR"), "m3": (A, "ERROR")}
+    out = run([pending], timeout=60, dead_after=20)
+    assert isinstance(out["error"], ReadinessTimeout)
+
+
+def test_a_load_balancer_in_provisioning_error_is_a_dead_zone_at_once():
+    out = run([ALL_DOWN], timeout=600, dead_after=300, lb=LoadBalancerStatus("lb-1", "ERROR", "OFFLINE"))
+    error = out["error"]
+    assert isinstance(error, ZoneDead) and error.load_balancer_failed
+    assert out["clock"].now == 0.0
+    assert "the zone is dead (its provisioning is ERROR)" in str(error)
+
+
+def test_without_dead_after_seconds_a_down_zone_waits_out_the_deadline_and_the_load_balancer_is_never_polled():
+    out = run([ALL_DOWN], timeout=60)
+    assert isinstance(out["error"], ReadinessTimeout) and out["clock"].now == 60
+    assert out["source"].lb_calls == 1, "once, for the timeout's message"
+
+
+def test_a_zone_that_comes_up_before_it_is_dead_opens_the_gate():
+    out = run([ALL_DOWN] * 5 + [ALL_ONLINE], timeout=600, dead_after=20)
+    assert out["result"].polls == 6

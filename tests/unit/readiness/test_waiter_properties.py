@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.budget import examples
 
-from ha_endpoint.readiness.errors import MemberFailed, MemberGone, ReadinessTimeout
-from ha_endpoint.readiness.model import MemberStatus, PoolExpectation, Requirement, is_ready
+from ha_endpoint.readiness.errors import MemberFailed, MemberGone, ReadinessTimeout, ZoneDead
+from ha_endpoint.readiness.model import MemberStatus, PoolExpectation, Requirement, is_down, is_ready
 from ha_endpoint.readiness.waiter import Backoff, WaitSpec, wait_for_members
 from readiness_fakes import FakeClock, ScriptedSource, transient
 
@@ -100,3 +100,61 @@ def test_gate_opens_exactly_when_all_members_were_ready_in_stable_polls_polls_be
     assert source.poll_times == schedule[: k + 1]
     assert all(t <= timeout for t in source.poll_times)
     assert all(s <= backoff.max_seconds for s in clock.sleeps)
+
+
+# The dead-zone rule (dead_after_seconds: the gates of readiness.onZoneNotReady: unpublish)
+
+ALIVE_OPERATING = ["ONLINE", "OFFLINE", "ERROR", "ERROR", "NO_MONITOR"]
+
+
+@st.composite
+def dead_zone_scenarios(draw):
+    members = tuple(f"m{i}" for i in range(draw(st.integers(1, 3))))
+    pool = PoolExpectation("pool-0", members, True, "pool0")
+    status = st.tuples(st.sampled_from(["ACTIVE", "ACTIVE", "ACTIVE", "PENDING_CREATE"]),
+                       st.sampled_from(ALIVE_OPERATING))
+    frames = draw(st.lists(st.fixed_dictionaries({m: status for m in members}), min_size=1, max_size=25))
+    dead_after = draw(st.sampled_from([1.0, 2.5, 5.0, 8.0]))
+    return (pool,), frames, dead_after
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(dead_zone_scenarios())
+def test_a_zone_is_dead_exactly_when_every_member_was_down_in_every_poll_for_dead_after_seconds(scenario):
+    """Polls every second (fixed backoff), a 20 s deadline: the zone is dead at the first poll where every member has
+    been down (ACTIVE, OFFLINE or ERROR) in each poll since a poll at least ``dead_after`` seconds earlier, unless the
+    gate opens first; never earlier, and never later than that poll."""
+    pools, frames, dead_after = scenario
+    members = pools[0].member_ids
+    clock = FakeClock()
+    source = ScriptedSource(frames, {pools[0].pool_id: members}, clock)
+    down_since: dict[str, float] = {}
+    streak = {m: 0 for m in members}
+    expected, at = "timeout", 20.0
+    for k in range(21):
+        frame = frames[min(k, len(frames) - 1)]
+        for m in members:
+            status = MemberStatus(m, *frame[m])
+            streak[m] = streak[m] + 1 if is_ready(status, Requirement.ONLINE, True) else 0
+            if is_down(status):
+                down_since.setdefault(m, float(k))
+            else:
+                down_since.pop(m, None)
+        if all(n >= 1 for n in streak.values()):
+            expected, at = "ready", float(k)
+            break
+        if len(down_since) == len(members) and k - max(down_since.values()) >= dead_after:
+            expected, at = "dead", float(k)
+            break
+    try:
+        wait_for_members(WaitSpec("lb-1", pools, Requirement.ONLINE, 20.0, Backoff(1.0, 1.0, 1.0), stable_polls=1,
+                                  dead_after_seconds=dead_after),
+                         fetch_pool=source.fetch_pool, fetch_load_balancer=source.fetch_load_balancer,
+                         clock=clock, sleep=clock.sleep)
+        outcome = "ready"
+    except ZoneDead as exc:
+        outcome = "dead"
+        assert exc.down_seconds is not None and exc.down_seconds >= dead_after
+    except ReadinessTimeout:
+        outcome = "timeout"
+    assert (outcome, clock.now) == (expected, at)
