@@ -207,7 +207,13 @@ def ml2_ovn() -> dict:
         'securitygroup': {'enable_security_group': True},
         'ovn': {'ovn_nb_connection': dataplane.nb_tcp(), 'ovn_sb_connection': dataplane.sb_tcp(),
                 'ovn_l3_scheduler': 'leastloaded', 'ovn_metadata_enabled': False,
-                'enable_distributed_floating_ip': False, 'neutron_sync_mode': 'repair',
+                # 'log', not 'repair': the startup sync runs in the maintenance worker some 40-50 s after the API
+                # serves, and in repair mode it "repairs" a port the API is creating at that moment (in Neutron's
+                # database, not yet in OVN's): both write it, the API's create fails and Nova's server goes ERROR
+                # (seen right after `up`: "Mechanism driver 'ovn' failed in create_port_postcommit"). The NB
+                # database is kept across restarts, so there is nothing to repair; the periodic maintenance still
+                # fixes what a revision number says is behind.
+                'enable_distributed_floating_ip': False, 'neutron_sync_mode': 'log',
                 'ovsdb_connection_timeout': 30, 'ovsdb_probe_interval': 0},
     }
 

@@ -102,6 +102,20 @@ def test_readiness_settings_reach_each_zones_gate():
                                         for port in (6443, 22623)}
 
 
+@pytest.mark.parametrize("provider, hold", [("ovn", 20), ("amphora", 0)])
+def test_a_gate_holds_an_ovn_members_online_until_its_monitor_could_have_failed_it(provider, hold):
+    """delay 3 s, timeout 2 s, maxRetriesDown 3: the OVN provider's optimistic ONLINE is held 20 s
+    (predicates.online_hold_seconds); amphorae report a new member OFFLINE until checked: no hold."""
+    raw = amphora_endpoint()
+    raw["loadBalancerProvider"] = provider
+    for listener in raw["listeners"]:
+        listener["monitor"] = {"type": "TCP", "delay": 3, "timeout": 2, "maxRetries": 2, "maxRetriesDown": 3}
+        listener.pop("lbMethod", None)
+    run = run_component(raw, FakeCloud.dev(), preview=True)
+    gates = [r for r in run.of_type(contract.READINESS_TYPE) if "pools" in r["inputs"]]
+    assert gates and {pool["hold_seconds"] for gate in gates for pool in gate["inputs"]["pools"].values()} == {hold}
+
+
 def drains_of(run) -> dict[str, dict]:
     return {r["name"]: r for r in run.of_type(contract.DRAIN_TYPE)}
 

@@ -486,3 +486,16 @@ def min_ready_zones_problem(floor: int, zone_count: int) -> Optional[str]:
         return (f"minReadyZones is {floor}: an update during an outage may leave a single zone serving; set "
                 f"readiness.minReadyZones to at least 2")
     return None
+
+
+def online_hold_seconds(provider: Optional[str], delay: int, timeout: int, max_retries_down: int) -> int:
+    """How long a monitored member must have been reported ONLINE without a break before a readiness gate counts it.
+
+    Octavia's OVN provider reports a new member ONLINE as soon as it is created, before any health check: measured
+    on the local cloud, a member whose server serves nothing was ACTIVE/ONLINE from 2.5 s to 17.2 s after its create
+    (TCP monitor, delay 3, timeout 2, maxRetriesDown 3), then ERROR. So under ``ovn`` an ONLINE counts once the
+    monitor has had the time to fail it: ``maxRetriesDown`` + 3 delays and a timeout (20 s for those settings). Other
+    providers report a new member OFFLINE until its first check: 0."""
+    if not is_ovn(provider):
+        return 0
+    return delay * (max_retries_down + 3) + timeout

@@ -73,6 +73,8 @@ class NotReadyMember:
     streak: int = 0
     stable_polls: int = 1
     flaps: int = 0
+    ready_for: float = 0.0
+    """How long it had been ready without a break (0 when it was not ready at the last poll)."""
 
     def phrase(self) -> str:
         """``"member <id> in pool <pool> is <prov>/<oper>"`` (or why there is no status, or why ready is not
@@ -81,7 +83,11 @@ class NotReadyMember:
         if self.status is None:
             return f"{head} was never observed"
         text = f"{head} is {self.status.label}"
-        if self.streak:
+        if self.streak >= self.stable_polls and self.pool.hold_seconds:
+            text += (f" but only for {self.ready_for:.0f}s of the {self.pool.hold_seconds:.0f}s its pool's monitor "
+                     f"needs to fail a member that does not serve (the ovn provider reports a new member ONLINE "
+                     f"before checking it)")
+        elif self.streak:
             text += (f" but was ready in only the last {_plural(self.streak, 'poll')} of the {self.stable_polls} "
                      f"consecutive polls required")
         elif self.pool.monitored and self.status.operating_status == NO_MONITOR:

@@ -4,7 +4,8 @@ MemberReadiness inputs (property names as stored in state):
 
 - ``loadbalancer_id`` (str): the zone's Octavia load balancer.
 - ``pools`` (map): logical pool name (e.g. the plan's pool name ``"<name>-<az>-<port>-pool"``) -> object with
-  ``pool_id`` (str), ``member_ids`` (list of str) and ``monitored`` (bool: the pool has a health monitor). Keys are
+  ``pool_id`` (str), ``member_ids`` (list of str), ``monitored`` (bool: the pool has a health monitor) and
+  ``hold_seconds`` (number >= 0, optional: how long a member must have been ready before it counts). Keys are
   logical names rather than pool ids because ids are unknown until the pools exist and map keys cannot be unknown.
 - ``require`` (``"online"`` | ``"provisioned"``), default ``"online"``.
 - ``timeout_seconds`` (number > 0), default 600.
@@ -136,7 +137,10 @@ def _pool(name: str, spec: Any) -> PoolExpectation:
     monitored = spec.get("monitored", True)
     if not isinstance(monitored, bool):
         raise InputError(f"{path}.monitored", f"must be true or false, got {monitored!r}")
-    return PoolExpectation(pool_id, tuple(sorted(member_ids)), monitored, name)
+    hold = spec.get("hold_seconds") or 0
+    if isinstance(hold, bool) or not isinstance(hold, (int, float)) or hold < 0:
+        raise InputError(f"{path}.hold_seconds", f"must be a number of seconds >= 0, got {hold!r}")
+    return PoolExpectation(pool_id, tuple(sorted(member_ids)), monitored, name, float(hold))
 
 
 def parse_readiness(props: Mapping[str, Any]) -> ReadinessInputs:

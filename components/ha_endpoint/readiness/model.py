@@ -92,12 +92,16 @@ class PoolExpectation:
         member_ids: ids of the members to wait for (other members of the pool are ignored).
         monitored: whether the pool has a health monitor (decides whether ``NO_MONITOR`` counts as online).
         name: a logical name for messages (e.g. the plan's pool name); defaults to the pool id.
+        hold_seconds: how long a member must have been ready without a break before it counts (0: at once). Octavia's
+            OVN provider reports a new member ONLINE before its health monitor has checked it
+            (:func:`ha_endpoint.core.predicates.online_hold_seconds`).
     """
 
     pool_id: str
     member_ids: tuple[str, ...]
     monitored: bool
     name: str = ""
+    hold_seconds: float = 0.0
 
     @property
     def display(self) -> str:

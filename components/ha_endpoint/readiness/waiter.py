@@ -6,7 +6,9 @@ provisioning ERROR or on a member deleted behind the stack's back (missing from 
 or sleeps per the backoff and polls again until the deadline. A member counts as ready once it was ready in
 ``stable_polls`` consecutive polls (default 2), so a member that flaps between ONLINE and ERROR does not open the
 gate in a lucky poll. Polls start on a steady cadence (the time a poll takes is deducted from the following pause), so
-the gate opens at most ``stable_polls`` intervals after the last member becomes ready for good. The last poll happens
+the gate opens at most ``stable_polls`` intervals after the last member becomes ready for good. A pool's
+``hold_seconds`` asks more: a member of it counts once it has also been ready in every poll for that long (the OVN
+provider's ONLINE before the first health check, :class:`~.model.PoolExpectation`). The last poll happens
 at the deadline itself, so no chance is lost to a long sleep.
 
 A dead zone (``dead_after_seconds`` set): when every member waited for has been down (provisioning ACTIVE, operating
@@ -129,6 +131,7 @@ class _Wait:
     sleep: Callable[[float], None]
     last_seen: dict[str, dict[str, MemberStatus]] = field(default_factory=dict)
     streaks: dict[str, int] = field(default_factory=dict)
+    ready_since: dict[str, float] = field(default_factory=dict)
     down_since: dict[str, float] = field(default_factory=dict)
     flaps: dict[str, int] = field(default_factory=dict)
     polls: int = 0
@@ -168,8 +171,9 @@ class _Wait:
         self.polls += 1
         self.failing = False
         self.auth_failures = 0
-        self._count_streaks(observed)
-        self._count_down(observed, seen_at=self.clock())
+        seen_at = self.clock()
+        self._count_streaks(observed, seen_at)
+        self._count_down(observed, seen_at)
         return observed, False
 
     def _poll(self) -> dict[str, dict[str, MemberStatus]]:
@@ -187,16 +191,19 @@ class _Wait:
                     raise MemberFailed(pool, status, self._load_balancer_report())
         return observed
 
-    def _count_streaks(self, observed: dict[str, dict[str, MemberStatus]]) -> None:
-        """Lengthen the streak of every member ready in this poll; end (and count a flap for) the others'."""
+    def _count_streaks(self, observed: dict[str, dict[str, MemberStatus]], seen_at: float) -> None:
+        """Lengthen the streak of every member ready in this poll (noting since when it is ready); end (and count a
+        flap for) the others'."""
         for pool in self.spec.pools:
             for member_id in pool.member_ids:
                 if is_ready(observed[pool.pool_id][member_id], self.spec.requirement, pool.monitored):
                     self.streaks[member_id] = self.streaks.get(member_id, 0) + 1
+                    self.ready_since.setdefault(member_id, seen_at)
                 else:
                     if self.streaks.get(member_id):
                         self.flaps[member_id] = self.flaps.get(member_id, 0) + 1
                     self.streaks[member_id] = 0
+                    self.ready_since.pop(member_id, None)
 
     def _count_down(self, observed: dict[str, dict[str, MemberStatus]], seen_at: float) -> None:
         """Note since when each member has been down without a break; a poll that finds it otherwise ends that."""
@@ -225,10 +232,12 @@ class _Wait:
         for pool in self.spec.pools:
             listing = self.last_seen.get(pool.pool_id, {})
             for member_id in pool.member_ids:
-                streak = self.streaks.get(member_id, 0)
-                if streak < needed:
-                    not_ready.append(NotReadyMember(pool, member_id, listing.get(member_id), streak, needed,
-                                                    self.flaps.get(member_id, 0)))
+                if not self._counts(pool, member_id):
+                    since = self.ready_since.get(member_id)
+                    not_ready.append(NotReadyMember(pool, member_id, listing.get(member_id),
+                                                    self.streaks.get(member_id, 0), needed,
+                                                    self.flaps.get(member_id, 0),
+                                                    0.0 if since is None else self.clock() - since))
         return not_ready
 
     def _note_transient(self, reason: str) -> None:
@@ -250,8 +259,13 @@ class _Wait:
         return True
 
     def _all_stable(self) -> bool:
-        needed = self.spec.stable_polls
-        return all(self.streaks.get(m, 0) >= needed for pool in self.spec.pools for m in pool.member_ids)
+        return all(self._counts(pool, m) for pool in self.spec.pools for m in pool.member_ids)
+
+    def _counts(self, pool: PoolExpectation, member_id: str) -> bool:
+        """Ready in ``stable_polls`` polls in a row, and for the pool's ``hold_seconds``."""
+        if self.streaks.get(member_id, 0) < self.spec.stable_polls:
+            return False
+        return self.clock() - self.ready_since[member_id] >= pool.hold_seconds
 
     def _load_balancer_report(self) -> LoadBalancerReport:
         lb_id = self.spec.load_balancer_id

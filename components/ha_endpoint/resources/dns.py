@@ -52,9 +52,8 @@ def floor_problem(states: Sequence[tuple[str, bool, Optional[str]]], floor: int)
         return None
     missing = "; ".join(f"{az}: {why or 'not ready'}" for az, is_ready, why in states if not is_ready)
     return (f"only {len(ready)} of {len(states)} zones are ready ({', '.join(ready) or 'none'}), fewer than "
-            f"readiness.minReadyZones ({floor}), so the update stops before DNS changes. Not ready: {missing}. Bring "
-            f"the zones back (their members, `localcloud/fault az-up` on the local cloud) and run `pulumi up` again, or "
-            f"lower readiness.minReadyZones")
+            f"readiness.minReadyZones ({floor}), so the update stops before DNS changes. Not ready: {missing}. Once "
+            f"their members are ONLINE again run `pulumi up` again, or lower readiness.minReadyZones")
 
 
 def _publish(values: list, zones: Sequence[PublishedZone], floor: int) -> list[str]:

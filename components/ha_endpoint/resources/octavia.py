@@ -18,6 +18,7 @@ from typing import Mapping, Optional, TypeVar
 import pulumi
 import pulumi_openstack as openstack
 
+from ..core import predicates
 from ..core.plan import ListenerPlan, ZonePlan
 from ..pipeline import OCTAVIA
 from ..pipeline.deferred import after_checks
@@ -90,6 +91,7 @@ class _OctaviaZone:
                     "pool_id": self.pools[listener.port].id,
                     "member_ids": [member.id for member in self.members.get(listener.port, {}).values()],
                     "monitored": listener.port in self.monitors,
+                    "hold_seconds": _online_hold(zone, listener),
                 } for listener in zone.listeners},
             require=require, timeout_seconds=zone.readiness.timeout_seconds,
             poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
@@ -194,3 +196,12 @@ class _OctaviaZone:
             floating.association_name, floating_ip=address, port_id=self.loadbalancer.vip_port_id,
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[after])))
         return self.floating_ip_association.floating_ip
+
+
+def _online_hold(zone: ZonePlan, listener: ListenerPlan) -> int:
+    """How long the gate holds a member's ONLINE before it counts (:func:`predicates.online_hold_seconds`)."""
+    monitor = listener.monitor
+    if monitor is None:
+        return 0
+    return predicates.online_hold_seconds(zone.load_balancer_provider, monitor.delay, monitor.timeout,
+                                          monitor.max_retries_down)

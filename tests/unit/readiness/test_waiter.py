@@ -376,3 +376,32 @@ def test_without_dead_after_seconds_a_down_zone_waits_out_the_deadline_and_the_l
 def test_a_zone_that_comes_up_before_it_is_dead_opens_the_gate():
     out = run([ALL_DOWN] * 5 + [ALL_ONLINE], timeout=600, dead_after=20)
     assert out["result"].polls == 6
+
+
+# hold_seconds: the OVN provider's ONLINE before the first health check (predicates.online_hold_seconds)
+
+HELD = PoolExpectation("pool-a", ("m1",), monitored=True, name="api", hold_seconds=20)
+
+
+def test_a_new_members_optimistic_online_is_held_until_the_monitor_had_time_to_fail_it():
+    """Measured on the OVN provider: a member whose server serves nothing is ONLINE for ~15 s after its create, then
+    ERROR. Held for 20 s, it never counts; without the hold the gate opened on the optimistic ONLINE."""
+    optimistic = [{"m1": (A, O)}] * 15 + [{"m1": (A, "ERROR")}]
+    out = run(optimistic, pools=(HELD,), timeout=60, stable_polls=2, backoff=Backoff(1, 1, 1))
+    assert isinstance(out["error"], ReadinessTimeout)
+    unheld = PoolExpectation("pool-a", ("m1",), monitored=True, name="api")
+    assert run(optimistic, pools=(unheld,), timeout=60, stable_polls=2, backoff=Backoff(1, 1, 1))["result"].polls == 2
+
+
+def test_a_member_online_for_the_whole_hold_opens_the_gate_then():
+    out = run([{"m1": (A, "ERROR")}] * 3 + [{"m1": (A, O)}], pools=(HELD,), timeout=60, stable_polls=2,
+              backoff=Backoff(1, 1, 1))
+    assert out["result"].waited_seconds == 23.0  # ONLINE from 3 s, counted at 23 s
+
+
+def test_the_hold_is_named_when_the_gate_times_out_during_it():
+    error = run([{"m1": (A, O)}], pools=(HELD,), timeout=5, stable_polls=2, backoff=Backoff(1, 1, 1))["error"]
+    assert isinstance(error, ReadinessTimeout) and error.member_ids == ("m1",)
+    assert "member m1 in pool api (pool-a) is ACTIVE/ONLINE but only for 5s of the 20s its pool's monitor needs to " \
+           "fail a member that does not serve (the ovn provider reports a new member ONLINE before checking it)" \
+           in str(error)
