@@ -57,23 +57,31 @@ def floor_problem(states: Sequence[tuple[str, bool, Optional[str]]], floor: int)
 
 
 def _publish(values: list, zones: Sequence[PublishedZone], floor: int) -> list[str]:
-    states = [(zone.az, bool(ready), why) for zone, (_address, ready, why) in zip(zones, values)]
+    states = [(zone.az, ready, why) for zone, (_address, (ready, why)) in zip(zones, values)]
     problem = floor_problem(states, floor)
     if problem is not None:
         raise TooFewZonesReady(problem)
     for az, ready, why in states:
         if not ready and why:
             pulumi.log.warn(f"zone {az} is not published: {why}")
-    return published_addresses([(address, ready) for address, ready, _why in values])
+    return published_addresses([(address, ready) for address, (ready, _why) in values])
+
+
+def _verdict(zone: PublishedZone) -> pulumi.Output[tuple[bool, Optional[str]]]:
+    """``(ready, why not)``. The reason is read only for a zone that is not ready: a ready zone's verdict is known in
+    a preview whenever its ``ready`` is (a gate recorded before the reason existed has none in its state, and the
+    engine treats a missing output as unknown in a preview: the record would show a change at every preview)."""
+    reason = zone.not_ready_reason
+    if reason is None:
+        return zone.ready.apply(lambda ready: (bool(ready), None))
+    return zone.ready.apply(lambda ready: (True, None) if ready else reason.apply(lambda why: (False, why)))
 
 
 def addresses_output(zones: Sequence[PublishedZone], floor: int = 0) -> pulumi.Output[list[str]]:
-    """The published addresses as one output, computed from every zone's (address, ready) pair; fewer than ``floor``
+    """The published addresses as one output, computed from every zone's address and verdict; fewer than ``floor``
     ready zones raise :class:`TooFewZonesReady`, and each zone left out with a reason is logged as a warning."""
-    triples = [pulumi.Output.all(zone.address, zone.ready,
-                                 zone.not_ready_reason if zone.not_ready_reason is not None else None)
-               for zone in zones]
-    return pulumi.Output.all(*triples).apply(lambda values: _publish([tuple(v) for v in values], zones, floor))
+    pairs = [pulumi.Output.all(zone.address, _verdict(zone)) for zone in zones]
+    return pulumi.Output.all(*pairs).apply(lambda values: _publish([tuple(v) for v in values], zones, floor))
 
 
 def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi.Resource, identity: StackIdentity,
