@@ -1,0 +1,3 @@
+module hafailover
+
+go 1.21
