@@ -160,6 +160,7 @@ def not_ready_outputs(props: Mapping[str, Any], exc: ReadinessError) -> dict[str
     outs.update(ready=False, all_online=False, ready_member_ids=[], statuses={}, not_ready_reason=str(exc))
     return outs
 
+
 REPORTED = (ReadinessError, InputError, TargetError)
 """Failures whose message is the whole story: raised from the provider method itself with no traceback of their own
 and no chained cause, so that the engine's dynamic-provider host (which reports ``traceback.format_exc()``) shows the
