@@ -13,6 +13,15 @@ def amphora_endpoint() -> dict[str, Any]:
     return copy.deepcopy(amphora_config()["endpoint"])
 
 
+def unpublishing_endpoint(base: dict[str, Any] | None = None, **readiness: Any) -> dict[str, Any]:
+    """``base`` (default: the amphora shape) with ``readiness.onZoneNotReady: unpublish`` and the given readiness
+    settings, without per-zone records (which unpublish cannot go with)."""
+    raw = copy.deepcopy(base) if base is not None else amphora_endpoint()
+    raw["dns"]["perZoneRecords"] = False
+    raw["readiness"] = {"onZoneNotReady": "unpublish", **readiness}
+    return raw
+
+
 def byo_endpoint() -> dict[str, Any]:
     """The dev endpoint with az3 bringing its own floating IP 172.24.4.50 (allocated in ``FakeCloud.dev()``)."""
     raw = amphora_endpoint()

@@ -12,7 +12,7 @@ from ha_endpoint.core.errors import ConfigError
 from policy_harness import run_preview
 from policy_runner import run_pack
 from tests.mocks.cloud import FakeCloud
-from tests.mocks.configs import byo_endpoint, amphora_endpoint, internal_endpoint, sized_endpoint
+from tests.mocks.configs import byo_endpoint, amphora_endpoint, internal_endpoint, sized_endpoint, unpublishing_endpoint
 
 
 def _facts(run, *path):
@@ -234,25 +234,19 @@ def test_one_open_production_listener_is_reported():
 
 # -- ha-endpoint-outage-floor ----------------------------------------------------------------------------------------
 
-def _unpublishing(**readiness):
-    raw = _production_endpoint()
-    raw["dns"]["perZoneRecords"] = False
-    raw["readiness"] = {"onZoneNotReady": "unpublish", **readiness}
-    return raw
-
-
 def test_a_production_endpoint_that_may_end_an_update_on_one_zone_is_refused_and_the_default_floor_passes():
-    assert run_preview(_unpublishing()).messages("ha-endpoint-outage-floor") == []  # default: every zone but one
-    assert run_preview(_unpublishing(minReadyZones=3)).messages("ha-endpoint-outage-floor") == []
-    assert run_preview(_unpublishing(minReadyZones=1)).messages("ha-endpoint-outage-floor") == [
+    def floor_messages(**readiness):
+        raw = unpublishing_endpoint(_production_endpoint(), **readiness)
+        return run_preview(raw).messages("ha-endpoint-outage-floor")
+    assert floor_messages() == []  # default: every zone but one
+    assert floor_messages(minReadyZones=3) == []
+    assert floor_messages(minReadyZones=1) == [
         "endpoint k8s-api in a production stack (load balancers tagged 'production'): minReadyZones is 1: an update "
         "during an outage may leave a single zone serving; set readiness.minReadyZones to at least 2"]
 
 
 def test_the_floor_is_judged_only_where_it_applies():
-    raw = amphora_endpoint()  # not production
-    raw["dns"]["perZoneRecords"] = False
-    raw["readiness"] = {"onZoneNotReady": "unpublish", "minReadyZones": 1}
+    raw = unpublishing_endpoint(minReadyZones=1)  # not production
     assert run_preview(raw).messages("ha-endpoint-outage-floor") == []
     assert run_preview(_production_endpoint()).messages("ha-endpoint-outage-floor") == []  # fail: no floor
 
@@ -313,10 +307,7 @@ def test_a_brought_floating_ip_missing_from_known_records_is_reported():
 def _held_back(zone: str):
     cloud = FakeCloud.dev()
     cloud.unready_azs.add(zone)
-    raw = amphora_endpoint()
-    raw["dns"]["perZoneRecords"] = False
-    raw["readiness"] = {"onZoneNotReady": "unpublish"}
-    return run_preview(raw, cloud, preview=False)
+    return run_preview(unpublishing_endpoint(), cloud, preview=False)
 
 
 def test_a_zone_held_back_by_its_gate_is_rightly_left_out_after_the_update():

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from ha_endpoint.core import contract
-from ha_endpoint.resources.dns import NothingToPublish, TooFewZonesReady, floor_problem, published_addresses
+from ha_endpoint.resources.dns import (NothingToPublish, TooFewZonesReady, _non_empty, floor_problem,
+                                       published_addresses)
 from tests.mocks import FakeCloud, run_component
-from tests.mocks.configs import amphora_endpoint, internal_endpoint
+from tests.mocks.configs import amphora_endpoint, internal_endpoint, unpublishing_endpoint
 
 
 def test_published_addresses_are_the_ready_zones_addresses_sorted():
@@ -15,17 +16,10 @@ def test_published_addresses_are_the_ready_zones_addresses_sorted():
         == ["10.0.0.5", "172.24.4.9"]
 
 
-def unpublishing(**readiness):
-    raw = amphora_endpoint()
-    raw["dns"]["perZoneRecords"] = False
-    raw["readiness"] = {"onZoneNotReady": "unpublish", **readiness}
-    return raw
-
-
 def test_a_zone_that_is_not_ready_is_left_out_of_dns_with_the_reason_in_the_outputs():
     cloud = FakeCloud.dev()
     cloud.unready_azs.add("az2")
-    run = run_component(unpublishing(), cloud, preview=False)
+    run = run_component(unpublishing_endpoint(), cloud, preview=False)
     zones = run.outputs["zones"]
     assert (zones["az2"]["ready"], zones["az2"]["published"]) == (False, False)
     assert zones["az2"]["notReadyReason"].endswith("the zone is dead (every member has been down for 60s)")
@@ -48,7 +42,7 @@ def test_by_default_a_zone_that_is_not_ready_fails_the_update_and_dns_is_not_wri
 def test_below_the_floor_the_update_stops_before_dns_changes_naming_every_zone_not_ready(floor, unready, ready_left):
     cloud = FakeCloud.dev()
     cloud.unready_azs.update(unready)
-    raw = unpublishing(**({} if floor is None else {"minReadyZones": floor}))
+    raw = unpublishing_endpoint(**({} if floor is None else {"minReadyZones": floor}))
     with pytest.raises(TooFewZonesReady) as caught:
         run_component(raw, cloud, preview=False)
     message = str(caught.value)
@@ -69,7 +63,6 @@ def test_the_floor_rule_counts_ready_zones_and_names_the_others():
 
 def test_no_address_at_all_is_still_refused_by_name():
     with pytest.raises(NothingToPublish, match="api.example.test.: no availability zone is ready"):
-        from ha_endpoint.resources.dns import _non_empty
         _non_empty([], "api.example.test.")
 
 

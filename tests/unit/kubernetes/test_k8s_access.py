@@ -15,7 +15,7 @@ from ha_endpoint import HaEndpoint
 from ha_endpoint.core import contract
 from ha_endpoint.kubernetes import ClusterAccess, Credentials, EndpointRef, KubeconfigError, NotPublished
 from tests.mocks import FakeCloud, run_program, run_stack
-from tests.mocks.configs import amphora_endpoint
+from tests.mocks.configs import amphora_endpoint, unpublishing_endpoint
 from tests.mocks.kubernetes import PROVIDER_TYPE, CloudWithStacks
 
 from tests.mocks.kubernetes import CERTS, kubernetes_config
@@ -134,10 +134,7 @@ def test_the_provider_is_built_from_the_kubeconfig_and_depends_on_every_dns_reco
 def test_the_kubeconfig_is_never_written_when_no_zone_is_ready_under_when_ready():
     cloud = FakeCloud.dev()
     cloud.unready_azs.update({"az1", "az2", "az3"})
-    raw = amphora_endpoint()
-    raw["dns"]["perZoneRecords"] = False
-    raw["readiness"] = {"onZoneNotReady": "unpublish", "minReadyZones": 1}
-    program, outputs, _ = access_program(raw)
+    program, outputs, _ = access_program(unpublishing_endpoint(minReadyZones=1))
     with pytest.raises(Exception, match="only 0 of 3 zones are ready"):
         run_program(program, cloud, preview=False, outputs=outputs)
     assert not cloud.kind(PROVIDER_TYPE)
