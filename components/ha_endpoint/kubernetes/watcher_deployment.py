@@ -86,7 +86,7 @@ class WatcherDeployment(pulumi.ComponentResource):
         self.secret = k8s.core.v1.Secret(secret_name(name), metadata=secret["metadata"], type=secret["type"],
                                          string_data=secret["stringData"],
                                          opts=pulumi.ResourceOptions(parent=self))
-        deployment = deployment_manifest(spec, self.secret.metadata["name"])
+        deployment = deployment_manifest(spec, self.secret.metadata.name)
         self.deployment = k8s.apps.v1.Deployment(
             deployment_name(name), metadata=deployment["metadata"], spec=deployment["spec"],
             opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True))

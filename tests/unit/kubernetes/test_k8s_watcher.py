@@ -185,11 +185,18 @@ def test_the_grace_lets_a_poll_under_way_end():
     assert WatcherSpec("w", "default", IMAGE, "p/s", "openstack").resources["limits"]["memory"] == "256Mi"
 
 
-def stack(fake, secret_config=None, **watcher):
+def stack(fake, secret_config=None, preview=False, **watcher):
     if secret_config:
         secret_config(K)
     return run_stack(fake, {"endpoint": amphora_endpoint(),
-                             "kubernetes": kubernetes_config(watcher=watcher_config(**watcher))}, preview=False)
+                            "kubernetes": kubernetes_config(watcher=watcher_config(**watcher))}, preview=preview)
+
+
+def test_a_preview_shows_the_deployment_and_its_command_line(secret_config):
+    run = stack(FakeCloud.dev(), secret_config, preview=True)  # the endpoint's objects do not exist yet: the files are unknown
+    (deployment,) = run.of_type(DEPLOYMENT_TYPE)
+    assert deployment["inputs"]["spec"]["strategy"] == {"type": "Recreate"}
+    assert parse(container(deployment)["args"]).stack == "ha-endpoint/dev"
 
 
 def test_the_stack_deploys_the_watcher_from_its_settings(secret_config):
