@@ -228,8 +228,7 @@ def test_a_zone_with_no_live_member_answers_with_a_reset_not_silence(zones, loca
         for name in z['members']:
             localcloud.faults.server_up(name)
     assert with_reject[1] < 1.0, with_reject
-    print(f'
-every az3 member down: connect refused in {with_reject[1] * 1000:.0f} ms with reject=true; '
+    print(f'\nevery az3 member down: connect refused in {with_reject[1] * 1000:.0f} ms with reject=true; '
           f'{without[0]} after {without[1]:.1f} s with the provider\'s default')
     eventually('az3 reject=true again (the reconciler)', lambda: all('reject' in ovn.nbctl(
         localcloud.paths, 'get', 'Load_Balancer', uuid, 'options') for uuid in rows), 10, 0.5)
