@@ -1,4 +1,5 @@
-"""What a client sees when the endpoint loses an AZ: failover measured with real clients on the local cloud's data plane.
+"""What a client sees when the endpoint loses an AZ: failover measured with real clients on the local cloud's data
+plane.
 
     .venv/bin/python bench/failover_figures.py                      # every way, without and with the watcher
     .venv/bin/python bench/failover_figures.py --ways az-down --watcher with --duration 90
@@ -109,13 +110,8 @@ def main() -> None:
                     outcome = failover.measure(cloud, stack, way, LOST, [servers[LOST].name], PORT, ask, go_client,
                                                args.duration, args.lose_at, () if watcher else None)
                     for row in outcome.rows:
-                        print(f"    {row['client']:11s} {row['requests']:4d} requests, {row['failed']:3d} failed, "
-                              f"{row['lost']} lost, longest without an answer {row['longest_gap']:6.1f}s, steady "
-                              f"after {row['steady_after'] if row['steady_after'] is None else round(row['steady_after'], 1)}"
-                              f", slowest request {row['slowest']:.1f}s {row['errors']}", flush=True)
-                    print(f"    az2 left DNS {outcome.left_dns} s after the loss, back {outcome.back_dns} s after the "
-                          f"restore; new clients' first answers {outcome.first_answers}; watcher: "
-                          f"{'; '.join(failover.watcher_actions(outcome.log)) or 'no action'}", flush=True)
+                        print(f"    {failover.row_line(row)}", flush=True)
+                    print(f"    az2 {failover.summary(outcome)}", flush=True)
                     rows += outcome.rows
         finally:
             stack.destroy(check=False)

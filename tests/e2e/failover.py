@@ -120,7 +120,8 @@ class Loop:
                 self._thread(self._curl, self.figures[client], timeout)
             elif client == "go":
                 self._process([str(self.go_client), "-url", self.url, "-dns", f"{self.server[0]}:{self.server[1]}",
-                               "-duration", f"{self.duration}s", "-interval", f"{self.interval}s"], self.figures[client])
+                               "-duration", f"{self.duration}s", "-interval", f"{self.interval}s"],
+                              self.figures[client])
             else:
                 timeout = [str(CONNECT_TIMEOUT)] if client.endswith("-3s") else []
                 self._process([sys.executable, str(REPO / "bench" / "failover" / "requests_client.py"), self.url,
@@ -356,3 +357,25 @@ def measure(cloud, stack, way: str, zone: str, servers: list[str], port: int, as
 def watcher_actions(log: str) -> list[str]:
     """The watcher's removing/restoring lines, without their time stamps."""
     return [line.split(" ", 1)[1] for line in log.splitlines() if line.split(" ")[1:2] in (["removing"], ["restoring"])]
+
+
+def _seconds(value: Optional[float]) -> str:
+    return "never" if value is None else f"{value:.1f} s"
+
+
+def summary(outcome: Outcome) -> str:
+    """One line: when the zone's address left DNS and came back, new clients' first answers, the watcher's actions,
+    the failed requests' errors."""
+    first = {client: round(value, 2) for client, value in outcome.first_answers.items()}
+    errors = {row["client"]: row["errors"] for row in outcome.rows if row["errors"]}
+    return (f"left DNS {_seconds(outcome.left_dns)} after the loss, back {_seconds(outcome.back_dns)} after the "
+            f"restore; new clients' first answers {first or '-'}; watcher: "
+            f"{'; '.join(watcher_actions(outcome.log)) or '-'}; failed requests' errors {errors or '-'}")
+
+
+def row_line(row: dict) -> str:
+    """One client's row, as a line of text."""
+    steady = "-" if row["steady_after"] is None else f"{row['steady_after']:.1f}s"
+    return (f"{row['client']:11s} {row['requests']:4d} requests, {row['failed']:3d} failed, {row['lost']} lost, "
+            f"longest without an answer {'>= ' if row['cut'] else ''}{row['longest_gap']:.1f}s, steady after {steady}, "
+            f"slowest request {row['slowest']:.1f}s {row['errors'] or ''}")
