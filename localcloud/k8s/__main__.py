@@ -16,8 +16,6 @@ import os
 import sys
 from pathlib import Path
 
-from localcloud.ports import listening_pids
-
 from . import cluster, layout
 
 
@@ -25,14 +23,10 @@ def default_state(name: str) -> Path:
     return Path(os.environ.get("HA_ENDPOINT_CACHE", Path.home() / ".cache" / "ha-endpoint")) / "k8s" / name
 
 
-def ports_in_use(ports: list[int]) -> set[int]:
-    return set(listening_pids(ports))
-
-
 def new_layout(name: str, state: Path, sans: list[str]) -> layout.Layout:
     if (state / "layout.json").exists():
         return layout.load(state).with_sans(*sans)
-    return layout.local(name, state, layout.free_base(ports_in_use)).with_sans(*sans)
+    return cluster.local_layout(name, state).with_sans(*sans)
 
 
 def mib(value: int) -> str:

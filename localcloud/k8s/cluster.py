@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Optional
 
 from localcloud import procs
+from localcloud.ports import listening_pids
 from localcloud.settings import REPO
 
+from . import layout as layouts
 from . import pki
 from .layout import Layout, Node
 
@@ -52,6 +54,15 @@ def binaries() -> Binaries:
     return Binaries(etcd / "bin" / "etcd", kube / "bin" / "kube-apiserver", kube / "bin" / "kubectl",
                     provider / "plugins" / "pulumi-resource-kubernetes",
                     (provider / "kubernetes-plugin-version").read_text().strip())
+
+
+def ports_in_use(ports: list[int]) -> set[int]:
+    return set(listening_pids(ports))
+
+
+def local_layout(name: str, state: Path) -> Layout:
+    """Three nodes on 127.0.0.1, on the first free port base that no local cloud can take (layout.py)."""
+    return layouts.local(name, state, layouts.free_base(ports_in_use))
 
 
 @dataclass(frozen=True)
