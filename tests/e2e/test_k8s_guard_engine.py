@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.e2e.pulumi_cli import REPO, PulumiStack, project_environment
+from tests.e2e.pulumi_cli import REPO, PulumiStack
 from tests.mocks.kubernetes import CERTS
 
 pytestmark = pytest.mark.e2e
@@ -42,16 +42,6 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
-@pytest.fixture(scope="module")
-def engine_environment():
-    for command in (["engine/build.sh"], ["engine/build.sh", "--k8s"]):  # --k8s: the plugin env.sh installs
-        build = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=3600)
-        if build.returncode != 0:
-            pytest.fail(f"{' '.join(command)} failed ({build.returncode}):\n{build.stdout[-3000:]}\n"
-                        f"{build.stderr[-3000:]}")
-    return project_environment()
-
-
 def guard_stack(workdir: Path, environment: dict) -> PulumiStack:
     workdir.mkdir(parents=True)
     (workdir / "Pulumi.yaml").write_text(yaml.safe_dump({
@@ -72,8 +62,8 @@ def configure(stack: PulumiStack, **values) -> None:
         stack.run("config", "set", key, str(value))
 
 
-def test_a_changed_endpoint_is_refused_at_preview_and_the_kubeconfig_is_a_secret(engine_environment, tmp_path):
-    stack = guard_stack(tmp_path / "guard", engine_environment)
+def test_a_changed_endpoint_is_refused_at_preview_and_the_kubeconfig_is_a_secret(k8s_engine_environment, tmp_path):
+    stack = guard_stack(tmp_path / "guard", k8s_engine_environment)
     try:
         configure(stack, host="api.example.test", port=6443)
         stack.up(policy=False)
