@@ -9,6 +9,7 @@ API servers' etcd client certificate, each API server's ``/readyz`` with the adm
 from __future__ import annotations
 
 import http.client
+import os
 import ssl
 import subprocess
 import time
@@ -193,8 +194,9 @@ def up(layout: Layout, bins: Binaries, timeout: float = 180.0) -> Started:
     """Start what is not running: the three etcd members at once (they wait for each other), then the API servers;
     return once every member is healthy and every API server ready (start and wait times)."""
     started = time.monotonic()
-    for node in layout.nodes:
-        layout.node_dir(node).mkdir(parents=True, exist_ok=True)
+    for directory in (layout.state, *(layout.node_dir(node) for node in layout.nodes)):
+        directory.mkdir(parents=True, exist_ok=True)
+        os.chmod(directory, 0o700)  # keys, etcd's data and logs: the owner's only
     credentials = certificates(layout)
     for node in layout.nodes:
         start_process(layout, node, "etcd", bins)
