@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from localcloud.k8s import cluster, layout
-from tests.e2e.pulumi_cli import REPO, PulumiStack
+from tests.e2e.pulumi_cli import PulumiStack
 from tests.unit.kubernetes.capi_schema import crd_dir
 
 pytestmark = pytest.mark.e2e
@@ -113,18 +113,11 @@ PROGRAM = textwrap.dedent('''
 
 
 def kubernetes_stack(workdir: Path, k8s: Running, environment: dict[str, str]) -> PulumiStack:
-    workdir.mkdir(parents=True)
-    (workdir / "Pulumi.yaml").write_text(yaml.safe_dump({
-        "name": "k8s-local", "runtime": {"name": "python", "options": {"toolchain": "pip", "virtualenv": ".venv"}}}))
-    (workdir / "__main__.py").write_text(PROGRAM)
-    (workdir / ".venv").symlink_to(REPO / ".venv")
-    stack = PulumiStack(workdir, "local", environment)
-    stack.run("stack", "init", "local", "--non-interactive")
+    stack = PulumiStack.program(workdir, "k8s-local", "local", PROGRAM, environment)
     certificate, key = k8s.credentials.admin.pem()
     for name, value in (("ca", k8s.credentials.ca.read_text()), ("clientCertificate", certificate),
                         ("clientKey", key)):
-        subprocess.run(["pulumi", "config", "set", "--secret", "--stack", "local", name, "--", value], cwd=workdir,
-                       env=stack.env, check=True, capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+        stack.set_secret(name, value)
     stack.run("config", "set", "port", str(k8s.plan.nodes[1].api_port))
     return stack
 

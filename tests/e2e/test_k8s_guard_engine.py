@@ -7,14 +7,13 @@ plugin against a real API server)."""
 from __future__ import annotations
 
 import json
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.e2e.pulumi_cli import REPO, PulumiStack
+from tests.e2e.pulumi_cli import PulumiStack
 from tests.mocks.kubernetes import CERTS
 
 pytestmark = pytest.mark.e2e
@@ -43,17 +42,9 @@ PROGRAM = textwrap.dedent('''
 
 
 def guard_stack(workdir: Path, environment: dict) -> PulumiStack:
-    workdir.mkdir(parents=True)
-    (workdir / "Pulumi.yaml").write_text(yaml.safe_dump({
-        "name": "k8s-guard", "runtime": {"name": "python", "options": {"toolchain": "pip", "virtualenv": ".venv"}}}))
-    (workdir / "__main__.py").write_text(PROGRAM)
-    (workdir / ".venv").symlink_to(REPO / ".venv")
-    stack = PulumiStack(workdir, "guard", environment)
-    stack.run("stack", "init", "guard", "--non-interactive")
+    stack = PulumiStack.program(workdir, "k8s-guard", "guard", PROGRAM, environment)
     for key, value in (("ca", CERTS["ca"]), ("token", "abc.def"), ("kube.credentials.token", "nested.token")):
-        subprocess.run(["pulumi", "config", "set", "--secret", "--path", "--stack", "guard", key, "--", value],
-                       cwd=workdir, env=stack.env, check=True, capture_output=True, stdin=subprocess.DEVNULL,
-                       timeout=120)  # `--` before a value that starts with dashes
+        stack.set_secret(key, value, path=True)
     return stack
 
 
