@@ -1,4 +1,5 @@
-"""The stack program's Kubernetes part: ``ha-endpoint:kubernetes`` -> kubeconfig export (and Cluster API objects).
+"""The stack program's Kubernetes part: ``ha-endpoint:kubernetes`` -> kubeconfig export (and Cluster API objects, and
+the DNS watcher's Deployment).
 
 A stack program beside ``stacks/endpoint_stack.py``, which calls it only when the key is set, so that stacks without it
 never import pulumi-kubernetes. :func:`load` runs before the endpoint registers anything (bad input creates nothing);
@@ -17,6 +18,7 @@ from ha_endpoint.kubernetes.access import ClusterAccess, Credentials
 from ha_endpoint.kubernetes.cluster_api import ClusterApi
 from ha_endpoint.kubernetes.endpoint_ref import EndpointRef
 from ha_endpoint.kubernetes.settings import DEFAULT_ROOT, KubernetesSettings, load_kubernetes_settings
+from ha_endpoint.kubernetes.watcher_deployment import WatcherDeployment
 
 KUBECONFIG_OUTPUT = "kubeconfig"
 CONTROL_PLANE_ENDPOINT_OUTPUT = "controlPlaneEndpoint"
@@ -28,6 +30,7 @@ class KubernetesParts:
 
     access: ClusterAccess
     cluster_api: Optional[ClusterApi]
+    watcher: Optional[WatcherDeployment] = None
 
 
 def load(raw: Any, endpoint_args: Any, root: str = DEFAULT_ROOT, endpoint_root: str = "ha-endpoint:endpoint"
@@ -39,8 +42,9 @@ def load(raw: Any, endpoint_args: Any, root: str = DEFAULT_ROOT, endpoint_root: 
 
 def build(settings: KubernetesSettings, endpoint: Any, root: str = DEFAULT_ROOT,
           endpoint_root: str = "ha-endpoint:endpoint") -> KubernetesParts:
-    """The kubeconfig (exported as ``kubeconfig``, a secret) and, with ``clusterApi``, the Cluster API objects
-    (their endpoint exported as ``controlPlaneEndpoint``)."""
+    """The kubeconfig (exported as ``kubeconfig``, a secret), with ``clusterApi`` the Cluster API objects (their
+    endpoint exported as ``controlPlaneEndpoint``), with ``watcher`` the DNS watcher's Deployment (both in the
+    default Kubernetes provider's cluster)."""
     ref = EndpointRef.of(endpoint, root)
     name = endpoint.plan.name
     credentials = settings.credentials
@@ -55,4 +59,10 @@ def build(settings: KubernetesSettings, endpoint: Any, root: str = DEFAULT_ROOT,
             settings_naming_the_endpoint=f"{endpoint_root}.dns (dnsZone, record) and {root}.apiPort (or the listener "
                                          "port it defaults to)")
         pulumi.export(CONTROL_PLANE_ENDPOINT_OUTPUT, cluster_api.control_plane_endpoint)
-    return KubernetesParts(access, cluster_api)
+    watcher = None
+    if settings.watcher is not None:
+        spec = settings.watcher.spec(name, ref.stack)
+        watcher = WatcherDeployment(spec.name, ref, pulumi.Output.secret(settings.watcher.clouds_yaml), spec.cloud,
+                                    spec.image, namespace=spec.namespace, options=spec.options,
+                                    resources=spec.resources, root=f"{root}.watcher")
+    return KubernetesParts(access, cluster_api, watcher)

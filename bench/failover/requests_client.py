@@ -5,7 +5,10 @@ the name again at the DNS server given (the local cloud's named), without a cach
 
 One JSON line per request on stdout, as bench/failover/main.go prints them.
 
-    python requests_client.py URL DNS_HOST:DNS_PORT DURATION_S INTERVAL_S
+    python requests_client.py URL DNS_HOST:DNS_PORT DURATION_S INTERVAL_S [CONNECT_TIMEOUT_S]
+
+With CONNECT_TIMEOUT_S, each request is made with ``timeout=(CONNECT_TIMEOUT_S, 30)``: urllib3 gives each address
+that connect timeout.
 """
 import json
 import socket
@@ -22,6 +25,7 @@ import urllib3
 urllib3.disable_warnings()  # the members' certificates are self-signed
 
 url, server, duration, interval = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+timeout = (float(sys.argv[5]), 30.0) if len(sys.argv) > 5 else None
 host, port = server.rsplit(":", 1)
 name = urllib.parse.urlsplit(url).hostname
 system_getaddrinfo = socket.getaddrinfo
@@ -44,7 +48,7 @@ while time.monotonic() - began < duration:
     line = {"start": round(start, 3)}
     try:
         with requests.Session() as session:
-            response = session.get(url, verify=False)
+            response = session.get(url, verify=False, timeout=timeout)
         line["ok"] = response.status_code < 500
         line["answer"] = response.text.strip()[:80]
         if not line["ok"]:

@@ -6,12 +6,19 @@ it) waits until the endpoint stack publishes addresses. Credentials are this sta
     pulumi config set --secret caCertificate -- "$(cat ca.crt)"
     pulumi config set --secret clientCertificate -- "$(cat admin.crt)"
     pulumi config set --secret clientKey -- "$(cat admin.key)"
+
+Optionally, the endpoint's DNS watcher as a Deployment (and the Secret it reads) in the cluster of the default
+Kubernetes provider (kubernetes:kubeconfig: better one that does not depend on this endpoint), with an image you built
+(Python and `pip install ha-endpoint`):
+    pulumi config set watcherImage registry.example/ha-endpoint:0.1.0
+    pulumi config set --secret cloudsYaml -- "$(cat clouds.yaml)"
+    pulumi config set cloud openstack
 """
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ha_endpoint.kubernetes import ClusterAccess, Credentials, EndpointRef
+from ha_endpoint.kubernetes import ClusterAccess, Credentials, EndpointRef, WatcherDeployment, WatchOptions
 
 config = pulumi.Config()
 endpoint = EndpointRef.from_stack_reference(pulumi.StackReference(config.require("endpointStack")))
@@ -22,6 +29,12 @@ access = ClusterAccess("workload", endpoint, Credentials(
 ))
 apps = k8s.core.v1.Namespace("apps", metadata={"name": "apps"},
                              opts=pulumi.ResourceOptions(provider=access.provider()))
+
+if config.get("watcherImage"):
+    watcher = WatcherDeployment("dns-watcher", endpoint, clouds_yaml=config.require_secret("cloudsYaml"),
+                                cloud=config.require("cloud"), image=config.require("watcherImage"),
+                                stack=config.require("endpointStack"), options=WatchOptions(interval=2))
+    pulumi.export("watcher", watcher.deployment.metadata["name"])
 
 pulumi.export("server", access.server)
 pulumi.export("kubeconfig", access.kubeconfig)  # a secret

@@ -7,7 +7,9 @@ external_ids:iface-id=P (ovn-controller then claims the logical switch port: Neu
 member server answering "S azN". The reconciler (`python3 -m localcloud.dataplane.members --state <dir>`, the
 `dataplane-members` service) polls the Neutron and Nova databases every 0.5 s: it plugs new members, unplugs those
 whose port is gone or unbound (a deleted server), and restarts a member server that is not running unless a fault
-holds it down (`<run>/members/<P>.down`, written by localcloud.dataplane.faults).
+holds it down (`<run>/members/<P>.down`, written by localcloud.dataplane.faults). Each tick it also gives the
+provider's new OVN load balancers ``options:reject=true`` (localcloud.dataplane.lb_reject: a reset, not silence,
+from a load balancer with no live member).
 """
 import argparse
 import json
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from .. import procs
 from ..settings import AZS, COMPUTE_HOSTS, DB_ADMIN, REPO, SYSTEM_PYTHON, Paths
-from . import config, netns
+from . import config, lb_reject, netns
 from .config import DPPaths
 
 INTERVAL = float(os.environ.get('LOCALCLOUD_MEMBERS_INTERVAL', '0.5'))
@@ -180,6 +182,8 @@ def main(argv=None) -> int:
             with conn.cursor() as cur:
                 reconcile(p, cur, say)
             conn.close()
+            for uuid in lb_reject.ensure(p):
+                say(f'load balancer {uuid}: options:reject=true')
             last_error = None
         except Exception as exc:  # the database restarting, a chassis gone: report once, retry
             if str(exc) != last_error:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import signal
 import subprocess
 import ssl
@@ -25,6 +26,7 @@ import time
 import urllib.request
 import uuid
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -286,6 +288,68 @@ def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, s
             (servers["second"][zone].addresses[f"cp-{zone}-net"][0]["addr"], "ONLINE")], (zone, members)
         seen["lbs"].add(after[zone]["loadbalancerId"])
         seen["addresses"].add(after[zone]["floatingIp"])
+
+
+FAILOVER_LOOP = 40      # seconds each failover loop lasts; the zone is lost 5 s in
+TTL = 30                # the record's TTL (endpoint_config); the goal: no client waits longer than TTL + 15 s
+BOUNDED = ("curl-3s", "go", "requests-3s")   # the clients with a bounded connect (the README's advice; Go's default)
+
+
+def test_3b_clients_fail_over_when_az2_is_lost_three_ways_without_and_with_the_watcher(stack, servers, localcloud,
+                                                                                        seen):
+    """Issue 26's failover, measured with real clients (tests/e2e/failover.py: curl, Go's net/http, Python requests,
+    each resolving the name at the cloud's DNS server before every request) while az2 is lost: its member server
+    stopped (``members``), its chassis stopped (``az-down``), its load balancer deleted out of band
+    (``lb-deleted``); without the watcher, then with it at its defaults. The table is printed (the README's).
+
+    Asserted, as a user notices it: with the watcher, az2's address leaves DNS within 30 s of the loss and comes
+    back within 30 s of the recovery; a client with a bounded connect loses no request in the end and is never
+    without an answer for longer than the TTL + 15 s; a new client started once the address left DNS gets its first
+    answer within 2 s; the record is never empty. With every member down (``members``) the zone answers with a reset
+    (the cloud's ``options:reject=true``), so every client, curl and requests with their defaults too, moves on at
+    once, with or without the watcher."""
+    from tests.e2e import failover
+
+    cache = Path(os.environ.get("HA_ENDPOINT_CACHE", Path.home() / ".cache" / "ha-endpoint"))
+    go_client = failover.build_go_client(cache)
+    lost = [servers["second"]["az2"].name]
+    addresses = {zone: out["floatingIp"] for zone, out in stack.outputs()["zones"].items()}
+
+    def up_during_the_outage():
+        """`pulumi up` while az2's chassis is down and the watcher has taken it out of DNS: it completes, and
+        leaves DNS as the watcher left it (it does not fight the watcher)."""
+        up = stack.up(policy=False)
+        return up.seconds, resolve_a(FQDN)
+
+    outcomes = {}
+    for watcher, way in [(False, "members"), (False, "az-down"), (True, "members"), (True, "az-down"),
+                         (True, "lb-deleted")]:
+        during = up_during_the_outage if (watcher, way) == (True, "az-down") else None
+        outcomes[(way, watcher)] = outcome = failover.measure(
+            localcloud, stack, way, "az2", lost, PORT, ask, go_client, FAILOVER_LOOP, 5, () if watcher else None,
+            during=during)
+        print(f"\n{way}, {'with' if watcher else 'without'} the watcher: az2 left DNS {outcome.left_dns} s after the "
+              f"loss, back {outcome.back_dns} s after the restore; new clients' first answers "
+              f"{outcome.first_answers}; watcher: {'; '.join(failover.watcher_actions(outcome.log)) or '-'}")
+    print(failover.table([row for outcome in outcomes.values() for row in outcome.rows]))
+    up_seconds, record = outcomes[("az-down", True)].during
+    print(f"up during az-down (az2 out of DNS by the watcher): {up_seconds:.1f}s, the record then {sorted(record)}")
+    assert record == {addresses["az1"], addresses["az3"]}, record
+    rebuilt = stack.outputs()["zones"]["az2"]                  # lb-deleted: `up --refresh` built az2 again
+    seen["lbs"].add(rebuilt["loadbalancerId"])
+    seen["addresses"].add(rebuilt["floatingIp"])
+    for (way, watcher), outcome in outcomes.items():
+        rows = {row["client"]: row for row in outcome.rows}
+        judged = rows if way == "members" else {client: rows[client] for client in BOUNDED}
+        for client, row in judged.items():
+            assert (row["lost"], row["longest_gap"] <= TTL + 15) == (0, True), (way, watcher, row)
+        if watcher:
+            assert outcome.left_dns is not None and outcome.left_dns <= 30, (way, outcome.left_dns, outcome.log)
+            assert max(outcome.first_answers.values()) <= 2, (way, outcome.first_answers)
+            if way != "lb-deleted":                       # there `up --refresh` builds the zone again and writes it
+                assert outcome.back_dns is not None and outcome.back_dns <= 30, (way, outcome.back_dns, outcome.log)
+            records = [line.split(" A ", 1)[1].split() for line in outcome.log.splitlines() if " A " in line]
+            assert records and all(records), outcome.log   # it acted, and never emptied the record
 
 
 DEAD_AFTER = 15  # seconds: the unpublish tests' readiness.deadAfterSeconds

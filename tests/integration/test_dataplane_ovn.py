@@ -185,6 +185,56 @@ def test_a_killed_member_server_goes_offline_traffic_skips_it_and_it_comes_back(
     eventually(f'{victim} answers through the FIP again', lambda: victim in answers(z['fip'], 20), 20)
 
 
+def connect_outcome(address: str, port: int = 80, timeout: float = 5.0) -> tuple[str, float]:
+    """('accepted' | 'refused' | 'timeout' | errno name, seconds) of one TCP connect."""
+    reach.check(address)
+    t = time.monotonic()
+    try:
+        with socket.create_connection((address, port), timeout=timeout):
+            return 'accepted', time.monotonic() - t
+    except ConnectionRefusedError:
+        return 'refused', time.monotonic() - t
+    except socket.timeout:
+        return 'timeout', time.monotonic() - t
+    except OSError as error:
+        return error.strerror or type(error).__name__, time.monotonic() - t
+
+
+def test_a_zone_with_no_live_member_answers_with_a_reset_not_silence(zones, localcloud):
+    """With every member of az3 down, its floating IP refuses a connection at once (the local cloud sets OVN's
+    options:reject=true on the provider's load balancers: localcloud.dataplane.lb_reject); with the provider's
+    default (reject=false) the same connect waits for its timeout."""
+    from localcloud.dataplane import ovn
+    z, conn = zones['az3'], localcloud.conn
+    rows = [line for line in ovn.nbctl(localcloud.paths, '--bare', '--columns=_uuid', 'find', 'Load_Balancer',
+                                       f'name={z["lb"].id}').split() if line]
+    assert rows, f'no OVN load balancer named {z["lb"].id}'
+    options = {uuid: ovn.nbctl(localcloud.paths, 'get', 'Load_Balancer', uuid, 'options').strip() for uuid in rows}
+    assert all('reject="true"' in value or 'reject=true' in value for value in options.values()), options
+    for name in z['members']:
+        localcloud.faults.server_down(name)
+    try:
+        for name, mid in z['members'].items():
+            eventually(f'{name} leaves ONLINE', lambda mid=mid: status(conn, z['pool'].id, mid) != 'ONLINE', 30, 0.2)
+        with_reject = eventually('az3 refuses', lambda: (lambda o: o if o[0] == 'refused' else None)(
+            connect_outcome(z['fip'])), 20, 0.5)
+        for uuid in rows:
+            ovn.nbctl(localcloud.paths, 'set', 'Load_Balancer', uuid, 'options:reject=false')
+        without = eventually('az3 silent with reject=false', lambda: (lambda o: o if o[0] == 'timeout' else None)(
+            connect_outcome(z['fip'], timeout=3)), 20, 0.5)
+    finally:
+        for uuid in rows:
+            ovn.nbctl(localcloud.paths, 'remove', 'Load_Balancer', uuid, 'options', 'reject')
+        for name in z['members']:
+            localcloud.faults.server_up(name)
+    assert with_reject[1] < 1.0, with_reject
+    print(f'\nevery az3 member down: connect refused in {with_reject[1] * 1000:.0f} ms with reject=true; '
+          f'{without[0]} after {without[1]:.1f} s with the provider\'s default')
+    eventually('az3 reject=true again (the reconciler)', lambda: all('reject' in ovn.nbctl(
+        localcloud.paths, 'get', 'Load_Balancer', uuid, 'options') for uuid in rows), 10, 0.5)
+    eventually('az3 answers again', lambda: set(answers(z['fip'], 10)) == set(z['members']), 60, 0.5)
+
+
 def test_az_down_stops_that_zones_floating_ip_while_the_others_answer(zones, localcloud):
     t = time.monotonic()
     localcloud.faults.az_down('az2')

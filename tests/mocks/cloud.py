@@ -204,7 +204,8 @@ class FakeCloud(pulumi.runtime.Mocks):
             record = {"type": args.typ, "name": args.name, "inputs": args.inputs, "custom": args.custom,
                       "urn": getattr(self.current, "urn", None), "parent": getattr(self.current, "parent", None),
                       "dependencies": getattr(self.current, "dependencies", []), "provider": args.provider,
-                      "aliases": getattr(self.current, "aliases", [])}
+                      "aliases": getattr(self.current, "aliases", []),
+                      "delete_before_replace": getattr(self.current, "delete_before_replace", False)}
             self.registrations.append(record)
             if not args.custom:
                 return "", args.inputs

@@ -49,6 +49,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.mocks.current.parent = sys.intern(request.parent) if request.parent else None
         self.mocks.current.dependencies = [sys.intern(urn) for urn in sorted(set(request.dependencies))]
         self.mocks.current.aliases = [_alias(alias) for alias in request.aliases] + list(request.aliasURNs)
+        self.mocks.current.delete_before_replace = request.deleteBeforeReplace
         return super().RegisterResource(request)
 
     def RegisterResourceOutputs(self, request):

@@ -1,8 +1,9 @@
 """The fake cloud's Kubernetes side (and the test data of the Kubernetes tests: certificates, settings): a management cluster that stores the objects a program creates in it.
 
 ``install()`` adds the handlers to :data:`tests.mocks.resources.HANDLERS` (idempotent): Kubernetes providers (their
-state is their inputs), Cluster API ``Cluster`` / ``OpenStackCluster`` objects (stored per provider, namespace and
-name; a second object of the same kind, namespace and name is refused, as the API server would), and the
+state is their inputs), Cluster API ``Cluster`` / ``OpenStackCluster`` objects, ``Secret`` and ``Deployment`` objects
+(stored per provider, namespace and name; a second object of the same kind, namespace and name is refused, as the API
+server would; a Secret without a name is named as pulumi-kubernetes names it), and the
 ControlPlaneEndpointGuard dynamic resource (no cloud object). In preview nothing is stored.
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import copy
 import datetime
+import hashlib
+import json
 
 from . import resources
 from .cloud import CloudError, FakeCloud, known
@@ -19,6 +22,8 @@ CLUSTER_TYPE = "kubernetes:cluster.x-k8s.io/v1beta1:Cluster"
 OPENSTACK_CLUSTER_TYPE = "kubernetes:infrastructure.cluster.x-k8s.io/v1beta1:OpenStackCluster"
 GUARD_TYPE = "pulumi-python:dynamic/haendpoint:ControlPlaneEndpointGuard"
 NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
+SECRET_TYPE = "kubernetes:core/v1:Secret"
+DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
 
 
 def _object(kind: str):
@@ -32,6 +37,24 @@ def _object(kind: str):
             raise CloudError(f'{kind} "{key[2]}" already exists in namespace {key[1]} (409 AlreadyExists)')
         objects[key] = inputs
         return {"id": f"{key[1]}/{key[2]}"}
+
+    return handler
+
+
+def _auto_named(kind: str):
+    """An object the program may leave unnamed: named ``<resource name>-<suffix>`` as pulumi-kubernetes names it, the
+    suffix here a digest of the inputs (the provider's is random; a new one comes with every replacement, which
+    pulumi-kubernetes makes of every change of a Secret's data)."""
+    store = _object(kind)
+
+    def handler(cloud, name: str, inputs: dict) -> dict:
+        metadata = dict(inputs.get("metadata") or {})
+        if "name" not in metadata:
+            digest = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()[:8]
+            metadata["name"] = f"{name}-{digest}"
+        if cloud.preview:
+            return {}
+        return {**store(cloud, name, {**inputs, "metadata": metadata}), "metadata": metadata}
 
     return handler
 
@@ -57,6 +80,8 @@ HANDLERS = {
     OPENSTACK_CLUSTER_TYPE: _object("OpenStackCluster"),
     GUARD_TYPE: lambda cloud, name, inputs: {},
     NAMESPACE_TYPE: lambda cloud, name, inputs: {},
+    SECRET_TYPE: _auto_named("Secret"),
+    DEPLOYMENT_TYPE: _object("Deployment"),
 }
 
 
@@ -99,6 +124,17 @@ def kubernetes_config(**changes) -> dict:
 
 
 CLUSTER_API = {"identityRef": {"name": "openstack-cloud-config", "cloudName": "openstack"}}
+
+CLOUDS_YAML = ("clouds:\n  openstack:\n    auth:\n      auth_url: https://keystone.example.test:5000/v3\n"
+               "      username: watcher\n      password: s3cret\n      project_name: ha\n"
+               "      user_domain_name: Default\n      project_domain_name: Default\n    region_name: RegionOne\n")
+"""The watcher's clouds.yaml (one entry, ``openstack``)."""
+
+
+def watcher_config(**changes) -> dict:
+    """``ha-endpoint:kubernetes.watcher``: an image, the clouds.yaml and its entry, the watcher's defaults."""
+    return {"image": "registry.example.test/ha-endpoint:0.1.0", "cloudsYaml": CLOUDS_YAML, "cloud": "openstack",
+            **copy.deepcopy(changes)}
 
 
 def install() -> None:

@@ -1,12 +1,15 @@
 """The Kubernetes side of the endpoint (optional; ``pip install 'ha-endpoint[kubernetes]'``).
 
-    from ha_endpoint.kubernetes import ClusterAccess, ClusterApi, Credentials, EndpointRef
+    from ha_endpoint.kubernetes import ClusterAccess, ClusterApi, Credentials, EndpointRef, WatcherDeployment
 
 - :class:`ClusterAccess`: a kubeconfig (secret Output) whose server is the endpoint's DNS name and API port, and a
   ``pulumi_kubernetes.Provider`` built from it; both wait for the endpoint's DNS records.
 - :class:`ClusterApi`: a Cluster API ``Cluster`` and ``OpenStackCluster`` (v1beta1) with the endpoint as their
   ``controlPlaneEndpoint``, CAPO's own API load balancer and floating IP disabled, guarded against a later change of
   that endpoint (:class:`ControlPlaneEndpointGuard`).
+- :class:`WatcherDeployment`: the DNS watcher (``python -m ha_endpoint.watch``) as a Deployment of one pod and a
+  Secret with its OpenStack credentials and the endpoint's outputs, in the cluster of the provider it inherits;
+  its thresholds are :class:`WatchOptions`.
 - :class:`EndpointRef`: the endpoint as these read it, from an ``HaEndpoint`` or a ``StackReference``.
 
 Not here, on purpose: discovering the endpoint's members from Kubernetes ``Node`` objects. Nodes exist only once the
@@ -35,10 +38,13 @@ from .endpoint_ref import EndpointRef, NodeSubnet, NotPublished
 from .guard import ControlPlaneEndpointGuard
 from .kubeconfig import render_kubeconfig, server_url
 from .settings import (ClusterApiSettings, ControlPlaneRefSettings, CredentialsSettings, IdentityRefSettings,
-                       KubernetesSettings, load_kubernetes_settings)
+                       KubernetesSettings, WatcherSettings, load_kubernetes_settings)
+from .watcher_deployment import WatcherDeployment
+from .watcher_manifests import WatchOptions
 
 __all__ = [
     "ClusterAccess", "ClusterApi", "ClusterApiSettings", "ControlPlaneEndpointGuard", "ControlPlaneRefSettings",
     "Credentials", "CredentialsSettings", "EndpointRef", "IdentityRefSettings", "KubeconfigError",
-    "KubernetesSettings", "NodeSubnet", "NotPublished", "load_kubernetes_settings", "render_kubeconfig", "server_url",
+    "KubernetesSettings", "NodeSubnet", "NotPublished", "WatchOptions", "WatcherDeployment", "WatcherSettings",
+    "load_kubernetes_settings", "render_kubeconfig", "server_url",
 ]

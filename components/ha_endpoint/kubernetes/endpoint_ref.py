@@ -50,6 +50,12 @@ class EndpointRef:
     """The external network of the endpoint's floating IPs; None for an internal endpoint or when unknown."""
     internal: Optional[bool] = None
     """True for an endpoint without floating IPs, False with them, None when unknown."""
+    zones: Optional[pulumi.Input[dict]] = None
+    """The endpoint's ``zones`` output (per AZ: loadbalancerId, poolIds, floatingIp, vipAddress, ...): what the DNS
+    watcher polls; None when unknown."""
+    stack: Optional[str] = None
+    """``<project>/<stack>`` of the endpoint (the identity its objects carry); None when unknown (a StackReference
+    does not say it as a plain value)."""
 
     @classmethod
     def of(cls, endpoint: Any, root: str = "ha-endpoint:kubernetes",
@@ -78,17 +84,20 @@ class EndpointRef:
             node_subnets={az: tuple(found) for az, found in subnets.items()},
             floating_network_id=plan.floating_network_id,
             internal=plan.floating_network_id is None,
+            zones=endpoint.zones,
+            stack=f"{plan.identity.project}/{plan.identity.stack}",
         )
 
     @classmethod
     def from_stack_reference(cls, ref: pulumi.StackReference) -> "EndpointRef":
         """From the endpoint stack's outputs (``fqdn``, ``ports``, ``addresses``, ``zones``): the name, the ports,
-        the published addresses (the records exist once the stack has them) and the AZs."""
+        the published addresses (the records exist once the stack has them), the AZs and the zones' objects."""
         fqdn = ref.require_output("fqdn")
         published = pulumi.Output.all(fqdn, ref.require_output("addresses")).apply(
             lambda values: _published(values[1], values[0]))
+        zones = ref.require_output("zones")
         return cls(fqdn=fqdn, ports=ref.require_output("ports"), published=published,
-                   azs=ref.require_output("zones").apply(lambda zones: sorted(zones or {})))
+                   azs=zones.apply(lambda found: sorted(found or {})), zones=zones)
 
 
 def _published(addresses: Optional[list], fqdn: str) -> list:

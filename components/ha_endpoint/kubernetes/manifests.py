@@ -19,7 +19,17 @@ CLUSTER_API_VERSION = "cluster.x-k8s.io/v1beta1"
 INFRASTRUCTURE_API_VERSION = "infrastructure.cluster.x-k8s.io/v1beta1"
 CONTROL_PLANE_API_VERSION = "controlplane.cluster.x-k8s.io/v1beta1"
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
+K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+"""A Kubernetes object name or namespace (RFC 1123 label; Cluster API names stay within 63 characters)."""
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+
+
+def not_a_k8s_name(value: str) -> Optional[str]:
+    """Why ``value`` cannot name a Kubernetes object or namespace, or None when it can."""
+    if K8S_NAME.match(value):
+        return None
+    return (f"{value!r} is not a Kubernetes name: use 1-63 lowercase letters, digits or '-', starting and ending "
+            "with a letter or digit")
 
 
 @dataclass(frozen=True)

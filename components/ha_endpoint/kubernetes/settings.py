@@ -8,7 +8,7 @@ Pure: nothing here talks to a cloud or a cluster, and nothing imports pulumi-kub
 
 from __future__ import annotations
 
-import re
+from dataclasses import fields
 from typing import Any, Iterable, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -17,10 +17,10 @@ from pydantic.alias_generators import to_camel
 from ..core.errors import ConfigError, Problem
 from ..core.messages import problems_from_pydantic  # the one pydantic -> Problem translation
 from .kubeconfig import CERTIFICATE_LABELS, KEY_LABELS, CredentialError, pem_data, pick_api_port
+from .manifests import not_a_k8s_name
+from .watcher_manifests import DEFAULT_RESOURCES, WatcherSpec, WatchOptions, clouds_problems, spec_problems
 
 DEFAULT_ROOT = "ha-endpoint:kubernetes"
-K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-"""A Kubernetes object name or namespace (RFC 1123 label; Cluster API names stay within 63 characters)."""
 SECRET_FIELDS = ("clientKey", "token")
 
 
@@ -32,9 +32,8 @@ class _Settings(BaseModel):
 
 
 def _k8s_name(value: Optional[str]) -> Optional[str]:
-    if value is not None and not K8S_NAME.match(value):
-        raise ValueError(f"'{value}' is not a Kubernetes name: use 1-63 lowercase letters, digits or '-', starting "
-                         "and ending with a letter or digit")
+    if value is not None and (why := not_a_k8s_name(value)) is not None:
+        raise ValueError(why)
     return value
 
 
@@ -131,6 +130,50 @@ class ClusterApiSettings(_Settings):
     _names = field_validator("name", "namespace")(classmethod(lambda cls, value: _k8s_name(value)))
 
 
+class WatcherSettings(_Settings):
+    """The DNS watcher (``python -m ha_endpoint.watch``) as a Deployment of one pod and a Secret, in the cluster of
+    the default Kubernetes provider (``kubernetes:kubeconfig`` / ``kubernetes:context``), like clusterApi. The
+    thresholds are the watcher's options; unset ones keep its defaults."""
+
+    image: str
+    """The container image: Python 3.11 or later on its PATH, with this package installed (pip install
+    ha-endpoint); there is no published image."""
+    clouds_yaml: str
+    """The watcher's OpenStack credentials: the content of a clouds.yaml (store it encrypted)."""
+    cloud: str
+    """The clouds.yaml entry to use (OS_CLOUD)."""
+    region: Optional[str] = None
+    """The OpenStack region, overriding the entry's."""
+    name: Optional[str] = None
+    """The Deployment's name; defaults to <the endpoint's name>-watcher."""
+    namespace: str = "default"
+    """The namespace of the Deployment and its Secret (it must exist)."""
+    interval: Optional[float] = None
+    """Seconds between polls (the watcher's default: 5)."""
+    unhealthy_polls: Optional[int] = Field(None, strict=True)
+    """Unhealthy polls in a row before a zone leaves DNS (default 3)."""
+    healthy_polls: Optional[int] = Field(None, strict=True)
+    """Healthy polls in a row before it comes back (default 3)."""
+    connect_timeout: Optional[float] = None
+    """Seconds a connect to a zone's address may take (default 2)."""
+    no_reach: bool = False
+    """Judge by Octavia only (for a cluster whose pods do not reach the endpoint's addresses)."""
+    dry_run: bool = False
+    """Log what would change, write nothing."""
+    resources: dict[str, dict[str, str]] = Field(default_factory=lambda: {
+        kind: dict(values) for kind, values in DEFAULT_RESOURCES.items()})
+    """The container's requests and limits."""
+
+    def options(self) -> WatchOptions:
+        """The watcher's options."""
+        return WatchOptions(**{option.name: getattr(self, option.name) for option in fields(WatchOptions)})
+
+    def spec(self, endpoint_name: str, stack: str) -> WatcherSpec:
+        """What the Deployment is made of, for the endpoint ``endpoint_name`` of ``stack``."""
+        return WatcherSpec(self.name or f"{endpoint_name}-watcher", self.namespace, self.image, stack, self.cloud,
+                           self.options(), self.resources)
+
+
 class KubernetesSettings(_Settings):
     """``ha-endpoint:kubernetes``: the cluster served behind the endpoint."""
 
@@ -145,6 +188,8 @@ class KubernetesSettings(_Settings):
     """The kubeconfig's user name; defaults to <clusterName>-admin."""
     cluster_api: Optional[ClusterApiSettings] = None
     """Also create the cluster's Cluster API objects (optional)."""
+    watcher: Optional[WatcherSettings] = None
+    """Also deploy the DNS watcher beside the cluster (optional)."""
 
     _cluster_name = field_validator("cluster_name")(classmethod(lambda cls, value: _k8s_name(value)))
 
@@ -176,7 +221,8 @@ def check_kubernetes_settings(settings: KubernetesSettings, endpoint: Any, root:
                               ) -> list[Problem]:
     """Every problem that relates fields to each other or to the endpoint's settings."""
     return [*_check_endpoint(settings, endpoint, root, endpoint_root),
-            *_check_credentials(settings.credentials, f"{root}.credentials", encrypted)]
+            *_check_credentials(settings.credentials, f"{root}.credentials", encrypted),
+            *(_check_watcher(settings.watcher, endpoint, f"{root}.watcher", encrypted) if settings.watcher else [])]
 
 
 def _check_endpoint(settings: KubernetesSettings, endpoint: Any, root: str, endpoint_root: str
@@ -203,5 +249,17 @@ def _check_credentials(credentials: CredentialsSettings, path: str, encrypted: b
     if not encrypted:
         for key in SECRET_FIELDS:
             if getattr(credentials, "client_key" if key == "clientKey" else key):
-                yield Problem(f"{path}.{key}", f"is stored in plain text in the stack's file; store it encrypted: "
-                                               f"pulumi config set --secret --path '{path}.{key}' -- \"$(cat <file>)\"")
+                yield _plain_text(f"{path}.{key}", "<file>")
+
+
+def _plain_text(path: str, file: str) -> Problem:
+    return Problem(path, f"is stored in plain text in the stack's file; store it encrypted: pulumi config set "
+                         f"--secret --path '{path}' -- \"$(cat {file})\"")
+
+
+def _check_watcher(watcher: WatcherSettings, endpoint: Any, path: str, encrypted: bool) -> list[Problem]:
+    problems = spec_problems(watcher.spec(endpoint.name, "<this stack>"), path, to_camel)
+    problems += clouds_problems(watcher.clouds_yaml, watcher.cloud, f"{path}.cloudsYaml")
+    if not encrypted:
+        problems.append(_plain_text(f"{path}.cloudsYaml", "clouds.yaml"))
+    return problems

@@ -8,54 +8,22 @@ the outputs or the record do not prove to be one endpoint's (nothing is written 
 
 from __future__ import annotations
 
-import argparse
 import json
 import signal
 import sys
 import threading
 import time
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence
 
 from ..cloud.connection import connect
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
 from ..readiness.cloud import OctaviaStatusSource
 from .decide import Thresholds
-from .observe import ZoneTarget, tcp_reach
+from .inputs import parse, targets_of
+from .observe import tcp_reach
 from .records import EndpointRecord, owner_of
 from .watcher import Watcher
-
-
-def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
-    """One target per zone of the stack's ``zones`` output."""
-    zones = outputs.get("zones")
-    if not isinstance(zones, dict) or not zones or not outputs.get("fqdn"):
-        raise HaEndpointError("the outputs have no fqdn or no zones: give the endpoint stack's `pulumi stack output "
-                              "--json` (a stack with dns configured)")
-    found = []
-    for zone, out in sorted(zones.items()):
-        found.append(ZoneTarget(zone, out["loadbalancerId"], {str(port): pool for port, pool in out["poolIds"].items()},
-                                out.get("floatingIp") or out.get("vipAddress")))
-    return found
-
-
-def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m ha_endpoint.watch", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--outputs", required=True, help="the endpoint stack's outputs as JSON: a file, or - for stdin")
-    parser.add_argument("--stack", help="project/stack the endpoint must belong to (e.g. ha-endpoint/dev)")
-    parser.add_argument("--interval", type=float, default=5.0, help="seconds between polls (default 5)")
-    parser.add_argument("--unhealthy-polls", type=int, default=3, help="unhealthy polls in a row before a zone "
-                        "leaves DNS (default 3)")
-    parser.add_argument("--healthy-polls", type=int, default=3, help="healthy polls in a row before it comes back "
-                        "(default 3)")
-    parser.add_argument("--no-reach", action="store_true", help="judge by Octavia only: do not connect to the zones' "
-                        "addresses (for a watcher on a network that does not reach them)")
-    parser.add_argument("--connect-timeout", type=float, default=2.0, help="seconds a connect may take (default 2)")
-    parser.add_argument("--dry-run", action="store_true", help="log what would change, write nothing")
-    parser.add_argument("--once", action="store_true", help="one poll, then exit")
-    parser.add_argument("--cloud", help="clouds.yaml entry (default: OS_CLOUD)")
-    parser.add_argument("--region", help="region (default: the entry's)")
-    return parser.parse_args(argv)
 
 
 def log(line: str) -> None:

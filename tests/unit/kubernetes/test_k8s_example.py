@@ -1,27 +1,35 @@
 """README's downstream-stack example (examples/kubernetes/__main__.py) runs under mocks against an endpoint stack's
-outputs: its kubeconfig names the endpoint, and what it deploys goes through the Provider built from it."""
+outputs: its kubeconfig names the endpoint, and what it deploys goes through the Provider built from it; given an
+image, it deploys the DNS watcher of the endpoint stack it reads."""
 
 from __future__ import annotations
 
+import json
 import runpy
 from pathlib import Path
 
 import pytest
 import yaml
 
+from ha_endpoint.watch.inputs import parse, targets_of
 from tests.mocks import run_program
-from tests.mocks.kubernetes import CERTS, NAMESPACE_TYPE, PROVIDER_TYPE, CloudWithStacks
+from tests.mocks.kubernetes import (CERTS, CLOUDS_YAML, DEPLOYMENT_TYPE, NAMESPACE_TYPE, PROVIDER_TYPE, SECRET_TYPE,
+                                    CloudWithStacks)
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "kubernetes"
 OUTPUTS = {"fqdn": "api.example.test.", "ports": [6443, 22623], "addresses": ["172.24.4.100", "172.24.4.101"],
-           "zones": {"az1": {}, "az2": {}}}
+           "zones": {az: {"loadbalancerId": f"lb-{az}", "poolIds": {"6443": f"pool-{az}-6443",
+                                                                "22623": f"pool-{az}-22623"},
+                          "floatingIp": address, "ready": True, "published": True}
+                     for az, address in (("az1", "172.24.4.100"), ("az2", "172.24.4.101"))}}
+WATCHER = {"watcherImage": "registry.example.test/ha-endpoint:0.1.0", "cloudsYaml": CLOUDS_YAML, "cloud": "openstack"}
 
 
-def run_example(addresses):
+def run_example(addresses, **more):
     cloud = CloudWithStacks.dev()
     cloud.stack_outputs = {"org/ha-endpoint/prod": {**OUTPUTS, "addresses": addresses}}
     config = {"endpointStack": "org/ha-endpoint/prod", "caCertificate": CERTS["ca"],
-              "clientCertificate": CERTS["cert"], "clientKey": CERTS["key"]}
+              "clientCertificate": CERTS["cert"], "clientKey": CERTS["key"], **more}
     return run_program(lambda: runpy.run_path(str(EXAMPLE / "__main__.py"), run_name="__main__"), cloud,
                        preview=False, config=config)
 
@@ -34,6 +42,21 @@ def test_the_example_deploys_through_the_endpoints_kubeconfig():
     (provider,), (namespace,) = run.of_type(PROVIDER_TYPE), run.of_type(NAMESPACE_TYPE)
     assert provider["name"] == "workload-k8s"
     assert namespace["provider"].startswith(provider["urn"] + "::")
+    assert run.of_type(DEPLOYMENT_TYPE) == [] and "watcher" not in run.outputs  # no image given: no watcher
+
+
+def test_given_an_image_the_example_deploys_the_watcher_of_the_stack_it_reads():
+    run = run_example(OUTPUTS["addresses"], **WATCHER)
+    (secret,), (deployment,) = run.of_type(SECRET_TYPE), run.of_type(DEPLOYMENT_TYPE)
+    assert run.outputs["watcher"] == "dns-watcher"
+    (container,) = deployment["inputs"]["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == WATCHER["watcherImage"]
+    assert parse(container["args"]).stack == "ha-endpoint/prod"
+    outputs = json.loads(secret["inputs"]["stringData"]["value"]["outputs.json"])
+    assert [(t.zone, t.load_balancer_id, t.address) for t in targets_of(outputs)] == [
+        ("az1", "lb-az1", "172.24.4.100"), ("az2", "lb-az2", "172.24.4.101")]
+    # the default provider's cluster (kubernetes:kubeconfig), not the one behind the endpoint
+    assert deployment["provider"] == secret["provider"] == ""
 
 
 def test_the_example_stops_while_the_endpoint_publishes_nothing():

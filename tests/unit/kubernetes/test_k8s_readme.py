@@ -1,19 +1,24 @@
 """README.md's Kubernetes section shows what the code does: its configuration example runs (kubeconfig exported, the
-Cluster API objects created), its error example is the message the program prints, its Python example is the file
-the example test runs."""
+Cluster API objects and the watcher's Deployment created), its error example is the message the program prints, its
+Python examples are in the file the example test runs; the watcher section's example runs."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
+import pulumi
+import pulumi_kubernetes as k8s
 import pytest
 import yaml
 
-from ha_endpoint import ConfigError
-from tests.mocks import FakeCloud, run_stack
+from ha_endpoint import ConfigError, HaEndpoint
+from ha_endpoint.watch.inputs import parse
+from tests.mocks import FakeCloud, run_program, run_stack
 from tests.mocks.configs import amphora_endpoint
-from tests.mocks.kubernetes import CERTS, CLUSTER_TYPE, OPENSTACK_CLUSTER_TYPE
+from tests.mocks.kubernetes import (CERTS, CLOUDS_YAML, CLUSTER_TYPE, DEPLOYMENT_TYPE, OPENSTACK_CLUSTER_TYPE,
+                                    PROVIDER_TYPE, SECRET_TYPE)
 
 ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text()
@@ -29,11 +34,14 @@ def test_the_configuration_example_exports_a_kubeconfig_and_creates_the_cluster_
     for key, value in example["credentials"].items():  # {secure: ...}: what `pulumi config set --secret` stores
         assert value == {"secure": "..."}
         example["credentials"][key] = SECRETS[key]
+    assert example["watcher"]["cloudsYaml"] == {"secure": "..."}
+    example["watcher"]["cloudsYaml"] = CLOUDS_YAML
     secret_config("ha-endpoint:kubernetes")
     run = run_stack(FakeCloud.dev(), {"endpoint": amphora_endpoint(), "kubernetes": example}, preview=False)
     assert yaml.safe_load(run.outputs["kubeconfig"])["clusters"][0]["cluster"]["server"] == \
         "https://api.example.test:6443"
     assert len(run.of_type(CLUSTER_TYPE)) == len(run.of_type(OPENSTACK_CLUSTER_TYPE)) == 1
+    assert len(run.of_type(DEPLOYMENT_TYPE)) == len(run.of_type(SECRET_TYPE)) == 1
 
 
 def test_the_error_example_is_what_the_program_prints(secret_config):
@@ -45,7 +53,25 @@ def test_the_error_example_is_what_the_program_prints(secret_config):
     assert shown == f"error: {error.value}\n"
 
 
-def test_the_python_example_is_the_example_file():
-    (shown,) = [body for kind, body in BLOCKS if kind == "python" and "ClusterAccess(" in body]
+@pytest.mark.parametrize("call", ["ClusterAccess(", "WatcherDeployment("])
+def test_the_python_examples_are_in_the_example_file(call):
+    (shown,) = [body for kind, body in BLOCKS if kind == "python" and call in body]
     example = (ROOT / "examples" / "kubernetes" / "__main__.py").read_text()
     assert shown in example
+
+
+def test_the_watcher_sections_example_deploys_the_watcher_with_the_provider_it_is_given():
+    section = README[README.index("## DNS that follows health between runs"):]
+    (shown,) = re.findall(r"```python\n(.*?)```", section[:section.index("\n## ", 1)], re.S)
+
+    def program():
+        names = {"pulumi": pulumi, "endpoint": HaEndpoint("k8s-api", amphora_endpoint()),
+                 "config": SimpleNamespace(require_secret=lambda key: pulumi.Output.secret(CLOUDS_YAML)),
+                 "management": k8s.Provider("management", kubeconfig="apiVersion: v1\nkind: Config\n")}
+        exec(compile(shown, "README.md", "exec"), names)
+
+    run = run_program(program, FakeCloud.dev(), preview=False, outputs=lambda _: {})
+    (deployment,), (management,) = run.of_type(DEPLOYMENT_TYPE), run.of_type(PROVIDER_TYPE)
+    assert deployment["provider"].startswith(management["urn"] + "::")
+    (container,) = deployment["inputs"]["spec"]["template"]["spec"]["containers"]
+    assert parse(container["args"]).unhealthy_polls == 2

@@ -39,7 +39,7 @@ def test_field_problems_name_the_key_and_the_fix_and_register_nothing(secret_con
         f"{K}.apiPort: apiPort is 70000, above the most allowed, 65535; give a value from 1 to 65535, e.g. "
         "apiPort: 6443",
         f"{K}.clusterNmae: clusterNmae is not a setting here; did you mean clusterName? Fix its spelling or remove it "
-        "(the settings here: credentials, apiPort, clusterName, user, clusterApi)",
+        "(the settings here: credentials, apiPort, clusterName, user, clusterApi, watcher)",
     ]
     assert cloud.registrations == []
 

@@ -13,7 +13,7 @@ from ha_endpoint.cloud.errors import TransientFetchError
 from ha_endpoint.core.identity import StackIdentity
 from ha_endpoint.readiness.errors import FetchFailed
 from ha_endpoint.readiness.model import LoadBalancerStatus, MemberStatus
-from ha_endpoint.watch.__main__ import targets_of
+from ha_endpoint.watch.inputs import targets_of
 from ha_endpoint.watch.decide import Thresholds
 from ha_endpoint.watch.observe import ZoneTarget, zone_health
 from ha_endpoint.watch.records import EndpointRecord, NotTheEndpoints, Owner, owner_of

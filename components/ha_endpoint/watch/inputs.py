@@ -1,0 +1,136 @@
+"""What the watcher is given: its command line (options, defaults and rules, said once here) and the endpoint stack's
+outputs. Pure: nothing here talks to a cloud.
+
+``python -m ha_endpoint.watch`` parses its arguments with :func:`parse`; the Kubernetes Deployment that runs it
+(:mod:`ha_endpoint.kubernetes.watcher_manifests`) builds its command line from the same option names and checks each
+value with :func:`refusal`, so a value the watcher would refuse is refused before anything is deployed, with the
+same words.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any, Optional, Sequence
+
+from ..core.errors import HaEndpointError
+from .observe import ZoneTarget
+
+PROG = "python -m ha_endpoint.watch"
+DESCRIPTION = "Keep an endpoint's A record following its zones' health."
+ZONE_KEYS = ("loadbalancerId", "poolIds", "floatingIp", "vipAddress")
+"""What the watcher reads of each zone in the stack's ``zones`` output."""
+
+
+def seconds(text: str) -> float:
+    """A number of seconds above 0 (an interval or a timeout)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, e.g. 5 (got {text})")
+    return value
+
+
+def polls(text: str) -> int:
+    """A number of polls in a row, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of polls, at least 1, e.g. 3 (got {text})")
+    return value
+
+
+def stack(text: str) -> str:
+    """``<project>/<stack>``, the identity the endpoint's objects carry."""
+    project, _, name = text.partition("/")
+    if not project or not name or "/" in name:
+        raise argparse.ArgumentTypeError(f"must be <project>/<stack>, e.g. ha-endpoint/dev (got {text!r})")
+    return text
+
+
+class _Refused(HaEndpointError):
+    """A value an option refuses (raised instead of exiting, for :func:`refusal`)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, exits: bool = True, **kwargs: Any):
+        super().__init__(*args, exit_on_error=exits, **kwargs)
+        self.exits = exits
+
+    def error(self, message: str):  # type: ignore[override]
+        if self.exits:
+            super().error(message)
+        raise _Refused(message)
+
+
+def parser(exits: bool = True) -> argparse.ArgumentParser:
+    """The watcher's argument parser; with ``exits=False`` a refused argument raises instead of exiting."""
+    found = _Parser(prog=PROG, description=DESCRIPTION, exits=exits)
+    found.add_argument("--outputs", required=True, help="the endpoint stack's outputs as JSON: a file, or - for stdin")
+    found.add_argument("--stack", type=stack, help="project/stack the endpoint must belong to (e.g. ha-endpoint/dev)")
+    found.add_argument("--interval", type=seconds, default=5.0, help="seconds between polls (default 5)")
+    found.add_argument("--unhealthy-polls", type=polls, default=3, help="unhealthy polls in a row before a zone "
+                       "leaves DNS (default 3)")
+    found.add_argument("--healthy-polls", type=polls, default=3, help="healthy polls in a row before it comes back "
+                       "(default 3)")
+    found.add_argument("--no-reach", action="store_true", help="judge by Octavia only: do not connect to the zones' "
+                       "addresses (for a watcher on a network that does not reach them)")
+    found.add_argument("--connect-timeout", type=seconds, default=2.0, help="seconds a connect may take (default 2)")
+    found.add_argument("--dry-run", action="store_true", help="log what would change, write nothing")
+    found.add_argument("--once", action="store_true", help="one poll, then exit")
+    found.add_argument("--cloud", help="clouds.yaml entry (default: OS_CLOUD)")
+    found.add_argument("--region", help="region (default: the entry's)")
+    return found
+
+
+def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    """The watcher's arguments (argparse's usage message and exit status 2 for a refused one)."""
+    return parser().parse_args(argv)
+
+
+def flag(option: str) -> str:
+    """The command-line flag of an option named as the parsed arguments name it (``unhealthy_polls`` ->
+    ``--unhealthy-polls``)."""
+    return "--" + option.replace("_", "-")
+
+
+def default(option: str) -> Any:
+    """The watcher's default for ``option`` (e.g. ``interval`` -> 5.0)."""
+    return parser().get_default(option)
+
+
+def refusal(option: str, value: Any) -> Optional[str]:
+    """Why the watcher would refuse ``value`` for ``option`` (its words, without the flag), or None when it takes it.
+    ``True`` stands for a flag without a value (``--dry-run``)."""
+    words = [flag(option)] if value is True else [flag(option), str(value)]
+    try:
+        parser(exits=False).parse_args(["--outputs", "-", *words])
+    except argparse.ArgumentError as error:
+        return error.message
+    except _Refused as error:
+        return str(error)
+    return None
+
+
+def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
+    """One target per zone of the stack's ``zones`` output."""
+    zones = outputs.get("zones")
+    if not isinstance(zones, dict) or not zones or not outputs.get("fqdn"):
+        raise HaEndpointError("the outputs have no fqdn or no zones: give the endpoint stack's `pulumi stack output "
+                              "--json` (a stack with dns configured)")
+    found = []
+    for zone, out in sorted(zones.items()):
+        found.append(ZoneTarget(zone, out["loadbalancerId"], {str(port): pool for port, pool in out["poolIds"].items()},
+                                out.get("floatingIp") or out.get("vipAddress")))
+    return found
+
+
+def watched_outputs(fqdn: str, zones: dict[str, Any]) -> dict[str, Any]:
+    """The outputs the watcher reads (``fqdn``, and per zone :data:`ZONE_KEYS`), from the stack's ``fqdn`` and
+    ``zones``: what changes at every run (``ready``, ``published``, the gate) left out."""
+    return {"fqdn": fqdn, "zones": {zone: {key: (out or {}).get(key) for key in ZONE_KEYS}
+                                    for zone, out in sorted((zones or {}).items())}}

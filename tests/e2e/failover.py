@@ -1,0 +1,352 @@
+"""Real clients looping over an endpoint's name while a zone is lost: what tests/e2e/test_ovn_engine.py asserts and
+bench/failover_figures.py prints (one implementation of both).
+
+Each client resolves the name at the local cloud's DNS server before every request, with no cache (what a client
+sees once its resolver's cache has expired: the TTL bounds how much later that happens), opens a new connection each
+time, and goes on after a failure (it retries: the next request is the retry). The clients, each with its own
+defaults unless its name says otherwise:
+
+- ``curl``: curl 7.88, a new process per request, the addresses named answered handed over in their order with
+  ``--resolve``; no connect timeout of its own: an address that drops packets costs the kernel's SYN retries (~127 s);
+- ``curl-3s``: the same with ``--connect-timeout 3`` (what the README tells curl users);
+- ``go``: Go's net/http with the standard dialer (bench/failover/main.go): the addresses in order, each with a share
+  of the 30 s dial timeout, as kubectl and client-go do;
+- ``requests``: Python requests (bench/failover/requests_client.py): urllib3 tries the addresses in order, each with
+  the kernel's connect timeout (requests sets none);
+- ``requests-3s``: the same with ``timeout=(3, 30)``.
+
+Every client is bounded: what is still running when the loop's time is up is stopped, and counts as unanswered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+REPO = Path(__file__).resolve().parents[2]
+CLIENTS = ("curl", "curl-3s", "go", "requests", "requests-3s")
+CONNECT_TIMEOUT = 3.0   # seconds: the bounded clients' connect timeout
+
+
+@dataclass
+class Request:
+    start: float
+    end: float
+    ok: bool
+    answer: str = ""
+    error: str = ""
+
+
+@dataclass
+class Figures:
+    """One client's requests in one loop (times in seconds since the loop began)."""
+
+    client: str
+    requests: list[Request] = field(default_factory=list)
+
+    def row(self, lost_at: float, duration: float) -> dict:
+        """requests, failed (attempts that got no answer), lost (failures never followed by an answer: what a
+        retrying client loses in the end), the longest time without an answer, when it was answered steadily again
+        after the loss (the end of its first answered request after its last failure), the slowest request."""
+        done = sorted(self.requests, key=lambda r: r.start)
+        failed = [r for r in done if not r.ok]
+        answered = [r.end for r in done if r.ok]
+        end = max(duration, max((r.end for r in done), default=0.0))
+        marks = [0.0, *answered, end]
+        longest = max(b - a for a, b in zip(marks, marks[1:]))
+        last_answer = max(answered, default=-1.0)
+        steady = None
+        if failed:
+            last_failure = max(r.end for r in failed)
+            later = [r.end for r in done if r.ok and r.start >= last_failure]
+            steady = (min(later) - lost_at) if later else None
+        return {"client": self.client, "requests": len(done), "failed": len(failed),
+                "lost": sum(1 for r in failed if r.end > last_answer), "longest_gap": longest,
+                "steady_after": steady, "slowest": max((r.end - r.start for r in done), default=0.0),
+                "errors": sorted({r.error.split(":")[0] for r in failed})[:3]}
+
+
+def resolve(name: str, server: tuple[str, int]) -> list[str]:
+    """The name's A record as the DNS server answers it now, in its order."""
+    import dns.message
+    import dns.query
+    import dns.rdatatype
+    answer = dns.query.udp(dns.message.make_query(name, "A"), server[0], port=server[1], timeout=2)
+    return [item.address for rrset in answer.answer if rrset.rdtype == dns.rdatatype.A for item in rrset]
+
+
+def build_go_client(cache: Path) -> Path:
+    """bench/failover/main.go built (standard library only) into the cache, again when its source is newer."""
+    binary = cache / "bin" / "hafailover"
+    source = REPO / "bench" / "failover"
+    newest = max(p.stat().st_mtime for p in source.glob("*.go"))
+    if not binary.exists() or binary.stat().st_mtime < newest:
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["go", "build", "-o", str(binary), "."], cwd=source, check=True,
+                       env={**os.environ, "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"})
+    return binary
+
+
+class Loop:
+    """The clients named in ``clients``, each looping over ``url`` for ``duration`` seconds (a request, then
+    ``interval`` seconds' pause), resolving at ``server``."""
+
+    def __init__(self, url: str, server: tuple[str, int], go_client: Path, duration: float, interval: float = 0.5,
+                 clients: tuple[str, ...] = CLIENTS):
+        self.url, self.server, self.go_client = url, server, go_client
+        self.duration, self.interval = duration, interval
+        self.name = url.split("//", 1)[1].split(":", 1)[0].split("/", 1)[0]
+        self.port = int(url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+        self.figures = {client: Figures(client) for client in clients}
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._procs: list[subprocess.Popen] = []
+
+    def start(self) -> "Loop":
+        self.began = time.monotonic()
+        for client in self.figures:
+            if client.startswith("curl"):
+                timeout = CONNECT_TIMEOUT if client.endswith("-3s") else None
+                self._thread(self._curl, self.figures[client], timeout)
+            elif client == "go":
+                self._process([str(self.go_client), "-url", self.url, "-dns", f"{self.server[0]}:{self.server[1]}",
+                               "-duration", f"{self.duration}s", "-interval", f"{self.interval}s"], self.figures[client])
+            else:
+                timeout = [str(CONNECT_TIMEOUT)] if client.endswith("-3s") else []
+                self._process([sys.executable, str(REPO / "bench" / "failover" / "requests_client.py"), self.url,
+                               f"{self.server[0]}:{self.server[1]}", str(self.duration), str(self.interval),
+                               *timeout], self.figures[client])
+        return self
+
+    def now(self) -> float:
+        return time.monotonic() - self.began
+
+    def finish(self, wait: bool = True) -> None:
+        """Wait for the loop's end (unless not ``wait``); stop what still runs then (an unanswered request in flight
+        is not recorded)."""
+        if wait:
+            time.sleep(max(0.0, self.duration - self.now()))
+        self._stop.set()
+        deadline = time.monotonic() + 3
+        for proc in self._procs:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+    def rows(self, lost_at: float) -> list[dict]:
+        return [figures.row(lost_at, self.duration) for figures in self.figures.values()]
+
+    def _thread(self, target: Callable, *args) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _curl(self, out: Figures, connect_timeout: Optional[float]) -> None:
+        while not self._stop.is_set() and self.now() < self.duration:
+            start = self.now()
+            try:
+                addresses = resolve(self.name, self.server)
+            except Exception as error:  # noqa: BLE001 (a failed resolution is a failed request)
+                out.requests.append(Request(start, self.now(), False, error=f"resolve: {error}"))
+                self._stop.wait(self.interval)
+                continue
+            timeout = ["--connect-timeout", str(connect_timeout)] if connect_timeout else []
+            proc = subprocess.Popen(["curl", "-sk", *timeout, "--resolve",
+                                     f"{self.name}:{self.port}:{','.join(addresses)}", self.url],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                stdout, _ = proc.communicate(timeout=max(0.1, self.duration - self.now()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                return                                    # cut off by the loop's end: unanswered, not recorded
+            out.requests.append(Request(start, self.now(), proc.returncode == 0, stdout.strip()[:80],
+                                        "" if proc.returncode == 0 else f"curl exit {proc.returncode}"))
+            self._stop.wait(self.interval)
+
+    def _process(self, command: list[str], out: Figures) -> None:
+        """A client that prints one JSON line per request (times since its own start, shifted to the loop's)."""
+        offset = self.now()
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self._procs.append(proc)
+
+        def read() -> None:
+            for line in proc.stdout:
+                data = json.loads(line)
+                out.requests.append(Request(data["start"] + offset, data["end"] + offset, bool(data.get("ok")),
+                                            data.get("answer", ""), data.get("error", "")))
+        self._thread(read)
+
+
+def first_answer(url: str, server: tuple[str, int], go_client: Path) -> dict[str, float]:
+    """A new client of each kind (a fresh resolve, one request, the bounded settings): seconds to its answer
+    (inf: none within 30 s)."""
+    found = {}
+    for client in ("curl-3s", "go", "requests-3s"):
+        loop = Loop(url, server, go_client, duration=30, interval=60, clients=(client,)).start()
+        deadline = time.monotonic() + 30
+        while not loop.figures[client].requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        loop.finish(wait=False)
+        first = loop.figures[client].requests[:1]
+        found[client] = first[0].end - first[0].start if first and first[0].ok else float("inf")
+    return found
+
+
+def table(rows: list[dict]) -> str:
+    """The rows as the README's Markdown table."""
+    lines = ["| way az2 is lost | watcher | client | requests | failed | lost in the end | longest without an answer "
+             "(s) | steady after the loss (s) | slowest request (s) |", "| --- | --- | --- | --- | --- | --- | --- | "
+             "--- | --- |"]
+    for row in rows:
+        steady = "-" if row["steady_after"] is None and not row["failed"] else (
+            "never" if row["steady_after"] is None else f"{row['steady_after']:.1f}")
+        lines.append(f"| {row['way']} | {'yes' if row['watcher'] else 'no'} | {row['client']} | {row['requests']} | "
+                     f"{row['failed']} | {row['lost']} | {row['longest_gap']:.1f} | {steady} | {row['slowest']:.1f} |")
+    return "\n".join(lines)
+
+
+WAYS = ("members", "az-down", "lb-deleted")
+
+
+def dns_server() -> tuple[str, int]:
+    """The local cloud's DNS server (named), where the clients resolve."""
+    from localcloud.settings import HOST, PORTS
+    return HOST, PORTS["named"]
+
+
+def lose(cloud, way: str, zone: str, servers: list[str], loadbalancer_id: str) -> None:
+    """Lose ``zone`` in one of WAYS: its member ``servers`` stop serving (``members``: its load balancer has no live
+    member), its chassis stops (``az-down``: its floating IP goes dark), or its load balancer is deleted out of band,
+    cascade (``lb-deleted``: its floating IP leads nowhere)."""
+    if way == "members":
+        for server in servers:
+            cloud.faults.server_down(server)
+    elif way == "az-down":
+        cloud.faults.az_down(zone)
+    elif way == "lb-deleted":
+        cloud.conn.load_balancer.delete_load_balancer(loadbalancer_id, cascade=True)
+    else:
+        raise ValueError(f"way {way!r}: one of {', '.join(WAYS)}")
+
+
+def restore(cloud, stack, way: str, zone: str, servers: list[str], loadbalancer_id: str) -> None:
+    """Undo :func:`lose`: the servers serve again, the chassis starts again, or (``lb-deleted``) once the deleted
+    load balancer is gone, ``pulumi up --refresh`` builds the zone again."""
+    from localcloud.testing import eventually
+    if way == "members":
+        for server in servers:
+            cloud.faults.server_up(server)
+    elif way == "az-down":
+        cloud.faults.az_up(zone)
+    elif way == "lb-deleted":
+        def gone() -> bool:
+            lb = cloud.conn.load_balancer.find_load_balancer(loadbalancer_id)
+            return lb is None or lb.provisioning_status == "DELETED"
+        eventually("the deleted load balancer is gone", gone, 120, 1)
+        stack.up("--refresh", policy=False)
+    else:
+        raise ValueError(f"way {way!r}: one of {', '.join(WAYS)}")
+
+
+def settle(fqdn: str, addresses: dict[str, str], ask: Callable[[str], str], timeout: float = 180) -> float:
+    """Wait until every zone's address answers (``ask(address)``) and the name lists every address; the seconds
+    it took."""
+    from localcloud.testing import eventually
+    started = time.monotonic()
+    for zone, address in sorted(addresses.items()):
+        eventually(f"{zone} answers at {address}", lambda address=address: ask(address), timeout, 0.5)
+    eventually("the name lists every zone", lambda: set(resolve(fqdn, dns_server())) == set(addresses.values()),
+               timeout, 0.5)
+    return time.monotonic() - started
+
+
+def watch(stack, outputs: dict, *args: str) -> subprocess.Popen:
+    """``python -m ha_endpoint.watch`` on the stack's outputs (its defaults unless ``args``), logging to a pipe."""
+    proc = subprocess.Popen([str(REPO / ".venv/bin/python"), "-m", "ha_endpoint.watch", "--outputs", "-", "--stack",
+                             f"ha-endpoint/{stack.stack}", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=stack.env)
+    proc.stdin.write(json.dumps(outputs))
+    proc.stdin.close()
+    proc.stdin = None  # closed: communicate() must not flush it
+    return proc
+
+
+def stop_watching(proc: subprocess.Popen) -> str:
+    """SIGTERM, then its log."""
+    import signal
+    proc.send_signal(signal.SIGTERM)
+    return proc.communicate(timeout=30)[0]
+
+
+@dataclass
+class Outcome:
+    """One way of losing a zone, measured: the clients' rows, when the zone's address left DNS and came back (seconds
+    after the loss and after the restore; None when it did not), new clients' first answers once it had left, and
+    the watcher's log."""
+
+    rows: list[dict]
+    left_dns: Optional[float] = None
+    back_dns: Optional[float] = None
+    first_answers: dict[str, float] = field(default_factory=dict)
+    log: str = ""
+    during: object = None
+
+
+def measure(cloud, stack, way: str, zone: str, servers: list[str], port: int, ask: Callable[[str], str],
+            go_client: Path, duration: float, lose_at: float, watcher_args: Optional[tuple[str, ...]],
+            clients: tuple[str, ...] = CLIENTS, during: Optional[Callable[[], object]] = None) -> Outcome:
+    """Loop the clients over the stack's name for ``duration`` seconds, lose ``zone`` ``way`` at ``lose_at``, with
+    the watcher (``watcher_args``: its arguments; None: without it) running meanwhile; then restore the zone and
+    wait until every zone answers and the name lists every zone again. ``during()`` runs once the zone's address
+    has left DNS, while the clients loop (e.g. a `pulumi up` during the outage); what it returns is kept."""
+    outputs = stack.outputs()
+    fqdn = outputs["fqdn"].rstrip(".")
+    address = outputs["zones"][zone]["floatingIp"]
+    url = f"https://{fqdn}:{port}/"
+    watcher = watch(stack, outputs, *watcher_args) if watcher_args is not None else None
+    outcome = Outcome(rows=[])
+    loop = Loop(url, dns_server(), go_client, duration, clients=clients).start()
+    time.sleep(max(0.0, lose_at - loop.now()))
+    lose(cloud, way, zone, servers, outputs["zones"][zone]["loadbalancerId"])
+    lost_at = loop.now()
+    while loop.now() < duration:
+        if outcome.left_dns is None and address not in resolve(fqdn, dns_server()):
+            outcome.left_dns = loop.now() - lost_at
+            outcome.first_answers = first_answer(url, dns_server(), go_client)
+            if during is not None:
+                outcome.during = during()
+        time.sleep(0.25)
+    loop.finish()
+    outcome.rows = [dict(row, way=way, watcher=watcher is not None) for row in loop.rows(lost_at)]
+    if watcher is not None and way == "lb-deleted":  # its outputs name the deleted load balancer: `up` makes another
+        outcome.log = stop_watching(watcher)
+        watcher = None
+    restored = time.monotonic()
+    restore(cloud, stack, way, zone, servers, outputs["zones"][zone]["loadbalancerId"])
+    addresses = {name: out["floatingIp"] for name, out in stack.outputs()["zones"].items()}
+    if watcher is not None:
+        deadline = time.monotonic() + 90
+        while address not in resolve(fqdn, dns_server()) and time.monotonic() < deadline:
+            time.sleep(0.25)
+        if address in resolve(fqdn, dns_server()):
+            outcome.back_dns = time.monotonic() - restored
+        outcome.log = stop_watching(watcher)
+    settle(fqdn, addresses, ask)
+    return outcome
+
+
+def watcher_actions(log: str) -> list[str]:
+    """The watcher's removing/restoring lines, without their time stamps."""
+    return [line.split(" ", 1)[1] for line in log.splitlines() if line.split(" ")[1:2] in (["removing"], ["restoring"])]

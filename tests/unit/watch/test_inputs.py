@@ -1,0 +1,34 @@
+"""The watcher's command line refuses what would make it misbehave (a busy loop, a stack it cannot compare), with
+argparse's exit status 2 and a message that says what to give; the checks the Kubernetes Deployment runs are these."""
+
+from __future__ import annotations
+
+import pytest
+
+from ha_endpoint.watch.__main__ import main
+from ha_endpoint.watch.inputs import default, refusal
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--interval", "0"], "argument --interval: must be a number of seconds above 0, e.g. 5 (got 0)"),
+    (["--connect-timeout", "nan"], "argument --connect-timeout: must be a number of seconds above 0, e.g. 5 (got nan)"),
+    (["--unhealthy-polls", "0"], "argument --unhealthy-polls: must be a whole number of polls, at least 1, e.g. 3 "
+                                 "(got 0)"),
+    (["--healthy-polls", "two"], "argument --healthy-polls: must be a whole number of polls, at least 1, e.g. 3 "
+                                 "(got two)"),
+    (["--stack", "prod"], "argument --stack: must be <project>/<stack>, e.g. ha-endpoint/dev (got 'prod')"),
+])
+def test_a_value_the_watcher_cannot_run_with_stops_it_before_it_starts(capsys, argv, message):
+    with pytest.raises(SystemExit) as stopped:
+        main(["--outputs", "-", *argv])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(f"error: {message}")
+    option = argv[0][2:].replace("-", "_")
+    assert refusal(option, argv[1]) == message.split(": ", 1)[1]  # the same words, without exiting
+
+
+def test_what_it_takes_and_its_defaults():
+    assert refusal("interval", "0.5") is None and refusal("dry_run", True) is None
+    assert refusal("stack", "ha-endpoint/dev") is None
+    assert refusal("no_such_option", "1") == "unrecognized arguments: --no-such-option 1"
+    assert (default("interval"), default("unhealthy_polls"), default("connect_timeout")) == (5.0, 3, 2.0)
