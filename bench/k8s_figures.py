@@ -3,8 +3,8 @@
 Prints:
   - the builds of the Kubernetes parts (engine/build.sh --k8s: etcd, kube-apiserver + kubectl, the pulumi-kubernetes
     plugin): as recorded when each was built (its BUILD_INFO: wall and CPU seconds; which Go caches were warm then
-    is not recorded: engine/README.md has the measured cold run), the cached path measured now, and with --cold all three built now from
-    empty Go caches in temp dirs (GOMODCACHE, GOCACHE, HA_ENDPOINT_CACHE: 17 min measured on 2 shared cores);
+    is not recorded: engine/README.md has the measured cold run), the cached path measured now, and with --cold
+    all three built now from empty Go caches in temp dirs (GOMODCACHE, GOCACHE, HA_ENDPOINT_CACHE: 17 min measured on 2 shared cores);
   - the cluster: three etcd members and three kube-apiservers on 127.0.0.1 started in a temp dir, the time until
     every member is healthy and every API server ready, each process's RSS and PSS and their totals, the time to
     stop them; with --rounds N, N clusters one after another (medians of the start times).

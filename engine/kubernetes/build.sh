@@ -29,9 +29,13 @@ fi
 WORK=$(mktemp -d "${OUT}/.src.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cp "$DIR/go.mod" "$DIR/go.sum" "$DIR/main.go" "$WORK/"
-cmd_dir=$(cd "$DIR" && go mod download -json "$PROVIDER" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')/cmd/pulumi-resource-kubernetes
+module_dir=$(cd "$DIR" && go mod download -json "$PROVIDER" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+cmd_dir=$module_dir/cmd/pulumi-resource-kubernetes
 sed "1s/^{\$/{\"version\": \"$VERSION\",/" "$cmd_dir/schema.json" >"$WORK/schema.json"
-grep -q "^{\"version\": \"$VERSION\",\$" "$WORK/schema.json" || { echo "engine/kubernetes: $cmd_dir/schema.json does not start with '{'" >&2; exit 1; }
+if ! grep -q "^{\"version\": \"$VERSION\",\$" "$WORK/schema.json"; then
+    echo "engine/kubernetes: $cmd_dir/schema.json does not start with a line '{': cannot set its version" >&2
+    exit 1
+fi
 cp "$cmd_dir/terraform-mapping.json" "$WORK/"
 mkdir -p "$OUT/plugins"
 (cd "$WORK" && go build -p "${ENGINE_GO_P:-2}" -ldflags "-s -w -X $PROVIDER/pkg/version.Version=$VERSION" \

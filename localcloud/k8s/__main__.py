@@ -35,7 +35,8 @@ def mib(value: int) -> str:
 
 def print_memory(found: list[cluster.Usage]) -> None:
     for usage in found:
-        print(f"  {usage.program:15} {usage.node:10} pid {usage.pid:<8} RSS {mib(usage.rss):>8}  PSS {mib(usage.pss):>8}")
+        print(f"  {usage.program:15} {usage.node:10} pid {usage.pid:<8} "
+              f"RSS {mib(usage.rss):>8}  PSS {mib(usage.pss):>8}")
     print(f"  total: RSS {mib(sum(u.rss for u in found))}, PSS {mib(sum(u.pss for u in found))} "
           f"({len(found)} processes)")
 
@@ -55,7 +56,8 @@ def main(argv: list[str]) -> int:
         print(f"k8s: cluster {plan.name} ready in {started.seconds:.1f} s (etcd {started.etcd_seconds:.1f} s, "
               f"API servers {started.api_seconds:.1f} s); state {state}")
         for node in plan.nodes:
-            print(f"  {node.name}: kube-apiserver {node.api_url}, etcd {node.etcd_client_url} (peer {node.etcd_peer_url})")
+            print(f"  {node.name}: kube-apiserver {node.api_url}, etcd {node.etcd_client_url} "
+                  f"(peer {node.etcd_peer_url})")
         print_memory(cluster.memory(plan))
         print(f"k8s: kubectl --kubeconfig {plan.kubeconfig} get --raw /readyz")
         return 0

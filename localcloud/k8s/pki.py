@@ -23,7 +23,8 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 VALID_DAYS = 365
 SERVICE_NAMES = ("kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local")
-"""The in-cluster names of the API (the ``kubernetes`` Service), in every API server's certificate as kubeadm puts them."""
+"""The in-cluster names of the API (the ``kubernetes`` Service): in every API server's certificate, as kubeadm
+puts them."""
 ADMIN_GROUP = "system:masters"
 """The group the authorizer grants everything without any RBAC object (what kubeadm's first admin certificate had)."""
 
