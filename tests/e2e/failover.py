@@ -50,6 +50,9 @@ class Figures:
 
     client: str
     requests: list[Request] = field(default_factory=list)
+    cut: bool = False
+    """A request was still waiting when the loop's time was up (stopped, not recorded): the longest time without an
+    answer is then at least what the row says."""
 
     def row(self, lost_at: float, duration: float) -> dict:
         """requests, failed (attempts that got no answer), lost (failures never followed by an answer: what a
@@ -67,7 +70,7 @@ class Figures:
             last_failure = max(r.end for r in failed)
             later = [r.end for r in done if r.ok and r.start >= last_failure]
             steady = (min(later) - lost_at) if later else None
-        return {"client": self.client, "requests": len(done), "failed": len(failed),
+        return {"client": self.client, "requests": len(done), "failed": len(failed), "cut": self.cut,
                 "lost": sum(1 for r in failed if r.end > last_answer), "longest_gap": longest,
                 "steady_after": steady, "slowest": max((r.end - r.start for r in done), default=0.0),
                 "errors": sorted({r.error.split(":")[0] for r in failed})[:3]}
@@ -107,7 +110,7 @@ class Loop:
         self.figures = {client: Figures(client) for client in clients}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._procs: list[subprocess.Popen] = []
+        self._procs: list[tuple[subprocess.Popen, Figures]] = []
 
     def start(self) -> "Loop":
         self.began = time.monotonic()
@@ -135,12 +138,13 @@ class Loop:
             time.sleep(max(0.0, self.duration - self.now()))
         self._stop.set()
         deadline = time.monotonic() + 3
-        for proc in self._procs:
+        for proc, figures in self._procs:
             try:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+                figures.cut = True
         for thread in self._threads:
             thread.join(timeout=10)
 
@@ -170,7 +174,8 @@ class Loop:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.communicate()
-                return                                    # cut off by the loop's end: unanswered, not recorded
+                out.cut = True                            # still waiting at the loop's end: unanswered, not recorded
+                return
             out.requests.append(Request(start, self.now(), proc.returncode == 0, stdout.strip()[:80],
                                         "" if proc.returncode == 0 else f"curl exit {proc.returncode}"))
             self._stop.wait(self.interval)
@@ -179,7 +184,7 @@ class Loop:
         """A client that prints one JSON line per request (times since its own start, shifted to the loop's)."""
         offset = self.now()
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self._procs.append(proc)
+        self._procs.append((proc, out))
 
         def read() -> None:
             for line in proc.stdout:
@@ -205,15 +210,16 @@ def first_answer(url: str, server: tuple[str, int], go_client: Path) -> dict[str
 
 
 def table(rows: list[dict]) -> str:
-    """The rows as the README's Markdown table."""
+    """The rows as the README's Markdown table (``≥``: a request was still waiting when the loop ended)."""
     lines = ["| way az2 is lost | watcher | client | requests | failed | lost in the end | longest without an answer "
              "(s) | steady after the loss (s) | slowest request (s) |", "| --- | --- | --- | --- | --- | --- | --- | "
              "--- | --- |"]
     for row in rows:
         steady = "-" if row["steady_after"] is None and not row["failed"] else (
             "never" if row["steady_after"] is None else f"{row['steady_after']:.1f}")
+        longest = f"{'≥ ' if row['cut'] else ''}{row['longest_gap']:.1f}"
         lines.append(f"| {row['way']} | {'yes' if row['watcher'] else 'no'} | {row['client']} | {row['requests']} | "
-                     f"{row['failed']} | {row['lost']} | {row['longest_gap']:.1f} | {steady} | {row['slowest']:.1f} |")
+                     f"{row['failed']} | {row['lost']} | {longest} | {steady} | {row['slowest']:.1f} |")
     return "\n".join(lines)
 
 
