@@ -7,6 +7,9 @@
 #   engine/build.sh --part <part>   build (or reuse) one part and print its cache dir; <part> is one of ENGINE_PARTS
 #                                   (key.sh) or a variant: openstack-patched (the plugin with openstack/patches/,
 #                                   opt-in: the engine's own plugin is unpatched, as users run it)
+#   engine/build.sh --k8s           build (or reuse) the Kubernetes parts (ENGINE_K8S_PARTS: etcd, kube-apiserver +
+#                                   kubectl, the pulumi-kubernetes plugin) and print their cache dirs, one per line;
+#                                   --part takes them one by one. Their own lock: they build beside the engine.
 #
 # The engine is built in parts (ENGINE_PARTS in key.sh: cli langhost scripts openstack yaml codegen), each by its own
 # engine/<part>/build.sh and cached under a key of its own:
@@ -36,8 +39,9 @@ case "${1:-}" in
     --bin-dir) mode=bindir ;;
     --force) mode=force ;;
     --part) mode=part; part_arg=${2:?usage: $0 --part <part>} ;;
+    --k8s) mode=k8s ;;
     "") ;;
-    *) echo "usage: $0 [--bin-dir|--force|--part <part>]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--bin-dir|--force|--part <part>|--k8s]" >&2; exit 2 ;;
 esac
 
 elapsed() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}'; }
@@ -121,16 +125,36 @@ if [ "$mode" = build ] && [ -f "$OUT/.complete" ]; then
 fi
 
 mkdir -p "$PARTS"
-exec 9>"$CACHE_ROOT/engine/.lock"
-flock 9   # one build at a time per cache (CI jobs, make targets running in parallel)
+# One build at a time per cache (CI jobs, make targets running in parallel); the Kubernetes parts under a lock of
+# their own, so that `make test` builds them beside the engine (they share no part).
+is_k8s_part() { case " $ENGINE_K8S_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+if [ "$mode" = k8s ] || { [ "$mode" = part ] && is_k8s_part "$part_arg"; }; then
+    exec 9>"$CACHE_ROOT/engine/.lock-k8s"
+else
+    exec 9>"$CACHE_ROOT/engine/.lock"
+fi
+flock 9
 
 if [ "$mode" = part ]; then
     case "$part_arg" in
         openstack-patched) build_part openstack patched; part_dir openstack patched ;;
-        *) case " $ENGINE_PARTS " in *" $part_arg "*) ;; *)
-               echo "engine: no part '$part_arg' (parts: $ENGINE_PARTS, openstack-patched)" >&2; exit 2 ;; esac
+        *) case " $ENGINE_PARTS $ENGINE_K8S_PARTS " in *" $part_arg "*) ;; *)
+               echo "engine: no part '$part_arg' (parts: $ENGINE_PARTS, openstack-patched, $ENGINE_K8S_PARTS)" >&2
+               exit 2 ;; esac
            build_part "$part_arg"; part_dir "$part_arg" ;;
     esac
+    exit 0
+fi
+
+if [ "$mode" = k8s ]; then
+    missing=()
+    for part in $ENGINE_K8S_PARTS; do [ -f "$(part_dir "$part")/.complete" ] || missing+=("$part"); done
+    echo "engine: Kubernetes parts to build: ${missing[*]:-none}" >&2
+    if [ "${#missing[@]}" -gt 1 ]; then prefetch "${missing[@]:1}"; fi
+    for part in "${missing[@]}"; do build_part "$part" >&2; done
+    for pid in "${prefetch_pids[@]}"; do wait "$pid" || true; done
+    for part in $ENGINE_K8S_PARTS; do part_dir "$part"; done
+    echo "engine: Kubernetes parts ready: $(elapsed "$t_start") s" >&2
     exit 0
 fi
 

@@ -27,6 +27,8 @@ fi
 . "$_ha_engine_dir/key.sh"
 HA_ENGINE_CACHE="${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}"
 HA_ENGINE_BIN="$HA_ENGINE_CACHE/engine/$(engine_key "$_ha_engine_dir")/bin"
+# The pulumi-kubernetes plugin: the part `engine/build.sh --k8s` builds (not assembled into the engine), if built.
+_ha_k8s_part="$HA_ENGINE_CACHE/engine/parts/kubernetes-$(engine_part_key "$_ha_engine_dir" kubernetes)"
 unset _ha_engine_dir
 
 if [ ! -x "$HA_ENGINE_BIN/pulumi" ] || [ ! -f "$HA_ENGINE_BIN/../.complete" ]; then
@@ -65,3 +67,17 @@ if [ -x "$_ha_os_bin" ] && [ -n "$_ha_os_ver" ] &&
         echo "engine/env.sh: could not install $_ha_os_bin as plugin resource openstack $_ha_os_ver" >&2
 fi
 unset _ha_os_bin _ha_os_ver
+# The Kubernetes provider plugin likewise, as `resource kubernetes <version>` (4.25.0, the pulumi-kubernetes pin of
+# requirements.txt), when `engine/build.sh --k8s` (make k8s) has built it for this checkout; else a program that
+# registers a Kubernetes resource stops at preview naming the missing plugin.
+if [ -f "$_ha_k8s_part/.complete" ]; then
+    _ha_k8s_ver=$(cat "$_ha_k8s_part/kubernetes-plugin-version")
+    if ! cmp -s "$_ha_k8s_part/plugins/pulumi-resource-kubernetes" \
+        "$PULUMI_HOME/plugins/resource-kubernetes-v$_ha_k8s_ver/pulumi-resource-kubernetes"; then
+        "$HA_ENGINE_BIN/pulumi" plugin install resource kubernetes "$_ha_k8s_ver" \
+            --file "$_ha_k8s_part/plugins/pulumi-resource-kubernetes" --reinstall >/dev/null 2>&1 ||
+            echo "engine/env.sh: could not install $_ha_k8s_part/plugins/pulumi-resource-kubernetes" >&2
+    fi
+    unset _ha_k8s_ver
+fi
+unset _ha_k8s_part

@@ -11,9 +11,13 @@
 # A part's inputs: every file of engine/<part>/ except docs (*.md), editor backups and, for openstack, what only
 # tests or documents the build (smoke.sh, check_sdk.py, .gitignore) and its patches (read by the opt-in variant
 # openstack-patched only); plus versions.env and the SDK pins of requirements.txt for the parts that read them
-# (langhost, scripts, openstack). A new part: add its directory with a
+# (langhost, scripts, openstack; the pulumi-kubernetes pin for kubernetes). A new part: add its directory with a
 # build.sh (README.md says what it gets and prints) and its name to ENGINE_PARTS; nothing else.
 ENGINE_PARTS="cli langhost scripts openstack yaml codegen"
+# The Kubernetes parts (issue 28): the local cluster's etcd, kube-apiserver and kubectl, and the pulumi-kubernetes
+# provider plugin. Cached and keyed like the parts above but not assembled into the engine (`make up` never waits
+# for them): `engine/build.sh --k8s` builds them, under a lock of their own so that they build beside the engine.
+ENGINE_K8S_PARTS="etcd kube kubernetes"
 
 engine_part_inputs() {
     case "$1" in
@@ -34,6 +38,7 @@ engine_part_key() {
         case "$2" in
             langhost | scripts | openstack)
                 grep -E '^(pulumi|pulumi-openstack)==' ../requirements.txt 2>/dev/null || true ;;
+            kubernetes) grep -E '^pulumi-kubernetes==' ../requirements.txt 2>/dev/null || true ;;
         esac
         { engine_part_inputs "$2" "${3:-}"; echo build-flags.env; } 2>/dev/null | LC_ALL=C sort | xargs sha256sum
     ) | sha256sum | cut -c1-16

@@ -2,8 +2,8 @@
 # `make test`: every test, as fast as this 2-core machine allows, and where the time went.
 #
 # 1. Set-up, the independent parts at once: the project's virtualenvs, the Pulumi engine (Go builds, cached in
-#    $HA_ENDPOINT_CACHE/engine) and the local cloud (apt packages on a fresh machine, then its start), then the
-#    Cluster API CRDs. Each part's time is printed.
+#    $HA_ENDPOINT_CACHE/engine), the Kubernetes parts (engine/build.sh --k8s) and the local cloud (apt packages on a
+#    fresh machine, then its start), then the Cluster API CRDs. Each part's time is printed.
 # 2. The tests that share the cloud peacefully, on HA_ENDPOINT_TEST_WORKERS pytest-xdist workers (default 3: the
 #    end-to-end tests mostly wait for the cloud), one test file per worker at a time (--dist loadfile: a module's
 #    stack fixtures stay in one process), the longest file first as the last run timed it (tests/schedule.py).
@@ -47,13 +47,18 @@ step venv make --no-print-directory venv component-venv; venv_pid=$!
 # The engine, then the opt-in patched OpenStack plugin that tests/e2e/test_cloud_faults.py swaps in for its
 # provider-wait faults (engine/README.md): both while the cloud installs and starts.
 step engine sh -c 'engine/build.sh && engine/build.sh --part openstack-patched'; engine_pid=$!
+# The Kubernetes parts (etcd, kube-apiserver + kubectl, the pulumi-kubernetes plugin) for the e2e Kubernetes tests,
+# beside the engine (a lock of their own): on a cold machine their compiles fill the cores while the cloud installs.
+step k8s engine/build.sh --k8s; k8s_pid=$!
 step cloud make --no-print-directory localcloud; cloud_pid=$!
 finish_step venv "$venv_pid"
 step crds make --no-print-directory capi-crds; crds_pid=$!
 finish_step crds "$crds_pid"
 finish_step engine "$engine_pid"
+finish_step k8s "$k8s_pid"
 finish_step cloud "$cloud_pid"
-grep -E '^\s+[a-z-]+: .*: [0-9.]+ s' "$logs/engine.log" | sed 's/^/  engine part (as built) /' || true
+cat "$logs/engine.log" "$logs/k8s.log" | grep -E '^\s+[a-z-]+: .*: [0-9.]+ s' |
+    sed 's/^/  engine part (as built) /' || true
 setup_seconds=$(elapsed "$started")
 
 status=0

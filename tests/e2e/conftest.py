@@ -46,6 +46,18 @@ def pulumi_environment(localcloud):
 
 
 @pytest.fixture(scope="session")
+def k8s_engine_environment():
+    """The environment of every Pulumi command, with no cloud: the engine and the Kubernetes parts built or reused
+    (engine/env.sh installs the pulumi-kubernetes plugin they hold)."""
+    for command in (["engine/build.sh"], ["engine/build.sh", "--k8s"]):
+        build = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=3600)
+        if build.returncode != 0:
+            pytest.fail(f"{' '.join(command)} failed ({build.returncode}):\n{build.stdout[-3000:]}\n"
+                        f"{build.stderr[-3000:]}")
+    return project_environment()
+
+
+@pytest.fixture(scope="session")
 def cloud(localcloud):
     """The project user's openstacksdk connection: what the stack's own credentials can see."""
     return localcloud.conn

@@ -84,6 +84,26 @@ class PulumiStack:
         instance.run("stack", "init", stack, "--non-interactive")
         return instance
 
+    @classmethod
+    def program(cls, workdir: Path, project: str, stack: str, source: str, environment: dict[str, str]) -> "PulumiStack":
+        """A stack of a small Python program of its own (``source`` as its ``__main__.py``) in the project's
+        virtualenv, rather than of a copy of the project."""
+        workdir.mkdir(parents=True)
+        (workdir / "Pulumi.yaml").write_text(yaml.safe_dump({
+            "name": project, "runtime": {"name": "python", "options": {"toolchain": "pip", "virtualenv": ".venv"}}}))
+        (workdir / "__main__.py").write_text(source)
+        (workdir / ".venv").symlink_to(REPO / ".venv")
+        instance = cls(workdir, stack, environment)
+        instance.run("stack", "init", stack, "--non-interactive")
+        return instance
+
+    def set_secret(self, key: str, value: str, path: bool = False) -> None:
+        """``pulumi config set --secret`` (``--path`` for a structured key), the value after ``--`` (it may start
+        with dashes, as PEM text does)."""
+        subprocess.run(["pulumi", "config", "set", "--secret", *(["--path"] if path else []), "--stack", self.stack,
+                        key, "--", value], cwd=self.workdir, env=self.env, check=True, capture_output=True,
+                       stdin=subprocess.DEVNULL, timeout=120)
+
     @property
     def config_file(self) -> Path:
         return self.workdir / f"Pulumi.{self.stack}.yaml"

@@ -12,11 +12,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-import yaml
 
 from localcloud.seed import FLAVORS, IMAGE
 from localcloud.settings import COMPUTE_HOSTS
-from tests.e2e.pulumi_cli import REPO, PulumiStack
+from tests.e2e.pulumi_cli import PulumiStack
 
 pytestmark = pytest.mark.e2e
 
@@ -49,14 +48,7 @@ PROGRAM = textwrap.dedent('''
 
 
 def compute_stack(workdir: Path, environment: dict) -> PulumiStack:
-    workdir.mkdir(parents=True)
-    (workdir / "Pulumi.yaml").write_text(yaml.safe_dump({
-        "name": "compute-e2e", "runtime": {"name": "python", "options": {"toolchain": "pip", "virtualenv": ".venv"}}}))
-    (workdir / "__main__.py").write_text(PROGRAM)
-    (workdir / ".venv").symlink_to(REPO / ".venv")
-    stack = PulumiStack(workdir, "compute-e2e", environment)
-    stack.run("stack", "init", "compute-e2e", "--non-interactive")
-    return stack
+    return PulumiStack.program(workdir, "compute-e2e", "compute-e2e", PROGRAM, environment)
 
 
 def mine(cloud, prefix: str) -> list[str]:
