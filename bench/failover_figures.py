@@ -120,6 +120,7 @@ def main() -> None:
                 print(f"  left behind: {left}")
     print()
     print(failover.table(rows))
+    print("\n".join(failover.goal_lines(rows, TTL)))
 
 
 if __name__ == "__main__":

@@ -57,7 +57,9 @@ class Figures:
     def row(self, lost_at: float, duration: float) -> dict:
         """requests, failed (attempts that got no answer), lost (failures never followed by an answer: what a
         retrying client loses in the end), the longest time without an answer, when it was answered steadily again
-        after the loss (the end of its first answered request after its last failure), the slowest request."""
+        after the loss (the end of its first answered request after its last failure), the slowest request, and
+        ``cut``: how long it had been waiting for an answer when the loop ended with a request in flight (else None).
+        """
         done = sorted(self.requests, key=lambda r: r.start)
         failed = [r for r in done if not r.ok]
         answered = [r.end for r in done if r.ok]
@@ -70,7 +72,8 @@ class Figures:
             last_failure = max(r.end for r in failed)
             later = [r.end for r in done if r.ok and r.start >= last_failure]
             steady = (min(later) - lost_at) if later else None
-        return {"client": self.client, "requests": len(done), "failed": len(failed), "cut": self.cut,
+        waiting = (end - max(last_answer, 0.0)) if self.cut else None
+        return {"client": self.client, "requests": len(done), "failed": len(failed), "cut": waiting,
                 "lost": sum(1 for r in failed if r.end > last_answer), "longest_gap": longest,
                 "steady_after": steady, "slowest": max((r.end - r.start for r in done), default=0.0),
                 "errors": sorted({r.error.split(":")[0] for r in failed})[:3]}
@@ -218,7 +221,7 @@ def table(rows: list[dict]) -> str:
     for row in rows:
         steady = "-" if row["steady_after"] is None and not row["failed"] else (
             "never" if row["steady_after"] is None else f"{row['steady_after']:.1f}")
-        longest = f"{'≥ ' if row['cut'] else ''}{row['longest_gap']:.1f}"
+        longest = f"{'≥ ' if row['cut'] is not None else ''}{row['longest_gap']:.1f}"
         lines.append(f"| {row['way']} | {'yes' if row['watcher'] else 'no'} | {row['client']} | {row['requests']} | "
                      f"{row['failed']} | {row['lost']} | {longest} | {steady} | {row['slowest']:.1f} |")
     return "\n".join(lines)
@@ -376,6 +379,26 @@ def summary(outcome: Outcome) -> str:
 def row_line(row: dict) -> str:
     """One client's row, as a line of text."""
     steady = "-" if row["steady_after"] is None else f"{row['steady_after']:.1f}s"
+    longest = f"{'>= ' if row['cut'] is not None else ''}{row['longest_gap']:.1f}s"
     return (f"{row['client']:11s} {row['requests']:4d} requests, {row['failed']:3d} failed, {row['lost']} lost, "
-            f"longest without an answer {'>= ' if row['cut'] else ''}{row['longest_gap']:.1f}s, steady after {steady}, "
-            f"slowest request {row['slowest']:.1f}s {row['errors'] or ''}")
+            f"longest without an answer {longest}, steady after {steady}, slowest request {row['slowest']:.1f}s "
+            f"{row['errors'] or ''}")
+
+
+def goal(row: dict, ttl: float) -> str:
+    """Issue 26's goal for one row: a client that retries loses no request in the end and is never without an answer
+    for longer than the TTL + 15 s. "met", or why not."""
+    if row["lost"]:
+        return f"not met: {row['lost']} request(s) never answered"
+    waiting = row["cut"] if row["cut"] is not None and row["cut"] > 15 else None
+    if row["longest_gap"] > ttl + 15 or waiting is not None:
+        gap = f"still waiting {waiting:.0f} s at the loop's end" if waiting else f"{row['longest_gap']:.0f} s"
+        return (f"not met: {gap} without an answer (a request that picked the dead address waits the client's "
+                f"connect timeout: without one of its own, the kernel's SYN retries, ~127 s)")
+    return f"met ({row['longest_gap']:.1f} s <= TTL {ttl:.0f} + 15 s)"
+
+
+def goal_lines(rows: list[dict], ttl: float) -> list[str]:
+    """The goal's verdict per way, watcher and client (the rows with the watcher are the goal's)."""
+    return [f"goal ({row['way']}, {'with' if row['watcher'] else 'without'} the watcher, {row['client']}): "
+            f"{goal(row, ttl)}" for row in rows]

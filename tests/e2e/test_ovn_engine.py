@@ -245,7 +245,11 @@ def test_2_clients_fail_over_when_az2_is_lost_three_ways_without_and_with_the_wa
         held = published(localcloud)                   # Designate's record, as named answers it, once restored
         assert held == {out["floatingIp"] for out in stack.outputs()["zones"].values()}, (way, held)
         print(f"\n{way}, {'with' if watcher else 'without'} the watcher: az2 {failover.summary(outcome)}")
-    print(failover.table([row for outcome in outcomes.values() for row in outcome.rows]))
+    rows = [row for outcome in outcomes.values() for row in outcome.rows]
+    print(f"loops of {FAILOVER_LOOP} s, az2 lost 5 s in, each client's next request 0.5 s after its last; TTL {TTL} s, "
+          f"TCP monitor delay 3 s timeout 2 s down after 3; the watcher's defaults")
+    print(failover.table(rows))
+    print("\n".join(failover.goal_lines(rows, TTL)))
     up_seconds, record = outcomes[("az-down", True)].during
     print(f"up during az-down (az2 out of DNS by the watcher): {up_seconds:.1f}s, the record then {sorted(record)}")
     assert record == {addresses["az1"], addresses["az3"]}, record
@@ -256,7 +260,7 @@ def test_2_clients_fail_over_when_az2_is_lost_three_ways_without_and_with_the_wa
         rows = {row["client"]: row for row in outcome.rows}
         judged = rows if way == "members" else {client: rows[client] for client in BOUNDED}
         for client, row in judged.items():
-            assert (row["lost"], row["longest_gap"] <= TTL + 15) == (0, True), (way, watcher, row)
+            assert failover.goal(row, TTL).startswith("met"), (way, watcher, failover.goal(row, TTL), row)
         if watcher:
             assert outcome.left_dns is not None and outcome.left_dns <= 30, (way, outcome.left_dns, outcome.log)
             assert max(outcome.first_answers.values()) <= 2, (way, outcome.first_answers)
