@@ -8,7 +8,11 @@
 #    end-to-end tests mostly wait for the cloud), one test file per worker at a time (--dist loadfile: a module's
 #    stack fixtures stay in one process), the longest file first as the last run timed it (tests/schedule.py).
 # 3. The tests marked `exclusive` (they stop Keystone, make the whole Octavia API answer 503, freeze Octavia's
-#    worker...), alone on the cloud, with the offline tiers (unit, policies) beside them on one worker.
+#    worker, stop an AZ's chassis...), alone on a cloud: by default on a second local cloud instance of their own
+#    (HA_ENDPOINT_TEST_CLOUDS=2: state $HA_ENDPOINT_CACHE/localcloud-exclusive, ports +5000, public network
+#    172.24.9.0/24), started once the first is up and run beside step 2, so their faults reach no other test;
+#    with HA_ENDPOINT_TEST_CLOUDS=1, on the one cloud after step 2. The offline tiers (unit, policies) run on one
+#    worker once step 2 is done (beside the exclusive tests, which mostly wait for their cloud).
 # 4. One summary: test time per tier (tests/tiers.py), set-up and phase wall times, then `total: N passed, N failed`.
 # Arguments are passed to both pytest runs (e.g. `scripts/test.sh -x`).
 set -uo pipefail
@@ -17,6 +21,9 @@ export HA_ENDPOINT_CACHE=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}
 export PULUMI_SKIP_UPDATE_CHECK=true
 export HA_ENDPOINT_FULL_BUDGETS=1   # the full Hypothesis budgets (tests/budget.py)
 workers=${HA_ENDPOINT_TEST_WORKERS:-3}
+clouds=${HA_ENDPOINT_TEST_CLOUDS:-2}
+case "$clouds" in 1|2) ;; *) echo "make test: HA_ENDPOINT_TEST_CLOUDS=$clouds: 1 or 2" >&2; exit 2 ;; esac
+exclusive_env=(env HA_ENDPOINT_STATE="$HA_ENDPOINT_CACHE/localcloud-exclusive" LOCALCLOUD_PORT_OFFSET=5000)
 logs=$(mktemp -d)
 export HA_ENDPOINT_TIMINGS=$logs/timings.jsonl
 : >"$HA_ENDPOINT_TIMINGS"
@@ -57,6 +64,11 @@ finish_step crds "$crds_pid"
 finish_step engine "$engine_pid"
 finish_step k8s "$k8s_pid"
 finish_step cloud "$cloud_pid"
+if [ "$clouds" = 2 ]; then   # the exclusive tests' own cloud: started after the first (one apt install), awaited later
+    exclusive_cloud_was_running=false
+    "${exclusive_env[@]}" localcloud/status >/dev/null 2>&1 && exclusive_cloud_was_running=true
+    step cloud2 "${exclusive_env[@]}" localcloud/up
+fi
 cat "$logs/engine.log" "$logs/k8s.log" | grep -E '^\s+[a-z-]+: .*: [0-9.]+ s' |
     sed 's/^/  engine part (as built) /' || true
 setup_seconds=$(elapsed "$started")
@@ -72,14 +84,40 @@ phase() {  # phase <label> <pytest args...>
     [ "$rc" -ne 0 ] && status=$rc
     echo "make test: $label took $(elapsed "$t") s"
 }
-phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "$@"
-# The offline tiers (unit, policies: no cloud, no engine) run beside the exclusive tests, which mostly wait for the
-# cloud: one worker, its output printed after the exclusive phase's.
-( status=0; phase offline -q -m "not integration and not e2e" "$@" >"$logs/offline.log" 2>&1; exit $status ) &
-offline_pid=$!
-phase exclusive -q -m exclusive "$@"
-wait "$offline_pid" || status=1
-cat "$logs/offline.log"
+if [ "$clouds" = 2 ]; then
+    # The exclusive tests on their own cloud, beside the parallel phase: once that cloud is up (its step's time file),
+    # their output printed at the end.
+    (
+        status=0
+        while [ ! -f "$logs/cloud2.time" ]; do sleep 1; done
+        read -r _ rc <"$logs/cloud2.time"
+        if [ "$rc" -ne 0 ]; then
+            echo "make test: set-up step 'cloud2' failed; its last lines ($logs/cloud2.log):"; tail -40 "$logs/cloud2.log"
+            exit 1
+        fi
+        export HA_ENDPOINT_STATE=$HA_ENDPOINT_CACHE/localcloud-exclusive LOCALCLOUD_PORT_OFFSET=5000
+        phase exclusive -q -m exclusive "$@"
+        exit $status
+    ) >"$logs/exclusive.log" 2>&1 &
+    exclusive_pid=$!
+    phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "$@"
+    phase offline -q -m "not integration and not e2e" "$@"
+    wait "$exclusive_pid" || status=1
+    cat "$logs/exclusive.log"
+    read -r seconds _ <"$logs/cloud2.time" && setup_lines+=("cloud2 ${seconds} s, beside the tests")
+    if [ "$exclusive_cloud_was_running" = false ]; then
+        "${exclusive_env[@]}" localcloud/down >/dev/null 2>&1 || true
+    fi
+else
+    phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "$@"
+    # The offline tiers (unit, policies: no cloud, no engine) run beside the exclusive tests, which mostly wait for
+    # the cloud: one worker, its output printed after the exclusive phase's.
+    ( status=0; phase offline -q -m "not integration and not e2e" "$@" >"$logs/offline.log" 2>&1; exit $status ) &
+    offline_pid=$!
+    phase exclusive -q -m exclusive "$@"
+    wait "$offline_pid" || status=1
+    cat "$logs/offline.log"
+fi
 
 .venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$setup_seconds" "$(elapsed "$started")" "${setup_lines[@]}" <<'EOF'
 import json, sys
