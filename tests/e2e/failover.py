@@ -26,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -108,8 +109,8 @@ class Loop:
                  clients: tuple[str, ...] = CLIENTS):
         self.url, self.server, self.go_client = url, server, go_client
         self.duration, self.interval = duration, interval
-        self.name = url.split("//", 1)[1].split(":", 1)[0].split("/", 1)[0]
-        self.port = int(url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+        parts = urllib.parse.urlsplit(url)
+        self.name, self.port = parts.hostname, parts.port or 443
         self.figures = {client: Figures(client) for client in clients}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
