@@ -23,7 +23,8 @@ export HA_ENDPOINT_FULL_BUDGETS=1   # the full Hypothesis budgets (tests/budget.
 workers=${HA_ENDPOINT_TEST_WORKERS:-3}
 clouds=${HA_ENDPOINT_TEST_CLOUDS:-2}
 case "$clouds" in 1|2) ;; *) echo "make test: HA_ENDPOINT_TEST_CLOUDS=$clouds: 1 or 2" >&2; exit 2 ;; esac
-exclusive_env=(env HA_ENDPOINT_STATE="$HA_ENDPOINT_CACHE/localcloud-exclusive" LOCALCLOUD_PORT_OFFSET=5000)
+exclusive_state=$HA_ENDPOINT_CACHE/localcloud-exclusive exclusive_offset=5000   # the exclusive tests' cloud
+exclusive_env=(env HA_ENDPOINT_STATE="$exclusive_state" LOCALCLOUD_PORT_OFFSET="$exclusive_offset")
 logs=$(mktemp -d)
 export HA_ENDPOINT_TIMINGS=$logs/timings.jsonl
 : >"$HA_ENDPOINT_TIMINGS"
@@ -95,7 +96,7 @@ if [ "$clouds" = 2 ]; then
             echo "make test: set-up step 'cloud2' failed; its last lines ($logs/cloud2.log):"; tail -40 "$logs/cloud2.log"
             exit 1
         fi
-        export HA_ENDPOINT_STATE=$HA_ENDPOINT_CACHE/localcloud-exclusive LOCALCLOUD_PORT_OFFSET=5000
+        export HA_ENDPOINT_STATE=$exclusive_state LOCALCLOUD_PORT_OFFSET=$exclusive_offset
         phase exclusive -q -m exclusive "$@"
         exit $status
     ) >"$logs/exclusive.log" 2>&1 &

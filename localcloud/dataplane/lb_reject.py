@@ -5,8 +5,8 @@ none), unless the Load_Balancer row has ``options:reject=true``: then ovn-northd
 gets a reset (an ICMP port unreachable for UDP) at once instead of waiting out its connect timeout (the kernel's SYN
 retries, ~127 s, for curl and Python requests). ovn-octavia-provider never sets the option, and never rewrites the
 row's ``options`` (3.1.2; later versions copy them when they add affinity timeouts), so an operator can set it and
-it stays: the local cloud does, on every row the provider made (``external_ids:"neutron:vip"``), within one
-reconciler tick of its creation. A row whose ``reject`` was set explicitly (true or false) is left as it is: the
+it stays: the local cloud does, on every row the provider made (``external_ids:"neutron:vip"``), within 2 s
+of its creation (every fourth reconciler tick). A row whose ``reject`` was set explicitly (true or false) is left as it is: the
 failover benchmark sets ``false`` on its own rows to measure the provider's default beside this.
 
 By hand, on any OVN cloud: ``ovn-nbctl set Load_Balancer <uuid> options:reject=true`` for each row of

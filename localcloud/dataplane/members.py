@@ -7,8 +7,8 @@ external_ids:iface-id=P (ovn-controller then claims the logical switch port: Neu
 member server answering "S azN". The reconciler (`python3 -m localcloud.dataplane.members --state <dir>`, the
 `dataplane-members` service) polls the Neutron and Nova databases every 0.5 s: it plugs new members, unplugs those
 whose port is gone or unbound (a deleted server), and restarts a member server that is not running unless a fault
-holds it down (`<run>/members/<P>.down`, written by localcloud.dataplane.faults). Each tick it also gives the
-provider's new OVN load balancers ``options:reject=true`` (localcloud.dataplane.lb_reject: a reset, not silence,
+holds it down (`<run>/members/<P>.down`, written by localcloud.dataplane.faults). Every fourth tick (2 s) it also
+gives the provider's new OVN load balancers ``options:reject=true`` (localcloud.dataplane.lb_reject: a reset, not silence,
 from a load balancer with no live member).
 """
 import argparse
@@ -26,6 +26,7 @@ from .config import DPPaths
 
 INTERVAL = float(os.environ.get('LOCALCLOUD_MEMBERS_INTERVAL', '0.5'))
 AZ_OF_HOST = {host: az for az, host in COMPUTE_HOSTS.items()}
+LB_REJECT_EVERY = 4   # ticks between two passes of lb_reject (2 s at the default interval)
 
 QUERY = """
 SELECT p.id, p.mac_address, p.device_id, pb.host, ia.ip_address, sn.cidr, sn.gateway_ip,
@@ -176,14 +177,17 @@ def main(argv=None) -> int:
 
     def say(msg):
         print(f'{time.strftime("%F %T")} {msg}', flush=True)
+    tick = 0
     while True:
+        tick += 1
         try:
             conn = pymysql.connect(unix_socket=str(p.mysql_sock), user=DB_ADMIN, autocommit=True)
             with conn.cursor() as cur:
                 reconcile(p, cur, say)
             conn.close()
-            for uuid in lb_reject.ensure(p):
-                say(f'load balancer {uuid}: options:reject=true')
+            if tick % LB_REJECT_EVERY == 0:     # an ovn-nbctl process each time: not every tick
+                for uuid in lb_reject.ensure(p):
+                    say(f'load balancer {uuid}: options:reject=true')
             last_error = None
         except Exception as exc:  # the database restarting, a chassis gone: report once, retry
             if str(exc) != last_error:
