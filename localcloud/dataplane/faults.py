@@ -41,6 +41,10 @@ class DataPlaneFaults:
         """Stop the member server of `server` (name, id or port id) and keep it down until server_up."""
         port, m = self._member(server)
         d = DPPaths(self.paths)
+        if members.hosted_marker(d, port).exists():
+            raise LookupError(f'{m["name"]} is served by {members.hosted_marker(d, port).read_text().strip()}, not by '
+                              f'a member server: stop its API server with `.venv/bin/python -m localcloud.k8s '
+                              f'node-down {m["name"]}` (node-up starts it again)')
         members.down_marker(d, port).write_text(time.strftime('%F %T\n'))
         pid = procs.alive(members.pidfile(d, port), members.SERVER_MARKER)
         procs.stop(members.pidfile(d, port), members.SERVER_MARKER, timeout=3)

@@ -2,12 +2,13 @@
 that AZ's chassis, running localcloud.dataplane.member_server (system python, root, PyMySQL).
 
 A member of port P (server S on cmp-azN): namespace lc<offset>-m-<P[:8]>; a veth whose member end carries P's MAC
-and fixed IP (default route via the subnet's gateway) and whose other end sits on azN's br-int with
+and fixed IP (default route via the subnet's gateway, MTU the network's) and whose other end sits on azN's br-int with
 external_ids:iface-id=P (ovn-controller then claims the logical switch port: Neutron sets the port ACTIVE); the
 member server answering "S azN". The reconciler (`python3 -m localcloud.dataplane.members --state <dir>`, the
 `dataplane-members` service) polls the Neutron and Nova databases every 0.5 s: it plugs new members, unplugs those
 whose port is gone or unbound (a deleted server), and restarts a member server that is not running unless a fault
-holds it down (`<run>/members/<P>.down`, written by localcloud.dataplane.faults). Every fourth tick (2 s) it also
+holds it down (`<run>/members/<P>.down`, written by localcloud.dataplane.faults) or another program serves there
+(`<run>/members/<P>.hosted`, written by localcloud.k8s: the member server is stopped and not started). Every fourth tick (2 s) it also
 gives the provider's new OVN load balancers ``options:reject=true`` (localcloud.dataplane.lb_reject: a reset, not silence,
 from a load balancer with no live member).
 """
@@ -30,8 +31,9 @@ LB_REJECT_EVERY = 4   # ticks between two passes of lb_reject (2 s at the defaul
 
 QUERY = """
 SELECT p.id, p.mac_address, p.device_id, pb.host, ia.ip_address, sn.cidr, sn.gateway_ip,
-       COALESCE(i.display_name, p.device_id)
+       COALESCE(i.display_name, p.device_id), n.mtu
 FROM neutron.ports p
+JOIN neutron.networks n ON n.id = p.network_id
 JOIN neutron.ml2_port_bindings pb ON pb.port_id = p.id AND pb.status = 'ACTIVE'
      AND pb.vif_type NOT IN ('binding_failed', 'unbound')
 JOIN neutron.ipallocations ia ON ia.port_id = p.id
@@ -46,10 +48,10 @@ def wanted(cur) -> dict:
     hosts = list(AZ_OF_HOST)
     cur.execute(QUERY.format(hosts=','.join(['%s'] * len(hosts))), hosts)
     out = {}
-    for pid, mac, device, host, ip, cidr, gw, name in cur.fetchall():
+    for pid, mac, device, host, ip, cidr, gw, name, mtu in cur.fetchall():
         out.setdefault(pid, {'port': pid, 'mac': mac, 'server_id': device, 'host': host, 'az': AZ_OF_HOST[host],
                              'ip': ip, 'prefix': int(cidr.split('/')[1]), 'gateway': gw, 'name': name,
-                             'namespace': config.member_ns(pid)})
+                             'namespace': config.member_ns(pid), 'mtu': mtu})
     return out
 
 
@@ -59,6 +61,12 @@ def record(d: DPPaths, port: str) -> Path:
 
 def down_marker(d: DPPaths, port: str) -> Path:
     return d.members / f'{port}.down'
+
+
+def hosted_marker(d: DPPaths, port: str) -> Path:
+    """Present while another program serves in the member's namespace (localcloud.k8s's etcd and API server): the
+    member server is not run there; the file says who."""
+    return d.members / f'{port}.hosted'
 
 
 def pidfile(d: DPPaths, port: str) -> Path:
@@ -90,7 +98,11 @@ def plug(p: Paths, m: dict) -> None:
     ns, chassis = m['namespace'], config.chassis_ns(m['az'])
     inner, outer = config.member_if(m['port'])
     netns.ensure_ns(ns)
-    netns.veth(inner, ns, outer, chassis, mac=m['mac'])
+    if netns.veth(inner, ns, outer, chassis, mac=m['mac']):   # a new device: a port of the old one's name is stale
+        vsctl(p, m['az'], '--if-exists', 'del-port', 'br-int', outer, check=False)
+    if m.get('mtu'):   # the network's MTU, as DHCP gives it to a VM: a Geneve network's 1442 leaves room for the
+        # tunnel's 58 bytes on the 1500-byte underlay; with 1500 here, full-size packets between AZs were dropped
+        netns.sh('ip', 'link', 'set', inner, 'mtu', str(m['mtu']), ns=ns)
     addrs = netns.sh('ip', '-4', '-o', 'addr', 'show', 'dev', inner, ns=ns)
     if f' {m["ip"]}/' not in addrs:
         netns.sh('ip', 'addr', 'add', f'{m["ip"]}/{m["prefix"]}', 'dev', inner, ns=ns)
@@ -102,8 +114,12 @@ def plug(p: Paths, m: dict) -> None:
 
 
 def serve(p: Paths, m: dict) -> int | None:
-    """Start the member server unless it runs or a fault holds it down; its PID when started."""
+    """Start the member server unless it runs, a fault holds it down or another program serves there; its PID when
+    started."""
     d = DPPaths(p)
+    if hosted_marker(d, m['port']).exists():
+        procs.stop(pidfile(d, m['port']), SERVER_MARKER, timeout=3)   # handed over: it must not hold the ports
+        return None
     if down_marker(d, m['port']).exists() or procs.alive(pidfile(d, m['port']), SERVER_MARKER):
         return None
     crt, key = cert(p)
@@ -121,8 +137,9 @@ def unplug(p: Paths, port: str, m: dict | None) -> None:
     if m:
         outer = config.member_if(port)[1]
         vsctl(p, m['az'], '--if-exists', 'del-port', 'br-int', outer, check=False)
-        netns.sh('ip', 'netns', 'del', m['namespace'], check=False)
-    for f in (record(d, port), down_marker(d, port)):
+        netns.sh('ip', 'link', 'del', outer, ns=config.chassis_ns(m['az']), check=False)  # not left to the kernel's
+        netns.sh('ip', 'netns', 'del', m['namespace'], check=False)                     # asynchronous clean-up
+    for f in (record(d, port), down_marker(d, port), hosted_marker(d, port)):
         f.unlink(missing_ok=True)
 
 

@@ -45,10 +45,16 @@ def offload_off(dev: str, ns: str | None = None) -> None:
     sh('ethtool', '-K', dev, 'tx', 'off', ns=ns)
 
 
-def veth(a: str, a_ns: str | None, b: str, b_ns: str | None, mac: str | None = None) -> None:
-    """A veth pair a (in a_ns, None = root) <-> b (in b_ns), both up, TX offload off; kept when it exists."""
-    if link_exists(a, a_ns):
-        return
+def veth(a: str, a_ns: str | None, b: str, b_ns: str | None, mac: str | None = None) -> bool:
+    """A veth pair a (in a_ns, None = root) <-> b (in b_ns), both up, TX offload off; kept when it exists (and set up
+    again: a pass cut short between creating and raising it is completed by the next); True when it made the pair."""
+    if link_exists(a, a_ns) and link_exists(b, b_ns):
+        for dev, ns in ((a, a_ns), (b, b_ns)):
+            sh('ip', 'link', 'set', dev, 'up', ns=ns)
+        return False
+    for dev, ns in dict.fromkeys(((a, a_ns), (b, b_ns), (a, None), (b, None))):
+        if link_exists(dev, ns):   # half a pair: a pass cut short, or a peer its namespace's deletion left behind
+            sh('ip', 'link', 'del', dev, ns=ns)
     sh('ip', 'link', 'add', a, *(['address', mac] if mac else []), 'type', 'veth', 'peer', 'name', b)
     if a_ns:
         sh('ip', 'link', 'set', a, 'netns', a_ns)
@@ -57,6 +63,7 @@ def veth(a: str, a_ns: str | None, b: str, b_ns: str | None, mac: str | None = N
     for dev, ns in ((a, a_ns), (b, b_ns)):
         offload_off(dev, ns)
         sh('ip', 'link', 'set', dev, 'up', ns=ns)
+    return True
 
 
 def wires() -> None:

@@ -1,29 +1,63 @@
-"""The dev stack's control-plane nodes: one Nova server per AZ serving on the data plane (seeded with the data plane).
+"""Servers that serve on the data plane: one Nova server per AZ at a fixed address (seeded with the data plane, or
+asked for by localcloud.k8s).
 
-Pulumi.dev.yaml names its members cp-0/cp-1/cp-2 at 10.10.1.10/10.10.2.10/10.10.3.10 on cp-az1..3; these are the
-servers behind those addresses: each a port with that fixed IP in the group `cp-nodes` (what a real cluster's node
-group does: the API port open to every client, since Octavia's OVN provider forwards clients unproxied, and so to the
-provider's health checks too), and a server on it in its AZ, which the data plane plugs into the AZ's chassis with a
-member server answering on the API port (member_server.py). Idempotent: what exists by name is kept.
+Two node sets, each a security group of its own and one port + server per AZ on cp-az1..3:
+- ``CONTROL_PLANE``: the dev stack's members cp-0/cp-1/cp-2 at 10.10.1.10/10.10.2.10/10.10.3.10 (Pulumi.dev.yaml), in
+  the group `cp-nodes` (what a real cluster's node group does: the API port open to every client, since Octavia's OVN
+  provider forwards clients unproxied, and so to the provider's health checks too). The data plane plugs each into
+  its AZ's chassis with a member server answering on the API port (member_server.py). Seeded by localcloud/up.
+- ``KUBERNETES``: k8s-0/k8s-1/k8s-2 at 10.10.1.20/10.10.2.20/10.10.3.20, in the group `k8s-nodes` (the API port open
+  to every client, etcd's client and peer ports to the group's own members): the nodes localcloud.k8s runs a real
+  etcd member and kube-apiserver on (``python -m localcloud.k8s up --on-cloud``), the `k8s` stack's members.
+Idempotent: what exists by name is kept; a rule missing from an existing group is added.
 """
 import time
+from dataclasses import dataclass
 
 from ..rest import Client
 from ..settings import AZS
 
-GROUP = 'cp-nodes'
 API_PORT = 6443
-NODES = tuple((f'cp-{n}', az, f'10.10.{n + 1}.10') for n, az in enumerate(AZS))   # (name, az, address)
+ETCD_PORTS = (2379, 2380)
+
+
+@dataclass(frozen=True)
+class NodeSet:
+    """Servers of one role: their security group, its ingress rules, and (name, az, address) per node."""
+
+    group: str
+    description: str
+    nodes: tuple[tuple[str, str, str], ...]
+    rules: tuple[dict, ...]
+    """Neutron rule bodies without the group id; ``remote_group_id: 'self'`` admits the group's own members."""
+
+
+def _tcp(low: int, high: int, remote: dict) -> dict:
+    return {'direction': 'ingress', 'ethertype': 'IPv4', 'protocol': 'tcp', 'port_range_min': low,
+            'port_range_max': high, **remote}
+
+
+CONTROL_PLANE = NodeSet(
+    'cp-nodes', 'localcloud control-plane nodes: the API port open to every client',
+    tuple((f'cp-{n}', az, f'10.10.{n + 1}.10') for n, az in enumerate(AZS)),
+    (_tcp(API_PORT, API_PORT, {'remote_ip_prefix': '0.0.0.0/0'}),))
+KUBERNETES = NodeSet(
+    'k8s-nodes', 'localcloud Kubernetes nodes: the API port open to every client, etcd to the group',
+    tuple((f'k8s-{n}', az, f'10.10.{n + 1}.20') for n, az in enumerate(AZS)),
+    (_tcp(API_PORT, API_PORT, {'remote_ip_prefix': '0.0.0.0/0'}),
+     _tcp(ETCD_PORTS[0], ETCD_PORTS[1], {'remote_group_id': 'self'})))
+NODES = CONTROL_PLANE.nodes   # (name, az, address) of the dev stack's members
+GROUP = CONTROL_PLANE.group
 
 
 def ensure(user: Client, subnets: dict[str, str], networks: dict[str, str], image: str, flavor: str,
-           timeout: float = 120) -> dict[str, str]:
-    """The nodes (created where missing), ACTIVE; returns name -> server id."""
-    group = _group(user)
+           timeout: float = 120, nodeset: NodeSet = CONTROL_PLANE) -> dict[str, str]:
+    """The node set's servers (created where missing), ACTIVE; returns name -> server id."""
+    group = _group(user, nodeset)
     flavor_id = next(f['id'] for f in user.get('nova', '/v2.1/flavors')['flavors'] if f['name'] == flavor)
     have = {s['name']: s for s in user.get('nova', '/v2.1/servers')['servers']}
     ids = {}
-    for name, az, address in NODES:
+    for name, az, address in nodeset.nodes:
         if name in have:
             ids[name] = have[name]['id']
             continue
@@ -35,16 +69,20 @@ def ensure(user: Client, subnets: dict[str, str], networks: dict[str, str], imag
     return ids
 
 
-def _group(user: Client) -> str:
-    found = user.get('neutron', f'/v2.0/security-groups?name={GROUP}')['security_groups']
+def _group(user: Client, nodeset: NodeSet) -> str:
+    found = user.get('neutron', f'/v2.0/security-groups?name={nodeset.group}')['security_groups']
     if found:
-        return found[0]['id']
-    group = user.post('neutron', '/v2.0/security-groups', {'security_group': {
-        'name': GROUP, 'description': 'localcloud control-plane nodes: the API port open to every client'}})
-    group_id = group['security_group']['id']
-    user.post('neutron', '/v2.0/security-group-rules', {'security_group_rule': {
-        'security_group_id': group_id, 'direction': 'ingress', 'ethertype': 'IPv4', 'protocol': 'tcp',
-        'port_range_min': API_PORT, 'port_range_max': API_PORT, 'remote_ip_prefix': '0.0.0.0/0'}})
+        group_id = found[0]['id']
+    else:
+        group_id = user.post('neutron', '/v2.0/security-groups', {'security_group': {
+            'name': nodeset.group, 'description': nodeset.description}})['security_group']['id']
+    have = user.get('neutron', f'/v2.0/security-group-rules?security_group_id={group_id}')['security_group_rules']
+    for rule in nodeset.rules:
+        body = {**rule, 'security_group_id': group_id}
+        if body.get('remote_group_id') == 'self':
+            body['remote_group_id'] = group_id
+        if not any(all(existing.get(key) == value for key, value in body.items()) for existing in have):
+            user.post('neutron', '/v2.0/security-group-rules', {'security_group_rule': body})
     return group_id
 
 
@@ -66,8 +104,8 @@ def _wait_active(user: Client, ids: dict[str, str], timeout: float) -> None:
             if status == 'ACTIVE':
                 del pending[name]
             elif status == 'ERROR':
-                raise RuntimeError(f'control-plane node {name} ({server_id}) is ERROR: see logs/nova-compute-*.log')
+                raise RuntimeError(f'node {name} ({server_id}) is ERROR: see logs/nova-compute-*.log')
         if pending and time.monotonic() > deadline:
-            raise RuntimeError(f'control-plane nodes {", ".join(sorted(pending))} not ACTIVE after {timeout:.0f}s')
+            raise RuntimeError(f'nodes {", ".join(sorted(pending))} not ACTIVE after {timeout:.0f}s')
         if pending:
             time.sleep(0.5)

@@ -1,12 +1,16 @@
-"""``python -m localcloud.k8s up|down|status``: one local Kubernetes cluster (localcloud/k8s/__init__.py).
+"""``python -m localcloud.k8s up|down|status|node-down|node-up``: one Kubernetes cluster (localcloud/k8s/__init__.py).
 
     .venv/bin/python -m localcloud.k8s up [--state DIR] [--name NAME] [--san NAME_OR_IP ...]
     .venv/bin/python -m localcloud.k8s status [--state DIR]
     .venv/bin/python -m localcloud.k8s down [--state DIR]
+    .venv/bin/python -m localcloud.k8s up --on-cloud [--san ...]      # on the local cloud's data plane (oncloud.py)
+    .venv/bin/python -m localcloud.k8s node-down|node-up --on-cloud kube-2   # one node's API server stopped/started
 
-The state (certificates, keys, etcd data, logs, PID files, admin.kubeconfig) is kept in DIR, by default
-``$HA_ENDPOINT_CACHE/k8s/<name>`` (~/.cache/ha-endpoint/k8s/local): never in the repository. ``up`` prints the start
-time, every process's RSS and PSS, and the kubectl line that reaches the first API server.
+Without --on-cloud the three nodes share 127.0.0.1 and the state (certificates, keys, etcd data, logs, PID files,
+admin.kubeconfig) is kept in DIR, by default ``$HA_ENDPOINT_CACHE/k8s/<name>`` (~/.cache/ha-endpoint/k8s/local).
+With it, each node runs in the network namespace of a Nova server of its AZ (k8s-0..k8s-2) of the local cloud named
+by HA_ENDPOINT_STATE, and the state is ``<cloud state>/k8s/kube``. Never in the repository. ``up`` prints the start
+time, every process's RSS and PSS, and how to reach the API servers.
 """
 
 from __future__ import annotations
@@ -43,15 +47,31 @@ def print_memory(found: list[cluster.Usage]) -> None:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m localcloud.k8s", description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=("up", "down", "status"))
-    parser.add_argument("--name", default="local")
+    parser.add_argument("command", choices=("up", "down", "status", "node-down", "node-up"))
+    parser.add_argument("node", nargs="?", help="node-down/node-up: the node (kube-1, kube-2, kube-3)")
+    parser.add_argument("--name", default=None, help="the cluster's name (default: local; on the cloud: kube)")
     parser.add_argument("--state", type=Path)
+    parser.add_argument("--on-cloud", action="store_true",
+                        help="on the local cloud's data plane: a node per AZ in a Nova server's namespace")
     parser.add_argument("--san", action="append", default=[], help="a DNS name or IP for the API servers' certificates")
     args = parser.parse_args(argv)
-    state = args.state or default_state(args.name)
+    cloud = None
+    if args.on_cloud:
+        from localcloud.settings import Paths
+
+        from . import oncloud
+        cloud = Paths()
+        args.name = args.name or oncloud.NAME
+        state = oncloud.state_dir(cloud, args.name)
+    else:
+        args.name = args.name or "local"
+        state = args.state or default_state(args.name)
     if args.command == "up":
-        plan = new_layout(args.name, state, args.san)
-        layout.save(plan)
+        if cloud is not None:
+            plan = oncloud.prepare(cloud, tuple(args.san), args.name)
+        else:
+            plan = new_layout(args.name, state, args.san)
+            layout.save(plan)
         started = cluster.up(plan, cluster.binaries())
         print(f"k8s: cluster {plan.name} ready in {started.seconds:.1f} s (etcd {started.etcd_seconds:.1f} s, "
               f"API servers {started.api_seconds:.1f} s); state {state}")
@@ -59,14 +79,33 @@ def main(argv: list[str]) -> int:
             print(f"  {node.name}: kube-apiserver {node.api_url}, etcd {node.etcd_client_url} "
                   f"(peer {node.etcd_peer_url})")
         print_memory(cluster.memory(plan))
-        print(f"k8s: kubectl --kubeconfig {plan.kubeconfig} get --raw /readyz")
+        if cloud is None:
+            print(f"k8s: kubectl --kubeconfig {plan.kubeconfig} get --raw /readyz")
+        else:
+            print("k8s: the nodes' addresses are on the cloud's subnets; reach the API servers through an endpoint: "
+                  "STACK=k8s make up (README, \"Kubernetes\")")
         return 0
     if not (state / "layout.json").exists():
         print(f"k8s: no cluster in {state}", file=sys.stderr)
         return 1
     plan = layout.load(state)
+    if args.command in ("node-down", "node-up"):
+        node = next((n for n in plan.nodes if n.name == args.node), None)
+        if node is None:
+            print(f"k8s: no node {args.node!r} in cluster {plan.name}; one of "
+                  f"{', '.join(n.name for n in plan.nodes)}", file=sys.stderr)
+            return 2
+        if args.command == "node-down":
+            ran = cluster.stop_process(plan, node, "kube-apiserver")
+            print(f"k8s: kube-apiserver of {node.name} {'stopped' if ran else 'was not running'}")
+        else:
+            seconds = cluster.node_up(plan, node, cluster.binaries())
+            print(f"k8s: kube-apiserver of {node.name} ready in {seconds:.1f} s")
+        return 0
     if args.command == "down":
         stopped = cluster.down(plan)
+        if cloud is not None:
+            oncloud.hand_back(cloud, state)
         print(f"k8s: stopped {', '.join(stopped) or 'nothing (nothing ran)'}")
     else:
         print_memory(cluster.memory(plan))

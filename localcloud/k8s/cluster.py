@@ -181,12 +181,31 @@ class Started:
     api_seconds: float
 
 
+def probe_inside(node: Node, url: str, ca: Path, client: pki.KeyPair, timeout: float = 3.0) -> tuple[int, str]:
+    """``probe`` from inside the node's network namespace (curl under its ``wrap``): a node on the data plane is not
+    reachable from the machine's own namespace."""
+    try:
+        done = subprocess.run([*node.wrap, "curl", "-s", "--max-time", str(timeout), "--cacert", str(ca),
+                               "--cert", str(client.cert), "--key", str(client.key), "-w", "\n%{http_code}", url],
+                              capture_output=True, text=True, timeout=timeout + 5)
+    except subprocess.TimeoutExpired:
+        return 0, "curl did not return"
+    body, _, code = done.stdout.rpartition("\n")
+    if done.returncode != 0 or not code.isdigit():
+        return 0, f"curl exit {done.returncode}: {done.stderr.strip()[:200]}"
+    return int(code), body
+
+
 def etcd_ready(node: Node, credentials: Credentials) -> tuple[int, str]:
+    if node.wrap:
+        return probe_inside(node, f"{node.etcd_client_url}/health", credentials.etcd_ca, credentials.etcd_client)
     return probe(node.address, node.etcd_client_port, "/health",
                  tls_context(credentials.etcd_ca, credentials.etcd_client))
 
 
 def api_ready(node: Node, credentials: Credentials) -> tuple[int, str]:
+    if node.wrap:
+        return probe_inside(node, f"{node.api_url}/readyz", credentials.ca, credentials.admin)
     return probe(node.address, node.api_port, "/readyz", tls_context(credentials.ca, credentials.admin))
 
 
@@ -208,6 +227,14 @@ def up(layout: Layout, bins: Binaries, timeout: float = 180.0) -> Started:
     write_kubeconfig(layout, layout.nodes[0], credentials, layout.kubeconfig)
     done = time.monotonic()
     return Started(done - started, etcd_done - started, done - etcd_done)
+
+
+def node_up(layout: Layout, node: Node, bins: Binaries, timeout: float = 120.0) -> float:
+    """Start ``node``'s API server again (after ``stop_process``); seconds until it is ready."""
+    credentials = certificates(layout)
+    start_process(layout, node, "kube-apiserver", bins)
+    return wait_until(lambda: api_ready(node, credentials), f"kube-apiserver {node.name} ({node.address})", timeout,
+                      layout.log(node, "kube-apiserver"))
 
 
 def _wait_all(layout: Layout, credentials: Credentials, program: str, timeout: float) -> None:
