@@ -216,7 +216,8 @@ class Loop:
     def _one(self, command: list[str], out: Figures) -> Optional[tuple[int, str, str]]:
         """Run one request's process until it exits or the loop's time is up (then it is killed, ``out.cut`` set,
         and None returned: unanswered, not recorded)."""
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
         try:
             stdout, stderr = proc.communicate(timeout=max(0.1, self.duration - self.now()))
         except subprocess.TimeoutExpired:

@@ -68,14 +68,23 @@ def build_client_go(cache: Path) -> Path:
     return binary
 
 
+ANONYMOUS = "anonymous"
+
+
 def insecure_kubeconfig(url: str, path: Path) -> Path:
-    """A kubeconfig for ``url`` that skips TLS verification and carries no credentials: enough for ``/readyz``
-    (anonymous) against a server with a self-signed certificate, e.g. the data plane's member servers."""
+    """A kubeconfig for ``url`` that skips TLS verification and carries no credential: enough for ``/readyz``
+    (anonymous) against a server with a self-signed certificate, e.g. the data plane's member servers.
+
+    It names a user (``username: anonymous``, no password): kubectl 1.34 loads its configuration interactively (it
+    still has the deprecated ``--password`` flag) and, over TLS with nothing that identifies a user, prompts
+    "Please enter Username:" on stdin, failing with ``error: EOF`` when there is none. A username alone stops the
+    prompt; it makes client-go send ``Authorization: Basic`` with an empty password, which no authenticator of a
+    kube-apiserver since 1.19 reads (basic auth was removed), so the request stays anonymous there too."""
     config = {"apiVersion": "v1", "kind": "Config", "current-context": "endpoint",
               "clusters": [{"name": "endpoint", "cluster": {"server": url.rstrip("/"),
                                                             "insecure-skip-tls-verify": True}}],
-              "contexts": [{"name": "endpoint", "context": {"cluster": "endpoint", "user": "anonymous"}}],
-              "users": [{"name": "anonymous", "user": {}}]}
+              "contexts": [{"name": "endpoint", "context": {"cluster": "endpoint", "user": ANONYMOUS}}],
+              "users": [{"name": ANONYMOUS, "user": {"username": ANONYMOUS}}]}
     path.write_text(json.dumps(config, indent=1) + "\n")
     path.chmod(0o600)
     return path

@@ -32,11 +32,12 @@ def test_client_go_resolves_at_the_dns_server_given():
                        '-duration', '12.5s', '-interval', '0.5s']
 
 
-def test_the_kubeconfig_skips_verification_and_carries_no_credentials(tmp_path):
+def test_the_kubeconfig_skips_verification_and_carries_no_credential(tmp_path):
     config = json.loads(insecure_kubeconfig('https://api.example.test:6443/', tmp_path / 'k').read_text())
     cluster = config['clusters'][0]['cluster']
     assert cluster == {'server': 'https://api.example.test:6443', 'insecure-skip-tls-verify': True}
-    assert config['users'][0]['user'] == {} and (tmp_path / 'k').stat().st_mode & 0o077 == 0
+    assert config['users'][0]['user'] == {'username': 'anonymous'}   # no secret: only kubectl's prompt stopped
+    assert (tmp_path / 'k').stat().st_mode & 0o077 == 0
 
 
 @dataclass(frozen=True)
