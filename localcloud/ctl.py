@@ -92,10 +92,12 @@ def cmd_down(p: Paths, args) -> int:
 
 
 def data_plane_down(p: Paths) -> list[str]:
-    """Members, chassis and OVN stopped, then every namespace, veth and tap of this instance and the public
-    network's route removed (whatever the state directory's data plane mode says: nothing may be left behind)."""
-    from .dataplane import members, netns, ovn
+    """Members, client namespaces (their DNS forwarders and /etc/netns dirs), chassis and OVN stopped, then every
+    namespace, veth and tap of this instance and the public network's route removed (whatever the state directory's
+    data plane mode says: nothing may be left behind)."""
+    from .dataplane import client_ns, members, netns, ovn
     out = [f'member {port[:8]}' for port in members.unplug_all(p)]
+    out += client_ns.stop_all(p)
     out += ovn.stop_all(p)
     out += netns.teardown()
     return out

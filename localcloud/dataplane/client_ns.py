@@ -41,6 +41,7 @@ FIRST_HOST = 251
 FORWARDER = 'localcloud.dataplane.dns_forwarder'
 NETNS_ETC = Path('/etc/netns')
 READY_TIMEOUT = 10.0       # seconds for the forwarder to listen
+RESOLV_COMMENT = 'localcloud.dataplane.client_ns'
 
 
 def name(slot: int) -> str:
@@ -140,7 +141,7 @@ def _wire(p: Paths, slot: int) -> None:
     netns.sh('ip', 'link', 'set', outside, 'master', config.PUBLIC_BRIDGE, ns=config.NET_NS)
     netns.sh('ip', 'addr', 'add', f'{address(slot)}/{config.PUBLIC_CIDR.split("/")[1]}', 'dev', inside, ns=ns)
     resolv_dir(ns).mkdir(parents=True, exist_ok=True)
-    (resolv_dir(ns) / 'resolv.conf').write_text(f'# localcloud.dataplane.client_ns: the DNS forwarder inside {ns} (to named)\n'
+    (resolv_dir(ns) / 'resolv.conf').write_text(f'# {RESOLV_COMMENT}: the DNS forwarder inside {ns} (to named)\n'
                                                 'nameserver 127.0.0.1\n')
     procs.start(f'dns forwarder of {ns}', [SYSTEM_PYTHON, '-m', FORWARDER, '--ns', ns, '--upstream',
                                            f'{HOST}:{PORTS["named"]}'],
@@ -181,6 +182,18 @@ def stop(ns: str, p: Paths | None = None) -> list[str]:
     if resolv_dir(ns).exists():
         shutil.rmtree(resolv_dir(ns))
         gone.append(str(resolv_dir(ns)))
+    return gone
+
+
+def stop_all(p: Paths | None = None) -> list[str]:
+    """Every client namespace of this instance stopped, and every forwarder whose PID file outlived its namespace
+    (``localcloud/down`` calls it before it deletes the instance's namespaces: /etc/netns/<ns> and the forwarder
+    would outlive them)."""
+    p = p or Paths()
+    recorded = [f.name[:-len('-dns.pid')] for f in (p.run / 'clients').glob('*-dns.pid')]
+    gone = []
+    for ns in sorted(set(running()) | {ns for ns in recorded if slot_of(ns) is not None}):
+        gone += stop(ns, p)
     return gone
 
 

@@ -32,7 +32,8 @@ def readyz(address: str) -> str:
     reach.check(address)
     insecure = ssl.create_default_context()
     insecure.check_hostname, insecure.verify_mode = False, ssl.CERT_NONE
-    return urllib.request.urlopen(f'https://{address}:{PORT}/readyz', timeout=2, context=insecure).read().decode().strip()
+    with urllib.request.urlopen(f'https://{address}:{PORT}/readyz', timeout=2, context=insecure) as answer:
+        return answer.read().decode().strip()
 
 
 @pytest.fixture(scope='module')
