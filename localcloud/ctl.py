@@ -92,12 +92,14 @@ def cmd_down(p: Paths, args) -> int:
 
 
 def data_plane_down(p: Paths) -> list[str]:
-    """Members, chassis and OVN stopped, then every namespace, veth and tap of this instance and the public
-    network's route removed (whatever the state directory's data plane mode says: nothing may be left behind)."""
-    from .dataplane import members, netns, ovn
+    """The cluster on the data plane's nodes, members, client namespaces (their DNS forwarders and /etc/netns dirs),
+    chassis and OVN stopped, then every namespace, veth and tap of this instance and the public network's route
+    removed (whatever the state directory's data plane mode says: nothing may be left behind)."""
+    from .dataplane import client_ns, members, netns, ovn
     from .k8s import oncloud
-    out = oncloud.stop(p)          # the cluster on the data plane's nodes first: its processes live in their namespaces
+    out = oncloud.stop(p)          # the cluster first: its processes live in the members' namespaces
     out += [f'member {port[:8]}' for port in members.unplug_all(p)]
+    out += client_ns.stop_all(p)
     out += ovn.stop_all(p)
     out += netns.teardown()
     return out

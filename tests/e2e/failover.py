@@ -3,8 +3,8 @@ bench/failover_figures.py prints (one implementation of both).
 
 Each client resolves the name at the local cloud's DNS server before every request, with no cache (what a client
 sees once its resolver's cache has expired: the TTL bounds how much later that happens), opens a new connection each
-time, and goes on after a failure (it retries: the next request is the retry). The clients, each with its own
-defaults unless its name says otherwise:
+time (client-go excepted), and goes on after a failure (it retries: the next request is the retry). The clients,
+each with its own defaults unless its name says otherwise:
 
 - ``curl``: curl 7.88, a new process per request, the addresses named answered handed over in their order with
   ``--resolve``; no connect timeout of its own: an address that drops packets costs the kernel's SYN retries (~127 s);
@@ -14,6 +14,17 @@ defaults unless its name says otherwise:
 - ``requests``: Python requests (bench/failover/requests_client.py): urllib3 tries the addresses in order, each with
   the kernel's connect timeout (requests sets none);
 - ``requests-3s``: the same with ``timeout=(3, 30)``.
+
+Opt in (``clients=K8S_CLIENTS`` and ``k8s=K8sClients(...)``: a kubeconfig for the loop's URL, a client namespace of
+localcloud.dataplane.client_ns, the binaries; see tests/e2e/k8s_clients.py):
+
+- ``kubectl``: ``kubectl get --raw /readyz``, a new process per request in the client namespace, resolving through
+  its resolv.conf (the namespace's forwarder to named) with Go's resolver; kubectl's defaults: no request timeout
+  (``--request-timeout=0``), the addresses in order sharing a 30 s dial timeout, a 10 s TLS handshake timeout;
+- ``client-go``: bench/failover/clientgo, ONE clientset for the whole loop, GET /readyz through its REST client:
+  connections kept and reused as a controller's are (a request on a connection whose peer went silent waits for
+  HTTP/2's health check, 30 s + 15 s, or TCP's retransmissions under HTTP/1.1), no request timeout, the same dial
+  and TLS handshake timeouts; a new connection resolves the name again at the DNS server.
 
 Every client is bounded: what is still running when the loop's time is up is stopped, and counts as unanswered.
 """
@@ -30,6 +41,8 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
+
+from tests.e2e.k8s_clients import K8S_CLIENTS, K8sClients  # noqa: F401 (K8S_CLIENTS: for callers)
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENTS = ("curl", "curl-3s", "go", "requests", "requests-3s")
@@ -103,11 +116,14 @@ def build_go_client(cache: Path) -> Path:
 
 class Loop:
     """The clients named in ``clients``, each looping over ``url`` for ``duration`` seconds (a request, then
-    ``interval`` seconds' pause), resolving at ``server``."""
+    ``interval`` seconds' pause), resolving at ``server`` (kubectl: through its client namespace's forwarder to it).
+    ``k8s`` is what the Kubernetes clients need (required when ``clients`` names one)."""
 
     def __init__(self, url: str, server: tuple[str, int], go_client: Path, duration: float, interval: float = 0.5,
-                 clients: tuple[str, ...] = CLIENTS):
-        self.url, self.server, self.go_client = url, server, go_client
+                 clients: tuple[str, ...] = CLIENTS, k8s: Optional[K8sClients] = None):
+        if k8s is None and set(clients) & set(K8S_CLIENTS):
+            raise ValueError(f"clients {', '.join(sorted(set(clients) & set(K8S_CLIENTS)))} need k8s=K8sClients(...)")
+        self.url, self.server, self.go_client, self.k8s = url, server, go_client, k8s
         self.duration, self.interval = duration, interval
         parts = urllib.parse.urlsplit(url)
         self.name, self.port = parts.hostname, parts.port or 443
@@ -125,6 +141,11 @@ class Loop:
             elif client == "go":
                 self._process([str(self.go_client), "-url", self.url, "-dns", f"{self.server[0]}:{self.server[1]}",
                                "-duration", f"{self.duration}s", "-interval", f"{self.interval}s"],
+                              self.figures[client])
+            elif client == "kubectl":
+                self._thread(self._each, self.figures[client], self.k8s.kubectl_command)
+            elif client == "client-go":
+                self._process(self.k8s.client_go_command(self.server, self.duration, self.interval),
                               self.figures[client])
             else:
                 timeout = [str(CONNECT_TIMEOUT)] if client.endswith("-3s") else []
@@ -171,19 +192,40 @@ class Loop:
                 self._stop.wait(self.interval)
                 continue
             timeout = ["--connect-timeout", str(connect_timeout)] if connect_timeout else []
-            proc = subprocess.Popen(["curl", "-sk", *timeout, "--resolve",
-                                     f"{self.name}:{self.port}:{','.join(addresses)}", self.url],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            try:
-                stdout, _ = proc.communicate(timeout=max(0.1, self.duration - self.now()))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
-                out.cut = True                            # still waiting at the loop's end: unanswered, not recorded
+            done = self._one(["curl", "-sk", *timeout, "--resolve", f"{self.name}:{self.port}:{','.join(addresses)}",
+                              self.url], out)
+            if done is None:
                 return
-            out.requests.append(Request(start, self.now(), proc.returncode == 0, stdout.strip()[:80],
-                                        "" if proc.returncode == 0 else f"curl exit {proc.returncode}"))
+            returncode, stdout, _ = done
+            out.requests.append(Request(start, self.now(), returncode == 0, stdout.strip()[:80],
+                                        "" if returncode == 0 else f"curl exit {returncode}"))
             self._stop.wait(self.interval)
+
+    def _each(self, out: Figures, command: Callable[[], list[str]]) -> None:
+        """A new process per request (``command()``), answered when it exits 0; its last line of stderr otherwise."""
+        while not self._stop.is_set() and self.now() < self.duration:
+            start = self.now()
+            done = self._one(command(), out)
+            if done is None:
+                return
+            returncode, stdout, stderr = done
+            error = "" if returncode == 0 else (stderr.strip().splitlines() or [f"exit {returncode}"])[-1][:200]
+            out.requests.append(Request(start, self.now(), returncode == 0, stdout.strip()[:80], error))
+            self._stop.wait(self.interval)
+
+    def _one(self, command: list[str], out: Figures) -> Optional[tuple[int, str, str]]:
+        """Run one request's process until it exits or the loop's time is up (then it is killed, ``out.cut`` set,
+        and None returned: unanswered, not recorded)."""
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            stdout, stderr = proc.communicate(timeout=max(0.1, self.duration - self.now()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            out.cut = True
+            return None
+        return proc.returncode, stdout, stderr
 
     def _process(self, command: list[str], out: Figures) -> None:
         """A client that prints one JSON line per request (times since its own start, shifted to the loop's)."""
@@ -317,18 +359,20 @@ class Outcome:
 
 def measure(cloud, stack, way: str, zone: str, servers: list[str], port: int, ask: Callable[[str], str],
             go_client: Path, duration: float, lose_at: float, watcher_args: Optional[tuple[str, ...]],
-            clients: tuple[str, ...] = CLIENTS, during: Optional[Callable[[], object]] = None) -> Outcome:
+            clients: tuple[str, ...] = CLIENTS, during: Optional[Callable[[], object]] = None,
+            k8s: Optional[K8sClients] = None) -> Outcome:
     """Loop the clients over the stack's name for ``duration`` seconds, lose ``zone`` ``way`` at ``lose_at``, with
     the watcher (``watcher_args``: its arguments; None: without it) running meanwhile; then restore the zone and
     wait until every zone answers and the name lists every zone again. ``during()`` runs once the zone's address
-    has left DNS, while the clients loop (e.g. a `pulumi up` during the outage); what it returns is kept."""
+    has left DNS, while the clients loop (e.g. a `pulumi up` during the outage); what it returns is kept. ``k8s``:
+    what the Kubernetes clients need when ``clients`` names one (K8S_CLIENTS)."""
     outputs = stack.outputs()
     fqdn = outputs["fqdn"].rstrip(".")
     address = outputs["zones"][zone]["floatingIp"]
     url = f"https://{fqdn}:{port}/"
     watcher = watch(stack, outputs, *watcher_args) if watcher_args is not None else None
     outcome = Outcome(rows=[])
-    loop = Loop(url, dns_server(), go_client, duration, clients=clients).start()
+    loop = Loop(url, dns_server(), go_client, duration, clients=clients, k8s=k8s).start()
     time.sleep(max(0.0, lose_at - loop.now()))
     lose(cloud, way, zone, servers, outputs["zones"][zone]["loadbalancerId"])
     lost_at = loop.now()

@@ -14,7 +14,7 @@ from localcloud.testing import cloud_cleanup, localcloud, os_conn  # noqa: E402,
 
 # The data plane is the local cloud's default; a cloud started with LOCALCLOUD_DATAPLANE=none has none, and then its
 # tests are not collected.
-collect_ignore = [] if dataplane.enabled(Paths()) else ['test_dataplane_ovn.py']
+collect_ignore = [] if dataplane.enabled(Paths()) else ['test_dataplane_ovn.py', 'test_dataplane_clients.py']
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,0 +1,90 @@
+"""The Kubernetes clients of the failover loop (tests/e2e/failover.py): what they need and how each is started.
+
+- ``kubectl``: ``kubectl --kubeconfig K get --raw /readyz``, a new process per request, started with
+  ``ip netns exec <client namespace>`` (localcloud.dataplane.client_ns) so that it resolves the endpoint's name as
+  resolv.conf says there: at the local cloud's named, through the namespace's DNS forwarder. kubectl's own defaults
+  (v1.34.4; cli-runtime, client-go, apimachinery v0.34.4): ``--request-timeout=0`` (no timeout for a request), a
+  30 s dial timeout shared by the name's addresses in turn, a 10 s TLS handshake timeout, HTTP/2 health checks (a
+  ping after 30 s without a frame, the connection dropped after 15 s more without an answer; only matter to a
+  connection kept open, which a new process per request never has).
+- ``client-go``: bench/failover/clientgo, one clientset for the whole loop (connection reuse: what a controller
+  does) with client-go's transport and the same defaults, resolving at the DNS server given (-dns).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+K8S_CLIENTS = ("kubectl", "client-go")
+CLIENT_GO_SOURCE = REPO / "bench" / "failover" / "clientgo"
+
+
+@dataclass(frozen=True)
+class K8sClients:
+    """What the Kubernetes rows need: the kubeconfig (its server: the loop's URL), the client namespace kubectl runs
+    in, and the two programs."""
+
+    kubeconfig: Path
+    namespace: str
+    kubectl: Path
+    client_go: Path
+
+    def kubectl_command(self) -> list[str]:
+        """One request: no ``--request-timeout`` (kubectl's default, none)."""
+        return ["ip", "netns", "exec", self.namespace, str(self.kubectl), "--kubeconfig", str(self.kubeconfig),
+                "get", "--raw", "/readyz"]
+
+    def client_go_command(self, server: tuple[str, int], duration: float, interval: float) -> list[str]:
+        return [str(self.client_go), "-kubeconfig", str(self.kubeconfig), "-dns", f"{server[0]}:{server[1]}",
+                "-duration", f"{duration}s", "-interval", f"{interval}s"]
+
+
+def engine_goflags() -> str:
+    """The engine's GOFLAGS (engine/build-flags.env): the client-go packages the kube part compiled are then reused
+    from Go's build cache."""
+    for line in (REPO / "engine" / "build-flags.env").read_text().splitlines():
+        if line.startswith("ENGINE_GOFLAGS="):
+            return line.split("=", 1)[1].strip().strip('"')
+    raise RuntimeError("engine/build-flags.env sets no ENGINE_GOFLAGS")
+
+
+def build_client_go(cache: Path) -> Path:
+    """bench/failover/clientgo built into the cache (``$HA_ENDPOINT_CACHE/bin``), again when a source file is newer
+    than the binary. Modules from the Go module proxy, checked against go.sum."""
+    binary = cache / "bin" / "hafailover-clientgo"
+    sources = [*CLIENT_GO_SOURCE.glob("*.go"), CLIENT_GO_SOURCE / "go.mod", CLIENT_GO_SOURCE / "go.sum"]
+    newest = max(p.stat().st_mtime for p in sources)
+    if not binary.exists() or binary.stat().st_mtime < newest:
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["go", "build", "-ldflags", "-s -w", "-o", str(binary), "."], cwd=CLIENT_GO_SOURCE,
+                       check=True, env={**os.environ, "GOFLAGS": engine_goflags(), "CGO_ENABLED": "0",
+                                        "GOTOOLCHAIN": "local"})
+        os.utime(binary)   # go build leaves an up-to-date binary untouched: the next call must not build again
+    return binary
+
+
+ANONYMOUS = "anonymous"
+
+
+def insecure_kubeconfig(url: str, path: Path) -> Path:
+    """A kubeconfig for ``url`` that skips TLS verification and carries no credential: enough for ``/readyz``
+    (anonymous) against a server with a self-signed certificate, e.g. the data plane's member servers.
+
+    It names a user (``username: anonymous``, no password): kubectl 1.34 loads its configuration interactively (it
+    still has the deprecated ``--password`` flag) and, over TLS with nothing that identifies a user, prompts
+    "Please enter Username:" on stdin, failing with ``error: EOF`` when there is none. A username alone stops the
+    prompt; it makes client-go send ``Authorization: Basic`` with an empty password, which no authenticator of a
+    kube-apiserver since 1.19 reads (basic auth was removed), so the request stays anonymous there too."""
+    config = {"apiVersion": "v1", "kind": "Config", "current-context": "endpoint",
+              "clusters": [{"name": "endpoint", "cluster": {"server": url.rstrip("/"),
+                                                            "insecure-skip-tls-verify": True}}],
+              "contexts": [{"name": "endpoint", "context": {"cluster": "endpoint", "user": ANONYMOUS}}],
+              "users": [{"name": ANONYMOUS, "user": {"username": ANONYMOUS}}]}
+    path.write_text(json.dumps(config, indent=1) + "\n")
+    path.chmod(0o600)
+    return path
