@@ -2,7 +2,8 @@
 
 - member-down <server> / member-up <server>: stop / start again the member server in the Nova server's namespace
   (a real member failure: OVN's health checks take it out, its port stays up). The reconciler leaves a member
-  held down alone (<run>/members/<port>.down).
+  held down alone (<run>/members/<port>.down). On a node of localcloud.k8s (<port>.hosted) it is the node's
+  kube-apiserver that stops and starts again (its etcd member keeps running).
 - az-down <az> / az-up <az>: stop / start again the AZ's chassis (its ovn-controller and ovs-vswitchd; the switch
   database stays, so every member's port is back with it): every member of the AZ is cut off, and the AZ's gateway
   role moves away (BFD between the gateway chassis).
@@ -41,10 +42,10 @@ class DataPlaneFaults:
         """Stop the member server of `server` (name, id or port id) and keep it down until server_up."""
         port, m = self._member(server)
         d = DPPaths(self.paths)
-        if members.hosted_marker(d, port).exists():
-            raise LookupError(f'{m["name"]} is served by {members.hosted_marker(d, port).read_text().strip()}, not by '
-                              f'a member server: stop its API server with `.venv/bin/python -m localcloud.k8s '
-                              f'node-down {m["name"]}` (node-up starts it again)')
+        if members.hosted_marker(d, port).exists():      # a node of localcloud.k8s: its API server stops
+            from ..k8s import oncloud
+            done = oncloud.node_down(members.hosted_marker(d, port))
+            return {'server': m['name'], 'port': port, 'az': m['az'], 'ip': m['ip'], **done, 'at': time.time()}
         members.down_marker(d, port).write_text(time.strftime('%F %T\n'))
         pid = procs.alive(members.pidfile(d, port), members.SERVER_MARKER)
         procs.stop(members.pidfile(d, port), members.SERVER_MARKER, timeout=3)
@@ -53,6 +54,10 @@ class DataPlaneFaults:
 
     def server_up(self, server: str) -> dict:
         port, m = self._member(server)
+        if members.hosted_marker(DPPaths(self.paths), port).exists():
+            from ..k8s import oncloud
+            done = oncloud.node_up(members.hosted_marker(DPPaths(self.paths), port))
+            return {'server': m['name'], 'port': port, 'az': m['az'], 'ip': m['ip'], **done, 'at': time.time()}
         members.down_marker(DPPaths(self.paths), port).unlink(missing_ok=True)
         pid = members.serve(self.paths, m)
         return {'server': m['name'], 'port': port, 'az': m['az'], 'ip': m['ip'], 'pid': pid, 'at': time.time()}

@@ -1,15 +1,15 @@
-"""``python -m localcloud.k8s up|down|status|node-down|node-up``: one Kubernetes cluster (localcloud/k8s/__init__.py).
+"""``python -m localcloud.k8s up|down|status``: one Kubernetes cluster (localcloud/k8s/__init__.py).
 
     .venv/bin/python -m localcloud.k8s up [--state DIR] [--name NAME] [--san NAME_OR_IP ...]
     .venv/bin/python -m localcloud.k8s status [--state DIR]
     .venv/bin/python -m localcloud.k8s down [--state DIR]
-    .venv/bin/python -m localcloud.k8s up --on-cloud [--san ...]      # on the local cloud's data plane (oncloud.py)
-    .venv/bin/python -m localcloud.k8s node-down|node-up --on-cloud kube-2   # one node's API server stopped/started
+    .venv/bin/python -m localcloud.k8s up|down|status --on-cloud [--san ...]   # on the cloud's data plane (oncloud.py)
 
 Without --on-cloud the three nodes share 127.0.0.1 and the state (certificates, keys, etcd data, logs, PID files,
 admin.kubeconfig) is kept in DIR, by default ``$HA_ENDPOINT_CACHE/k8s/<name>`` (~/.cache/ha-endpoint/k8s/local).
 With it, each node runs in the network namespace of a Nova server of its AZ (k8s-0..k8s-2) of the local cloud named
-by HA_ENDPOINT_STATE, and the state is ``<cloud state>/k8s/kube``. Never in the repository. ``up`` prints the start
+by HA_ENDPOINT_STATE, and the state is ``<cloud state>/k8s/kube``; `localcloud/fault member-down k8s-1` stops that
+node's API server (member-up starts it). Never in the repository. ``up`` prints the start
 time, every process's RSS and PSS, and how to reach the API servers.
 """
 
@@ -47,8 +47,7 @@ def print_memory(found: list[cluster.Usage]) -> None:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m localcloud.k8s", description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=("up", "down", "status", "node-down", "node-up"))
-    parser.add_argument("node", nargs="?", help="node-down/node-up: the node (kube-1, kube-2, kube-3)")
+    parser.add_argument("command", choices=("up", "down", "status"))
     parser.add_argument("--name", default=None, help="the cluster's name (default: local; on the cloud: kube)")
     parser.add_argument("--state", type=Path)
     parser.add_argument("--on-cloud", action="store_true",
@@ -89,19 +88,6 @@ def main(argv: list[str]) -> int:
         print(f"k8s: no cluster in {state}", file=sys.stderr)
         return 1
     plan = layout.load(state)
-    if args.command in ("node-down", "node-up"):
-        node = next((n for n in plan.nodes if n.name == args.node), None)
-        if node is None:
-            print(f"k8s: no node {args.node!r} in cluster {plan.name}; one of "
-                  f"{', '.join(n.name for n in plan.nodes)}", file=sys.stderr)
-            return 2
-        if args.command == "node-down":
-            ran = cluster.stop_process(plan, node, "kube-apiserver")
-            print(f"k8s: kube-apiserver of {node.name} {'stopped' if ran else 'was not running'}")
-        else:
-            seconds = cluster.node_up(plan, node, cluster.binaries())
-            print(f"k8s: kube-apiserver of {node.name} ready in {seconds:.1f} s")
-        return 0
     if args.command == "down":
         stopped = cluster.down(plan)
         if cloud is not None:

@@ -62,11 +62,13 @@ def plugged(cloud: Paths, servers: dict[str, str], timeout: float = 60.0) -> lis
         time.sleep(0.5)
 
 
-def hand_over(cloud: Paths, member: dict, cluster: str) -> None:
-    """Make the member's namespace the cluster's: the hosted marker, then its member server stopped (and seen to stay
-    stopped: the reconciler might have been starting it at that moment)."""
+def hand_over(cloud: Paths, member: dict, plan: Layout, node: str) -> None:
+    """Make the member's namespace the cluster's: the hosted marker (which cluster and node serve there: what
+    `localcloud/fault member-down <server>` stops), then its member server stopped (and seen to stay stopped: the
+    reconciler might have been starting it at that moment)."""
     d = DPPaths(cloud)
-    members.hosted_marker(d, member["port"]).write_text(f"localcloud.k8s cluster {cluster}\n")
+    members.hosted_marker(d, member["port"]).write_text(json.dumps(
+        {"by": f"localcloud.k8s cluster {plan.name}", "cluster": plan.name, "state": str(plan.state), "node": node}))
     quiet_since = None
     deadline = time.monotonic() + HAND_OVER_SECONDS
     while time.monotonic() < deadline:
@@ -85,14 +87,18 @@ def hand_back(cloud: Paths, state: Path) -> list[str]:
     d = DPPaths(cloud)
     back = []
     for marker in sorted(d.members.glob("*.hosted")) if d.members.is_dir() else []:
-        if marker.read_text().split()[-1:] == [load_name(state)]:
+        if hosted_by(marker).get("state") == str(state):
             marker.unlink()
             back.append(marker.stem)
     return back
 
 
-def load_name(state: Path) -> str:
-    return json.loads((state / "layout.json").read_text())["name"] if (state / "layout.json").exists() else ""
+def hosted_by(marker: Path) -> dict:
+    """What a hosted marker says ({} when it is unreadable)."""
+    try:
+        return json.loads(marker.read_text())
+    except (OSError, ValueError):
+        return {}
 
 
 def layout_for(name: str, state: Path, plugged_members: list[dict], sans: tuple[str, ...] = ()) -> Layout:
@@ -110,9 +116,32 @@ def prepare(cloud: Paths, sans: tuple[str, ...] = (), name: str = NAME) -> Layou
     before = layouts.load(state).sans if (state / "layout.json").exists() else ()
     plan = layout_for(name, state, plugged_members, (*before, *sans))
     layouts.save(plan)
-    for member in plugged_members:
-        hand_over(cloud, member, name)
+    for member, node in zip(plugged_members, plan.nodes):
+        hand_over(cloud, member, plan, node.name)
     return plan
+
+
+def node_down(marker: Path) -> dict:
+    """Stop the API server of the node a hosted marker names (etcd keeps running: a member's failure, as the
+    endpoint sees it); what was stopped."""
+    from . import cluster
+
+    plan, node = _node(marker)
+    return {"node": node.name, "stopped": cluster.stop_process(plan, node, "kube-apiserver")}
+
+
+def node_up(marker: Path) -> dict:
+    """Start that API server again; seconds until it is ready."""
+    from . import cluster
+
+    plan, node = _node(marker)
+    return {"node": node.name, "ready_after": round(cluster.node_up(plan, node, cluster.binaries()), 1)}
+
+
+def _node(marker: Path):
+    hosted = hosted_by(marker)
+    plan = layouts.load(Path(hosted["state"]))
+    return plan, next(node for node in plan.nodes if node.name == hosted["node"])
 
 
 def stop(cloud: Paths, name: str = NAME) -> list[str]:
