@@ -12,7 +12,9 @@
 #                              clear the pending creates; `up` creates them again
 #   scripts/stack.sh watch     keep the endpoint's A record following its zones' health until Ctrl-C
 #                              (ha_endpoint.watch; WATCH_ARGS adds options, e.g. "--dry-run")
-# STACK=name selects another stack (its Pulumi.<name>.yaml).
+# STACK=name selects another stack (its Pulumi.<name>.yaml). STACK=k8s is the endpoint in front of the local cloud's
+# Kubernetes cluster: its stack file and credentials are made by `python -m localcloud.k8s.stack` (never committed),
+# and `up` ends with a kubectl line that reaches the cluster through the endpoint's name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 action=${1:?usage: scripts/stack.sh up|preview|down|outputs|recover|watch}
@@ -33,14 +35,19 @@ fi
 pulumi stack select "$stack" --create --non-interactive >/dev/null
 case "$action" in
   up)
+    # The k8s stack: the cluster on the local cloud's nodes first, the stack's file and credentials (localcloud/k8s/stack.py)
+    [ "$stack" != k8s ] || .venv/bin/python -m localcloud.k8s.stack prepare --stack "$stack"
     # The pack's verdict comes before anything changes: a mandatory violation stops here, with nothing created.
     pulumi preview --non-interactive --policy-pack policies --stack "$stack"
     pulumi up --yes --non-interactive --skip-preview --policy-pack policies --stack "$stack"
     outputs=$(pulumi stack output --json --stack "$stack")
     echo "$outputs"
     .venv/bin/python scripts/reach_endpoint.py <<<"$outputs"
+    [ "$stack" != k8s ] || .venv/bin/python -m localcloud.k8s.stack after-up --stack "$stack"
     ;;
-  preview) pulumi preview --diff --non-interactive --policy-pack policies --stack "$stack" ;;
+  preview)
+    [ "$stack" != k8s ] || .venv/bin/python -m localcloud.k8s.stack prepare --stack "$stack"
+    pulumi preview --diff --non-interactive --policy-pack policies --stack "$stack" ;;
   down) pulumi destroy --yes --non-interactive --skip-preview --stack "$stack" ;;
   outputs) pulumi stack output --json --stack "$stack" ;;
   recover) .venv/bin/python scripts/recover.py --stack "$stack" ;;

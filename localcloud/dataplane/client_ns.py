@@ -214,8 +214,16 @@ def main(argv=None) -> int:
     stop_ap = sub.add_parser('stop', help='stop these (their forwarders, veths, /etc/netns dirs)')
     stop_ap.add_argument('names', nargs='+')
     sub.add_parser('list', help="this instance's client namespaces")
+    run_ap = sub.add_parser('run', help='run a command in a new one, then stop it; its exit status')
+    run_ap.add_argument('command', nargs=argparse.REMAINDER)
     args = ap.parse_args(argv)
     try:
+        if args.cmd == 'run':
+            command = args.command[1:] if args.command[:1] == ['--'] else args.command
+            if not command:
+                raise ValueError('run: give a command, e.g. run -- dig +short api.example.test')
+            with client_namespace() as cns:
+                return subprocess.run([*cns.exec_prefix, *command]).returncode
         if args.cmd == 'start':
             cns = start()
             print(cns.name, cns.address)

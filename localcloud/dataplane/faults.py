@@ -69,10 +69,12 @@ class DataPlaneFaults:
 
     def az_down(self, az: str) -> dict:
         """Stop the AZ's chassis (ovn-controller, ovs-vswitchd)."""
-        return {'az': self._az(az), 'stopped': ovn.stop_chassis(self.paths, az, keep_db=True), 'at': time.time()}
+        ovn.held_down(self.paths, self._az(az)).write_text(time.strftime('%F %T\n'))
+        return {'az': az, 'stopped': ovn.stop_chassis(self.paths, az, keep_db=True), 'at': time.time()}
 
     def az_up(self, az: str) -> dict:
         started = ovn.start_chassis(self.paths, self._az(az), lambda msg: None)
+        ovn.held_down(self.paths, az).unlink(missing_ok=True)
         for m in members.recorded(self.paths).values():
             if m and m['az'] == az:
                 members.plug(self.paths, m)

@@ -10,7 +10,7 @@ whose port is gone or unbound (a deleted server), and restarts a member server t
 holds it down (`<run>/members/<P>.down`, written by localcloud.dataplane.faults) or another program serves there
 (`<run>/members/<P>.hosted`, written by localcloud.k8s: the member server is stopped and not started). Every fourth tick (2 s) it also
 gives the provider's new OVN load balancers ``options:reject=true`` (localcloud.dataplane.lb_reject: a reset, not silence,
-from a load balancer with no live member).
+from a load balancer with no live member), and starts again a chassis whose daemons died on their own (ovn.revive).
 """
 import argparse
 import json
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .. import procs
 from ..settings import AZS, COMPUTE_HOSTS, DB_ADMIN, REPO, SYSTEM_PYTHON, Paths
-from . import config, lb_reject, netns
+from . import config, lb_reject, netns, ovn
 from .config import DPPaths
 
 INTERVAL = float(os.environ.get('LOCALCLOUD_MEMBERS_INTERVAL', '0.5'))
@@ -205,6 +205,10 @@ def main(argv=None) -> int:
             if tick % LB_REJECT_EVERY == 0:     # an ovn-nbctl process each time: not every tick
                 for uuid in lb_reject.ensure(p):
                     say(f'load balancer {uuid}: options:reject=true')
+                if ovn.revive(p, say):           # a chassis whose daemons died on their own: its members again
+                    for m in recorded(p).values():
+                        if m:
+                            plug(p, m)
             last_error = None
         except Exception as exc:  # the database restarting, a chassis gone: report once, retry
             if str(exc) != last_error:

@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 import time
+from pathlib import Path
 
 from .. import procs
 from ..procs import alive
@@ -189,6 +190,29 @@ def start(p: Paths, say) -> list[str]:
         started += start_chassis(p, az, say)
     say(f'data plane (OVN, chassis {", ".join(AZS)}) ready in {time.monotonic() - t:.1f}s')
     return started
+
+
+def held_down(p: Paths, az: str) -> Path:
+    """Present while a fault (az-down) holds the chassis down: ``revive`` leaves it alone."""
+    return DPPaths(p).chassis_dir(az) / 'held-down'
+
+
+def revive(p: Paths, say) -> list[str]:
+    """Start again the daemons of a chassis that died on its own (not held down, its switch database running): what
+    a host's service manager does after a crash. The userspace datapath's conntrack has an assertion that fires now
+    and then under east-west traffic through a router with load balancers (`conn->conn_type ==
+    CT_CONN_TYPE_DEFAULT`, ovs 3.1): without this, one crash cut an AZ off until someone noticed."""
+    revived = []
+    for az in AZS:
+        if held_down(p, az).exists() or not alive(p.pidfile(f'ovsdb-{az}'), _spec(p, f'ovsdb-{az}')['marker']):
+            continue
+        dead = [name for name in (f'ovs-vswitchd-{az}', f'ovn-controller-{az}')
+                if not alive(p.pidfile(name), _spec(p, name)['marker'])]
+        if dead:
+            say(f'{", ".join(dead)} not running (see the data plane\'s crash lines in localcloud/status): '
+                f'starting the chassis of {az} again')
+            revived += start_chassis(p, az, say)
+    return revived
 
 
 def stop_chassis(p: Paths, az: str, keep_db: bool = False) -> list[str]:
