@@ -7,6 +7,10 @@ it) waits until the endpoint stack publishes addresses. Credentials are this sta
     pulumi config set --secret clientCertificate -- "$(cat admin.crt)"
     pulumi config set --secret clientKey -- "$(cat admin.key)"
 
+For a cluster that runs no workloads (no kubelet, scheduler or controller manager: the local cloud's test cluster),
+`pulumi config set awaitRollout false` skips Pulumi's waits (every object annotated `pulumi.com/skipAwait`): there a
+Deployment never becomes available and a deleted Namespace is never finalized.
+
 Optionally, the endpoint's DNS watcher as a Deployment (and the Secret it reads) in the cluster of the default
 Kubernetes provider (kubernetes:kubeconfig: better one that does not depend on this endpoint), with an image you built
 (Python and `pip install ha-endpoint`):
@@ -21,6 +25,16 @@ import pulumi_kubernetes as k8s
 from ha_endpoint.kubernetes import ClusterAccess, Credentials, EndpointRef, WatcherDeployment, WatchOptions
 
 config = pulumi.Config()
+if config.get_bool("awaitRollout") is False:
+    def skip_await(args: pulumi.ResourceTransformationArgs):
+        """Annotate every Kubernetes object ``pulumi.com/skipAwait`` (not the provider: it has no metadata)."""
+        if not args.type_.startswith("kubernetes:"):
+            return None
+        metadata = dict(args.props.get("metadata") or {})
+        metadata["annotations"] = {**(metadata.get("annotations") or {}), "pulumi.com/skipAwait": "true"}
+        return pulumi.ResourceTransformationResult(props={**args.props, "metadata": metadata}, opts=args.opts)
+    pulumi.runtime.register_stack_transformation(skip_await)
+
 endpoint = EndpointRef.from_stack_reference(pulumi.StackReference(config.require("endpointStack")))
 access = ClusterAccess("workload", endpoint, Credentials(
     ca_certificate=config.require_secret("caCertificate"),
@@ -29,6 +43,12 @@ access = ClusterAccess("workload", endpoint, Credentials(
 ))
 apps = k8s.core.v1.Namespace("apps", metadata={"name": "apps"},
                              opts=pulumi.ResourceOptions(provider=access.provider()))
+# What the workloads read of the endpoint: its name and the addresses published now.
+endpoint_info = k8s.core.v1.ConfigMap(
+    "endpoint", metadata={"name": "endpoint", "namespace": apps.metadata["name"]},
+    data={"server": access.server,
+          "addresses": pulumi.Output.from_input(endpoint.published).apply(lambda found: ",".join(found or []))},
+    opts=pulumi.ResourceOptions(provider=access.provider()))
 
 if config.get("watcherImage"):
     watcher = WatcherDeployment("dns-watcher", endpoint, clouds_yaml=config.require_secret("cloudsYaml"),
@@ -39,3 +59,4 @@ if config.get("watcherImage"):
 pulumi.export("server", access.server)
 pulumi.export("kubeconfig", access.kubeconfig)  # a secret
 pulumi.export("namespace", apps.metadata["name"])
+pulumi.export("configMap", endpoint_info.metadata["name"])

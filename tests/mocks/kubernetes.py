@@ -23,6 +23,7 @@ OPENSTACK_CLUSTER_TYPE = "kubernetes:infrastructure.cluster.x-k8s.io/v1beta1:Ope
 GUARD_TYPE = "pulumi-python:dynamic/haendpoint:ControlPlaneEndpointGuard"
 NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
 SECRET_TYPE = "kubernetes:core/v1:Secret"
+CONFIG_MAP_TYPE = "kubernetes:core/v1:ConfigMap"
 DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
 
 
@@ -81,6 +82,7 @@ HANDLERS = {
     GUARD_TYPE: lambda cloud, name, inputs: {},
     NAMESPACE_TYPE: lambda cloud, name, inputs: {},
     SECRET_TYPE: _auto_named("Secret"),
+    CONFIG_MAP_TYPE: _object("ConfigMap"),
     DEPLOYMENT_TYPE: _object("Deployment"),
 }
 

@@ -13,8 +13,8 @@ import yaml
 
 from ha_endpoint.watch.inputs import parse, targets_of
 from tests.mocks import run_program
-from tests.mocks.kubernetes import (CERTS, CLOUDS_YAML, DEPLOYMENT_TYPE, NAMESPACE_TYPE, PROVIDER_TYPE, SECRET_TYPE,
-                                    CloudWithStacks)
+from tests.mocks.kubernetes import (CERTS, CLOUDS_YAML, CONFIG_MAP_TYPE, DEPLOYMENT_TYPE, NAMESPACE_TYPE,
+                                    PROVIDER_TYPE, SECRET_TYPE, CloudWithStacks)
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "kubernetes"
 OUTPUTS = {"fqdn": "api.example.test.", "ports": [6443, 22623], "addresses": ["172.24.4.100", "172.24.4.101"],
@@ -43,6 +43,20 @@ def test_the_example_deploys_through_the_endpoints_kubeconfig():
     assert provider["name"] == "workload-k8s"
     assert namespace["provider"].startswith(provider["urn"] + "::")
     assert run.of_type(DEPLOYMENT_TYPE) == [] and "watcher" not in run.outputs  # no image given: no watcher
+    (config_map,) = run.of_type(CONFIG_MAP_TYPE)       # what workloads read: the server and the published addresses
+    assert config_map["inputs"]["data"] == {"server": "https://api.example.test:6443",
+                                            "addresses": ",".join(OUTPUTS["addresses"])}
+    assert config_map["provider"].startswith(provider["urn"] + "::")
+    assert "pulumi.com/skipAwait" not in str(namespace["inputs"].get("metadata"))   # awaited by default
+
+
+def test_await_rollout_false_annotates_every_kubernetes_object_skip_await():
+    run = run_example(OUTPUTS["addresses"], awaitRollout="false", **WATCHER)
+    objects = [*run.of_type(NAMESPACE_TYPE), *run.of_type(CONFIG_MAP_TYPE), *run.of_type(SECRET_TYPE),
+               *run.of_type(DEPLOYMENT_TYPE)]
+    assert len(objects) == 4
+    for found in objects:
+        assert found["inputs"]["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true", found
 
 
 def test_given_an_image_the_example_deploys_the_watcher_of_the_stack_it_reads():
