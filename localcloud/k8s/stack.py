@@ -75,6 +75,17 @@ def start_cluster(cloud: Paths, sans: tuple[str, ...]) -> layouts.Layout:
     return plan
 
 
+def add_addresses(cloud: Paths, outputs: dict) -> layouts.Layout:
+    """The endpoint's floating IPs (its ``zones`` output) added to the API servers' certificates, reissued on disk
+    (each API server reloads its serving certificate within a minute: kube-apiserver watches the files)."""
+    from . import cluster
+
+    addresses = [zone["floatingIp"] for zone in outputs.get("zones", {}).values() if zone.get("floatingIp")]
+    plan = oncloud.prepare(cloud, tuple(addresses))
+    cluster.certificates(plan)
+    return plan
+
+
 def pulumi(*args: str, input: str | None = None) -> str:
     done = subprocess.run(["pulumi", *args], cwd=REPO, capture_output=True, text=True, input=input)
     if done.returncode != 0:
@@ -108,11 +119,8 @@ def after_up(stack: str) -> None:
     """Floating IPs into the certificates, the kubeconfig written, the kubectl line printed."""
     from . import cluster
 
-    cloud = Paths()
     outputs = json.loads(pulumi("stack", "output", "--json", "--show-secrets", "--stack", stack))
-    addresses = [zone["floatingIp"] for zone in outputs.get("zones", {}).values() if zone.get("floatingIp")]
-    plan = oncloud.prepare(cloud, tuple(addresses))
-    cluster.certificates(plan)
+    plan = add_addresses(Paths(), outputs)
     kubeconfig = plan.state / "endpoint.kubeconfig"
     from .pki import write_private
     write_private(kubeconfig, outputs["kubeconfig"].encode())

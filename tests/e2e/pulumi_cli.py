@@ -69,6 +69,8 @@ class PulumiStack:
         self.backend.mkdir(parents=True, exist_ok=True)
         self.env = {**environment, "PULUMI_BACKEND_URL": f"file://{self.backend}", "PULUMI_SKIP_CONFIRMATIONS": "true",
                     "PULUMI_DEBUG_COMMANDS": "true"}  # enables `--event-log`
+        self.prefix: list[str] = []
+        """A command prefix every CLI command runs under (e.g. ``ip netns exec <client namespace>``)."""
 
     @classmethod
     def create(cls, workdir: Path, stack: str, environment: dict[str, str]) -> "PulumiStack":
@@ -100,7 +102,7 @@ class PulumiStack:
     def set_secret(self, key: str, value: str, path: bool = False) -> None:
         """``pulumi config set --secret`` (``--path`` for a structured key), the value after ``--`` (it may start
         with dashes, as PEM text does)."""
-        subprocess.run(["pulumi", "config", "set", "--secret", *(["--path"] if path else []), "--stack", self.stack,
+        subprocess.run([*self.prefix, "pulumi", "config", "set", "--secret", *(["--path"] if path else []), "--stack", self.stack,
                         key, "--", value], cwd=self.workdir, env=self.env, check=True, capture_output=True,
                        stdin=subprocess.DEVNULL, timeout=120)
 
@@ -116,7 +118,7 @@ class PulumiStack:
     def run(self, *args: str, check: bool = True, timeout: float = 900) -> Result:
         argv = [*args, "--stack", self.stack] if args[:2] != ("stack", "init") else list(args)
         started = time.monotonic()
-        completed = subprocess.run(["pulumi", *argv], cwd=self.workdir, env=self.env, capture_output=True,
+        completed = subprocess.run([*self.prefix, "pulumi", *argv], cwd=self.workdir, env=self.env, capture_output=True,
                                    text=True, timeout=timeout, stdin=subprocess.DEVNULL)
         result = Result(argv, completed.returncode, completed.stdout, completed.stderr,
                         time.monotonic() - started)
