@@ -29,6 +29,8 @@ HA_ENGINE_CACHE="${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}"
 HA_ENGINE_BIN="$HA_ENGINE_CACHE/engine/$(engine_key "$_ha_engine_dir")/bin"
 # The pulumi-kubernetes plugin: the part `engine/build.sh --k8s` builds (not assembled into the engine), if built.
 _ha_k8s_part="$HA_ENGINE_CACHE/engine/parts/kubernetes-$(engine_part_key "$_ha_engine_dir" kubernetes)"
+# kubectl (and kube-apiserver) v1.34.4 likewise: on PATH once built (the k8s stack's kubectl line uses it).
+_ha_kube_bin="$HA_ENGINE_CACHE/engine/parts/kube-$(engine_part_key "$_ha_engine_dir" kube)/bin"
 unset _ha_engine_dir
 
 if [ ! -x "$HA_ENGINE_BIN/pulumi" ] || [ ! -f "$HA_ENGINE_BIN/../.complete" ]; then
@@ -81,3 +83,7 @@ if [ -f "$_ha_k8s_part/.complete" ]; then
     unset _ha_k8s_ver
 fi
 unset _ha_k8s_part
+if [ -x "$_ha_kube_bin/kubectl" ]; then
+    case ":$PATH:" in *":$_ha_kube_bin:"*) ;; *) export PATH="$_ha_kube_bin:$PATH" ;; esac
+fi
+unset _ha_kube_bin

@@ -8,8 +8,9 @@ it) waits until the endpoint stack publishes addresses. Credentials are this sta
     pulumi config set --secret clientKey -- "$(cat admin.key)"
 
 For a cluster that runs no workloads (no kubelet, scheduler or controller manager: the local cloud's test cluster),
-`pulumi config set awaitRollout false` skips Pulumi's waits (every object annotated `pulumi.com/skipAwait`): there a
-Deployment never becomes available and a deleted Namespace is never finalized.
+`pulumi config set awaitRollout false` skips Pulumi's waits (every object annotated `pulumi.com/skipAwait`, deleted
+with background propagation): there a Deployment never becomes available, a deleted Namespace is never finalized and
+a foreground deletion never completes.
 
 Optionally, the endpoint's DNS watcher as a Deployment (and the Secret it reads) in the cluster of the default
 Kubernetes provider (kubernetes:kubeconfig: better one that does not depend on this endpoint), with an image you built
@@ -27,11 +28,13 @@ from ha_endpoint.kubernetes import ClusterAccess, Credentials, EndpointRef, Watc
 config = pulumi.Config()
 if config.get_bool("awaitRollout") is False:
     def skip_await(args: pulumi.ResourceTransformationArgs):
-        """Annotate every Kubernetes object ``pulumi.com/skipAwait`` (not the provider: it has no metadata)."""
+        """Annotate every Kubernetes object ``pulumi.com/skipAwait`` and delete it with background propagation (a
+        foreground deletion waits for the garbage collector, part of the controller manager)."""
         if not args.type_.startswith("kubernetes:"):
             return None
         metadata = dict(args.props.get("metadata") or {})
-        metadata["annotations"] = {**(metadata.get("annotations") or {}), "pulumi.com/skipAwait": "true"}
+        metadata["annotations"] = {**(metadata.get("annotations") or {}), "pulumi.com/skipAwait": "true",
+                                   "pulumi.com/deletionPropagationPolicy": "background"}
         return pulumi.ResourceTransformationResult(props={**args.props, "metadata": metadata}, opts=args.opts)
     pulumi.runtime.register_stack_transformation(skip_await)
 

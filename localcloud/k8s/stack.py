@@ -13,7 +13,7 @@ SCTP): the listener's monitor is TCP; the amphora provider would take an HTTPS `
 stack file when it has none and sets the three credentials as secrets (the stack's passphrase in the environment).
 ``after-up`` adds the floating IPs to the certificates (the API servers reload them), writes the kubeconfig output to
 ``<cluster state>/endpoint.kubeconfig`` and prints a kubectl line that resolves the name at the cloud's DNS server (in
-a client namespace: localcloud/client).
+a client namespace: localcloud/kubectl, localcloud/client).
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ def after_up(stack: str) -> None:
     print(f"k8s: the API servers' certificates name {', '.join(plan.sans)}; the endpoint's kubeconfig: {kubeconfig}")
     print("reach the cluster through the endpoint's name (kubectl resolves it at the local cloud's DNS server, in a "
           "client namespace on the public network):")
-    print(f"  localcloud/client {bins.kubectl} --kubeconfig {kubeconfig} get --raw /readyz")
+    print("  localcloud/kubectl get --raw /readyz")
+    print(f"  (that is: localcloud/client {bins.kubectl} --kubeconfig {kubeconfig} get --raw /readyz)")
 
 
 def main(argv: list[str]) -> int:

@@ -56,7 +56,9 @@ def test_await_rollout_false_annotates_every_kubernetes_object_skip_await():
                *run.of_type(DEPLOYMENT_TYPE)]
     assert len(objects) == 4
     for found in objects:
-        assert found["inputs"]["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true", found
+        annotations = found["inputs"]["metadata"]["annotations"]
+        assert annotations["pulumi.com/skipAwait"] == "true", found
+        assert annotations["pulumi.com/deletionPropagationPolicy"] == "background", found
 
 
 def test_given_an_image_the_example_deploys_the_watcher_of_the_stack_it_reads():
