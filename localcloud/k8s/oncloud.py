@@ -1,12 +1,12 @@
-"""The cluster on the local cloud's data plane: one node per AZ, each a Nova server (k8s-0/k8s-1/k8s-2 at
-10.10.1.20/10.10.2.20/10.10.3.20 on cp-az1..3, localcloud.dataplane.nodes.KUBERNETES) whose network namespace runs
+"""The cluster on the local cloud's data plane: one node per AZ, each a Nova server (k8s-0/k8s-1/k8s-2 in az1/az2/az3
+at 10.10.10.11-13 on k8s-subnet, localcloud.dataplane.nodes.KUBERNETES) whose network namespace runs
 the node's etcd member and kube-apiserver on the customary ports (2379/2380, 6443): what an endpoint in front of a
 real control plane spread over three AZs sees (the `k8s` stack, Pulumi.k8s.yaml).
 
 The data plane plugs every Nova server into its AZ's chassis and runs a member server there; a node of this cluster
 is *handed over* first (``<run>/members/<port>.hosted``: the reconciler stops the member server and leaves the
 namespace's ports to the cluster) and handed back when the cluster stops. Etcd's peers and the API servers' etcd
-clients cross the AZs through OVN's router like any east-west traffic, admitted by the `k8s-nodes` group's rule.
+clients cross the AZs on one logical switch (Geneve between the chassis), admitted by the `k8s-nodes` group's rule.
 
 The state (certificates, etcd data, logs, PID files) lives in the cloud instance's state directory
 (``<state>/k8s/<name>``): the cluster belongs to the cloud it runs on, and `localcloud/down` stops it first.
@@ -113,8 +113,10 @@ def prepare(cloud: Paths, sans: tuple[str, ...] = (), name: str = NAME) -> Layou
     then starts."""
     state = state_dir(cloud, name)
     plugged_members = plugged(cloud, ensure_servers(cloud))
-    before = layouts.load(state).sans if (state / "layout.json").exists() else ()
-    plan = layout_for(name, state, plugged_members, (*before, *sans))
+    old = layouts.load(state) if (state / "layout.json").exists() else None
+    plan = layout_for(name, state, plugged_members, (*(old.sans if old else ()), *sans))
+    if old and [n.address for n in old.nodes] != [n.address for n in plan.nodes]:
+        forget(old)   # new nodes: a new etcd cluster (its members' data names the old peer addresses)
     layouts.save(plan)
     for member, node in zip(plugged_members, plan.nodes):
         hand_over(cloud, member, plan, node.name)
@@ -142,6 +144,17 @@ def _node(marker: Path):
     hosted = hosted_by(marker)
     plan = layouts.load(Path(hosted["state"]))
     return plan, next(node for node in plan.nodes if node.name == hosted["node"])
+
+
+def forget(old: Layout) -> None:
+    """Stop a cluster whose nodes have moved and remove its etcd data (under its own state directory)."""
+    import shutil
+
+    from . import cluster
+
+    cluster.down(old)
+    for node in old.nodes:
+        shutil.rmtree(old.etcd_data(node), ignore_errors=True)
 
 
 def stop(cloud: Paths, name: str = NAME) -> list[str]:

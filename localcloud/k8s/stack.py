@@ -1,7 +1,7 @@
 """The `k8s` stack: this project's endpoint in front of the cluster on the local cloud's data plane (oncloud.py).
 
 Its configuration is made here, not committed: the endpoint (the dev stack's shape, its members the three nodes
-k8s-0..k8s-2 at 10.10.N.20 serving kube-apiserver on 6443, name ``kube-api``, record ``kube``) and the Kubernetes part
+k8s-0..k8s-2 at 10.10.10.11-13 on k8s-subnet serving kube-apiserver on 6443, name ``kube-api``, record ``kube``) and the Kubernetes part
 (``ha-endpoint:kubernetes``: the cluster's CA and admin credentials, secrets), so that the kubeconfig the component
 hands out (output ``kubeconfig``) is the cluster's. Octavia's ovn provider has no HTTP monitors (TCP, UDP-CONNECT,
 SCTP): the listener's monitor is TCP; the amphora provider would take an HTTPS ``/readyz`` one.
@@ -47,7 +47,8 @@ def endpoint_config(name: str = ENDPOINT, record: str = RECORD) -> dict:
         "zones": {az: {"subnet": f"cp-{az}"} for az in AZS},
         "listeners": [{"port": API_PORT, "monitor": {"type": "TCP", "delay": 3, "timeout": 2, "maxRetries": 2,
                                                      "maxRetriesDown": 3}}],
-        "members": [{"name": server, "address": address, "az": az} for server, az, address in KUBERNETES.nodes],
+        "members": [{"name": server, "address": address, "az": az, "subnet": KUBERNETES.network[1]}
+                    for server, az, address in KUBERNETES.nodes],
         "memberPlacement": "own-zone",
         "dns": {"dnsZone": ZONE, "record": record, "ttl": 30, "publish": "when-ready"},
         "readiness": {"timeoutSeconds": 600, "require": "online"},
