@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from localcloud import procs
@@ -165,6 +166,8 @@ def stop(cloud: Paths, name: str = NAME) -> list[str]:
     state = state_dir(cloud, name)
     if not (state / "layout.json").exists():
         return []
-    stopped = cluster.down(layouts.load(state))
+    plan = layouts.load(state)
+    stopped = cluster.down(plan)
+    layouts.save(replace(plan, sans=()))   # the endpoints' names and addresses go with them: the next start adds its own
     hand_back(cloud, state)
     return [f"k8s {item}" for item in stopped]
