@@ -428,6 +428,9 @@ def nova(p: Paths, s: dict) -> None:
         'glance': {'region_name': REGION},
         'cinder': {'os_region_name': REGION},
         'service_user': {'send_service_user_token': False},
+        # A test cloud: no instance, core or RAM quota (the default 10 instances were met once the seeded nodes, six
+        # with the Kubernetes ones, sat beside the servers of tests running side by side)
+        'quota': {'instances': -1, 'cores': -1, 'ram': -1},
         'vnc': {'enabled': False},
         'spice': {'enabled': False},
         'oslo_policy': POLICY,
