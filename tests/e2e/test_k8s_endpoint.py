@@ -88,8 +88,8 @@ def kube(localcloud, pulumi_environment, tmp_path_factory):
             print(f"endpoint up in {up.seconds:.1f} s")
             outputs = json.loads(stack.run("stack", "output", "--json", "--show-secrets").stdout)
             plan = k8s_stack.add_addresses(localcloud.paths, outputs)
-            kubeconfig = stack.workdir / "endpoint.kubeconfig"
-            kubeconfig.write_text(outputs["kubeconfig"])
+            kubeconfig = plan.state / "endpoint.kubeconfig"          # where `STACK=k8s make up` writes it, and
+            kubeconfig.write_text(outputs["kubeconfig"])             # localcloud/kubectl reads it
             yield Kube(stack, plan, bins, kubeconfig, plan.pki / "ca.crt", namespace, fqdn)
     finally:
         try:
@@ -112,6 +112,9 @@ def served_names(address: str, ca: Path, fqdn: str) -> set[str]:
 def test_1_kubectl_reaches_the_cluster_through_the_name_with_the_handed_out_kubeconfig(kube):
     assert f"server: https://{kube.fqdn}:{PORT}" in kube.kubeconfig.read_text()
     assert kube.kubectl("get", "--raw", "/readyz").stdout.strip() == "ok"
+    readme = subprocess.run([str(REPO / "localcloud" / "kubectl"), "get", "--raw", "/readyz"], capture_output=True,
+                            text=True, timeout=60, stdin=subprocess.DEVNULL)   # the README's line, as pasted
+    assert readme.returncode == 0 and readme.stdout.strip() == "ok", readme.stderr[-2000:]
     version = json.loads(kube.kubectl("version", "-o", "json").stdout)
     assert version["serverVersion"]["gitVersion"] == "v1.34.4", version
     zones = kube.stack.outputs()["zones"]
