@@ -15,7 +15,9 @@ the lost member), and the failover table gains kubectl and client-go rows (print
 including `/readyz` 500s naming etcd from the surviving API servers, and client-go waiting on its kept connection
 until HTTP/2's health check drops it).
 
-Exclusive: it stops a chassis and deletes a load balancer (scripts/test.sh runs it on the exclusive tests' cloud).
+Exclusive (it stops a chassis and deletes a load balancer), and collected only with HA_ENDPOINT_TEST_K8S=1: `make
+test-k8s` runs it, `make test` does not (tests/e2e/conftest.py; README, "Kubernetes": the cluster's traffic sets the
+local datapath crashing in a loop, which the tests beside it would fail on).
 """
 
 from __future__ import annotations
