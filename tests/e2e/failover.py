@@ -102,16 +102,21 @@ def resolve(name: str, server: tuple[str, int]) -> list[str]:
     return [item.address for rrset in answer.answer if rrset.rdtype == dns.rdatatype.A for item in rrset]
 
 
-def build_go_client(cache: Path) -> Path:
-    """bench/failover/main.go built (standard library only) into the cache, again when its source is newer."""
-    binary = cache / "bin" / "hafailover"
-    source = REPO / "bench" / "failover"
-    newest = max(p.stat().st_mtime for p in source.glob("*.go"))
-    if not binary.exists() or binary.stat().st_mtime < newest:
+def build_go_program(source: Path, binary: Path, goflags: str = "-mod=mod") -> Path:
+    """The Go program in ``source`` built into ``binary``, again when a source file (its .go files, go.mod, go.sum)
+    is newer than the binary; statically (CGO_ENABLED=0), with the Go toolchain installed here."""
+    sources = [*source.glob("*.go"), *(path for path in (source / "go.mod", source / "go.sum") if path.exists())]
+    if not binary.exists() or binary.stat().st_mtime < max(path.stat().st_mtime for path in sources):
         binary.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["go", "build", "-o", str(binary), "."], cwd=source, check=True,
-                       env={**os.environ, "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"})
+        subprocess.run(["go", "build", "-ldflags", "-s -w", "-o", str(binary), "."], cwd=source, check=True,
+                       env={**os.environ, "GOFLAGS": goflags, "CGO_ENABLED": "0", "GOTOOLCHAIN": "local"})
+        os.utime(binary)   # go build leaves an up-to-date binary untouched: the next call must not build again
     return binary
+
+
+def build_go_client(cache: Path) -> Path:
+    """bench/failover/main.go (standard library only) built into the cache."""
+    return build_go_program(REPO / "bench" / "failover", cache / "bin" / "hafailover")
 
 
 class Loop:

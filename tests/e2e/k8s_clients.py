@@ -14,8 +14,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,18 +52,10 @@ def engine_goflags() -> str:
 
 
 def build_client_go(cache: Path) -> Path:
-    """bench/failover/clientgo built into the cache (``$HA_ENDPOINT_CACHE/bin``), again when a source file is newer
-    than the binary. Modules from the Go module proxy, checked against go.sum."""
-    binary = cache / "bin" / "hafailover-clientgo"
-    sources = [*CLIENT_GO_SOURCE.glob("*.go"), CLIENT_GO_SOURCE / "go.mod", CLIENT_GO_SOURCE / "go.sum"]
-    newest = max(p.stat().st_mtime for p in sources)
-    if not binary.exists() or binary.stat().st_mtime < newest:
-        binary.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["go", "build", "-ldflags", "-s -w", "-o", str(binary), "."], cwd=CLIENT_GO_SOURCE,
-                       check=True, env={**os.environ, "GOFLAGS": engine_goflags(), "CGO_ENABLED": "0",
-                                        "GOTOOLCHAIN": "local"})
-        os.utime(binary)   # go build leaves an up-to-date binary untouched: the next call must not build again
-    return binary
+    """bench/failover/clientgo built into the cache (``$HA_ENDPOINT_CACHE/bin``) with the engine's GOFLAGS; modules
+    from the Go module proxy, checked against go.sum."""
+    from tests.e2e.failover import build_go_program
+    return build_go_program(CLIENT_GO_SOURCE, cache / "bin" / "hafailover-clientgo", engine_goflags())
 
 
 ANONYMOUS = "anonymous"
