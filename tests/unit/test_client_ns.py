@@ -2,15 +2,14 @@
 need no root: names and addresses per cloud instance, the guard on what may be deleted, and the relay itself (on
 127.0.0.1 of this namespace, a stub upstream in place of named)."""
 import functools
-import json
-import os
 import socket
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
+
+from tests.unit.offset_interpreter import at_offset
 
 from localcloud.dataplane import client_ns, config, dns_forwarder
 
@@ -25,9 +24,7 @@ def _instance(offset: int) -> dict:
             "slots = [{'ns': c.name(s), 'links': c.links(s), 'address': c.address(s)} for s in range(c.SLOTS)]\n"
             "print(json.dumps({'slots': slots, 'cidr': config.PUBLIC_CIDR, 'pool': config.PUBLIC_POOL,\n"
             "                  'gateway': config.PUBLIC_GATEWAY, 'tag': config.TAG}))")
-    env = {**os.environ, 'LOCALCLOUD_PORT_OFFSET': str(offset), 'PYTHONPATH': str(ROOT)}
-    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return at_offset(offset, code)
 
 
 OFFSETS = (0, 5000, 10000, 249000)

@@ -1,13 +1,12 @@
 """The data plane's names and guard (localcloud/dataplane): no device name too long for Linux, no name or route
 shared between two instances, and a cloud address that would leave the machine refused before any packet."""
 import functools
-import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.unit.offset_interpreter import at_offset
 
 from localcloud.dataplane import config, reach
 from localcloud.settings import Paths
@@ -26,9 +25,7 @@ def _names(offset: int) -> dict:
             "err = None\n"
             "try:\n    c.check_offset()\nexcept ValueError as exc:\n    err = str(exc)\n"
             "print(json.dumps({'ifs': ifs, 'cidr': c.PUBLIC_CIDR, 'ns': c.chassis_ns('az1'), 'error': err}))")
-    env = {**os.environ, 'LOCALCLOUD_PORT_OFFSET': str(offset), 'PYTHONPATH': str(ROOT)}
-    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return at_offset(offset, code)
 
 
 @pytest.mark.parametrize('offset', [0, 5000, 30000, 249000])
