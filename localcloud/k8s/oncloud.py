@@ -124,6 +124,17 @@ def prepare(cloud: Paths, sans: tuple[str, ...] = (), name: str = NAME) -> Layou
     return plan
 
 
+def add_sans(cloud: Paths, sans: tuple[str, ...], name: str = NAME) -> Layout:
+    """More names and addresses in the running cluster's certificates, reissued on disk (each API server reloads its
+    serving certificate; kube-apiserver watches the files): nothing else is asked of the cloud."""
+    from . import cluster
+
+    plan = layouts.load(state_dir(cloud, name)).with_sans(*sans)
+    layouts.save(plan)
+    cluster.certificates(plan)
+    return plan
+
+
 def node_down(marker: Path) -> dict:
     """Stop the API server of the node a hosted marker names (etcd keeps running: a member's failure, as the
     endpoint sees it); what was stopped."""

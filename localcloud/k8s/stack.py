@@ -77,14 +77,9 @@ def start_cluster(cloud: Paths, sans: tuple[str, ...]) -> layouts.Layout:
 
 
 def add_addresses(cloud: Paths, outputs: dict) -> layouts.Layout:
-    """The endpoint's floating IPs (its ``zones`` output) added to the API servers' certificates, reissued on disk
-    (each API server reloads its serving certificate within a minute: kube-apiserver watches the files)."""
-    from . import cluster
-
+    """The endpoint's floating IPs (its ``zones`` output) added to the API servers' certificates (oncloud.add_sans)."""
     addresses = [zone["floatingIp"] for zone in outputs.get("zones", {}).values() if zone.get("floatingIp")]
-    plan = oncloud.prepare(cloud, tuple(addresses))
-    cluster.certificates(plan)
-    return plan
+    return oncloud.add_sans(cloud, tuple(addresses))
 
 
 def pulumi(*args: str, input: str | None = None) -> str:
