@@ -75,9 +75,7 @@ class DataPlaneFaults:
     def az_up(self, az: str) -> dict:
         started = ovn.start_chassis(self.paths, self._az(az), lambda msg: None)
         ovn.held_down(self.paths, az).unlink(missing_ok=True)
-        for m in members.recorded(self.paths).values():
-            if m and m['az'] == az:
-                members.plug(self.paths, m)
+        members.plug_zone(self.paths, az)
         return {'az': az, 'started': started, 'at': time.time()}
 
     def data_plane_clear(self) -> None:

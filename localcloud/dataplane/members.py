@@ -143,6 +143,13 @@ def unplug(p: Paths, port: str, m: dict | None) -> None:
         f.unlink(missing_ok=True)
 
 
+def plug_zone(p: Paths, az: str) -> None:
+    """Every recorded member of ``az`` plugged again (after its chassis started again: az-up, or a crash revived)."""
+    for m in recorded(p).values():
+        if m and m['az'] == az:
+            plug(p, m)
+
+
 def recorded(p: Paths) -> dict:
     d = DPPaths(p)
     out = {}
@@ -205,10 +212,8 @@ def main(argv=None) -> int:
             if tick % LB_REJECT_EVERY == 0:     # an ovn-nbctl process each time: not every tick
                 for uuid in lb_reject.ensure(p):
                     say(f'load balancer {uuid}: options:reject=true')
-                if ovn.revive(p, say):           # a chassis whose daemons died on their own: its members again
-                    for m in recorded(p).values():
-                        if m:
-                            plug(p, m)
+                for az in ovn.revive(p, say):    # a chassis whose daemons died on their own: its members again
+                    plug_zone(p, az)
             last_error = None
         except Exception as exc:  # the database restarting, a chassis gone: report once, retry
             if str(exc) != last_error:

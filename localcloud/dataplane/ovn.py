@@ -201,7 +201,8 @@ def revive(p: Paths, say) -> list[str]:
     """Start again the daemons of a chassis that died on its own (not held down, its switch database running): what
     a host's service manager does after a crash. The userspace datapath's conntrack has an assertion that fires now
     and then under east-west traffic through a router with load balancers (`conn->conn_type ==
-    CT_CONN_TYPE_DEFAULT`, ovs 3.1): without this, one crash cut an AZ off until someone noticed."""
+    CT_CONN_TYPE_DEFAULT`, ovs 3.1): without this, one crash cut an AZ off until someone noticed. The AZs it
+    started again."""
     revived = []
     for az in AZS:
         if held_down(p, az).exists() or not alive(p.pidfile(f'ovsdb-{az}'), _spec(p, f'ovsdb-{az}')['marker']):
@@ -211,7 +212,8 @@ def revive(p: Paths, say) -> list[str]:
         if dead:
             say(f'{", ".join(dead)} not running (see the data plane\'s crash lines in localcloud/status): '
                 f'starting the chassis of {az} again')
-            revived += start_chassis(p, az, say)
+            start_chassis(p, az, say)
+            revived.append(az)
     return revived
 
 
