@@ -82,8 +82,8 @@ def add_addresses(cloud: Paths, outputs: dict) -> layouts.Layout:
     return oncloud.add_sans(cloud, tuple(addresses))
 
 
-def pulumi(*args: str, input: str | None = None) -> str:
-    done = subprocess.run(["pulumi", *args], cwd=REPO, capture_output=True, text=True, input=input)
+def pulumi(*args: str) -> str:
+    done = subprocess.run(["pulumi", *args], cwd=REPO, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if done.returncode != 0:
         raise RuntimeError(f"pulumi {' '.join(args[:4])} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
     return done.stdout

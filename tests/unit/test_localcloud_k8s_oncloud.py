@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ha_endpoint.core.validation import load_endpoint_args
 from localcloud.dataplane import nodes
-from localcloud.k8s import layout, oncloud
+from localcloud.k8s import oncloud
 from localcloud.k8s import stack as k8s_stack
 from localcloud.settings import AZS
 
@@ -59,4 +59,3 @@ def test_the_credentials_are_the_clusters_ca_and_admin(tmp_path):
         (pki / name).write_text(text)
     assert k8s_stack.credentials(Path(tmp_path)) == {"caCertificate": "CA", "clientCertificate": "CERT",
                                                      "clientKey": "KEY"}
-    assert isinstance(layout.spread("kube", tmp_path, ["10.10.10.11"]).nodes[0].wrap, tuple)
