@@ -5,10 +5,11 @@ the name again at the DNS server given (the local cloud's named), without a cach
 
 One JSON line per request on stdout, as bench/failover/main.go prints them.
 
-    python requests_client.py URL DNS_HOST:DNS_PORT DURATION_S INTERVAL_S [CONNECT_TIMEOUT_S]
+    python requests_client.py URL DNS_HOST:DNS_PORT DURATION_S INTERVAL_S [CONNECT_TIMEOUT_S [READ_TIMEOUT_S]]
 
-With CONNECT_TIMEOUT_S, each request is made with ``timeout=(CONNECT_TIMEOUT_S, 30)``: urllib3 gives each address
-that connect timeout.
+With CONNECT_TIMEOUT_S, each request is made with ``timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S)`` (READ_TIMEOUT_S:
+30 unless given): urllib3 gives each address that connect timeout, and a connected request that hears nothing for
+READ_TIMEOUT_S fails (its zone went dark after it connected).
 """
 import json
 import socket
@@ -25,7 +26,7 @@ import urllib3
 urllib3.disable_warnings()  # the members' certificates are self-signed
 
 url, server, duration, interval = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
-timeout = (float(sys.argv[5]), 30.0) if len(sys.argv) > 5 else None
+timeout = (float(sys.argv[5]), float(sys.argv[6]) if len(sys.argv) > 6 else 30.0) if len(sys.argv) > 5 else None
 host, port = server.rsplit(":", 1)
 name = urllib.parse.urlsplit(url).hostname
 system_getaddrinfo = socket.getaddrinfo

@@ -8,12 +8,13 @@ each with its own defaults unless its name says otherwise:
 
 - ``curl``: curl 7.88, a new process per request, the addresses named answered handed over in their order with
   ``--resolve``; no connect timeout of its own: an address that drops packets costs the kernel's SYN retries (~127 s);
-- ``curl-3s``: the same with ``--connect-timeout 3`` (what the README tells curl users);
+- ``curl-3s``: the same with ``--connect-timeout 3 --max-time 10`` (what the README tells curl users: a request
+  already connected when its zone goes dark would otherwise wait for TCP's retransmissions, ~15 min);
 - ``go``: Go's net/http with the standard dialer (bench/failover/main.go): the addresses in order, each with a share
   of the 30 s dial timeout, as kubectl and client-go do;
 - ``requests``: Python requests (bench/failover/requests_client.py): urllib3 tries the addresses in order, each with
   the kernel's connect timeout (requests sets none);
-- ``requests-3s``: the same with ``timeout=(3, 30)``.
+- ``requests-3s``: the same with ``timeout=(3, 10)``.
 
 Opt in (``clients=K8S_CLIENTS`` and ``k8s=K8sClients(...)``: a kubeconfig for the loop's URL, a client namespace of
 localcloud.dataplane.client_ns, the binaries; see tests/e2e/k8s_clients.py):
@@ -47,6 +48,7 @@ from tests.e2e.k8s_clients import K8S_CLIENTS, K8sClients  # noqa: F401 (K8S_CLI
 REPO = Path(__file__).resolve().parents[2]
 CLIENTS = ("curl", "curl-3s", "go", "requests", "requests-3s")
 CONNECT_TIMEOUT = 3.0   # seconds: the bounded clients' connect timeout
+READ_TIMEOUT = 10.0     # seconds: the bounded clients' bound on the rest of a request (curl: the whole request)
 
 
 @dataclass
@@ -153,7 +155,7 @@ class Loop:
                 self._process(self.k8s.client_go_command(self.server, self.duration, self.interval),
                               self.figures[client])
             else:
-                timeout = [str(CONNECT_TIMEOUT)] if client.endswith("-3s") else []
+                timeout = [str(CONNECT_TIMEOUT), str(READ_TIMEOUT)] if client.endswith("-3s") else []
                 self._process([sys.executable, str(REPO / "bench" / "failover" / "requests_client.py"), self.url,
                                f"{self.server[0]}:{self.server[1]}", str(self.duration), str(self.interval),
                                *timeout], self.figures[client])
@@ -196,7 +198,8 @@ class Loop:
                 out.requests.append(Request(start, self.now(), False, error=f"resolve: {error}"))
                 self._stop.wait(self.interval)
                 continue
-            timeout = ["--connect-timeout", str(connect_timeout)] if connect_timeout else []
+            timeout = (["--connect-timeout", str(connect_timeout), "--max-time", str(READ_TIMEOUT)]
+                       if connect_timeout else [])
             done = self._one(["curl", "-sk", *timeout, "--resolve", f"{self.name}:{self.port}:{','.join(addresses)}",
                               self.url], out)
             if done is None:
