@@ -83,8 +83,9 @@ class NotReadyMember:
         if self.status is None:
             return f"{head} was never observed"
         text = f"{head} is {self.status.label}"
-        if self.streak >= self.stable_polls and self.pool.hold_seconds:
-            text += (f" but only for {self.ready_for:.0f}s of the {self.pool.hold_seconds:.0f}s its pool's monitor "
+        hold = self.pool.holds(self.member_id)
+        if self.streak >= self.stable_polls and hold:
+            text += (f" but only for {self.ready_for:.0f}s of the {hold:.0f}s its pool's monitor "
                      f"needs to fail a member that does not serve (the ovn provider reports a new member ONLINE "
                      f"before checking it)")
         elif self.streak:
@@ -240,3 +241,14 @@ class ZoneDead(ReadinessError):
         members = "; ".join(m.phrase() for m in self.not_ready) or f"{_plural(total, 'member')} waited for"
         super().__init__(f"load balancer {load_balancer.load_balancer_id}: the zone is dead ({why}): {members}. "
                          f"{load_balancer.sentence()}")
+
+
+class MemberSetConflict(ReadinessError):
+    """A member set was asked for a member whose address and port a member it cannot prove its own already takes in
+    the pool (Octavia keys members on address and port, so a batch entry would take that member over). Nothing was
+    written."""
+
+
+class MemberSetTimeout(ReadinessError):
+    """One stage of a member set's update kept failing transiently (409 while the load balancer is PENDING_*, 5xx, no
+    answer) until its deadline; the message names the stage, the pool and what the pool holds so far."""

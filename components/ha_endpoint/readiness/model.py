@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Optional
 
 ACTIVE = "ACTIVE"
 ERROR = "ERROR"
@@ -102,6 +103,15 @@ class PoolExpectation:
     monitored: bool
     name: str = ""
     hold_seconds: float = 0.0
+    held_member_ids: Optional[frozenset[str]] = None
+    """The members ``hold_seconds`` applies to (``None``: every member). A member set holds only the members it has
+    just created: the ones it kept were judged before."""
+
+    def holds(self, member_id: str) -> float:
+        """How long ``member_id`` must have been ready without a break before it counts."""
+        if self.held_member_ids is not None and member_id not in self.held_member_ids:
+            return 0.0
+        return self.hold_seconds
 
     @property
     def display(self) -> str:
@@ -140,3 +150,50 @@ def is_down(status: MemberStatus) -> bool:
 def is_online(status: MemberStatus, monitored: bool) -> bool:
     """Whether the member serves: ACTIVE and ONLINE (or NO_MONITOR in an unmonitored pool)."""
     return is_ready(status, Requirement.ONLINE, monitored)
+
+
+@dataclass(frozen=True)
+class LiveMember:
+    """One member of a pool as Octavia lists it, with what a member set compares and writes back.
+
+    Attributes:
+        member_id, address, protocol_port, name, weight: as listed.
+        tags: its tags (the stack's identity tag and the set's tag on the members a set created).
+        provisioning_status, operating_status: as listed.
+        subnet_id, monitor_port, monitor_address, admin_state_up, backup: as listed; written back unchanged when a
+            batch update must name the member (Octavia resets what a batch entry leaves out to its default).
+    """
+
+    member_id: str
+    address: str
+    protocol_port: int
+    name: str = ""
+    weight: int = 1
+    tags: tuple[str, ...] = ()
+    provisioning_status: str = ACTIVE
+    operating_status: str = ONLINE
+    subnet_id: Optional[str] = None
+    monitor_port: Optional[int] = None
+    monitor_address: Optional[str] = None
+    admin_state_up: bool = True
+    backup: bool = False
+
+    @property
+    def status(self) -> MemberStatus:
+        return MemberStatus(self.member_id, self.provisioning_status, self.operating_status)
+
+    @property
+    def endpoint(self) -> str:
+        """``address:port``, what Octavia keys a pool's members on."""
+        return f"{self.address}:{self.protocol_port}"
+
+    def entry(self, **changes: object) -> dict[str, object]:
+        """The member as an entry of a batch update, every attribute it has (``changes`` applied)."""
+        entry: dict[str, object] = {"address": self.address, "protocol_port": self.protocol_port, "name": self.name,
+                                    "weight": self.weight, "tags": list(self.tags),
+                                    "admin_state_up": self.admin_state_up, "backup": self.backup}
+        optional = {"subnet_id": self.subnet_id, "monitor_port": self.monitor_port,
+                    "monitor_address": self.monitor_address}
+        entry.update({key: value for key, value in optional.items() if value is not None})
+        entry.update(changes)
+        return entry

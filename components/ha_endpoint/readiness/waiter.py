@@ -265,7 +265,7 @@ class _Wait:
         """Ready in ``stable_polls`` polls in a row, and for the pool's ``hold_seconds``."""
         if self.streaks.get(member_id, 0) < self.spec.stable_polls:
             return False
-        return self.clock() - self.ready_since[member_id] >= pool.hold_seconds
+        return self.clock() - self.ready_since[member_id] >= pool.holds(member_id)
 
     def _load_balancer_report(self) -> LoadBalancerReport:
         lb_id = self.spec.load_balancer_id

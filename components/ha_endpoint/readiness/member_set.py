@@ -1,0 +1,218 @@
+"""MemberSet: a Pulumi dynamic resource that owns every member of one pool and writes them with Octavia's batch member
+update, in stages that keep make-before-break and drain (:mod:`.reconcile`).
+
+One per pool (``<name>-<az>-<port>-members``, :func:`ha_endpoint.core.contract.member_set_name`), under
+``memberUpdates: batch``; it replaces that pool's per-member ``Member`` and ``MemberDrain`` resources.
+
+Lifecycle:
+
+- **create / update**: the staged reconcile from what the pool lists now: (1) the new and changed members in one
+  batch, then a wait until every wanted member is ready; (2) the leaving members at weight 0 in one batch, then
+  ``drain_seconds``; (3) one batch without them, then a wait until they are gone. It fails, having removed nothing,
+  when a wanted member does not become ready (with ``on_not_ready: unpublish`` it records ``ready`` false instead,
+  and the next update tries again). An update that was interrupted is finished by the next one.
+- **diff**: a change of any input; a member a refresh found missing, or with another weight (drift); a set recorded
+  not ready. A new pool or load balancer is a replacement (the new set is created before the old one is deleted).
+- **read** (``pulumi refresh``): one listing of the pool; members gone out of band leave the recorded ``member_ids``,
+  so the next ``up`` creates them again; a pool that is gone makes the set gone.
+- **delete**: only what the set can prove its own (ids its state records, or its tag): drained (weight 0, the grace)
+  and removed in one batch that writes back every other member of the pool; never an empty batch over members it
+  does not own (``openstack.loadbalancer.Members`` PUTs an empty list on delete, which removes every member of the
+  pool: that is why it is not used).
+
+Outputs: ``member_ids`` (member name -> Octavia id), ``statuses`` (name -> ``"ACTIVE/ONLINE"``), ``weights`` (name ->
+weight), ``owned_ids``, ``ready``, ``not_ready_reason``, ``last_change`` (what the last reconcile did: counts,
+writes, API calls, seconds, stages).
+
+Serialization and credentials: as :mod:`.provider` (a stateless provider class, ``serialize_as_secret_always =
+False``, credentials read inside each method). Upgrading a stack whose members are per-member resources:
+``ha_endpoint.resources.octavia`` (``memberUpdates: handover``, then ``batch``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Mapping, Optional
+
+import pulumi
+from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
+from pulumi.dynamic import UpdateResult
+
+from ..cloud.connection import http_status
+from . import cloud, hosted
+from .errors import FetchFailed
+from .inputs import InputError, without_provider
+from .provider import NOT_READY, REPORTED, _now, _sleep, contains_unknown, stale_reference
+from .reconcile import SetResult, reconcile
+from .set_inputs import INPUT_KEYS, SetInputs, inputs_of, parse_members, parse_set
+from .target import CloudTarget, StackConfigured, resolve
+
+SET_TYPE_NAME = "MemberSet"
+OUTPUT_NAMES = ("member_ids", "statuses", "weights", "owned_ids", "ready", "not_ready_reason", "last_change")
+REPLACING = ("loadbalancer_id", "pool_id")
+
+
+def check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
+    """Input problems, reported at preview; parts not known yet are skipped."""
+    if not contains_unknown(news):
+        try:
+            parse_set(news)
+        except InputError as exc:
+            return [CheckFailure(exc.property, exc.reason)]
+        return []
+    members = news.get("members")
+    if not contains_unknown(members):
+        try:
+            parse_members(members)
+        except InputError as exc:
+            return [CheckFailure(exc.property, exc.reason)]
+    return []
+
+
+def outputs(props: Mapping[str, Any], result: SetResult) -> dict[str, Any]:
+    """The state after a reconcile: the inputs and what the pool holds."""
+    outs = inputs_of(props)
+    outs.update(
+        member_ids={name: m.member_id for name, m in sorted(result.members.items())},
+        statuses={name: m.status.label for name, m in sorted(result.members.items())},
+        weights={name: m.weight for name, m in sorted(result.members.items())},
+        owned_ids=list(result.owned_ids), ready=result.ready, not_ready_reason=result.not_ready_reason,
+        last_change={"created": result.created, "updated": result.updated, "adopted": result.adopted,
+                     "drained": result.drained, "removed": result.removed, "writes": result.writes,
+                     "api_calls": result.api_calls, "seconds": round(result.waited_seconds, 3),
+                     "stages": list(result.stages)})
+    return outs
+
+
+def recorded(olds: Mapping[str, Any]) -> frozenset[str]:
+    """The member ids a set's state records as its own."""
+    owned = olds.get("owned_ids") or []
+    return frozenset(str(member_id) for member_id in owned if isinstance(member_id, str))
+
+
+def run_reconcile(props: Mapping[str, Any], owned: frozenset[str], stack: CloudTarget,
+                  inputs: Optional[SetInputs] = None) -> SetResult:
+    """Reconcile against the cloud the bag names: a connection built here, closed on return."""
+    inputs = inputs or parse_set(props)
+    where = resolve(props, stack)
+    source = cloud.OctaviaStatusSource(where.cloud, where.region)
+    try:
+        return reconcile(inputs, owned, source, clock=_now, sleep=_sleep, not_ready=NOT_READY)
+    finally:
+        source.close()
+
+
+def drifted(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
+    """Whether the recorded state (as the last refresh read it) lacks a wanted member or holds another weight."""
+    try:
+        wanted = parse_members(news.get("members"))
+    except InputError:
+        return True
+    ids, weights = olds.get("member_ids") or {}, olds.get("weights") or {}
+    return any(m.name not in ids or weights.get(m.name, m.weight) != m.weight for m in wanted)
+
+
+def pool_gone(exc: BaseException) -> bool:
+    return isinstance(exc, FetchFailed) and exc.__cause__ is not None and http_status(exc.__cause__) == 404
+
+
+class MemberSetProvider(StackConfigured, ResourceProvider):
+    """The CRUD of :class:`MemberSet`. Stateless: every method builds what it needs and keeps nothing."""
+
+    serialize_as_secret_always = False
+
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        failures = check_failures(news)
+        where = self.target_failure(news, contains_unknown)
+        if where is not None:
+            failures.append(CheckFailure(*where))
+        return CheckResult(news, failures)
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        replaces = [key for key in REPLACING if contains_unknown(news.get(key)) or olds.get(key) != news.get(key)]
+        changed = (bool(replaces) or any(olds.get(key) != news.get(key) for key in INPUT_KEYS)
+                   or stale_reference(olds, news) or drifted(olds, news) or olds.get("ready") is False)
+        return DiffResult(changes=changed, replaces=replaces, delete_before_replace=False)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        try:
+            outs = outputs(props, run_reconcile(props, frozenset(), self.stack))
+        except REPORTED as exc:
+            raise exc.with_traceback(None) from None
+        return CreateResult(f"members-{uuid.uuid4().hex}", outs)
+
+    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        try:
+            outs = outputs(news, run_reconcile(news, recorded(olds), self.stack))
+        except REPORTED as exc:
+            raise exc.with_traceback(None) from None
+        return UpdateResult(outs)
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        try:
+            return self._read(id_, props)
+        except REPORTED as exc:
+            raise exc.with_traceback(None) from None
+
+    def _read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        outs = without_provider(props)
+        where = resolve(props, self.stack)
+        source = cloud.OctaviaStatusSource(where.cloud, where.region)
+        try:
+            live = {m.member_id: m for m in source.list_members(str(props["pool_id"]))}
+        except FetchFailed as exc:
+            if pool_gone(exc):
+                return ReadResult("", {})
+            raise
+        finally:
+            source.close()
+        ids = {name: member_id for name, member_id in (props.get("member_ids") or {}).items() if member_id in live}
+        outs.update(member_ids=ids, statuses={name: live[i].status.label for name, i in ids.items()},
+                    weights={name: live[i].weight for name, i in ids.items()},
+                    owned_ids=sorted(i for i in recorded(props) if i in live))
+        return ReadResult(id_, outs)
+
+    def delete(self, _id: str, props: dict[str, Any]) -> None:
+        try:
+            inputs = parse_set({**props, "members": []})
+            run_reconcile(props, recorded(props), self.stack, inputs)
+        except FetchFailed as exc:
+            if not pool_gone(exc):  # a pool that is gone took its members with it
+                raise exc.with_traceback(None) from None
+        except REPORTED as exc:
+            raise exc.with_traceback(None) from None
+
+
+class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME):
+    """Every member of one pool, written with Octavia's batch member update in stages (see the module docstring).
+
+    Name it ``f"{endpoint}-{az}-{port}-members"`` (``ha_endpoint.core.contract.member_set_name``)."""
+
+    member_ids: pulumi.Output[dict]
+    statuses: pulumi.Output[dict]
+    weights: pulumi.Output[dict]
+    owned_ids: pulumi.Output[list]
+    ready: pulumi.Output[bool]
+    not_ready_reason: pulumi.Output[Optional[str]]
+    last_change: pulumi.Output[dict]
+
+    def __init__(self, name: str, *, loadbalancer_id: pulumi.Input[str], pool_id: pulumi.Input[str], pool_name: str,
+                 members: pulumi.Input[list], tags: pulumi.Input[list], identity_tag: str, monitored: bool,
+                 hold_seconds: float = 0, require: str = "online", timeout_seconds: float = 600,
+                 poll_interval_seconds: float = 1.0, stable_polls: int = 2, on_not_ready: str = "fail",
+                 dead_after_seconds: float = 60, drain_seconds: float = 0, write_timeout_seconds: float = 300,
+                 cloud: pulumi.Input[Optional[str]] = None, region: pulumi.Input[Optional[str]] = None,
+                 cloud_source: str = "stack", opts: Optional[pulumi.ResourceOptions] = None) -> None:
+        """``members``: ``[{name, address, protocol_port, weight, subnet_id, monitor_port}]`` (see
+        :mod:`.set_inputs`); the others as :class:`~.provider.MemberReadiness`'s and :class:`~.drain.MemberDrain`'s.
+        Typed ``pulumi-python:dynamic/haendpoint:MemberSet`` (``haendpoint:index:MemberSet`` in the package's
+        provider host: :mod:`.hosted`)."""
+        props: dict[str, Any] = {
+            "loadbalancer_id": loadbalancer_id, "pool_id": pool_id, "pool_name": pool_name, "members": members,
+            "tags": tags, "identity_tag": identity_tag, "monitored": monitored, "hold_seconds": hold_seconds,
+            "require": require, "timeout_seconds": timeout_seconds, "poll_interval_seconds": poll_interval_seconds,
+            "stable_polls": stable_polls, "on_not_ready": on_not_ready, "dead_after_seconds": dead_after_seconds,
+            "drain_seconds": drain_seconds, "write_timeout_seconds": write_timeout_seconds, "cloud": cloud,
+            "region": region, "cloud_source": cloud_source}
+        props.update({key: None for key in OUTPUT_NAMES})
+        hosted.register(self, MemberSetProvider(), SET_TYPE_NAME, name, props, opts)  # see .hosted

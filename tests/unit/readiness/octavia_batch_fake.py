@@ -1,0 +1,273 @@
+"""A stateful in-memory Octavia for the member set: pools of members keyed on address and port, the batch member
+update with Octavia's semantics, a load balancer that takes one write at a time, and time from a FakeClock.
+
+What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersController.put``):
+
+- a write (batch update, single member update) while the load balancer is not ACTIVE answers **409** ("Load
+  Balancer ... is immutable and cannot be updated");
+- a batch update matches its entries to the pool's members on (address, protocol_port): an entry with no match is
+  **created** (PENDING_CREATE), one with a match **updated** (PENDING_UPDATE; an attribute the entry leaves out keeps
+  its value, except ``weight``, ``admin_state_up`` and ``backup``, which take their defaults 1, true, false as
+  Octavia's wsme type fills them), every member the list leaves out is **deleted** (PENDING_DELETE) unless
+  ``additive_only``; a batch that changes nothing is a no-op (no PENDING_UPDATE);
+- while it applies, the load balancer is PENDING_UPDATE for ``apply_seconds``; then created and updated members are
+  ACTIVE, deleted ones gone;
+- a created member is operating OFFLINE until its health monitor found it up ``online_after`` seconds after it
+  became ACTIVE (ONLINE at once with ``ovn_early_online``, as Octavia's ovn provider reports it), or ERROR forever
+  when its address is in ``dead``.
+
+Every change is recorded in ``timeline`` (time, and per pool the members with their statuses and weights), so a
+test can assert what a client would have seen at any moment: how many members served, and in which order members
+were drained and removed. ``faults[op]`` queues exceptions the next calls of ``op`` (``"list"``, ``"put"``,
+``"get_lb"``) raise before they are served.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
+from typing import Any, Optional
+
+import requests
+
+from readiness_fakes import FakeClock, http_error
+from openstack import exceptions as os_exc
+
+
+@dataclass
+class FakeMember:
+    id: str
+    address: str
+    protocol_port: int
+    name: str = ""
+    weight: int = 1
+    tags: list = field(default_factory=list)
+    provisioning_status: str = "PENDING_CREATE"
+    operating_status: str = "OFFLINE"
+    subnet_id: Optional[str] = None
+    monitor_port: Optional[int] = None
+    monitor_address: Optional[str] = None
+    is_admin_state_up: bool = True
+    backup: bool = False
+    online_at: Optional[float] = None
+
+    @property
+    def endpoint(self) -> tuple[str, int]:
+        return self.address, self.protocol_port
+
+    @property
+    def serving(self) -> bool:
+        """What a client notices: the load balancer sends it new connections."""
+        return self.operating_status == "ONLINE" and self.weight > 0 and self.provisioning_status in (
+            "ACTIVE", "PENDING_UPDATE")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    at: float
+    lb: str
+    pools: dict[str, tuple[FakeMember, ...]]
+
+    def serving(self, pool_id: str) -> set[tuple[str, int]]:
+        return {m.endpoint for m in self.pools[pool_id] if m.serving}
+
+    def listed(self, pool_id: str) -> dict[tuple[str, int], FakeMember]:
+        return {m.endpoint: m for m in self.pools[pool_id]}
+
+
+def _response(status: int, body: Optional[dict] = None) -> requests.Response:
+    response = requests.Response()
+    response.status_code = status
+    response.reason = requests.status_codes._codes[status][0].replace("_", " ").title()
+    response.headers["Content-Type"] = "application/json"
+    response._content = json.dumps(body or {}).encode()
+    response.url = "http://octavia.fake/v2/lbaas"
+    return response
+
+
+class BatchOctavia:
+    """One load balancer ``lb-1`` and its pools (see the module docstring)."""
+
+    def __init__(self, clock: FakeClock, apply_seconds: float = 2.0, online_after: float = 3.0,
+                 ovn_early_online: bool = False) -> None:
+        self.clock = clock
+        self.apply_seconds = apply_seconds
+        self.online_after = online_after
+        self.ovn_early_online = ovn_early_online
+        self.lb_status = "ACTIVE"
+        self.pools: dict[str, dict[str, FakeMember]] = {}
+        self.dead: set[str] = set()
+        self.faults: dict[str, list[Exception]] = {}
+        self.puts: list[dict[str, Any]] = []
+        self.refused: list[tuple[float, str]] = []
+        self.calls: list[str] = []
+        self.timeline: list[Snapshot] = []
+        self.connections: list[Any] = []
+        self._applying: Optional[tuple[float, str, list]] = None
+        self._ids = 0
+        self.tokens = 0
+
+    # ----- building ----------------------------------------------------------------------------------------------
+    def add_pool(self, pool_id: str) -> None:
+        self.pools.setdefault(pool_id, {})
+        self._record()
+
+    def add_member(self, pool_id: str, address: str, port: int = 6443, name: str = "", tags=(), weight: int = 1,
+                   status: tuple[str, str] = ("ACTIVE", "ONLINE")) -> str:
+        member = FakeMember(self._new_id(), address, port, name or address, weight, list(tags), *status)
+        self.pools.setdefault(pool_id, {})[member.id] = member
+        self._record()
+        return member.id
+
+    def members(self, pool_id: str) -> dict[tuple[str, int], FakeMember]:
+        self.advance()
+        return {m.endpoint: m for m in self.pools[pool_id].values()}
+
+    def delete_out_of_band(self, pool_id: str, address: str, port: int = 6443) -> None:
+        self.pools[pool_id] = {k: m for k, m in self.pools[pool_id].items() if m.endpoint != (address, port)}
+        self._record()
+
+    # ----- time --------------------------------------------------------------------------------------------------
+    def _new_id(self) -> str:
+        self._ids += 1
+        return f"m-{self._ids:04d}"
+
+    def advance(self) -> None:
+        """Apply what is due by now: a write's end, health checks."""
+        now = self.clock.now
+        changed = False
+        if self._applying is not None and now >= self._applying[0]:
+            due, pool_id, _ = self._applying
+            for member in list(self.pools[pool_id].values()):
+                if member.provisioning_status == "PENDING_DELETE":
+                    del self.pools[pool_id][member.id]
+                elif member.provisioning_status == "PENDING_CREATE":
+                    member.provisioning_status = "ACTIVE"
+                    member.online_at = due + self.online_after  # when its health monitor judges it
+                    if self.ovn_early_online:
+                        member.operating_status = "ONLINE"
+                elif member.provisioning_status == "PENDING_UPDATE":
+                    member.provisioning_status = "ACTIVE"
+            self.lb_status = "ACTIVE"
+            self._applying = None
+            changed = True
+        for pool in self.pools.values():
+            for member in pool.values():
+                if member.online_at is not None and now >= member.online_at:
+                    member.operating_status = "ERROR" if member.address in self.dead else "ONLINE"
+                    member.online_at = None
+                    changed = True
+        if changed:
+            self._record()
+
+    def _record(self) -> None:
+        self.timeline.append(Snapshot(self.clock.now, self.lb_status, {
+            pool_id: tuple(replace(m) for m in pool.values()) for pool_id, pool in self.pools.items()}))
+
+    def _fault(self, op: str) -> None:
+        pending = self.faults.get(op)
+        if pending:
+            raise pending.pop(0)
+
+    # ----- the API -----------------------------------------------------------------------------------------------
+    def list(self, pool_id: str) -> list[FakeMember]:
+        self.advance()
+        self.calls.append(f"GET {pool_id}")
+        self._fault("list")
+        if pool_id not in self.pools:
+            raise http_error(404, os_exc.NotFoundException, f"Pool {pool_id} could not be found.")
+        return [replace(m) for m in self.pools[pool_id].values()]
+
+    def batch(self, pool_id: str, entries: list[dict], additive_only: bool) -> requests.Response:
+        self.advance()
+        self.calls.append(f"PUT {pool_id}")
+        self._fault("put")
+        if pool_id not in self.pools:
+            return _response(404, {"faultstring": f"Pool {pool_id} could not be found."})
+        if self.lb_status != "ACTIVE":
+            self.refused.append((self.clock.now, "PUT"))
+            return _response(409, {"faultstring": "Load Balancer lb-1 is immutable and cannot be updated."})
+        pool = self.pools[pool_id]
+        old = {m.endpoint: m for m in pool.values()}
+        wanted = {(e["address"], e["protocol_port"]) for e in entries}
+        created, updated, deleted = [], [], []
+        for entry in entries:
+            found = old.get((entry["address"], entry["protocol_port"]))
+            if found is None:
+                member = FakeMember(self._new_id(), entry["address"], entry["protocol_port"], entry.get("name", ""),
+                                    entry.get("weight", 1), list(entry.get("tags") or []),
+                                    subnet_id=entry.get("subnet_id"), monitor_port=entry.get("monitor_port"),
+                                    is_admin_state_up=entry.get("admin_state_up", True),
+                                    backup=entry.get("backup", False))
+                created.append(member)
+            else:
+                updated.append((found, entry))
+        if not additive_only:
+            deleted = [m for m in pool.values() if m.endpoint not in wanted]
+        if not (created or updated or deleted):
+            return _response(202)
+        for member in created:
+            pool[member.id] = member
+        for member, entry in updated:
+            member.provisioning_status = "PENDING_UPDATE"
+            member.weight = entry.get("weight", 1)
+            member.is_admin_state_up = entry.get("admin_state_up", True)
+            member.backup = entry.get("backup", False)
+            for key in ("name", "tags", "monitor_port", "monitor_address"):
+                if key in entry:
+                    setattr(member, key, entry[key])
+        for member in deleted:
+            member.provisioning_status = "PENDING_DELETE"
+        self.lb_status = "PENDING_UPDATE"
+        self._applying = (self.clock.now + self.apply_seconds, pool_id, entries)
+        self.puts.append({"at": self.clock.now, "pool": pool_id, "additive_only": additive_only,
+                          "entries": entries, "created": len(created), "updated": len(updated),
+                          "deleted": [m.endpoint for m in deleted]})
+        self._record()
+        return _response(202)
+
+    def get_lb(self) -> SimpleNamespace:
+        self.advance()
+        self.calls.append("GET lb")
+        self._fault("get_lb")
+        return SimpleNamespace(id="lb-1", provisioning_status=self.lb_status, operating_status="ONLINE")
+
+    def connect(self, cloud: Optional[str] = None, region: Optional[str] = None) -> "_Connection":
+        conn = _Connection(self)
+        self.connections.append(conn)
+        return conn
+
+
+class _Proxy:
+    """``conn.load_balancer`` as openstacksdk's proxy offers it, over a BatchOctavia."""
+
+    def __init__(self, fake: BatchOctavia) -> None:
+        self._fake = fake
+
+    def members(self, pool_id: str, **_query: Any):
+        return iter(self._fake.list(pool_id))
+
+    def get_load_balancer(self, lb_id: str):
+        return self._fake.get_lb()
+
+    def put(self, url: str, json: Optional[dict] = None, params: Optional[dict] = None, **_kwargs: Any):
+        assert url.startswith("/lbaas/pools/") and url.endswith("/members"), url
+        pool_id = url.split("/")[3]
+        additive = (params or {}).get("additive_only") == "true"
+        return self._fake.batch(pool_id, (json or {})["members"], additive)
+
+
+class _Connection:
+    def __init__(self, fake: BatchOctavia) -> None:
+        self.load_balancer = _Proxy(fake)
+        self.session = SimpleNamespace(get_token=self._token)
+        self._fake = fake
+        self.closed = False
+
+    def _token(self) -> str:
+        self._fake.tokens += 1
+        return f"token-{self._fake.tokens}"
+
+    def close(self) -> None:
+        self.closed = True
