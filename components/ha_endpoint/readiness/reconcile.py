@@ -32,7 +32,7 @@ balancer is PENDING_*, 5xx, connection failures, an expired token); a stage whos
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional, Protocol
 
 from ..cloud.errors import TransientFetchError
@@ -222,6 +222,8 @@ class _Reconcile:
         live = self.listing()
         changes = classify(self.inputs, live, recorded)
         before = {m.member_id for m in live}
+        going = {m.member_id for m in live if m.provisioning_status in DELETING
+                 and owns(m, recorded, self.inputs.set_tag)}  # removed by an update that was interrupted
         if changes.create or changes.update:
             self.stages.append("make")
             self.put([m.entry(self.inputs.create_tags) for m in changes.create]
@@ -234,14 +236,17 @@ class _Reconcile:
         if members and (changes.create or changes.update or leaving):
             try:
                 held = frozenset(m.member_id for m in members.values() if m.member_id not in before)
-                wait_for_members(self.inputs.wait_spec(tuple(m.member_id for m in members.values()), held),
-                                 fetch_pool=self.source.fetch_pool,
-                                 fetch_load_balancer=self.source.fetch_load_balancer,
-                                 clock=self.clock, sleep=self.sleep, reauth=self.source.reauth)
+                waited = wait_for_members(
+                    self.inputs.wait_spec(tuple(m.member_id for m in members.values()), held),
+                    fetch_pool=self.source.fetch_pool, fetch_load_balancer=self.source.fetch_load_balancer,
+                    clock=self.clock, sleep=self.sleep, reauth=self.source.reauth)
             except self.not_ready as exc:
                 if not self.inputs.unpublishes:
                     raise
                 return self.result(members, changes, start, leaving, ready=False, reason=str(exc))
+            members = {name: replace(m, provisioning_status=waited.statuses[m.member_id].provisioning_status,
+                                     operating_status=waited.statuses[m.member_id].operating_status)
+                       for name, m in members.items()}
         drained = 0
         if leaving and self.inputs.drain_seconds > 0:
             self.stages.append("drain")
@@ -258,8 +263,10 @@ class _Reconcile:
             self.check_keeps_every_other(live, remaining, leaving)
             self.put([m.entry() for m in remaining], False,
                      f"removing {len(leaving)} leaving members (one batch with the {len(remaining)} that stay)")
-            live = self.settled(set(leaving), True, "waiting for the leaving members to be gone")
+            live = self.settled(set(leaving) | going, True, "waiting for the leaving members to be gone")
             members = self.wanted(live)
+        elif going:
+            members = self.wanted(self.settled(going, True, "waiting for the members being removed to be gone"))
         return self.result(members, changes, start, {}, drained=drained, removed=len(leaving))
 
     def check_keeps_every_other(self, live: list[LiveMember], remaining: list[LiveMember],

@@ -19,7 +19,9 @@ What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersCon
 Every change is recorded in ``timeline`` (time, and per pool the members with their statuses and weights), so a
 test can assert what a client would have seen at any moment: how many members served, and in which order members
 were drained and removed. ``faults[op]`` queues exceptions the next calls of ``op`` (``"list"``, ``"put"``,
-``"get_lb"``) raise before they are served.
+``"get_lb"``) raise before they are served; ``busy[n]`` makes another writer's update land just before the n-th
+batch this client sends (the load balancer PENDING_UPDATE for that many seconds: 409s); ``kill_after_puts`` stops
+the client (:class:`Killed`, as a SIGKILL would) at its first call once that many batches were accepted.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ import requests
 
 from readiness_fakes import FakeClock, http_error
 from openstack import exceptions as os_exc
+
+
+class Killed(BaseException):
+    """The update's process dies here (nothing catches it, as nothing survives a SIGKILL)."""
 
 
 @dataclass
@@ -107,6 +113,9 @@ class BatchOctavia:
         self._applying: Optional[tuple[float, str, list]] = None
         self._ids = 0
         self.tokens = 0
+        self.busy: dict[int, float] = {}
+        self.put_attempts = 0
+        self.kill_after_puts: Optional[int] = None
 
     # ----- building ----------------------------------------------------------------------------------------------
     def add_pool(self, pool_id: str) -> None:
@@ -166,6 +175,9 @@ class BatchOctavia:
             pool_id: tuple(replace(m) for m in pool.values()) for pool_id, pool in self.pools.items()}))
 
     def _fault(self, op: str) -> None:
+        if self.kill_after_puts is not None and len(self.puts) >= self.kill_after_puts:
+            self.kill_after_puts = None
+            raise Killed()
         pending = self.faults.get(op)
         if pending:
             raise pending.pop(0)
@@ -183,6 +195,11 @@ class BatchOctavia:
         self.advance()
         self.calls.append(f"PUT {pool_id}")
         self._fault("put")
+        self.put_attempts += 1
+        if self.put_attempts in self.busy and self.lb_status == "ACTIVE":  # another writer got there first
+            self.lb_status = "PENDING_UPDATE"
+            self._applying = (self.clock.now + self.busy[self.put_attempts], pool_id, [])
+            self._record()
         if pool_id not in self.pools:
             return _response(404, {"faultstring": f"Pool {pool_id} could not be found."})
         if self.lb_status != "ACTIVE":

@@ -1,0 +1,293 @@
+"""MemberSet against a stateful Octavia (octavia_batch_fake): what a client of the pool notices while the set adds,
+rotates, drains and removes members with batch updates, and how it recovers from faults and interruptions."""
+
+from __future__ import annotations
+
+import pytest
+
+from ha_endpoint.core import contract
+from ha_endpoint.readiness import cloud, member_set
+from ha_endpoint.readiness.errors import FetchFailed, MemberSetConflict, MemberSetTimeout, ReadinessTimeout
+from ha_endpoint.readiness.member_set import MemberSetProvider
+from octavia_batch_fake import BatchOctavia, Killed
+from readiness_fakes import FakeClock, http_error
+
+IDENTITY = "ha-endpoint:stack=ha-endpoint/dev"
+POOL_NAME = "ep-az1-6443-pool"
+SET_TAG = contract.member_set_tag(POOL_NAME)
+OLD = [f"10.10.1.{n}" for n in range(10, 40)]
+NEW = [f"10.10.1.{n}" for n in range(110, 140)]
+
+
+@pytest.fixture
+def octavia(monkeypatch):
+    clock = FakeClock()
+    fake = BatchOctavia(clock)
+    fake.add_pool("p1")
+    monkeypatch.setattr(cloud, "connect", fake.connect)
+    monkeypatch.setattr(member_set, "_now", clock)
+    monkeypatch.setattr(member_set, "_sleep", clock.sleep)
+    return fake
+
+
+def bag(addresses, **overrides):
+    props = {"loadbalancer_id": "lb-1", "pool_id": "p1", "pool_name": POOL_NAME,
+             "members": [{"name": f"n-{a}", "address": a, "protocol_port": 6443, "weight": 1} for a in addresses],
+             "tags": ["production", IDENTITY], "identity_tag": IDENTITY, "monitored": True, "hold_seconds": 0,
+             "require": "online", "timeout_seconds": 600, "poll_interval_seconds": 1.0, "stable_polls": 2,
+             "on_not_ready": "fail", "dead_after_seconds": 60, "drain_seconds": 0, "write_timeout_seconds": 300,
+             "cloud": None, "region": None, "cloud_source": "stack", "__provider": "x"}
+    props.update(overrides)
+    return props
+
+
+def up(octavia, addresses, olds=None, **overrides):
+    """A create (no ``olds``) or an update, as the engine sends it; the new state."""
+    provider, news = MemberSetProvider(), bag(addresses, **overrides)
+    if olds is None:
+        return {**provider.create(news).outs, "__provider": "x"}
+    assert provider.diff("id", olds, news).changes
+    return {**provider.update("id", olds, news).outs, "__provider": "x"}
+
+
+def endpoints(addresses):
+    return {(a, 6443) for a in addresses}
+
+
+def since(octavia, at):
+    return [s for s in octavia.timeline if s.at >= at]
+
+
+def test_a_create_adds_every_member_in_one_batch_and_returns_once_they_are_online(octavia):
+    state = up(octavia, OLD)
+    assert len(octavia.puts) == 1 and octavia.puts[0]["created"] == 30 and octavia.puts[0]["additive_only"]
+    assert all(set(e["tags"]) == {"production", IDENTITY, SET_TAG} for e in octavia.puts[0]["entries"])
+    assert set(state["statuses"].values()) == {"ACTIVE/ONLINE"} and len(state["member_ids"]) == 30
+    assert octavia.timeline[-1].serving("p1") == endpoints(OLD)  # nothing returned before every member served
+    assert sorted(state["owned_ids"]) == sorted(state["member_ids"].values())
+    assert state["last_change"]["writes"] == 1 and state["last_change"]["stages"] == ["make"]
+
+
+def test_a_full_rotation_keeps_every_wanted_member_serving_and_drains_before_it_removes(octavia):
+    olds = up(octavia, OLD, drain_seconds=20)
+    start = octavia.clock.now
+    state = up(octavia, NEW, olds, drain_seconds=20)
+    frames = since(octavia, start)
+    # a client never had fewer than the 30 members the pool must have serving it
+    assert min(len(frame.serving("p1")) for frame in frames) >= 30
+    # no old member left (or was being deleted) before every new one served
+    for frame in frames:
+        listed = frame.listed("p1")
+        if any(e not in listed or listed[e].provisioning_status == "PENDING_DELETE" for e in endpoints(OLD)):
+            assert endpoints(NEW) <= frame.serving("p1")
+    # every old member had weight 0 for the whole grace before it was being deleted
+    for address in OLD:
+        drained = next(f.at for f in frames if f.listed("p1")[(address, 6443)].weight == 0)
+        deleting = next(f.at for f in frames if (address, 6443) not in f.listed("p1")
+                        or f.listed("p1")[(address, 6443)].provisioning_status == "PENDING_DELETE")
+        assert deleting - drained >= 20
+    assert [(p["additive_only"], p["created"], len(p["deleted"])) for p in octavia.puts[1:]] == [
+        (True, 30, 0), (True, 0, 0), (False, 0, 30)]
+    assert set(octavia.members("p1")) == endpoints(NEW)
+    assert state["last_change"]["stages"] == ["make", "drain", "break"] and state["last_change"]["removed"] == 30
+
+
+def test_without_a_drain_the_leaving_members_are_removed_in_one_batch_after_the_new_ones_serve(octavia):
+    olds = up(octavia, OLD[:3])
+    start = octavia.clock.now
+    up(octavia, NEW[:3], olds)
+    assert [p["additive_only"] for p in octavia.puts[1:]] == [True, False]
+    frames = since(octavia, start)
+    assert min(len(frame.serving("p1")) for frame in frames) >= 3
+
+
+def test_a_409_in_the_middle_of_a_stage_is_retried_and_the_rotation_completes(octavia):
+    olds = up(octavia, OLD[:5], drain_seconds=10)
+    octavia.busy = {octavia.put_attempts + 2: 7.0}  # another writer lands just before the drain's batch
+    up(octavia, NEW[:5], olds, drain_seconds=10)
+    assert octavia.refused, "the drain's batch met the other writer's PENDING_UPDATE"
+    assert set(octavia.members("p1")) == endpoints(NEW[:5])
+    removing = [p for p in octavia.puts if not p["additive_only"]]
+    assert len(removing) == 1 and len(octavia.puts) == 4
+
+
+def test_5xx_and_dropped_connections_are_retried(octavia):
+    octavia.faults["put"] = [http_error(503), ConnectionResetError("reset by peer")]
+    octavia.faults["list"] = [http_error(502)]
+    state = up(octavia, OLD[:3])
+    assert set(state["statuses"].values()) == {"ACTIVE/ONLINE"}
+    assert len(octavia.puts) == 1
+
+
+def test_a_load_balancer_stuck_in_pending_update_fails_the_stage_precisely_with_nothing_removed(octavia):
+    olds = up(octavia, OLD[:3], write_timeout_seconds=30)
+    octavia.busy = {octavia.put_attempts + 2: 10_000.0}  # stuck before the removing batch
+    with pytest.raises(MemberSetTimeout) as caught:
+        up(octavia, NEW[:3], olds, write_timeout_seconds=30)
+    message = str(caught.value)
+    assert "removing 3 leaving members" in message and "within 30s" in message and "HTTP 409" in message
+    assert "3 members added" in message and "resumes from what the pool holds" in message
+    assert endpoints(OLD[:3] + NEW[:3]) == set(octavia.members("p1"))
+
+
+def test_a_refused_batch_is_reported_at_once_naming_the_pool_and_the_answer(octavia):
+    octavia.faults["put"] = [http_error(400, details="Invalid input for field/attribute address.")]
+    with pytest.raises(FetchFailed) as caught:
+        up(octavia, OLD[:3])
+    assert "updating the members of pool p1 in one batch failed: HTTP 400" in str(caught.value)
+    assert "Invalid input for field/attribute address." in str(caught.value)
+
+
+@pytest.mark.parametrize("killed_after", [1, 2, 3])
+def test_an_interrupted_rotation_is_finished_by_the_next_update(octavia, killed_after):
+    """Killed after the make (1), the drain (2) or the break (3) batch was accepted: the engine keeps the old state;
+    the next update finishes the rotation from what the pool holds, creating nothing twice and keeping the drain."""
+    olds = up(octavia, OLD[:5], drain_seconds=10)
+    first = len(octavia.puts)
+    octavia.kill_after_puts = first + killed_after
+    with pytest.raises(Killed):
+        up(octavia, NEW[:5], olds, drain_seconds=10)
+    start = octavia.clock.now
+    state = up(octavia, NEW[:5], olds, drain_seconds=10)  # the engine still holds olds
+    assert set(octavia.members("p1")) == endpoints(NEW[:5])
+    assert sum(p["created"] for p in octavia.puts[first:]) == 5  # every new member created once
+    assert sorted(state["member_ids"]) == sorted(f"n-{a}" for a in NEW[:5])
+    assert min(len(f.serving("p1")) for f in since(octavia, start)) >= 5
+    for address in OLD[:5]:  # the drain's grace held across the interruption
+        frames = [f for f in octavia.timeline if (address, 6443) in f.listed("p1")]
+        zero = next(f.at for f in frames if f.listed("p1")[(address, 6443)].weight == 0)
+        deleting = next(f.at for f in frames if f.listed("p1")[(address, 6443)].provisioning_status
+                        == "PENDING_DELETE")
+        assert deleting - zero >= 10
+
+
+def test_a_member_that_never_comes_online_stops_the_rotation_before_anything_is_removed(octavia):
+    olds = up(octavia, OLD[:3])
+    octavia.dead.add(NEW[1])
+    with pytest.raises(ReadinessTimeout) as caught:
+        up(octavia, NEW[:3], olds, timeout_seconds=60)
+    assert "is ACTIVE/ERROR" in str(caught.value)
+    listed = octavia.members("p1")
+    assert endpoints(OLD[:3]) <= set(listed) and all(listed[e].weight == 1 for e in endpoints(OLD[:3]))
+
+
+def test_unpublish_records_the_set_not_ready_keeps_the_old_members_and_retries_at_the_next_update(octavia):
+    olds = up(octavia, OLD[:3], on_not_ready="unpublish", timeout_seconds=60)
+    octavia.dead.add(NEW[0])
+    state = up(octavia, NEW[:3], olds, on_not_ready="unpublish", timeout_seconds=60)
+    assert state["ready"] is False and "not ready after 60s" in state["not_ready_reason"]
+    assert endpoints(OLD[:3] + NEW[:3]) == set(octavia.members("p1"))
+    assert set(olds["owned_ids"]) <= set(state["owned_ids"])  # the old ones are still its own, to remove later
+    octavia.dead.clear()
+    octavia.pools["p1"][state["member_ids"][f"n-{NEW[0]}"]].online_at = octavia.clock.now
+    final = up(octavia, NEW[:3], state, on_not_ready="unpublish", timeout_seconds=60)
+    assert final["ready"] is True and set(octavia.members("p1")) == endpoints(NEW[:3])
+
+
+def test_delete_removes_only_the_sets_own_members_and_writes_back_a_foreign_one(octavia):
+    state = up(octavia, OLD[:3], drain_seconds=5)
+    foreign = octavia.add_member("p1", "10.10.1.200", name="by-hand", weight=3)
+    MemberSetProvider().delete("id", state)
+    listed = octavia.members("p1")
+    assert set(listed) == {("10.10.1.200", 6443)} and listed[("10.10.1.200", 6443)].id == foreign
+    assert listed[("10.10.1.200", 6443)].weight == 3  # written back as it was, not reset to Octavia's default
+    removing = octavia.puts[-1]
+    assert not removing["additive_only"] and [e["address"] for e in removing["entries"]] == ["10.10.1.200"]
+
+
+def test_a_wanted_address_taken_by_a_member_that_is_not_the_stacks_is_refused_before_any_write(octavia):
+    octavia.add_member("p1", OLD[0], name="by-hand")
+    with pytest.raises(MemberSetConflict) as caught:
+        up(octavia, OLD[:3])
+    assert f"{OLD[0]}:6443" in str(caught.value) and "Nothing was written" in str(caught.value)
+    assert octavia.puts == []
+
+
+def test_members_of_the_per_member_resources_are_adopted_without_a_write(octavia):
+    """The upgrade: members created by per-member resources (tagged with the stack's identity) are taken as they are."""
+    ids = [octavia.add_member("p1", a, name=f"n-{a}", tags=["production", IDENTITY]) for a in OLD[:3]]
+    state = up(octavia, OLD[:3])
+    assert octavia.puts == [] and sorted(state["member_ids"].values()) == sorted(ids)
+    assert state["last_change"]["adopted"] == 3
+
+
+def test_refresh_sees_a_member_removed_out_of_band_and_the_next_update_creates_it_again(octavia):
+    state = up(octavia, OLD[:3])
+    octavia.delete_out_of_band("p1", OLD[1])
+    provider = MemberSetProvider()
+    refreshed = {**provider.read("id", state).outs, "__provider": "x"}
+    assert f"n-{OLD[1]}" not in refreshed["member_ids"]
+    assert not provider.diff("id", state, bag(OLD[:3])).changes  # without a refresh nothing is known
+    state = up(octavia, OLD[:3], refreshed)
+    assert octavia.puts[-1]["created"] == 1 and octavia.puts[-1]["updated"] == 0
+    assert set(octavia.members("p1")) == endpoints(OLD[:3])
+
+
+def test_refresh_sees_a_weight_changed_out_of_band(octavia):
+    state = up(octavia, OLD[:3])
+    octavia.pools["p1"][state["member_ids"][f"n-{OLD[0]}"]].weight = 0
+    refreshed = {**MemberSetProvider().read("id", state).outs, "__provider": "x"}
+    assert MemberSetProvider().diff("id", refreshed, bag(OLD[:3])).changes
+
+
+def test_a_pool_gone_makes_the_set_gone_on_refresh_and_its_delete_a_no_op(octavia):
+    state = up(octavia, OLD[:3])
+    del octavia.pools["p1"]
+    assert MemberSetProvider().read("id", state).id == ""
+    MemberSetProvider().delete("id", state)
+
+
+def test_under_ovn_a_new_member_online_before_its_check_is_held_and_the_kept_ones_are_not(octavia):
+    octavia.ovn_early_online = True  # the ovn provider: ONLINE as soon as created, judged by its monitor later
+    olds = up(octavia, OLD[:3], hold_seconds=20)
+    start = octavia.clock.now
+    olds = up(octavia, OLD[:2], olds, hold_seconds=20)  # a removal only: the kept members were judged before
+    assert octavia.clock.now - start < 20
+    octavia.dead.add(NEW[0])
+    with pytest.raises(ReadinessTimeout) as caught:
+        up(octavia, [NEW[0]], olds, hold_seconds=20, timeout_seconds=40)
+    assert "ACTIVE/ERROR" in str(caught.value)
+    assert endpoints(OLD[:2]) <= set(octavia.members("p1"))  # the early ONLINE removed nothing
+
+
+def test_a_member_an_interrupted_update_created_and_nobody_wants_any_more_is_the_sets_and_removed(octavia):
+    olds = up(octavia, OLD[:3])
+    octavia.kill_after_puts = len(octavia.puts) + 1
+    with pytest.raises(Killed):
+        up(octavia, OLD[:3] + NEW[:1], olds)  # created, never recorded
+    up(octavia, OLD[:3], {**olds, "members": bag(OLD[:3] + NEW[:1])["members"]})  # the config changed back
+    assert set(octavia.members("p1")) == endpoints(OLD[:3])
+
+
+def test_a_member_of_the_stack_the_set_never_owned_and_nobody_wants_is_left_alone(octavia):
+    """Tagged with the stack's identity but neither recorded nor created by this set: not provably the set's own."""
+    stranger = octavia.add_member("p1", "10.10.1.250", name="other", tags=[IDENTITY])
+    olds = up(octavia, OLD[:3])
+    up(octavia, OLD[:2], olds)
+    listed = octavia.members("p1")
+    assert listed[("10.10.1.250", 6443)].id == stranger and set(listed) == endpoints(OLD[:2]) | {("10.10.1.250", 6443)}
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_the_batch_goes_to_octavia_as_its_api_says_through_the_real_openstacksdk(monkeypatch):
+    """``PUT /v2/lbaas/pools/{id}/members`` with ``{"members": [...]}``, ``additive_only=true`` for the stages that
+    must delete nothing; Octavia's 409 (PENDING_UPDATE) is a transient failure, a missing pool a precise one."""
+    from octavia_http_fake import FakeOctaviaHTTP
+    from ha_endpoint.cloud.errors import TransientFetchError
+
+    with FakeOctaviaHTTP() as api:
+        monkeypatch.setattr(cloud, "connect", api.connect)
+        api.add_members("p1", 1)
+        source = cloud.OctaviaStatusSource()
+        entry = {"address": "10.10.1.10", "protocol_port": 6443, "name": "cp-0", "weight": 1, "tags": [IDENTITY]}
+        source.put_members("p1", [entry], additive_only=True)
+        source.put_members("p1", [], additive_only=False)
+        assert [(b["pool"], b["query"], b["body"]) for b in api.batches] == [
+            ("p1", {"additive_only": ["true"]}, {"members": [entry]}), ("p1", {}, {"members": []})]
+        assert api.requests[-1] == "PUT /v2/lbaas/pools/p1/members"
+        api.failures.append(409)
+        with pytest.raises(TransientFetchError, match="HTTP 409"):
+            source.put_members("p1", [entry], additive_only=True)
+        with pytest.raises(FetchFailed, match="updating the members of pool gone in one batch failed: HTTP 404"):
+            source.put_members("gone", [entry], additive_only=True)
+        source.close()
