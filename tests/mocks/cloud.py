@@ -205,7 +205,8 @@ class FakeCloud(pulumi.runtime.Mocks):
                       "urn": getattr(self.current, "urn", None), "parent": getattr(self.current, "parent", None),
                       "dependencies": getattr(self.current, "dependencies", []), "provider": args.provider,
                       "aliases": getattr(self.current, "aliases", []),
-                      "delete_before_replace": getattr(self.current, "delete_before_replace", False)}
+                      "delete_before_replace": getattr(self.current, "delete_before_replace", False),
+                      "retain_on_delete": getattr(self.current, "retain_on_delete", False)}
             self.registrations.append(record)
             if not args.custom:
                 return "", args.inputs

@@ -50,6 +50,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.mocks.current.dependencies = [sys.intern(urn) for urn in sorted(set(request.dependencies))]
         self.mocks.current.aliases = [_alias(alias) for alias in request.aliases] + list(request.aliasURNs)
         self.mocks.current.delete_before_replace = request.deleteBeforeReplace
+        self.mocks.current.retain_on_delete = request.retainOnDelete
         return super().RegisterResource(request)
 
     def RegisterResourceOutputs(self, request):

@@ -123,6 +123,8 @@ class ListenerPlan(predicates.MonitoredListener):
     members: tuple[MemberPlan, ...]
     certificate_ref: Optional[str] = None
     """The certificate a TERMINATED_HTTPS listener serves (its Barbican reference; may be an Output)."""
+    member_set_name: str = ""
+    """Its pool's member set (``memberUpdates: batch``): :func:`ha_endpoint.core.contract.member_set_name`."""
 
 
 
@@ -164,6 +166,9 @@ class ZonePlan:
     preflight: Optional[pulumi.Output] = None
     """When some inputs are Outputs: fails with every problem once they are known (:mod:`ha_endpoint.pipeline`); the
     zone's load balancer waits for it."""
+    member_updates: str = "per-member"
+    """How its members are written: ``per-member`` resources, ``handover`` (those, retained on delete) or ``batch``
+    (one member set per pool)."""
 
 
 @dataclass(frozen=True)
@@ -308,7 +313,8 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: Readin
                     listeners=listeners, floating=floating,
                     vip_secgroup_association_name=contract.vip_port_secgroup_name(name, az),
                     readiness_name=contract.readiness_name(name, az), readiness=readiness,
-                    octavia_az=az if predicates.pins_availability_zone(args.load_balancer_provider) else None)
+                    octavia_az=az if predicates.pins_availability_zone(args.load_balancer_provider) else None,
+                    member_updates=str(args.member_updates or "per-member"))
 
 
 def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: ListenerArgs,
@@ -338,7 +344,7 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
     cidrs = () if predicates.is_ovn(args.load_balancer_provider) else tuple(args.allowed_cidrs)
     return ListenerPlan(port, member_port, listener.protocol, predicates.POOL_PROTOCOL[listener.protocol], method, cidrs,
                         contract.listener_name(name, az, port), contract.pool_name(name, az, port), monitor, members,
-                        listener.certificate_ref)
+                        listener.certificate_ref, contract.member_set_name(name, az, port))
 
 
 def _security_plan(args: EndpointArgs, zones: tuple[ZonePlan, ...], members: tuple[MemberSpec, ...]) -> SecurityPlan:

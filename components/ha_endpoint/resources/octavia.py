@@ -23,6 +23,7 @@ from ..core.plan import ListenerPlan, ZonePlan
 from ..pipeline import OCTAVIA
 from ..pipeline.deferred import after_checks
 from ..readiness.drain import MemberDrain
+from ..readiness.member_set import MemberSet
 from ..readiness.provider import MemberReadiness
 from .backend import ZoneServing
 from .gate import poll_inputs
@@ -79,6 +80,8 @@ class _OctaviaZone:
         self.pools: dict[int, openstack.loadbalancer.Pool] = {}
         self.monitors: dict[int, openstack.loadbalancer.Monitor] = {}
         self.members: dict[int, dict[str, openstack.loadbalancer.Member]] = {}
+        self.member_sets: dict[int, MemberSet] = {}
+        self.member_ids: dict[int, pulumi.Output[dict]] = {}
         self._last_write: Optional[pulumi.Resource] = None
         for listener in zone.listeners:
             self._listener(listener, zone, child)
@@ -89,9 +92,10 @@ class _OctaviaZone:
             zone.readiness_name, loadbalancer_id=lb.id, pools={
                 listener.pool_name: {
                     "pool_id": self.pools[listener.port].id,
-                    "member_ids": [member.id for member in self.members.get(listener.port, {}).values()],
+                    "member_ids": self._gate_member_ids(listener.port),
                     "monitored": listener.port in self.monitors,
-                    "hold_seconds": _online_hold(zone, listener),
+                    # a member set held the members it created before it returned: the gate holds nothing again
+                    "hold_seconds": 0 if listener.port in self.member_sets else _online_hold(zone, listener),
                 } for listener in zone.listeners},
             require=require, timeout_seconds=zone.readiness.timeout_seconds,
             poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
@@ -104,8 +108,9 @@ class _OctaviaZone:
                         drain_seconds=zone.readiness.drain_seconds, cloud=where.cloud, region=where.region,
                         cloud_source=where.cloud_source,
                         opts=pulumi.ResourceOptions(parent=parent, aliases=[
-                            pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None))
-            for listener in zone.listeners for member in listener.members]
+                            pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None,
+                            retain_on_delete=True if zone.member_updates == "handover" else None))
+            for listener in zone.listeners if listener.port in self.members for member in listener.members]
         # The floating IP is associated once the zone is ready, never before: under the ovn provider the association
         # is programmed by the provider's driver agent, which rewrites the OVN load balancer's VIP list from its own
         # copy while octavia-api rewrites it from another; associated while members were still being written, a
@@ -121,10 +126,23 @@ class _OctaviaZone:
                 "loadbalancer_id": lb.id, "vip_address": lb.vip_address, "vip_port_id": lb.vip_port_id,
                 "floating_ip": floating_ip,
                 "pool_ids": pulumi.Output.all(**{str(port): pool.id for port, pool in self.pools.items()}),
-                "member_ids": pulumi.Output.all(**{
-                    str(port): pulumi.Output.all(**{member: resource.id for member, resource in members.items()})
-                    for port, members in self.members.items()}),
+                "member_ids": pulumi.Output.all(**{str(port): ids for port, ids in self.member_ids.items()}),
+                "member_statuses": pulumi.Output.all(**{
+                    str(port): self._member_statuses(port) for port in self.member_ids}),
             })
+
+    def _gate_member_ids(self, port: int) -> pulumi.Input[list]:
+        """The members the zone's gate waits for in the pool of listener ``port``."""
+        if port in self.member_sets:
+            return self.member_sets[port].member_ids.apply(lambda ids: sorted((ids or {}).values()))
+        return [member.id for member in self.members.get(port, {}).values()]
+
+    def _member_statuses(self, port: int) -> pulumi.Output[dict]:
+        """Member name -> its statuses as last seen (``ACTIVE/ONLINE``): the member set's, else the gate's."""
+        if port in self.member_sets:
+            return self.member_sets[port].statuses
+        return pulumi.Output.all(self.member_ids[port], self.readiness.statuses).apply(
+            lambda both: {name: (both[1] or {}).get(member_id) for name, member_id in (both[0] or {}).items()})
 
     def _after_previous_write(self, child: pulumi.ResourceOptions) -> pulumi.ResourceOptions:
         """``child`` with a dependency on the zone's previous Octavia object (see :meth:`_written`)."""
@@ -162,7 +180,13 @@ class _OctaviaZone:
                 spec.name, name=spec.name, pool_id=pool.id, type=spec.type, delay=spec.delay, timeout=spec.timeout,
                 max_retries=spec.max_retries, max_retries_down=spec.max_retries_down,
                 opts=self._after_previous_write(child), **http))
+        if zone.member_updates == "batch":
+            self._member_set(listener, zone, child, pool)
+            return
         members = self.members[listener.port] = {}
+        # handover: the step before batch; the member resources (and their drains) leave the stack at the next
+        # update without being deleted, and the member sets take their members over (see _member_set)
+        retained = pulumi.ResourceOptions(retain_on_delete=True) if zone.member_updates == "handover" else None
         for member in listener.members:
             aliases = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=member.legacy_name)] if member.legacy_name
                                              else None)
@@ -172,11 +196,43 @@ class _OctaviaZone:
                 # a member is registered once its port admits the load balancer and deregistered before its port
                 # stops admitting it: a rotation otherwise detached the old ports' group while OVN still sent them
                 # clients (timeouts measured in tests/e2e/test_ovn_engine.py)
-                tags=list(zone.tags), opts=pulumi.ResourceOptions.merge(
+                tags=list(zone.tags), opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions.merge(
                     pulumi.ResourceOptions.merge(self._after_previous_write(child), aliases),
                     pulumi.ResourceOptions(depends_on=[self.member_ports[member.member]]
-                                           if member.member in self.member_ports else None)),
+                                           if member.member in self.member_ports else None)), retained),
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {})))
+        self.member_ids[listener.port] = pulumi.Output.all(
+            **{name: resource.id for name, resource in members.items()})
+
+    def _member_set(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
+                    pool: openstack.loadbalancer.Pool) -> None:
+        """``memberUpdates: batch``: one :class:`MemberSet` owns the pool's members and writes them in staged batches
+        (new ones added and ready, leaving ones drained, then removed). Upgrading a stack deployed with per-member
+        resources: one update with ``handover`` records those resources (and their drains) as retained on delete;
+        the next one, with ``batch``, drops them from the stack without a call to the cloud, and the member set
+        adopts their live members by address and port (they carry the stack's identity tag): no member is
+        recreated or drained, and the set writes nothing when they are as configured. Without the handover update,
+        the engine would delete the old member resources after the set adopted their members."""
+        where = poll_inputs(zone.readiness.target, child.parent)
+        entries = [{"name": member.member, "address": member.address, "protocol_port": member.protocol_port,
+                    "weight": member.weight, "subnet_id": member.subnet.id,
+                    **({"monitor_port": member.monitor_port} if member.monitor_port else {})}
+                   for member in listener.members]
+        ports = [self.member_ports[member.member] for member in listener.members if member.member in self.member_ports]
+        bootstrap = zone.publish == "bootstrap"
+        member_set = self.member_sets[listener.port] = self._written(MemberSet(
+            listener.member_set_name, loadbalancer_id=self.loadbalancer.id, pool_id=pool.id,
+            pool_name=listener.pool_name, members=entries, tags=list(zone.tags), identity_tag=zone.identity.tag,
+            monitored=listener.monitor is not None, hold_seconds=_online_hold(zone, listener),
+            require="provisioned" if bootstrap else zone.readiness.require,
+            timeout_seconds=zone.readiness.timeout_seconds,
+            poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
+            on_not_ready=str(zone.readiness.on_zone_not_ready), dead_after_seconds=zone.readiness.dead_after_seconds,
+            drain_seconds=zone.readiness.drain_seconds, cloud=where.cloud, region=where.region,
+            cloud_source=where.cloud_source,
+            opts=pulumi.ResourceOptions.merge(self._after_previous_write(child),
+                                              pulumi.ResourceOptions(depends_on=ports or None))))
+        self.member_ids[listener.port] = member_set.member_ids
 
     def _floating_ip(self, zone: ZonePlan, child: pulumi.ResourceOptions,
                      after: pulumi.Resource) -> pulumi.Output[Optional[str]]:

@@ -60,6 +60,8 @@ class ZoneOutputs:
     """Listener port -> its pool in this zone."""
     member_ids: Optional[dict[str, dict[str, str]]]
     """Listener port -> member name -> the Octavia member in this zone's pool."""
+    member_statuses: Optional[dict[str, dict[str, str]]]
+    """Listener port -> member name -> its statuses as the last update saw them (e.g. "ACTIVE/ONLINE")."""
     ready: Optional[bool]
     """Whether the zone's publication gate let it into DNS."""
     not_ready_reason: Optional[str]
