@@ -20,6 +20,7 @@ from ha_endpoint.core.contract import natural_key
 from ha_endpoint.core.facts import EndpointFacts
 
 from .declared import Declared, read_declared
+from .member_sets import is_member_set, member_views
 from .model import plain
 
 
@@ -169,6 +170,8 @@ def endpoints(resources: Iterable[Any]) -> list[Endpoint]:
         for ancestor in ancestors(resource):
             if id(ancestor) in found:
                 found[id(ancestor)].children.append(resource)
+                if is_member_set(resource):  # its members, judged one by one as member resources
+                    found[id(ancestor)].children.extend(member_views(resource))
                 break
     return ordered
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ha_endpoint.core import contract
 
+from ..member_sets import unknown_sets
 from ..model import Violation, as_int, join
 from ..registry import rule, whole_number
 from ..stack import direct_dependencies, judged, props
@@ -38,7 +39,11 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                 continue  # pools are Octavia's; another backend declares its members in the facts only
             pools = endpoint.in_zone(contract.POOL_TYPE, key)
             members = endpoint.in_zone(contract.MEMBER_TYPE, key)
+            unknown = [_pool_of(s, pools) for s in unknown_sets([c for c in endpoint.children
+                                                                  if endpoint.zone_of(c) == key])]
             for pool in pools or [None]:
+                if unknown and (pool is None or pool in unknown):
+                    continue  # a member set whose members are not known yet (preview): nothing to count
                 in_pool = members if pool is None else [m for m in members if _pool_of(m, pools) is pool]
                 count = len({_member_key(m) for m in in_pool})
                 if count >= minimum:
