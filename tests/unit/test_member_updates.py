@@ -107,3 +107,11 @@ def test_an_unknown_member_updates_value_is_refused_naming_the_key():
     with pytest.raises(Exception) as caught:
         run_component(raw, FakeCloud.dev(), preview=True)
     assert "memberUpdates" in str(caught.value) and "batch" in str(caught.value)
+
+
+def test_the_gate_takes_its_sets_verdicts_in_batch_and_its_inputs_stay_as_they_were_per_member():
+    batch = run_component(batch_endpoint(), FakeCloud.dev(), preview=False)
+    gate = batch.named(contract.readiness_name("k8s-api", "az2"))
+    assert gate["inputs"]["members_not_ready"] == [None, None]  # one verdict per pool's set
+    per_member = run_component(amphora_endpoint(), FakeCloud.dev(), preview=False)
+    assert "members_not_ready" not in per_member.named(contract.readiness_name("k8s-api", "az2"))["inputs"]

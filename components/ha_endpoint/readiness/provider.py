@@ -171,6 +171,9 @@ def wait_and_record(props: Mapping[str, Any], stack: CloudTarget = CloudTarget()
     """Validate, wait, and return the outputs (raises one of :data:`REPORTED`). A zone that does not become ready is
     recorded as not ready when ``on_not_ready`` is ``unpublish`` (:func:`zone_not_ready`), else fails the update."""
     inputs = parse_readiness(props)
+    known = [reason for reason in props.get("members_not_ready") or [] if isinstance(reason, str) and reason]
+    if inputs.unpublishes and known:  # a member set of the zone found its members not ready: no second wait
+        return not_ready_outputs(props, ReadinessError("; ".join(known)))
     try:
         return outputs(props, run_wait(inputs, resolve(props, stack)))
     except ReadinessError as exc:
@@ -199,9 +202,11 @@ class MemberReadinessProvider(StackConfigured, ResourceProvider):
         return CheckResult(news, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        # a zone recorded not ready (on_not_ready: unpublish) is checked again at every update until it serves
+        # a zone recorded not ready (on_not_ready: unpublish) is checked again at every update until it serves; a
+        # member set's verdict (memberUpdates: batch) that changed is a new verdict
         changed = (wait_identity(olds) != wait_identity(news) or stale_reference(olds, news)
-                   or olds.get("ready") is False)
+                   or olds.get("ready") is False
+                   or (olds.get("members_not_ready") or []) != (news.get("members_not_ready") or []))
         return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
@@ -260,6 +265,7 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
         stable_polls: int = DEFAULT_STABLE_POLLS,
         on_not_ready: str = "fail",
         dead_after_seconds: float = DEFAULT_DEAD_AFTER_SECONDS,
+        members_not_ready: Optional[pulumi.Input[list]] = None,
         opts: Optional[pulumi.ResourceOptions] = None,
     ) -> None:
         """``pools``: logical pool name -> ``{"pool_id": Input[str], "member_ids": [Input[str]], "monitored": bool}``;
@@ -281,6 +287,8 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
             "region": region,
             "cloud_source": cloud_source,
         }
+        if members_not_ready is not None:  # only under memberUpdates: batch (other gates' inputs stay as they were)
+            props["members_not_ready"] = members_not_ready
         props.update({key: None for key in OUTPUT_NAMES})
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
         hosted.register(self, MemberReadinessProvider(), READINESS_TYPE_NAME, name, props, opts)  # see .hosted

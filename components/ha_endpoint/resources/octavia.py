@@ -101,6 +101,8 @@ class _OctaviaZone:
             poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
             on_not_ready=str(zone.readiness.on_zone_not_ready), dead_after_seconds=zone.readiness.dead_after_seconds,
             cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
+            members_not_ready=[member_set.not_ready_reason for member_set in self.member_sets.values()]
+            if self.member_sets else None,
             opts=pulumi.ResourceOptions(parent=parent, depends_on=list(self.monitors.values())))
         self.drains = [
             MemberDrain(member.drain_name, pool_id=self.pools[listener.port].id,
