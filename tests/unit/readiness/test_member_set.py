@@ -291,3 +291,27 @@ def test_the_batch_goes_to_octavia_as_its_api_says_through_the_real_openstacksdk
         with pytest.raises(FetchFailed, match="updating the members of pool gone in one batch failed: HTTP 404"):
             source.put_members("gone", [entry], additive_only=True)
         source.close()
+
+
+def test_the_provider_is_stored_as_a_reference_to_its_class_holding_no_credentials():
+    import base64
+
+    import dill
+    from pulumi.dynamic.dynamic import serialize_provider
+
+    raw = base64.b64decode(serialize_provider(MemberSetProvider()))
+    assert b"ha_endpoint.readiness.member_set" in raw and len(raw) < 200
+    assert isinstance(dill.loads(raw), MemberSetProvider)
+    assert MemberSetProvider.serialize_as_secret_always is False
+
+
+@pytest.mark.parametrize("change, failure", [
+    ({"members": [{"name": "a", "address": "10.0.0.1", "protocol_port": 6443},
+                  {"name": "b", "address": "10.0.0.1", "protocol_port": 6443}]}, "members[1]"),
+    ({"members": [{"name": "a", "address": "not-an-ip", "protocol_port": 6443}]}, "members[0].address"),
+    ({"members": [{"name": "a", "address": "10.0.0.1", "protocol_port": 70000}]}, "members[0].protocol_port"),
+    ({"drain_seconds": -1}, "drain_seconds"),
+])
+def test_bad_inputs_are_refused_at_preview_naming_the_input(change, failure):
+    result = MemberSetProvider().check({}, bag(OLD[:1], **change))
+    assert [f.property for f in result.failures] == [failure]
