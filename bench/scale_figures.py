@@ -4,6 +4,8 @@
     .venv/bin/python bench/scale_figures.py --members 3 30 90
     .venv/bin/python bench/scale_figures.py --mock-only
     .venv/bin/python bench/scale_figures.py --cloud-only --members 90 --no-rotation --no-cloud-own   # < 20 min
+    .venv/bin/python bench/scale_figures.py --paths batch --members 30 90              # the member-set path alone
+    .venv/bin/python bench/scale_figures.py --mock-only --mock-max-members 1           # the smallest mock case
 
 Mock runtime (Pulumi mocks + the fake cloud of tests/mocks, a preview, one process per case so that peak memory is
 the case's own): registrations, seconds, milliseconds per registration and peak RSS, from the dev shape up to 20
@@ -11,8 +13,14 @@ zones x 500 members (one listener: 20,205 registrations), plus the size of the f
 
 Local cloud (the real engine and provider, 3 zones, one TCP listener, members per zone as given): `up`, a rotation
 that replaces every member (make-before-break: new members are created and ready before the old ones go), and
-`destroy`, with the cost per member. Octavia serializes writes per load balancer, so a zone's members are created
-one after another; zones run in parallel.
+`destroy`, with the cost per member, for each member path side by side (``--paths``, both by default):
+``per-member`` (``memberUpdates: per-member``: one Member and one MemberDrain resource per member; Octavia serializes
+writes per load balancer, so a zone's members are created one after another; zones run in parallel) and ``batch``
+(``memberUpdates: batch``: one MemberSet per pool, Octavia's batch member update in stages). During each rotation a
+poller lists every pool's members (one call per pool every 0.5 s) and reports the fewest members ONLINE with a
+weight above 0 it saw in any pool (the floor: never below the members per zone, since new members serve before old
+ones go). Then the issue's goals (issue 27) are checked per path: at most 1 s per added member per zone on `up`, a
+rotation at 30 per zone at most twice that shape's `up`, destroy at 90 per zone at most 60 s.
 
 The cloud's own cost of a zone's members (openstacksdk directly, one load balancer, one TCP listener, pool and
 monitor): N members created one after another, each waited for (what the provider does, and what a make-before-break
@@ -43,6 +51,7 @@ from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import sized_endpoint
 zones, members, listeners = map(int, sys.argv[2:5])
 raw = sized_endpoint(zones, members, listeners, wide=True)
+raw["memberUpdates"] = sys.argv[5]
 cloud = FakeCloud.topology(preview=True, zones=zones, fip_count=zones + 5, wide=True)
 cpu = lambda: (lambda r: r.ru_utime + r.ru_stime)(resource.getrusage(resource.RUSAGE_SELF))
 start, start_cpu = time.perf_counter(), cpu()
@@ -55,25 +64,77 @@ print(json.dumps({"registrations": len(run.registrations), "seconds": seconds, "
 """
 
 
-def mock_figures() -> None:
+PATHS = ("per-member", "batch")
+"""The member paths (``memberUpdates``) the figures compare."""
+
+
+def mock_figures(paths: tuple[str, ...] = PATHS, max_members: int = 0) -> None:
     print("mock runtime (preview under Pulumi mocks, one process per case; CPU s: the run's own, less noisy than wall "
           "on a shared machine; peak: the process's maximum RSS, interpreter and imports included)")
-    print(f"  {'zones x members x listeners':28s} {'registrations':>13s} {'seconds':>8s} {'CPU s':>7s} {'ms/reg':>7s} "
-          f"{'CPU ms/reg':>10s} {'peak MiB':>9s} {'facts KiB':>9s}")
+    print(f"  {'zones x members x listeners':28s} {'path':>10s} {'registrations':>13s} {'seconds':>8s} {'CPU s':>7s} "
+          f"{'ms/reg':>7s} {'CPU ms/reg':>10s} {'peak MiB':>9s} {'facts KiB':>9s}")
     for zones, members, listeners in MOCK_CASES:
-        out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), str(zones), str(members), str(listeners)],
-                             capture_output=True, text=True, timeout=1800)
-        if out.returncode != 0:
-            print(f"  {zones} x {members} x {listeners}: failed\n{out.stderr[-2000:]}")
+        if max_members and members > max_members:
             continue
-        figures = json.loads(out.stdout.strip().splitlines()[-1])
-        count = figures["registrations"]
-        print(f"  {f'{zones} x {members} x {listeners}':28s} {count:13d} {figures['seconds']:8.1f} "
-              f"{figures['cpu_seconds']:7.1f} {1000 * figures['seconds'] / count:7.2f} "
-              f"{1000 * figures['cpu_seconds'] / count:10.2f} {figures['peak_mib']:9.0f} {figures['facts_kib']:9.0f}")
+        for path in paths:
+            out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), str(zones), str(members), str(listeners),
+                                  path], capture_output=True, text=True, timeout=1800)
+            if out.returncode != 0:
+                print(f"  {zones} x {members} x {listeners} ({path}): failed\n{out.stderr[-2000:]}")
+                continue
+            figures = json.loads(out.stdout.strip().splitlines()[-1])
+            count = figures["registrations"]
+            print(f"  {f'{zones} x {members} x {listeners}':28s} {path:>10s} {count:13d} {figures['seconds']:8.1f} "
+                  f"{figures['cpu_seconds']:7.1f} {1000 * figures['seconds'] / count:7.2f} "
+                  f"{1000 * figures['cpu_seconds'] / count:10.2f} {figures['peak_mib']:9.0f} "
+                  f"{figures['facts_kib']:9.0f}")
 
 
-def cloud_figures(sizes: list[int], with_rotation: bool = True) -> None:
+class OnlineFloor:
+    """Polls the pools of the bench's endpoint while an update runs (its own thread, one member listing per pool
+    every ``interval``): the fewest members serving (ACTIVE or PENDING_UPDATE, ONLINE, weight > 0) seen in any pool
+    that had served before."""
+
+    def __init__(self, conn, prefix: str = "scale-api", interval: float = 0.5) -> None:
+        import threading
+
+        self.conn, self.prefix, self.interval = conn, prefix, interval
+        self.floor: dict[str, int] = {}
+        self.polls = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _pools(self) -> list:
+        return [pool for pool in self.conn.load_balancer.pools() if str(pool.name).startswith(self.prefix)]
+
+    def _run(self) -> None:
+        pools = self._pools()
+        while not self._stop.is_set():
+            for pool in pools:
+                try:
+                    members = list(self.conn.load_balancer.members(pool.id))
+                except Exception:  # a listing that fails says nothing about the floor
+                    continue
+                serving = sum(1 for m in members if m.operating_status == "ONLINE" and (m.weight or 0) > 0
+                              and m.provisioning_status in ("ACTIVE", "PENDING_UPDATE"))
+                self.floor[pool.name] = min(self.floor.get(pool.name, serving), serving)
+            self.polls += 1
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> "OnlineFloor":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    @property
+    def lowest(self) -> float:
+        return min(self.floor.values()) if self.floor else float("nan")
+
+
+def cloud_figures(sizes: list[int], with_rotation: bool = True, paths: tuple[str, ...] = PATHS) -> dict:
     from localcloud.testing import Cleanup, ensure_up
     from tests.e2e.pulumi_cli import PulumiStack, project_environment
 
@@ -82,33 +143,71 @@ def cloud_figures(sizes: list[int], with_rotation: bool = True) -> None:
     cloud = ensure_up()
     environment = {**engine_environment(project_environment()), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
                    "OS_CLOUD": "localcloud"}
-    print(f"local cloud, real engine: 3 zones, one TCP listener ({describe(environment)})")
-    print(f"  {'members/zone':>12s} {'up s':>8s} {'s/member':>9s} {'rotation s':>11s} {'destroy s':>10s}   "
-          f"per added member/zone: {'up s':>6s} {'rotation s':>10s} {'destroy s':>9s}")
-    first = None
+    print(f"local cloud, real engine: 3 zones, one TCP listener ({describe(environment)}); paths side by side")
+    print(f"  {'members/zone':>12s} {'path':>10s} {'up s':>8s} {'s/member':>9s} {'rotation s':>11s} "
+          f"{'floor':>6s} {'destroy s':>10s}   per added member/zone: {'up s':>6s} {'rotation s':>10s} "
+          f"{'destroy s':>9s}")
+    rows: dict[str, list[tuple]] = {path: [] for path in paths}
     for size in sizes:
-        sweep = Cleanup(cloud)
-        sweep.prefix = "scale-api"
-        sweep.run()
-        with tempfile.TemporaryDirectory(prefix="scale-figures-") as workdir:
-            stack = PulumiStack.create(Path(workdir), "scale", environment)
-            try:
-                stack.write_config(_endpoint(size, first_host=10))
-                up = stack.up(policy=False)
-                rotation = None
-                if with_rotation:
-                    stack.write_config(_endpoint(size, first_host=10 + size))
-                    rotation = stack.up(policy=False)
-            finally:
-                destroy = stack.destroy(check=False)
-        row = (size, up.seconds, rotation.seconds if rotation else float("nan"), destroy.seconds)
-        # the cost of a member beyond the smallest size (the fixed cost of the LBs, listeners, DNS taken out)
-        marginal = "" if first is None else "".join(
-            f" {(now - then) / (size - first[0]):{width}.2f}"
-            for now, then, width in zip(row[1:], first[1:], (6, 10, 9)))
-        first = first or row
-        print(f"  {size:12d} {up.seconds:8.1f} {up.seconds / size:9.2f} {row[2]:11.1f} "
-              f"{destroy.seconds:10.1f}   {'':22s}{marginal}", flush=True)
+        for path in paths:
+            sweep = Cleanup(cloud)
+            sweep.prefix = "scale-api"
+            sweep.run()
+            floor = float("nan")
+            with tempfile.TemporaryDirectory(prefix="scale-figures-") as workdir:
+                stack = PulumiStack.create(Path(workdir), "scale", environment)
+                try:
+                    stack.write_config(_endpoint(size, first_host=10, path=path))
+                    up = stack.up(policy=False)
+                    rotation = None
+                    if with_rotation:
+                        stack.write_config(_endpoint(size, first_host=10 + size, path=path))
+                        with OnlineFloor(cloud.conn) as poller:
+                            rotation = stack.up(policy=False)
+                        floor = poller.lowest
+                finally:
+                    destroy = stack.destroy(check=False)
+            row = (size, up.seconds, rotation.seconds if rotation else float("nan"), destroy.seconds, floor)
+            first = rows[path][0] if rows[path] else None
+            # the cost of a member beyond the smallest size (the fixed cost of the LBs, listeners, DNS taken out)
+            marginal = "" if first is None else "".join(
+                f" {(now - then) / (size - first[0]):{width}.2f}"
+                for now, then, width in zip(row[1:4], first[1:4], (6, 10, 9)))
+            rows[path].append(row)
+            print(f"  {size:12d} {path:>10s} {up.seconds:8.1f} {up.seconds / size:9.2f} {row[2]:11.1f} "
+                  f"{floor:6.0f} {destroy.seconds:10.1f}   {'':22s}{marginal}", flush=True)
+    print_goals(rows)
+    return rows
+
+
+def goals(rows: list[tuple]) -> list[tuple[str, str, bool]]:
+    """The issue's goals for one path's rows ``(members/zone, up s, rotation s, destroy s, floor)``: (goal, what was
+    measured, met?); a goal whose sizes were not measured is left out."""
+    by_size = {row[0]: row for row in rows}
+    found = []
+    first = rows[0] if rows else None
+    for size in (30, 90):
+        if size in by_size and first is not None and size > first[0]:
+            per_member = (by_size[size][1] - first[1]) / (size - first[0])
+            found.append((f"up: at most 1 s per added member per zone ({first[0]} -> {size})", f"{per_member:.2f} s",
+                          per_member <= 1.0))
+    if 30 in by_size and by_size[30][2] == by_size[30][2]:  # a rotation was measured (not NaN)
+        ratio = by_size[30][2] / by_size[30][1]
+        found.append(("rotation at 30 per zone: at most twice the up", f"{ratio:.2f} x", ratio <= 2.0))
+    for size, row in by_size.items():
+        if row[4] == row[4]:
+            found.append((f"rotation at {size}: never fewer than {size} members serving per pool",
+                          f"fewest {row[4]:.0f}", row[4] >= size))
+    if 90 in by_size:
+        found.append(("destroy at 90 per zone: at most 60 s", f"{by_size[90][3]:.1f} s", by_size[90][3] <= 60))
+    return found
+
+
+def print_goals(rows: dict[str, list[tuple]]) -> None:
+    print("  goals (issue 27):")
+    for path, measured in rows.items():
+        for goal, value, met in goals(measured):
+            print(f"    {path:>10s}  {'met    ' if met else 'NOT met'}  {goal}: {value}")
 
 
 def member_costs(sizes: list[int]) -> None:
@@ -172,9 +271,9 @@ def _wait(predicate, timeout: float = 900, interval: float = 0.1) -> None:
         time.sleep(interval)
 
 
-def _endpoint(members_per_zone: int, first_host: int) -> dict:
+def _endpoint(members_per_zone: int, first_host: int, path: str = "per-member") -> dict:
     return {
-        "name": "scale-api", "floatingNetwork": "public",
+        "name": "scale-api", "floatingNetwork": "public", "memberUpdates": path,
         "zones": {f"az{z}": {"subnet": f"cp-az{z}"} for z in (1, 2, 3)},
         "listeners": [{"port": 6443, "monitor": {"type": "TCP"}}],
         "members": [{"name": f"cp-{z}-{host}", "address": f"10.10.{z}.{host}", "az": f"az{z}"}
@@ -184,7 +283,7 @@ def _endpoint(members_per_zone: int, first_host: int) -> dict:
     }
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--members", type=int, nargs="*", default=[3, 30], help="members per zone on the local cloud")
     parser.add_argument("--mock-only", action="store_true")
@@ -193,14 +292,22 @@ def main() -> None:
                         help="local cloud: up and destroy only (90 members per zone: a rotation alone takes ~14 min)")
     parser.add_argument("--no-cloud-own", action="store_true",
                         help="skip the cloud's own member costs (openstacksdk one by one vs batch update)")
-    options = parser.parse_args()
+    parser.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS),
+                        help="the member paths (memberUpdates) to measure, side by side (default: both)")
+    parser.add_argument("--mock-max-members", type=int, default=0,
+                        help="mock runtime: only the cases with at most this many members per zone (0: every case)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    options = parser().parse_args(argv)
     started = time.perf_counter()
     if not options.cloud_only:
-        mock_figures()
+        mock_figures(tuple(options.paths), options.mock_max_members)
     if not options.mock_only:
         if not options.no_cloud_own:
             member_costs(options.members)
-        cloud_figures(options.members, with_rotation=not options.no_rotation)
+        cloud_figures(options.members, with_rotation=not options.no_rotation, paths=tuple(options.paths))
     print(f"({time.perf_counter() - started:.0f} s; peak of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
 
 
