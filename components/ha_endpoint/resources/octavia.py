@@ -8,6 +8,11 @@ floating IP (allocated from the floating network, or the user's own one, which i
 (waits until every member of every pool is ready as ``readiness.require`` says; ``provisioned`` under bootstrap
 publication) and one ``MemberDrain`` per member (a no-op at ``readiness.drainSeconds`` 0: the drains always exist so
 that changing drainSeconds is an in-place update of theirs, never a deletion that drains members still in service).
+
+``memberUpdates: batch``: instead of the members and their drains, one ``MemberSet`` per pool
+(:mod:`ha_endpoint.readiness.member_set`) writes the pool's members with Octavia's batch update in stages, and the
+gate waits for the set's members. ``handover``: the per-member resources, retained on delete (the update before
+``batch`` on a stack deployed per-member; see :meth:`_OctaviaZone._member_set`).
 """
 
 from __future__ import annotations
