@@ -12,7 +12,7 @@ from tests.mocks import CloudError, FakeCloud, run_component, run_stack
 from tests.mocks.configs import amphora_endpoint
 
 EXPORTS = {"fqdn", "ports", "addresses", "membersSecurityGroupId", "vipSecurityGroupId", "zones"}
-ZONE_OUTPUTS = {"loadbalancerId", "vipAddress", "vipPortId", "floatingIp", "poolIds", "memberIds", "ready", "published",
+ZONE_OUTPUTS = {"loadbalancerId", "vipAddress", "vipPortId", "floatingIp", "poolIds", "memberIds", "memberStatuses", "ready", "published",
                 "notReadyReason", "gate"}
 
 
@@ -41,7 +41,7 @@ BAD = {  # the issue's invalid cases, through the whole program: the exact messa
     "unknown key": (lambda raw: raw.update(flaotingNetwork="public"), [
         f"{R}.flaotingNetwork: flaotingNetwork is not a setting here; did you mean floatingNetwork? Fix its spelling "
         "or remove it (the settings here: name, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, "
-        "listeners, members, memberPlacement, dns, readiness, tags)"]),
+        "listeners, members, memberPlacement, memberUpdates, dns, readiness, tags)"]),
     "one zone": (lambda raw: [raw["zones"].pop("az2"), raw["zones"].pop("az3"), raw.update(members=raw["members"][:1])],
                  [f"{R}.zones: 1 zone(s) given (az1); an HA endpoint needs at least 2: add another availability zone "
                   "and its subnet"]),
