@@ -196,4 +196,5 @@ class LiveMember:
                     "monitor_address": self.monitor_address}
         entry.update({key: value for key, value in optional.items() if value is not None})
         entry.update(changes)
-        return entry
+        # an optional attribute is never sent as null (Octavia keeps an attribute a batch entry leaves out)
+        return {key: value for key, value in entry.items() if value is not None or key not in optional}

@@ -75,9 +75,11 @@ class DesiredMember:
         return entry
 
     def differs(self, live: LiveMember) -> bool:
-        """Whether the live member needs an update to be this one (what can change in place: name, weight, monitor
-        port; address, port and subnet cannot)."""
-        return (self.name, self.weight, self.monitor_port) != (live.name, live.weight, live.monitor_port)
+        """Whether the live member needs an update to be this one (what can change in place: name, weight, a given
+        monitor port; address, port and subnet cannot; a batch entry cannot unset a monitor port, so none given is
+        no difference)."""
+        port_differs = self.monitor_port is not None and self.monitor_port != live.monitor_port
+        return (self.name, self.weight) != (live.name, live.weight) or port_differs
 
     def update_of(self, live: LiveMember) -> dict[str, Any]:
         """The batch-update entry that makes ``live`` this member (its other attributes written back as they are)."""
