@@ -90,52 +90,9 @@ def mock_figures(paths: tuple[str, ...] = PATHS, max_members: int = 0) -> None:
                   f"{figures['facts_kib']:9.0f}")
 
 
-class OnlineFloor:
-    """Polls the pools of the bench's endpoint while an update runs (its own thread, one member listing per pool
-    every ``interval``): the fewest members serving (ACTIVE or PENDING_UPDATE, ONLINE, weight > 0) seen in any pool
-    that had served before."""
-
-    def __init__(self, conn, prefix: str = "scale-api", interval: float = 0.5) -> None:
-        import threading
-
-        self.conn, self.prefix, self.interval = conn, prefix, interval
-        self.floor: dict[str, int] = {}
-        self.polls = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _pools(self) -> list:
-        return [pool for pool in self.conn.load_balancer.pools() if str(pool.name).startswith(self.prefix)]
-
-    def _run(self) -> None:
-        pools = self._pools()
-        while not self._stop.is_set():
-            for pool in pools:
-                try:
-                    members = list(self.conn.load_balancer.members(pool.id))
-                except Exception:  # a listing that fails says nothing about the floor
-                    continue
-                serving = sum(1 for m in members if m.operating_status == "ONLINE" and (m.weight or 0) > 0
-                              and m.provisioning_status in ("ACTIVE", "PENDING_UPDATE"))
-                self.floor[pool.name] = min(self.floor.get(pool.name, serving), serving)
-            self.polls += 1
-            self._stop.wait(self.interval)
-
-    def __enter__(self) -> "OnlineFloor":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
-
-    @property
-    def lowest(self) -> float:
-        return min(self.floor.values()) if self.floor else float("nan")
-
-
 def cloud_figures(sizes: list[int], with_rotation: bool = True, paths: tuple[str, ...] = PATHS) -> dict:
     from localcloud.testing import Cleanup, ensure_up
+    from tests.e2e.cloud_checks import PoolSampler
     from tests.e2e.pulumi_cli import PulumiStack, project_environment
 
     from bench.lib.engine_in_use import describe, engine_environment
@@ -162,9 +119,12 @@ def cloud_figures(sizes: list[int], with_rotation: bool = True, paths: tuple[str
                     rotation = None
                     if with_rotation:
                         stack.write_config(_endpoint(size, first_host=10 + size, path=path))
-                        with OnlineFloor(cloud.conn) as poller:
+                        # the fewest members serving (ACTIVE or PENDING_UPDATE, ONLINE, weight > 0) in any pool
+                        pools = {pool.name: pool.id for pool in cloud.conn.load_balancer.pools()
+                                 if str(pool.name).startswith("scale-api")}
+                        with PoolSampler(cloud.conn, pools) as poller:
                             rotation = stack.up(policy=False)
-                        floor = poller.lowest
+                        floor = min(poller.floor().values()) if poller.samples else float("nan")
                 finally:
                     destroy = stack.destroy(check=False)
             row = (size, up.seconds, rotation.seconds if rotation else float("nan"), destroy.seconds, floor)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 from localcloud.dns import query as dns_query
 
@@ -144,3 +144,95 @@ class NameSampler(Sampling):
 
     def last_answer(self, name: str) -> float | None:
         return next((at for at, answers in reversed(self.samples) if answers[name]), None)
+
+
+SERVING_PROVISIONING = ("ACTIVE", "PENDING_UPDATE")
+"""A member being updated (a batch update names it) keeps serving meanwhile."""
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One member as one pool listing showed it."""
+
+    member_id: str
+    name: str
+    address: str
+    provisioning_status: str
+    operating_status: str
+    weight: int
+
+    @property
+    def serving(self) -> bool:
+        """ONLINE, provisioned (or being updated) and given a share of new connections (weight above 0)."""
+        return (self.operating_status == "ONLINE" and self.weight > 0
+                and self.provisioning_status in SERVING_PROVISIONING)
+
+
+@dataclass
+class PoolSample:
+    at: float
+    members: dict[str, dict[str, Listed]]
+    """Pool key -> member id -> the member as listed."""
+    listed_at: dict[str, float]
+    """Pool key -> when its listing was answered."""
+    record: Optional[set[str]]
+    """The addresses the cloud's DNS server answered for the sampler's name (None: no name given)."""
+
+
+@dataclass
+class PoolSampler(Sampling):
+    """Lists the members of ``pools`` (a key, e.g. the zone, -> pool id; one listing per pool) every ``interval``
+    seconds while an update runs and, given ``fqdn``, what the cloud's DNS server answers for it: the fewest members
+    serving per pool, the members that left and whether they were drained (weight 0) first and for how long, and
+    whether the record ever named a zone whose pool served nothing."""
+
+    conn: Any
+    pools: dict[str, str]
+    fqdn: Optional[str] = None
+    interval: float = 0.5
+    samples: list[PoolSample] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def sample(self) -> PoolSample:
+        at, members, listed_at = time.monotonic(), {}, {}
+        for key, pool_id in self.pools.items():
+            members[key] = {m.id: Listed(m.id, m.name or "", m.address, m.provisioning_status, m.operating_status,
+                                         m.weight if m.weight is not None else 1)
+                            for m in self.conn.load_balancer.members(pool_id)}
+            listed_at[key] = time.monotonic()
+        return PoolSample(at, members, listed_at, resolve_a(self.fqdn) if self.fqdn else None)
+
+    def floor(self) -> dict[str, int]:
+        """Pool key -> the fewest serving members one listing showed."""
+        return {key: min(sum(m.serving for m in sample.members[key].values()) for sample in self.samples)
+                for key in self.pools}
+
+    def gone(self, key: str) -> dict[str, Listed]:
+        """The members of pool ``key`` some listing showed and the last one did not: id -> as last listed."""
+        last = self.samples[-1].members[key]
+        return {member_id: member for sample in self.samples for member_id, member in sample.members[key].items()
+                if member_id not in last}
+
+    def drained(self, key: str) -> dict[str, Optional[float]]:
+        """For each member that left pool ``key``, by address: the seconds between the first listing that showed it
+        at weight 0 and the first listing that no longer showed it (None: never listed at weight 0 before it went)."""
+        found: dict[str, Optional[float]] = {}
+        for member_id, member in self.gone(key).items():
+            listed = [sample.listed_at[key] for sample in self.samples if member_id in sample.members[key]]
+            at_zero = [sample.listed_at[key] for sample in self.samples
+                       if member_id in sample.members[key] and sample.members[key][member_id].weight == 0]
+            went = min(sample.listed_at[key] for sample in self.samples if sample.listed_at[key] > max(listed))
+            found[member.address] = (went - min(at_zero)) if at_zero else None
+        return found
+
+    def published_without_serving(self, zone_of: dict[str, str]) -> list[tuple[float, list[str]]]:
+        """(seconds since the first sample, the zones) of each sample in which the record named a zone (``zone_of``:
+        address -> pool key) whose pool had no serving member."""
+        start = self.samples[0].at if self.samples else 0.0
+        found = []
+        for sample in self.samples:
+            dark = sorted(zone_of.get(address, address) for address in sample.record or ()
+                          if not any(m.serving for m in sample.members.get(zone_of.get(address), {}).values()))
+            if dark:
+                found.append((round(sample.at - start, 2), dark))
+        return found

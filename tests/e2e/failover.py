@@ -47,6 +47,7 @@ from tests.e2e.k8s_clients import K8S_CLIENTS, K8sClients  # noqa: F401 (K8S_CLI
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENTS = ("curl", "curl-3s", "go", "requests", "requests-3s")
+BOUNDED = ("curl-3s", "go", "requests-3s")   # the clients with a bounded connect (the README's advice; Go's default)
 CONNECT_TIMEOUT = 3.0   # seconds: the bounded clients' connect timeout
 READ_TIMEOUT = 10.0     # seconds: the bounded clients' bound on the rest of a request (curl: the whole request)
 
@@ -181,6 +182,14 @@ class Loop:
         for thread in self._threads:
             thread.join(timeout=10)
 
+    def end_now(self) -> None:
+        """End the loop now, before its ``duration``: for a loop that lasts as long as something whose length is not
+        known beforehand (an update), started with a ``duration`` longer than that. The rows count it as having
+        lasted until now; a client process still running then is stopped and counts as ``cut`` (it may have been
+        between two requests: its longest time without an answer is then a bound, as for any cut row)."""
+        self.duration = self.now()
+        self.finish(wait=False)
+
     def rows(self, lost_at: float) -> list[dict]:
         return [figures.row(lost_at, self.duration) for figures in self.figures.values()]
 
@@ -253,7 +262,7 @@ def first_answer(url: str, server: tuple[str, int], go_client: Path) -> dict[str
     """A new client of each kind (a fresh resolve, one request, the bounded settings): seconds to its answer
     (inf: none within 30 s)."""
     found = {}
-    for client in ("curl-3s", "go", "requests-3s"):
+    for client in BOUNDED:
         loop = Loop(url, server, go_client, duration=30, interval=60, clients=(client,)).start()
         deadline = time.monotonic() + 30
         while not loop.figures[client].requests and time.monotonic() < deadline:

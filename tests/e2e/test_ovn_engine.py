@@ -19,52 +19,33 @@ from __future__ import annotations
 
 import csv
 import os
-import ssl
 import threading
 import time
-import urllib.request
 import uuid
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from localcloud.dataplane import ovn, reach
+from localcloud.dataplane import ovn
 from localcloud.testing import Cleanup, eventually
+from tests.e2e import ovn_endpoint
 from tests.e2e.cloud_checks import loadbalancers_named, pools_of, recordset_addresses, resolve_a
+from tests.e2e.failover import BOUNDED
+from tests.e2e.ovn_endpoint import PORT, ZONES, address_of, ask
 from tests.e2e.pulumi_cli import PulumiStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
 
-ZONES = ("az1", "az2", "az3")
-PORT = 6443                                   # TLS passes through the TCP listener to the member's API port
 ENDPOINT = f"e2e-ovn-{uuid.uuid4().hex[:4]}"
 FQDN = f"{ENDPOINT}.example.test."
-TLS = ssl.create_default_context()
-TLS.check_hostname, TLS.verify_mode = False, ssl.CERT_NONE
 
 
 def endpoint_config(servers: dict[str, str], **readiness) -> dict:
-    """The dev stack's shape on the ovn provider: one TCP listener with a TCP monitor, members given by server id
-    (``servers``: az -> server id); ``readiness`` adds to the readiness settings."""
-    return {
-        "name": ENDPOINT,
-        "loadBalancerProvider": "ovn",
-        "floatingNetwork": "public",
-        "zones": {zone: {"subnet": f"cp-{zone}"} for zone in ZONES},
-        "listeners": [{"port": PORT, "monitor": {"type": "TCP", "delay": 3, "timeout": 2, "maxRetries": 2,
-                                                 "maxRetriesDown": 3}}],
-        "members": [{"name": f"node-{zone}", "server": servers[zone], "az": zone} for zone in ZONES],
-        "dns": {"dnsZone": "example.test.", "record": ENDPOINT, "ttl": 30, "publish": "when-ready"},
-        "readiness": {"timeoutSeconds": 300, "require": "online", **readiness},
-    }
-
-
-def ask(address: str, timeout: float = 2.0) -> str:
-    """What the member behind ``address`` answers on the API port: ``<server name> <az>``."""
-    reach.check(address)
-    with urllib.request.urlopen(f"https://{address}:{PORT}/", timeout=timeout, context=TLS) as response:
-        return response.read().decode().strip()
+    """The dev stack's shape on the ovn provider (tests/e2e/ovn_endpoint.py), one member per zone given by server
+    id (``servers``: az -> server id); ``readiness`` adds to the readiness settings."""
+    return ovn_endpoint.endpoint_config(
+        ENDPOINT, [{"name": f"node-{zone}", "server": servers[zone], "az": zone} for zone in ZONES], **readiness)
 
 
 class Clients:
@@ -128,17 +109,12 @@ def servers(localcloud):
     """Two serving servers per AZ (Nova's default security group only): ``first`` are the members of the first up,
     ``second`` replace them; and a ``spare`` in az2, never a member before test_4 (OVN keeps a health check's last
     status for an address it probed before, and would report a returning member ONLINE while its AZ is down)."""
-    conn, cleanup = localcloud.conn, Cleanup(localcloud)
+    cleanup = Cleanup(localcloud)
     cleanup.prefix = ENDPOINT
     try:
-        image = conn.image.find_image("cirros", ignore_missing=False).id
         wanted = [(zone, generation) for zone in ZONES for generation in ("first", "second")] + [("az2", "spare")]
-        made = {(zone, generation): conn.compute.create_server(
-            name=f"{ENDPOINT}-{zone}-{generation}", image_id=image, flavor_id="1", availability_zone=zone,
-            networks=[{"uuid": localcloud.seed[f"{zone}_network_id"]}])
-            for zone, generation in wanted}
-        for key, server in made.items():
-            made[key] = conn.compute.wait_for_server(server, interval=1, wait=240)
+        made = ovn_endpoint.boot_servers(localcloud, {(zone, generation): (f"{ENDPOINT}-{zone}-{generation}", zone)
+                                                      for zone, generation in wanted})
         found = {generation: {zone: made[(zone, generation)] for zone in ZONES} for generation in ("first", "second")}
         found["spare"] = {"az2": made[("az2", "spare")]}
         yield found
@@ -205,7 +181,6 @@ def test_1_preview_with_the_policy_pack_then_up_every_zone_serving_its_own_membe
 
 FAILOVER_LOOP = 35      # seconds each failover loop lasts; the zone is lost 5 s in
 TTL = 30                # the record's TTL (endpoint_config); the goal: no client waits longer than TTL + 15 s
-BOUNDED = ("curl-3s", "go", "requests-3s")   # the clients with a bounded connect (the README's advice; Go's default)
 
 
 def test_2_clients_fail_over_when_az2_is_lost_three_ways_without_and_with_the_watcher(stack, servers, localcloud,
@@ -302,7 +277,7 @@ def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, s
         [pool] = pools_of(localcloud.conn, after[zone]["loadbalancerId"])
         members = list(localcloud.conn.load_balancer.members(pool.id))
         assert [(m.address, m.operating_status) for m in members] == [
-            (servers["second"][zone].addresses[f"cp-{zone}-net"][0]["addr"], "ONLINE")], (zone, members)
+            (address_of(servers["second"][zone], zone), "ONLINE")], (zone, members)
         seen["lbs"].add(after[zone]["loadbalancerId"])
         seen["addresses"].add(after[zone]["floatingIp"])
 

@@ -1,0 +1,85 @@
+"""The endpoint on the local cloud's OVN provider with serving Nova servers as its members: what
+tests/e2e/test_ovn_engine.py and tests/e2e/test_member_sets.py share (the stack's shape, booting the servers and
+waiting until the data plane serves them, asking a zone's address who answers).
+"""
+
+from __future__ import annotations
+
+import ssl
+import urllib.request
+from typing import Any, Hashable
+
+from localcloud.dataplane import reach
+from localcloud.testing import eventually
+
+ZONES = ("az1", "az2", "az3")
+PORT = 6443                                   # TLS passes through the TCP listener to the member's API port
+MONITOR = {"type": "TCP", "delay": 3, "timeout": 2, "maxRetries": 2, "maxRetriesDown": 3}
+TLS = ssl.create_default_context()
+TLS.check_hostname, TLS.verify_mode = False, ssl.CERT_NONE
+
+
+def endpoint_config(name: str, members: list[dict], ttl: int = 30, **readiness) -> dict:
+    """The dev stack's shape on the ovn provider under ``name``: one TCP listener with a TCP monitor, ``members``
+    (``[{name, server, az}]``: given by server id), the record ``name`` published when ready; ``readiness`` adds to
+    the readiness settings (or replaces timeoutSeconds 300, require online)."""
+    return {
+        "name": name,
+        "loadBalancerProvider": "ovn",
+        "floatingNetwork": "public",
+        "zones": {zone: {"subnet": f"cp-{zone}"} for zone in ZONES},
+        "listeners": [{"port": PORT, "monitor": dict(MONITOR)}],
+        "members": members,
+        "dns": {"dnsZone": "example.test.", "record": name, "ttl": ttl, "publish": "when-ready"},
+        "readiness": {"timeoutSeconds": 300, "require": "online", **readiness},
+    }
+
+
+def ask(address: str, timeout: float = 2.0) -> str:
+    """What the member behind ``address`` answers on the API port: ``<server name> <az>``."""
+    reach.check(address)
+    with urllib.request.urlopen(f"https://{address}:{PORT}/", timeout=timeout, context=TLS) as response:
+        return response.read().decode().strip()
+
+
+def address_of(server, zone: str) -> str:
+    """The server's fixed address on its zone's network (cp-azN-net)."""
+    return server.addresses[f"cp-{zone}-net"][0]["addr"]
+
+
+def boot_servers(localcloud, wanted: dict[Hashable, tuple[str, str]], wave: int = 12,
+                 timeout: float = 240) -> dict[Hashable, Any]:
+    """Nova servers, ``wanted``: key -> (name, az), each on its AZ's network with Nova's default security group only
+    (it admits nothing from outside: the endpoint's members' group must). Created ``wave`` at a time (each wave
+    waited for ACTIVE before the next: a burst of creates on this 2-core cloud queues in Nova's one scheduler and
+    conductor), then waited for until the data plane serves each one (:func:`wait_serving`). key -> server."""
+    conn = localcloud.conn
+    image = conn.image.find_image("cirros", ignore_missing=False).id
+    keys, made = list(wanted), {}
+    for first in range(0, len(keys), wave):
+        created = {key: conn.compute.create_server(
+            name=wanted[key][0], image_id=image, flavor_id="1", availability_zone=wanted[key][1],
+            networks=[{"uuid": localcloud.seed[f"{wanted[key][1]}_network_id"]}]) for key in keys[first:first + wave]}
+        for key, server in created.items():
+            made[key] = conn.compute.wait_for_server(server, interval=1, wait=timeout)
+    wait_serving(localcloud, list(made.values()), timeout)
+    return made
+
+
+def wait_serving(localcloud, servers: list, timeout: float) -> None:
+    """Until each server's port is plugged into its AZ's chassis and its member server runs
+    (localcloud/dataplane/members.py: within a second of ACTIVE for a few servers, one plug after another for many)."""
+    from localcloud import procs
+    from localcloud.dataplane import members
+    from localcloud.dataplane.config import DPPaths
+
+    paths = DPPaths(localcloud.paths)
+
+    def every_one_serves() -> bool:
+        plugged = {m["server_id"]: port for port, m in members.recorded(localcloud.paths).items() if m}
+        waiting = [server.name for server in servers if server.id not in plugged
+                   or not procs.alive(members.pidfile(paths, plugged[server.id]), members.SERVER_MARKER)]
+        assert not waiting, f"{len(waiting)} servers not serving yet: {', '.join(sorted(waiting)[:10])}"
+        return True
+
+    eventually("every server serves on the data plane", every_one_serves, timeout, 0.5)
