@@ -1,0 +1,339 @@
+"""Members at scale (issue 27) under the real engine on Octavia's real OVN provider: `memberUpdates: batch` keeps
+make-before-break and drain with real clients looping over the name, puts back what was changed out of band,
+leaves alone what it does not own, takes a stack deployed per member over without recreating a member, and
+destroys cleanly.
+
+One stack (three zones, one TCP listener with a TCP monitor, ``HA_ENDPOINT_TEST_SET_MEMBERS`` members per zone,
+default 10; the issue's figure is 30) whose members are Nova servers serving on the data plane, given by server id as
+in tests/e2e/test_ovn_engine.py; and a second small stack (2 per zone) for the upgrade from per-member resources.
+
+Why 10 by default: every serving member is a whole member on the local cloud's data plane
+(localcloud/dataplane/members.py): a Nova server and its Neutron port bound on its AZ's chassis (an OVN logical
+switch port), a network namespace whose veth is a port of that chassis' userspace ovs-vswitchd (every packet goes
+through that process), its own member server (member_server.py: system Python, ~20 MiB RSS measured here, four
+listeners, a thread per connection), plugged one after another by the members reconciler (some ten `ip`/`ovs-vsctl`
+commands each), and probed by OVN's TCP health check every 3 s (each probe leaves a half-open connection for about
+a minute). A rotation needs both generations at once: 6N servers, 60 at N=10 (~1.2 GiB of member servers, 20
+ports per chassis) against 180 at 30 (~3.6 GiB, 60 ports per chassis, 60 probes a second); booting them alone
+(4-6 s a server, 9-18 s for three at once on this 2-core machine) takes 3-7 minutes at 10 and 9-19 at 30, before
+any `up`. Set HA_ENDPOINT_TEST_SET_MEMBERS=30 on a machine with cores to spare.
+
+Collected only when the cloud under test has the data plane (tests/e2e/conftest.py); exclusive: it boots 6N + 6
+serving servers and rotates every member of its pools: a load the tests sharing its cloud would feel.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from ha_endpoint.core import contract
+from localcloud.testing import Cleanup, eventually
+from tests.e2e import failover, ovn_endpoint
+from tests.e2e.cloud_checks import PoolSampler, loadbalancers_named, resolve_a
+from tests.e2e.ovn_endpoint import PORT, ZONES, address_of, ask
+from tests.e2e.pulumi_cli import PulumiStack
+
+pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
+
+N = int(os.environ.get("HA_ENDPOINT_TEST_SET_MEMBERS", "10"))   # members per zone of the first stack
+UPGRADE_N = 2                                                    # members per zone of the upgrade stack
+ENDPOINT = f"e2e-set-{uuid.uuid4().hex[:4]}"
+UPGRADE = f"{ENDPOINT}-up"                   # starts with ENDPOINT: one clean-up prefix for both stacks' objects
+FQDN = f"{ENDPOINT}.example.test."
+DRAIN = 10              # readiness.drainSeconds
+TTL = 30                # the record's TTL (ovn_endpoint.endpoint_config)
+OPEN_ENDED = 3600       # seconds: the client loops' bound; each ends once its updates are done (Loop.end_now)
+
+
+def set_config(name: str, servers: dict[str, list], updates: str) -> dict:
+    """The ovn shape with ``servers`` (az -> its servers) as members, each named after its server, and
+    ``memberUpdates: updates``."""
+    members = [{"name": server.name, "server": server.id, "az": zone} for zone in ZONES for server in servers[zone]]
+    return {**ovn_endpoint.endpoint_config(name, members, ttl=TTL, timeoutSeconds=600, drainSeconds=DRAIN),
+            "memberUpdates": updates}
+
+
+def pool_ids(stack: PulumiStack) -> dict[str, str]:
+    return {zone: out["poolIds"][str(PORT)] for zone, out in stack.outputs()["zones"].items()}
+
+
+def pools_hold(stack: PulumiStack, conn, wanted: dict[str, list]) -> dict[str, dict]:
+    """Asserts that each zone's pool holds exactly ``wanted`` (az -> servers) as members named after them, at their
+    addresses, ACTIVE/ONLINE at weight 1, and that the zone's outputs name each one with its id (memberIds) and
+    status (memberStatuses). az -> member name -> member."""
+    zones, found = stack.outputs()["zones"], {}
+    for zone in ZONES:
+        members = {m.name: m for m in conn.load_balancer.members(zones[zone]["poolIds"][str(PORT)])}
+        assert sorted((m.name, m.address, m.provisioning_status, m.operating_status, m.weight)
+                      for m in members.values()) == sorted(
+            (server.name, address_of(server, zone), "ACTIVE", "ONLINE", 1) for server in wanted[zone]), zone
+        assert zones[zone]["memberIds"] == {str(PORT): {name: m.id for name, m in members.items()}}, zone
+        assert zones[zone]["memberStatuses"] == {str(PORT): {name: "ACTIVE/ONLINE" for name in members}}, zone
+        found[zone] = members
+    return found
+
+
+def member_sets(stack: PulumiStack, endpoint: str) -> dict[str, dict]:
+    """The stack's member sets as its state records them (asserted: one per zone, nothing else): az -> outputs."""
+    found = {r["urn"].rsplit("::", 1)[1]: r.get("outputs", {}) for r in stack.resources()
+             if r["type"] in contract.MEMBER_SET_TYPES}
+    names = {zone: contract.member_set_name(endpoint, zone, PORT) for zone in ZONES}
+    assert sorted(found) == sorted(names.values()), sorted(found)
+    return {zone: found[name] for zone, name in names.items()}
+
+
+def per_member_resources(stack: PulumiStack) -> list[dict]:
+    return [r for r in stack.resources() if r["type"] in (contract.MEMBER_TYPE, contract.DRAIN_TYPE)]
+
+
+def load_balancer_active(conn, lb_id: str) -> bool:
+    return conn.load_balancer.get_load_balancer(lb_id).provisioning_status == "ACTIVE"
+
+
+@contextmanager
+def bounded_clients(stack: PulumiStack):
+    """The bounded clients of tests/e2e/failover.py (curl-3s, go, requests-3s: each resolving the name at the cloud's
+    DNS server before every request, a new connection each) looping over the stack's name, once every zone answers
+    and the name lists every zone, from 3 s before the block to 3 s after it. Yields the loop (its rows once the
+    block is over)."""
+    outputs = stack.outputs()
+    fqdn = outputs["fqdn"].rstrip(".")
+    failover.settle(fqdn, {zone: out["floatingIp"] for zone, out in outputs["zones"].items()}, ask)
+    cache = Path(os.environ.get("HA_ENDPOINT_CACHE", Path.home() / ".cache" / "ha-endpoint"))
+    loop = failover.Loop(f"https://{fqdn}:{PORT}/", failover.dns_server(), failover.build_go_client(cache),
+                         OPEN_ENDED, clients=failover.BOUNDED).start()
+    try:
+        time.sleep(3)
+        yield loop
+        time.sleep(3)
+    finally:
+        loop.end_now()
+
+
+@pytest.fixture(scope="module")
+def servers(localcloud):
+    """Serving servers: ``first`` (N per zone, the members of the first up), ``second`` (N per zone, replacing them)
+    and ``upgrade`` (UPGRADE_N per zone, the upgrade stack's members): generation -> az -> servers."""
+    cleanup = Cleanup(localcloud)
+    cleanup.prefix = ENDPOINT
+    try:
+        wanted = {(generation, zone, index): (f"{name}-{zone}-{tag}{index:02d}", zone)
+                  for generation, name, tag, count in (("first", ENDPOINT, "a", N), ("second", ENDPOINT, "b", N),
+                                                       ("upgrade", UPGRADE, "u", UPGRADE_N))
+                  for zone in ZONES for index in range(count)}
+        started = time.monotonic()
+        made = ovn_endpoint.boot_servers(localcloud, wanted, timeout=600)
+        print(f"\n{len(made)} serving servers in {time.monotonic() - started:.0f}s")
+        found: dict[str, dict[str, list]] = {}
+        for (generation, zone, _), server in sorted(made.items(), key=lambda item: item[0]):
+            found.setdefault(generation, {}).setdefault(zone, []).append(server)
+        yield found
+    finally:
+        left = cleanup.run()
+        assert not left, left
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, pulumi_environment, servers):
+    instance = PulumiStack.create(tmp_path_factory.mktemp("e2e-set"), "e2e-set", pulumi_environment)
+    instance.write_config(set_config(ENDPOINT, servers["first"], "batch"))
+    yield instance
+    instance.destroy(check=False)
+
+
+@pytest.fixture(scope="module")
+def upgrade(tmp_path_factory, pulumi_environment, servers):
+    instance = PulumiStack.create(tmp_path_factory.mktemp("e2e-set-upgrade"), "e2e-set-upgrade", pulumi_environment)
+    yield instance
+    instance.destroy(check=False)
+
+
+@pytest.fixture(scope="module")
+def seen():
+    """The load balancers and pools the steps saw, for the last step."""
+    return {"lbs": set(), "pools": set()}
+
+
+def test_1_up_with_n_members_per_zone_in_one_member_set_per_pool(stack, servers, localcloud, seen):
+    """`memberUpdates: batch`, N serving members per zone: the `up` completes; each zone's pool holds exactly its N
+    members, ACTIVE and ONLINE (OVN's own health checks) at weight 1, each one named in the zone's outputs with its
+    Octavia id (memberIds) and status (memberStatuses), as per-member resources showed them; the state holds one
+    member set per pool and no Member or MemberDrain resource; each zone's floating IP answers from one of its
+    members and the name lists every zone."""
+    up = stack.up()
+    print(f"\nup with {N} members per zone: {up.seconds:.1f}s ({up.seconds / N:.2f}s per member per zone)")
+    conn = localcloud.conn
+    pools_hold(stack, conn, servers["first"])
+    sets = member_sets(stack, ENDPOINT)
+    assert per_member_resources(stack) == []
+    assert {zone: (out["ready"], out["last_change"]["created"]) for zone, out in sets.items()} == {
+        zone: (True, N) for zone in ZONES}
+    zones = stack.outputs()["zones"]
+    for zone in ZONES:
+        names = {server.name for server in servers["first"][zone]}
+        answer = eventually(f"{zone}'s floating IP answers", lambda: ask(zones[zone]["floatingIp"]).split(), 15, 0.25)
+        assert answer[0] in names and answer[1] == zone, (zone, answer)
+        seen["lbs"].add(zones[zone]["loadbalancerId"])
+        seen["pools"].add(zones[zone]["poolIds"][str(PORT)])
+    published = {zones[zone]["floatingIp"] for zone in ZONES}
+    eventually("the name resolves to every zone's floating IP", lambda: resolve_a(FQDN) == published, 30)
+
+
+def test_2_a_full_rotation_with_drain_fails_no_request_and_never_serves_fewer_than_n(stack, servers, localcloud):
+    """Every member replaced by another server (the second generation) with `drainSeconds` > 0, while the bounded
+    clients of tests/e2e/failover.py loop over the name and a poller lists each zone's pool every 0.5 s (and what the
+    cloud's DNS server answers for the name).
+
+    Asserted, as a user notices it: no bounded client loses a request (a failure is followed by an answer); no
+    listing ever showed a pool with fewer than N members ONLINE at a weight above 0 (the new ones serve before the
+    old ones drain); every old member was listed at weight 0 before it went, and for about drainSeconds; the record
+    never named a zone whose pool served nothing; afterwards each pool holds exactly the N new members, named in the
+    outputs. The rotation's time, the floor per pool and the clients' table are printed."""
+    conn = localcloud.conn
+    pools = pool_ids(stack)
+    zone_of = {out["floatingIp"]: zone for zone, out in stack.outputs()["zones"].items()}
+    stack.write_config(set_config(ENDPOINT, servers["second"], "batch"))
+    with bounded_clients(stack) as loop:
+        with PoolSampler(conn, pools, fqdn=FQDN) as sampler:
+            started = loop.now()
+            up = stack.up()
+    rows = [dict(row, way="rotation", watcher=False) for row in loop.rows(started)]
+    assert sampler.samples, sampler.errors
+    floor = sampler.floor()
+    drained = {zone: sampler.drained(zone) for zone in ZONES}
+    print(f"\nrotation of {N} members per zone (drainSeconds {DRAIN}): up {up.seconds:.1f}s; {len(sampler.samples)} "
+          f"listings of each pool, {len(sampler.errors)} failed {sampler.errors[:3]}")
+    print("| zone | fewest serving | members gone | gone without weight 0 first | at weight 0 before going (s) |")
+    print("| --- | --- | --- | --- | --- |")
+    for zone in ZONES:
+        seconds = [value for value in drained[zone].values() if value is not None]
+        spread = f"{min(seconds):.1f}-{max(seconds):.1f}" if seconds else "-"
+        print(f"| {zone} | {floor[zone]} | {len(drained[zone])} | "
+              f"{sum(value is None for value in drained[zone].values())} | {spread} |")
+    print(failover.table(rows))
+    for row in rows:
+        assert row["requests"] > 0 and row["lost"] == 0, row
+    assert all(floor[zone] >= N for zone in ZONES), floor
+    for zone in ZONES:
+        assert sorted(drained[zone]) == sorted(address_of(server, zone) for server in servers["first"][zone]), zone
+        # at weight 0 for drainSeconds before going; the listings' times are 0.5 s apart and each takes its time
+        assert all(value is not None and value >= DRAIN - 3 for value in drained[zone].values()), (zone,
+                                                                                                   drained[zone])
+    assert sampler.published_without_serving(zone_of) == []
+    pools_hold(stack, conn, servers["second"])
+
+
+def test_3_drift_is_put_back_and_a_member_added_by_hand_is_left_alone(stack, servers, localcloud):
+    """Out of band: a member of az2 deleted (openstacksdk), and a member added by hand to az1's pool (no tags, at an
+    address the stack does not want). `pulumi refresh` shows az2's member missing from its member set's state; the
+    next `up` (which also drops one of az1's members, so that az1's set writes its pool's whole list: the removing
+    batch) creates az2's member again (a new id, tagged as the set's own) and leaves the hand-made member as it was
+    (same id, name, address, weight, no tags): a member set only ever removes members it owns. Then each pool holds
+    exactly what is configured."""
+    conn = localcloud.conn
+    zones, pools = stack.outputs()["zones"], pool_ids(stack)
+    victim = servers["second"]["az2"][0]
+    victim_id = zones["az2"]["memberIds"][str(PORT)][victim.name]
+    by_hand = conn.load_balancer.create_member(
+        pools["az1"], name=f"{ENDPOINT}-by-hand", address=address_of(servers["first"]["az1"][0], "az1"),
+        protocol_port=PORT, subnet_id=localcloud.seed["az1_subnet_id"])
+    try:
+        eventually("az1's load balancer ACTIVE", lambda: load_balancer_active(conn, zones["az1"]["loadbalancerId"]),
+                   60, 0.5)
+        conn.load_balancer.delete_member(victim_id, pools["az2"])
+        eventually("az2's member gone", lambda: conn.load_balancer.find_member(victim_id, pools["az2"]) is None,
+                   60, 0.5)
+        eventually("az2's load balancer ACTIVE", lambda: load_balancer_active(conn, zones["az2"]["loadbalancerId"]),
+                   60, 0.5)
+        refresh = stack.refresh()
+        refreshed = member_sets(stack, ENDPOINT)["az2"]
+        assert victim.name not in refreshed["member_ids"] and victim_id not in refreshed["owned_ids"], refreshed
+        assert len(refreshed["member_ids"]) == N - 1
+
+        wanted = {**servers["second"], "az1": servers["second"]["az1"][:-1]}
+        stack.write_config(set_config(ENDPOINT, wanted, "batch"))
+        up = stack.up()
+        print(f"\nrefresh {refresh.seconds:.1f}s; up putting az2's member back and dropping one of az1's "
+              f"{up.seconds:.1f}s")
+        kept = conn.load_balancer.get_member(by_hand.id, pools["az1"])
+        assert (kept.name, kept.address, kept.protocol_port, kept.weight, kept.tags) == (
+            by_hand.name, by_hand.address, PORT, by_hand.weight, []), kept
+        changes = {zone: out["last_change"] for zone, out in member_sets(stack, ENDPOINT).items()}
+        assert (changes["az2"]["created"], changes["az2"]["removed"]) == (1, 0), changes["az2"]
+        assert (changes["az1"]["removed"], changes["az1"]["drained"], changes["az1"]["stages"]) == (
+            1, 1, ["drain", "break"]), changes["az1"]
+    finally:
+        conn.load_balancer.delete_member(by_hand.id, pools["az1"], ignore_missing=True)
+        eventually("the hand-made member gone", lambda: conn.load_balancer.find_member(by_hand.id, pools["az1"])
+                   is None, 60, 0.5)
+    again = pools_hold(stack, conn, wanted)["az2"][victim.name]
+    assert again.id != victim_id
+    assert contract.member_set_tag(contract.pool_name(ENDPOINT, "az2", PORT)) in again.tags, again.tags
+
+
+def test_4_a_stack_deployed_per_member_moves_to_batch_in_two_ups_that_no_client_notices(upgrade, servers,
+                                                                                        localcloud, seen):
+    """The README's upgrade path on a second stack (UPGRADE_N members per zone), deployed with `memberUpdates:
+    per-member`: one `up` with `handover` (the same Member and MemberDrain resources, now retained on delete), then
+    one with `batch`, while the bounded clients loop over its name.
+
+    Asserted: no bounded client saw a failed request; the live members are the same Octavia members as before (same
+    ids at the same addresses, weight 1, ACTIVE/ONLINE) and memberIds names the same ids: adopted, not recreated;
+    the state holds no Member or MemberDrain resource any more, one member set per pool that adopted its members
+    and wrote nothing."""
+    conn = localcloud.conn
+    members = servers["upgrade"]
+    upgrade.write_config(set_config(UPGRADE, members, "per-member"))
+    first = upgrade.up()
+    before = pools_hold(upgrade, conn, members)
+    ids_before = {zone: out["memberIds"] for zone, out in upgrade.outputs()["zones"].items()}
+    urns = sorted(r["urn"] for r in per_member_resources(upgrade))
+    assert len(urns) == 2 * len(ZONES) * UPGRADE_N, urns
+    with bounded_clients(upgrade) as loop:
+        started = loop.now()
+        upgrade.write_config(set_config(UPGRADE, members, "handover"))
+        handover = upgrade.up()
+        retained = per_member_resources(upgrade)
+        assert sorted(r["urn"] for r in retained) == urns and all(r.get("retainOnDelete") for r in retained)
+        upgrade.write_config(set_config(UPGRADE, members, "batch"))
+        batch = upgrade.up()
+    rows = [dict(row, way="handover + batch", watcher=False) for row in loop.rows(started)]
+    print(f"\nper-member up {first.seconds:.1f}s, handover {handover.seconds:.1f}s, batch {batch.seconds:.1f}s")
+    print(failover.table(rows))
+    for row in rows:
+        assert row["requests"] > 0 and row["failed"] == 0, row
+    after = pools_hold(upgrade, conn, members)
+    assert {zone: {name: m.id for name, m in found.items()} for zone, found in after.items()} == {
+        zone: {name: m.id for name, m in found.items()} for zone, found in before.items()}
+    assert {zone: out["memberIds"] for zone, out in upgrade.outputs()["zones"].items()} == ids_before
+    assert per_member_resources(upgrade) == []
+    for zone, out in member_sets(upgrade, UPGRADE).items():
+        change = {key: out["last_change"][key] for key in ("adopted", "created", "updated", "drained", "removed",
+                                                            "writes")}
+        assert change == {"adopted": UPGRADE_N, "created": 0, "updated": 0, "drained": 0, "removed": 0,
+                          "writes": 0}, (zone, out["last_change"])
+    for out in upgrade.outputs()["zones"].values():
+        seen["lbs"].add(out["loadbalancerId"])
+        seen["pools"].add(out["poolIds"][str(PORT)])
+
+
+def test_5_destroy_leaves_no_member_pool_or_load_balancer_of_either_stack(stack, upgrade, localcloud, seen):
+    """`pulumi destroy` of both stacks: Octavia holds no load balancer and no pool of theirs (by id or name), and no
+    pool holds a member named after one of their servers (the members go with the member sets' deletes)."""
+    assert seen["lbs"] and seen["pools"], "the earlier steps recorded no load balancer"
+    for each in (stack, upgrade):
+        down = each.destroy()
+        print(f"\ndestroy of {each.stack} {down.seconds:.1f}s")
+    conn = localcloud.conn
+    assert loadbalancers_named(conn, ENDPOINT) == []
+    assert [lb.id for lb in conn.load_balancer.load_balancers() if lb.id in seen["lbs"]] == []
+    pools = list(conn.load_balancer.pools())
+    assert [p.id for p in pools if p.id in seen["pools"] or (p.name or "").startswith(ENDPOINT)] == []
+    assert [(p.id, m.name) for p in pools for m in conn.load_balancer.members(p.id)
+            if (m.name or "").startswith(ENDPOINT)] == []
