@@ -51,6 +51,37 @@ def order(units: dict[str, list[str]], known: dict[str, float]) -> list[str]:
     return sorted(units, key=lambda f: (-sum(estimate(t, known) for t in units[f]), f))
 
 
+def lanes(units: dict[str, list[str]], known: dict[str, float], n: int) -> list[list[str]]:
+    """The files (file → its selected test ids) split into ``n`` lanes of about equal expected time, for tests that
+    need a cloud of their own each (the exclusive ones: scripts/test.sh runs a lane per cloud): longest file first,
+    each to the lane expected to end first. Reproducible: the same files and durations give the same lanes."""
+    out: list[list[str]] = [[] for _ in range(n)]
+    load = [0.0] * n
+    for unit in order(units, known):
+        lane = min(range(n), key=lambda i: (load[i], i))
+        out[lane].append(unit)
+        load[lane] += sum(estimate(t, known) for t in units[unit])
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """``python -m tests.schedule lanes N < ids``: the test ids (``pytest --collect-only -q``'s lines) split into N
+    lanes; prints one line per lane: its expected seconds, then its files."""
+    import sys
+    if len(argv) != 2 or argv[0] != "lanes" or not argv[1].isdigit() or int(argv[1]) < 1:
+        print("usage: python -m tests.schedule lanes N < test-ids", file=sys.stderr)
+        return 2
+    units: dict[str, list[str]] = defaultdict(list)
+    for line in sys.stdin:
+        if "::" in line:
+            units[line.strip().split("::", 1)[0]].append(line.strip())
+    known = read_durations(durations_file())
+    for lane in lanes(units, known, int(argv[1])):
+        seconds = sum(estimate(t, known) for unit in lane for t in units[unit])
+        print(f"{seconds:.0f}", *lane)
+    return 0
+
+
 def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "loadfile":
         return None
@@ -111,3 +142,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         tmp.replace(path)
     except OSError:
         pass  # the order is an optimisation: a read-only cache costs time, never a result
+
+
+if __name__ == "__main__":
+    import sys
+    raise SystemExit(main(sys.argv[1:]))

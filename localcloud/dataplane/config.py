@@ -161,6 +161,16 @@ def ovn_provider_dir() -> Path:
     return Path(cache) / f'ovn-octavia-provider-{OVN_PROVIDER_VERSION}'
 
 
+OVS_VERSION = '3.5.0'   # ovs-vswitchd only, built by localcloud/ovs-build.sh (3.1.0, Debian 12's, aborts in conntrack)
+
+
+def ovs_dir() -> Path:
+    """The data plane's ovs-vswitchd (bin/ovs-vswitchd) and its database schema (share/vswitch.ovsschema), built by
+    localcloud/ovs-build.sh from Debian's source package; every other OVS and OVN tool is Debian 12's."""
+    cache = os.environ.get('HA_ENDPOINT_CACHE') or Path.home() / '.cache' / 'ha-endpoint'
+    return Path(cache) / f'openvswitch-{OVS_VERSION}'
+
+
 def nb_tcp() -> str:
     from ..settings import HOST, PORTS
     return f'tcp:{HOST}:{PORTS["ovn-nb"]}'
