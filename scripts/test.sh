@@ -113,7 +113,7 @@ if [ "$lanes" -gt 0 ]; then
                 echo "make test: set-up step '$cloud' failed; its last lines ($logs/$cloud.log):"; tail -40 "$logs/$cloud.log"
                 exit 1
             fi
-            read -r -a files < <(sed -n "${lane}p" "$logs/lanes" | cut -d' ' -f2-)
+            read -r -a files < <(awk -v lane="$lane" 'NR == lane { $1 = ""; print }' "$logs/lanes")
             [ "${#files[@]}" -eq 0 ] && exit 0
             # shellcheck disable=SC2046
             export $(lane_env "$lane")
