@@ -51,12 +51,13 @@ def order(units: dict[str, list[str]], known: dict[str, float]) -> list[str]:
     return sorted(units, key=lambda f: (-sum(estimate(t, known) for t in units[f]), f))
 
 
-def lanes(units: dict[str, list[str]], known: dict[str, float], n: int) -> list[list[str]]:
-    """The files (file → its selected test ids) split into ``n`` lanes of about equal expected time, for tests that
-    need a cloud of their own each (the exclusive ones: scripts/test.sh runs a lane per cloud): longest file first,
-    each to the lane expected to end first. Reproducible: the same files and durations give the same lanes."""
+def lanes(units: dict[str, list[str]], known: dict[str, float], n: int, first_after: float = 0.0) -> list[list[str]]:
+    """The files (file → its selected test ids) split into ``n`` lanes that end about together, for tests that need a
+    cloud of their own each (the exclusive ones: scripts/test.sh runs a lane per cloud, the first one on the shared
+    cloud once the other tests are done, ``first_after`` seconds in): longest file first, each to the lane expected
+    to end first. Reproducible: the same files and durations give the same lanes."""
     out: list[list[str]] = [[] for _ in range(n)]
-    load = [0.0] * n
+    load = [first_after] + [0.0] * (n - 1)
     for unit in order(units, known):
         lane = min(range(n), key=lambda i: (load[i], i))
         out[lane].append(unit)
@@ -65,18 +66,26 @@ def lanes(units: dict[str, list[str]], known: dict[str, float], n: int) -> list[
 
 
 def main(argv: list[str]) -> int:
-    """``python -m tests.schedule lanes N < ids``: the test ids (``pytest --collect-only -q``'s lines) split into N
-    lanes; prints one line per lane: its expected seconds, then its files."""
+    """``python -m tests.schedule lanes N [--first-after SECONDS] < ids``: the test ids (``pytest --collect-only
+    -q``'s lines) split into N lanes, the first starting SECONDS in; prints one line per lane: its expected seconds
+    (its tests' own), then its files."""
     import sys
+    first_after = 0.0
+    if len(argv) == 4 and argv[2] == "--first-after":
+        try:
+            first_after = float(argv[3])
+        except ValueError:
+            argv = []
+        argv = argv[:2]
     if len(argv) != 2 or argv[0] != "lanes" or not argv[1].isdigit() or int(argv[1]) < 1:
-        print("usage: python -m tests.schedule lanes N < test-ids", file=sys.stderr)
+        print("usage: python -m tests.schedule lanes N [--first-after SECONDS] < test-ids", file=sys.stderr)
         return 2
     units: dict[str, list[str]] = defaultdict(list)
     for line in sys.stdin:
         if "::" in line:
             units[line.strip().split("::", 1)[0]].append(line.strip())
     known = read_durations(durations_file())
-    for lane in lanes(units, known, int(argv[1])):
+    for lane in lanes(units, known, int(argv[1]), first_after):
         seconds = sum(estimate(t, known) for unit in lane for t in units[unit])
         print(f"{seconds:.0f}", *lane)
     return 0

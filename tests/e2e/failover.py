@@ -333,22 +333,31 @@ def settle(fqdn: str, addresses: dict[str, str], ask: Callable[[str], str], time
     return time.monotonic() - started
 
 
-def watch(stack, outputs: dict, *args: str) -> subprocess.Popen:
-    """``python -m ha_endpoint.watch`` on the stack's outputs (its defaults unless ``args``), logging to a pipe."""
+def watch(stack, outputs: dict, *args: str, timeout: float = 60) -> subprocess.Popen:
+    """``python -m ha_endpoint.watch`` on the stack's outputs (its defaults unless ``args``), logging to a pipe;
+    returned once it watches (its first line, ``watching ...``, or whatever it said before it exited), so the loss
+    comes after its start as it does for a watcher already running (a loaded machine took it over 5 s)."""
+    import select
     proc = subprocess.Popen([str(REPO / ".venv/bin/python"), "-m", "ha_endpoint.watch", "--outputs", "-", "--stack",
                              f"ha-endpoint/{stack.stack}", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=stack.env)
     proc.stdin.write(json.dumps(outputs))
     proc.stdin.close()
     proc.stdin = None  # closed: communicate() must not flush it
+    proc.first_lines = ""
+    deadline = time.monotonic() + timeout
+    while "watching " not in proc.first_lines and proc.poll() is None and time.monotonic() < deadline:
+        if select.select([proc.stdout], [], [], 0.5)[0]:
+            proc.first_lines += proc.stdout.readline()
     return proc
 
 
 def stop_watching(proc: subprocess.Popen) -> str:
     """SIGTERM, then its log."""
     import signal
-    proc.send_signal(signal.SIGTERM)
-    return proc.communicate(timeout=30)[0]
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    return getattr(proc, "first_lines", "") + proc.communicate(timeout=30)[0]
 
 
 @dataclass

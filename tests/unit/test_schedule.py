@@ -37,6 +37,9 @@ def test_exclusive_lanes_split_whole_files_so_the_longest_lane_is_as_short_as_it
     assert sorted(f for lane in lanes(units, known, 3) for f in lane) == sorted(units)   # every file, once
     assert lanes(units, known, 1) == [order(units, known)]
     assert lanes({}, known, 2) == [[], []]                                                  # a lane may be empty
+    # the first lane starts once the other tests are done: it gets what fits beside the others' work
+    assert lanes(units, known, 2, first_after=900.0) == [
+        ["tests/e2e/test_c.py"], ["tests/e2e/test_a.py", "tests/e2e/test_b.py", "tests/integration/test_d.py"]]
 
     (tmp_path / "test-durations.json").write_text(json.dumps(known))
     ids = "\n".join(t for tests in units.values() for t in tests) + "\n\n5 tests collected in 0.01s\n"
@@ -46,8 +49,14 @@ def test_exclusive_lanes_split_whole_files_so_the_longest_lane_is_as_short_as_it
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["780 tests/e2e/test_a.py tests/integration/test_d.py",
                                        "800 tests/e2e/test_b.py tests/e2e/test_c.py"]
-    assert subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "x"], cwd=REPO, capture_output=True,
-                          text=True, timeout=60).returncode == 2
+    later = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2", "--first-after", "900"], input=ids,
+                           cwd=REPO, capture_output=True, text=True,
+                           env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)}, timeout=60)
+    assert later.stdout.splitlines() == ["350 tests/e2e/test_c.py",
+                                         "1230 tests/e2e/test_a.py tests/e2e/test_b.py tests/integration/test_d.py"]
+    for bad in (["lanes", "x"], ["lanes", "2", "--first-after", "soon"], ["lanes", "2", "--after", "9"]):
+        assert subprocess.run([sys.executable, "-m", "tests.schedule", *bad], cwd=REPO, capture_output=True,
+                              text=True, timeout=60).returncode == 2, bad
 
 
 def test_an_unreadable_or_foreign_record_counts_as_none(tmp_path):
