@@ -23,7 +23,7 @@ export HA_ENDPOINT_CACHE=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}
 export PULUMI_SKIP_UPDATE_CHECK=true
 export HA_ENDPOINT_FULL_BUDGETS=1   # the full Hypothesis budgets (tests/budget.py)
 workers=${HA_ENDPOINT_TEST_WORKERS:-3}
-clouds=${HA_ENDPOINT_TEST_CLOUDS:-3}
+clouds=${HA_ENDPOINT_TEST_CLOUDS:-2}
 case "$clouds" in 1|2|3) ;; *) echo "make test: HA_ENDPOINT_TEST_CLOUDS=$clouds: 1, 2 or 3" >&2; exit 2 ;; esac
 lanes=$clouds                      # exclusive lanes: lane 1 on the first cloud after step 2, lane N on cloud N
 lane_env() {  # lane_env <lane>: the environment of exclusive lane <lane>'s own cloud (lane 2: localcloud-exclusive, +5000)
