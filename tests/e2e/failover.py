@@ -49,6 +49,12 @@ REPO = Path(__file__).resolve().parents[2]
 CLIENTS = ("curl", "curl-3s", "go", "requests", "requests-3s")
 CONNECT_TIMEOUT = 3.0   # seconds: the bounded clients' connect timeout
 READ_TIMEOUT = 10.0     # seconds: the bounded clients' bound on the rest of a request (curl: the whole request)
+GRACE = {"curl-3s": 2 + CONNECT_TIMEOUT + READ_TIMEOUT, "requests-3s": 2 + 3 * CONNECT_TIMEOUT + READ_TIMEOUT,
+         "go": 2 + 30.0}
+"""Seconds past the loop's end a client's request in flight may take to end (its resolution's 2 s, then its own
+bounds: curl's --connect-timeout and --max-time; requests' connect timeout per address and read timeout; Go's 30 s
+dial timeout): a failure in the loop's last seconds is then followed by the retry's outcome, not counted lost. No new
+request starts after the end; a client without bounds (curl, requests) is stopped at the end."""
 
 
 @dataclass
@@ -165,13 +171,15 @@ class Loop:
         return time.monotonic() - self.began
 
     def finish(self, wait: bool = True) -> None:
-        """Wait for the loop's end (unless not ``wait``); stop what still runs then (an unanswered request in flight
+        """Wait for the loop's end (unless not ``wait``), and for a bounded client's request still in flight then, up
+        to its GRACE; stop what still runs after that, or at once when not ``wait`` (an unanswered request in flight
         is not recorded)."""
         if wait:
             time.sleep(max(0.0, self.duration - self.now()))
         self._stop.set()
-        deadline = time.monotonic() + 3
         for proc, figures in self._procs:
+            grace = max(0.0, self.duration + GRACE.get(figures.client, 0.0) - self.now()) if wait else 0.0
+            deadline = time.monotonic() + 3 + grace
             try:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
@@ -179,7 +187,7 @@ class Loop:
                 proc.wait()
                 figures.cut = True
         for thread in self._threads:
-            thread.join(timeout=10)
+            thread.join(timeout=10 + max(GRACE.values()))
 
     def rows(self, lost_at: float) -> list[dict]:
         return [figures.row(lost_at, self.duration) for figures in self.figures.values()]
@@ -222,12 +230,13 @@ class Loop:
             self._stop.wait(self.interval)
 
     def _one(self, command: list[str], out: Figures) -> Optional[tuple[int, str, str]]:
-        """Run one request's process until it exits or the loop's time is up (then it is killed, ``out.cut`` set,
-        and None returned: unanswered, not recorded)."""
+        """Run one request's process until it exits or the loop's time (and the client's GRACE) is up (then it is
+        killed, ``out.cut`` set, and None returned: unanswered, not recorded)."""
         proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         try:
-            stdout, stderr = proc.communicate(timeout=max(0.1, self.duration - self.now()))
+            stdout, stderr = proc.communicate(
+                timeout=max(0.1, self.duration + GRACE.get(out.client, 0.0) - self.now()))
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
