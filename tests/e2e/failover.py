@@ -53,8 +53,9 @@ GRACE = {"curl-3s": 2 + CONNECT_TIMEOUT + READ_TIMEOUT, "requests-3s": 2 + 3 * C
          "go": 2 + 30.0}
 """Seconds past the loop's end a client's request in flight may take to end (its resolution's 2 s, then its own
 bounds: curl's --connect-timeout and --max-time; requests' connect timeout per address and read timeout; Go's 30 s
-dial timeout): a failure in the loop's last seconds is then followed by the retry's outcome, not counted lost. No new
-request starts after the end; a client without bounds (curl, requests) is stopped at the end."""
+dial timeout), and curl-3s may retry a last request that failed: a failure in the loop's last seconds is then
+followed by its retry's outcome, not counted lost. Otherwise no request starts after the end; a client without
+bounds (curl, requests) is stopped at the end."""
 
 
 @dataclass
@@ -141,7 +142,7 @@ class Loop:
         parts = urllib.parse.urlsplit(url)
         self.name, self.port = parts.hostname, parts.port or 443
         self.figures = {client: Figures(client) for client in clients}
-        self._stop = threading.Event()
+        self._stop = threading.Event()   # stopped early (finish(wait=False)): no request after the one in flight
         self._threads: list[threading.Thread] = []
         self._procs: list[tuple[subprocess.Popen, Figures]] = []
 
@@ -171,12 +172,13 @@ class Loop:
         return time.monotonic() - self.began
 
     def finish(self, wait: bool = True) -> None:
-        """Wait for the loop's end (unless not ``wait``), and for a bounded client's request still in flight then, up
-        to its GRACE; stop what still runs after that, or at once when not ``wait`` (an unanswered request in flight
-        is not recorded)."""
+        """Wait for the loop's end (unless not ``wait``), and for a bounded client's request still in flight then
+        (and its retry, when it failed), up to its GRACE; stop what still runs after that, or at once when not
+        ``wait`` (an unanswered request in flight is not recorded)."""
         if wait:
             time.sleep(max(0.0, self.duration - self.now()))
-        self._stop.set()
+        else:
+            self._stop.set()
         for proc, figures in self._procs:
             grace = max(0.0, self.duration + GRACE.get(figures.client, 0.0) - self.now()) if wait else 0.0
             deadline = time.monotonic() + 3 + grace
@@ -198,7 +200,7 @@ class Loop:
         self._threads.append(thread)
 
     def _curl(self, out: Figures, connect_timeout: Optional[float]) -> None:
-        while not self._stop.is_set() and self.now() < self.duration:
+        while self._more(out):
             start = self.now()
             try:
                 addresses = resolve(self.name, self.server)
@@ -217,9 +219,18 @@ class Loop:
                                         "" if returncode == 0 else f"curl exit {returncode}"))
             self._stop.wait(self.interval)
 
+    def _more(self, out: Figures) -> bool:
+        """Whether a client of this process makes another request: until the loop's end; past it, only the retry of
+        a failed last request (what a retrying client does next), within the client's GRACE; never once stopped."""
+        if self._stop.is_set():
+            return False
+        if self.now() < self.duration:
+            return True
+        return bool(out.requests) and not out.requests[-1].ok and self.now() < self.duration + GRACE.get(out.client, 0.0)
+
     def _each(self, out: Figures, command: Callable[[], list[str]]) -> None:
         """A new process per request (``command()``), answered when it exits 0; its last line of stderr otherwise."""
-        while not self._stop.is_set() and self.now() < self.duration:
+        while self._more(out):
             start = self.now()
             done = self._one(command(), out)
             if done is None:
