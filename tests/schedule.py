@@ -69,23 +69,25 @@ def main(argv: list[str]) -> int:
     """``python -m tests.schedule lanes N [--first-after SECONDS] < ids``: the test ids (``pytest --collect-only
     -q``'s lines) split into N lanes, the first starting SECONDS in; prints one line per lane: its expected seconds
     (its tests' own), then its files."""
+    import argparse
     import sys
-    first_after = 0.0
-    if len(argv) == 4 and argv[2] == "--first-after":
-        try:
-            first_after = float(argv[3])
-        except ValueError:
-            argv = []
-        argv = argv[:2]
-    if len(argv) != 2 or argv[0] != "lanes" or not argv[1].isdigit() or int(argv[1]) < 1:
-        print("usage: python -m tests.schedule lanes N [--first-after SECONDS] < test-ids", file=sys.stderr)
-        return 2
+
+    def positive(text: str) -> int:
+        if not text.isdigit() or int(text) < 1:
+            raise argparse.ArgumentTypeError(f"{text!r}: a number of lanes, 1 or more")
+        return int(text)
+
+    parser = argparse.ArgumentParser(prog="python -m tests.schedule", description=main.__doc__)
+    parser.add_argument("command", choices=["lanes"])
+    parser.add_argument("n", type=positive)
+    parser.add_argument("--first-after", type=float, default=0.0, metavar="SECONDS")
+    args = parser.parse_args(argv)   # a usage error exits 2
     units: dict[str, list[str]] = defaultdict(list)
     for line in sys.stdin:
         if "::" in line:
             units[line.strip().split("::", 1)[0]].append(line.strip())
     known = read_durations(durations_file())
-    for lane in lanes(units, known, int(argv[1]), first_after):
+    for lane in lanes(units, known, args.n, args.first_after):
         seconds = sum(estimate(t, known) for unit in lane for t in units[unit])
         print(f"{seconds:.0f}", *lane)
     return 0

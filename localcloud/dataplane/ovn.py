@@ -200,10 +200,9 @@ def held_down(p: Paths, az: str) -> Path:
 
 def revive(p: Paths, say) -> list[str]:
     """Start again the daemons of a chassis that died on its own (not held down, its switch database running): what
-    a host's service manager does after a crash. The userspace datapath's conntrack has an assertion that fires now
-    and then under east-west traffic through a router with load balancers (`conn->conn_type ==
-    CT_CONN_TYPE_DEFAULT`, ovs 3.1): without this, one crash cut an AZ off until someone noticed. The AZs it
-    started again."""
+    a host's service manager does after a crash (Debian 12's ovs-vswitchd 3.1.0 aborted in its conntrack under
+    NAT'd traffic, `conn->conn_type == CT_CONN_TYPE_DEFAULT`: one crash cut an AZ off until someone noticed; 3.5.0,
+    which the chassis run now, has not). The AZs it started again."""
     revived = []
     for az in AZS:
         if held_down(p, az).exists() or not alive(p.pidfile(f'ovsdb-{az}'), _spec(p, f'ovsdb-{az}')['marker']):
