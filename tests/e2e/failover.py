@@ -180,7 +180,7 @@ class Loop:
         else:
             self._stop.set()
         for proc, figures in self._procs:
-            grace = max(0.0, self.duration + GRACE.get(figures.client, 0.0) - self.now()) if wait else 0.0
+            grace = max(0.0, self._end(figures.client) - self.now()) if wait else 0.0
             deadline = time.monotonic() + 3 + grace
             try:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -190,6 +190,10 @@ class Loop:
                 figures.cut = True
         for thread in self._threads:
             thread.join(timeout=10 + max(GRACE.values()))
+
+    def _end(self, client: str) -> float:
+        """When the client's last request must have ended: the loop's end and its GRACE."""
+        return self.duration + GRACE.get(client, 0.0)
 
     def rows(self, lost_at: float) -> list[dict]:
         return [figures.row(lost_at, self.duration) for figures in self.figures.values()]
@@ -226,7 +230,7 @@ class Loop:
             return False
         if self.now() < self.duration:
             return True
-        return bool(out.requests) and not out.requests[-1].ok and self.now() < self.duration + GRACE.get(out.client, 0.0)
+        return bool(out.requests) and not out.requests[-1].ok and self.now() < self._end(out.client)
 
     def _each(self, out: Figures, command: Callable[[], list[str]]) -> None:
         """A new process per request (``command()``), answered when it exits 0; its last line of stderr otherwise."""
@@ -247,7 +251,7 @@ class Loop:
                                 text=True)
         try:
             stdout, stderr = proc.communicate(
-                timeout=max(0.1, self.duration + GRACE.get(out.client, 0.0) - self.now()))
+                timeout=max(0.1, self._end(out.client) - self.now()))
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
