@@ -19,7 +19,7 @@ help:
 	@echo "make watch      keep the dev stack's A record following its zones' health (Ctrl-C stops it; WATCH_ARGS=--dry-run)"
 	@echo "make bench      print the benchmark figures"
 	@echo "make k8s-up     a local Kubernetes control plane: 3 etcd + 3 kube-apiservers on 127.0.0.1 (make k8s-down)"
-	@echo "make test-k8s   the real control plane behind the endpoint on the local cloud (not in make test: README, Kubernetes)"
+	@echo "make test-k8s   the real control plane behind the endpoint on the local cloud (alone; make test runs it too)"
 
 # The virtualenvs are installed by uv (from PyPI, kept in $(HA_ENDPOINT_CACHE)/tools): the same pinned packages as
 # pip installs, in a few seconds instead of a minute and a half (its cache holds them unpacked). --seed puts pip in

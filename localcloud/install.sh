@@ -11,8 +11,9 @@ PKGS=(keystone neutron-server
       glance-api placement-api nova-api nova-conductor nova-scheduler
       ovn-central ovn-host openvswitch-switch ethtool iproute2 python3-pip
       bind9 bind9-utils bind9-dnsutils)
-# The data plane (localcloud/dataplane, on unless LOCALCLOUD_DATAPLANE=none): OVS 3.1 with the userspace datapath (no kernel
-# module), OVN 23.03; ethtool turns TX checksum offload off on every veth end.
+# The data plane (localcloud/dataplane, on unless LOCALCLOUD_DATAPLANE=none): Debian 12's OVS 3.1 tools with
+# ovs-vswitchd 3.5 (localcloud/ovs-build.sh), the userspace datapath (no kernel module), OVN 23.03; ethtool turns
+# TX checksum offload off on every veth end.
 # DNS: named (bind9) is Designate's backend, rndc (bind9-utils) its control, dig (bind9-dnsutils) for users
 # (localcloud/dns).
 # Compute: no nova-compute package (it depends on a hypervisor: libvirt + qemu, or lxc, or ironic); the
@@ -41,9 +42,13 @@ done
 if (( ${#missing[@]} == 0 )); then
   echo "localcloud: packages already installed"
   ovn_provider
+  "$(dirname "$0")/ovs-build.sh" >/dev/null
   exit 0
 fi
 echo "localcloud: installing ${#missing[@]} missing package(s): ${missing[*]}"
+# The data plane's ovs-vswitchd (localcloud/ovs-build.sh) compiles while apt downloads and installs.
+"$(dirname "$0")/ovs-build.sh" >/dev/null &
+ovs_build=$!
 
 if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
 export DEBIAN_FRONTEND=noninteractive
@@ -111,3 +116,4 @@ if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
 fi
 
 ovn_provider
+wait "$ovs_build"

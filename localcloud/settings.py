@@ -54,10 +54,13 @@ SYSTEM_PYTHON = '/usr/bin/python3'
 DB_ADMIN = getpass.getuser()
 
 
+def cache_dir() -> Path:
+    """The project's cache of built and downloaded parts: $HA_ENDPOINT_CACHE, by default ~/.cache/ha-endpoint."""
+    return Path(os.environ.get('HA_ENDPOINT_CACHE') or Path(os.path.expanduser('~')) / '.cache' / 'ha-endpoint')
+
+
 def state_dir() -> Path:
-    cache = os.environ.get('HA_ENDPOINT_CACHE') or Path(os.path.expanduser('~')) / '.cache' / 'ha-endpoint'
-    default = Path(cache) / 'localcloud'
-    return Path(os.environ.get('HA_ENDPOINT_STATE') or default)
+    return Path(os.environ.get('HA_ENDPOINT_STATE') or cache_dir() / 'localcloud')
 
 
 def port_offset(root: Path | None = None) -> int:

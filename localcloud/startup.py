@@ -15,11 +15,11 @@ from pathlib import Path
 from . import configs, ports, procs, seed, services
 from .dataplane import config as dataplane, ovn
 from .rest import Client
-from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, RPC_QUEUES, Paths, load_secrets,
-                       scrub_logs)
+from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, RPC_QUEUES, Paths, cache_dir,
+                       load_secrets, scrub_logs)
 
 T0 = time.monotonic()
-SCHEMA_CACHE = Path(os.environ.get('HA_ENDPOINT_CACHE') or Path.home() / '.cache' / 'ha-endpoint') / 'localcloud-schema'
+SCHEMA_CACHE = cache_dir() / 'localcloud-schema'
 _SAY = threading.Lock()
 
 

@@ -23,5 +23,5 @@ k8s-down:                  ## stop it (by PID file)
 	@$(PY) -m localcloud.k8s down $(KUBERNETES_ARGS)
 
 .PHONY: test-k8s
-test-k8s: venv engine-and-localcloud k8s   ## the real control plane behind the endpoint (tests/e2e/test_k8s_endpoint.py; not in make test)
-	HA_ENDPOINT_TEST_K8S=1 $(PY) -m pytest -s tests/e2e/test_k8s_endpoint.py
+test-k8s: venv engine-and-localcloud k8s   ## the real control plane behind the endpoint alone (tests/e2e/test_k8s_endpoint.py; also in make test)
+	$(PY) -m pytest -s tests/e2e/test_k8s_endpoint.py

@@ -8,11 +8,13 @@
 #    end-to-end tests mostly wait for the cloud), one test file per worker at a time (--dist loadfile: a module's
 #    stack fixtures stay in one process), the longest file first as the last run timed it (tests/schedule.py).
 # 3. The tests marked `exclusive` (they stop Keystone, make the whole Octavia API answer 503, freeze Octavia's
-#    worker, stop an AZ's chassis...), alone on a cloud: by default on a second local cloud instance of their own
-#    (HA_ENDPOINT_TEST_CLOUDS=2: state $HA_ENDPOINT_CACHE/localcloud-exclusive, ports +5000, public network
-#    172.24.9.0/24), started once the first is up and run beside step 2, so their faults reach no other test;
-#    with HA_ENDPOINT_TEST_CLOUDS=1, on the one cloud after step 2. The offline tiers (unit, policies) run on one
-#    worker once step 2 is done (beside the exclusive tests, which mostly wait for their cloud).
+#    worker, stop an AZ's chassis, run a Kubernetes control plane...), alone on a cloud, in lanes of whole test files
+#    split by the last run's times (tests/schedule.py lanes): lane 1 on the first cloud once step 2 is done (beside
+#    the offline tiers); with HA_ENDPOINT_TEST_CLOUDS=2 (the default) lane 2 on a second local cloud instance of its
+#    own (state $HA_ENDPOINT_CACHE/localcloud-exclusive, ports +5000, public network 172.24.9.0/24), started once the
+#    first is up and run beside step 2, so their faults reach no other test; =3 adds lane 3 on a third
+#    (localcloud-exclusive3, +10000, 172.24.14.0/24: measured slower on 2 cores, every cloud loads them); =1: lane 1
+#    only. The offline tiers (unit, policies) run on one worker once step 2 is done.
 # 4. One summary: test time per tier (tests/tiers.py), set-up and phase wall times, then `total: N passed, N failed`.
 # Arguments are passed to both pytest runs (e.g. `scripts/test.sh -x`).
 set -uo pipefail
@@ -22,9 +24,13 @@ export PULUMI_SKIP_UPDATE_CHECK=true
 export HA_ENDPOINT_FULL_BUDGETS=1   # the full Hypothesis budgets (tests/budget.py)
 workers=${HA_ENDPOINT_TEST_WORKERS:-3}
 clouds=${HA_ENDPOINT_TEST_CLOUDS:-2}
-case "$clouds" in 1|2) ;; *) echo "make test: HA_ENDPOINT_TEST_CLOUDS=$clouds: 1 or 2" >&2; exit 2 ;; esac
-exclusive_state=$HA_ENDPOINT_CACHE/localcloud-exclusive exclusive_offset=5000   # the exclusive tests' cloud
-exclusive_env=(env HA_ENDPOINT_STATE="$exclusive_state" LOCALCLOUD_PORT_OFFSET="$exclusive_offset")
+case "$clouds" in 1|2|3) ;; *) echo "make test: HA_ENDPOINT_TEST_CLOUDS=$clouds: 1, 2 or 3" >&2; exit 2 ;; esac
+lanes=$clouds                      # exclusive lanes: lane 1 on the first cloud after step 2, lane N on cloud N
+lane_env() {  # lane_env <lane>: the environment of exclusive lane <lane>'s own cloud (lane 2: localcloud-exclusive, +5000)
+    local suffix=""; [ "$1" -gt 2 ] && suffix=$1
+    echo "HA_ENDPOINT_STATE=$HA_ENDPOINT_CACHE/localcloud-exclusive$suffix LOCALCLOUD_PORT_OFFSET=$((5000 * ($1 - 1)))"
+}
+parallel_record=$HA_ENDPOINT_CACHE/test-parallel-seconds   # the last parallel phase's wall time: when lane 1 starts
 logs=$(mktemp -d)
 export HA_ENDPOINT_TIMINGS=$logs/timings.jsonl
 : >"$HA_ENDPOINT_TIMINGS"
@@ -65,11 +71,20 @@ finish_step crds "$crds_pid"
 finish_step engine "$engine_pid"
 finish_step k8s "$k8s_pid"
 finish_step cloud "$cloud_pid"
-if [ "$clouds" = 2 ]; then   # the exclusive tests' own cloud: started after the first (one apt install), awaited later
-    exclusive_cloud_was_running=false
-    "${exclusive_env[@]}" localcloud/status >/dev/null 2>&1 && exclusive_cloud_was_running=true
-    step cloud2 "${exclusive_env[@]}" localcloud/up
-fi
+# The exclusive lanes' own clouds (lanes 2..): started after the first (one apt install), awaited later; which test
+# files each lane runs (the exclusive tests' files, split by the last run's times; lane 1 starts after step 2).
+lane_clouds_were_running=()
+for lane in $(seq 2 "$lanes"); do
+    # shellcheck disable=SC2046
+    env $(lane_env "$lane") localcloud/status >/dev/null 2>&1 && lane_clouds_were_running+=("$lane")
+    # shellcheck disable=SC2046
+    step "cloud$lane" env $(lane_env "$lane") localcloud/up
+done
+HA_ENDPOINT_TIMINGS= .venv/bin/python -m pytest --collect-only -q -m exclusive -p no:cacheprovider \
+    tests/integration tests/e2e 2>/dev/null |
+    .venv/bin/python -m tests.schedule lanes "$lanes" --first-after "$(cat "$parallel_record" 2>/dev/null || echo 900)" \
+    >"$logs/lanes"
+awk '{ printf "make test: exclusive lane %d: %s s expected, %s\n", NR, $1, ($2 == "" ? "no test" : substr($0, length($1) + 2)) }' "$logs/lanes"
 cat "$logs/engine.log" "$logs/k8s.log" | grep -E '^\s+[a-z-]+: .*: [0-9.]+ s' |
     sed 's/^/  engine part (as built) /' || true
 setup_seconds=$(elapsed "$started")
@@ -85,40 +100,53 @@ phase() {  # phase <label> <pytest args...>
     [ "$rc" -ne 0 ] && status=$rc
     echo "make test: $label took $(elapsed "$t") s"
 }
-if [ "$clouds" = 2 ]; then
-    # The exclusive tests on their own cloud, beside the parallel phase: once that cloud is up (its step's time file),
-    # their output printed at the end.
+lane_files() {  # lane_files <lane>: the array `files`, the test files of that lane
+    read -r -a files < <(awk -v lane="$1" 'NR == lane { $1 = ""; print }' "$logs/lanes")
+}
+lane_label() { if [ "$lanes" -gt 1 ]; then echo "exclusive lane $1"; else echo exclusive; fi; }
+# Lanes 2.. on their own clouds, beside the parallel phase: each once its cloud is up (its step's time file), its
+# output printed at the end.
+lane_pids=()
+for lane in $(seq 2 "$lanes"); do
     (
         status=0
-        while [ ! -f "$logs/cloud2.time" ]; do sleep 1; done
-        read -r _ rc <"$logs/cloud2.time"
+        while [ ! -f "$logs/cloud$lane.time" ]; do sleep 1; done
+        read -r _ rc <"$logs/cloud$lane.time"
         if [ "$rc" -ne 0 ]; then
-            echo "make test: set-up step 'cloud2' failed; its last lines ($logs/cloud2.log):"; tail -40 "$logs/cloud2.log"
+            echo "make test: set-up step 'cloud$lane' failed; its last lines ($logs/cloud$lane.log):"; tail -40 "$logs/cloud$lane.log"
             exit 1
         fi
-        export HA_ENDPOINT_STATE=$exclusive_state LOCALCLOUD_PORT_OFFSET=$exclusive_offset
-        phase exclusive -q -m exclusive "$@"
+        lane_files "$lane"
+        [ "${#files[@]}" -eq 0 ] && exit 0
+        # shellcheck disable=SC2046
+        export $(lane_env "$lane")
+        phase "$(lane_label "$lane")" -q -m exclusive "$@" "${files[@]}"
         exit $status
-    ) >"$logs/exclusive.log" 2>&1 &
-    exclusive_pid=$!
-    phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "$@"
-    phase offline -q -m "not integration and not e2e" "$@"
-    wait "$exclusive_pid" || status=1
-    cat "$logs/exclusive.log"
-    read -r seconds _ <"$logs/cloud2.time" && setup_lines+=("cloud2 ${seconds} s, beside the tests")
-    if [ "$exclusive_cloud_was_running" = false ]; then
-        "${exclusive_env[@]}" localcloud/down >/dev/null 2>&1 || true
-    fi
-else
-    phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "$@"
-    # The offline tiers (unit, policies: no cloud, no engine) run beside the exclusive tests, which mostly wait for
-    # the cloud: one worker, its output printed after the exclusive phase's.
-    ( status=0; phase offline -q -m "not integration and not e2e" "$@" >"$logs/offline.log" 2>&1; exit $status ) &
-    offline_pid=$!
-    phase exclusive -q -m exclusive "$@"
-    wait "$offline_pid" || status=1
-    cat "$logs/offline.log"
+    ) >"$logs/exclusive$lane.log" 2>&1 &
+    lane_pids+=($!)
+done
+t=$(date +%s.%N)
+phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "$@"
+elapsed "$t" >"$parallel_record.tmp" && mv "$parallel_record.tmp" "$parallel_record"
+# Lane 1 on the first cloud, now that no other test uses it, beside the offline tiers (unit, policies: no cloud, no
+# engine; one worker, its output printed after the lanes').
+( status=0; phase offline -q -m "not integration and not e2e" "$@" >"$logs/offline.log" 2>&1; exit $status ) &
+offline_pid=$!
+lane_files 1
+if [ "${#files[@]}" -gt 0 ]; then
+    phase "$(lane_label 1)" -q -m exclusive "$@" "${files[@]}"
 fi
+for lane in $(seq 2 "$lanes"); do
+    wait "${lane_pids[$((lane - 2))]}" || status=1
+    cat "$logs/exclusive$lane.log"
+    read -r seconds _ <"$logs/cloud$lane.time" && setup_lines+=("cloud$lane ${seconds} s, beside the tests")
+    if [[ " ${lane_clouds_were_running[*]} " != *" $lane "* ]]; then
+        # shellcheck disable=SC2046
+        env $(lane_env "$lane") localcloud/down >/dev/null 2>&1 || true
+    fi
+done
+wait "$offline_pid" || status=1
+cat "$logs/offline.log"
 
 .venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$setup_seconds" "$(elapsed "$started")" "${setup_lines[@]}" <<'EOF'
 import json, sys

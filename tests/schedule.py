@@ -51,6 +51,48 @@ def order(units: dict[str, list[str]], known: dict[str, float]) -> list[str]:
     return sorted(units, key=lambda f: (-sum(estimate(t, known) for t in units[f]), f))
 
 
+def lanes(units: dict[str, list[str]], known: dict[str, float], n: int, first_after: float = 0.0) -> list[list[str]]:
+    """The files (file → its selected test ids) split into ``n`` lanes that end about together, for tests that need a
+    cloud of their own each (the exclusive ones: scripts/test.sh runs a lane per cloud, the first one on the shared
+    cloud once the other tests are done, ``first_after`` seconds in): longest file first, each to the lane expected
+    to end first. Reproducible: the same files and durations give the same lanes."""
+    out: list[list[str]] = [[] for _ in range(n)]
+    load = [first_after] + [0.0] * (n - 1)
+    for unit in order(units, known):
+        lane = min(range(n), key=lambda i: (load[i], i))
+        out[lane].append(unit)
+        load[lane] += sum(estimate(t, known) for t in units[unit])
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """``python -m tests.schedule lanes N [--first-after SECONDS] < ids``: the test ids (``pytest --collect-only
+    -q``'s lines) split into N lanes, the first starting SECONDS in; prints one line per lane: its expected seconds
+    (its tests' own), then its files."""
+    import argparse
+    import sys
+
+    def positive(text: str) -> int:
+        if not text.isdigit() or int(text) < 1:
+            raise argparse.ArgumentTypeError(f"{text!r}: a number of lanes, 1 or more")
+        return int(text)
+
+    parser = argparse.ArgumentParser(prog="python -m tests.schedule", description=main.__doc__)
+    parser.add_argument("command", choices=["lanes"])
+    parser.add_argument("n", type=positive)
+    parser.add_argument("--first-after", type=float, default=0.0, metavar="SECONDS")
+    args = parser.parse_args(argv)   # a usage error exits 2
+    units: dict[str, list[str]] = defaultdict(list)
+    for line in sys.stdin:
+        if "::" in line:
+            units[line.strip().split("::", 1)[0]].append(line.strip())
+    known = read_durations(durations_file())
+    for lane in lanes(units, known, args.n, args.first_after):
+        seconds = sum(estimate(t, known) for unit in lane for t in units[unit])
+        print(f"{seconds:.0f}", *lane)
+    return 0
+
+
 def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "loadfile":
         return None
@@ -111,3 +153,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         tmp.replace(path)
     except OSError:
         pass  # the order is an optimisation: a read-only cache costs time, never a result
+
+
+if __name__ == "__main__":
+    import sys
+    raise SystemExit(main(sys.argv[1:]))

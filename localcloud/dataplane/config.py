@@ -7,7 +7,7 @@ namespace and every interface this instance creates in the root namespace, and t
 import os
 from pathlib import Path
 
-from ..settings import AZS, COMPUTE_HOSTS, PORT_OFFSET, Paths
+from ..settings import AZS, COMPUTE_HOSTS, PORT_OFFSET, Paths, cache_dir
 
 MODES = ('none', 'ovn')
 DEFAULT = 'ovn'              # real packets unless LOCALCLOUD_DATAPLANE=none asks for the control plane alone
@@ -157,8 +157,16 @@ OVN_PROVIDER_VERSION = '3.1.2'   # localcloud/install.sh installs it (3.0.0, Deb
 def ovn_provider_dir() -> Path:
     """ovn-octavia-provider, installed by localcloud/install.sh with pip --target (PYTHONPATH of octavia-api and
     octavia-driver-agent)."""
-    cache = os.environ.get('HA_ENDPOINT_CACHE') or Path.home() / '.cache' / 'ha-endpoint'
-    return Path(cache) / f'ovn-octavia-provider-{OVN_PROVIDER_VERSION}'
+    return cache_dir() / f'ovn-octavia-provider-{OVN_PROVIDER_VERSION}'
+
+
+OVS_VERSION = '3.5.0'   # ovs-vswitchd only, built by localcloud/ovs-build.sh (3.1.0, Debian 12's, aborts in conntrack)
+
+
+def ovs_dir() -> Path:
+    """The data plane's ovs-vswitchd (bin/ovs-vswitchd) and its database schema (share/vswitch.ovsschema), built by
+    localcloud/ovs-build.sh from Debian's source package; every other OVS and OVN tool is Debian 12's."""
+    return cache_dir() / f'openvswitch-{OVS_VERSION}'
 
 
 def nb_tcp() -> str:

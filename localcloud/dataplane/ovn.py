@@ -1,6 +1,7 @@
 """OVN for the local cloud: the central part (NB and SB ovsdb-server, ovn-northd) in the root namespace on loopback
 and unix sockets, and one chassis per AZ (its own ovsdb-server, an ovs-vswitchd with the userspace datapath, an
-ovn-controller) inside the AZ's network namespace.
+ovn-controller) inside the AZ's network namespace. ovs-vswitchd is Open vSwitch 3.5 (config.ovs_dir(), built by
+localcloud/ovs-build.sh); the rest is Debian 12's OVS 3.1 and OVN 23.03.
 
 How az2's chassis starts (Chassis.start): its namespace and veths (netns.chassis_wires); a fresh conf.db whose
 Open_vSwitch row names the chassis (system-id lc<offset>-az2, hostname cmp-az2 = Nova's compute host of az2, so
@@ -22,7 +23,6 @@ from ..settings import AZS, HOST, PORTS, Paths
 from . import config, netns
 from .config import DPPaths
 
-OVS_SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema'
 NB_SCHEMA = '/usr/share/ovn/ovn-nb.ovsschema'
 SB_SCHEMA = '/usr/share/ovn/ovn-sb.ovsschema'
 
@@ -53,6 +53,7 @@ def specs(p: Paths) -> list[dict]:
                                         f'--unixctl={d.run}/northd.ctl', '-vconsole:info'],
          'marker': f'{d.run}/northd.ctl', 'ports': []},
     ]
+    vswitchd = str(config.ovs_dir() / 'bin' / 'ovs-vswitchd')
     for az in AZS:
         ns, cdir = config.chassis_ns(az), d.chassis_dir(az)
         env = {'OVS_RUNDIR': str(cdir), 'OVN_RUNDIR': str(cdir), 'OVS_DBDIR': str(cdir), 'OVS_LOGDIR': str(p.logs)}
@@ -60,7 +61,7 @@ def specs(p: Paths) -> list[dict]:
             {'name': f'ovsdb-{az}', 'argv': ['ovsdb-server', str(d.conf_db(az)), f'--remote=punix:{d.db_sock(az)}',
                                              f'--unixctl={cdir}/ovsdb-server.ctl', '-vconsole:info'],
              'marker': str(d.conf_db(az)), 'env': env, 'ports': [], 'az': az},
-            {'name': f'ovs-vswitchd-{az}', 'argv': ['ip', 'netns', 'exec', ns, 'ovs-vswitchd',
+            {'name': f'ovs-vswitchd-{az}', 'argv': ['ip', 'netns', 'exec', ns, vswitchd,
                                                    f'unix:{d.db_sock(az)}', f'--unixctl={d.vswitchd_ctl(az)}',
                                                    '-vconsole:info'],
              'marker': str(d.vswitchd_ctl(az)), 'env': env, 'ports': [], 'az': az},
@@ -124,7 +125,7 @@ def start_chassis(p: Paths, az: str, say) -> list[str]:
     started = []
     if not alive(p.pidfile(f'ovsdb-{az}'), _spec(p, f'ovsdb-{az}')['marker']):
         d.conf_db(az).unlink(missing_ok=True)   # a fresh switch database each start: ovn-controller rebuilds br-int
-        _db(d.conf_db(az), OVS_SCHEMA)
+        _db(d.conf_db(az), str(config.ovs_dir() / 'share' / 'vswitch.ovsschema'))
         _ensure(p, f'ovsdb-{az}', say)
         started.append(f'ovsdb-{az}')
         _wait(f'{az} ovsdb socket', d.db_sock(az).exists)
@@ -199,10 +200,9 @@ def held_down(p: Paths, az: str) -> Path:
 
 def revive(p: Paths, say) -> list[str]:
     """Start again the daemons of a chassis that died on its own (not held down, its switch database running): what
-    a host's service manager does after a crash. The userspace datapath's conntrack has an assertion that fires now
-    and then under east-west traffic through a router with load balancers (`conn->conn_type ==
-    CT_CONN_TYPE_DEFAULT`, ovs 3.1): without this, one crash cut an AZ off until someone noticed. The AZs it
-    started again."""
+    a host's service manager does after a crash (Debian 12's ovs-vswitchd 3.1.0 aborted in its conntrack under
+    NAT'd traffic, `conn->conn_type == CT_CONN_TYPE_DEFAULT`: one crash cut an AZ off until someone noticed; 3.5.0,
+    which the chassis run now, has not). The AZs it started again."""
     revived = []
     for az in AZS:
         if held_down(p, az).exists() or not alive(p.pidfile(f'ovsdb-{az}'), _spec(p, f'ovsdb-{az}')['marker']):

@@ -16,15 +16,15 @@ time, every process's RSS and PSS, and how to reach the API servers.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
+from ..settings import cache_dir
 from . import cluster, layout
 
 
 def default_state(name: str) -> Path:
-    return Path(os.environ.get("HA_ENDPOINT_CACHE", Path.home() / ".cache" / "ha-endpoint")) / "k8s" / name
+    return cache_dir() / "k8s" / name
 
 
 def new_layout(name: str, state: Path, sans: list[str]) -> layout.Layout:

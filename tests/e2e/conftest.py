@@ -6,7 +6,6 @@ it is running.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,11 +25,6 @@ from tests.e2e.pulumi_cli import project_environment  # noqa: E402
 # LOCALCLOUD_DATAPLANE=none, as tests/integration/test_dataplane_ovn.py is not.
 collect_ignore = [] if dataplane.enabled(Paths()) else ["test_ovn_engine.py", "test_k8s_endpoint.py",
                                                        "test_member_sets.py"]
-# The real control plane behind the endpoint runs on request only (`make test-k8s`): its traffic (long-lived etcd and
-# HTTP/2 connections through switches with load balancers) sets Debian 12's ovs-vswitchd 3.1.0 crashing in a loop
-# (a userspace conntrack assertion), which the tests beside it on that cloud then fail on (README, "Kubernetes").
-if os.environ.get("HA_ENDPOINT_TEST_K8S") != "1":
-    collect_ignore.append("test_k8s_endpoint.py")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -50,6 +50,13 @@ CLIENTS = ("curl", "curl-3s", "go", "requests", "requests-3s")
 BOUNDED = ("curl-3s", "go", "requests-3s")   # the clients with a bounded connect (the README's advice; Go's default)
 CONNECT_TIMEOUT = 3.0   # seconds: the bounded clients' connect timeout
 READ_TIMEOUT = 10.0     # seconds: the bounded clients' bound on the rest of a request (curl: the whole request)
+GRACE = {"curl-3s": 2 + CONNECT_TIMEOUT + READ_TIMEOUT, "requests-3s": 2 + 3 * CONNECT_TIMEOUT + READ_TIMEOUT,
+         "go": 2 + 30.0}
+"""Seconds past the loop's end a client's request in flight may take to end (its resolution's 2 s, then its own
+bounds: curl's --connect-timeout and --max-time; requests' connect timeout per address and read timeout; Go's 30 s
+dial timeout), and curl-3s may retry a last request that failed: a failure in the loop's last seconds is then
+followed by its retry's outcome, not counted lost. Otherwise no request starts after the end; a client without
+bounds (curl, requests) is stopped at the end."""
 
 
 @dataclass
@@ -136,7 +143,7 @@ class Loop:
         parts = urllib.parse.urlsplit(url)
         self.name, self.port = parts.hostname, parts.port or 443
         self.figures = {client: Figures(client) for client in clients}
-        self._stop = threading.Event()
+        self._stop = threading.Event()   # stopped early (finish(wait=False)): no request after the one in flight
         self._threads: list[threading.Thread] = []
         self._procs: list[tuple[subprocess.Popen, Figures]] = []
 
@@ -166,13 +173,16 @@ class Loop:
         return time.monotonic() - self.began
 
     def finish(self, wait: bool = True) -> None:
-        """Wait for the loop's end (unless not ``wait``); stop what still runs then (an unanswered request in flight
-        is not recorded)."""
+        """Wait for the loop's end (unless not ``wait``), and for a bounded client's request still in flight then
+        (and its retry, when it failed), up to its GRACE; stop what still runs after that, or at once when not
+        ``wait`` (an unanswered request in flight is not recorded)."""
         if wait:
             time.sleep(max(0.0, self.duration - self.now()))
-        self._stop.set()
-        deadline = time.monotonic() + 3
+        else:
+            self._stop.set()
         for proc, figures in self._procs:
+            grace = max(0.0, self._end(figures.client) - self.now()) if wait else 0.0
+            deadline = time.monotonic() + 3 + grace
             try:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
@@ -180,7 +190,11 @@ class Loop:
                 proc.wait()
                 figures.cut = True
         for thread in self._threads:
-            thread.join(timeout=10)
+            thread.join(timeout=10 + max(GRACE.values()))
+
+    def _end(self, client: str) -> float:
+        """When the client's last request must have ended: the loop's end and its GRACE."""
+        return self.duration + GRACE.get(client, 0.0)
 
     def end_now(self) -> None:
         """End the loop now, before its ``duration``: for a loop that lasts as long as something whose length is not
@@ -199,7 +213,7 @@ class Loop:
         self._threads.append(thread)
 
     def _curl(self, out: Figures, connect_timeout: Optional[float]) -> None:
-        while not self._stop.is_set() and self.now() < self.duration:
+        while self._more(out):
             start = self.now()
             try:
                 addresses = resolve(self.name, self.server)
@@ -218,9 +232,18 @@ class Loop:
                                         "" if returncode == 0 else f"curl exit {returncode}"))
             self._stop.wait(self.interval)
 
+    def _more(self, out: Figures) -> bool:
+        """Whether a client of this process makes another request: until the loop's end; past it, only the retry of
+        a failed last request (what a retrying client does next), within the client's GRACE; never once stopped."""
+        if self._stop.is_set():
+            return False
+        if self.now() < self.duration:
+            return True
+        return bool(out.requests) and not out.requests[-1].ok and self.now() < self._end(out.client)
+
     def _each(self, out: Figures, command: Callable[[], list[str]]) -> None:
         """A new process per request (``command()``), answered when it exits 0; its last line of stderr otherwise."""
-        while not self._stop.is_set() and self.now() < self.duration:
+        while self._more(out):
             start = self.now()
             done = self._one(command(), out)
             if done is None:
@@ -231,12 +254,13 @@ class Loop:
             self._stop.wait(self.interval)
 
     def _one(self, command: list[str], out: Figures) -> Optional[tuple[int, str, str]]:
-        """Run one request's process until it exits or the loop's time is up (then it is killed, ``out.cut`` set,
-        and None returned: unanswered, not recorded)."""
+        """Run one request's process until it exits or the loop's time (and the client's GRACE) is up (then it is
+        killed, ``out.cut`` set, and None returned: unanswered, not recorded)."""
         proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         try:
-            stdout, stderr = proc.communicate(timeout=max(0.1, self.duration - self.now()))
+            stdout, stderr = proc.communicate(
+                timeout=max(0.1, self._end(out.client) - self.now()))
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
@@ -342,22 +366,31 @@ def settle(fqdn: str, addresses: dict[str, str], ask: Callable[[str], str], time
     return time.monotonic() - started
 
 
-def watch(stack, outputs: dict, *args: str) -> subprocess.Popen:
-    """``python -m ha_endpoint.watch`` on the stack's outputs (its defaults unless ``args``), logging to a pipe."""
+def watch(stack, outputs: dict, *args: str, timeout: float = 60) -> subprocess.Popen:
+    """``python -m ha_endpoint.watch`` on the stack's outputs (its defaults unless ``args``), logging to a pipe;
+    returned once it watches (its first line, ``watching ...``, or whatever it said before it exited), so the loss
+    comes after its start as it does for a watcher already running (a loaded machine took it over 5 s)."""
+    import select
     proc = subprocess.Popen([str(REPO / ".venv/bin/python"), "-m", "ha_endpoint.watch", "--outputs", "-", "--stack",
                              f"ha-endpoint/{stack.stack}", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=stack.env)
     proc.stdin.write(json.dumps(outputs))
     proc.stdin.close()
     proc.stdin = None  # closed: communicate() must not flush it
+    proc.first_lines = ""
+    deadline = time.monotonic() + timeout
+    while "watching " not in proc.first_lines and proc.poll() is None and time.monotonic() < deadline:
+        if select.select([proc.stdout], [], [], 0.5)[0]:
+            proc.first_lines += proc.stdout.readline()
     return proc
 
 
 def stop_watching(proc: subprocess.Popen) -> str:
     """SIGTERM, then its log."""
     import signal
-    proc.send_signal(signal.SIGTERM)
-    return proc.communicate(timeout=30)[0]
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    return getattr(proc, "first_lines", "") + proc.communicate(timeout=30)[0]
 
 
 @dataclass

@@ -29,6 +29,9 @@ def boot(localcloud, cloud_cleanup, az, **network):
     return server
 
 
+PORT_UP_TIMEOUT = 60  # seconds from the server's ACTIVE to its port's
+
+
 def check_active_on(localcloud, server, az):
     """ACTIVE in az on cmp-<az>, one bound ACTIVE port whose fixed IP is on the AZ's subnet; the port."""
     conn, admin = localcloud.conn, localcloud.admin
@@ -37,7 +40,12 @@ def check_active_on(localcloud, server, az):
     assert admin.compute.get_server(server.id).compute_host == COMPUTE_HOSTS[az]
     ports = list(conn.network.ports(device_id=server.id))
     assert len(ports) == 1, ports
-    port = admin.network.get_port(ports[0].id)
+    # The port turns ACTIVE once the data plane has plugged the server and its chassis claimed the port (the fake
+    # virt driver marks the server ACTIVE without waiting for that, as a hypervisor's network-vif-plugged would):
+    # seconds on a loaded machine.
+    deadline = time.monotonic() + PORT_UP_TIMEOUT
+    while (port := admin.network.get_port(ports[0].id)).status != 'ACTIVE' and time.monotonic() < deadline:
+        time.sleep(0.5)
     subnet = subnet_of(localcloud, az)
     [fixed] = port.fixed_ips
     assert fixed['subnet_id'] == subnet.id

@@ -82,12 +82,18 @@ def test_the_forwarders_marker_names_its_namespace_only():
 def _stub_named(answer_prefix: bytes):
     """A stub upstream on 127.0.0.1 answering each query (UDP and TCP, DNS framing) with prefix + the query, its id
     kept: (address, stop)."""
-    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    udp.bind(('127.0.0.1', 0))
-    port = udp.getsockname()[1]
-    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    tcp.bind(('127.0.0.1', port))
+    for _ in range(50):  # one port for both: a free UDP port may be a busy TCP one (the CI machine runs clouds)
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        udp.bind(('127.0.0.1', 0))
+        port = udp.getsockname()[1]
+        tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            tcp.bind(('127.0.0.1', port))
+            break
+        except OSError:
+            udp.close()
+            tcp.close()
     tcp.listen(8)
 
     def serve_udp():

@@ -106,3 +106,19 @@ def test_an_older_checkouts_opt_in_keeps_its_data_plane(monkeypatch, tmp_path):
     (tmp_path / config.LEGACY_FILE).write_text('ovn\n')
     p.seeded.write_text('{}')
     assert config.seeded_mode(p) == 'ovn' and config.mode(p) == 'ovn'
+
+
+def test_the_chassis_run_the_ovs_vswitchd_that_ovs_build_sh_builds(monkeypatch, tmp_path):
+    """One version in two files (the build script and the data plane's config): the chassis start the binary and
+    schema the script installs, from the cache the run uses, never Debian 12's 3.1.0 (its conntrack aborts)."""
+    import re
+    from pathlib import Path as P
+
+    from localcloud.dataplane import ovn
+    script = (P(__file__).resolve().parents[2] / 'localcloud' / 'ovs-build.sh').read_text()
+    assert re.search(r'^OVS_VERSION=(\S+)$', script, re.M).group(1) == config.OVS_VERSION
+    assert f'openvswitch-source_{config.OVS_VERSION}-' in script
+    monkeypatch.setenv('HA_ENDPOINT_CACHE', str(tmp_path))
+    vswitchd = [s for s in ovn.specs(Paths(tmp_path / 'state')) if s['name'].startswith('ovs-vswitchd-')]
+    assert len(vswitchd) == 3
+    assert {s['argv'][4] for s in vswitchd} == {str(tmp_path / f'openvswitch-{config.OVS_VERSION}' / 'bin' / 'ovs-vswitchd')}

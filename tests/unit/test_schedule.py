@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.schedule import estimate, order, read_durations
+from tests.schedule import estimate, lanes, order, read_durations
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,6 +21,42 @@ def test_files_go_longest_first_by_recorded_time_then_by_tier():
     known = {"tests/unit/test_d.py::t": 500.0, "tests/e2e/test_b.py::t": 3.0}
     assert order(units, known)[0] == "tests/unit/test_d.py"
     assert estimate("tests/e2e/test_b.py::t", known) == 3.0
+
+
+def test_exclusive_lanes_split_whole_files_so_the_longest_lane_is_as_short_as_it_can_be(tmp_path):
+    """Each exclusive lane runs on a cloud of its own (scripts/test.sh): a file stays in one lane (its stack fixtures
+    are module-scoped), the lanes come out about equal, and the split printed by `python -m tests.schedule lanes N`
+    is the one the function gives (the script reads it)."""
+    known = {"tests/e2e/test_a.py::t1": 600.0, "tests/e2e/test_b.py::t1": 450.0, "tests/e2e/test_c.py::t1": 350.0,
+             "tests/integration/test_d.py::t1": 120.0, "tests/integration/test_d.py::t2": 60.0}
+    units = {"tests/e2e/test_a.py": ["tests/e2e/test_a.py::t1"], "tests/e2e/test_b.py": ["tests/e2e/test_b.py::t1"],
+             "tests/e2e/test_c.py": ["tests/e2e/test_c.py::t1"],
+             "tests/integration/test_d.py": ["tests/integration/test_d.py::t1", "tests/integration/test_d.py::t2"]}
+    two = lanes(units, known, 2)
+    assert two == [["tests/e2e/test_a.py", "tests/integration/test_d.py"], ["tests/e2e/test_b.py", "tests/e2e/test_c.py"]]
+    assert sorted(f for lane in lanes(units, known, 3) for f in lane) == sorted(units)   # every file, once
+    assert lanes(units, known, 1) == [order(units, known)]
+    assert lanes({}, known, 2) == [[], []]                                                  # a lane may be empty
+    # the first lane starts once the other tests are done: it gets what fits beside the others' work
+    assert lanes(units, known, 2, first_after=900.0) == [
+        ["tests/e2e/test_c.py"], ["tests/e2e/test_a.py", "tests/e2e/test_b.py", "tests/integration/test_d.py"]]
+
+    (tmp_path / "test-durations.json").write_text(json.dumps(known))
+    ids = "\n".join(t for tests in units.values() for t in tests) + "\n\n5 tests collected in 0.01s\n"
+    run = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2"], input=ids, cwd=REPO,
+                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)},
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["780 tests/e2e/test_a.py tests/integration/test_d.py",
+                                       "800 tests/e2e/test_b.py tests/e2e/test_c.py"]
+    later = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2", "--first-after", "900"], input=ids,
+                           cwd=REPO, capture_output=True, text=True,
+                           env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)}, timeout=60)
+    assert later.stdout.splitlines() == ["350 tests/e2e/test_c.py",
+                                         "1230 tests/e2e/test_a.py tests/e2e/test_b.py tests/integration/test_d.py"]
+    for bad in (["lanes", "x"], ["lanes", "2", "--first-after", "soon"], ["lanes", "2", "--after", "9"]):
+        assert subprocess.run([sys.executable, "-m", "tests.schedule", *bad], cwd=REPO, capture_output=True,
+                              text=True, timeout=60).returncode == 2, bad
 
 
 def test_an_unreadable_or_foreign_record_counts_as_none(tmp_path):

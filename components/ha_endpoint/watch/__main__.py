@@ -13,7 +13,9 @@ import signal
 import sys
 import threading
 import time
-from typing import Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
+
+import openstack.exceptions
 
 from ..cloud.connection import connect
 from ..core.errors import HaEndpointError
@@ -21,13 +23,25 @@ from ..core.identity import StackIdentity
 from ..readiness.cloud import OctaviaStatusSource
 from .decide import Thresholds
 from .inputs import parse, targets_of
-from .observe import tcp_reach
+from .observe import ZoneTarget, tcp_reach
 from .records import EndpointRecord, owner_of
 from .watcher import Watcher
 
 
 def log(line: str) -> None:
     print(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}", flush=True)
+
+
+def existing_load_balancers(conn: Any, targets: Sequence[ZoneTarget]) -> Iterator[tuple[str, Any]]:
+    """(zone, load balancer) for each zone whose load balancer exists. A zone whose load balancer is gone (404: deleted
+    out of band, the very outage the watcher is for) proves nothing about the record's owner and is skipped here; the
+    watcher's polls find it unhealthy. A watcher restarted during that outage must start."""
+    for target in targets:
+        try:
+            yield target.zone, conn.load_balancer.get_load_balancer(target.load_balancer_id)
+        except openstack.exceptions.NotFoundException:
+            log(f"zone {target.zone}: load balancer {target.load_balancer_id} is gone (the owner is proven by the "
+                f"other zones'; this zone counts as unhealthy)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -41,8 +55,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         targets = targets_of(outputs)
         expected = StackIdentity(*args.stack.split("/", 1)) if args.stack else None
         conn = connect(args.cloud, args.region)
-        owner = owner_of(((t.zone, conn.load_balancer.get_load_balancer(t.load_balancer_id)) for t in targets),
-                         expected)
+        owner = owner_of(existing_load_balancers(conn, targets), expected)
         watcher = Watcher(targets, OctaviaStatusSource(args.cloud, args.region),
                           EndpointRecord(conn, outputs["fqdn"], owner),
                           Thresholds(args.unhealthy_polls, args.healthy_polls),

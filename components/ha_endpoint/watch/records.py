@@ -31,7 +31,8 @@ class Owner:
 
 
 def owner_of(load_balancers: Iterable[tuple[str, Any]], expected: Optional[StackIdentity]) -> Owner:
-    """The one owner the zones' load balancers (``(zone, load balancer)``) name in their descriptions."""
+    """The one owner the zones' load balancers (``(zone, load balancer)``, those that exist) name in their
+    descriptions."""
     owners = set()
     for zone, lb in load_balancers:
         parsed = parse_description(getattr(lb, "description", None))
@@ -40,6 +41,9 @@ def owner_of(load_balancers: Iterable[tuple[str, Any]], expected: Optional[Stack
             raise NotTheEndpoints(f"load balancer {lb.id} of zone {zone} carries no endpoint identity in its "
                                   f"description ({getattr(lb, 'description', None)!r}): not watching it")
         owners.add(Owner(parsed[0], parsed[1][: -len(suffix)]))
+    if not owners:
+        raise NotTheEndpoints("none of the zones' load balancers exists: nothing proves whose record this is; "
+                              "not watching (run `pulumi up` to rebuild them, then start the watcher)")
     if len(owners) != 1:
         raise NotTheEndpoints(f"the zones' load balancers name {len(owners)} owners "
                               f"({', '.join(sorted(f'{o.identity.project}/{o.identity.stack} {o.endpoint}' for o in owners))}): "

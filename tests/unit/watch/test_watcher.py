@@ -166,6 +166,35 @@ def test_the_owner_is_the_one_the_load_balancers_name():
         owner_of([("az1", lb("az1")), ("az2", lb("az2", endpoint="other"))], None)
     with pytest.raises(NotTheEndpoints, match="carries no endpoint identity"):
         owner_of([("az1", SimpleNamespace(id="lb-az1", description="made by hand"))], None)
+    with pytest.raises(NotTheEndpoints, match="none of the zones' load balancers exists"):
+        owner_of([], DEV)
+
+
+def test_a_watcher_started_while_a_zones_load_balancer_is_gone_starts_and_takes_that_zone_out(capsys):
+    """The outage the watcher exists for can be under way when it (re)starts (a rescheduled Deployment): az2's load
+    balancer deleted out of band answers 404. The owner is proven by the other zones', the gone zone is skipped there
+    and found unhealthy by the polls: az2 leaves the record. Nothing proves the owner when no zone's exists."""
+    from ha_endpoint.watch.__main__ import existing_load_balancers
+
+    class LoadBalancers:
+        def __init__(self, gone):
+            self.gone = gone
+
+        def get_load_balancer(self, lb_id):
+            if lb_id in self.gone:
+                raise NotFoundException(f"No LoadBalancer found for {lb_id}")
+            return lb(lb_id.removeprefix("lb-"))
+
+    zones = targets()
+    conn = SimpleNamespace(load_balancer=LoadBalancers({"lb-az2"}))
+    assert owner_of(existing_load_balancers(conn, zones), DEV) == Owner(DEV, "k8s-api")
+    assert "zone az2: load balancer lb-az2 is gone" in capsys.readouterr().out
+    octavia = Octavia()
+    octavia.gone.add("az2")
+    assert not zone_health(octavia, zones[1], None).healthy
+    with pytest.raises(NotTheEndpoints, match="none of the zones' load balancers exists"):
+        owner_of(existing_load_balancers(SimpleNamespace(load_balancer=LoadBalancers({f"lb-{z}" for z in ZONES})),
+                                         zones), DEV)
 
 
 class Designate:
