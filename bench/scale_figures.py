@@ -5,6 +5,7 @@
     .venv/bin/python bench/scale_figures.py --mock-only
     .venv/bin/python bench/scale_figures.py --cloud-only --members 90 --no-rotation --no-cloud-own   # < 20 min
     .venv/bin/python bench/scale_figures.py --paths batch --members 30 90              # the member-set path alone
+    .venv/bin/python bench/scale_figures.py --cloud-only --members 3 30 90 --rotation-max 30   # the figures
     .venv/bin/python bench/scale_figures.py --mock-only --mock-max-members 1           # the smallest mock case
 
 Mock runtime (Pulumi mocks + the fake cloud of tests/mocks, a preview, one process per case so that peak memory is
@@ -90,7 +91,8 @@ def mock_figures(paths: tuple[str, ...] = PATHS, max_members: int = 0) -> None:
                   f"{figures['facts_kib']:9.0f}")
 
 
-def cloud_figures(sizes: list[int], with_rotation: bool = True, paths: tuple[str, ...] = PATHS) -> dict:
+def cloud_figures(sizes: list[int], with_rotation: bool = True, paths: tuple[str, ...] = PATHS,
+                  rotation_max: int = 0) -> dict:
     from localcloud.testing import Cleanup, ensure_up
     from tests.e2e.cloud_checks import PoolSampler
     from tests.e2e.pulumi_cli import PulumiStack, project_environment
@@ -117,7 +119,7 @@ def cloud_figures(sizes: list[int], with_rotation: bool = True, paths: tuple[str
                     stack.write_config(_endpoint(size, first_host=10, path=path))
                     up = stack.up(policy=False)
                     rotation = None
-                    if with_rotation:
+                    if with_rotation and (not rotation_max or size <= rotation_max):
                         stack.write_config(_endpoint(size, first_host=10 + size, path=path))
                         # the fewest members serving (ACTIVE or PENDING_UPDATE, ONLINE, weight > 0) in any pool
                         pools = {pool.name: pool.id for pool in cloud.conn.load_balancer.pools()
@@ -254,6 +256,8 @@ def parser() -> argparse.ArgumentParser:
                         help="skip the cloud's own member costs (openstacksdk one by one vs batch update)")
     parser.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS),
                         help="the member paths (memberUpdates) to measure, side by side (default: both)")
+    parser.add_argument("--rotation-max", type=int, default=0,
+                        help="local cloud: rotate only the sizes with at most this many members per zone (0: all)")
     parser.add_argument("--mock-max-members", type=int, default=0,
                         help="mock runtime: only the cases with at most this many members per zone (0: every case)")
     return parser
@@ -267,7 +271,8 @@ def main(argv: list[str] | None = None) -> None:
     if not options.mock_only:
         if not options.no_cloud_own:
             member_costs(options.members)
-        cloud_figures(options.members, with_rotation=not options.no_rotation, paths=tuple(options.paths))
+        cloud_figures(options.members, with_rotation=not options.no_rotation, paths=tuple(options.paths),
+                      rotation_max=options.rotation_max)
     print(f"({time.perf_counter() - started:.0f} s; peak of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
 
 
