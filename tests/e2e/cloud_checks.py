@@ -44,6 +44,16 @@ def recordset_addresses(conn, zone_name: str, fqdn: str) -> set[str]:
     return set()
 
 
+def published(conn, fqdn: str, zone_name: str = "example.test.") -> set[str]:
+    """The A record ``fqdn`` as Designate holds it, once the cloud's DNS server answers the same (waited for up to
+    30 s: named follows Designate within a few seconds)."""
+    from localcloud.testing import eventually
+
+    held = recordset_addresses(conn, zone_name, fqdn)
+    eventually("named answers what Designate holds", lambda: resolve_a(fqdn) == held, 30, 0.25)
+    return held
+
+
 class Sampling:
     """A background loop for a dataclass with ``interval``, ``samples`` and ``errors`` fields and a ``sample()``
     method: ``with sampler:`` appends a sample every ``interval`` seconds until the block ends; a sample that fails is

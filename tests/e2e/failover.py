@@ -452,6 +452,24 @@ def measure(cloud, stack, way: str, zone: str, servers: list[str], port: int, as
     return outcome
 
 
+def assert_watcher_followed(way: str, outcome: Outcome, zone: str) -> None:
+    """What a user of the watcher notices while ``zone`` is lost ``way`` (the outcome of :func:`measure` with the
+    watcher): its address left DNS within 30 s of the loss and (unless its load balancer was deleted: there `up
+    --refresh` builds the zone again and writes the record) came back within 30 s of the recovery; a new client
+    started once it left got its first answer within 2 s; the watcher acted on that zone alone (removing, then
+    restoring it), never emptied the record, and stopped cleanly on SIGTERM."""
+    assert outcome.left_dns is not None and outcome.left_dns <= 30, (way, outcome.left_dns, outcome.log)
+    assert outcome.first_answers and max(outcome.first_answers.values()) <= 2, (way, outcome.first_answers)
+    if way != "lb-deleted":
+        assert outcome.back_dns is not None and outcome.back_dns <= 30, (way, outcome.back_dns, outcome.log)
+    records = [line.split(" A ", 1)[1].split() for line in outcome.log.splitlines() if " A " in line]
+    assert records and all(records), (way, outcome.log)      # it acted, and never emptied the record
+    actions = [action.split(":")[0] for action in watcher_actions(outcome.log)]
+    expected = [f"removing zone {zone}"] + ([f"restoring zone {zone}"] if way != "lb-deleted" else [])
+    assert actions == expected, (way, outcome.log)
+    assert outcome.log.splitlines()[-1].split(" ", 1)[1] == "stopped", (way, outcome.log)
+
+
 def watcher_actions(log: str) -> list[str]:
     """The watcher's removing/restoring lines, without their time stamps."""
     return [line.split(" ", 1)[1] for line in log.splitlines() if line.split(" ")[1:2] in (["removing"], ["restoring"])]

@@ -1,15 +1,17 @@
 """The endpoint on the local cloud's OVN provider with serving Nova servers as its members: what
 tests/e2e/test_ovn_engine.py and tests/e2e/test_member_sets.py share (the stack's shape, booting the servers and
-waiting until the data plane serves them, asking a zone's address who answers).
+waiting until the data plane serves them, asking a zone's address who answers, the OVN northbound rows of load
+balancers).
 """
 
 from __future__ import annotations
 
+import csv
 import ssl
 import urllib.request
 from typing import Any, Hashable
 
-from localcloud.dataplane import reach
+from localcloud.dataplane import ovn, reach
 from localcloud.testing import eventually
 
 ZONES = ("az1", "az2", "az3")
@@ -83,3 +85,27 @@ def wait_serving(localcloud, servers: list, timeout: float) -> None:
         return True
 
     eventually("every server serves on the data plane", every_one_serves, timeout, 0.5)
+
+
+def ovn_rows(localcloud, lb_ids: set[str], port_ids: set[str], addresses: set[str]) -> list[str]:
+    """The OVN northbound rows of these load balancers, ports and floating IPs: Load_Balancer rows (named after the
+    Octavia LB, or holding one of ``addresses`` as a VIP), NAT rows of the addresses, logical switch ports of the
+    ports or of the load balancers."""
+    found = []
+    for row in _rows(localcloud, "Load_Balancer", "_uuid,name,vips"):
+        if row["name"].strip('"') in lb_ids or any(address in row["vips"] for address in addresses):
+            found.append(f"Load_Balancer {row['name']} {row['vips']}")
+    for row in _rows(localcloud, "NAT", "_uuid,external_ip,logical_ip"):
+        if row["external_ip"].strip('"') in addresses or row["logical_ip"].strip('"') in addresses:
+            found.append(f"NAT {row['external_ip']} -> {row['logical_ip']}")
+    for row in _rows(localcloud, "Logical_Switch_Port", "_uuid,name,external_ids"):
+        name = row["name"].strip('"')
+        if name in port_ids or any(lb in row["external_ids"] for lb in lb_ids):
+            found.append(f"Logical_Switch_Port {name} {row['external_ids']}")
+    return found
+
+
+def _rows(localcloud, table: str, columns: str) -> list[dict[str, str]]:
+    keys = columns.split(",")
+    out = ovn.nbctl(localcloud.paths, "--format=csv", "--no-headings", f"--columns={columns}", "list", table)
+    return [dict(zip(keys, values)) for values in csv.reader(out.splitlines()) if values]
