@@ -49,6 +49,11 @@ FQDN = f"{ENDPOINT}.example.test."
 DRAIN = 10              # readiness.drainSeconds
 TTL = 30                # the record's TTL (ovn_endpoint.endpoint_config)
 OPEN_ENDED = 3600       # seconds: the client loops' bound; each ends once its updates are done (Loop.end_now)
+# Seconds a zone's floating IP may stay dark after the `up` (printed): the ovn provider's driver agent adds the floating
+# IP to the OVN load balancer's VIPs asynchronously, after the events of every member it created and health-checks
+# (measured: 0.0 s with 1 member per zone in test_ovn_engine, within 15 s at 10, 40 s at 30; the README's "Members
+# at scale" says what this means for publication). A dark zone's OVN rows are in the failure.
+FLOATING_IP_LAG = 60
 
 
 def set_config(name: str, servers: dict[str, list], updates: str) -> dict:
@@ -176,11 +181,27 @@ def test_1_up_with_n_members_per_zone_in_one_member_set_per_pool(stack, servers,
         zone: (True, N) for zone in ZONES}
     zones = stack.outputs()["zones"]
     for zone in ZONES:
-        names = {server.name for server in servers["first"][zone]}
-        answer = eventually(f"{zone}'s floating IP answers", lambda: ask(zones[zone]["floatingIp"]).split(), 15, 0.25)
-        assert answer[0] in names and answer[1] == zone, (zone, answer)
         seen["lbs"].add(zones[zone]["loadbalancerId"])
         seen["pools"].add(zones[zone]["poolIds"][str(PORT)])
+    lag = {}
+    for zone in ZONES:
+        names = {server.name for server in servers["first"][zone]}
+        started = time.monotonic()
+        try:
+            answer = eventually(f"{zone}'s floating IP answers", lambda: ask(zones[zone]["floatingIp"]).split(),
+                                FLOATING_IP_LAG, 0.25)
+        except AssertionError as dark:       # how long it stays dark, and what OVN holds for it meanwhile
+            rows = ovn_endpoint.ovn_rows(localcloud, {zones[zone]["loadbalancerId"]}, set(),
+                                         {zones[zone]["floatingIp"]})
+            try:
+                eventually(f"{zone}'s floating IP answers at last", lambda: ask(zones[zone]["floatingIp"]), 120, 1)
+                later = f"it answered {time.monotonic() - started:.0f} s after the up"
+            except AssertionError as still:
+                later = str(still)
+            raise AssertionError(f"{dark}; then {later}; OVN meanwhile: {rows}") from None
+        assert answer[0] in names and answer[1] == zone, (zone, answer)
+        lag[zone] = round(time.monotonic() - started, 1)
+    print(f"floating IPs answering after up: {lag} s later")
     published = {zones[zone]["floatingIp"] for zone in ZONES}
     eventually("the name resolves to every zone's floating IP", lambda: resolve_a(FQDN) == published, 30)
 
