@@ -133,8 +133,9 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """The controller (or a run without workers) records each test's time: its set-up, call and tear-down."""
-    if hasattr(config, "workerinput"):
+    """The controller (or a run without workers) records each test's time: its set-up, call and tear-down; not in a run
+    whose tests are sized otherwise than in `make test` (HA_ENDPOINT_RECORD_DURATIONS=0: `make test-scale`)."""
+    if hasattr(config, "workerinput") or os.environ.get("HA_ENDPOINT_RECORD_DURATIONS") == "0":
         return
     seconds: dict[str, float] = defaultdict(float)
     for values in terminalreporter.stats.values():
