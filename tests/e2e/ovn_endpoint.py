@@ -9,10 +9,11 @@ from __future__ import annotations
 import csv
 import ssl
 import urllib.request
-from typing import Any, Hashable
+from contextlib import contextmanager
+from typing import Any, Hashable, Iterator
 
 from localcloud.dataplane import ovn, reach
-from localcloud.testing import eventually
+from localcloud.testing import Cleanup, eventually
 
 ZONES = ("az1", "az2", "az3")
 PORT = 6443                                   # TLS passes through the TCP listener to the member's API port
@@ -66,6 +67,20 @@ def boot_servers(localcloud, wanted: dict[Hashable, tuple[str, str]], wave: int 
             made[key] = conn.compute.wait_for_server(server, interval=1, wait=timeout)
     wait_serving(localcloud, list(made.values()), timeout)
     return made
+
+
+@contextmanager
+def serving_servers(localcloud, prefix: str, wanted: dict[Hashable, tuple[str, str]],
+                    timeout: float = 240) -> Iterator[dict[Hashable, Any]]:
+    """:func:`boot_servers` for the block; afterwards everything named ``prefix``… is cleaned up
+    (:class:`localcloud.testing.Cleanup`), asserted to leave nothing behind."""
+    cleanup = Cleanup(localcloud)
+    cleanup.prefix = prefix
+    try:
+        yield boot_servers(localcloud, wanted, timeout=timeout)
+    finally:
+        left = cleanup.run()
+        assert not left, left
 
 
 def wait_serving(localcloud, servers: list, timeout: float) -> None:

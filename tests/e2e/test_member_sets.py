@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from ha_endpoint.core import contract
-from localcloud.testing import Cleanup, eventually
+from localcloud.testing import eventually
 from tests.e2e import failover, ovn_endpoint
 from tests.e2e.cloud_checks import PoolSampler, loadbalancers_named, resolve_a
 from tests.e2e.ovn_endpoint import PORT, ZONES, address_of, ask
@@ -123,23 +123,17 @@ def bounded_clients(stack: PulumiStack):
 def servers(localcloud):
     """Serving servers: ``first`` (N per zone, the members of the first up), ``second`` (N per zone, replacing them)
     and ``upgrade`` (UPGRADE_N per zone, the upgrade stack's members): generation -> az -> servers."""
-    cleanup = Cleanup(localcloud)
-    cleanup.prefix = ENDPOINT
-    try:
-        wanted = {(generation, zone, index): (f"{name}-{zone}-{tag}{index:02d}", zone)
-                  for generation, name, tag, count in (("first", ENDPOINT, "a", N), ("second", ENDPOINT, "b", N),
-                                                       ("upgrade", UPGRADE, "u", UPGRADE_N))
-                  for zone in ZONES for index in range(count)}
-        started = time.monotonic()
-        made = ovn_endpoint.boot_servers(localcloud, wanted, timeout=600)
+    wanted = {(generation, zone, index): (f"{name}-{zone}-{tag}{index:02d}", zone)
+              for generation, name, tag, count in (("first", ENDPOINT, "a", N), ("second", ENDPOINT, "b", N),
+                                                   ("upgrade", UPGRADE, "u", UPGRADE_N))
+              for zone in ZONES for index in range(count)}
+    started = time.monotonic()
+    with ovn_endpoint.serving_servers(localcloud, ENDPOINT, wanted, timeout=600) as made:
         print(f"\n{len(made)} serving servers in {time.monotonic() - started:.0f}s")
         found: dict[str, dict[str, list]] = {}
         for (generation, zone, _), server in sorted(made.items(), key=lambda item: item[0]):
             found.setdefault(generation, {}).setdefault(zone, []).append(server)
         yield found
-    finally:
-        left = cleanup.run()
-        assert not left, left
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from localcloud.dataplane import ovn
-from localcloud.testing import Cleanup, eventually
+from localcloud.testing import eventually
 from tests.e2e import ovn_endpoint
 from tests.e2e.cloud_checks import loadbalancers_named, pools_of, published, resolve_a
 from tests.e2e.failover import BOUNDED
@@ -84,18 +84,12 @@ def servers(localcloud):
     """Two serving servers per AZ (Nova's default security group only): ``first`` are the members of the first up,
     ``second`` replace them; and a ``spare`` in az2, never a member before test_4 (OVN keeps a health check's last
     status for an address it probed before, and would report a returning member ONLINE while its AZ is down)."""
-    cleanup = Cleanup(localcloud)
-    cleanup.prefix = ENDPOINT
-    try:
-        wanted = [(zone, generation) for zone in ZONES for generation in ("first", "second")] + [("az2", "spare")]
-        made = ovn_endpoint.boot_servers(localcloud, {(zone, generation): (f"{ENDPOINT}-{zone}-{generation}", zone)
-                                                      for zone, generation in wanted})
+    keys = [(zone, generation) for zone in ZONES for generation in ("first", "second")] + [("az2", "spare")]
+    wanted = {(zone, generation): (f"{ENDPOINT}-{zone}-{generation}", zone) for zone, generation in keys}
+    with ovn_endpoint.serving_servers(localcloud, ENDPOINT, wanted) as made:
         found = {generation: {zone: made[(zone, generation)] for zone in ZONES} for generation in ("first", "second")}
         found["spare"] = {"az2": made[("az2", "spare")]}
         yield found
-    finally:
-        left = cleanup.run()
-        assert not left, left
 
 
 @pytest.fixture(scope="module")

@@ -35,17 +35,17 @@ import uuid
 from typing import Any, Mapping, Optional
 
 import pulumi
-from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
+from pulumi.dynamic import CheckFailure, CreateResult, DiffResult, ReadResult
 from pulumi.dynamic import UpdateResult
 
 from ..cloud.connection import http_status
 from . import cloud, hosted
 from .errors import FetchFailed
 from .inputs import InputError, without_provider
-from .provider import NOT_READY, REPORTED, _now, _sleep, contains_unknown, stale_reference
+from .provider import NOT_READY, REPORTED, InputsChecked, _now, _sleep, contains_unknown, stale_reference
 from .reconcile import SetResult, reconcile
 from .set_inputs import INPUT_KEYS, SetInputs, inputs_of, parse_members, parse_set
-from .target import CloudTarget, StackConfigured, resolve
+from .target import CloudTarget, resolve
 
 SET_TYPE_NAME = "MemberSet"
 OUTPUT_NAMES = ("member_ids", "statuses", "weights", "owned_ids", "ready", "not_ready_reason", "last_change")
@@ -116,17 +116,10 @@ def pool_gone(exc: BaseException) -> bool:
     return isinstance(exc, FetchFailed) and exc.__cause__ is not None and http_status(exc.__cause__) == 404
 
 
-class MemberSetProvider(StackConfigured, ResourceProvider):
-    """The CRUD of :class:`MemberSet`. Stateless: every method builds what it needs and keeps nothing."""
+class MemberSetProvider(InputsChecked):
+    """The CRUD of :class:`MemberSet`."""
 
-    serialize_as_secret_always = False
-
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        failures = check_failures(news)
-        where = self.target_failure(news, contains_unknown)
-        if where is not None:
-            failures.append(CheckFailure(*where))
-        return CheckResult(news, failures)
+    input_failures = staticmethod(check_failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces = [key for key in REPLACING if contains_unknown(news.get(key)) or olds.get(key) != news.get(key)]

@@ -189,17 +189,29 @@ def stale_reference(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
     return isinstance(old, str) and isinstance(new, str) and old != new
 
 
-class MemberReadinessProvider(StackConfigured, ResourceProvider):
-    """The CRUD of :class:`MemberReadiness`. Stateless: every method builds what it needs and keeps nothing."""
+class InputsChecked(StackConfigured, ResourceProvider):
+    """A dynamic provider whose ``check`` reports what :meth:`input_failures` finds in the inputs, and where they
+    cannot say which cloud to poll. Stateless: every method builds what it needs and keeps nothing."""
 
     serialize_as_secret_always = False
 
+    @staticmethod
+    def input_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
+        """The inputs' own failures (values still unknown at preview are not judged)."""
+        raise NotImplementedError
+
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        failures = check_failures(news)
+        failures = self.input_failures(news)
         where = self.target_failure(news, contains_unknown)
         if where is not None:
             failures.append(CheckFailure(*where))
         return CheckResult(news, failures)
+
+
+class MemberReadinessProvider(InputsChecked):
+    """The CRUD of :class:`MemberReadiness`."""
+
+    input_failures = staticmethod(check_failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         # a zone recorded not ready (on_not_ready: unpublish) is checked again at every update until it serves; a
