@@ -20,7 +20,7 @@ help:
 	@echo "make bench      print the benchmark figures"
 	@echo "make k8s-up     a local Kubernetes control plane: 3 etcd + 3 kube-apiservers on 127.0.0.1 (make k8s-down)"
 	@echo "make test-k8s   the real control plane behind the endpoint on the local cloud (alone; make test runs it too)"
-	@echo "make test-scale member sets at 30 members per zone rotated under real clients (~25 min; CI runs it too)"
+	@echo "make test-scale member sets at 30 members per zone rotated under real clients (~45 min on 2 cores)"
 
 # The virtualenvs are installed by uv (from PyPI, kept in $(HA_ENDPOINT_CACHE)/tools): the same pinned packages as
 # pip installs, in a few seconds instead of a minute and a half (its cache holds them unpacked). --seed puts pip in
@@ -48,7 +48,7 @@ test-unit: venv capi-crds
 	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q   # smaller Hypothesis budgets: tests/budget.py
 
 # The member sets at the issue's scale (issue 27): 30 serving members per zone, rotated under real clients (make test
-# runs the same e2e at 5 per zone). ~25 min: 186 Nova servers on the data plane. CI runs it after make test (.ci/run).
+# runs the same e2e at 5 per zone). 186 Nova servers on the data plane: ~45 min on 2 cores, on request.
 SCALE_MEMBERS ?= 30
 .PHONY: test-scale
 test-scale: venv engine-and-localcloud
