@@ -88,18 +88,15 @@ def test_a_members_set_is_written_after_its_ports_admit_the_load_balancer_and_on
     assert first["urn"] in second_listener["dependencies"]  # Octavia takes one write per load balancer at a time
 
 
-def test_handover_keeps_the_per_member_resources_retains_them_and_their_drains_on_delete_and_tags_their_members():
+def test_handover_keeps_the_per_member_resources_and_retains_them_and_their_drains_on_delete():
     raw = amphora_endpoint()
     raw["memberUpdates"] = "handover"
     run = run_component(raw, FakeCloud.dev(), preview=True)
     members, drains = run.of_type(contract.MEMBER_TYPE), run.of_type(contract.DRAIN_TYPE)
     assert len(members) == 6 and len(drains) == 6 and not sets(run)
     assert all(r["retain_on_delete"] for r in members + drains)
-    # and tags their members handed over: the member sets of the next update adopt only those
-    assert all(contract.HANDOVER_TAG in r["inputs"]["tags"] for r in members)
     default = run_component(amphora_endpoint(), FakeCloud.dev(), preview=True)
     assert not any(r["retain_on_delete"] for r in default.of_type(contract.MEMBER_TYPE))
-    assert not any(contract.HANDOVER_TAG in r["inputs"]["tags"] for r in default.of_type(contract.MEMBER_TYPE))
     # the handover changes no URN: the same resources, only recorded as retained
     assert sorted(r["urn"] for r in members) == sorted(r["urn"] for r in default.of_type(contract.MEMBER_TYPE))
 

@@ -464,8 +464,7 @@ class EndpointArgs(_Model):
     member_updates: Optional[MemberUpdates] = MemberUpdates.PER_MEMBER
     """per-member (default): one resource per member; batch: one member set per pool, written with Octavia's batch
     member update in stages (make-before-break and drain kept); handover: per-member with the member resources
-    retained on delete and their members tagged handed over, for one update before a deployed stack moves to batch
-    (batch refuses a stack's per-member members not handed over)."""
+    retained on delete, for one update before a deployed stack moves to batch."""
     dns: Optional[DnsArgs] = None
     """DNS name of the endpoint; omit to publish no record."""
     readiness: Optional[ReadinessArgs] = Field(default_factory=ReadinessArgs)

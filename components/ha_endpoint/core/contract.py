@@ -161,13 +161,6 @@ def member_set_tag(pool_name_: str) -> str:
     return f"{SET_TAG_PREFIX}{pool_name_}"
 
 
-HANDOVER_TAG = "ha-endpoint:handed-over"
-"""The tag the per-member resources write on their members under ``memberUpdates: handover``: that update recorded
-those resources as retained on delete, so the next update (``batch``) drops them without deleting their members. A
-member set adopts a member the stack's per-member resources created only when it carries this tag; without it, the
-engine would still delete that member after the set took it over."""
-
-
 def legacy_member_name(endpoint: str, az: str, port: int, member: str) -> str:
     """The name member resources had before they were keyed by address (keyed by the member's configured name).
     Member resources carry it as an alias, so a stack deployed with it updates in place instead of creating a second

@@ -17,10 +17,8 @@ each one batch:
 
 Which members are the set's own (:func:`classify`): those whose id the set's state records, those carrying the set's
 tag (created by an update of this set that was interrupted before its state was saved), and, at the address and port
-of a wanted member only, those carrying the stack's identity tag and the handover tag (created by the per-member
-resources of a stack moving to the set, after the ``handover`` update that retained those resources: adopted as they
-are). A wanted address and port taken by any other member, or by one of the stack's per-member members not handed
-over yet (the engine would delete it after the set took it over), is refused
+of a wanted member only, those carrying the stack's identity tag (created by the per-member resources of a stack
+moving to the set: adopted as they are). A wanted address and port taken by any other member is refused
 (:class:`~.errors.MemberSetConflict`) before anything is written.
 
 Resuming: every update starts from what the pool lists, so an update interrupted in any stage is finished by the
@@ -38,7 +36,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional, Protocol
 
 from ..cloud.errors import TransientFetchError
-from ..core.contract import HANDOVER_TAG
 from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
 from .errors import AuthFailed, ReadinessError, MemberSetConflict, MemberSetTimeout
 from .model import DELETING, LiveMember, LoadBalancerStatus, MemberStatus
@@ -74,8 +71,7 @@ class Changes:
         update: wanted members whose own live member differs (name, weight, monitor port), with that member.
         kept: every wanted member with its own live member (updated or not).
         leaving: the set's own live members nobody wants any more.
-        adopted: live members proven the stack's by its identity tag and handed over (the handover tag), taken as
-            wanted members.
+        adopted: live members proven the stack's by its identity tag alone, taken as wanted members.
         foreign: live members the set cannot prove its own: never written, never removed.
     """
 
@@ -97,7 +93,7 @@ def classify(inputs: SetInputs, live: list[LiveMember], recorded: frozenset[str]
     already gone. Raises :class:`MemberSetConflict` when a wanted address and port is taken by a foreign member."""
     present = [m for m in live if m.provisioning_status not in DELETING]
     by_endpoint = {m.endpoint: m for m in present}
-    create, update, kept, adopted, conflicts, not_handed_over = [], [], [], [], [], []
+    create, update, kept, adopted, conflicts = [], [], [], [], []
     for member in inputs.members:
         found = by_endpoint.get(member.endpoint)
         if found is None:
@@ -107,22 +103,10 @@ def classify(inputs: SetInputs, live: list[LiveMember], recorded: frozenset[str]
             if not inputs.identity_tag or inputs.identity_tag not in found.tags:
                 conflicts.append((member, found))
                 continue
-            if HANDOVER_TAG not in found.tags:
-                not_handed_over.append((member, found))
-                continue
             adopted.append(found)
         kept.append((member, found))
         if member.differs(found):
             update.append((member, found))
-    if not_handed_over:
-        raise MemberSetConflict(
-            f"pool {inputs.pool_name} ({inputs.pool_id}): "
-            + ", ".join(f"member {f.member_id} ({f.endpoint})" for _, f in not_handed_over)
-            + f" {'was' if len(not_handed_over) == 1 else 'were'} created by this stack's per-member resources, "
-              "which still own them: the engine would delete them after this member set took them over. Nothing "
-              "was written. Set `memberUpdates: handover` and run `pulumi up` once (it records those resources as "
-              "retained on delete and tags their members), then set `memberUpdates: batch` and run `pulumi up` "
-              "again (README: memberUpdates).")
     if conflicts:
         raise MemberSetConflict(
             f"pool {inputs.pool_name} ({inputs.pool_id}): "

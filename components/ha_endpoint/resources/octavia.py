@@ -11,9 +11,8 @@ that changing drainSeconds is an in-place update of theirs, never a deletion tha
 
 ``memberUpdates: batch``: instead of the members and their drains, one ``MemberSet`` per pool
 (:mod:`ha_endpoint.readiness.member_set`) writes the pool's members with Octavia's batch update in stages, and the
-gate waits for the set's members. ``handover``: the per-member resources, retained on delete and their members tagged
-:data:`~ha_endpoint.core.contract.HANDOVER_TAG` (the update before ``batch`` on a stack deployed per-member; see
-:meth:`_OctaviaZone._member_set`).
+gate waits for the set's members. ``handover``: the per-member resources, retained on delete (the update before
+``batch`` on a stack deployed per-member; see :meth:`_OctaviaZone._member_set`).
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from typing import Mapping, Optional, TypeVar
 import pulumi
 import pulumi_openstack as openstack
 
-from ..core import contract, predicates
+from ..core import predicates
 from ..core.plan import ListenerPlan, ZonePlan
 from ..pipeline import OCTAVIA
 from ..pipeline.deferred import after_checks
@@ -204,8 +203,7 @@ class _OctaviaZone:
                 # a member is registered once its port admits the load balancer and deregistered before its port
                 # stops admitting it: a rotation otherwise detached the old ports' group while OVN still sent them
                 # clients (timeouts measured in tests/e2e/test_ovn_engine.py)
-                tags=list(zone.tags) + ([contract.HANDOVER_TAG] if zone.member_updates == "handover" else []),
-                opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions.merge(
+                tags=list(zone.tags), opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions.merge(
                     pulumi.ResourceOptions.merge(self._after_previous_write(child), aliases),
                     pulumi.ResourceOptions(depends_on=[self.member_ports[member.member]]
                                            if member.member in self.member_ports else None)), retained),
@@ -217,13 +215,11 @@ class _OctaviaZone:
                     pool: openstack.loadbalancer.Pool) -> None:
         """``memberUpdates: batch``: one :class:`MemberSet` owns the pool's members and writes them in staged batches
         (new ones added and ready, leaving ones drained, then removed). Upgrading a stack deployed with per-member
-        resources: one update with ``handover`` records those resources (and their drains) as retained on delete and tags
-        their members handed over;
+        resources: one update with ``handover`` records those resources (and their drains) as retained on delete;
         the next one, with ``batch``, drops them from the stack without a call to the cloud, and the member set
         adopts their live members by address and port (they carry the stack's identity tag): no member is
-        recreated or drained, and the set writes nothing when they are as configured. Without the handover update
-        the engine would delete the old member resources after the set adopted their members: the set refuses
-        members of the stack not tagged handed over, before any write."""
+        recreated or drained, and the set writes nothing when they are as configured. Without the handover update,
+        the engine would delete the old member resources after the set adopted their members."""
         where = poll_inputs(zone.readiness.target, child.parent)
         entries = [{"name": member.member, "address": member.address, "protocol_port": member.protocol_port,
                     "weight": member.weight, "subnet_id": member.subnet.id,

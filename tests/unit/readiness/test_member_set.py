@@ -203,26 +203,12 @@ def test_a_wanted_address_taken_by_a_member_that_is_not_the_stacks_is_refused_be
     assert octavia.puts == []
 
 
-def test_members_of_the_per_member_resources_handed_over_are_adopted_without_a_write(octavia):
-    """The upgrade: members created by per-member resources (tagged with the stack's identity) after the handover
-    update (its tag) are taken as they are."""
-    ids = [octavia.add_member("p1", a, name=f"n-{a}", tags=["production", IDENTITY, contract.HANDOVER_TAG])
-           for a in OLD[:3]]
+def test_members_of_the_per_member_resources_are_adopted_without_a_write(octavia):
+    """The upgrade: members created by per-member resources (tagged with the stack's identity) are taken as they are."""
+    ids = [octavia.add_member("p1", a, name=f"n-{a}", tags=["production", IDENTITY]) for a in OLD[:3]]
     state = up(octavia, OLD[:3])
     assert octavia.puts == [] and sorted(state["member_ids"].values()) == sorted(ids)
     assert state["last_change"]["adopted"] == 3
-
-
-def test_members_of_per_member_resources_not_handed_over_are_refused_naming_the_handover_update(octavia):
-    """Without the handover update the engine would delete those members after the set took them over: refused
-    before any write, the message naming the member and the two updates to run."""
-    ids = [octavia.add_member("p1", a, name=f"n-{a}", tags=["production", IDENTITY]) for a in OLD[:2]]
-    with pytest.raises(MemberSetConflict) as caught:
-        up(octavia, OLD[:3])
-    message = str(caught.value)
-    assert all(member_id in message for member_id in ids), message
-    assert "`memberUpdates: handover`" in message and "Nothing was written" in message, message
-    assert octavia.puts == [] and set(octavia.members("p1")) == endpoints(OLD[:2])
 
 
 def test_refresh_sees_a_member_removed_out_of_band_and_the_next_update_creates_it_again(octavia):
