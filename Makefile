@@ -53,7 +53,7 @@ SCALE_MEMBERS ?= 30
 .PHONY: test-scale
 test-scale: venv engine-and-localcloud
 	HA_ENDPOINT_TEST_SET_MEMBERS=$(SCALE_MEMBERS) HA_ENDPOINT_RECORD_DURATIONS=0 \
-		$(PY) -m pytest -s -p no:cacheprovider tests/e2e/test_member_sets.py
+		$(PY) -m pytest -s -p no:cacheprovider tests/e2e/test_member_sets_engine.py
 
 bench: venv engine-and-localcloud
 	for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

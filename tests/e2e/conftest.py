@@ -24,7 +24,7 @@ from tests.e2e.pulumi_cli import project_environment  # noqa: E402
 # Real traffic needs the local cloud's data plane (its default): not collected against a cloud started with
 # LOCALCLOUD_DATAPLANE=none, as tests/integration/test_dataplane_ovn.py is not.
 collect_ignore = [] if dataplane.enabled(Paths()) else ["test_ovn_engine.py", "test_k8s_endpoint.py",
-                                                       "test_member_sets.py"]
+                                                       "test_member_sets_engine.py"]
 
 
 def pytest_collection_modifyitems(config, items):
