@@ -4,7 +4,8 @@ leaves alone what it does not own, takes a stack deployed per member over withou
 destroys cleanly.
 
 One stack (three zones, one TCP listener with a TCP monitor, ``HA_ENDPOINT_TEST_SET_MEMBERS`` members per zone:
-5 in `make test`, the issue's 30 in `make test-scale`, on request) whose members are Nova servers serving
+the issue's 30 in `make test-scale`, 5 with `make test-scale SCALE_MEMBERS=5`; collected only when that is set:
+tests/e2e/conftest.py) whose members are Nova servers serving
 on the data plane, given by server id as in tests/e2e/test_ovn_engine.py; and a second small stack (2 per zone) for
 the upgrade from per-member resources.
 
