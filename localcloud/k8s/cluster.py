@@ -219,11 +219,11 @@ def up(layout: Layout, bins: Binaries, timeout: float = 180.0) -> Started:
     credentials = certificates(layout)
     for node in layout.nodes:
         start_process(layout, node, "etcd", bins)
-    _wait_all(layout, credentials, "etcd", timeout)
+    _wait_all(layout, credentials, "etcd", timeout, bins)
     etcd_done = time.monotonic()
     for node in layout.nodes:
         start_process(layout, node, "kube-apiserver", bins)
-    _wait_all(layout, credentials, "kube-apiserver", timeout)
+    _wait_all(layout, credentials, "kube-apiserver", timeout, bins)
     write_kubeconfig(layout, layout.nodes[0], credentials, layout.kubeconfig)
     done = time.monotonic()
     return Started(done - started, etcd_done - started, done - etcd_done)
@@ -237,10 +237,26 @@ def node_up(layout: Layout, node: Node, bins: Binaries, timeout: float = 120.0) 
                       layout.log(node, "kube-apiserver"))
 
 
-def _wait_all(layout: Layout, credentials: Credentials, program: str, timeout: float) -> None:
+RESTARTS = 3
+"""How often a process that exited before it was ready is started again while ``up`` waits, as a supervisor
+(systemd, the kubelet) would: kube-apiserver exits when a post-start hook fails, e.g. "unable to perform initial IP
+and Port allocation check" while etcd answers slowly on a loaded machine (seen in CI)."""
+
+
+def _wait_all(layout: Layout, credentials: Credentials, program: str, timeout: float, bins: Binaries) -> None:
     ready = etcd_ready if program == "etcd" else api_ready
+
+    def check(node: Node) -> tuple[int, str]:
+        if not procs.alive(layout.pidfile(node, program), _marker(layout, node, program)):
+            restarts[node.name] += 1
+            if restarts[node.name] > RESTARTS:
+                return 0, f"exited {RESTARTS + 1} times before it was ready"
+            start_process(layout, node, program, bins)
+        return ready(node, credentials)
+
+    restarts = {node.name: 0 for node in layout.nodes}
     with ThreadPoolExecutor(len(layout.nodes)) as pool:
-        waits = [pool.submit(wait_until, lambda node=node: ready(node, credentials),
+        waits = [pool.submit(wait_until, lambda node=node: check(node),
                              f"{program} {node.name} ({node.address})", timeout, layout.log(node, program))
                  for node in layout.nodes]
         for wait in waits:
