@@ -53,19 +53,18 @@ REPLACING = ("loadbalancer_id", "pool_id")
 
 
 def check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
-    """Input problems, reported at preview; parts not known yet are skipped."""
-    if not contains_unknown(news):
-        try:
-            parse_set(news)
-        except InputError as exc:
-            return [CheckFailure(exc.property, exc.reason)]
-        return []
-    members = news.get("members")
-    if not contains_unknown(members):
-        try:
-            parse_members(members)
-        except InputError as exc:
-            return [CheckFailure(exc.property, exc.reason)]
+    """Input problems, reported at preview; parts not known yet are skipped (the whole set when every input is
+    known, else its member list when that is)."""
+    if contains_unknown(news):
+        parse, value = parse_members, news.get("members")
+        if contains_unknown(value):
+            return []
+    else:
+        parse, value = parse_set, news
+    try:
+        parse(value)
+    except InputError as exc:
+        return [CheckFailure(exc.property, exc.reason)]
     return []
 
 
