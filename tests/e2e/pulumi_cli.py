@@ -118,10 +118,18 @@ class PulumiStack:
     def run(self, *args: str, check: bool = True, timeout: float = 900) -> Result:
         argv = [*args, "--stack", self.stack] if args[:2] != ("stack", "init") else list(args)
         started = time.monotonic()
-        completed = subprocess.run([*self.prefix, "pulumi", *argv], cwd=self.workdir, env=self.env, capture_output=True,
-                                   text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-        result = Result(argv, completed.returncode, completed.stdout, completed.stderr,
-                        time.monotonic() - started)
+        # in a session of its own: on timeout the whole group goes (the CLI's language host, plugins and dynamic
+        # providers were left running as orphans when only the CLI was killed)
+        proc = subprocess.Popen([*self.prefix, "pulumi", *argv], cwd=self.workdir, env=self.env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+        result = Result(argv, proc.returncode, stdout, stderr, time.monotonic() - started)
         if check and result.returncode != 0:
             (self.workdir / "last-failure.log").write_text(result.output)
             raise CommandFailed(result)
