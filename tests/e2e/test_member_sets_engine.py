@@ -295,23 +295,32 @@ def test_3_drift_is_put_back_and_a_member_added_by_hand_is_left_alone(stack, ser
 def test_4_a_stack_deployed_per_member_moves_to_batch_in_two_ups_that_no_client_notices(upgrade, servers,
                                                                                         localcloud, seen):
     """The README's upgrade path on a second stack (UPGRADE_N members per zone), deployed with `memberUpdates:
-    per-member`: one `up` with `handover` (the same Member and MemberDrain resources, now retained on delete), then
-    one with `batch`, while the bounded clients loop over its name.
+    per-member`: first straight to `batch` (refused), then one `up` with `handover` (the same Member and MemberDrain
+    resources, now retained on delete, and a member set per pool holding nothing), then one with `batch`, while the
+    bounded clients loop over its name.
 
-    Asserted: no bounded client saw a failed request; the live members are the same Octavia members as before (same
-    ids at the same addresses, weight 1, ACTIVE/ONLINE) and memberIds names the same ids: adopted, not recreated;
-    the state holds no Member or MemberDrain resource any more, one member set per pool that adopted its members
-    and wrote nothing."""
+    Asserted: the `up` straight to `batch` fails naming the handover, and deleted nothing (the same members, the
+    per-member resources still in the state); no bounded client saw a failed request; the live members are the same
+    Octavia members as before (same ids at the same addresses, weight 1, ACTIVE/ONLINE) and memberIds names the same
+    ids: adopted, not recreated; the state holds no Member or MemberDrain resource any more, one member set per pool
+    that adopted its members and wrote nothing."""
     conn = localcloud.conn
     members = servers["upgrade"]
     upgrade.write_config(set_config(UPGRADE, members, "per-member"))
     first = upgrade.up()
     before = pools_hold(upgrade, conn, members)
     ids_before = {zone: out["memberIds"] for zone, out in upgrade.outputs()["zones"].items()}
+    pools = pool_ids(upgrade)
     urns = sorted(r["urn"] for r in per_member_resources(upgrade))
     assert len(urns) == 2 * len(ZONES) * UPGRADE_N, urns
     with bounded_clients(upgrade) as loop:
         started = loop.now()
+        upgrade.write_config(set_config(UPGRADE, members, "batch"))
+        skipped = upgrade.up(check=False)
+        assert skipped.returncode != 0 and "memberUpdates: handover" in skipped.output, skipped.output[-3000:]
+        assert sorted(r["urn"] for r in per_member_resources(upgrade)) == urns
+        assert {zone: {m.name: m.id for m in conn.load_balancer.members(pool)} for zone, pool in pools.items()} == {
+            zone: {name: m.id for name, m in found.items()} for zone, found in before.items()}
         upgrade.write_config(set_config(UPGRADE, members, "handover"))
         handover = upgrade.up()
         retained = per_member_resources(upgrade)
@@ -319,7 +328,8 @@ def test_4_a_stack_deployed_per_member_moves_to_batch_in_two_ups_that_no_client_
         upgrade.write_config(set_config(UPGRADE, members, "batch"))
         batch = upgrade.up()
     rows = [dict(row, way="handover + batch", watcher=False) for row in loop.rows(started)]
-    print(f"\nper-member up {first.seconds:.1f}s, handover {handover.seconds:.1f}s, batch {batch.seconds:.1f}s")
+    print(f"\nper-member up {first.seconds:.1f}s, straight to batch refused in {skipped.seconds:.1f}s, handover "
+          f"{handover.seconds:.1f}s, batch {batch.seconds:.1f}s")
     print(failover.table(rows))
     for row in rows:
         assert row["requests"] > 0 and row["failed"] == 0, row

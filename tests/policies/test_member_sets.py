@@ -34,6 +34,16 @@ def test_member_counts_are_judged_per_pool_as_for_member_resources(policy, confi
     assert run_preview(endpoint()).messages(policy, {"ha-endpoint-member-zones": {"minMembersPerZone": 2}})
 
 
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
+def test_a_handover_endpoint_is_judged_as_per_member_its_empty_sets_counting_for_nothing(preview):
+    """Under handover each pool has its member resources and a set holding nothing (the handover's record)."""
+    config = {"ha-endpoint-member-zones": {"minMembersPerZone": 2}}
+    handover = run_preview(endpoint("handover"), preview=preview)
+    assert handover.violations() == []
+    assert handover.messages("ha-endpoint-member-zones", config) == \
+        run_preview(endpoint("per-member"), preview=preview).messages("ha-endpoint-member-zones", config)
+
+
 def test_a_pool_whose_set_holds_no_member_is_reported_as_a_pool_without_members():
     run = run_preview(endpoint())
     run.named(contract.member_set_name("k8s-api", "az3", 6443)).inputs["members"] = []

@@ -93,8 +93,14 @@ def test_handover_keeps_the_per_member_resources_and_retains_them_and_their_drai
     raw["memberUpdates"] = "handover"
     run = run_component(raw, FakeCloud.dev(), preview=True)
     members, drains = run.of_type(contract.MEMBER_TYPE), run.of_type(contract.DRAIN_TYPE)
-    assert len(members) == 6 and len(drains) == 6 and not sets(run)
+    assert len(members) == 6 and len(drains) == 6
     assert all(r["retain_on_delete"] for r in members + drains)
+    # per pool a set under the name batch gives it, holding nothing: the record that lets batch adopt the members
+    handover_sets = list(sets(run).values())
+    batch = run_component(batch_endpoint(), FakeCloud.dev(), preview=True)
+    assert sorted(r["urn"] for r in handover_sets) == sorted(r["urn"] for r in sets(batch).values())
+    assert all(r["inputs"]["handover"] is True and r["inputs"]["members"] == [] for r in handover_sets)
+    assert all(r["inputs"]["handover"] is False for r in sets(batch).values())
     default = run_component(amphora_endpoint(), FakeCloud.dev(), preview=True)
     assert not any(r["retain_on_delete"] for r in default.of_type(contract.MEMBER_TYPE))
     # the handover changes no URN: the same resources, only recorded as retained

@@ -249,6 +249,12 @@ class MemberSetConflict(ReadinessError):
     written."""
 
 
+class HandoverSkipped(MemberSetConflict):
+    """A member set that did not go through ``memberUpdates: handover`` found members of the stack's per-member
+    resources at its wanted addresses: taking them would let the engine delete them with those resources at the end
+    of the update. Nothing was written."""
+
+
 class MemberSetTimeout(ReadinessError):
     """One stage of a member set's update kept failing transiently (409 while the load balancer is PENDING_*, 5xx, no
     answer) until its deadline; the message names the stage, the pool and what the pool holds so far."""

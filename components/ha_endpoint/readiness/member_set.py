@@ -6,6 +6,11 @@ One per pool (``<name>-<az>-<port>-members``, :func:`ha_endpoint.core.contract.m
 
 Lifecycle:
 
+- **handover** (input ``handover``, under ``memberUpdates: handover``): create, update, read and delete write and
+  read nothing; the state records ``handed_over``. Only a set with that record adopts members of the stack's
+  per-member resources (:func:`ha_endpoint.readiness.reconcile.classify`): a stack that goes from ``per-member``
+  straight to ``batch`` is refused before anything is written (:class:`~.errors.HandoverSkipped`), as the engine
+  would otherwise delete the adopted members with those resources at the end of the update.
 - **create / update**: the staged reconcile from what the pool lists now: (1) the new and changed members in one
   batch, then a wait until every wanted member is ready; (2) the leaving members at weight 0 in one batch, then
   ``drain_seconds``; (3) one batch without them, then a wait until they are gone. It fails, having removed nothing,
@@ -22,7 +27,8 @@ Lifecycle:
 
 Outputs: ``member_ids`` (member name -> Octavia id), ``statuses`` (name -> ``"ACTIVE/ONLINE"``), ``weights`` (name ->
 weight), ``owned_ids``, ``ready``, ``not_ready_reason``, ``last_change`` (what the last reconcile did: counts,
-writes, API calls, seconds, stages).
+writes, API calls, seconds, stages), ``handed_over`` (the set went through the handover: it may adopt the stack's
+per-member members).
 
 Serialization and credentials: as :mod:`.provider` (a stateless provider class, ``serialize_as_secret_always =
 False``, credentials read inside each method). Upgrading a stack whose members are per-member resources:
@@ -40,7 +46,7 @@ from pulumi.dynamic import UpdateResult
 
 from ..cloud.connection import http_status
 from . import cloud, hosted
-from .errors import FetchFailed
+from .errors import FetchFailed, MemberSetConflict
 from .inputs import InputError, without_provider
 from .provider import NOT_READY, REPORTED, InputsChecked, _now, _sleep, contains_unknown, stale_reference
 from .reconcile import SetResult, reconcile
@@ -48,7 +54,8 @@ from .set_inputs import INPUT_KEYS, SetInputs, inputs_of, parse_members, parse_s
 from .target import CloudTarget, resolve
 
 SET_TYPE_NAME = "MemberSet"
-OUTPUT_NAMES = ("member_ids", "statuses", "weights", "owned_ids", "ready", "not_ready_reason", "last_change")
+OUTPUT_NAMES = ("member_ids", "statuses", "weights", "owned_ids", "ready", "not_ready_reason", "last_change",
+                "handed_over")
 REPLACING = ("loadbalancer_id", "pool_id")
 
 
@@ -68,7 +75,7 @@ def check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
     return []
 
 
-def outputs(props: Mapping[str, Any], result: SetResult) -> dict[str, Any]:
+def outputs(props: Mapping[str, Any], result: SetResult, handed_over: bool) -> dict[str, Any]:
     """The state after a reconcile: the inputs and what the pool holds."""
     outs = inputs_of(props)
     outs.update(
@@ -79,8 +86,31 @@ def outputs(props: Mapping[str, Any], result: SetResult) -> dict[str, Any]:
         last_change={"created": result.created, "updated": result.updated, "adopted": result.adopted,
                      "drained": result.drained, "removed": result.removed, "writes": result.writes,
                      "api_calls": result.api_calls, "seconds": round(result.waited_seconds, 3),
-                     "stages": list(result.stages)})
+                     "stages": list(result.stages)},
+        handed_over=handed_over)
     return outs
+
+
+def handover_outputs(props: Mapping[str, Any]) -> dict[str, Any]:
+    """The state of a set under ``memberUpdates: handover``: it owns nothing, wrote nothing, and went through the
+    handover."""
+    return outputs(props, SetResult(members={}, owned_ids=()), handed_over=True)
+
+
+def is_handover(props: Mapping[str, Any]) -> bool:
+    return props.get("handover") is True
+
+
+def check_leaves_nothing(olds: Mapping[str, Any], news: Mapping[str, Any]) -> None:
+    """A set that owns members cannot go back to ``handover``: the per-member resources that would take its pool over
+    are refused by Octavia at the addresses the set's members hold."""
+    owned = recorded(olds)
+    if owned:
+        raise MemberSetConflict(
+            f"pool {news.get('pool_name')} ({news.get('pool_id')}): memberUpdates: handover after batch: the member "
+            f"set owns {len(owned)} members, which per-member resources cannot take over (Octavia refuses a second "
+            f"member at an address and port). Nothing was written. Fix: keep `memberUpdates: batch` for this "
+            f"endpoint (moving back from batch is not supported).")
 
 
 def recorded(olds: Mapping[str, Any]) -> frozenset[str]:
@@ -90,13 +120,13 @@ def recorded(olds: Mapping[str, Any]) -> frozenset[str]:
 
 
 def run_reconcile(props: Mapping[str, Any], owned: frozenset[str], stack: CloudTarget,
-                  inputs: Optional[SetInputs] = None) -> SetResult:
+                  inputs: Optional[SetInputs] = None, adopt: bool = False) -> SetResult:
     """Reconcile against the cloud the bag names: a connection built here, closed on return."""
     inputs = inputs or parse_set(props)
     where = resolve(props, stack)
     source = cloud.OctaviaStatusSource(where.cloud, where.region)
     try:
-        return reconcile(inputs, owned, source, clock=_now, sleep=_sleep, not_ready=NOT_READY)
+        return reconcile(inputs, owned, source, clock=_now, sleep=_sleep, not_ready=NOT_READY, adopt=adopt)
     finally:
         source.close()
 
@@ -128,19 +158,26 @@ class MemberSetProvider(InputsChecked):
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         try:
-            outs = outputs(props, run_reconcile(props, frozenset(), self.stack))
+            outs = handover_outputs(props) if is_handover(props) else outputs(
+                props, run_reconcile(props, frozenset(), self.stack), handed_over=False)
         except REPORTED as exc:
             raise exc.with_traceback(None) from None
         return CreateResult(f"members-{uuid.uuid4().hex}", outs)
 
     def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         try:
-            outs = outputs(news, run_reconcile(news, recorded(olds), self.stack))
+            if is_handover(news):
+                check_leaves_nothing(olds, news)
+                return UpdateResult(handover_outputs(news))
+            adopt = olds.get("handed_over") is True
+            outs = outputs(news, run_reconcile(news, recorded(olds), self.stack, adopt=adopt), handed_over=adopt)
         except REPORTED as exc:
             raise exc.with_traceback(None) from None
         return UpdateResult(outs)
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        if is_handover(props):
+            return ReadResult(id_, without_provider(props))
         try:
             return self._read(id_, props)
         except REPORTED as exc:
@@ -165,6 +202,8 @@ class MemberSetProvider(InputsChecked):
         return ReadResult(id_, outs)
 
     def delete(self, _id: str, props: dict[str, Any]) -> None:
+        if is_handover(props):
+            return  # it owns nothing: the per-member resources hold the pool's members
         try:
             inputs = parse_set({**props, "members": []})
             run_reconcile(props, recorded(props), self.stack, inputs)
@@ -187,6 +226,7 @@ class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME
     ready: pulumi.Output[bool]
     not_ready_reason: pulumi.Output[Optional[str]]
     last_change: pulumi.Output[dict]
+    handed_over: pulumi.Output[bool]
 
     def __init__(self, name: str, *, loadbalancer_id: pulumi.Input[str], pool_id: pulumi.Input[str], pool_name: str,
                  members: pulumi.Input[list], tags: pulumi.Input[list], identity_tag: str, monitored: bool,
@@ -194,7 +234,8 @@ class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME
                  poll_interval_seconds: float = 1.0, stable_polls: int = 2, on_not_ready: str = "fail",
                  dead_after_seconds: float = 60, drain_seconds: float = 0, write_timeout_seconds: float = 300,
                  cloud: pulumi.Input[Optional[str]] = None, region: pulumi.Input[Optional[str]] = None,
-                 cloud_source: str = "stack", opts: Optional[pulumi.ResourceOptions] = None) -> None:
+                 cloud_source: str = "stack", handover: bool = False,
+                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
         """``members``: ``[{name, address, protocol_port, weight, subnet_id, monitor_port}]`` (see
         :mod:`.set_inputs`); the others as :class:`~.provider.MemberReadiness`'s and :class:`~.drain.MemberDrain`'s.
         Typed ``pulumi-python:dynamic/haendpoint:MemberSet`` (``haendpoint:index:MemberSet`` in the package's
@@ -205,6 +246,6 @@ class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME
             "require": require, "timeout_seconds": timeout_seconds, "poll_interval_seconds": poll_interval_seconds,
             "stable_polls": stable_polls, "on_not_ready": on_not_ready, "dead_after_seconds": dead_after_seconds,
             "drain_seconds": drain_seconds, "write_timeout_seconds": write_timeout_seconds, "cloud": cloud,
-            "region": region, "cloud_source": cloud_source}
+            "region": region, "cloud_source": cloud_source, "handover": handover}
         props.update({key: None for key in OUTPUT_NAMES})
         hosted.register(self, MemberSetProvider(), SET_TYPE_NAME, name, props, opts)  # see .hosted

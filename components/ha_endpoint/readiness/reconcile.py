@@ -17,9 +17,10 @@ each one batch:
 
 Which members are the set's own (:func:`classify`): those whose id the set's state records, those carrying the set's
 tag (created by an update of this set that was interrupted before its state was saved), and, at the address and port
-of a wanted member only, those carrying the stack's identity tag (created by the per-member resources of a stack
-moving to the set: adopted as they are). A wanted address and port taken by any other member is refused
-(:class:`~.errors.MemberSetConflict`) before anything is written.
+of a wanted member only and when ``adopt`` says so, those carrying the stack's identity tag (created by the per-member
+resources of a stack moving to the set, which went through ``memberUpdates: handover``: adopted as they are). A wanted
+address and port taken by any other member is refused (:class:`~.errors.MemberSetConflict`; a member of the
+per-member resources without the handover, :class:`~.errors.HandoverSkipped`) before anything is written.
 
 Resuming: every update starts from what the pool lists, so an update interrupted in any stage is finished by the
 next one (a member created but not recorded carries the set's tag; a leaving member at weight 0 is still the set's
@@ -37,7 +38,7 @@ from typing import Any, Callable, Optional, Protocol
 
 from ..cloud.errors import TransientFetchError
 from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
-from .errors import AuthFailed, ReadinessError, MemberSetConflict, MemberSetTimeout
+from .errors import AuthFailed, HandoverSkipped, ReadinessError, MemberSetConflict, MemberSetTimeout
 from .model import DELETING, LiveMember, LoadBalancerStatus, MemberStatus
 from .set_inputs import DesiredMember, SetInputs
 from .waiter import wait_for_members
@@ -88,12 +89,14 @@ def owns(member: LiveMember, recorded: frozenset[str], set_tag: str) -> bool:
     return member.member_id in recorded or set_tag in member.tags
 
 
-def classify(inputs: SetInputs, live: list[LiveMember], recorded: frozenset[str]) -> Changes:
+def classify(inputs: SetInputs, live: list[LiveMember], recorded: frozenset[str], adopt: bool = False) -> Changes:
     """Sort the pool's live members against the wanted ones (see the module docstring); a member being deleted is
-    already gone. Raises :class:`MemberSetConflict` when a wanted address and port is taken by a foreign member."""
+    already gone. ``adopt``: whether members carrying the stack's identity tag may be taken (the set went through
+    the handover). Raises :class:`HandoverSkipped` when a wanted address and port holds such a member and ``adopt`` is
+    false, :class:`MemberSetConflict` when one is taken by a foreign member."""
     present = [m for m in live if m.provisioning_status not in DELETING]
     by_endpoint = {m.endpoint: m for m in present}
-    create, update, kept, adopted, conflicts = [], [], [], [], []
+    create, update, kept, adopted, conflicts, per_member = [], [], [], [], [], []
     for member in inputs.members:
         found = by_endpoint.get(member.endpoint)
         if found is None:
@@ -103,10 +106,22 @@ def classify(inputs: SetInputs, live: list[LiveMember], recorded: frozenset[str]
             if not inputs.identity_tag or inputs.identity_tag not in found.tags:
                 conflicts.append((member, found))
                 continue
+            if not adopt:
+                per_member.append(found)
+                continue
             adopted.append(found)
         kept.append((member, found))
         if member.differs(found):
             update.append((member, found))
+    if per_member and not conflicts:
+        raise HandoverSkipped(
+            f"pool {inputs.pool_name} ({inputs.pool_id}): the members at "
+            + ", ".join(m.endpoint for m in per_member)
+            + f" carry this stack's tag {inputs.identity_tag!r}: the stack's per-member resources (memberUpdates: "
+              "per-member) created them, and this update would delete them with those resources after the member "
+              "set took them over. Nothing was written. Fix: run one `pulumi up` with `memberUpdates: handover` "
+              "first (it keeps them and retains those resources on delete), then set `memberUpdates: batch` and "
+              "run `pulumi up` again.")
     if conflicts:
         raise MemberSetConflict(
             f"pool {inputs.pool_name} ({inputs.pool_id}): "
@@ -161,6 +176,7 @@ class _Reconcile:
     clock: Callable[[], float]
     sleep: Callable[[float], None]
     not_ready: tuple[type[ReadinessError], ...]
+    adopt: bool = False
     writes: int = 0
     stages: list[str] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
@@ -220,7 +236,7 @@ class _Reconcile:
     def run(self, recorded: frozenset[str]) -> SetResult:
         start = self.clock()
         live = self.listing()
-        changes = classify(self.inputs, live, recorded)
+        changes = classify(self.inputs, live, recorded, self.adopt)
         before = {m.member_id for m in live}
         going = {m.member_id for m in live if m.provisioning_status in DELETING
                  and owns(m, recorded, self.inputs.set_tag)}  # removed by an update that was interrupted
@@ -291,8 +307,10 @@ class _Reconcile:
 
 
 def reconcile(inputs: SetInputs, recorded: frozenset[str], source: SetSource, *, clock: Callable[[], float],
-              sleep: Callable[[float], None], not_ready: tuple[type[ReadinessError], ...] = ()) -> SetResult:
+              sleep: Callable[[float], None], not_ready: tuple[type[ReadinessError], ...] = (),
+              adopt: bool = False) -> SetResult:
     """Make the pool's members ``inputs.members`` in the stages of the module docstring; ``recorded``: the member
-    ids the set's state records as its own. With ``on_not_ready: unpublish``, a wait ending in one of ``not_ready``
-    ends the reconcile before anything is drained or removed, with ``ready`` false; otherwise it is raised."""
-    return _Reconcile(inputs, source, clock, sleep, not_ready).run(recorded)
+    ids the set's state records as its own; ``adopt``: whether the stack's per-member members may be taken (the set
+    went through the handover). With ``on_not_ready: unpublish``, a wait ending in one of ``not_ready`` ends the
+    reconcile before anything is drained or removed, with ``ready`` false; otherwise it is raised."""
+    return _Reconcile(inputs, source, clock, sleep, not_ready, adopt).run(recorded)

@@ -11,7 +11,11 @@ MemberSet inputs (property names as stored in state; the waiting ones mean what 
   address and port: two entries with the same pair are refused.
 - ``tags`` (list of str): put on every member the set creates (the zone's tags, the stack's identity tag among them).
 - ``identity_tag`` (str): the stack's identity tag; a live member carrying it at the address and port of a wanted
-  member is adopted (a member its per-member resource created before the stack moved to ``memberUpdates: batch``).
+  member was created by the stack's per-member resources: adopted by a set that went through ``handover`` (its
+  state says ``handed_over``), refused by any other (those resources would delete it after the set took it).
+- ``handover`` (bool, default false): the set of a pool whose members are still per-member resources, retained on
+  delete (``memberUpdates: handover``): it writes nothing and owns nothing, and its state records that the stack went
+  through the handover, which lets the next update (``batch``) adopt those resources' members.
 - ``monitored`` (bool), ``hold_seconds`` (number >= 0), ``require``, ``timeout_seconds``, ``poll_interval_seconds``,
   ``stable_polls``, ``on_not_ready``, ``dead_after_seconds``: how the set waits for the members it wrote.
 - ``drain_seconds`` (number >= 0): how long a leaving member keeps weight 0 before it is removed (0: no drain stage).
@@ -37,7 +41,8 @@ from .waiter import DEFAULT_STABLE_POLLS, WaitSpec
 DEFAULT_WRITE_TIMEOUT_SECONDS = 300.0
 INPUT_KEYS = ("loadbalancer_id", "pool_id", "pool_name", "members", "tags", "identity_tag", "monitored",
               "hold_seconds", "require", "timeout_seconds", "poll_interval_seconds", "stable_polls", "on_not_ready",
-              "dead_after_seconds", "drain_seconds", "write_timeout_seconds", "cloud", "region", "cloud_source")
+              "dead_after_seconds", "drain_seconds", "write_timeout_seconds", "cloud", "region", "cloud_source",
+              "handover")
 
 
 def endpoint_key(address: str, port: int) -> str:
@@ -109,6 +114,7 @@ class SetInputs:
     cloud: Optional[str] = None
     region: Optional[str] = None
     cloud_source: str = "stack"
+    handover: bool = False
 
     @property
     def set_tag(self) -> str:
@@ -197,6 +203,9 @@ def parse_set(props: Mapping[str, Any]) -> SetInputs:
     monitored = props.get("monitored", True)
     if not isinstance(monitored, bool):
         raise InputError("monitored", f"must be true or false, got {monitored!r}")
+    handover = props.get("handover") or False
+    if not isinstance(handover, bool):
+        raise InputError("handover", f"must be true or false, got {handover!r}")
     require = props.get("require") or Requirement.ONLINE.value
     if require not in {r.value for r in Requirement}:
         raise InputError("require", f"must be 'online' or 'provisioned', got {require!r}")
@@ -212,7 +221,7 @@ def parse_set(props: Mapping[str, Any]) -> SetInputs:
         drain_seconds=_seconds(props, "drain_seconds"),
         write_timeout_seconds=positive_number(props, "write_timeout_seconds", DEFAULT_WRITE_TIMEOUT_SECONDS),
         cloud=optional_text(props, "cloud"), region=optional_text(props, "region"),
-        cloud_source=optional_text(props, "cloud_source") or "stack")
+        cloud_source=optional_text(props, "cloud_source") or "stack", handover=handover)
 
 
 def _seconds(props: Mapping[str, Any], key: str) -> float:

@@ -11,8 +11,9 @@ that changing drainSeconds is an in-place update of theirs, never a deletion tha
 
 ``memberUpdates: batch``: instead of the members and their drains, one ``MemberSet`` per pool
 (:mod:`ha_endpoint.readiness.member_set`) writes the pool's members with Octavia's batch update in stages, and the
-gate waits for the set's members. ``handover``: the per-member resources, retained on delete (the update before
-``batch`` on a stack deployed per-member; see :meth:`_OctaviaZone._member_set`).
+gate waits for the set's members. ``handover``: the per-member resources, retained on delete, and per pool a member
+set that holds nothing and records the handover (the update before ``batch`` on a stack deployed per-member; see
+:meth:`_OctaviaZone._member_set`).
 """
 
 from __future__ import annotations
@@ -210,16 +211,30 @@ class _OctaviaZone:
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {})))
         self.member_ids[listener.port] = pulumi.Output.all(
             **{name: resource.id for name, resource in members.items()})
+        if zone.member_updates == "handover":
+            self._handover_set(listener, zone, child, pool)
+
+    def _handover_set(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
+                      pool: openstack.loadbalancer.Pool) -> None:
+        """``memberUpdates: handover``: the pool's member set, registered under the name ``batch`` gives it, holding
+        no member and writing nothing: its state is the record that the per-member resources are retained on
+        delete, without which the set refuses (at the next update, under ``batch``) to adopt their members."""
+        where = poll_inputs(zone.readiness.target, child.parent)
+        MemberSet(listener.member_set_name, loadbalancer_id=self.loadbalancer.id, pool_id=pool.id,
+                  pool_name=listener.pool_name, members=[], tags=list(zone.tags), identity_tag=zone.identity.tag,
+                  monitored=listener.monitor is not None, cloud=where.cloud, region=where.region,
+                  cloud_source=where.cloud_source, handover=True, opts=child)
 
     def _member_set(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
                     pool: openstack.loadbalancer.Pool) -> None:
         """``memberUpdates: batch``: one :class:`MemberSet` owns the pool's members and writes them in staged batches
         (new ones added and ready, leaving ones drained, then removed). Upgrading a stack deployed with per-member
-        resources: one update with ``handover`` records those resources (and their drains) as retained on delete;
-        the next one, with ``batch``, drops them from the stack without a call to the cloud, and the member set
-        adopts their live members by address and port (they carry the stack's identity tag): no member is
-        recreated or drained, and the set writes nothing when they are as configured. Without the handover update,
-        the engine would delete the old member resources after the set adopted their members."""
+        resources: one update with ``handover`` records those resources (and their drains) as retained on delete,
+        and the set's own record of it (:meth:`_handover_set`); the next one, with ``batch``, drops them from the
+        stack without a call to the cloud, and the member set adopts their live members by address and port (they
+        carry the stack's identity tag): no member is recreated or drained, and the set writes nothing when they are
+        as configured. Without the handover update the engine would delete the old member resources after the set
+        adopted their members: the set refuses, before any write (``HandoverSkipped``)."""
         where = poll_inputs(zone.readiness.target, child.parent)
         entries = [{"name": member.member, "address": member.address, "protocol_port": member.protocol_port,
                     "weight": member.weight, "subnet_id": member.subnet.id,

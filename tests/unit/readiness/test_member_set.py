@@ -7,7 +7,8 @@ import pytest
 
 from ha_endpoint.core import contract
 from ha_endpoint.readiness import cloud, member_set
-from ha_endpoint.readiness.errors import FetchFailed, MemberSetConflict, MemberSetTimeout, ReadinessTimeout
+from ha_endpoint.readiness.errors import (FetchFailed, HandoverSkipped, MemberSetConflict, MemberSetTimeout,
+                                         ReadinessTimeout)
 from ha_endpoint.readiness.member_set import MemberSetProvider
 from octavia_batch_fake import BatchOctavia, Killed
 from readiness_fakes import FakeClock, http_error
@@ -203,12 +204,46 @@ def test_a_wanted_address_taken_by_a_member_that_is_not_the_stacks_is_refused_be
     assert octavia.puts == []
 
 
-def test_members_of_the_per_member_resources_are_adopted_without_a_write(octavia):
-    """The upgrade: members created by per-member resources (tagged with the stack's identity) are taken as they are."""
+def test_members_of_the_per_member_resources_are_adopted_without_a_write_after_the_handover(octavia):
+    """The upgrade: the handover update's set writes and reads nothing; the batch update after it takes the members
+    created by per-member resources (tagged with the stack's identity) as they are."""
     ids = [octavia.add_member("p1", a, name=f"n-{a}", tags=["production", IDENTITY]) for a in OLD[:3]]
-    state = up(octavia, OLD[:3])
+    calls = len(octavia.calls)
+    handed = up(octavia, [], handover=True)
+    assert len(octavia.calls) == calls and handed["handed_over"] is True and handed["owned_ids"] == []
+    assert MemberSetProvider().read("id", handed).outs["handed_over"] is True
+    state = up(octavia, OLD[:3], handed)
     assert octavia.puts == [] and sorted(state["member_ids"].values()) == sorted(ids)
-    assert state["last_change"]["adopted"] == 3
+    assert state["last_change"]["adopted"] == 3 and state["handed_over"] is True
+    state = up(octavia, OLD[:2], state)  # adopted: the set's own from now on
+    assert set(octavia.members("p1")) == endpoints(OLD[:2])
+
+
+def test_straight_from_per_member_to_batch_is_refused_before_any_write(octavia):
+    """Without the handover, the engine would delete the adopted members with their per-member resources: the set
+    refuses, naming the members and the fix, and writes nothing."""
+    for a in OLD[:3]:
+        octavia.add_member("p1", a, name=f"n-{a}", tags=["production", IDENTITY])
+    with pytest.raises(HandoverSkipped) as caught:
+        up(octavia, OLD[:3])
+    message = str(caught.value)
+    assert f"{OLD[0]}:6443" in message and "memberUpdates: handover" in message and "Nothing was written" in message
+    assert octavia.puts == [] and set(octavia.members("p1")) == endpoints(OLD[:3])
+    born_batch = up(octavia, [NEW[0]], None)  # a set created under batch never adopts, even on a later update
+    with pytest.raises(HandoverSkipped):
+        up(octavia, [NEW[0], OLD[0]], born_batch)
+
+
+def test_a_handover_set_deletes_nothing_and_a_set_that_owns_members_cannot_go_back_to_handover(octavia):
+    octavia.add_member("p1", OLD[0], name="kept", tags=[IDENTITY])
+    handed = up(octavia, [], handover=True)
+    MemberSetProvider().delete("id", handed)
+    assert octavia.puts == [] and set(octavia.members("p1")) == endpoints(OLD[:1])
+    owning = up(octavia, [NEW[0]])
+    with pytest.raises(MemberSetConflict) as caught:
+        up(octavia, [], owning, handover=True)
+    assert "moving back from batch is not supported" in str(caught.value)
+    assert set(octavia.members("p1")) == endpoints(OLD[:1] + NEW[:1])
 
 
 def test_refresh_sees_a_member_removed_out_of_band_and_the_next_update_creates_it_again(octavia):
