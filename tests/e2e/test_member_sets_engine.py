@@ -318,6 +318,8 @@ def test_4_a_stack_deployed_per_member_moves_to_batch_in_two_ups_that_no_client_
         upgrade.write_config(set_config(UPGRADE, members, "batch"))
         skipped = upgrade.up(check=False)
         assert skipped.returncode != 0 and "memberUpdates: handover" in skipped.output, skipped.output[-3000:]
+        print("\nstraight to batch: " + next(line.strip() for line in skipped.output.splitlines()
+                                             if "memberUpdates: handover" in line))
         assert sorted(r["urn"] for r in per_member_resources(upgrade)) == urns
         assert {zone: {m.name: m.id for m in conn.load_balancer.members(pool)} for zone, pool in pools.items()} == {
             zone: {name: m.id for name, m in found.items()} for zone, found in before.items()}
