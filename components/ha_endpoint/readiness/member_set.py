@@ -237,7 +237,9 @@ class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME
                  cloud_source: str = "stack", handover: bool = False,
                  opts: Optional[pulumi.ResourceOptions] = None) -> None:
         """``members``: ``[{name, address, protocol_port, weight, subnet_id, monitor_port}]`` (see
-        :mod:`.set_inputs`); the others as :class:`~.provider.MemberReadiness`'s and :class:`~.drain.MemberDrain`'s.
+        :mod:`.set_inputs`); ``handover``: the set of a pool whose members are still per-member resources (it holds
+        and writes nothing; see the module docstring); the others as :class:`~.provider.MemberReadiness`'s and
+        :class:`~.drain.MemberDrain`'s.
         Typed ``pulumi-python:dynamic/haendpoint:MemberSet`` (``haendpoint:index:MemberSet`` in the package's
         provider host: :mod:`.hosted`)."""
         props: dict[str, Any] = {
