@@ -57,10 +57,18 @@ def alive(pidfile: Path, marker: str) -> int | None:
 
 
 def _session(pid: int) -> int | None:
+    """The session id of ``pid`` (/proc/<pid>/stat after the command: state ppid pgrp session ...)."""
     try:
-        return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[4])
+        return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[3])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def exited(pidfile: Path) -> bool:
+    """Whether the process pidfile names is gone (no such process, or a zombie). For a process just started: unlike
+    ``alive``, it does not read the command line, which is empty for a moment while the process execs."""
+    pid = read_pid(pidfile)
+    return not pid or _state(pid) in ('', 'Z')
 
 
 def start(name: str, argv: list, pidfile: Path, logfile: Path, env: dict | None = None,

@@ -247,7 +247,7 @@ def _wait_all(layout: Layout, credentials: Credentials, program: str, timeout: f
     ready = etcd_ready if program == "etcd" else api_ready
 
     def check(node: Node) -> tuple[int, str]:
-        if not procs.alive(layout.pidfile(node, program), _marker(layout, node, program)):
+        if procs.exited(layout.pidfile(node, program)):
             restarts[node.name] += 1
             if restarts[node.name] > RESTARTS:
                 return 0, f"exited {RESTARTS + 1} times before it was ready"

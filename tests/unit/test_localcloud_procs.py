@@ -1,0 +1,29 @@
+"""localcloud.procs: telling a started process that runs from one that is gone, by its PID file."""
+import os
+import subprocess
+import sys
+
+from localcloud import procs
+
+
+def test_the_session_of_a_process_is_read_from_the_right_field():
+    """A process in the middle of its exec has an empty command line: ``alive`` then takes it as ours only if it
+    leads its own session. That field was read one column off (the terminal's), so a daemon exec-ing right then was
+    taken for dead: the Kubernetes cluster's supervisor started a second kube-apiserver beside the first (CI)."""
+    assert procs._session(os.getpid()) == os.getsid(0)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
+    try:
+        assert procs._session(child.pid) == child.pid
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_exited_is_true_only_once_the_recorded_process_is_gone(tmp_path):
+    pidfile = tmp_path / "p.pid"
+    assert procs.exited(pidfile)                     # nothing recorded
+    pid = procs.start("sleeper", [sys.executable, "-c", "import time; time.sleep(30)"], pidfile, tmp_path / "log")
+    assert not procs.exited(pidfile)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    assert procs.exited(pidfile)
