@@ -152,7 +152,8 @@ class MemberSetProvider(InputsChecked):
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces = [key for key in REPLACING if contains_unknown(news.get(key)) or olds.get(key) != news.get(key)]
-        changed = (bool(replaces) or any(olds.get(key) != news.get(key) for key in INPUT_KEYS)
+        changed = (bool(replaces) or any(olds.get(key) != news.get(key) for key in INPUT_KEYS if key != "handover")
+                   or is_handover(olds) != is_handover(news)  # a state from before the input existed: not handover
                    or stale_reference(olds, news) or drifted(olds, news) or olds.get("ready") is False)
         return DiffResult(changes=changed, replaces=replaces, delete_before_replace=False)
 

@@ -234,6 +234,13 @@ def test_straight_from_per_member_to_batch_is_refused_before_any_write(octavia):
         up(octavia, [NEW[0], OLD[0]], born_batch)
 
 
+def test_a_set_recorded_before_the_handover_input_existed_shows_no_change(octavia):
+    state = up(octavia, OLD[:3])
+    del state["handover"], state["handed_over"]
+    assert not MemberSetProvider().diff("id", state, bag(OLD[:3])).changes
+    assert MemberSetProvider().diff("id", state, bag([], handover=True)).changes
+
+
 def test_a_handover_set_deletes_nothing_and_a_set_that_owns_members_cannot_go_back_to_handover(octavia):
     octavia.add_member("p1", OLD[0], name="kept", tags=[IDENTITY])
     handed = up(octavia, [], handover=True)
