@@ -43,10 +43,7 @@ def started_at(pid: int) -> float:
 def alive(pidfile: Path, marker: str) -> int | None:
     """The PID recorded in pidfile if that process still runs the expected program, else None."""
     pid = read_pid(pidfile)
-    if not pid:
-        return None
-    st = _state(pid)
-    if not st or st == 'Z':
+    if not pid or not _running(pid):
         return None
     cmd = _cmdline(pid)
     if not cmd:  # exiting, or rewriting its title right now: ours only if still a session leader
@@ -64,11 +61,16 @@ def _session(pid: int) -> int | None:
         return None
 
 
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    return _state(pid) not in ('', 'Z')
+
+
 def exited(pidfile: Path) -> bool:
     """Whether the process pidfile names is gone (no such process, or a zombie). For a process just started: unlike
     ``alive``, it does not read the command line, which is empty for a moment while the process execs."""
     pid = read_pid(pidfile)
-    return not pid or _state(pid) in ('', 'Z')
+    return not pid or not _running(pid)
 
 
 def start(name: str, argv: list, pidfile: Path, logfile: Path, env: dict | None = None,
@@ -143,9 +145,9 @@ def stop(pidfile: Path, marker: str, timeout: float = 15.0) -> bool:
         if not orphans:
             pidfile.unlink(missing_ok=True)
             return False
-        targets = lambda: [p for p in orphans if _state(p) not in ('', 'Z')]  # noqa: E731
+        targets = lambda: [p for p in orphans if _running(p)]  # noqa: E731
     else:
-        targets = lambda: [p for p in group_pids(pid) if _state(p) not in ('', 'Z')]  # noqa: E731
+        targets = lambda: [p for p in group_pids(pid) if _running(p)]  # noqa: E731
     _signal(targets(), signal.SIGCONT)  # a frozen (SIGSTOPped) process cannot handle SIGTERM
     _signal(targets(), signal.SIGTERM)
     deadline = time.monotonic() + timeout
