@@ -219,11 +219,17 @@ class _OctaviaZone:
         """``memberUpdates: handover``: the pool's member set, registered under the name ``batch`` gives it, holding
         no member and writing nothing: its state is the record that the per-member resources are retained on
         delete, without which the set refuses (at the next update, under ``batch``) to adopt their members."""
+        MemberSet(listener.member_set_name, **self._set_of(listener, zone, child, pool), members=[], handover=True,
+                  opts=child)
+
+    def _set_of(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
+                pool: openstack.loadbalancer.Pool) -> dict:
+        """What a pool's member set is, whatever it holds: its pool and load balancer, the tags, the stack's
+        identity, whether the pool is monitored, and the cloud it polls."""
         where = poll_inputs(zone.readiness.target, child.parent)
-        MemberSet(listener.member_set_name, loadbalancer_id=self.loadbalancer.id, pool_id=pool.id,
-                  pool_name=listener.pool_name, members=[], tags=list(zone.tags), identity_tag=zone.identity.tag,
-                  monitored=listener.monitor is not None, cloud=where.cloud, region=where.region,
-                  cloud_source=where.cloud_source, handover=True, opts=child)
+        return {"loadbalancer_id": self.loadbalancer.id, "pool_id": pool.id, "pool_name": listener.pool_name,
+                "tags": list(zone.tags), "identity_tag": zone.identity.tag, "monitored": listener.monitor is not None,
+                "cloud": where.cloud, "region": where.region, "cloud_source": where.cloud_source}
 
     def _member_set(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
                     pool: openstack.loadbalancer.Pool) -> None:
@@ -235,7 +241,6 @@ class _OctaviaZone:
         carry the stack's identity tag): no member is recreated or drained, and the set writes nothing when they are
         as configured. Without the handover update the engine would delete the old member resources after the set
         adopted their members: the set refuses, before any write (``HandoverSkipped``)."""
-        where = poll_inputs(zone.readiness.target, child.parent)
         entries = [{"name": member.member, "address": member.address, "protocol_port": member.protocol_port,
                     "weight": member.weight, "subnet_id": member.subnet.id,
                     **({"monitor_port": member.monitor_port} if member.monitor_port else {})}
@@ -243,15 +248,13 @@ class _OctaviaZone:
         ports = [self.member_ports[member.member] for member in listener.members if member.member in self.member_ports]
         bootstrap = zone.publish == "bootstrap"
         member_set = self.member_sets[listener.port] = self._written(MemberSet(
-            listener.member_set_name, loadbalancer_id=self.loadbalancer.id, pool_id=pool.id,
-            pool_name=listener.pool_name, members=entries, tags=list(zone.tags), identity_tag=zone.identity.tag,
-            monitored=listener.monitor is not None, hold_seconds=_online_hold(zone, listener),
+            listener.member_set_name, **self._set_of(listener, zone, child, pool), members=entries,
+            hold_seconds=_online_hold(zone, listener),
             require="provisioned" if bootstrap else zone.readiness.require,
             timeout_seconds=zone.readiness.timeout_seconds,
             poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
             on_not_ready=str(zone.readiness.on_zone_not_ready), dead_after_seconds=zone.readiness.dead_after_seconds,
-            drain_seconds=zone.readiness.drain_seconds, cloud=where.cloud, region=where.region,
-            cloud_source=where.cloud_source,
+            drain_seconds=zone.readiness.drain_seconds,
             opts=pulumi.ResourceOptions.merge(self._after_previous_write(child),
                                               pulumi.ResourceOptions(depends_on=ports or None))))
         self.member_ids[listener.port] = member_set.member_ids
