@@ -89,7 +89,10 @@ def test_the_secret_holds_the_clouds_yaml_and_what_the_watcher_reads_of_the_outp
                                                                           "LoadBalancer")}
     assert outputs["fqdn"] == "api.example.test."
     assert {t.zone: t.load_balancer_id for t in targets} == lbs
-    assert [t.address for t in targets] == ["172.24.4.100", "172.24.4.101", "172.24.4.102"]
+    # each zone's target is the floating IP the cloud gave that zone (allocation order is the engine's, not ours)
+    fips = {r["name"]: r["state"]["address"] for r in run.of_type("openstack:networking/floatingIp:FloatingIp")}
+    assert {t.zone: t.address for t in targets} == {az: fips[f"k8s-api-{az}-fip"] for az in lbs}
+    assert sorted(t.address for t in targets) == ["172.24.4.100", "172.24.4.101", "172.24.4.102"]
     assert all(set(zone) == {"loadbalancerId", "poolIds", "floatingIp", "vipAddress"}  # not what changes per run
                for zone in outputs["zones"].values())
 
