@@ -30,7 +30,7 @@ component-venv: $(COMPONENT_STAMP)
 
 $(COMPONENT_STAMP): components/requirements.txt requirements.txt pyproject.toml | $(UV)
 	test -x $(COMPONENT_VENV)/bin/python || $(UV) venv --quiet --seed --python python3 --python-preference only-system $(COMPONENT_VENV)
-	cd components && VIRTUAL_ENV=../$(COMPONENT_VENV) $(UV) pip install --quiet -r requirements.txt
+	cd components && VIRTUAL_ENV=../$(COMPONENT_VENV) $(UV) pip install --quiet --compile-bytecode -r requirements.txt
 	rm -f $(COMPONENT_VENV)/.installed-* && touch $@
 
 schema: venv engine

@@ -67,7 +67,9 @@ step k8s engine/build.sh --k8s; k8s_pid=$!
 step cloud make --no-print-directory localcloud; cloud_pid=$!
 finish_step venv "$venv_pid"
 step crds make --no-print-directory capi-crds; crds_pid=$!
+step bytecode make --no-print-directory bytecode; bytecode_pid=$!   # every Python process loads compiled modules
 finish_step crds "$crds_pid"
+finish_step bytecode "$bytecode_pid"
 finish_step engine "$engine_pid"
 finish_step k8s "$k8s_pid"
 finish_step cloud "$cloud_pid"
