@@ -14,7 +14,7 @@ REGION = 'RegionOne'
 BASE_PORTS = {
     'mariadb': 3306,
     'rabbitmq': 5672,
-    'rabbitmq-dist': 25672,
+    'rabbitmq-dist': 15673,  # not RabbitMQ's 25672: +10000 (a third cloud) put it in Linux's ephemeral range
     'epmd': 4369,
     'keystone': 5000,
     'neutron': 9696,

@@ -37,3 +37,12 @@ def test_the_listening_process_of_a_real_socket_is_found():
         assert ports.parent_pid(os.getpid()) == os.getppid()
         assert ports.foreign(ports.listening_pids([port]), set(), ports.parent_pid, {"keystone": port}) == [
             ("keystone", port, os.getpid())]
+
+
+def test_the_clouds_make_test_runs_take_ports_apart_and_below_the_ephemeral_range():
+    """Clouds at offsets 0, 5000 and 10000 (scripts/test.sh's lanes): no port in Linux's ephemeral range (an outgoing
+    connection held RabbitMQ's distribution port 35672 once and the third cloud did not start) and none shared."""
+    from localcloud.settings import BASE_PORTS
+    ports = [port + offset for offset in (0, 5000, 10000) for port in BASE_PORTS.values()]
+    assert max(ports) < 32768
+    assert len(set(ports)) == len(ports)
