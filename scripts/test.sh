@@ -9,12 +9,13 @@
 #    stack fixtures stay in one process), the longest file first as the last run timed it (tests/schedule.py).
 # 3. The tests marked `exclusive` (they stop Keystone, make the whole Octavia API answer 503, freeze Octavia's
 #    worker, stop an AZ's chassis, run a Kubernetes control plane...), alone on a cloud, in lanes of whole test files
-#    split by the last run's times (tests/schedule.py lanes): lane 1 on the first cloud once step 2 is done (beside
-#    the offline tiers); with HA_ENDPOINT_TEST_CLOUDS=2 (the default) lane 2 on a second local cloud instance of its
-#    own (state $HA_ENDPOINT_CACHE/localcloud-exclusive, ports +5000, public network 172.24.9.0/24), started once the
-#    first is up and run beside step 2, so their faults reach no other test; =3 adds lane 3 on a third
-#    (localcloud-exclusive3, +10000, 172.24.14.0/24: measured slower on 2 cores, every cloud loads them); =1: lane 1
-#    only. The offline tiers (unit, policies) run on one worker once step 2 is done.
+#    split by the last run's times (tests/schedule.py lanes): lane 1 on the first cloud once step 2 is done; lanes
+#    2 and 3 (HA_ENDPOINT_TEST_CLOUDS=3, the default) each on a local cloud instance of its own, started once the
+#    first is up and run beside step 2, so their faults reach no other test: lane 2's state
+#    $HA_ENDPOINT_CACHE/localcloud-exclusive (ports +5000, public network 172.24.9.0/24), lane 3's
+#    localcloud-exclusive3 (+10000, 172.24.14.0/24). =2: lanes 1 and 2 (measured 1425 s against 1336 s with three,
+#    2026-11-27); =1: lane 1 only.
+#    The offline tiers (unit, policies) run on one worker beside lane 1, or from the start when lane 1 has no test.
 # 4. One summary: test time per tier (tests/tiers.py), set-up and phase wall times, then `total: N passed, N failed`.
 # Arguments are passed to both pytest runs (e.g. `scripts/test.sh -x`).
 set -uo pipefail
@@ -23,7 +24,7 @@ export HA_ENDPOINT_CACHE=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}
 export PULUMI_SKIP_UPDATE_CHECK=true
 export HA_ENDPOINT_FULL_BUDGETS=1   # the full Hypothesis budgets (tests/budget.py)
 workers=${HA_ENDPOINT_TEST_WORKERS:-3}
-clouds=${HA_ENDPOINT_TEST_CLOUDS:-2}
+clouds=${HA_ENDPOINT_TEST_CLOUDS:-3}
 case "$clouds" in 1|2|3) ;; *) echo "make test: HA_ENDPOINT_TEST_CLOUDS=$clouds: 1, 2 or 3" >&2; exit 2 ;; esac
 lanes=$clouds                      # exclusive lanes: lane 1 on the first cloud after step 2, lane N on cloud N
 lane_env() {  # lane_env <lane>: the environment of exclusive lane <lane>'s own cloud (lane 2: localcloud-exclusive, +5000)
@@ -127,16 +128,19 @@ for lane in $(seq 2 "$lanes"); do
     ) >"$logs/exclusive$lane.log" 2>&1 &
     lane_pids+=($!)
 done
+# The offline tiers (unit, policies: no cloud, no engine; one worker, its output printed after the lanes'): beside
+# lane 1 once the shared tests are done, or from the start when lane 1 has no test (the other lanes took every
+# exclusive file): then nothing runs after the shared tests but it.
+offline() { ( status=0; phase offline -q -m "not integration and not e2e" "$@" >"$logs/offline.log" 2>&1; exit $status ) & }
+lane_files 1
+lane1=("${files[@]}")
+[ "${#lane1[@]}" -eq 0 ] && { offline "$@"; offline_pid=$!; }
 t=$(date +%s.%N)
 phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "$@"
 elapsed "$t" >"$parallel_record.tmp" && mv "$parallel_record.tmp" "$parallel_record"
-# Lane 1 on the first cloud, now that no other test uses it, beside the offline tiers (unit, policies: no cloud, no
-# engine; one worker, its output printed after the lanes').
-( status=0; phase offline -q -m "not integration and not e2e" "$@" >"$logs/offline.log" 2>&1; exit $status ) &
-offline_pid=$!
-lane_files 1
-if [ "${#files[@]}" -gt 0 ]; then
-    phase "$(lane_label 1)" -q -m exclusive "$@" "${files[@]}"
+if [ "${#lane1[@]}" -gt 0 ]; then   # lane 1 on the first cloud, now that no other test uses it
+    offline "$@"; offline_pid=$!
+    phase "$(lane_label 1)" -q -m exclusive "$@" "${lane1[@]}"
 fi
 for lane in $(seq 2 "$lanes"); do
     wait "${lane_pids[$((lane - 2))]}" || status=1
