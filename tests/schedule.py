@@ -16,6 +16,7 @@ a policy or unit test a fraction of a second).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from collections import defaultdict
@@ -145,13 +146,17 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not seconds:
         return
     path = durations_file()
-    recorded = read_durations(path)
-    recorded.update({nodeid: round(total, 2) for nodeid, total in seconds.items()})
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(recorded, indent=0, sort_keys=True) + "\n")
-        tmp.replace(path)
+        # under a lock: `make test`'s phases end together (the offline tiers beside the lanes), and each one's
+        # read-merge-write must see the others' times
+        with open(path.with_suffix(".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            recorded = read_durations(path)
+            recorded.update({nodeid: round(total, 2) for nodeid, total in seconds.items()})
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(recorded, indent=0, sort_keys=True) + "\n")
+            tmp.replace(path)
     except OSError:
         pass  # the order is an optimisation: a read-only cache costs time, never a result
 

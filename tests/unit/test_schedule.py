@@ -94,3 +94,31 @@ def test_a_real_xdist_run_takes_the_longest_file_first_and_records_every_tests_t
     recorded = json.loads((cache / "test-durations.json").read_text())
     assert set(recorded) == {f"tests/unit/test_{n}.py::test_test_{n}_{i}" for n in "abc" for i in (1, 2)}
     assert recorded["tests/unit/test_b.py::test_test_b_1"] < 90.0  # this run's time replaced the old one
+
+
+def test_phases_ending_together_each_keep_their_times(tmp_path, monkeypatch):
+    """`make test`'s phases record at the same moment (the offline tiers beside the lanes): each merge sees the
+    others', so no phase's times are lost to the next schedule."""
+    import threading
+    from types import SimpleNamespace
+
+    from tests import schedule
+
+    monkeypatch.setenv("HA_ENDPOINT_CACHE", str(tmp_path))
+    monkeypatch.delenv("HA_ENDPOINT_RECORD_DURATIONS", raising=False)
+
+    def phase(n: int) -> None:
+        reports = [SimpleNamespace(nodeid=f"tests/unit/test_{n}.py::test_{i}", when="call", duration=1.0 + n)
+                   for i in range(200)]
+        reporter = SimpleNamespace(stats={"passed": reports})
+        schedule.pytest_terminal_summary(reporter, 0, SimpleNamespace())
+
+    threads = [threading.Thread(target=phase, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    recorded = schedule.read_durations(tmp_path / "test-durations.json")
+    assert len(recorded) == 6 * 200
+    assert recorded["tests/unit/test_5.py::test_0"] == 6.0
+    assert not list(tmp_path.glob("*.tmp"))
