@@ -64,7 +64,7 @@ test-scale: venv engine-and-localcloud
 # (system python3, the same 3.11 bytecode) import localcloud/ from here.
 BYTECODE_DIRS := components policies stacks localcloud scripts tests bench $(wildcard .venv/lib .venv-component/lib)
 .PHONY: bytecode
-bytecode:
+bytecode: venv
 	$(PY) -m compileall -q -j0 $(BYTECODE_DIRS) >/dev/null
 
 bench: venv engine-and-localcloud
