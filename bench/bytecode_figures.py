@@ -6,11 +6,12 @@ environment sets it) nothing writes .pyc files, so a virtualenv installed withou
 source in every process. `make venv` installs with --compile-bytecode and `make test` runs `make bytecode`.
 
 Prints, for the imports of each kind of process, the median wall and CPU time of N rounds (interleaved):
-  - from source: the .pyc files hidden (PYTHONPYCACHEPREFIX at an empty directory, -B: nothing is written);
+  - from source: the .pyc files hidden (PYTHONPYCACHEPREFIX at an empty directory, PYTHONDONTWRITEBYTECODE: nothing
+    is written there);
   - compiled: the virtualenv's own .pyc files (`make bytecode` first);
 and their ratio.
 
-Run: .venv/bin/python bench/bytecode_figures.py [--rounds N]   (needs `make venv bytecode`)
+Run: .venv/bin/python bench/bytecode_figures.py [--rounds N]   (needs `make venv`; it runs `make bytecode` first)
 """
 
 from __future__ import annotations

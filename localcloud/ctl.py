@@ -25,6 +25,7 @@ def cmd_up(p: Paths, args) -> int:
         say(f'FAILED: {exc}')
         return 2
     stale_fault_switch(p)
+    stale_ports(p)
     up = Up(p)
     try:
         up.all()
@@ -68,6 +69,25 @@ def stale_fault_switch(p: Paths) -> None:
     if procs.alive(p.pidfile('octavia-api'), svc.marker) and not Faults(p.root).octavia_api_switch_current():
         say('octavia-api runs an older fault switch (localcloud/fault_wsgi.py changed): restarting it')
         procs.stop(p.pidfile('octavia-api'), svc.marker, timeout=8)
+
+
+def stale_ports(p: Paths) -> None:
+    """A running service that does not listen on a TCP port this checkout gives it (left running by an older checkout
+    whose ports differed: RabbitMQ's distribution port moved from 25672 to 15673) is stopped, so that `up` starts it
+    where `status` and the other services look. `up` holds the state's lock: a service running now was started by an
+    earlier `up`, never one still starting."""
+    from .ports import descends, listening_pids, parent_pid
+    for name, svc in services.table(p).items():
+        wanted = [port for proto, port in svc.ports if proto == 'tcp']
+        pid = procs.alive(p.pidfile(name), svc.marker) if wanted else None
+        if not pid:
+            continue
+        held = listening_pids(wanted)
+        missing = [port for port in wanted if not any(descends(h, {pid}, parent_pid) for h in held.get(port, ()))]
+        if missing:
+            say(f'{name} runs without listening on {", ".join(map(str, missing))} (an older configuration): '
+                f'restarting it')
+            procs.stop(p.pidfile(name), svc.marker, timeout=15)
 
 
 def cmd_down(p: Paths, args) -> int:

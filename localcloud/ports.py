@@ -30,13 +30,13 @@ def foreign(listeners: Mapping[int, Iterable[int]], ours: set[int], parent: Call
         if service in UDP_ONLY:
             continue
         for pid in sorted(listeners.get(port, ())):
-            if not _descends(pid, ours, parent):
+            if not descends(pid, ours, parent):
                 found.append((service, port, pid))
                 break
     return found
 
 
-def _descends(pid: int, ours: set[int], parent: Callable[[int], int | None]) -> bool:
+def descends(pid: int, ours: set[int], parent: Callable[[int], int | None]) -> bool:
     seen: set[int] = set()
     current: int | None = pid
     while current and current not in seen:

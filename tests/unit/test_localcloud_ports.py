@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
+import time
 
 from localcloud import ports
 
@@ -46,3 +48,30 @@ def test_the_clouds_make_test_runs_take_ports_apart_and_below_the_ephemeral_rang
     ports = [port + offset for offset in (0, 5000, 10000) for port in BASE_PORTS.values()]
     assert max(ports) < 32768
     assert len(set(ports)) == len(ports)
+
+
+def test_up_restarts_a_running_service_that_does_not_listen_where_this_checkout_says(tmp_path, monkeypatch):
+    """A cloud left running by an older checkout: a service listening elsewhere (RabbitMQ's distribution port moved)
+    is stopped so that `up` starts it anew; one listening where it should is left alone."""
+    from localcloud import ctl, procs, services
+    from localcloud.settings import Paths
+
+    p = Paths(tmp_path)
+    p.makedirs()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code = f"import socket, time; s = socket.socket(); s.bind(('127.0.0.1', {port})); s.listen(); time.sleep(60)"
+    pid = procs.start("svc", [sys.executable, "-c", code, "stale-ports-test"], p.pidfile("svc"), p.log("svc"))
+    try:
+        deadline = time.monotonic() + 10
+        while port not in ports.listening_pids([port]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for listened, kept in ((port, True), (port + 1, False)):
+            service = services.Service("svc", [], "stale-ports-test", [("tcp", listened)])
+            monkeypatch.setattr(services, "table", lambda _p, service=service: {"svc": service})
+            ctl.stale_ports(p)
+            assert bool(procs.alive(p.pidfile("svc"), "stale-ports-test")) is kept
+    finally:
+        procs.stop(p.pidfile("svc"), "stale-ports-test", timeout=5)
+        os.waitpid(pid, os.WNOHANG)
