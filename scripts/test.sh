@@ -14,7 +14,9 @@
 #    first is up and run beside step 2, so their faults reach no other test: lane 2's state
 #    $HA_ENDPOINT_CACHE/localcloud-exclusive (ports +5000, public network 172.24.9.0/24), lane 3's
 #    localcloud-exclusive3 (+10000, 172.24.14.0/24). =2: lanes 1 and 2 (measured 1425 s against 1336 s with three,
-#    2026-11-27); =1: lane 1 only.
+#    2026-11-27); =1: lane 1 only. Lanes 2.. then take shared files (none exclusive or `first_cloud`) that the last
+#    run's times say fit before the parallel phase ends, which leaves them out (tests/schedule.py spread): the 2 cores
+#    stay busy to the end.
 #    The offline tiers (unit, policies) run once step 2 is done: on one worker beside lane 1, on two if it has none.
 # 4. One summary: test time per tier (tests/tiers.py), set-up and phase wall times, then `total: N passed, N failed`.
 # Arguments are passed to both pytest runs (e.g. `scripts/test.sh -x`).
@@ -83,11 +85,15 @@ for lane in $(seq 2 "$lanes"); do
     # shellcheck disable=SC2046
     step "cloud$lane" env $(lane_env "$lane") localcloud/up
 done
-HA_ENDPOINT_TIMINGS= .venv/bin/python -m pytest --collect-only -q -m exclusive -p no:cacheprovider \
-    tests/integration tests/e2e 2>/dev/null |
-    .venv/bin/python -m tests.schedule lanes "$lanes" --first-after "$(cat "$parallel_record" 2>/dev/null || echo 900)" \
-    >"$logs/lanes"
-awk '{ printf "make test: exclusive lane %d: %s s expected, %s\n", NR, $1, ($2 == "" ? "no test" : substr($0, length($1) + 2)) }' "$logs/lanes"
+# The last parallel phase: its wall time (when lane 1 starts) and how many tests it ran at once (its tests' seconds
+# over its wall time: how much shared work lanes 2.. can take over, tests/schedule.py spread).
+read -r parallel_wall parallel_width _ 2>/dev/null <"$parallel_record"
+HA_ENDPOINT_TIMINGS= HA_ENDPOINT_SCHEDULE_KINDS=$logs/kinds .venv/bin/python -m pytest --collect-only -q \
+    -m "integration or e2e" -p no:cacheprovider tests/integration tests/e2e >/dev/null 2>&1
+.venv/bin/python -m tests.schedule lanes "$lanes" --first-after "${parallel_wall:-900}" --kinds "$logs/kinds" \
+    --width "${parallel_width:-0}" >"$logs/lanes"
+awk -v n="$lanes" 'NR <= n { printf "make test: exclusive lane %d: %s s expected, %s\n", NR, $1, ($2 == "" ? "no test" : substr($0, length($1) + 2)) }
+    $1 == "moved" { printf "make test: lane %d then takes shared files: %s s expected, %s\n", $2, $3, substr($0, length($1 $2 $3) + 4) }' "$logs/lanes"
 cat "$logs/engine.log" "$logs/k8s.log" | grep -E '^\s+[a-z-]+: .*: [0-9.]+ s' |
     sed 's/^/  engine part (as built) /' || true
 setup_seconds=$(elapsed "$started")
@@ -103,8 +109,12 @@ phase() {  # phase <label> <pytest args...>
     [ "$rc" -ne 0 ] && status=$rc
     echo "make test: $label took $(elapsed "$t") s"
 }
-lane_files() {  # lane_files <lane>: the array `files`, the test files of that lane
+lane_files() {  # lane_files <lane>: the array `files`, the exclusive test files of that lane
     read -r -a files < <(awk -v lane="$1" 'NR == lane { $1 = ""; print }' "$logs/lanes")
+}
+moved_files() {  # moved_files [<lane>]: the array `moved`, the shared files that lane (or any lane) takes
+    read -r -a moved < <(awk -v lane="${1:-}" '$1 == "moved" && (lane == "" || $2 == lane) {
+        for (i = 4; i <= NF; i++) printf "%s ", $i } END { print "" }' "$logs/lanes")
 }
 lane_label() { if [ "$lanes" -gt 1 ]; then echo "exclusive lane $1"; else echo exclusive; fi; }
 # Lanes 2.. on their own clouds, beside the parallel phase: each once its cloud is up (its step's time file), its
@@ -120,17 +130,28 @@ for lane in $(seq 2 "$lanes"); do
             exit 1
         fi
         lane_files "$lane"
-        [ "${#files[@]}" -eq 0 ] && exit 0
+        moved_files "$lane"
         # shellcheck disable=SC2046
         export $(lane_env "$lane")
-        phase "$(lane_label "$lane")" -q -m exclusive "$@" "${files[@]}"
+        [ "${#files[@]}" -gt 0 ] && phase "$(lane_label "$lane")" -q -m exclusive "$@" "${files[@]}"
+        [ "${#moved[@]}" -gt 0 ] && phase "$(lane_label "$lane") (shared files)" -q \
+            -m "not exclusive and (integration or e2e)" "$@" "${moved[@]}"
         exit $status
     ) >"$logs/exclusive$lane.log" 2>&1 &
     lane_pids+=($!)
 done
+moved_files
+ignored=()
+for file in "${moved[@]}"; do ignored+=("--ignore=$file"); done
 t=$(date +%s.%N)
-phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "$@"
-elapsed "$t" >"$parallel_record.tmp" && mv "$parallel_record.tmp" "$parallel_record"
+phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "${ignored[@]}" "$@"
+.venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$(elapsed "$t")" >"$parallel_record.tmp" <<'EOF' &&
+import json, sys
+runs = [json.loads(line) for line in open(sys.argv[1])]
+run = next(r for r in reversed(runs) if r["phase"] == "parallel")
+print(sys.argv[2], f"{sum(run['tiers'].values()) / max(run['wall'], 1.0):.2f}")
+EOF
+    mv "$parallel_record.tmp" "$parallel_record"
 # Lane 1 on the first cloud, now that no other test uses it, beside the offline tiers (unit, policies: no cloud, no
 # engine; their output printed after the lanes'): on one worker beside lane 1, on both cores when lane 1 has no test
 # (the other lanes have mostly ended by now: 161 s on one worker, 2026-11-27). Started with the shared tests instead,

@@ -66,10 +66,70 @@ def lanes(units: dict[str, list[str]], known: dict[str, float], n: int, first_af
     return out
 
 
+def spread(shared: dict[str, list[str]], movable: set[str], loads: list[float], known: dict[str, float],
+           width: float) -> list[list[str]]:
+    """Which shared files (file → its test ids: the tests that share the first cloud, in the parallel phase) lanes 2..
+    take after their own files, so that the lanes and the parallel phase end about together: the machine is busy to
+    the end instead of idling behind the last parallel worker. ``loads``: each lane's expected seconds (lane 1, on the
+    first cloud after the parallel phase, takes none); ``width``: how many tests the parallel phase ran at once in the
+    last run (its tests' seconds over its wall time); only ``movable`` files move (a file none of whose tests needs
+    the first cloud or changes the whole cloud). Longest first, each to the least loaded lane, while that lane still
+    ends before the parallel phase without it would; one list per lane (the first one empty)."""
+    out: list[list[str]] = [[] for _ in loads]
+    if len(loads) < 2 or width <= 0:
+        return out
+    load = list(loads)
+    cost = {unit: sum(estimate(t, known) for t in tests) for unit, tests in shared.items()}
+    staying = set(shared)
+    for unit in order(shared, known):
+        if unit not in movable:
+            continue
+        staying.discard(unit)
+        # the parallel phase without it: its tests spread over its width, and never shorter than its longest file
+        parallel = max([sum(cost[u] for u in staying) / width] + [cost[u] for u in staying])
+        lane = min(range(1, len(load)), key=lambda i: (load[i], i))
+        if load[lane] + cost[unit] <= parallel:
+            out[lane].append(unit)
+            load[lane] += cost[unit]
+        else:
+            staying.add(unit)
+    return out
+
+
+def read_kinds(path: Path) -> tuple[dict[str, list[str]], dict[str, list[str]], set[str]]:
+    """The collection written under ``HA_ENDPOINT_SCHEDULE_KINDS`` (lines ``<kind> <test id>``): the exclusive files
+    and the shared files (file → test ids), and the shared files that may run on any cloud (none of their tests
+    exclusive or marked ``first_cloud``)."""
+    exclusive: dict[str, list[str]] = defaultdict(list)
+    shared: dict[str, list[str]] = defaultdict(list)
+    pinned: set[str] = set()
+    for line in path.read_text().splitlines():
+        kind, _, nodeid = line.partition(" ")
+        unit = nodeid.split("::", 1)[0]
+        (exclusive if kind == "exclusive" else shared)[unit].append(nodeid)
+        if kind != "shared":
+            pinned.add(unit)
+    return dict(exclusive), dict(shared), set(shared) - pinned
+
+
+def pytest_collection_finish(session):
+    """``HA_ENDPOINT_SCHEDULE_KINDS=<file>`` with ``--collect-only``: each collected test as ``<kind> <id>`` (kind:
+    exclusive, first_cloud or shared), for ``python -m tests.schedule lanes --kinds``."""
+    path = os.environ.get("HA_ENDPOINT_SCHEDULE_KINDS")
+    if not path or not session.config.option.collectonly or hasattr(session.config, "workerinput"):
+        return
+    with open(path, "w") as out:
+        for item in session.items:
+            kind = next((k for k in ("exclusive", "first_cloud") if item.get_closest_marker(k)), "shared")
+            out.write(f"{kind} {item.nodeid}\n")
+
+
 def main(argv: list[str]) -> int:
-    """``python -m tests.schedule lanes N [--first-after SECONDS] < ids``: the test ids (``pytest --collect-only
-    -q``'s lines) split into N lanes, the first starting SECONDS in; prints one line per lane: its expected seconds
-    (its tests' own), then its files."""
+    """``python -m tests.schedule lanes N [--first-after SECONDS] < ids``: the exclusive test ids (``pytest
+    --collect-only -q``'s lines) split into N lanes, the first starting SECONDS in; prints one line per lane: its
+    expected seconds (its tests' own), then its files. With ``--kinds FILE --width TESTS`` the ids come from that
+    collection (every integration and end-to-end test with its kind), and after the lanes one line
+    ``moved <lane> <seconds> <files>`` per lane that also takes shared files (:func:`spread`)."""
     import argparse
     import sys
 
@@ -82,15 +142,29 @@ def main(argv: list[str]) -> int:
     parser.add_argument("command", choices=["lanes"])
     parser.add_argument("n", type=positive)
     parser.add_argument("--first-after", type=float, default=0.0, metavar="SECONDS")
+    parser.add_argument("--kinds", type=Path, metavar="FILE",
+                        help="the collection's kinds (HA_ENDPOINT_SCHEDULE_KINDS) instead of exclusive ids on stdin")
+    parser.add_argument("--width", type=float, default=0.0, metavar="TESTS",
+                        help="with --kinds: the parallel phase's tests at once; > 0 moves shared files into lanes 2..")
     args = parser.parse_args(argv)   # a usage error exits 2
-    units: dict[str, list[str]] = defaultdict(list)
-    for line in sys.stdin:
-        if "::" in line:
-            units[line.strip().split("::", 1)[0]].append(line.strip())
     known = read_durations(durations_file())
-    for lane in lanes(units, known, args.n, args.first_after):
-        seconds = sum(estimate(t, known) for unit in lane for t in units[unit])
+    shared: dict[str, list[str]] = {}
+    movable: set[str] = set()
+    if args.kinds:
+        units, shared, movable = read_kinds(args.kinds)
+    else:
+        units = defaultdict(list)
+        for line in sys.stdin:
+            if "::" in line:
+                units[line.strip().split("::", 1)[0]].append(line.strip())
+    split = lanes(units, known, args.n, args.first_after)
+    loads = [sum(estimate(t, known) for unit in lane for t in units[unit]) for lane in split]
+    for lane, seconds in zip(split, loads):
         print(f"{seconds:.0f}", *lane)
+    for number, moved in enumerate(spread(shared, movable, loads, known, args.width), start=1):
+        if moved:
+            seconds = sum(estimate(t, known) for unit in moved for t in shared[unit])
+            print("moved", number, f"{seconds:.0f}", *moved)
     return 0
 
 

@@ -33,7 +33,7 @@ from localcloud.testing import Cleanup, eventually
 from tests.e2e.cloud_checks import loadbalancers_named
 from tests.e2e.pulumi_cli import REPO
 
-pytestmark = [pytest.mark.e2e, pytest.mark.integration]
+pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.first_cloud]  # the README names its ports
 
 README = (REPO / "README.md").read_text()
 SH_BLOCKS = re.findall(r"```sh\n(.*?)```", README, re.S)

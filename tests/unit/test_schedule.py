@@ -122,3 +122,63 @@ def test_phases_ending_together_each_keep_their_times(tmp_path, monkeypatch):
     assert len(recorded) == 6 * 200
     assert recorded["tests/unit/test_5.py::test_0"] == 6.0
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_lanes_that_end_early_take_shared_files_that_fit_before_the_parallel_phase_ends(tmp_path):
+    """Lanes 2.. (clouds of their own) take shared files the parallel phase can spare: the longest that still lets
+    the lane end before the parallel phase does without it; never a file pinned to the first cloud, never into lane 1
+    (which runs after the parallel phase), never so much that the lane becomes the last to end."""
+    from tests.schedule import read_kinds, spread
+
+    known = {"tests/e2e/test_walk.py::t": 700.0, "tests/e2e/test_big.py::t": 600.0, "tests/e2e/test_mid.py::t": 300.0,
+             "tests/e2e/test_mid.py::u": 100.0, "tests/e2e/test_small.py::t": 150.0, "tests/e2e/test_tiny.py::t": 50.0,
+             "tests/e2e/test_x.py::t": 500.0}
+    shared = {u: [i for i in known if i.startswith(u + "::")] for u in
+              ("tests/e2e/test_walk.py", "tests/e2e/test_big.py", "tests/e2e/test_mid.py", "tests/e2e/test_small.py",
+               "tests/e2e/test_tiny.py")}
+    movable = set(shared) - {"tests/e2e/test_walk.py"}
+    # 1900 s of shared tests, 2 at once: 950 s. Lane 2 expects 500 s, lane 3 700 s.
+    moved = spread(shared, movable, [0.0, 500.0, 700.0], known, width=2.0)
+    assert moved == [[], ["tests/e2e/test_small.py", "tests/e2e/test_tiny.py"], []]
+    # after the move: parallel (700 + 600 + 400) / 2 = 850 s, lanes 700 s and 700 s; test_big (600 s) or test_mid
+    # (400 s) would have made lane 2 the last to end (1100 s or 900 s against 650 s or 750 s)
+    assert spread(shared, set(), [0.0, 500.0, 700.0], known, width=2.0) == [[], [], []]   # nothing movable
+    assert spread(shared, movable, [0.0], known, width=2.0) == [[]]                         # lane 1 only
+    assert spread(shared, movable, [0.0, 500.0], known, width=0.0) == [[], []]               # no record of the width
+    # the parallel phase never ends before its longest file: one worker's worth of the walk stays the floor
+    assert spread({"tests/e2e/test_walk.py": ["tests/e2e/test_walk.py::t"], "tests/e2e/test_tiny.py":
+                   ["tests/e2e/test_tiny.py::t"]}, {"tests/e2e/test_tiny.py"}, [0.0, 600.0], known, width=10.0) == \
+        [[], ["tests/e2e/test_tiny.py"]]
+
+    kinds = tmp_path / "kinds"
+    kinds.write_text("exclusive tests/e2e/test_x.py::t\nfirst_cloud tests/e2e/test_walk.py::t\n"
+                     "shared tests/e2e/test_mid.py::t\nshared tests/e2e/test_mid.py::u\n"
+                     "shared tests/e2e/test_small.py::t\nfirst_cloud tests/e2e/test_small.py::v\n")
+    exclusive, got_shared, got_movable = read_kinds(kinds)
+    assert exclusive == {"tests/e2e/test_x.py": ["tests/e2e/test_x.py::t"]}
+    assert sorted(got_shared) == ["tests/e2e/test_mid.py", "tests/e2e/test_small.py", "tests/e2e/test_walk.py"]
+    assert got_movable == {"tests/e2e/test_mid.py"}   # a file with one pinned test stays whole on the first cloud
+
+    (tmp_path / "test-durations.json").write_text(json.dumps(known))
+    run = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2", "--first-after", "900", "--kinds",
+                          str(kinds), "--width", "1"], cwd=REPO, capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)}, timeout=60)
+    assert run.returncode == 0, run.stderr
+    # lane 1 starts 900 s in, so lane 2 runs test_x; the shared files take 700 + 400 + 210 s one at a time (test_small's
+    # pinned test never timed: an end-to-end test's guess, 60 s): lane 2 ends with test_mid at 900 s, before 910 s
+    assert run.stdout.splitlines() == ["0", "500 tests/e2e/test_x.py", "moved 2 400 tests/e2e/test_mid.py"]
+
+
+def test_the_collection_writes_each_tests_kind_for_the_schedule(tmp_path):
+    """`make test`'s one collection says which tests are exclusive and which need the first cloud (markers)."""
+    (tmp_path / "test_k.py").write_text(
+        "import pytest\n\n@pytest.mark.exclusive\ndef test_a():\n    pass\n\n"
+        "@pytest.mark.first_cloud\ndef test_b():\n    pass\n\ndef test_c():\n    pass\n")
+    kinds = tmp_path / "kinds"
+    run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "tests.schedule", "-p",
+                          "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), str(tmp_path)],
+                         cwd=REPO, capture_output=True, text=True, timeout=120,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HA_ENDPOINT_SCHEDULE_KINDS": str(kinds)})
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert kinds.read_text().splitlines() == ["exclusive test_k.py::test_a", "first_cloud test_k.py::test_b",
+                                              "shared test_k.py::test_c"]
