@@ -47,9 +47,14 @@ def estimate(nodeid: str, known: dict[str, float]) -> float:
     return known.get(nodeid, PER_TEST_GUESS[tier_of(nodeid)])
 
 
+def seconds(tests: list[str], known: dict[str, float]) -> float:
+    """Seconds a group of tests (a file, a lane) is expected to take: its tests' estimates added up."""
+    return sum(estimate(t, known) for t in tests)
+
+
 def order(units: dict[str, list[str]], known: dict[str, float]) -> list[str]:
     """The files (file → its selected test ids) longest first; ties by name, so the order is reproducible."""
-    return sorted(units, key=lambda f: (-sum(estimate(t, known) for t in units[f]), f))
+    return sorted(units, key=lambda f: (-seconds(units[f], known), f))
 
 
 def lanes(units: dict[str, list[str]], known: dict[str, float], n: int, first_after: float = 0.0) -> list[list[str]]:
@@ -62,7 +67,7 @@ def lanes(units: dict[str, list[str]], known: dict[str, float], n: int, first_af
     for unit in order(units, known):
         lane = min(range(n), key=lambda i: (load[i], i))
         out[lane].append(unit)
-        load[lane] += sum(estimate(t, known) for t in units[unit])
+        load[lane] += seconds(units[unit], known)
     return out
 
 
@@ -79,7 +84,7 @@ def spread(shared: dict[str, list[str]], movable: set[str], loads: list[float], 
     if len(loads) < 2 or width <= 0:
         return out
     load = list(loads)
-    cost = {unit: sum(estimate(t, known) for t in tests) for unit, tests in shared.items()}
+    cost = {unit: seconds(tests, known) for unit, tests in shared.items()}
     staying = set(shared)
     for unit in order(shared, known):
         if unit not in movable:
@@ -125,13 +130,12 @@ def pytest_collection_finish(session):
 
 
 def main(argv: list[str]) -> int:
-    """``python -m tests.schedule lanes N [--first-after SECONDS] < ids``: the exclusive test ids (``pytest
-    --collect-only -q``'s lines) split into N lanes, the first starting SECONDS in; prints one line per lane: its
-    expected seconds (its tests' own), then its files. With ``--kinds FILE --width TESTS`` the ids come from that
-    collection (every integration and end-to-end test with its kind), and after the lanes one line
-    ``moved <lane> <seconds> <files>`` per lane that also takes shared files (:func:`spread`)."""
+    """``python -m tests.schedule lanes N --kinds FILE [--first-after SECONDS] [--width TESTS]``: the exclusive tests
+    of that collection (every integration and end-to-end test with its kind, :func:`pytest_collection_finish`) split
+    into N lanes, the first starting SECONDS in; prints one line per lane: its expected seconds (its tests' own), then
+    its files; then, with a width, one line ``moved <lane> <seconds> <files>`` per lane that also takes shared files
+    (:func:`spread`)."""
     import argparse
-    import sys
 
     def positive(text: str) -> int:
         if not text.isdigit() or int(text) < 1:
@@ -141,30 +145,21 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.schedule", description=main.__doc__)
     parser.add_argument("command", choices=["lanes"])
     parser.add_argument("n", type=positive)
+    parser.add_argument("--kinds", type=Path, metavar="FILE", required=True,
+                        help="the collection's kinds (pytest --collect-only with HA_ENDPOINT_SCHEDULE_KINDS=FILE)")
     parser.add_argument("--first-after", type=float, default=0.0, metavar="SECONDS")
-    parser.add_argument("--kinds", type=Path, metavar="FILE",
-                        help="the collection's kinds (HA_ENDPOINT_SCHEDULE_KINDS) instead of exclusive ids on stdin")
     parser.add_argument("--width", type=float, default=0.0, metavar="TESTS",
-                        help="with --kinds: the parallel phase's tests at once; > 0 moves shared files into lanes 2..")
+                        help="the parallel phase's tests at once in the last run; > 0 moves shared files into lanes 2..")
     args = parser.parse_args(argv)   # a usage error exits 2
     known = read_durations(durations_file())
-    shared: dict[str, list[str]] = {}
-    movable: set[str] = set()
-    if args.kinds:
-        units, shared, movable = read_kinds(args.kinds)
-    else:
-        units = defaultdict(list)
-        for line in sys.stdin:
-            if "::" in line:
-                units[line.strip().split("::", 1)[0]].append(line.strip())
+    units, shared, movable = read_kinds(args.kinds)
     split = lanes(units, known, args.n, args.first_after)
-    loads = [sum(estimate(t, known) for unit in lane for t in units[unit]) for lane in split]
-    for lane, seconds in zip(split, loads):
-        print(f"{seconds:.0f}", *lane)
+    loads = [seconds([t for unit in lane for t in units[unit]], known) for lane in split]
+    for lane, load in zip(split, loads):
+        print(f"{load:.0f}", *lane)
     for number, moved in enumerate(spread(shared, movable, loads, known, args.width), start=1):
         if moved:
-            seconds = sum(estimate(t, known) for unit in moved for t in shared[unit])
-            print("moved", number, f"{seconds:.0f}", *moved)
+            print("moved", number, f"{seconds([t for unit in moved for t in shared[unit]], known):.0f}", *moved)
     return 0
 
 
@@ -212,12 +207,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     whose tests are sized otherwise than in `make test` (HA_ENDPOINT_RECORD_DURATIONS=0: `make test-scale`)."""
     if hasattr(config, "workerinput") or os.environ.get("HA_ENDPOINT_RECORD_DURATIONS") == "0":
         return
-    seconds: dict[str, float] = defaultdict(float)
+    times: dict[str, float] = defaultdict(float)
     for values in terminalreporter.stats.values():
         for report in values:
             if hasattr(report, "nodeid") and hasattr(report, "when"):
-                seconds[report.nodeid] += float(getattr(report, "duration", 0.0) or 0.0)
-    if not seconds:
+                times[report.nodeid] += float(getattr(report, "duration", 0.0) or 0.0)
+    if not times:
         return
     path = durations_file()
     try:
@@ -227,7 +222,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         with open(path.with_suffix(".lock"), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             recorded = read_durations(path)
-            recorded.update({nodeid: round(total, 2) for nodeid, total in seconds.items()})
+            recorded.update({nodeid: round(total, 2) for nodeid, total in times.items()})
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps(recorded, indent=0, sort_keys=True) + "\n")
             tmp.replace(path)

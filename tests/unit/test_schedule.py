@@ -42,19 +42,21 @@ def test_exclusive_lanes_split_whole_files_so_the_longest_lane_is_as_short_as_it
         ["tests/e2e/test_c.py"], ["tests/e2e/test_a.py", "tests/e2e/test_b.py", "tests/integration/test_d.py"]]
 
     (tmp_path / "test-durations.json").write_text(json.dumps(known))
-    ids = "\n".join(t for tests in units.values() for t in tests) + "\n\n5 tests collected in 0.01s\n"
-    run = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2"], input=ids, cwd=REPO,
+    kinds = tmp_path / "kinds"
+    kinds.write_text("".join(f"exclusive {t}\n" for tests in units.values() for t in tests))
+    run = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2", "--kinds", str(kinds)], cwd=REPO,
                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)},
                          timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["780 tests/e2e/test_a.py tests/integration/test_d.py",
                                        "800 tests/e2e/test_b.py tests/e2e/test_c.py"]
-    later = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2", "--first-after", "900"], input=ids,
-                           cwd=REPO, capture_output=True, text=True,
+    later = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2", "--kinds", str(kinds), "--first-after",
+                            "900"], cwd=REPO, capture_output=True, text=True,
                            env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)}, timeout=60)
     assert later.stdout.splitlines() == ["350 tests/e2e/test_c.py",
                                          "1230 tests/e2e/test_a.py tests/e2e/test_b.py tests/integration/test_d.py"]
-    for bad in (["lanes", "x"], ["lanes", "2", "--first-after", "soon"], ["lanes", "2", "--after", "9"]):
+    for bad in (["lanes", "x", "--kinds", str(kinds)], ["lanes", "2", "--kinds", str(kinds), "--first-after", "soon"],
+                ["lanes", "2", "--kinds", str(kinds), "--after", "9"], ["lanes", "2"]):
         assert subprocess.run([sys.executable, "-m", "tests.schedule", *bad], cwd=REPO, capture_output=True,
                               text=True, timeout=60).returncode == 2, bad
 
