@@ -63,7 +63,11 @@ class Walk:
             if name and (REPO / name).is_file():
                 (self.checkout / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(REPO / name, self.checkout / name)
-        (self.checkout / ".venv").symlink_to(REPO / ".venv")  # this checkout's virtualenv (make venv: up to date)
+        # this checkout's virtualenv, brought up to date here first: the blocks' `make up` runs `make venv` in the copy,
+        # which would otherwise reinstall the editable ha_endpoint into it from the copy's components/ (gone with
+        # tmp_path) whenever its stamp is older than requirements.txt or pyproject.toml
+        subprocess.run(["make", "--no-print-directory", "-s", "venv"], cwd=REPO, check=True, timeout=900)
+        (self.checkout / ".venv").symlink_to(REPO / ".venv")
         self.environment = {key: value for key, value in os.environ.items()
                             if not key.startswith(("PULUMI_", "PYTEST_", "OS_"))}
         self.environment.update(
