@@ -1,10 +1,18 @@
 """Amphora heartbeat daemon: member health without a data plane (system python + PyMySQL).
 
-Every INTERVAL seconds, for every allocated amphora in the Octavia database, send the health
-manager (UDP 127.0.0.1:5555) a signed v3 heartbeat that reports the amphora's listeners (OPEN),
-pools and members, exactly as an amphora agent would: members UP (or "no check" when the pool has
-no health monitor, MAINT when disabled) unless the fault file overrides them with DOWN / DRAIN /
-MAINT. The health manager turns these into operating_status ONLINE / ERROR / DRAINING / OFFLINE.
+Every INTERVAL seconds, for every allocated amphora in the Octavia database, build the signed v3
+heartbeat an amphora agent would send the health manager (UDP 127.0.0.1:5555): the amphora's
+listeners (OPEN), pools and members, members UP (or "no check" when the pool has no health
+monitor, MAINT when disabled) unless the fault file overrides them with DOWN / DRAIN / MAINT. The
+health manager turns these into operating_status ONLINE / ERROR / DRAINING / OFFLINE.
+
+A heartbeat is sent when it differs from the amphora's last one sent, or its load balancer's tree
+changed in the database (a provisioning or operating status, an enabled flag: what the health
+manager compares the report with), or KEEPALIVE seconds passed: a change is reported within one
+INTERVAL as before, and an amphora whose tree stands still costs the health manager (one process
+per heartbeat and one statistics write per listener) and the database nothing between keepalives.
+Resuming after a pause sends every heartbeat at once.
+
 It also marks associated floating IPs ACTIVE (and disassociated ones DOWN) in the Neutron DB, as
 an L3 agent would.
 
@@ -23,6 +31,9 @@ import zlib
 from .settings import HOST, PORTS, Paths, load_secrets
 
 INTERVAL = float(os.environ.get('LOCALCLOUD_HEARTBEAT_INTERVAL', '0.5'))
+KEEPALIVE = float(os.environ.get('LOCALCLOUD_HEARTBEAT_KEEPALIVE', '10'))
+"""The longest pause between two heartbeats of an amphora whose report and tree stand still (Octavia's own
+``heartbeat_interval``)."""
 
 
 def envelope(obj: dict, key: str) -> bytes:
@@ -62,6 +73,7 @@ def _in(ids) -> str:
 
 
 def messages(cur, member_faults: dict, seq: int) -> list:
+    """Per allocated amphora: (its load balancer's id, the heartbeat its agent would send)."""
     amps = _rows(cur, "SELECT id, load_balancer_id FROM octavia.amphora "
                       "WHERE status='ALLOCATED' AND load_balancer_id IS NOT NULL")
     if not amps:
@@ -98,8 +110,60 @@ def messages(cur, member_faults: dict, seq: int) -> list:
             mem = by_pool.get(pid, {})
             down = bool(mem) and all(s == 'DOWN' for s in mem.values())
             pls[pid] = {'status': 'DOWN' if down else 'UP', 'members': mem}
-        out.append({'id': amp_id, 'seq': seq, 'ver': 3, 'listeners': lst, 'pools': pls})
+        out.append((lb_id, {'id': amp_id, 'seq': seq, 'ver': 3, 'listeners': lst, 'pools': pls}))
     return out
+
+
+def trees(cur, lb_ids) -> dict:
+    """Per load balancer, what the health manager compares a heartbeat with: the statuses and enabled flags of the
+    load balancer, its listeners, pools, monitors and members (sorted rows; equal when nothing changed)."""
+    if not lb_ids:
+        return {}
+    ids = sorted(set(lb_ids))
+    args = ids * 5
+    rows = _rows(cur, f"""
+        SELECT id, 'lb', id, provisioning_status, operating_status, enabled FROM octavia.load_balancer
+            WHERE id IN ({_in(ids)})
+        UNION ALL SELECT load_balancer_id, 'listener', id, provisioning_status, operating_status, enabled
+            FROM octavia.listener WHERE load_balancer_id IN ({_in(ids)})
+        UNION ALL SELECT load_balancer_id, 'pool', id, provisioning_status, operating_status, enabled
+            FROM octavia.pool WHERE load_balancer_id IN ({_in(ids)})
+        UNION ALL SELECT p.load_balancer_id, 'monitor', h.id, h.provisioning_status, h.operating_status, h.enabled
+            FROM octavia.health_monitor h JOIN octavia.pool p ON h.pool_id = p.id
+            WHERE p.load_balancer_id IN ({_in(ids)})
+        UNION ALL SELECT p.load_balancer_id, 'member', m.id, m.provisioning_status, m.operating_status, m.enabled
+            FROM octavia.member m JOIN octavia.pool p ON m.pool_id = p.id
+            WHERE p.load_balancer_id IN ({_in(ids)})""", args)
+    out: dict = {}
+    for lb_id, *row in rows:
+        out.setdefault(lb_id, []).append(tuple(row))
+    return {lb_id: tuple(sorted(tree)) for lb_id, tree in out.items()}
+
+
+class Sender:
+    """Which heartbeats go out this tick: per amphora, the last one sent (its report without ``seq``, its load
+    balancer's tree) and when."""
+
+    def __init__(self, keepalive: float = KEEPALIVE):
+        self.keepalive = keepalive
+        self.sent: dict = {}
+
+    def due(self, msg: dict, tree, now: float) -> bool:
+        """Whether ``msg`` goes out at ``now``; when it does, it is recorded as sent."""
+        key = (json.dumps({k: v for k, v in msg.items() if k != 'seq'}, sort_keys=True), tree)
+        last = self.sent.get(msg['id'])
+        if last is not None and last[0] == key and now - last[1] < self.keepalive:
+            return False
+        self.sent[msg['id']] = (key, now)
+        return True
+
+    def keep_only(self, amphora_ids) -> None:
+        """Forget amphorae that are gone (a new one with the same id is sent at once)."""
+        self.sent = {k: v for k, v in self.sent.items() if k in amphora_ids}
+
+    def forget(self) -> None:
+        """Paused: the next tick sends every heartbeat."""
+        self.sent.clear()
 
 
 def floating_ips(cur) -> None:
@@ -121,8 +185,9 @@ def main(argv=None) -> int:
     sock.bind((HOST, 0))
     target = (HOST, PORTS['octavia-health'])
     import pymysql  # system python (python3-pymysql); imported here so tests can import this module
-    conn, seq, last_err = None, 0, None
-    print(f'heartbeat: reporting to {target[0]}:{target[1]} every {INTERVAL}s', flush=True)
+    conn, seq, last_err, sender = None, 0, None, Sender()
+    print(f'heartbeat: reporting changes to {target[0]}:{target[1]} within {INTERVAL}s, '
+          f'every amphora at least every {KEEPALIVE}s', flush=True)
     while True:
         tick = time.monotonic()
         try:
@@ -131,10 +196,17 @@ def main(argv=None) -> int:
                                        autocommit=True, connect_timeout=5)
             f = faults.get()
             with conn.cursor() as cur:
-                if not f.get('paused'):
+                if f.get('paused'):
+                    sender.forget()
+                else:
                     seq += 1
-                    for msg in messages(cur, f.get('members', {}), seq):
-                        sock.sendto(envelope(msg, s['heartbeat']), target)
+                    reports = messages(cur, f.get('members', {}), seq)
+                    tree = trees(cur, [lb_id for lb_id, _ in reports])
+                    now = time.monotonic()
+                    sender.keep_only({msg['id'] for _, msg in reports})
+                    for lb_id, msg in reports:
+                        if sender.due(msg, tree.get(lb_id), now):
+                            sock.sendto(envelope(msg, s['heartbeat']), target)
                 if f.get('fip_active', True):
                     floating_ips(cur)
             last_err = None

@@ -32,6 +32,14 @@ PRELOAD = ('nova.cmd.api', 'nova.api.openstack.compute.routes', 'nova.cmd.conduc
 CONFIGURED_AT_IMPORT = ('nova.compute.manager', 'nova.scheduler.manager')
 
 
+def _calm_process_launcher() -> None:
+    """nova-api always forks its worker under oslo.service's ProcessLauncher, whose parent looks for a dead worker
+    every 10 ms: 1.2% of a core per idle cloud, the largest idle cost of the whole cloud (measured 2026-11-28). Every
+    0.5 s here: a dead worker is restarted, and a signal handled, within half a second."""
+    from oslo_service import service
+    service.ProcessLauncher.__init__.__defaults__ = (0.5, 'reload')
+
+
 def _child(spec: dict) -> None:
     """Runs in the forked child: the service's own main() with its own argv; never returns."""
     code = 1
@@ -42,6 +50,7 @@ def _child(spec: dict) -> None:
         except ImportError:
             pass
         sys.argv = [spec['name'], *spec['argv']]
+        _calm_process_launcher()
         code = importlib.import_module(spec['module']).main() or 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
