@@ -101,8 +101,11 @@ def _application():
         import localcloud_driver_sockets
         localcloud_driver_sockets.patch(os.environ['LOCALCLOUD_DRIVER_SOCKETS'])
     script = os.environ['LOCALCLOUD_WSGI_FILE']
-    namespace = runpy.run_path(script, run_name='localcloud_wrapped_wsgi')
-    return FaultSwitch(namespace['application'], os.environ['LOCALCLOUD_FAULT_FILE'])
+    app = runpy.run_path(script, run_name='localcloud_wrapped_wsgi')['application']
+    if os.environ.get('LOCALCLOUD_OCTAVIA_READS'):   # localcloud/octavia_plugin/localcloud_octavia_reads.py
+        import localcloud_octavia_reads
+        app = localcloud_octavia_reads.wrap(app)
+    return FaultSwitch(app, os.environ['LOCALCLOUD_FAULT_FILE'])
 
 
 if os.environ.get('LOCALCLOUD_WSGI_FILE'):

@@ -68,7 +68,8 @@ def table(p: Paths) -> dict:
         Service('octavia-api', _uwsgi('octavia-api', str(FAULT_WSGI), PORTS['octavia'], p,
                                       env={'LOCALCLOUD_WSGI_FILE': '/usr/bin/octavia-wsgi',
                                            'LOCALCLOUD_FAULT_FILE': str(p.fault_switch('octavia-api')),
-                                           'LOCALCLOUD_DRIVER_SOCKETS': str(p.run / 'octavia')},
+                                           'LOCALCLOUD_DRIVER_SOCKETS': str(p.run / 'octavia'),
+                                           'LOCALCLOUD_OCTAVIA_READS': '1'},
                                       pyargv=f'--config-file {c("octavia.conf")} '
                                              f'--config-file {c("octavia-api.conf")}',
                                       pythonpath=ovn_provider_path(p)),
