@@ -24,7 +24,14 @@ pytestmark = pytest.mark.exclusive
 
 AZS = ('az1', 'az2', 'az3')
 PER_AZ = 2
-DEAD_IP = {az: f'10.10.{n}.250' for n, az in enumerate(AZS, start=1)}   # a member address where nothing serves
+
+
+def _dead_address(conn, network_id: str, prefix: str) -> str:
+    """An address of the zone's subnet that no port holds (a member address where nothing serves): the highest free
+    one from .250 down. Not a fixed .250: Neutron hands out the subnet's addresses at random, and a server that got
+    .250 made the member a duplicate (409 "Another member on this pool is already using ip", seen 2026-11-28)."""
+    used = {ip['ip_address'] for port in conn.network.ports(network_id=network_id) for ip in port.fixed_ips}
+    return next(address for address in (f'{prefix}.{n}' for n in range(250, 199, -1)) if address not in used)
 
 
 def http_get(address: str, path: str = '/', timeout: float = 2.0) -> str:
@@ -90,7 +97,8 @@ def zones(localcloud):
                                                           subnet_id=localcloud.seed[f'{az}_subnet_id'])
                 conn.load_balancer.wait_for_load_balancer(out[az]['lb'].id, interval=0.3, wait=60)
                 out[az]['members'][server.name] = member.id
-        dead = conn.load_balancer.create_member(out['az1']['pool'].id, address=DEAD_IP['az1'], protocol_port=80,
+        dead_ip = _dead_address(conn, localcloud.seed['az1_network_id'], '10.10.1')
+        dead = conn.load_balancer.create_member(out['az1']['pool'].id, address=dead_ip, protocol_port=80,
                                                 subnet_id=localcloud.seed['az1_subnet_id'])
         conn.load_balancer.wait_for_load_balancer(out['az1']['lb'].id, interval=0.3, wait=60)
         out['az1']['dead'] = dead.id
