@@ -36,6 +36,8 @@ func main() {
 	duration := flag.Duration("duration", 60*time.Second, "how long to loop")
 	interval := flag.Duration("interval", 200*time.Millisecond, "pause after each request")
 	dialTimeout := flag.Duration("dial-timeout", 30*time.Second, "the dialer's timeout (Go's default transport: 30 s)")
+	responseTimeout := flag.Duration("response-timeout", 0,
+		"how long a sent request waits for the response's headers (0: Go's default, no bound)")
 	flag.Parse()
 	if *url == "" || *dns == "" {
 		fmt.Fprintln(os.Stderr, "usage: hafailover -url URL -dns HOST:PORT [-duration D] [-interval I]")
@@ -49,6 +51,7 @@ func main() {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DialContext = dialer.DialContext
 	transport.DisableKeepAlives = true
+	transport.ResponseHeaderTimeout = *responseTimeout
 	transport.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} // the members' certificates are self-signed
 	client := &http.Client{Transport: transport}
 	out := json.NewEncoder(os.Stdout)

@@ -47,7 +47,12 @@ from tests.e2e.k8s_clients import K8S_CLIENTS, K8sClients  # noqa: F401 (K8S_CLI
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENTS = ("curl", "curl-3s", "go", "requests", "requests-3s")
-BOUNDED = ("curl-3s", "go", "requests-3s")   # the clients with a bounded connect (the README's advice; Go's default)
+BOUNDED = ("curl-3s", "go", "requests-3s")
+"""The clients with a bounded connect (the README's advice; Go's default 30 s dial) and a bounded wait for the answer
+of a request sent (READ_TIMEOUT: curl's --max-time, requests' read timeout, Go's ResponseHeaderTimeout): a request
+already sent when its zone goes dark hears nothing more, and without that bound waits TCP's retransmissions
+(~15 min). The Go client had none until a CI run of 2026-11-28 caught it still waiting at the loop's end, 40 s after
+az2 went dark mid-request."""
 CONNECT_TIMEOUT = 3.0   # seconds: the bounded clients' connect timeout
 READ_TIMEOUT = 10.0     # seconds: the bounded clients' bound on the rest of a request (curl: the whole request)
 GRACE = {"curl-3s": 2 + CONNECT_TIMEOUT + READ_TIMEOUT, "requests-3s": 2 + 3 * CONNECT_TIMEOUT + READ_TIMEOUT,
@@ -155,7 +160,8 @@ class Loop:
                 self._thread(self._curl, self.figures[client], timeout)
             elif client == "go":
                 self._process([str(self.go_client), "-url", self.url, "-dns", f"{self.server[0]}:{self.server[1]}",
-                               "-duration", f"{self.duration}s", "-interval", f"{self.interval}s"],
+                               "-duration", f"{self.duration}s", "-interval", f"{self.interval}s",
+                               "-response-timeout", f"{READ_TIMEOUT}s"],
                               self.figures[client])
             elif client == "kubectl":
                 self._thread(self._each, self.figures[client], self.k8s.kubectl_command)
