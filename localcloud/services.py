@@ -24,9 +24,9 @@ class Service:
 
 
 def _uwsgi(name: str, wsgi_file: str, port: int, p: Paths, env: dict | None = None,
-           pyargv: str | None = None, pythonpath: list | None = None) -> list:
+           pyargv: str | None = None, pythonpath: list | None = None, processes: int = 1, threads: int = 8) -> list:
     argv = ['/usr/bin/uwsgi', '--plugin', 'python3', '--http-socket', f'{HOST}:{port}',
-            '--wsgi-file', wsgi_file, '--master', '--processes', '1', '--threads', '8',
+            '--wsgi-file', wsgi_file, '--master', '--processes', str(processes), '--threads', str(threads),
             '--enable-threads', '--die-on-term', '--need-app', '--buffer-size', '65535',
             '--add-header', 'Connection: close', '--disable-logging']
     if pyargv:
@@ -64,8 +64,14 @@ def table(p: Paths) -> dict:
                                    '--config-file', str(c('ml2.ini'))],
                 'neutron-server', [('tcp', PORTS['neutron'])], url('neutron', '/'),
                 env={'PYTHONPATH': str(NEUTRON_PLUGIN)}),
-        # behind the fault switch (localcloud/fault_wsgi.py: `localcloud/fault octavia-api-unavailable`)
-        Service('octavia-api', _uwsgi('octavia-api', str(FAULT_WSGI), PORTS['octavia'], p,
+        # behind the fault switch (localcloud/fault_wsgi.py: `localcloud/fault octavia-api-unavailable`). Four
+        # single-threaded workers, forked after the application loaded, not one worker of eight threads: in one
+        # process, eventlet's green semaphores (used by libraries the API loads) were shared by uwsgi's threads,
+        # and a release that had to wake a waiter on another thread failed ("greenlet.error: cannot switch to a
+        # different thread", octavia-api.log): every thread then waited for good on keystoneauth's lock, the
+        # listen queue filled, and every Octavia call of the cloud hung (2026-11-27 13:31 on the second cloud,
+        # 2026-11-28 02:31 on the first, in 2 of ~26 `make test` runs).
+        Service('octavia-api', _uwsgi('octavia-api', str(FAULT_WSGI), PORTS['octavia'], p, processes=4, threads=1,
                                       env={'LOCALCLOUD_WSGI_FILE': '/usr/bin/octavia-wsgi',
                                            'LOCALCLOUD_FAULT_FILE': str(p.fault_switch('octavia-api')),
                                            'LOCALCLOUD_DRIVER_SOCKETS': str(p.run / 'octavia'),
