@@ -64,14 +64,14 @@ def table(p: Paths) -> dict:
                                    '--config-file', str(c('ml2.ini'))],
                 'neutron-server', [('tcp', PORTS['neutron'])], url('neutron', '/'),
                 env={'PYTHONPATH': str(NEUTRON_PLUGIN)}),
-        # behind the fault switch (localcloud/fault_wsgi.py: `localcloud/fault octavia-api-unavailable`). Four
-        # single-threaded workers, forked after the application loaded, not one worker of eight threads: in one
-        # process, eventlet's green semaphores (used by libraries the API loads) were shared by uwsgi's threads,
-        # and a release that had to wake a waiter on another thread failed ("greenlet.error: cannot switch to a
-        # different thread", octavia-api.log): every thread then waited for good on keystoneauth's lock, the
-        # listen queue filled, and every Octavia call of the cloud hung (2026-11-27 13:31 on the second cloud,
-        # 2026-11-28 02:31 on the first, in 2 of ~26 `make test` runs).
-        Service('octavia-api', _uwsgi('octavia-api', str(FAULT_WSGI), PORTS['octavia'], p, processes=4, threads=1,
+        # behind the fault switch (localcloud/fault_wsgi.py: `localcloud/fault octavia-api-unavailable`). Known
+        # defect, not fixed: in this one process, eventlet's green semaphores (from a library the API loads) are
+        # shared by uwsgi's eight threads, and a release that must wake a waiter on another thread fails
+        # ("greenlet.error: cannot switch to a different thread" in octavia-api.log); every thread then waits for good
+        # on keystoneauth's lock and every Octavia call of the cloud hangs (2 of ~26 `make test` runs, 2026-11-27
+        # 13:31 and 2026-11-28 02:31). Four single-threaded workers (processes=4, threads=1) were tried: one run,
+        # and the OVN provider then left a Load_Balancer row behind a destroy (test_ovn_engine test_6).
+        Service('octavia-api', _uwsgi('octavia-api', str(FAULT_WSGI), PORTS['octavia'], p,
                                       env={'LOCALCLOUD_WSGI_FILE': '/usr/bin/octavia-wsgi',
                                            'LOCALCLOUD_FAULT_FILE': str(p.fault_switch('octavia-api')),
                                            'LOCALCLOUD_DRIVER_SOCKETS': str(p.run / 'octavia'),
