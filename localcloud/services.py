@@ -24,9 +24,9 @@ class Service:
 
 
 def _uwsgi(name: str, wsgi_file: str, port: int, p: Paths, env: dict | None = None,
-           pyargv: str | None = None, pythonpath: list | None = None, processes: int = 1, threads: int = 8) -> list:
+           pyargv: str | None = None, pythonpath: list | None = None) -> list:
     argv = ['/usr/bin/uwsgi', '--plugin', 'python3', '--http-socket', f'{HOST}:{port}',
-            '--wsgi-file', wsgi_file, '--master', '--processes', str(processes), '--threads', str(threads),
+            '--wsgi-file', wsgi_file, '--master', '--processes', '1', '--threads', '8',
             '--enable-threads', '--die-on-term', '--need-app', '--buffer-size', '65535',
             '--add-header', 'Connection: close', '--disable-logging']
     if pyargv:
