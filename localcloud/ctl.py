@@ -24,7 +24,7 @@ def cmd_up(p: Paths, args) -> int:
     except ValueError as exc:
         say(f'FAILED: {exc}')
         return 2
-    stale_fault_switch(p)
+    stale_wsgi_services(p)
     stale_ports(p)
     up = Up(p)
     try:
@@ -61,14 +61,18 @@ def data_plane_matches(p: Paths, args) -> bool:
     return True
 
 
-def stale_fault_switch(p: Paths) -> None:
-    """A running octavia-api behind an older localcloud/fault_wsgi.py (a cloud left running by an older checkout) is
-    stopped, so that `up` starts it behind this checkout's switch: tests rely on its newer narrowing keys."""
+def stale_wsgi_services(p: Paths) -> None:
+    """A running uwsgi service (octavia-api, keystone, placement-api) not behind this checkout's
+    localcloud/fault_wsgi.py (a cloud left running by an older checkout) is stopped, so that `up` starts it behind
+    this one: tests rely on the switch's newer narrowing keys, and every service on its native logging locks."""
     from .faults import Faults
-    svc = services.table(p)['octavia-api']
-    if procs.alive(p.pidfile('octavia-api'), svc.marker) and not Faults(p.root).octavia_api_switch_current():
-        say('octavia-api runs an older fault switch (localcloud/fault_wsgi.py changed): restarting it')
-        procs.stop(p.pidfile('octavia-api'), svc.marker, timeout=8)
+    faults = Faults(p.root)
+    for name, svc in services.table(p).items():
+        if str(services.FAULT_WSGI) not in svc.argv:
+            continue
+        if procs.alive(p.pidfile(name), svc.marker) and not faults.wsgi_file_current(name):
+            say(f'{name} runs an older localcloud/fault_wsgi.py, or none: restarting it')
+            procs.stop(p.pidfile(name), svc.marker, timeout=8)
 
 
 def stale_ports(p: Paths) -> None:

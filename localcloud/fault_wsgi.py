@@ -1,8 +1,10 @@
-"""A fault switch in front of a WSGI service of the local cloud (uwsgi loads this file instead of the service's own).
+"""The local cloud's WSGI services as uwsgi loads them: their own script, a fault switch in front.
 
-uwsgi runs it with ``--wsgi-file localcloud/fault_wsgi.py --env LOCALCLOUD_WSGI_FILE=<the service's wsgi script>
---env LOCALCLOUD_FAULT_FILE=<state>/run/<service>.fault.json``. It builds the service's application from its script
-(as uwsgi would) and answers every request itself while the fault file says so:
+uwsgi loads this file instead of the service's own script (Keystone, Placement, the Octavia API). First it keeps
+logging's locks native under uwsgi's threads (`_native_thread_logging`), then it builds the service's application
+from its script, as uwsgi would. With ``LOCALCLOUD_FAULT_FILE`` set (the Octavia API) the fault switch goes in front:
+``--env LOCALCLOUD_WSGI_FILE=<the service's wsgi script> --env LOCALCLOUD_FAULT_FILE=<state>/run/<service>.fault.json``;
+the switch answers every request itself while the fault file says so:
 
     {"status": 503, "until": <epoch seconds>}
 
@@ -14,12 +16,14 @@ with it, e.g. ``/v2/lbaas/loadbalancers``: creates of load balancers), ``"body"`
 contains it, e.g. one load balancer's name: other clients of the cloud go on unharmed), and ``"hold"`` (seconds the request is held
 before the answer: a request in flight that never reaches the service; ``<epoch> held <method> <path>`` is logged
 when it arrives, so a test can interrupt its client meanwhile).
-Standard library only: it runs on the system python inside uwsgi, next to the Debian packages.
+Standard library only (and oslo.log where the service has it): it runs on the system python inside uwsgi, next to the
+Debian packages.
 """
 import io
 import json
 import os
 import runpy
+import sys
 import threading
 import time
 
@@ -96,7 +100,35 @@ class FaultSwitch:
         return [body]
 
 
+def _native_thread_logging() -> None:
+    """Keep the standard library's logging locks native in a service that uwsgi's threads serve.
+
+    oslo.log 5.0.1 (Debian 12) ``setup()`` replaces logging's module lock with an eventlet green RLock, and every
+    handler's lock with a pipe mutex, whenever eventlet is merely imported (oslo.concurrency imports it; nothing in
+    these services monkey-patches). uwsgi serves requests on native threads: when a release must wake a waiter on
+    another thread, eventlet raises ``greenlet.error: cannot switch to a different thread``, the waiter is never
+    woken, and one by one every thread stops in ``logging.getLogger`` (keystoneauth calls it per request), then on
+    whatever lock those threads hold. The service answers nothing again (oslo.log bug 1983863). The swap is kept
+    only where eventlet has patched threads, which is what it was written for.
+    """
+    try:
+        from oslo_log import log
+    except ImportError:
+        return
+    swap = log._fix_eventlet_logging
+
+    def swap_only_where_threads_are_green():
+        eventlet = sys.modules.get('eventlet')
+        if eventlet is not None:
+            import eventlet.patcher
+            if eventlet.patcher.is_monkey_patched('thread'):
+                swap()
+
+    log._fix_eventlet_logging = swap_only_where_threads_are_green
+
+
 def _application():
+    _native_thread_logging()
     if os.environ.get('LOCALCLOUD_DRIVER_SOCKETS'):   # localcloud/octavia_plugin/localcloud_driver_sockets.py
         import localcloud_driver_sockets
         localcloud_driver_sockets.patch(os.environ['LOCALCLOUD_DRIVER_SOCKETS'])
@@ -105,6 +137,8 @@ def _application():
     if os.environ.get('LOCALCLOUD_OCTAVIA_READS'):   # localcloud/octavia_plugin/localcloud_octavia_reads.py
         import localcloud_octavia_reads
         app = localcloud_octavia_reads.wrap(app)
+    if not os.environ.get('LOCALCLOUD_FAULT_FILE'):
+        return app
     return FaultSwitch(app, os.environ['LOCALCLOUD_FAULT_FILE'])
 
 

@@ -114,12 +114,13 @@ class ServiceFaults:
         pid = procs.alive(self.paths.pidfile(OCTAVIA_API), svc.marker)
         return bool(pid) and 'fault_wsgi' in procs._cmdline(pid)
 
-    def octavia_api_switch_current(self) -> bool:
-        """Whether the running octavia-api's fault switch is this checkout's ``localcloud/fault_wsgi.py`` as it is
-        now: started behind a file of the same content that has not changed since the process started. A cloud
-        left running by an older checkout serves an older switch (without the newer narrowing keys)."""
-        svc = self._service(OCTAVIA_API)
-        pid = procs.alive(self.paths.pidfile(OCTAVIA_API), svc.marker)
+    def wsgi_file_current(self, name: str) -> bool:
+        """Whether the running uwsgi service `name` (octavia-api, keystone, placement-api) serves through this
+        checkout's ``localcloud/fault_wsgi.py`` as it is now: started behind a file of the same content that has not
+        changed since the process started. A cloud left running by an older checkout serves an older one (without
+        the newer narrowing keys of the fault switch, or its own script directly)."""
+        svc = self._service(name)
+        pid = procs.alive(self.paths.pidfile(name), svc.marker)
         if not pid:
             return False
         try:

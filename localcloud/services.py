@@ -25,15 +25,18 @@ class Service:
 
 def _uwsgi(name: str, wsgi_file: str, port: int, p: Paths, env: dict | None = None,
            pyargv: str | None = None, pythonpath: list | None = None) -> list:
+    """uwsgi serving `wsgi_file` (the service's own script) on one worker of eight threads, through
+    localcloud/fault_wsgi.py: it keeps logging's locks native under those threads (the deadlock its
+    `_native_thread_logging` describes), and puts the fault switch in front when `env` names a fault file."""
     argv = ['/usr/bin/uwsgi', '--plugin', 'python3', '--http-socket', f'{HOST}:{port}',
-            '--wsgi-file', wsgi_file, '--master', '--processes', '1', '--threads', '8',
+            '--wsgi-file', str(FAULT_WSGI), '--master', '--processes', '1', '--threads', '8',
             '--enable-threads', '--die-on-term', '--need-app', '--buffer-size', '65535',
             '--add-header', 'Connection: close', '--disable-logging']
     if pyargv:
         argv += ['--pyargv', pyargv]
     for directory in pythonpath or []:
         argv += ['--pythonpath', directory]
-    for k, v in (env or {}).items():
+    for k, v in {'LOCALCLOUD_WSGI_FILE': wsgi_file, **(env or {})}.items():
         argv += ['--env', f'{k}={v}']
     return argv
 
@@ -64,16 +67,9 @@ def table(p: Paths) -> dict:
                                    '--config-file', str(c('ml2.ini'))],
                 'neutron-server', [('tcp', PORTS['neutron'])], url('neutron', '/'),
                 env={'PYTHONPATH': str(NEUTRON_PLUGIN)}),
-        # behind the fault switch (localcloud/fault_wsgi.py: `localcloud/fault octavia-api-unavailable`). Known
-        # defect, not fixed: in this one process, eventlet's green semaphores (from a library the API loads) are
-        # shared by uwsgi's eight threads, and a release that must wake a waiter on another thread fails
-        # ("greenlet.error: cannot switch to a different thread" in octavia-api.log); every thread then waits for good
-        # on keystoneauth's lock and every Octavia call of the cloud hangs (2 of ~26 `make test` runs, 2026-11-27
-        # 13:31 and 2026-11-28 02:31). Four single-threaded workers (processes=4, threads=1) were tried: one run,
-        # and the OVN provider then left a Load_Balancer row behind a destroy (test_ovn_engine test_6).
-        Service('octavia-api', _uwsgi('octavia-api', str(FAULT_WSGI), PORTS['octavia'], p,
-                                      env={'LOCALCLOUD_WSGI_FILE': '/usr/bin/octavia-wsgi',
-                                           'LOCALCLOUD_FAULT_FILE': str(p.fault_switch('octavia-api')),
+        # behind the fault switch (localcloud/fault_wsgi.py: `localcloud/fault octavia-api-unavailable`)
+        Service('octavia-api', _uwsgi('octavia-api', '/usr/bin/octavia-wsgi', PORTS['octavia'], p,
+                                      env={'LOCALCLOUD_FAULT_FILE': str(p.fault_switch('octavia-api')),
                                            'LOCALCLOUD_DRIVER_SOCKETS': str(p.run / 'octavia'),
                                            'LOCALCLOUD_OCTAVIA_READS': '1'},
                                       pyargv=f'--config-file {c("octavia.conf")} '

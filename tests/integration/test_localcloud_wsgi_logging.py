@@ -1,0 +1,76 @@
+"""The local cloud's uwsgi services keep logging's locks native under their eight threads (localcloud/fault_wsgi.py).
+
+Debian 12's oslo.log swaps them for eventlet's green locks whenever eventlet is imported; under native threads that
+deadlocked the whole Octavia API in 2 of ~26 `make test` runs (every thread stopped in `logging.getLogger`)."""
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from localcloud.settings import PKG, SYSTEM_PYTHON
+
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(not shutil.which('octavia-wsgi'), reason='octavia is not installed')]
+
+# A service's start as fault_wsgi.py does it, then uwsgi's eight threads asking for loggers at once, as keystoneauth
+# does per request. Prints the locks oslo.log left and how many threads got stuck.
+SERVICE = '''
+import json, logging, sys, threading, time
+import importlib.util
+import eventlet                       # oslo.concurrency imports it in every service; nothing monkey-patches
+spec = importlib.util.spec_from_file_location('fault_wsgi', sys.argv[3])   # by path, as uwsgi loads it
+fault_wsgi = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fault_wsgi)
+if sys.argv[1] == 'fixed':
+    fault_wsgi._native_thread_logging()
+from oslo_config import cfg
+from oslo_log import log
+log.register_options(cfg.CONF)
+cfg.CONF([], project='probe')
+log.setup(cfg.CONF, 'probe')
+lock = logging._lock
+green = type(getattr(lock, '_block', lock)).__module__.startswith('eventlet')
+done, errors = [0], []
+def serve(i):
+    try:
+        for n in range(int(sys.argv[2])):
+            logging.getLogger(f'probe.{i}.{n % 50}').debug('request %d', n)
+            done[0] += 1
+    except BaseException as e:
+        errors.append(repr(e))
+threads = [threading.Thread(target=serve, args=(i,), daemon=True) for i in range(8)]
+for t in threads:
+    t.start()
+deadline = time.time() + 20
+for t in threads:
+    t.join(max(0.0, deadline - time.time()))
+print(json.dumps({'green_lock': green, 'handler_lock': logging.Handler.createLock.__module__,
+                  'stuck': sum(t.is_alive() for t in threads), 'errors': errors, 'calls': done[0]}), flush=True)
+sys.stdout.flush()
+import os
+os._exit(0)                           # stuck threads would keep the interpreter from exiting
+'''
+
+
+def _serve(mode: str, calls: int) -> dict:
+    out = subprocess.run([SYSTEM_PYTHON, '-c', SERVICE, mode, str(calls), str(PKG / 'fault_wsgi.py')],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_oslo_log_makes_logging_green_when_eventlet_is_only_imported():
+    """The precondition, without the fix: what the services would run on (if Debian's oslo.log stops doing this,
+    the fix has become unnecessary and this test says so)."""
+    report = _serve('plain', 0)
+    assert report['green_lock'] is True
+    assert report['handler_lock'] == 'oslo_log.pipe_mutex'
+
+
+def test_eight_threads_log_at_once_without_a_stuck_thread_behind_fault_wsgi():
+    report = _serve('fixed', 20000)
+    assert report['green_lock'] is False
+    assert report['handler_lock'] == 'logging'
+    assert report == {**report, 'stuck': 0, 'errors': []}
+    assert report['calls'] == 8 * 20000
