@@ -1,8 +1,8 @@
 """The local cloud's WSGI services as uwsgi loads them: their own script, a fault switch in front.
 
 uwsgi loads this file instead of the service's own script (Keystone, Placement, the Octavia API). First it keeps
-logging's locks native under uwsgi's threads (`_native_thread_logging`), then it builds the service's application
-from its script, as uwsgi would. With ``LOCALCLOUD_FAULT_FILE`` set (the Octavia API) the fault switch goes in front:
+logging's locks native under uwsgi's threads (octavia_plugin/localcloud_native_logging.py), then it builds the
+service's application from its script, as uwsgi would. With ``LOCALCLOUD_FAULT_FILE`` set (the Octavia API) the fault switch goes in front:
 ``--env LOCALCLOUD_WSGI_FILE=<the service's wsgi script> --env LOCALCLOUD_FAULT_FILE=<state>/run/<service>.fault.json``;
 the switch answers every request itself while the fault file says so:
 
@@ -19,11 +19,11 @@ when it arrives, so a test can interrupt its client meanwhile).
 Standard library only (and oslo.log where the service has it): it runs on the system python inside uwsgi, next to the
 Debian packages.
 """
+import importlib.util
 import io
 import json
 import os
 import runpy
-import sys
 import threading
 import time
 
@@ -101,30 +101,13 @@ class FaultSwitch:
 
 
 def _native_thread_logging() -> None:
-    """Keep the standard library's logging locks native in a service that uwsgi's threads serve.
-
-    oslo.log 5.0.1 (Debian 12) ``setup()`` replaces logging's module lock with an eventlet green RLock, and every
-    handler's lock with a pipe mutex, whenever eventlet is merely imported (oslo.concurrency imports it; nothing in
-    these services monkey-patches). uwsgi serves requests on native threads: when a release must wake a waiter on
-    another thread, eventlet raises ``greenlet.error: cannot switch to a different thread``, the waiter is never
-    woken, and one by one every thread stops in ``logging.getLogger`` (keystoneauth calls it per request), then on
-    whatever lock those threads hold. The service answers nothing again (oslo.log bug 1983863). The swap is kept
-    only where eventlet has patched threads, which is what it was written for.
-    """
-    try:
-        from oslo_log import log
-    except ImportError:
-        return
-    swap = log._fix_eventlet_logging
-
-    def swap_only_where_threads_are_green():
-        eventlet = sys.modules.get('eventlet')
-        if eventlet is not None:
-            import eventlet.patcher
-            if eventlet.patcher.is_monkey_patched('thread'):
-                swap()
-
-    log._fix_eventlet_logging = swap_only_where_threads_are_green
+    """Logging's locks stay native under uwsgi's threads: octavia_plugin/localcloud_native_logging.py (loaded by path:
+    this file's directory holds packages, such as ``dns``, that would shadow the services' own)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'octavia_plugin', 'localcloud_native_logging.py')
+    spec = importlib.util.spec_from_file_location('localcloud_native_logging', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.keep_native()
 
 
 def _application():

@@ -11,6 +11,9 @@ from .settings import HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
 OCTAVIA_PLUGIN = PKG / 'octavia_plugin'
 NEUTRON_PLUGIN = PKG / 'neutron_plugin'
 FAULT_WSGI = PKG / 'fault_wsgi.py'
+# Octavia's threaded daemons run their console script through this (logging's locks kept native, see the module);
+# their PYTHONPATH holds OCTAVIA_PLUGIN
+NATIVE_LOGGING = [SYSTEM_PYTHON, '-m', 'localcloud_native_logging']
 
 
 @dataclass
@@ -76,13 +79,13 @@ def table(p: Paths) -> dict:
                                              f'--config-file {c("octavia-api.conf")}',
                                       pythonpath=ovn_provider_path(p)),
                 'octavia-wsgi', [('tcp', PORTS['octavia'])], url('octavia', '/')),
-        Service('octavia-worker', ['/usr/bin/octavia-worker', *ocfg,
+        Service('octavia-worker', [*NATIVE_LOGGING, '/usr/bin/octavia-worker', *ocfg,
                                    '--config-file', str(c('octavia-worker.conf'))],
                 'octavia-worker', env=plugin_env),
-        Service('octavia-health-manager', ['/usr/bin/octavia-health-manager', *ocfg,
+        Service('octavia-health-manager', [*NATIVE_LOGGING, '/usr/bin/octavia-health-manager', *ocfg,
                                            '--config-file', str(c('octavia-health-manager.conf'))],
                 'octavia-health-manager', [('udp', PORTS['octavia-health'])], env=plugin_env),
-        Service('octavia-housekeeping', ['/usr/bin/octavia-housekeeping', *ocfg,
+        Service('octavia-housekeeping', [*NATIVE_LOGGING, '/usr/bin/octavia-housekeeping', *ocfg,
                                          '--config-file', str(c('octavia-housekeeping.conf'))],
                 'octavia-housekeeping', env=plugin_env),
         Service('designate-central', ['/usr/bin/designate-central', *dcfg,

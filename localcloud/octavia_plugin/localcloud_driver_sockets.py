@@ -13,7 +13,8 @@ load balancer PENDING_UPDATE, every later write 409), measured in tests/e2e/test
 `python3 -m localcloud_driver_sockets <dir> <octavia-driver-agent arguments>` runs the driver agent patched, with
 Octavia's database mappers configured before it serves: its listeners fork a process per request (each status update
 of the OVN provider), and each fork configured them again (0.04 s of CPU and six SQLAlchemy warnings in the log per
-request: 50 MB of octavia-driver-agent.log in a day of tests).
+request: 50 MB of octavia-driver-agent.log in a day of tests), and logging's locks kept native under its threads
+(localcloud_native_logging).
 """
 import os
 import sys
@@ -28,6 +29,8 @@ def patch(directory: str) -> None:
 
 
 def main() -> int:
+    import localcloud_native_logging
+    localcloud_native_logging.keep_native()
     patch(sys.argv[1])
     sys.argv = ['octavia-driver-agent', *sys.argv[2:]]
     import sqlalchemy.orm

@@ -1,28 +1,30 @@
-"""The local cloud's uwsgi services keep logging's locks native under their eight threads (localcloud/fault_wsgi.py).
+"""The local cloud's threaded OpenStack processes keep logging's locks native
+(localcloud/octavia_plugin/localcloud_native_logging.py).
 
 Debian 12's oslo.log swaps them for eventlet's green locks whenever eventlet is imported; under native threads that
-deadlocked the whole Octavia API in 2 of ~26 `make test` runs (every thread stopped in `logging.getLogger`)."""
+deadlocked the whole Octavia API in 2 of ~26 `make test` runs (every thread stopped in `logging.getLogger`). The
+uwsgi services take the fix through localcloud/fault_wsgi.py, Octavia's daemons through
+`python3 -m localcloud_native_logging <console script>`: both ways are run here as the services run them."""
 import json
 import shutil
 import subprocess
 
 import pytest
 
-from localcloud.settings import PKG, SYSTEM_PYTHON
+from localcloud.services import FAULT_WSGI, NATIVE_LOGGING, OCTAVIA_PLUGIN
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(not shutil.which('octavia-wsgi'), reason='octavia is not installed')]
 
-# A service's start as fault_wsgi.py does it, then uwsgi's eight threads asking for loggers at once, as keystoneauth
-# does per request. Prints the locks oslo.log left and how many threads got stuck.
+# A service's start, then eight threads asking for loggers at once, as keystoneauth does per request in uwsgi's
+# threads. Prints the locks oslo.log left and how many threads got stuck.
 SERVICE = '''
-import json, logging, sys, threading, time
-import importlib.util
+import importlib.util, json, logging, os, sys, threading, time
 import eventlet                       # oslo.concurrency imports it in every service; nothing monkey-patches
-spec = importlib.util.spec_from_file_location('fault_wsgi', sys.argv[3])   # by path, as uwsgi loads it
-fault_wsgi = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fault_wsgi)
-if sys.argv[1] == 'fixed':
+if sys.argv[1] == 'wsgi':             # what fault_wsgi.py does before it loads the service's script
+    spec = importlib.util.spec_from_file_location('fault_wsgi', sys.argv[3])
+    fault_wsgi = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fault_wsgi)
     fault_wsgi._native_thread_logging()
 from oslo_config import cfg
 from oslo_log import log
@@ -47,29 +49,31 @@ for t in threads:
     t.join(max(0.0, deadline - time.time()))
 print(json.dumps({'green_lock': green, 'handler_lock': logging.Handler.createLock.__module__,
                   'stuck': sum(t.is_alive() for t in threads), 'errors': errors, 'calls': done[0]}), flush=True)
-sys.stdout.flush()
-import os
 os._exit(0)                           # stuck threads would keep the interpreter from exiting
 '''
 
 
-def _serve(mode: str, calls: int) -> dict:
-    out = subprocess.run([SYSTEM_PYTHON, '-c', SERVICE, mode, str(calls), str(PKG / 'fault_wsgi.py')],
-                         capture_output=True, text=True, timeout=60)
+def _serve(tmp_path, launcher: list, mode: str, calls: int) -> dict:
+    script = tmp_path / 'service'
+    script.write_text(SERVICE)
+    out = subprocess.run([*launcher, str(script), mode, str(calls), str(FAULT_WSGI)], capture_output=True, text=True,
+                         timeout=60, env={'PYTHONPATH': str(OCTAVIA_PLUGIN)})
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_oslo_log_makes_logging_green_when_eventlet_is_only_imported():
+def test_oslo_log_makes_logging_green_when_eventlet_is_only_imported(tmp_path):
     """The precondition, without the fix: what the services would run on (if Debian's oslo.log stops doing this,
     the fix has become unnecessary and this test says so)."""
-    report = _serve('plain', 0)
+    report = _serve(tmp_path, [NATIVE_LOGGING[0]], 'plain', 0)
     assert report['green_lock'] is True
     assert report['handler_lock'] == 'oslo_log.pipe_mutex'
 
 
-def test_eight_threads_log_at_once_without_a_stuck_thread_behind_fault_wsgi():
-    report = _serve('fixed', 20000)
+@pytest.mark.parametrize('way', ['fault_wsgi', 'console script'])
+def test_eight_threads_log_at_once_without_a_stuck_thread(tmp_path, way):
+    launcher, mode = ([NATIVE_LOGGING[0]], 'wsgi') if way == 'fault_wsgi' else (NATIVE_LOGGING, 'plain')
+    report = _serve(tmp_path, launcher, mode, 20000)
     assert report['green_lock'] is False
     assert report['handler_lock'] == 'logging'
     assert report == {**report, 'stuck': 0, 'errors': []}
