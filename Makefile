@@ -50,6 +50,13 @@ test:                      # scripts/test.sh: set-up in parallel, the tests on 3
 test-unit: venv capi-crds
 	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q   # smaller Hypothesis budgets: tests/budget.py
 
+# The property tests at their full Hypothesis example budgets (tests/budget.py; `make test` and `make test-unit` run
+# a fifth): every test file that takes its budget from tests/budget.py. CI (.ci/run) runs it after `make test`.
+BUDGET_FILES = $(filter-out tests/budget.py,$(shell grep -rlF --include='*.py' 'tests.budget' tests))
+.PHONY: test-budgets
+test-budgets: venv capi-crds
+	HA_ENDPOINT_FULL_BUDGETS=1 HA_ENDPOINT_RECORD_DURATIONS=0 $(PY) -m pytest -n 2 -m "not integration and not e2e" -q $(BUDGET_FILES)
+
 # The member sets with real traffic (issue 27), on request: 30 serving members per zone, rotated under real clients
 # (186 Nova servers on the data plane: ~45 min on 2 cores); SCALE_MEMBERS=5: the same in ~15 min. Not in make test:
 # beside it on 2 cores its rotation failed where it passed alone.

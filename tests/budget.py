@@ -1,6 +1,7 @@
-"""Hypothesis example budgets: the full budget in `make test` (scripts/test.sh sets HA_ENDPOINT_FULL_BUDGETS=1, and
-so does CI), a fifth of it (at least 20 examples) in `make test-unit`, which a developer runs after each change. The
-same properties are asserted either way; only how many generated examples each one sees differs."""
+"""Hypothesis example budgets: a fifth of the full budget (at least 20 examples) in `make test` and `make test-unit`,
+the full budget in `make test-budgets` (HA_ENDPOINT_FULL_BUDGETS=1), which CI runs after `make test`. The same
+properties are asserted either way; only how many generated examples each one sees differs. A test file that takes
+its budget from here is in `make test-budgets` (the Makefile finds it by its import of tests.budget)."""
 
 from __future__ import annotations
 
