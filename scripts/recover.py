@@ -73,11 +73,12 @@ def stale_locks(stack: str, project: str) -> tuple[list[Path], list[dict]]:
     return stale, alive
 
 
-def repair_checkpoint(stack: str, project: str) -> list[str]:
+def repair_checkpoint(stack: str, project: str, backend: str | None = None) -> list[str]:
     """A file backend written by a process killed mid-write can hold a truncated checkpoint or an empty `.attrs`
     sidecar (the CLI then says "failed to load checkpoint: EOF"). Drop a broken sidecar (it holds only metadata) and
-    put back the previous checkpoint (`.bak`, kept by the CLI) when the current one does not parse."""
-    backend = os.environ.get("PULUMI_BACKEND_URL", "")
+    put back the previous checkpoint (`.bak`, kept by the CLI) when the current one does not parse. ``backend``: the
+    backend URL (default: PULUMI_BACKEND_URL)."""
+    backend = os.environ.get("PULUMI_BACKEND_URL", "") if backend is None else backend
     if not backend.startswith("file://"):
         return []
     checkpoint = Path(backend[len("file://"):].split("?")[0]) / ".pulumi/stacks" / project / f"{stack}.json"

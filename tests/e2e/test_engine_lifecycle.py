@@ -235,7 +235,7 @@ def test_7_an_update_killed_mid_way_is_recovered_by_rerunning_without_orphans(st
         time.sleep(0.1)
     assert process.poll() is None, f"the update ended before it could be interrupted:\n{process.stdout.read()}"
     PulumiStack.kill(process)
-    interrupted = stack.export()["deployment"].get("pending_operations") or []
+    interrupted = stack.export_after_kill()["deployment"].get("pending_operations") or []
     assert interrupted, "the kill left no pending operation: nothing was interrupted"
     recovered = subprocess.run([str(REPO / ".venv/bin/python"), str(REPO / "scripts/recover.py"), "--stack", stack.stack,
                                 "--cwd", str(stack.workdir)], env=stack.env, capture_output=True, text=True)
@@ -279,7 +279,7 @@ def test_8_an_update_killed_during_a_load_balancer_replacement_is_recovered_with
             time.sleep(0.2)  # the held create is answered 503 and dropped: it never reached Octavia
     finally:
         faults.octavia_api_available()
-    pending = [op["resource"]["urn"] for op in stack.export()["deployment"].get("pending_operations") or []]
+    pending = [op["resource"]["urn"] for op in stack.export_after_kill()["deployment"].get("pending_operations") or []]
     assert any(urn.endswith(f"::{ENDPOINT}-az1-lb") for urn in pending), pending
     assert [lb.id for lb in loadbalancers_named(cloud, f"{ENDPOINT}-az1-lb")] == [serving]
     recovered = subprocess.run([str(REPO / ".venv/bin/python"), str(REPO / "scripts/recover.py"), "--stack", stack.stack,

@@ -99,7 +99,7 @@ def test_recovering_one_stack_leaves_the_other_stack_of_the_same_endpoint_name_u
         time.sleep(0.1)
     assert process.poll() is None, f"the update ended before it could be interrupted:\n{process.stdout.read()}"
     PulumiStack.kill(process)
-    assert dev.export()["deployment"].get("pending_operations"), "the kill left nothing to recover"
+    assert dev.export_after_kill()["deployment"].get("pending_operations"), "the kill left nothing to recover"
 
     recovered = subprocess.run([str(REPO / ".venv/bin/python"), str(REPO / "scripts/recover.py"), "--stack",
                                 dev.stack, "--cwd", str(dev.workdir)], env=dev.env, capture_output=True, text=True)
