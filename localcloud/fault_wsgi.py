@@ -2,9 +2,10 @@
 
 uwsgi loads this file instead of the service's own script (Keystone, Placement, the Octavia API). First it keeps
 logging's locks native under uwsgi's threads (octavia_plugin/localcloud_native_logging.py), then it builds the
-service's application from its script, as uwsgi would. With ``LOCALCLOUD_FAULT_FILE`` set (the Octavia API) the fault switch goes in front:
-``--env LOCALCLOUD_WSGI_FILE=<the service's wsgi script> --env LOCALCLOUD_FAULT_FILE=<state>/run/<service>.fault.json``;
-the switch answers every request itself while the fault file says so:
+service's application from its script, as uwsgi would. With ``LOCALCLOUD_FAULT_FILE`` set (the Octavia API) the
+fault switch goes in front (``--env LOCALCLOUD_WSGI_FILE=<the service's wsgi script>
+--env LOCALCLOUD_FAULT_FILE=<state>/run/<service>.fault.json``) and answers every request itself while the fault
+file says so:
 
     {"status": 503, "until": <epoch seconds>}
 

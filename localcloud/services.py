@@ -29,8 +29,9 @@ class Service:
 def _uwsgi(name: str, wsgi_file: str, port: int, p: Paths, env: dict | None = None,
            pyargv: str | None = None, pythonpath: list | None = None) -> list:
     """uwsgi serving `wsgi_file` (the service's own script) on one worker of eight threads, through
-    localcloud/fault_wsgi.py: it keeps logging's locks native under those threads (the deadlock its
-    `_native_thread_logging` describes), and puts the fault switch in front when `env` names a fault file."""
+    localcloud/fault_wsgi.py: it keeps logging's locks native under those threads (the deadlock
+    octavia_plugin/localcloud_native_logging.py describes), and puts the fault switch in front when `env` names a
+    fault file."""
     argv = ['/usr/bin/uwsgi', '--plugin', 'python3', '--http-socket', f'{HOST}:{port}',
             '--wsgi-file', str(FAULT_WSGI), '--master', '--processes', '1', '--threads', '8',
             '--enable-threads', '--die-on-term', '--need-app', '--buffer-size', '65535',

@@ -24,7 +24,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export HA_ENDPOINT_CACHE=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}
 export PULUMI_SKIP_UPDATE_CHECK=true
-export HA_ENDPOINT_FULL_BUDGETS=${HA_ENDPOINT_FULL_BUDGETS:-}   # empty: a fifth of the Hypothesis budgets (tests/budget.py); make test-budgets runs the full ones
+# empty: a fifth of the Hypothesis budgets (tests/budget.py); `make test-budgets` runs the full ones (CI: after this)
+export HA_ENDPOINT_FULL_BUDGETS=${HA_ENDPOINT_FULL_BUDGETS:-}
 workers=${HA_ENDPOINT_TEST_WORKERS:-3}
 clouds=${HA_ENDPOINT_TEST_CLOUDS:-3}
 case "$clouds" in 1|2|3) ;; *) echo "make test: HA_ENDPOINT_TEST_CLOUDS=$clouds: 1, 2 or 3" >&2; exit 2 ;; esac
