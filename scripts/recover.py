@@ -339,6 +339,11 @@ def stack_cloud(stack: str, cwd: Path) -> tuple[Optional[str], Optional[str]]:
     return ((values.get("openstack:cloud") or {}).get("value"), (values.get("openstack:region") or {}).get("value"))
 
 
+def project_name(cwd: Path) -> str:
+    """The Pulumi project's name, from `cwd`/Pulumi.yaml (the file backend keeps each project's stacks apart)."""
+    return yaml.safe_load((cwd / "Pulumi.yaml").read_text())["name"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stack", default=os.environ.get("STACK", "dev"))
@@ -346,7 +351,7 @@ def main() -> None:
     parser.add_argument("--dry-run", action="store_true", help="say what would be done, change nothing")
     options = parser.parse_args()
     cwd = Path(options.cwd)
-    project = yaml.safe_load((cwd / "Pulumi.yaml").read_text())["name"]
+    project = project_name(cwd)
     stale, alive = stale_locks(options.stack, project)
     if alive:  # checked before anything is touched, the checkpoint included: a live update is never interrupted
         raise SystemExit(f"recover: stack {options.stack} is locked by a live update ({alive}); wait for it to end")

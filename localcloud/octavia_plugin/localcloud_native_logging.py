@@ -18,15 +18,16 @@ import runpy
 import sys
 
 
-def keep_native() -> bool:
-    """oslo.log's ``setup()`` swaps logging's locks only where eventlet has patched threads; False without oslo.log."""
+def keep_native() -> None:
+    """oslo.log's ``setup()`` swaps logging's locks only where eventlet has patched threads (nothing without oslo.log;
+    a second call changes nothing)."""
     try:
         from oslo_log import log
     except ImportError:
-        return False
+        return
     swap = getattr(log, '_fix_eventlet_logging', None)
     if swap is None or getattr(swap, 'keeps_native_threads', False):
-        return swap is not None
+        return
 
     def swap_only_where_threads_are_green():
         eventlet = sys.modules.get('eventlet')
@@ -37,7 +38,6 @@ def keep_native() -> bool:
 
     swap_only_where_threads_are_green.keeps_native_threads = True
     log._fix_eventlet_logging = swap_only_where_threads_are_green
-    return True
 
 
 def main() -> None:

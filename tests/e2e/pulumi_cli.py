@@ -8,6 +8,7 @@ stack. The environment is the one `scripts/env.sh` gives every Pulumi command of
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -160,9 +161,9 @@ class PulumiStack:
         """The state a killed `pulumi up` left, read as `make recover` reads it: a kill while the file backend writes
         can leave an empty `.attrs` sidecar or a truncated checkpoint (every CLI command then fails with "failed to
         load checkpoint: EOF", seen once in CI); scripts/recover.py's `repair_checkpoint` puts the files right first
-        (the pending operations stay as the kill left them). What it repaired is in ``self.repaired``."""
-        project = yaml.safe_load((self.workdir / "Pulumi.yaml").read_text())["name"]
-        self.repaired = _recover_module().repair_checkpoint(self.stack, project, self.env["PULUMI_BACKEND_URL"])
+        (the pending operations stay as the kill left them)."""
+        recover = _recover_module()
+        recover.repair_checkpoint(self.stack, recover.project_name(self.workdir), self.env["PULUMI_BACKEND_URL"])
         return self.export()
 
     def resources(self) -> list[dict[str, Any]]:
@@ -191,19 +192,14 @@ class PulumiStack:
         return ["--policy-pack", str(self.workdir / "policies")] if enabled else []
 
 
+@functools.cache
 def _recover_module():
     """scripts/recover.py (a script, not a package module), loaded once."""
-    global _RECOVER
-    if _RECOVER is None:
-        spec = importlib.util.spec_from_file_location("ha_endpoint_recover", REPO / "scripts/recover.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module   # its dataclasses look their module up
-        spec.loader.exec_module(module)
-        _RECOVER = module
-    return _RECOVER
-
-
-_RECOVER = None
+    spec = importlib.util.spec_from_file_location("ha_endpoint_recover", REPO / "scripts/recover.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module   # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def patched_openstack_plugin() -> Path:

@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from localcloud.services import FAULT_WSGI, NATIVE_LOGGING, OCTAVIA_PLUGIN
+from localcloud.settings import SYSTEM_PYTHON
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(not shutil.which('octavia-wsgi'), reason='octavia is not installed')]
@@ -65,14 +66,14 @@ def _serve(tmp_path, launcher: list, mode: str, calls: int) -> dict:
 def test_oslo_log_makes_logging_green_when_eventlet_is_only_imported(tmp_path):
     """The precondition, without the fix: what the services would run on (if Debian's oslo.log stops doing this,
     the fix has become unnecessary and this test says so)."""
-    report = _serve(tmp_path, [NATIVE_LOGGING[0]], 'plain', 0)
+    report = _serve(tmp_path, [SYSTEM_PYTHON], 'plain', 0)
     assert report['green_lock'] is True
     assert report['handler_lock'] == 'oslo_log.pipe_mutex'
 
 
 @pytest.mark.parametrize('way', ['fault_wsgi', 'console script'])
 def test_eight_threads_log_at_once_without_a_stuck_thread(tmp_path, way):
-    launcher, mode = ([NATIVE_LOGGING[0]], 'wsgi') if way == 'fault_wsgi' else (NATIVE_LOGGING, 'plain')
+    launcher, mode = ([SYSTEM_PYTHON], 'wsgi') if way == 'fault_wsgi' else (NATIVE_LOGGING, 'plain')
     report = _serve(tmp_path, launcher, mode, 20000)
     assert report['green_lock'] is False
     assert report['handler_lock'] == 'logging'
