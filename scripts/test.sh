@@ -39,6 +39,8 @@ logs=$(mktemp -d)
 export HA_ENDPOINT_TIMINGS=$logs/timings.jsonl
 : >"$HA_ENDPOINT_TIMINGS"
 setup_lines=()
+busy_jiffies() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }  # all cores, since boot
+busy_start=$(busy_jiffies)
 started=$(date +%s.%N)
 
 elapsed() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN{printf "%.0f", e-s}'; }
@@ -178,14 +180,17 @@ done
 wait "$offline_pid" || status=1
 cat "$logs/offline.log"
 
-.venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$setup_seconds" "$(elapsed "$started")" "${setup_lines[@]}" <<'EOF'
+# The CPU-seconds every core spent busy during the run (user, nice, system, irq, softirq, steal; not idle or iowait)
+busy_seconds=$(awk -v s="$busy_start" -v e="$(busy_jiffies)" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.0f", (e-s)/hz}')
+.venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$setup_seconds" "$(elapsed "$started")" "$busy_seconds" \
+    "${setup_lines[@]}" <<'EOF'
 import json, sys
 from collections import defaultdict
 
 sys.path.insert(0, ".")
 from tests.tiers import format_tiers
 
-path, setup, total, *steps = sys.argv[1:]
+path, setup, total, busy, *steps = sys.argv[1:]
 tiers, outcomes, phases = defaultdict(float), defaultdict(int), []
 for line in open(path):
     run = json.loads(line)
@@ -196,6 +201,8 @@ for line in open(path):
         outcomes[outcome] += count
 print(f"make test: set-up {setup} s ({', '.join(steps)}); tests {', '.join(phases)}; whole run {total} s")
 print(f"make test: time per tier (test time, summed over workers): {format_tiers(tiers)}")
+print(f"make test: the machine's cores were busy for {busy} CPU-seconds ({float(busy) / max(float(total), 1.0):.2f} "
+      "cores on average): the suite keeps them busy, so its wall time follows this figure and the machine's speed")
 extra = "".join(f", {outcomes[key]} {key}" for key in ("skipped",) if outcomes.get(key))
 print(f"total: {outcomes.get('passed', 0)} passed, {outcomes.get('failed', 0)} failed{extra}")
 EOF
