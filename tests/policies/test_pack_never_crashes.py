@@ -207,8 +207,9 @@ def test_every_property_the_policies_read_takes_any_value(kind):
         props = baseline.named(name).inputs if baseline.named(name).custom else baseline.named(name).outputs or {}
         for key in [key for key in READ if key in props or key in ("poolId", "records", "securityGroupId")]:
             for value in ODD_VALUES:
-                target = copy.deepcopy(baseline.named(name))  # the one registration changed; the others shared
-                run = HarnessRun([target if r.name == name else r for r in baseline.registrations],
+                original = baseline.named(name)
+                target = copy.deepcopy(original)  # the one registration changed; the others shared, never changed
+                run = HarnessRun([target if r is original else r for r in baseline.registrations],
                                  baseline.stack_outputs)
                 if target.custom:
                     target.inputs = _put(target.inputs, (key,), value)
