@@ -148,7 +148,9 @@ ignored=()
 for file in "${moved[@]}"; do ignored+=("--ignore=$file"); done
 t=$(date +%s.%N)
 phase parallel -q -n "$workers" --dist loadfile -m "not exclusive and (integration or e2e)" "${ignored[@]}" "$@"
-.venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$(elapsed "$t")" >"$parallel_record.tmp" <<'EOF' &&
+# Recorded only for the whole suite: a run given pytest arguments (`scripts/test.sh -k ...`) runs a part of it, and its
+# wall time would make the next whole run's lanes take too little shared work.
+[ "$#" -eq 0 ] && .venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$(elapsed "$t")" >"$parallel_record.tmp" <<'EOF' &&
 import json, sys
 runs = [json.loads(line) for line in open(sys.argv[1])]
 run = next(r for r in reversed(runs) if r["phase"] == "parallel")
