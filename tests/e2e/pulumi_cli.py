@@ -8,20 +8,19 @@ stack. The environment is the one `scripts/env.sh` gives every Pulumi command of
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import json
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 import yaml
+
+from tests import recover_script
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT_FILES = ("Pulumi.yaml", "__main__.py", "components", "stacks", "policies")
@@ -162,7 +161,7 @@ class PulumiStack:
         can leave an empty `.attrs` sidecar or a truncated checkpoint (every CLI command then fails with "failed to
         load checkpoint: EOF", seen once in CI); scripts/recover.py's `repair_checkpoint` puts the files right first
         (the pending operations stay as the kill left them)."""
-        recover = _recover_module()
+        recover = recover_script.load()
         recover.repair_checkpoint(self.stack, recover.project_name(self.workdir), self.env["PULUMI_BACKEND_URL"])
         return self.export()
 
@@ -190,16 +189,6 @@ class PulumiStack:
 
     def _policy(self, enabled: bool) -> list[str]:
         return ["--policy-pack", str(self.workdir / "policies")] if enabled else []
-
-
-@functools.cache
-def _recover_module():
-    """scripts/recover.py (a script, not a package module), loaded once."""
-    spec = importlib.util.spec_from_file_location("ha_endpoint_recover", REPO / "scripts/recover.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module   # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def patched_openstack_plugin() -> Path:

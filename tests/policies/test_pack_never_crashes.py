@@ -204,10 +204,10 @@ def test_every_property_the_policies_read_takes_any_value(kind):
     baseline = _baseline(kind)
     samples = {registration.type: registration.name for registration in baseline.registrations}
     for name in samples.values():
-        props = baseline.named(name).inputs if baseline.named(name).custom else baseline.named(name).outputs or {}
+        original = baseline.named(name)
+        props = original.inputs if original.custom else original.outputs or {}
         for key in [key for key in READ if key in props or key in ("poolId", "records", "securityGroupId")]:
             for value in ODD_VALUES:
-                original = baseline.named(name)
                 target = copy.deepcopy(original)  # the one registration changed; the others shared, never changed
                 run = HarnessRun([target if r is original else r for r in baseline.registrations],
                                  baseline.stack_outputs)

@@ -3,8 +3,6 @@ holds the dev and the prod stack's objects of one endpoint name."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import SimpleNamespace as Obj
 
@@ -12,11 +10,9 @@ import pytest
 
 from ha_endpoint.core import contract
 from ha_endpoint.core.identity import StackIdentity
+from tests import recover_script
 
-spec = importlib.util.spec_from_file_location("recover", Path(__file__).resolve().parents[2] / "scripts/recover.py")
-recover = importlib.util.module_from_spec(spec)
-sys.modules["recover"] = recover
-spec.loader.exec_module(recover)
+recover = recover_script.load()
 
 DEV, PROD = StackIdentity("ha-endpoint", "dev"), StackIdentity("ha-endpoint", "prod")
 
