@@ -170,11 +170,13 @@ class Listed:
     provisioning_status: str
     operating_status: str
     weight: int
+    admin_state_up: bool = True
 
     @property
     def serving(self) -> bool:
-        """ONLINE, provisioned (or being updated) and given a share of new connections (weight above 0)."""
-        return (self.operating_status == "ONLINE" and self.weight > 0
+        """ONLINE, provisioned (or being updated) and given a share of new connections (weight above 0, admin
+        state up)."""
+        return (self.operating_status == "ONLINE" and self.weight > 0 and self.admin_state_up
                 and self.provisioning_status in SERVING_PROVISIONING)
 
 
@@ -207,7 +209,7 @@ class PoolSampler(Sampling):
         at, members, listed_at = time.monotonic(), {}, {}
         for key, pool_id in self.pools.items():
             members[key] = {m.id: Listed(m.id, m.name or "", m.address, m.provisioning_status, m.operating_status,
-                                         m.weight if m.weight is not None else 1)
+                                         m.weight if m.weight is not None else 1, m.is_admin_state_up is not False)
                             for m in self.conn.load_balancer.members(pool_id)}
             listed_at[key] = time.monotonic()
         return PoolSample(at, members, listed_at, resolve_a(self.fqdn) if self.fqdn else None)
@@ -233,6 +235,18 @@ class PoolSampler(Sampling):
                        if member_id in sample.members[key] and sample.members[key][member_id].weight == 0]
             went = min(sample.listed_at[key] for sample in self.samples if sample.listed_at[key] > max(listed))
             found[member.address] = (went - min(at_zero)) if at_zero else None
+        return found
+
+    def drain_applied(self, key: str) -> dict[str, float]:
+        """For each member of pool ``key`` some listing showed drained under the ovn provider (weight 0, admin state
+        down) with Octavia done applying it (provisioning ACTIVE), by address: the first such listing's time
+        (``time.monotonic()``)."""
+        found: dict[str, float] = {}
+        for sample in self.samples:
+            for member in sample.members[key].values():
+                if (member.weight == 0 and not member.admin_state_up and member.provisioning_status == "ACTIVE"
+                        and member.address not in found):
+                    found[member.address] = sample.listed_at[key]
         return found
 
     def published_without_serving(self, zone_of: dict[str, str]) -> list[tuple[float, list[str]]]:

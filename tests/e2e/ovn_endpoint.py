@@ -1,13 +1,15 @@
 """The endpoint on the local cloud's OVN provider with serving Nova servers as its members: what
 tests/e2e/test_ovn_engine.py and tests/e2e/test_member_sets_engine.py share (the stack's shape, booting the servers and
-waiting until the data plane serves them, asking a zone's address who answers, the OVN northbound rows of load
-balancers).
+waiting until the data plane serves them, asking a zone's address who answers, over and over while an update runs,
+and whether a drained member still got new connections; the OVN northbound rows of load balancers).
 """
 
 from __future__ import annotations
 
 import csv
 import ssl
+import threading
+import time
 import urllib.request
 from contextlib import contextmanager
 from typing import Any, Hashable, Iterator
@@ -43,6 +45,60 @@ def ask(address: str, timeout: float = 2.0) -> str:
     reach.check(address)
     with urllib.request.urlopen(f"https://{address}:{PORT}/", timeout=timeout, context=TLS) as response:
         return response.read().decode().strip()
+
+
+class ZoneAskers:
+    """One client per zone asking that zone's address (:func:`ask`) over and over while an update runs (a new
+    connection per request, 2 s timeout); every answer (the answering server's name) and every failure is kept, with
+    the time its request started (``time.monotonic()``). Bounded: stops when the block ends."""
+
+    def __init__(self, addresses: dict[str, str]):
+        self.addresses = addresses
+        self.answers: dict[str, list[tuple[float, str]]] = {zone: [] for zone in addresses}
+        self.failures: dict[str, list[tuple[float, str]]] = {zone: [] for zone in addresses}
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._loop, args=(zone,), daemon=True) for zone in addresses]
+
+    def __enter__(self) -> "ZoneAskers":
+        self.started = time.monotonic()
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=30)
+
+    def _loop(self, zone: str) -> None:
+        while not self._stop.is_set():
+            at = time.monotonic()
+            try:
+                self.answers[zone].append((at, ask(self.addresses[zone]).split()[0]))
+            except Exception as error:  # noqa: BLE001 (every failure is what the test counts)
+                self.failures[zone].append((round(at - self.started, 2), repr(error)))
+            self._stop.wait(0.1)
+
+
+DRAIN_TAKES_EFFECT = 2.0
+"""Seconds after Octavia lists a drain applied (the member ACTIVE again, weight 0, admin down) within which the
+data plane may still open a connection to it: OVN's northd and ovn-controller turn the load balancer's new backend
+list into flows (measured well under 1 s), and a request counts from its start, so one started just before may be
+answered by it."""
+
+
+def new_connections_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str]) -> list[str]:
+    """The answers in ``zone`` from a drained member to a request started over :data:`DRAIN_TAKES_EFFECT` seconds
+    after the pool poller (``sampler``: tests/e2e/cloud_checks.PoolSampler keyed by zone) first listed its drain
+    applied (``names``: member address -> the server name it answers with). Also fails when a member of ``names``
+    left the pool without a listing of its applied drain (nothing to measure from)."""
+    drained = sampler.drain_applied(zone)
+    missing = sorted(set(names) - set(drained))
+    assert not missing, f"{zone}: never listed drained (weight 0, admin down, ACTIVE) before going: {missing}"
+    return [f"{name} answered a request started {at - drained[address]:.1f}s after its drain applied"
+            for address, name in names.items()
+            for at, answered in askers.answers[zone]
+            if answered == name and at > drained[address] + DRAIN_TAKES_EFFECT]
 
 
 def address_of(server, zone: str) -> str:

@@ -207,15 +207,17 @@ def test_2_a_full_rotation_with_drain_fails_no_request_and_never_serves_fewer_th
 
     Asserted, as a user notices it: no bounded client loses a request (a failure is followed by an answer); no
     listing ever showed a pool with fewer than N members ONLINE at a weight above 0 (the new ones serve before the
-    old ones drain); every old member was listed at weight 0 before it went, and for about drainSeconds; the record
-    never named a zone whose pool served nothing; afterwards each pool holds exactly the N new members, named in the
-    outputs. The rotation's time, the floor per pool and the clients' table are printed."""
+    old ones drain); every old member was listed at weight 0 before it went, and for about drainSeconds; no old
+    member answered a request to its zone's floating IP started after Octavia listed its drain applied (weight 0,
+    admin state down: the ovn provider ignores the weight); the record never named a zone whose pool served nothing;
+    afterwards each pool holds exactly the N new members, named in the outputs. The rotation's time, the floor per pool and the clients' table are printed."""
     conn = localcloud.conn
     pools = pool_ids(stack)
     zone_of = {out["floatingIp"]: zone for zone, out in stack.outputs()["zones"].items()}
     stack.write_config(set_config(ENDPOINT, servers["second"], "batch"))
+    addresses = {zone: out["floatingIp"] for zone, out in stack.outputs()["zones"].items()}
     with bounded_clients(stack) as loop:
-        with PoolSampler(conn, pools, fqdn=FQDN) as sampler:
+        with PoolSampler(conn, pools, fqdn=FQDN) as sampler, ovn_endpoint.ZoneAskers(addresses) as askers:
             started = loop.now()
             up = stack.up()
     rows = [dict(row, way="rotation", watcher=False) for row in loop.rows(started)]
@@ -241,6 +243,13 @@ def test_2_a_full_rotation_with_drain_fails_no_request_and_never_serves_fewer_th
         assert all(value is not None and value >= DRAIN - 3 for value in drained[zone].values()), (zone,
                                                                                                    drained[zone])
     assert sampler.published_without_serving(zone_of) == []
+    # the ovn provider ignores the weight: drained admin down too, no leaving member got a new connection once
+    # Octavia listed its drain applied (the zones' own askers, 10 requests a second each)
+    for zone in ZONES:
+        assert askers.failures[zone] == [], (zone, askers.failures[zone][:5])
+        late = ovn_endpoint.new_connections_after_drain(
+            sampler, askers, zone, {address_of(server, zone): server.name for server in servers["first"][zone]})
+        assert late == [], (zone, len(late), late[:5])
     pools_hold(stack, conn, servers["second"])
 
 

@@ -18,7 +18,6 @@ integration tests are (scripts/test.sh runs it alone).
 from __future__ import annotations
 
 import os
-import threading
 import time
 import uuid
 from collections import Counter
@@ -29,7 +28,7 @@ import pytest
 from localcloud.dataplane import ovn
 from localcloud.testing import eventually
 from tests.e2e import ovn_endpoint
-from tests.e2e.cloud_checks import loadbalancers_named, pools_of, published, resolve_a
+from tests.e2e.cloud_checks import PoolSampler, loadbalancers_named, pools_of, published, resolve_a
 from tests.e2e.failover import BOUNDED
 from tests.e2e.ovn_endpoint import PORT, ZONES, address_of, ask
 from tests.e2e.pulumi_cli import PulumiStack
@@ -40,43 +39,16 @@ ENDPOINT = f"e2e-ovn-{uuid.uuid4().hex[:4]}"
 FQDN = f"{ENDPOINT}.example.test."
 
 
+DRAIN = 5  # readiness.drainSeconds from the first `up` on (a drain's grace is the one its state recorded)
+
+
 def endpoint_config(servers: dict[str, str], **readiness) -> dict:
     """The dev stack's shape on the ovn provider (tests/e2e/ovn_endpoint.py), one member per zone given by server
-    id (``servers``: az -> server id); ``readiness`` adds to the readiness settings."""
+    id (``servers``: az -> server id), removed members drained for ``DRAIN`` s; ``readiness`` adds to the readiness
+    settings."""
     return ovn_endpoint.endpoint_config(
-        ENDPOINT, [{"name": f"node-{zone}", "server": servers[zone], "az": zone} for zone in ZONES], **readiness)
-
-
-class Clients:
-    """One client per zone asking that zone's floating IP over and over while an update runs (a new connection per
-    request, 2 s timeout); every answer and every failure is kept. Bounded: stops when the block ends."""
-
-    def __init__(self, addresses: dict[str, str]):
-        self.addresses = addresses
-        self.answers: dict[str, list[tuple[float, str]]] = {zone: [] for zone in addresses}
-        self.failures: dict[str, list[tuple[float, str]]] = {zone: [] for zone in addresses}
-        self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._loop, args=(zone,), daemon=True) for zone in addresses]
-
-    def __enter__(self) -> "Clients":
-        self.started = time.monotonic()
-        for thread in self._threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        for thread in self._threads:
-            thread.join(timeout=30)
-
-    def _loop(self, zone: str) -> None:
-        while not self._stop.is_set():
-            at = time.monotonic() - self.started
-            try:
-                self.answers[zone].append((at, ask(self.addresses[zone]).split()[0]))
-            except Exception as error:  # noqa: BLE001 (every failure is what the test counts)
-                self.failures[zone].append((round(at, 2), repr(error)))
-            self._stop.wait(0.1)
+        ENDPOINT, [{"name": f"node-{zone}", "server": servers[zone], "az": zone} for zone in ZONES],
+        **{"drainSeconds": DRAIN, **readiness})
 
 
 @pytest.fixture(scope="module")
@@ -206,7 +178,12 @@ def test_2_clients_fail_over_when_az2_goes_dark_without_and_with_the_watcher(sta
             failover.assert_watcher_followed(way, outcome, "az2")
 
 
-def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, seen):
+def test_3_replacing_every_member_fails_no_request_and_a_drained_member_gets_no_new_connection(stack, servers,
+                                                                                                localcloud, seen):
+    """Every zone's member replaced by another server while one client per zone asks its floating IP 10 times a
+    second: no request fails, the old member answers until the new one does; and the old member, once Octavia lists
+    its drain applied (weight 0 and admin state down: the ovn provider ignores the weight), answers no request
+    started after it (ha_endpoint.core.predicates.drains_admin_down), while it is still in the pool for the grace."""
     zones = stack.outputs()["zones"]
     # every zone answers before the rotation starts: a request lost to the data plane before anything changed is not
     # the rotation's (a CI run saw az1's and az3's floating IPs silent for 6 s right after az2's member was restarted;
@@ -217,7 +194,9 @@ def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, s
         eventually(f"{zone} answers before the rotation", lambda: ask(zones[zone]["floatingIp"]), 30, 0.25)
     print(f"\nevery zone answered {time.monotonic() - started:.1f}s after test_2")
     stack.write_config(endpoint_config({zone: server.id for zone, server in servers["second"].items()}))
-    with Clients({zone: zones[zone]["floatingIp"] for zone in ZONES}) as clients:
+    pools = {zone: zones[zone]["poolIds"][str(PORT)] for zone in ZONES}
+    with ovn_endpoint.ZoneAskers({zone: zones[zone]["floatingIp"] for zone in ZONES}) as clients, \
+            PoolSampler(localcloud.conn, pools) as sampler:
         up = stack.up()
         time.sleep(3)                                          # the new members keep answering after the update
     for zone in ZONES:
@@ -229,6 +208,13 @@ def test_3_replacing_every_member_fails_no_request(stack, servers, localcloud, s
         names = [name for _, name in clients.answers[zone]]
         assert clients.failures[zone] == [], (zone, clients.failures[zone][:10])
         assert set(names) <= {old, new} and names[0] == old and names[-1] == new, (zone, Counter(names))
+        # drained, then in the pool for the grace, then gone; and no new connection to it meanwhile
+        drained = sampler.drained(zone)
+        assert list(drained) == [address_of(servers["first"][zone], zone)], (zone, drained)
+        assert all(seconds is not None and seconds >= DRAIN - 1.5 for seconds in drained.values()), (zone, drained)
+        late = ovn_endpoint.new_connections_after_drain(
+            sampler, clients, zone, {address_of(servers["first"][zone], zone): old})
+        assert late == [], (zone, late[:5])
     after = stack.outputs()["zones"]
     for zone in ZONES:
         [pool] = pools_of(localcloud.conn, after[zone]["loadbalancerId"])

@@ -121,3 +121,21 @@ def test_the_gate_takes_its_sets_verdicts_in_batch_and_its_inputs_stay_as_they_w
     assert gate["inputs"]["members_not_ready"] == [None, None]  # one verdict per pool's set
     per_member = run_component(amphora_endpoint(), FakeCloud.dev(), preview=False)
     assert "members_not_ready" not in per_member.named(contract.readiness_name("k8s-api", "az2"))["inputs"]
+
+
+@pytest.mark.parametrize("updates", ["per-member", "batch"])
+@pytest.mark.parametrize("provider", ["amphora", "ovn"])
+def test_drains_take_members_admin_down_only_under_the_ovn_provider(provider, updates):
+    """The ovn provider ignores a member's weight (ha_endpoint.core.predicates.drains_admin_down): under it every
+    member drain (MemberDrain per member, the MemberSet's drain stage) records ``admin_down``; under amphora the key is
+    not recorded at all, so the drains of a stack deployed before it have no change."""
+    raw = batch_endpoint(drainSeconds=20) if updates == "batch" else amphora_endpoint()
+    raw.setdefault("readiness", {})["drainSeconds"] = 20
+    raw["loadBalancerProvider"] = provider
+    for listener in raw["listeners"]:
+        listener["monitor"] = {"type": "TCP"}
+    run = run_component(raw, FakeCloud.dev(), preview=False)
+    drains = run.of_type(contract.DRAIN_TYPE) if updates == "per-member" else list(sets(run).values())
+    assert drains
+    recorded = {d["inputs"].get("admin_down", "absent") for d in drains}
+    assert recorded == ({True} if provider == "ovn" else {"absent"})

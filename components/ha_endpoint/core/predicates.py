@@ -179,6 +179,16 @@ def is_ovn(provider: Optional[str]) -> bool:
     return str(provider or "").lower() == "ovn"
 
 
+def drains_admin_down(provider: Optional[str]) -> bool:
+    """Whether draining a member of a load balancer of ``provider`` also sets the member administratively down.
+
+    Under ``ovn`` a member's weight does nothing (ovn-octavia-provider 3.1.2 keeps a weight-0 member among the OVN load
+    balancer's backends: it got new connections until it was deleted); an admin-down member the provider takes out of
+    them (it rewrites the load balancer's VIPs without it, and Octavia lists the member OFFLINE). Other providers
+    (amphora) stop sending new connections at weight 0 and the member stays up."""
+    return is_ovn(provider)
+
+
 def pins_availability_zone(provider: Optional[str]) -> bool:
     """Whether a load balancer of ``provider`` is pinned to its zone's Octavia availability zone. Not under ovn:
     Octavia refuses an AZ on its load balancers (501 "This provider does not support validating availability

@@ -1,4 +1,4 @@
-"""The openstacksdk side of readiness: status fetches and member weights over one connection.
+"""The openstacksdk side of readiness: status fetches and member drains over one connection.
 
 The connection is :func:`ha_endpoint.cloud.connection.connect` (the seam tests replace here, as ``connect``), the
 failures are sorted by :func:`ha_endpoint.cloud.connection.classify`; a failure retrying cannot fix is the gate's
@@ -19,7 +19,7 @@ import openstack.exceptions as os_exc
 from ..cloud.connection import connect, http_status
 from ..cloud.connection import translated as _translated
 from .errors import FetchFailed
-from .model import LiveMember, LoadBalancerStatus, MemberStatus
+from .model import LiveMember, LoadBalancerStatus, MemberStatus, drained_attributes
 
 
 @contextmanager
@@ -68,13 +68,15 @@ class OctaviaStatusSource:
             lb = conn.load_balancer.get_load_balancer(load_balancer_id)
             return LoadBalancerStatus(str(lb.id), str(lb.provisioning_status), str(lb.operating_status))
 
-    def set_member_weight(self, pool_id: str, member_id: str, weight: int) -> bool:
-        """Set a member's weight; ``False`` when the member (or its pool) no longer exists."""
+    def drain_member(self, pool_id: str, member_id: str, admin_down: bool = False) -> bool:
+        """Take a member out of the pool's new connections (:func:`.model.drained_attributes`: weight 0, and admin
+        down with ``admin_down``); ``False`` when the member (or its pool) no longer exists."""
         conn = self._connection()
         self.calls += 1
+        how = "weight 0, admin state down" if admin_down else "weight 0"
         try:
-            with translated(f"setting the weight of member {member_id} in pool {pool_id}"):
-                conn.load_balancer.update_member(member_id, pool_id, weight=weight)
+            with translated(f"draining member {member_id} in pool {pool_id} ({how})"):
+                conn.load_balancer.update_member(member_id, pool_id, **drained_attributes(admin_down))
         except FetchFailed as exc:
             cause = exc.__cause__
             if cause is not None and http_status(cause) == 404:

@@ -1,14 +1,16 @@
 """MemberDrain: a per-member companion whose deletion drains the member before the member itself is deleted.
 
 Make-before-break: the drain depends on its member (it takes the member's id), so the engine deletes the drain
-first. Deleting it sets the member's weight to 0 (no new connections) and waits ``drain_seconds`` so that
-established connections finish; only then does the engine delete the member. Replacing a member (new address, new
+first. Deleting it sets the member's weight to 0 (no new connections; with ``admin_down`` also its admin state down,
+for the providers that ignore the weight: :func:`ha_endpoint.core.predicates.drains_admin_down`) and waits
+``drain_seconds`` so that established connections finish; only then does the engine delete the member. Replacing a member (new address, new
 name, other zone) creates the new member, its drain and the zone's readiness update first; the old drain and the
 old member are deleted at the end of the deployment, in that order.
 
 Inputs: ``pool_id`` (str), ``member_id`` (str), ``drain_seconds`` (number >= 0; 0 makes deletion a no-op, so
 dropping drains never touches live members), ``timeout_seconds`` (how long 409s from PENDING_* objects are retried,
-default 300), ``cloud`` (optional clouds.yaml entry). Create/update/read make no API call.
+default 300), ``admin_down`` (bool, default false: drain by admin state as well as weight), ``cloud`` (optional
+clouds.yaml entry). Create/update/read make no API call.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ DEFAULT_DRAIN_TIMEOUT_SECONDS = 300.0
 
 
 class DrainTimeout(ReadinessError):
-    """Setting a member's weight to 0 kept failing transiently (e.g. 409 while its load balancer is PENDING_*)."""
+    """Draining a member (weight 0) kept failing transiently (e.g. 409 while its load balancer is PENDING_*)."""
 
 
 @dataclass(frozen=True)
@@ -41,8 +43,8 @@ class DrainResult:
     """What draining did.
 
     Attributes:
-        drained: the weight was set to 0 (false when the member was already gone).
-        attempts: weight updates tried (409s and other transient failures included).
+        drained: the member was drained (false when it was already gone).
+        attempts: drain updates tried (409s and other transient failures included).
         waited_seconds: total time, grace included.
     """
 
@@ -52,7 +54,7 @@ class DrainResult:
 
 
 def drain_member(
-    set_weight_zero: Callable[[], bool],
+    take_out: Callable[[], bool],
     *,
     member_id: str,
     drain_seconds: float,
@@ -62,15 +64,15 @@ def drain_member(
     reauth: Optional[Callable[[], None]] = None,
     backoff: Backoff = Backoff(1.0, 1.25, 5.0),
 ) -> DrainResult:
-    """Set the weight to 0, retrying transient failures until ``timeout_seconds`` (the one retry policy,
-    :func:`ha_endpoint.cloud.retry.call_with_retries`), then wait ``drain_seconds``.
+    """Take the member out of new connections (``take_out``), retrying transient failures until ``timeout_seconds``
+    (the one retry policy, :func:`ha_endpoint.cloud.retry.call_with_retries`), then wait ``drain_seconds``.
 
-    ``set_weight_zero`` returns ``False`` when the member no longer exists (nothing to drain, no grace).
+    ``take_out`` returns ``False`` when the member no longer exists (nothing to drain, no grace).
     """
     start = clock()
     attempts = Attempts()
     try:
-        drained = call_with_retries(set_weight_zero, timeout_seconds=timeout_seconds, clock=clock, sleep=sleep,
+        drained = call_with_retries(take_out, timeout_seconds=timeout_seconds, clock=clock, sleep=sleep,
                                     backoff=backoff, reauth=reauth, attempts=attempts)
     except CredentialsRefused as exc:
         raise AuthFailed(f"draining member {member_id}: {exc}") from None
@@ -102,7 +104,7 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget()) -> Opti
     source = cloud.OctaviaStatusSource(where.cloud, where.region)
     try:
         return drain_member(
-            lambda: source.set_member_weight(pool_id, member_id, 0),
+            lambda: source.drain_member(pool_id, member_id, admin_down=props.get("admin_down") is True),
             member_id=member_id,
             drain_seconds=grace,
             timeout_seconds=positive_number(props, "timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS),
@@ -134,13 +136,16 @@ class MemberDrainProvider(StackConfigured, ResourceProvider):
             pass
         elif isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             failures.append(CheckFailure("drain_seconds", f"must be a number of seconds >= 0, got {value!r}"))
+        admin_down = news.get("admin_down", False)
+        if not isinstance(admin_down, (bool, Unknown)):
+            failures.append(CheckFailure("admin_down", f"must be true or false, got {admin_down!r}"))
         return CheckResult(news, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces = [k for k in ("pool_id", "member_id") if olds.get(k) != news.get(k)]
         changed = replaces or stale_reference(olds, news) or any(
             olds.get(k) != news.get(k) for k in ("drain_seconds", "timeout_seconds", "cloud", "region")
-        )
+        ) or bool(olds.get("admin_down")) != bool(news.get("admin_down"))
         return DiffResult(changes=bool(changed), replaces=replaces, delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
@@ -163,7 +168,8 @@ DRAIN_TYPE_NAME = "MemberDrain"
 
 
 class MemberDrain(pulumi.dynamic.Resource, module="haendpoint", name=DRAIN_TYPE_NAME):
-    """Drains one member (weight 0, then ``drain_seconds``) when deleted, before the member is deleted.
+    """Drains one member (weight 0, and admin down with ``admin_down``; then ``drain_seconds``) when deleted, before
+    the member is deleted.
 
     Name it ``f"{member_resource_name}-drain"`` and give it the member's id (so it depends on the member).
     """
@@ -176,6 +182,7 @@ class MemberDrain(pulumi.dynamic.Resource, module="haendpoint", name=DRAIN_TYPE_
         member_id: pulumi.Input[str],
         drain_seconds: float = 0,
         timeout_seconds: float = DEFAULT_DRAIN_TIMEOUT_SECONDS,
+        admin_down: bool = False,
         cloud: pulumi.Input[Optional[str]] = None,
         region: pulumi.Input[Optional[str]] = None,
         cloud_source: str = "stack",
@@ -183,12 +190,14 @@ class MemberDrain(pulumi.dynamic.Resource, module="haendpoint", name=DRAIN_TYPE_
     ) -> None:
         """Typed ``pulumi-python:dynamic/haendpoint:MemberDrain`` (``haendpoint:index:MemberDrain`` in the package's
         provider host: :mod:`.hosted`), aliased to the generic dynamic token it had before;
-        ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`)."""
+        ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`). ``admin_down`` is recorded only
+        when true: a drain recorded before it existed, or of a provider that drains by weight alone, has no change."""
         props = {
             "pool_id": pool_id,
             "member_id": member_id,
             "drain_seconds": drain_seconds,
             "timeout_seconds": timeout_seconds,
+            **({"admin_down": True} if admin_down else {}),
             "cloud": cloud,
             "region": region,
             "cloud_source": cloud_source,

@@ -94,6 +94,7 @@ class FakeOctaviaHTTP:
         self.failures: list[int] = []
         self.requests: list[str] = []
         self.batches: list[dict] = []
+        self.member_updates: list[dict] = []   # each PUT of one member: its id and the attributes written
         self.lock = threading.Lock()
         self._server: Optional[_Server] = None
 
@@ -152,6 +153,7 @@ class FakeOctaviaHTTP:
             member = pool.get(m.group(2))
             if member is None:
                 return 404, {"faultstring": f"Member {m.group(2)} not found."}
+            self.member_updates.append({"member": m.group(2), **body.get("member", {})})
             member[2] = body.get("member", {}).get("weight", member[2])
             return 200, {"member": self._member(m.group(2), member)}
         if m := re.fullmatch(r"/v2/lbaas/loadbalancers/([^/]+)", path):

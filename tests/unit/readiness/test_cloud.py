@@ -94,15 +94,25 @@ def test_connection_refused_is_transient(api):
         source.fetch_pool("p")
 
 
-def test_set_member_weight_retries_nothing_itself_and_reports_a_gone_member(api):
+def test_drain_member_retries_nothing_itself_and_reports_a_gone_member(api):
     (member,) = api.add_members("p", 1)
     source = OctaviaStatusSource()
     api.failures.append(409)
     with pytest.raises(TransientFetchError, match=r"^HTTP 409 Conflict"):
-        source.set_member_weight("p", member, 0)
-    assert source.set_member_weight("p", member, 0) is True
+        source.drain_member("p", member)
+    assert source.drain_member("p", member) is True
     assert api.pools["p"][member][2] == 0
-    assert source.set_member_weight("p", "gone", 0) is False
+    assert source.drain_member("p", "gone") is False
+
+
+@pytest.mark.parametrize("admin_down, written", [(False, {"weight": 0}),
+                                                 (True, {"weight": 0, "admin_state_up": False})])
+def test_drain_member_writes_weight_0_and_the_admin_state_only_when_asked(api, admin_down, written):
+    """Amphora drains on weight 0 and the member stays up; the ovn provider ignores the weight, so its drains also
+    set the admin state down (ha_endpoint.core.predicates.drains_admin_down)."""
+    (member,) = api.add_members("p", 1)
+    assert OctaviaStatusSource().drain_member("p", member, admin_down=admin_down) is True
+    assert api.member_updates[-1] == {"member": member, **written}
 
 
 def test_reauth_builds_a_new_connection(monkeypatch):

@@ -1,4 +1,4 @@
-"""MemberDrain: deleting it sets the member's weight to 0 (retrying 409 while the load balancer is PENDING_*),
+"""MemberDrain: deleting it sets the member's weight to 0 (admin down too under ovn; retrying 409 while the load balancer is PENDING_*),
 waits the grace, and only then lets the engine delete the member."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ FIX = ("check the clouds.yaml entry the stack uses (openstack:cloud, readiness.c
 
 
 def scripted(outcomes):
-    """A set_weight_zero callable returning/raising the scripted outcomes in turn."""
+    """A take_out callable returning/raising the scripted outcomes in turn."""
     calls = []
 
     def set_weight_zero():
@@ -104,6 +104,25 @@ def test_delete_sets_weight_zero_then_waits_the_grace(fake):
     assert fake.pools["p1"]["p1-m000"][2] == 0
     assert fake.clock.sleeps == [1.0, 1.25, 20]
     assert fake.connections[0].closed
+
+
+def test_an_ovn_drain_also_sets_the_member_admin_down_and_a_drain_recorded_without_the_key_does_not(fake):
+    """``admin_down`` (the component sets it under the ovn provider, which ignores the weight): one update with
+    weight 0 and admin state down, then the grace; a drain whose state predates the key drains by weight alone."""
+    fake.set_members("p1", 2)
+    MemberDrainProvider().delete("drain-p1-m000", bag(admin_down=True))
+    MemberDrainProvider().delete("drain-p1-m001", bag(member_id="p1-m001"))
+    assert [c[2] for c in fake.update_calls] == [{"weight": 0, "admin_state_up": False}, {"weight": 0}]
+    assert fake.clock.sleeps == [20, 20]
+
+
+def test_admin_down_is_checked_and_its_change_is_an_update_not_a_replacement():
+    p = MemberDrainProvider()
+    assert [(f.property, f.reason) for f in p.check({}, bag(admin_down="yes")).failures] == [
+        ("admin_down", "must be true or false, got 'yes'")]
+    assert p.diff("d", bag(), bag(admin_down=False)).changes is False
+    updated = p.diff("d", bag(), bag(admin_down=True))
+    assert updated.changes and updated.replaces == []
 
 
 def test_delete_of_a_vanished_member_is_quick(fake):
