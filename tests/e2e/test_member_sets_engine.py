@@ -207,10 +207,11 @@ def test_2_a_full_rotation_with_drain_fails_no_request_and_never_serves_fewer_th
 
     Asserted, as a user notices it: no bounded client loses a request (a failure is followed by an answer); no
     listing ever showed a pool with fewer than N members ONLINE at a weight above 0 (the new ones serve before the
-    old ones drain); every old member was listed at weight 0 before it went, and for about drainSeconds; no old
-    member answered a request to its zone's floating IP started after Octavia listed its drain applied (weight 0,
-    admin state down: the ovn provider ignores the weight); the record never named a zone whose pool served nothing;
-    afterwards each pool holds exactly the N new members, named in the outputs. The rotation's time, the floor per pool and the clients' table are printed."""
+    old ones drain); every old member was listed at weight 0 before it went, and for about drainSeconds; no request
+    of one asker per zone (10 a second) failed, and how many of them the old members answered once at weight 0 is
+    printed (the ovn provider ignores the weight: ha_endpoint.core.predicates.drains_admin_down); the record never
+    named a zone whose pool served nothing; afterwards each pool holds exactly the N new members, named in the
+    outputs. The rotation's time, the floor per pool and the clients' table are printed."""
     conn = localcloud.conn
     pools = pool_ids(stack)
     zone_of = {out["floatingIp"]: zone for zone, out in stack.outputs()["zones"].items()}
@@ -243,13 +244,17 @@ def test_2_a_full_rotation_with_drain_fails_no_request_and_never_serves_fewer_th
         assert all(value is not None and value >= DRAIN - 3 for value in drained[zone].values()), (zone,
                                                                                                    drained[zone])
     assert sampler.published_without_serving(zone_of) == []
-    # the ovn provider ignores the weight: drained admin down too, no leaving member got a new connection once
-    # Octavia listed its drain applied (the zones' own askers, 10 requests a second each)
+    # A member set drains by weight alone, which the ovn provider ignores (ha_endpoint.core.predicates.
+    # drains_admin_down): printed, not asserted, how many requests the leaving members still answered once Octavia
+    # listed their weight 0 (the zones' own askers, 10 requests a second each); they stay in the pool, serving, until
+    # the removing batch. No asker's request failed.
+    late = {}
     for zone in ZONES:
         assert askers.failures[zone] == [], (zone, askers.failures[zone][:5])
-        late = ovn_endpoint.new_connections_after_drain(
-            sampler, askers, zone, {address_of(server, zone): server.name for server in servers["first"][zone]})
-        assert late == [], (zone, len(late), late[:5])
+        late[zone] = len(ovn_endpoint.new_connections_after_drain(
+            sampler, askers, zone, {address_of(server, zone): server.name for server in servers["first"][zone]},
+            admin_down=False))
+    print(f"requests answered by leaving members at weight 0 (the ovn provider ignores it): {late}")
     pools_hold(stack, conn, servers["second"])
 
 

@@ -180,12 +180,15 @@ def is_ovn(provider: Optional[str]) -> bool:
 
 
 def drains_admin_down(provider: Optional[str]) -> bool:
-    """Whether draining a member of a load balancer of ``provider`` also sets the member administratively down.
+    """Whether a member's drain (its ``MemberDrain``, ``memberUpdates: per-member``) also sets the member
+    administratively down.
 
     Under ``ovn`` a member's weight does nothing (ovn-octavia-provider 3.1.2 keeps a weight-0 member among the OVN load
     balancer's backends: it got new connections until it was deleted); an admin-down member the provider takes out of
     them (it rewrites the load balancer's VIPs without it, and Octavia lists the member OFFLINE). Other providers
-    (amphora) stop sending new connections at weight 0 and the member stays up."""
+    (amphora) stop sending new connections at weight 0 and the member stays up. Not for a member set's drain batch:
+    given three members admin down in one batch, the provider left one of them among the backends for the whole
+    grace (it rewrites the VIPs from member statuses it has not stored yet), so member sets drain by weight alone."""
     return is_ovn(provider)
 
 

@@ -235,12 +235,12 @@ class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME
                  poll_interval_seconds: float = 1.0, stable_polls: int = 2, on_not_ready: str = "fail",
                  dead_after_seconds: float = 60, drain_seconds: float = 0, write_timeout_seconds: float = 300,
                  cloud: pulumi.Input[Optional[str]] = None, region: pulumi.Input[Optional[str]] = None,
-                 cloud_source: str = "stack", handover: bool = False, admin_down: bool = False,
+                 cloud_source: str = "stack", handover: bool = False,
                  opts: Optional[pulumi.ResourceOptions] = None) -> None:
         """``members``: ``[{name, address, protocol_port, weight, subnet_id, monitor_port}]`` (see
         :mod:`.set_inputs`); ``handover``: the set of a pool whose members are still per-member resources (it holds
         and writes nothing; see the module docstring); the others as :class:`~.provider.MemberReadiness`'s and
-        :class:`~.drain.MemberDrain`'s (``admin_down`` recorded only when true, as there).
+        :class:`~.drain.MemberDrain`'s.
         Typed ``pulumi-python:dynamic/haendpoint:MemberSet`` (``haendpoint:index:MemberSet`` in the package's
         provider host: :mod:`.hosted`)."""
         props: dict[str, Any] = {
@@ -249,7 +249,6 @@ class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME
             "require": require, "timeout_seconds": timeout_seconds, "poll_interval_seconds": poll_interval_seconds,
             "stable_polls": stable_polls, "on_not_ready": on_not_ready, "dead_after_seconds": dead_after_seconds,
             "drain_seconds": drain_seconds, "write_timeout_seconds": write_timeout_seconds, "cloud": cloud,
-            "region": region, "cloud_source": cloud_source, "handover": handover,
-            **({"admin_down": True} if admin_down else {})}
+            "region": region, "cloud_source": cloud_source, "handover": handover}
         props.update({key: None for key in OUTPUT_NAMES})
         hosted.register(self, MemberSetProvider(), SET_TYPE_NAME, name, props, opts)  # see .hosted

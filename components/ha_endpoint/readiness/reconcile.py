@@ -10,8 +10,8 @@ each one batch:
    every wanted member is ready as ``require`` says (the readiness waiter, :mod:`.waiter`: provisioning ACTIVE and
    operating ONLINE by default; the ovn provider's early ONLINE held for the members just created). A wanted member
    that does not become ready stops the update here: nothing has been removed.
-2. **drain** (``drain_seconds`` > 0 and members leaving): the leaving members at weight 0 (and admin down with
-   ``admin_down``: the ovn provider ignores the weight), ``additive_only``; once Octavia applied it, the grace.
+2. **drain** (``drain_seconds`` > 0 and members leaving): the leaving members at weight 0, ``additive_only``; once
+   Octavia applied it, the grace.
 3. **break**: the pool's list as Octavia lists it now, minus the leaving members (a member the set cannot prove its
    own is written back as it is: never removed); then wait until the leaving members are gone.
 
@@ -39,7 +39,7 @@ from typing import Any, Callable, Optional, Protocol
 from ..cloud.errors import TransientFetchError
 from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
 from .errors import AuthFailed, HandoverSkipped, ReadinessError, MemberSetConflict, MemberSetTimeout
-from .model import DELETING, LiveMember, LoadBalancerStatus, MemberStatus, drained_attributes
+from .model import DELETING, LiveMember, LoadBalancerStatus, MemberStatus
 from .set_inputs import DesiredMember, SetInputs
 from .waiter import wait_for_members
 
@@ -266,12 +266,11 @@ class _Reconcile:
         drained = 0
         if leaving and self.inputs.drain_seconds > 0:
             self.stages.append("drain")
-            how = "weight 0, admin state down" if self.inputs.admin_down else "weight 0"
-            self.put([m.entry(**drained_attributes(self.inputs.admin_down)) for m in leaving.values()], True,
-                     f"draining {len(leaving)} leaving members ({how}, one batch)")
-            self.settled(set(leaving), False, f"waiting for Octavia to apply the leaving members' {how}")
+            self.put([m.entry(weight=0) for m in leaving.values()], True,
+                     f"setting the weight of {len(leaving)} leaving members to 0 (one batch)")
+            self.settled(set(leaving), False, "waiting for Octavia to apply the leaving members' weight 0")
             drained = len(leaving)
-            self.done.append(f"{drained} leaving members drained ({how})")
+            self.done.append(f"{drained} leaving members at weight 0")
             self.sleep(self.inputs.drain_seconds)
         if leaving:
             self.stages.append("break")

@@ -14,9 +14,7 @@ What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersCon
   ACTIVE, deleted ones gone;
 - a created member is operating OFFLINE until its health monitor found it up ``online_after`` seconds after it
   became ACTIVE (ONLINE at once with ``ovn_early_online``, as Octavia's ovn provider reports it), or ERROR forever
-  when its address is in ``dead``;
-- a member set admin down is OFFLINE once the write applied (and serves nothing); set up again, it is OFFLINE until
-  its health monitor finds it up ``online_after`` seconds later.
+  when its address is in ``dead``.
 
 Every change is recorded in ``timeline`` (time, and per pool the members with their statuses and weights), so a
 test can assert what a client would have seen at any moment: how many members served, and in which order members
@@ -67,8 +65,8 @@ class FakeMember:
     @property
     def serving(self) -> bool:
         """What a client notices: the load balancer sends it new connections."""
-        return self.operating_status == "ONLINE" and self.weight > 0 and self.is_admin_state_up and \
-            self.provisioning_status in ("ACTIVE", "PENDING_UPDATE")
+        return self.operating_status == "ONLINE" and self.weight > 0 and self.provisioning_status in (
+            "ACTIVE", "PENDING_UPDATE")
 
 
 @dataclass(frozen=True)
@@ -160,10 +158,6 @@ class BatchOctavia:
                         member.operating_status = "ONLINE"
                 elif member.provisioning_status == "PENDING_UPDATE":
                     member.provisioning_status = "ACTIVE"
-                    if not member.is_admin_state_up:
-                        member.operating_status, member.online_at = "OFFLINE", None
-                    elif member.operating_status == "OFFLINE" and member.online_at is None:  # up again
-                        member.online_at = due + self.online_after
             self.lb_status = "ACTIVE"
             self._applying = None
             changed = True

@@ -93,48 +93,6 @@ def test_a_full_rotation_keeps_every_wanted_member_serving_and_drains_before_it_
     assert state["last_change"]["stages"] == ["make", "drain", "break"] and state["last_change"]["removed"] == 30
 
 
-@pytest.mark.parametrize("admin_down", [False, True])
-def test_the_drain_takes_the_leaving_members_admin_down_only_where_the_provider_ignores_the_weight(octavia, admin_down):
-    """amphora (admin_down false): the drain's batch sets weight 0 and leaves the admin state as listed; ovn (true,
-    ha_endpoint.core.predicates.drains_admin_down): weight 0 and admin down, for the whole grace, so that the ovn
-    provider takes them out of its load balancer's backends. The members that stay are never written down."""
-    olds = up(octavia, OLD[:5], drain_seconds=20, admin_down=admin_down)
-    start = octavia.clock.now
-    up(octavia, OLD[:2] + NEW[:3], olds, drain_seconds=20, admin_down=admin_down)
-    make, drain, remove = octavia.puts[1:]
-    assert drain["additive_only"] and sorted((e["address"], e["weight"], e["admin_state_up"])
-                                             for e in drain["entries"]) == [(a, 0, not admin_down) for a in OLD[2:5]]
-    assert all(e.get("admin_state_up", True) for e in make["entries"] + remove["entries"])
-    frames = since(octavia, start)
-    assert min(len(frame.serving("p1")) for frame in frames) >= 5
-    for address in OLD[2:5]:
-        out = next(f.at for f in frames if f.listed("p1")[(address, 6443)].weight == 0
-                   and f.listed("p1")[(address, 6443)].is_admin_state_up is not admin_down)
-        deleting = next(f.at for f in frames if (address, 6443) not in f.listed("p1")
-                        or f.listed("p1")[(address, 6443)].provisioning_status == "PENDING_DELETE")
-        assert deleting - out >= 20
-    assert set(octavia.members("p1")) == endpoints(OLD[:2] + NEW[:3])
-    assert all(m.is_admin_state_up for m in octavia.pools["p1"].values())
-
-
-def test_a_wanted_member_left_admin_down_by_an_interrupted_drain_is_set_up_again_and_waited_for(octavia):
-    """An update killed after its drain batch leaves the leaving members at weight 0 and admin down; the change taken
-    back, a refresh (`pulumi up --refresh`, `make recover`) shows the weight drift, and the next update's make batch
-    sets the member up at its weight; the set returns once it serves again."""
-    olds = up(octavia, OLD[:3], drain_seconds=20, admin_down=True)
-    octavia.kill_after_puts = len(octavia.puts) + 2  # the make and the drain batches accepted, then the process dies
-    with pytest.raises(Killed):
-        up(octavia, OLD[:2] + NEW[:1], olds, drain_seconds=20, admin_down=True)
-    back = octavia.members("p1")[(OLD[2], 6443)]
-    assert (back.weight, back.is_admin_state_up) == (0, False)
-    refreshed = {**MemberSetProvider().read("id", olds).outs, "__provider": "x"}
-    state = up(octavia, OLD[:3], refreshed, drain_seconds=20, admin_down=True)
-    back = octavia.members("p1")[(OLD[2], 6443)]
-    assert (back.weight, back.is_admin_state_up, back.operating_status) == (1, True, "ONLINE")
-    assert octavia.timeline[-1].serving("p1") >= endpoints(OLD[:3])
-    assert state["statuses"][f"n-{OLD[2]}"] == "ACTIVE/ONLINE"
-
-
 def test_without_a_drain_the_leaving_members_are_removed_in_one_batch_after_the_new_ones_serve(octavia):
     olds = up(octavia, OLD[:3])
     start = octavia.clock.now
