@@ -188,7 +188,7 @@ def drains_admin_down(provider: Optional[str]) -> bool:
     them (it rewrites the load balancer's VIPs without it, and Octavia lists the member OFFLINE). Other providers
     (amphora) stop sending new connections at weight 0 and the member stays up. Not for a member set's drain batch:
     given three members admin down in one batch, the provider left one of them among the backends for the whole
-    grace (it rewrites the VIPs from member statuses it has not stored yet), so member sets drain by weight alone."""
+    grace (measured on the local cloud; cause not established), so member sets drain by weight alone."""
     return is_ovn(provider)
 
 

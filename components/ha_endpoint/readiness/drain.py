@@ -1,10 +1,10 @@
 """MemberDrain: a per-member companion whose deletion drains the member before the member itself is deleted.
 
-Make-before-break: the drain depends on its member (it takes the member's id), so the engine deletes the drain
-first. Deleting it sets the member's weight to 0 (no new connections; with ``admin_down`` also its admin state down,
-for the providers that ignore the weight: :func:`ha_endpoint.core.predicates.drains_admin_down`) and waits
-``drain_seconds`` so that established connections finish; only then does the engine delete the member. Replacing a member (new address, new
-name, other zone) creates the new member, its drain and the zone's readiness update first; the old drain and the
+Make-before-break: the drain depends on its member (it takes the member's id), so the engine deletes the drain first.
+Deleting it sets the member's weight to 0 (no new connections; with ``admin_down`` also its admin state down, for the
+providers that ignore the weight: :func:`ha_endpoint.core.predicates.drains_admin_down`) and waits ``drain_seconds``
+so that established connections finish; only then does the engine delete the member. Replacing a member (new address,
+new name, other zone) creates the new member, its drain and the zone's readiness update first; the old drain and the
 old member are deleted at the end of the deployment, in that order.
 
 Inputs: ``pool_id`` (str), ``member_id`` (str), ``drain_seconds`` (number >= 0; 0 makes deletion a no-op, so
