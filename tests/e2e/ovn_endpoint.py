@@ -49,8 +49,9 @@ def ask(address: str, timeout: float = 2.0) -> str:
 
 class ZoneAskers:
     """One client per zone asking that zone's address (:func:`ask`) over and over while an update runs (a new
-    connection per request, 2 s timeout); every answer (the answering server's name) and every failure is kept, with
-    the time its request started (``time.monotonic()``). Bounded: stops when the block ends."""
+    connection per request, 2 s timeout); every answer (the answering server's name) is kept with the time its
+    request started (``time.monotonic()``, to compare with a PoolSampler's listings), every failure with its seconds
+    since the block began (to read in a message). Bounded: stops when the block ends."""
 
     def __init__(self, addresses: dict[str, str]):
         self.addresses = addresses
@@ -81,8 +82,8 @@ class ZoneAskers:
 
 
 DRAIN_TAKES_EFFECT = 2.0
-"""Seconds after Octavia lists a drain applied (the member ACTIVE again, weight 0, admin down) within which the
-data plane may still open a connection to it: OVN's northd and ovn-controller turn the load balancer's new backend
+"""Seconds after Octavia lists a drain applied (the member ACTIVE again at weight 0, admin down under ovn) within
+which the data plane may still open a connection to it: OVN's northd and ovn-controller turn the load balancer's new backend
 list into flows (measured well under 1 s), and a request counts from its start, so one started just before may be
 answered by it."""
 

@@ -214,9 +214,9 @@ def test_2_a_full_rotation_with_drain_fails_no_request_and_never_serves_fewer_th
     outputs. The rotation's time, the floor per pool and the clients' table are printed."""
     conn = localcloud.conn
     pools = pool_ids(stack)
-    zone_of = {out["floatingIp"]: zone for zone, out in stack.outputs()["zones"].items()}
-    stack.write_config(set_config(ENDPOINT, servers["second"], "batch"))
     addresses = {zone: out["floatingIp"] for zone, out in stack.outputs()["zones"].items()}
+    zone_of = {address: zone for zone, address in addresses.items()}
+    stack.write_config(set_config(ENDPOINT, servers["second"], "batch"))
     with bounded_clients(stack) as loop:
         with PoolSampler(conn, pools, fqdn=FQDN) as sampler, ovn_endpoint.ZoneAskers(addresses) as askers:
             started = loop.now()

@@ -19,7 +19,7 @@ import openstack.exceptions as os_exc
 from ..cloud.connection import connect, http_status
 from ..cloud.connection import translated as _translated
 from .errors import FetchFailed
-from .model import LiveMember, LoadBalancerStatus, MemberStatus, drained_attributes
+from .model import LiveMember, LoadBalancerStatus, MemberStatus
 
 
 @contextmanager
@@ -69,14 +69,16 @@ class OctaviaStatusSource:
             return LoadBalancerStatus(str(lb.id), str(lb.provisioning_status), str(lb.operating_status))
 
     def drain_member(self, pool_id: str, member_id: str, admin_down: bool = False) -> bool:
-        """Take a member out of the pool's new connections (:func:`.model.drained_attributes`: weight 0, and admin
-        down with ``admin_down``); ``False`` when the member (or its pool) no longer exists."""
+        """Take a member out of the pool's new connections: weight 0, and with ``admin_down`` also admin state down
+        (for the providers that ignore the weight: :func:`ha_endpoint.core.predicates.drains_admin_down`); ``False``
+        when the member (or its pool) no longer exists."""
         conn = self._connection()
         self.calls += 1
+        attributes: dict[str, object] = {"weight": 0, **({"admin_state_up": False} if admin_down else {})}
         how = "weight 0, admin state down" if admin_down else "weight 0"
         try:
             with translated(f"draining member {member_id} in pool {pool_id} ({how})"):
-                conn.load_balancer.update_member(member_id, pool_id, **drained_attributes(admin_down))
+                conn.load_balancer.update_member(member_id, pool_id, **attributes)
         except FetchFailed as exc:
             cause = exc.__cause__
             if cause is not None and http_status(cause) == 404:

@@ -25,13 +25,6 @@ DELETING = frozenset({"PENDING_DELETE", "DELETED"})
 """Provisioning statuses of a member on its way out: it will never become ready."""
 
 
-def drained_attributes(admin_down: bool) -> dict[str, object]:
-    """What draining writes on a member: weight 0 (no new connections), and with ``admin_down`` also
-    ``admin_state_up: false``, for the providers that ignore the weight
-    (:func:`ha_endpoint.core.predicates.drains_admin_down`)."""
-    return {"weight": 0, "admin_state_up": False} if admin_down else {"weight": 0}
-
-
 class Requirement(str, enum.Enum):
     """What "ready" means for the members a readiness gate waits for.
 
