@@ -12,8 +12,8 @@ Lifecycle:
   straight to ``batch`` is refused before anything is written (:class:`~.errors.HandoverSkipped`), as the engine
   would otherwise delete the adopted members with those resources at the end of the update.
 - **create / update**: the staged reconcile from what the pool lists now: (1) the new and changed members in one
-  batch, then a wait until every wanted member is ready; (2) the leaving members at weight 0 in one batch, then
-  ``drain_seconds``; (3) one batch without them, then a wait until they are gone. It fails, having removed nothing,
+  batch, then a wait until every wanted member is ready; (2) the leaving members at weight 0 in one batch (with
+  ``admin_down``, under the ovn provider: also admin state down, one member per write), then ``drain_seconds``; (3) one batch without them, then a wait until they are gone. It fails, having removed nothing,
   when a wanted member does not become ready (with ``on_not_ready: unpublish`` it records ``ready`` false instead,
   and the next update tries again). An update that was interrupted is finished by the next one.
 - **diff**: a change of any input; a member a refresh found missing, or with another weight (drift); a set recorded
@@ -235,11 +235,13 @@ class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME
                  poll_interval_seconds: float = 1.0, stable_polls: int = 2, on_not_ready: str = "fail",
                  dead_after_seconds: float = 60, drain_seconds: float = 0, write_timeout_seconds: float = 300,
                  cloud: pulumi.Input[Optional[str]] = None, region: pulumi.Input[Optional[str]] = None,
-                 cloud_source: str = "stack", handover: bool = False,
+                 cloud_source: str = "stack", handover: bool = False, admin_down: bool = False,
                  opts: Optional[pulumi.ResourceOptions] = None) -> None:
         """``members``: ``[{name, address, protocol_port, weight, subnet_id, monitor_port}]`` (see
         :mod:`.set_inputs`); ``handover``: the set of a pool whose members are still per-member resources (it holds
-        and writes nothing; see the module docstring); the others as :class:`~.provider.MemberReadiness`'s and
+        and writes nothing; see the module docstring); ``admin_down``: drain by admin state as well as weight, one
+        member per write, recorded only when true (a set recorded before it existed, or of a provider that drains
+        by weight alone, has no change); the others as :class:`~.provider.MemberReadiness`'s and
         :class:`~.drain.MemberDrain`'s.
         Typed ``pulumi-python:dynamic/haendpoint:MemberSet`` (``haendpoint:index:MemberSet`` in the package's
         provider host: :mod:`.hosted`)."""
@@ -249,6 +251,7 @@ class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME
             "require": require, "timeout_seconds": timeout_seconds, "poll_interval_seconds": poll_interval_seconds,
             "stable_polls": stable_polls, "on_not_ready": on_not_ready, "dead_after_seconds": dead_after_seconds,
             "drain_seconds": drain_seconds, "write_timeout_seconds": write_timeout_seconds, "cloud": cloud,
-            "region": region, "cloud_source": cloud_source, "handover": handover}
+            "region": region, "cloud_source": cloud_source, "handover": handover,
+            **({"admin_down": True} if admin_down else {})}
         props.update({key: None for key in OUTPUT_NAMES})
         hosted.register(self, MemberSetProvider(), SET_TYPE_NAME, name, props, opts)  # see .hosted

@@ -11,7 +11,9 @@ each one batch:
    operating ONLINE by default; the ovn provider's early ONLINE held for the members just created). A wanted member
    that does not become ready stops the update here: nothing has been removed.
 2. **drain** (``drain_seconds`` > 0 and members leaving): the leaving members at weight 0, ``additive_only``; once
-   Octavia applied it, the grace.
+   Octavia applied it, the grace. With ``admin_down`` (the ovn provider) each leaving member instead at weight 0 and
+   admin state down in a single-member update of its own, repeated once the provider's ERROR is in
+   (:meth:`_Reconcile.keep_out`), each applied before the next member's; then the grace.
 3. **break**: the pool's list as Octavia lists it now, minus the leaving members (a member the set cannot prove its
    own is written back as it is: never removed); then wait until the leaving members are gone.
 
@@ -46,6 +48,10 @@ from .waiter import wait_for_members
 WRITE_BACKOFF = Backoff(0.5, 1.5, 5.0)
 """Between two tries of a write Octavia refused with 409 (it applies one write per load balancer at a time)."""
 
+OVERWRITTEN_WITHIN = 5.0
+"""Seconds after a leaving member's drain under ``admin_down`` by which the ovn provider has put its ERROR over it
+(seen 0.3-3 s after the drain on the local cloud): :meth:`_Reconcile.keep_out`."""
+
 
 class SetSource(Protocol):
     """What a reconcile asks of the cloud (:class:`ha_endpoint.readiness.cloud.OctaviaStatusSource`)."""
@@ -55,6 +61,8 @@ class SetSource(Protocol):
     def list_members(self, pool_id: str) -> list[LiveMember]: ...
 
     def put_members(self, pool_id: str, members: list[dict[str, Any]], additive_only: bool) -> None: ...
+
+    def drain_member(self, pool_id: str, member_id: str, admin_down: bool = False) -> bool: ...
 
     def fetch_pool(self, pool_id: str) -> list[MemberStatus]: ...
 
@@ -266,11 +274,14 @@ class _Reconcile:
         drained = 0
         if leaving and self.inputs.drain_seconds > 0:
             self.stages.append("drain")
-            self.put([m.entry(weight=0) for m in leaving.values()], True,
-                     f"setting the weight of {len(leaving)} leaving members to 0 (one batch)")
-            self.settled(set(leaving), False, "waiting for Octavia to apply the leaving members' weight 0")
+            if self.inputs.admin_down:
+                self.drain_one_by_one(leaving)
+            else:
+                self.put([m.entry(weight=0) for m in leaving.values()], True,
+                         f"setting the weight of {len(leaving)} leaving members to 0 (one batch)")
+                self.settled(set(leaving), False, "waiting for Octavia to apply the leaving members' weight 0")
             drained = len(leaving)
-            self.done.append(f"{drained} leaving members at weight 0")
+            self.done.append(f"{drained} leaving members drained")
             self.sleep(self.inputs.drain_seconds)
         if leaving:
             self.stages.append("break")
@@ -284,6 +295,37 @@ class _Reconcile:
         elif going:
             members = self.wanted(self.settled(going, True, "waiting for the members being removed to be gone"))
         return self.result(members, changes, start, {}, drained=drained, removed=len(leaving))
+
+    def drain_one_by_one(self, leaving: dict[str, LiveMember]) -> None:
+        """``admin_down`` (the ovn provider): each leaving member at weight 0 and administratively down in a write of
+        its own, and kept out of the load balancer's backends (:meth:`keep_out`) before the next one is drained. A
+        member gone meanwhile needs no drain."""
+        for member in sorted(leaving.values(), key=lambda m: m.endpoint):
+            if self.drain_out(member) and self.inputs.monitored:
+                self.keep_out(member)
+
+    def keep_out(self, member: LiveMember) -> None:
+        """The same drain once more, :data:`OVERWRITTEN_WITHIN` seconds after the first was applied.
+
+        The ovn provider (3.1.2) takes an admin-down member out of the OVN load balancer's backends; OVN then drops
+        the member's health check, and the provider reads that as the member failing: it overwrites the member's
+        OFFLINE with ERROR (0.3-3 s later on the local cloud; what Octavia lists may show the two in either order),
+        and its next rewrite of the backends (another member's drain, create or delete) takes the member back. The
+        second drain, once that ERROR is in, makes it OFFLINE again without touching the backends (the member is
+        already out: OVN changes nothing and reports nothing more), so later rewrites leave it out."""
+        self.sleep(OVERWRITTEN_WITHIN)
+        self.drain_out(member, "again, after the provider's ERROR over the first")
+
+    def drain_out(self, member: LiveMember, why: str = "") -> bool:
+        """One single-member update: ``member`` at weight 0 and admin state down, then the wait until Octavia applied
+        it. ``False`` when the member is gone."""
+        what = f"draining leaving member {member.member_id} ({member.endpoint}: weight 0, admin state down)"
+        if not self.retried(lambda: self.source.drain_member(self.inputs.pool_id, member.member_id, admin_down=True),
+                            f"{what} {why}".strip()):
+            return False
+        self.writes += 1
+        self.settled({member.member_id}, False, f"waiting for Octavia to apply the drain of {member.endpoint}")
+        return True
 
     def check_keeps_every_other(self, live: list[LiveMember], remaining: list[LiveMember],
                                 leaving: dict[str, LiveMember]) -> None:

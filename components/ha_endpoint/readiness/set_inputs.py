@@ -19,6 +19,9 @@ MemberSet inputs (property names as stored in state; the waiting ones mean what 
 - ``monitored`` (bool), ``hold_seconds`` (number >= 0), ``require``, ``timeout_seconds``, ``poll_interval_seconds``,
   ``stable_polls``, ``on_not_ready``, ``dead_after_seconds``: how the set waits for the members it wrote.
 - ``drain_seconds`` (number >= 0): how long a leaving member keeps weight 0 before it is removed (0: no drain stage).
+- ``admin_down`` (bool, default false; recorded only when true): the drain also sets each leaving member
+  administratively down, one member per write (for the providers that ignore the weight:
+  :func:`ha_endpoint.core.predicates.drains_admin_down`).
 - ``write_timeout_seconds`` (number > 0, default 300): how long one batch write (or the wait for its outcome) is
   retried while Octavia answers 409 (PENDING_UPDATE), 5xx or not at all.
 - ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`).
@@ -42,7 +45,7 @@ DEFAULT_WRITE_TIMEOUT_SECONDS = 300.0
 INPUT_KEYS = ("loadbalancer_id", "pool_id", "pool_name", "members", "tags", "identity_tag", "monitored",
               "hold_seconds", "require", "timeout_seconds", "poll_interval_seconds", "stable_polls", "on_not_ready",
               "dead_after_seconds", "drain_seconds", "write_timeout_seconds", "cloud", "region", "cloud_source",
-              "handover")
+              "handover", "admin_down")
 
 
 def endpoint_key(address: str, port: int) -> str:
@@ -81,14 +84,15 @@ class DesiredMember:
 
     def differs(self, live: LiveMember) -> bool:
         """Whether the live member needs an update to be this one (what can change in place: name, weight, a given
-        monitor port; address, port and subnet cannot; a batch entry cannot unset a monitor port, so none given is
-        no difference)."""
+        monitor port, an admin state left down by a drain that was interrupted; address, port and subnet cannot; a
+        batch entry cannot unset a monitor port, so none given is no difference)."""
         port_differs = self.monitor_port is not None and self.monitor_port != live.monitor_port
-        return (self.name, self.weight) != (live.name, live.weight) or port_differs
+        return (self.name, self.weight) != (live.name, live.weight) or port_differs or not live.admin_state_up
 
     def update_of(self, live: LiveMember) -> dict[str, Any]:
-        """The batch-update entry that makes ``live`` this member (its other attributes written back as they are)."""
-        return live.entry(name=self.name, weight=self.weight, monitor_port=self.monitor_port)
+        """The batch-update entry that makes ``live`` this member, admin state up (its other attributes written back
+        as they are)."""
+        return live.entry(name=self.name, weight=self.weight, monitor_port=self.monitor_port, admin_state_up=True)
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ class SetInputs:
     region: Optional[str] = None
     cloud_source: str = "stack"
     handover: bool = False
+    admin_down: bool = False
 
     @property
     def set_tag(self) -> str:
@@ -206,6 +211,9 @@ def parse_set(props: Mapping[str, Any]) -> SetInputs:
     handover = props.get("handover") or False
     if not isinstance(handover, bool):
         raise InputError("handover", f"must be true or false, got {handover!r}")
+    admin_down = props.get("admin_down") or False
+    if not isinstance(admin_down, bool):
+        raise InputError("admin_down", f"must be true or false, got {admin_down!r}")
     require = props.get("require") or Requirement.ONLINE.value
     if require not in {r.value for r in Requirement}:
         raise InputError("require", f"must be 'online' or 'provisioned', got {require!r}")
@@ -221,7 +229,8 @@ def parse_set(props: Mapping[str, Any]) -> SetInputs:
         drain_seconds=_seconds(props, "drain_seconds"),
         write_timeout_seconds=positive_number(props, "write_timeout_seconds", DEFAULT_WRITE_TIMEOUT_SECONDS),
         cloud=optional_text(props, "cloud"), region=optional_text(props, "region"),
-        cloud_source=optional_text(props, "cloud_source") or "stack", handover=handover)
+        cloud_source=optional_text(props, "cloud_source") or "stack", handover=handover,
+        admin_down=admin_down)
 
 
 def _seconds(props: Mapping[str, Any], key: str) -> float:

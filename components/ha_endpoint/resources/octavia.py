@@ -256,6 +256,7 @@ class _OctaviaZone:
             poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
             on_not_ready=str(zone.readiness.on_zone_not_ready), dead_after_seconds=zone.readiness.dead_after_seconds,
             drain_seconds=zone.readiness.drain_seconds,
+            admin_down=predicates.drains_admin_down(zone.load_balancer_provider),
             opts=pulumi.ResourceOptions.merge(self._after_previous_write(child),
                                               pulumi.ResourceOptions(depends_on=ports or None))))
         self.member_ids[listener.port] = member_set.member_ids

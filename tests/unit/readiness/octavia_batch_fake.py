@@ -3,6 +3,8 @@ update with Octavia's semantics, a load balancer that takes one write at a time,
 
 What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersController.put``):
 
+- a single member update (``PUT .../members/{id}``: weight, admin state) is one write of its own, recorded in
+  ``member_updates``; 404 for a member the pool does not list;
 - a write (batch update, single member update) while the load balancer is not ACTIVE answers **409** ("Load
   Balancer ... is immutable and cannot be updated");
 - a batch update matches its entries to the pool's members on (address, protocol_port): an entry with no match is
@@ -14,7 +16,11 @@ What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersCon
   ACTIVE, deleted ones gone;
 - a created member is operating OFFLINE until its health monitor found it up ``online_after`` seconds after it
   became ACTIVE (ONLINE at once with ``ovn_early_online``, as Octavia's ovn provider reports it), or ERROR forever
-  when its address is in ``dead``.
+  when its address is in ``dead``;
+- with ``ovn_overwrite_after`` (the ovn provider 3.1.2, ha_endpoint.core.predicates.drains_admin_down): weight does
+  nothing; a member set admin down is OFFLINE and out of the backends once applied, and that many seconds later its
+  status is overwritten with ERROR (OVN dropped its health check); every later write to the pool rebuilds the
+  backends from the statuses, taking back in every admin-down member not OFFLINE.
 
 Every change is recorded in ``timeline`` (time, and per pool the members with their statuses and weights), so a
 test can assert what a client would have seen at any moment: how many members served, and in which order members
@@ -57,6 +63,9 @@ class FakeMember:
     is_admin_state_up: bool = True
     backup: bool = False
     online_at: Optional[float] = None
+    ovn: bool = False
+    in_backends: bool = True
+    overwrite_at: Optional[float] = None
 
     @property
     def endpoint(self) -> tuple[str, int]:
@@ -64,9 +73,13 @@ class FakeMember:
 
     @property
     def serving(self) -> bool:
-        """What a client notices: the load balancer sends it new connections."""
-        return self.operating_status == "ONLINE" and self.weight > 0 and self.provisioning_status in (
-            "ACTIVE", "PENDING_UPDATE")
+        """What a client notices: the load balancer sends it new connections. Amphora: ONLINE at a weight above 0.
+        The ovn provider: among the OVN load balancer's backends (weight ignored; see ``ovn_overwrite_after``)."""
+        if self.provisioning_status not in ("ACTIVE", "PENDING_UPDATE"):
+            return False
+        if self.ovn:
+            return self.in_backends and self.operating_status != "OFFLINE"
+        return self.operating_status == "ONLINE" and self.weight > 0 and self.is_admin_state_up
 
 
 @dataclass(frozen=True)
@@ -96,8 +109,9 @@ class BatchOctavia:
     """One load balancer ``lb-1`` and its pools (see the module docstring)."""
 
     def __init__(self, clock: FakeClock, apply_seconds: float = 2.0, online_after: float = 3.0,
-                 ovn_early_online: bool = False) -> None:
+                 ovn_early_online: bool = False, ovn_overwrite_after: Optional[float] = None) -> None:
         self.clock = clock
+        self.ovn_overwrite_after = ovn_overwrite_after
         self.apply_seconds = apply_seconds
         self.online_after = online_after
         self.ovn_early_online = ovn_early_online
@@ -106,6 +120,7 @@ class BatchOctavia:
         self.dead: set[str] = set()
         self.faults: dict[str, list[Exception]] = {}
         self.puts: list[dict[str, Any]] = []
+        self.member_updates: list[dict[str, Any]] = []
         self.refused: list[tuple[float, str]] = []
         self.calls: list[str] = []
         self.timeline: list[Snapshot] = []
@@ -158,11 +173,21 @@ class BatchOctavia:
                         member.operating_status = "ONLINE"
                 elif member.provisioning_status == "PENDING_UPDATE":
                     member.provisioning_status = "ACTIVE"
+                    if member.ovn and not member.is_admin_state_up:
+                        member.operating_status = "OFFLINE"
+            for member in self.pools[pool_id].values():  # the provider rebuilds the backends from the statuses
+                was, member.in_backends = member.in_backends, member.is_admin_state_up or \
+                    member.operating_status != "OFFLINE"
+                if member.ovn and was and not member.in_backends:  # OVN drops its health check: reported failing
+                    member.overwrite_at = due + self.ovn_overwrite_after
             self.lb_status = "ACTIVE"
             self._applying = None
             changed = True
         for pool in self.pools.values():
             for member in pool.values():
+                if member.overwrite_at is not None and now >= member.overwrite_at:
+                    member.operating_status, member.overwrite_at = "ERROR", None
+                    changed = True
                 if member.online_at is not None and now >= member.online_at:
                     member.operating_status = "ERROR" if member.address in self.dead else "ONLINE"
                     member.online_at = None
@@ -216,7 +241,7 @@ class BatchOctavia:
                                     entry.get("weight", 1), list(entry.get("tags") or []),
                                     subnet_id=entry.get("subnet_id"), monitor_port=entry.get("monitor_port"),
                                     is_admin_state_up=entry.get("admin_state_up", True),
-                                    backup=entry.get("backup", False))
+                                    backup=entry.get("backup", False), ovn=self.ovn_overwrite_after is not None)
                 created.append(member)
             else:
                 updated.append((found, entry))
@@ -244,6 +269,25 @@ class BatchOctavia:
         self._record()
         return _response(202)
 
+    def update_member(self, pool_id: str, member_id: str, attributes: dict[str, Any]) -> FakeMember:
+        self.advance()
+        self.calls.append(f"PUT {pool_id}/{member_id}")
+        self._fault("put")
+        if member_id not in self.pools.get(pool_id, {}):
+            raise http_error(404, os_exc.NotFoundException, f"Member {member_id} could not be found.")
+        if self.lb_status != "ACTIVE":
+            self.refused.append((self.clock.now, "PUT member"))
+            raise http_error(409, os_exc.ConflictException, "Load Balancer lb-1 is immutable and cannot be updated.")
+        member = self.pools[pool_id][member_id]
+        member.provisioning_status = "PENDING_UPDATE"
+        member.weight = attributes.get("weight", member.weight)
+        member.is_admin_state_up = attributes.get("admin_state_up", member.is_admin_state_up)
+        self.lb_status = "PENDING_UPDATE"
+        self._applying = (self.clock.now + self.apply_seconds, pool_id, [])
+        self.member_updates.append({"at": self.clock.now, "pool": pool_id, "member": member_id, **attributes})
+        self._record()
+        return replace(member)
+
     def get_lb(self) -> SimpleNamespace:
         self.advance()
         self.calls.append("GET lb")
@@ -267,6 +311,9 @@ class _Proxy:
 
     def get_load_balancer(self, lb_id: str):
         return self._fake.get_lb()
+
+    def update_member(self, member_id: str, pool_id: str, **attributes: Any):
+        return self._fake.update_member(pool_id, member_id, attributes)
 
     def put(self, url: str, json: Optional[dict] = None, params: Optional[dict] = None, **_kwargs: Any):
         assert url.startswith("/lbaas/pools/") and url.endswith("/members"), url

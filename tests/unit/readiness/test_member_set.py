@@ -102,6 +102,100 @@ def test_without_a_drain_the_leaving_members_are_removed_in_one_batch_after_the_
     assert min(len(frame.serving("p1")) for frame in frames) >= 3
 
 
+@pytest.fixture
+def ovn(monkeypatch):
+    """The fake as the ovn provider behaves: weight ignored, an admin-down member's OFFLINE overwritten with ERROR
+    1.5 s after it left the backends, and taken back by the next write to the pool."""
+    clock = FakeClock()
+    fake = BatchOctavia(clock, ovn_early_online=True, ovn_overwrite_after=1.5)
+    fake.add_pool("p1")
+    monkeypatch.setattr(cloud, "connect", fake.connect)
+    monkeypatch.setattr(member_set, "_now", clock)
+    monkeypatch.setattr(member_set, "_sleep", clock.sleep)
+    return fake
+
+
+def out_for_good(octavia, start, addresses):
+    """Address -> whether, once its first drain was applied, the member never served again."""
+    frames = since(octavia, start)
+    result = {}
+    for address in addresses:
+        drained = [i for i, f in enumerate(frames) if (address, 6443) in f.listed("p1")
+                   and not f.listed("p1")[(address, 6443)].is_admin_state_up
+                   and f.listed("p1")[(address, 6443)].provisioning_status == "ACTIVE"]
+        result[address] = bool(drained) and not any((address, 6443) in f.serving("p1") for f in frames[drained[0]:])
+    return result
+
+
+def test_under_ovn_each_leaving_member_is_drained_and_kept_out_before_the_grace(ovn):
+    """``admin_down`` (the ovn provider): each leaving member at weight 0 and admin down in a single-member update;
+    once the provider overwrote its OFFLINE with ERROR, the same drain again (else the next write would take it back
+    among the backends); then the grace, then one batch removes them. No leaving member serves again once drained,
+    and a client never has fewer than the wanted members serving."""
+    olds = up(ovn, OLD[:5], drain_seconds=20, admin_down=True)
+    start = ovn.clock.now
+    state = up(ovn, NEW[:5], olds, drain_seconds=20, admin_down=True)
+    assert out_for_good(ovn, start, OLD[:5]) == {address: True for address in OLD[:5]}
+    updates = ovn.member_updates
+    assert [(u["weight"], u["admin_state_up"]) for u in updates] == [(0, False)] * 10
+    assert sorted(u["member"] for u in updates) == sorted(list(olds["member_ids"].values()) * 2)
+    assert not ovn.refused, "each drain was applied before the next write"
+    assert [(p["additive_only"], p["created"], len(p["deleted"])) for p in ovn.puts[1:]] == [
+        (True, 5, 0), (False, 0, 5)]
+    removing = next(p["at"] for p in ovn.puts[1:] if not p["additive_only"])
+    assert removing - max(u["at"] for u in updates) >= 20
+    assert min(len(frame.serving("p1")) for frame in since(ovn, start)) >= 5
+    assert set(ovn.members("p1")) == endpoints(NEW[:5])
+    assert state["last_change"]["writes"] == 12 and state["last_change"]["drained"] == 5
+    assert state["admin_down"] is True
+
+
+def test_under_ovn_without_keeping_them_out_the_next_write_takes_a_drained_member_back(ovn, monkeypatch):
+    """What the second drain is for, on the same fake: without it the provider's ERROR lands after the drain and the
+    next member's drain puts the first one back among the backends."""
+    from ha_endpoint.readiness import reconcile
+    monkeypatch.setattr(reconcile._Reconcile, "keep_out", lambda self, member: None)
+    olds = up(ovn, OLD[:3], drain_seconds=20, admin_down=True)
+    start = ovn.clock.now
+    up(ovn, NEW[:3], olds, drain_seconds=20, admin_down=True)
+    assert not all(out_for_good(ovn, start, OLD[:3]).values())
+
+
+def test_under_ovn_an_interrupted_drain_is_resumed_and_every_leaving_member_kept_out(ovn):
+    olds = up(ovn, OLD[:4], drain_seconds=10, admin_down=True)
+    source = cloud.OctaviaStatusSource(None, None)
+    source.drain_member("p1", olds["member_ids"][f"n-{OLD[0]}"], admin_down=True)  # drained by the killed update
+    ovn.clock.sleep(ovn.apply_seconds + 2)                                            # (the provider's ERROR)
+    source.drain_member("p1", olds["member_ids"][f"n-{OLD[0]}"], admin_down=True)  # and kept out
+    ovn.clock.sleep(ovn.apply_seconds)
+    start = ovn.clock.now
+    up(ovn, NEW[:4], olds, drain_seconds=10, admin_down=True)
+    assert len(ovn.member_updates) == 2 + 4 * 2  # every leaving member drained and kept out by the resuming update
+    assert out_for_good(ovn, start, OLD[:4]) == {address: True for address in OLD[:4]}
+    assert set(ovn.members("p1")) == endpoints(NEW[:4])
+
+
+def test_a_wanted_member_left_admin_down_by_an_interrupted_drain_is_brought_back_up(octavia):
+    olds = up(octavia, OLD[:3], drain_seconds=10)
+    member_id = olds["member_ids"][f"n-{OLD[0]}"]
+    octavia.update_member("p1", member_id, {"weight": 0, "admin_state_up": False})
+    octavia.clock.sleep(octavia.apply_seconds)
+    state = up(octavia, OLD[:3], {**olds, "weights": {**olds["weights"], f"n-{OLD[0]}": 0}}, drain_seconds=10)
+    listed = octavia.members("p1")[(OLD[0], 6443)]
+    assert listed.id == member_id and listed.weight == 1 and listed.is_admin_state_up  # updated, not recreated
+    assert octavia.timeline[-1].serving("p1") == endpoints(OLD[:3])
+    assert state["last_change"]["updated"] == 1
+
+
+def test_a_set_recorded_before_admin_down_existed_shows_no_change_and_a_bad_value_is_refused(octavia):
+    olds = up(octavia, OLD[:3], drain_seconds=10)
+    assert "admin_down" not in olds or olds["admin_down"] is None
+    assert not MemberSetProvider().diff("id", olds, bag(OLD[:3], drain_seconds=10)).changes
+    assert MemberSetProvider().diff("id", olds, bag(OLD[:3], drain_seconds=10, admin_down=True)).changes
+    failures = MemberSetProvider().check({}, bag(OLD[:1], admin_down="yes")).failures
+    assert [(f.property, f.reason) for f in failures] == [("admin_down", "must be true or false, got 'yes'")]
+
+
 def test_a_409_in_the_middle_of_a_stage_is_retried_and_the_rotation_completes(octavia):
     olds = up(octavia, OLD[:5], drain_seconds=10)
     octavia.busy = {octavia.put_attempts + 2: 7.0}  # another writer lands just before the drain's batch
