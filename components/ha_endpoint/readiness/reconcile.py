@@ -51,6 +51,8 @@ WRITE_BACKOFF = Backoff(0.5, 1.5, 5.0)
 OVERWRITTEN_WITHIN = 5.0
 """Seconds after a leaving member's drain under ``admin_down`` by which the ovn provider has put its ERROR over it
 (seen 0.3-3 s after the drain on the local cloud): :meth:`_Reconcile.keep_out`."""
+OVERWRITTEN_POLL = 1.0
+"""Seconds between two listings while :meth:`_Reconcile.keep_out` watches for that ERROR."""
 
 
 class SetSource(Protocol):
@@ -305,15 +307,24 @@ class _Reconcile:
                 self.keep_out(member)
 
     def keep_out(self, member: LiveMember) -> None:
-        """The same drain once more, :data:`OVERWRITTEN_WITHIN` seconds after the first was applied.
+        """The same drain once more, as soon as Octavia lists the member ERROR after its OFFLINE, and at the latest
+        :data:`OVERWRITTEN_WITHIN` seconds after the first drain was applied.
 
         The ovn provider (3.1.2) takes an admin-down member out of the OVN load balancer's backends; OVN then drops
         the member's health check, and the provider reads that as the member failing: it overwrites the member's
-        OFFLINE with ERROR (0.3-3 s later on the local cloud; what Octavia lists may show the two in either order),
-        and its next rewrite of the backends (another member's drain, create or delete) takes the member back. The
-        second drain, once that ERROR is in, makes it OFFLINE again without touching the backends (the member is
-        already out: OVN changes nothing and reports nothing more), so later rewrites leave it out."""
-        self.sleep(OVERWRITTEN_WITHIN)
+        OFFLINE with ERROR (0.3-3 s later on the local cloud; Octavia may list the two in either order, hence the
+        deadline), and its next rewrite of the backends (another member's drain, create or delete) takes the member
+        back. The second drain, once that ERROR is in, makes it OFFLINE again without touching the backends (the
+        member is already out: OVN changes nothing and reports nothing more), so later rewrites leave it out."""
+        deadline, offline = self.clock() + OVERWRITTEN_WITHIN, False
+        while self.clock() < deadline:
+            listed = next((m for m in self.listing() if m.member_id == member.member_id), None)
+            if listed is None or listed.provisioning_status in DELETING:
+                return
+            if offline and listed.operating_status == "ERROR":
+                break
+            offline = offline or listed.operating_status == "OFFLINE"
+            self.sleep(OVERWRITTEN_POLL)
         self.drain_out(member, "again, after the provider's ERROR over the first")
 
     def drain_out(self, member: LiveMember, why: str = "") -> bool:

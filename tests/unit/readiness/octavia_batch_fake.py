@@ -20,7 +20,8 @@ What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersCon
 - with ``ovn_overwrite_after`` (the ovn provider 3.1.2, ha_endpoint.core.predicates.drains_admin_down): weight does
   nothing; a member set admin down is OFFLINE and out of the backends once applied, and that many seconds later its
   status is overwritten with ERROR (OVN dropped its health check); every later write to the pool rebuilds the
-  backends from the statuses, taking back in every admin-down member not OFFLINE.
+  backends from the statuses, taking back in every admin-down member not OFFLINE. Octavia lists that ERROR, unless
+  ``ovn_lists_overwrite`` is false (its OFFLINE report arrived last: the listing stays OFFLINE).
 
 Every change is recorded in ``timeline`` (time, and per pool the members with their statuses and weights), so a
 test can assert what a client would have seen at any moment: how many members served, and in which order members
@@ -66,6 +67,7 @@ class FakeMember:
     ovn: bool = False
     in_backends: bool = True
     overwrite_at: Optional[float] = None
+    overwritten: bool = False
 
     @property
     def endpoint(self) -> tuple[str, int]:
@@ -109,9 +111,11 @@ class BatchOctavia:
     """One load balancer ``lb-1`` and its pools (see the module docstring)."""
 
     def __init__(self, clock: FakeClock, apply_seconds: float = 2.0, online_after: float = 3.0,
-                 ovn_early_online: bool = False, ovn_overwrite_after: Optional[float] = None) -> None:
+                 ovn_early_online: bool = False, ovn_overwrite_after: Optional[float] = None,
+                 ovn_lists_overwrite: bool = True) -> None:
         self.clock = clock
         self.ovn_overwrite_after = ovn_overwrite_after
+        self.ovn_lists_overwrite = ovn_lists_overwrite
         self.apply_seconds = apply_seconds
         self.online_after = online_after
         self.ovn_early_online = ovn_early_online
@@ -174,9 +178,9 @@ class BatchOctavia:
                 elif member.provisioning_status == "PENDING_UPDATE":
                     member.provisioning_status = "ACTIVE"
                     if member.ovn and not member.is_admin_state_up:
-                        member.operating_status = "OFFLINE"
+                        member.operating_status, member.overwritten = "OFFLINE", False
             for member in self.pools[pool_id].values():  # the provider rebuilds the backends from the statuses
-                was, member.in_backends = member.in_backends, member.is_admin_state_up or \
+                was, member.in_backends = member.in_backends, member.is_admin_state_up or member.overwritten or \
                     member.operating_status != "OFFLINE"
                 if member.ovn and was and not member.in_backends:  # OVN drops its health check: reported failing
                     member.overwrite_at = due + self.ovn_overwrite_after
@@ -186,7 +190,9 @@ class BatchOctavia:
         for pool in self.pools.values():
             for member in pool.values():
                 if member.overwrite_at is not None and now >= member.overwrite_at:
-                    member.operating_status, member.overwrite_at = "ERROR", None
+                    member.overwritten, member.overwrite_at = True, None
+                    if self.ovn_lists_overwrite:
+                        member.operating_status = "ERROR"
                     changed = True
                 if member.online_at is not None and now >= member.online_at:
                     member.operating_status = "ERROR" if member.address in self.dead else "ONLINE"

@@ -102,17 +102,21 @@ def test_without_a_drain_the_leaving_members_are_removed_in_one_batch_after_the_
     assert min(len(frame.serving("p1")) for frame in frames) >= 3
 
 
-@pytest.fixture
-def ovn(monkeypatch):
+def ovn_fake(monkeypatch, lists_overwrite: bool = True) -> BatchOctavia:
     """The fake as the ovn provider behaves: weight ignored, an admin-down member's OFFLINE overwritten with ERROR
     1.5 s after it left the backends, and taken back by the next write to the pool."""
     clock = FakeClock()
-    fake = BatchOctavia(clock, ovn_early_online=True, ovn_overwrite_after=1.5)
+    fake = BatchOctavia(clock, ovn_early_online=True, ovn_overwrite_after=1.5, ovn_lists_overwrite=lists_overwrite)
     fake.add_pool("p1")
     monkeypatch.setattr(cloud, "connect", fake.connect)
     monkeypatch.setattr(member_set, "_now", clock)
     monkeypatch.setattr(member_set, "_sleep", clock.sleep)
     return fake
+
+
+@pytest.fixture
+def ovn(monkeypatch):
+    return ovn_fake(monkeypatch)
 
 
 def out_for_good(octavia, start, addresses):
@@ -144,10 +148,24 @@ def test_under_ovn_each_leaving_member_is_drained_and_kept_out_before_the_grace(
         (True, 5, 0), (False, 0, 5)]
     removing = next(p["at"] for p in ovn.puts[1:] if not p["additive_only"])
     assert removing - max(u["at"] for u in updates) >= 20
+    for first, again in zip(updates[::2], updates[1::2]):  # again once Octavia listed the ERROR, before the deadline
+        assert first["member"] == again["member"] and again["at"] - first["at"] < ovn.apply_seconds + 5.0
     assert min(len(frame.serving("p1")) for frame in since(ovn, start)) >= 5
     assert set(ovn.members("p1")) == endpoints(NEW[:5])
     assert state["last_change"]["writes"] == 12 and state["last_change"]["drained"] == 5
     assert state["admin_down"] is True
+
+
+def test_under_ovn_a_drained_member_is_kept_out_when_octavia_never_lists_the_providers_error(monkeypatch):
+    """The provider's ERROR reached Octavia before the drain's OFFLINE (seen on the local cloud): the listing stays
+    OFFLINE while the provider holds ERROR. The second drain comes at the deadline, and still keeps every member out."""
+    fake = ovn_fake(monkeypatch, lists_overwrite=False)
+    olds = up(fake, OLD[:3], drain_seconds=20, admin_down=True)
+    start = fake.clock.now
+    up(fake, NEW[:3], olds, drain_seconds=20, admin_down=True)
+    assert out_for_good(fake, start, OLD[:3]) == {address: True for address in OLD[:3]}
+    updates = fake.member_updates
+    assert all(again["at"] - first["at"] >= 5.0 for first, again in zip(updates[::2], updates[1::2]))
 
 
 def test_under_ovn_without_keeping_them_out_the_next_write_takes_a_drained_member_back(ovn, monkeypatch):
