@@ -13,9 +13,10 @@ Lifecycle:
   would otherwise delete the adopted members with those resources at the end of the update.
 - **create / update**: the staged reconcile from what the pool lists now: (1) the new and changed members in one
   batch, then a wait until every wanted member is ready; (2) the leaving members at weight 0 in one batch (with
-  ``admin_down``, under the ovn provider: also admin state down, one member per write), then ``drain_seconds``; (3) one batch without them, then a wait until they are gone. It fails, having removed nothing,
-  when a wanted member does not become ready (with ``on_not_ready: unpublish`` it records ``ready`` false instead,
-  and the next update tries again). An update that was interrupted is finished by the next one.
+  ``admin_down``, under the ovn provider: also admin state down, one member per write), then ``drain_seconds``;
+  (3) one batch without them, then a wait until they are gone. It fails, having removed nothing, when a wanted
+  member does not become ready (with ``on_not_ready: unpublish`` it records ``ready`` false instead, and the next
+  update tries again). An update that was interrupted is finished by the next one.
 - **diff**: a change of any input; a member a refresh found missing, or with another weight (drift); a set recorded
   not ready. A new pool or load balancer is a replacement (the new set is created before the old one is deleted).
 - **read** (``pulumi refresh``): one listing of the pool; members gone out of band leave the recorded ``member_ids``,
