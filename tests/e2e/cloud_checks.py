@@ -237,14 +237,14 @@ class PoolSampler(Sampling):
             found[member.address] = (went - min(at_zero)) if at_zero else None
         return found
 
-    def drain_applied(self, key: str, admin_down: bool = True) -> dict[str, float]:
-        """For each member of pool ``key`` some listing showed drained (weight 0; with ``admin_down``, as the ovn
-        provider's member drains do, also admin state down) with Octavia done applying it (provisioning ACTIVE), by
-        address: the first such listing's time (``time.monotonic()``)."""
+    def drain_applied(self, key: str) -> dict[str, float]:
+        """For each member of pool ``key`` some listing showed drained as the ovn provider's drains leave it (weight
+        0, admin state down) with Octavia done applying it (provisioning ACTIVE), by address: the first such
+        listing's time (``time.monotonic()``)."""
         found: dict[str, float] = {}
         for sample in self.samples:
             for member in sample.members[key].values():
-                if (member.weight == 0 and not (admin_down and member.admin_state_up)
+                if (member.weight == 0 and not member.admin_state_up
                         and member.provisioning_status == "ACTIVE" and member.address not in found):
                     found[member.address] = sample.listed_at[key]
         return found

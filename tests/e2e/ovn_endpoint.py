@@ -89,16 +89,14 @@ answered by it."""
 
 
 def new_connections_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str],
-                                admin_down: bool = True, within: Optional[float] = None) -> list[str]:
+                                within: Optional[float] = None) -> list[str]:
     """The answers in ``zone`` from a drained member to a request started over :data:`DRAIN_TAKES_EFFECT` seconds
     after the pool poller (``sampler``: tests/e2e/cloud_checks.PoolSampler keyed by zone) first listed its drain
-    applied (weight 0, and admin down with ``admin_down``; ``names``: member address -> the server name it answers
-    with); with ``within``, only requests started in the ``within`` seconds after that. Also fails when a member of
+    applied (weight 0, admin down; ``names``: member address -> the server name it answers with); with ``within``, only requests started in the ``within`` seconds after that. Also fails when a member of
     ``names`` left the pool without a listing of its applied drain (nothing to measure from)."""
-    drained = sampler.drain_applied(zone, admin_down)
+    drained = sampler.drain_applied(zone)
     missing = sorted(set(names) - set(drained))
-    assert not missing, f"{zone}: never listed drained (weight 0{', admin down' if admin_down else ''}, ACTIVE) " \
-                        f"before going: {missing}"
+    assert not missing, f"{zone}: never listed drained (weight 0, admin down, ACTIVE) before going: {missing}"
     return [f"{name} answered a request started {at - drained[address]:.1f}s after its drain applied"
             for address, name in names.items()
             for at, answered in askers.answers[zone]

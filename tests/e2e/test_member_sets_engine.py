@@ -212,9 +212,8 @@ def test_2_a_full_rotation_with_drain_fails_no_request_and_never_serves_fewer_th
     of one asker per zone (10 a second) failed, and no old member answered a request started in the 5 s after its
     drain took effect (2 s after Octavia listed it applied: weight 0 and admin state down, the ovn provider ignores
     the weight, ha_endpoint.core.predicates.drains_admin_down; how many it answered later in its grace is printed);
-    the record never named a zone whose pool served nothing;
-    afterwards each pool holds exactly the N new members, named in the outputs. The rotation's time, the floor per
-    pool and the clients' table are printed."""
+    the record never named a zone whose pool served nothing; afterwards each pool holds exactly the N new members,
+    named in the outputs. The rotation's time, the floor per pool and the clients' table are printed."""
     conn = localcloud.conn
     pools = pool_ids(stack)
     addresses = {zone: out["floatingIp"] for zone, out in stack.outputs()["zones"].items()}

@@ -143,7 +143,8 @@ class BatchOctavia:
 
     def add_member(self, pool_id: str, address: str, port: int = 6443, name: str = "", tags=(), weight: int = 1,
                    status: tuple[str, str] = ("ACTIVE", "ONLINE")) -> str:
-        member = FakeMember(self._new_id(), address, port, name or address, weight, list(tags), *status)
+        member = FakeMember(self._new_id(), address, port, name or address, weight, list(tags), *status,
+                            ovn=self.ovn_overwrite_after is not None)
         self.pools.setdefault(pool_id, {})[member.id] = member
         self._record()
         return member.id
