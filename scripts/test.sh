@@ -24,6 +24,15 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export HA_ENDPOINT_CACHE=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}
 export PULUMI_SKIP_UPDATE_CHECK=true
+# One `make test` at a time per cache: two would start, reset and stop the same local clouds under each other (seen
+# when a CI run began while another clone's run still had the clouds: the second one's ovsdb found its socket taken).
+# The lock is the kernel's (flock), so it also holds between containers that share the cache directory.
+mkdir -p "$HA_ENDPOINT_CACHE"
+exec 9>"$HA_ENDPOINT_CACHE/make-test.lock"
+if ! flock -n 9; then
+    echo "make test: another make test is using the local clouds of $HA_ENDPOINT_CACHE; waiting for it to end" >&2
+    flock 9
+fi
 # empty: a fifth of the Hypothesis budgets (tests/budget.py); `make test-budgets` runs the full ones (CI: after this)
 export HA_ENDPOINT_FULL_BUDGETS=${HA_ENDPOINT_FULL_BUDGETS:-}
 workers=${HA_ENDPOINT_TEST_WORKERS:-3}
