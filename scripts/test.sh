@@ -88,6 +88,13 @@ finish_step bytecode "$bytecode_pid"
 finish_step engine "$engine_pid"
 finish_step k8s "$k8s_pid"
 finish_step cloud "$cloud_pid"
+# What each cloud holds beyond its seed (localcloud/leftovers.py: an interrupted run's endpoints cost CPU in every
+# test), in the background; printed before the summary.
+leftovers() {  # leftovers <label>: the cloud of HA_ENDPOINT_STATE
+    .venv/bin/python -m localcloud.leftovers "$1" >"$logs/leftovers-$1" 2>&1 ||
+        echo "$1: not listed (localcloud/leftovers.py failed: $(tail -1 "$logs/leftovers-$1"))" >"$logs/leftovers-$1"
+}
+leftovers "the first cloud" &
 # The exclusive lanes' own clouds (lanes 2..): started after the first (one apt install), awaited later; which test
 # files each lane runs (the exclusive tests' files, split by the last run's times; lane 1 starts after step 2).
 lane_clouds_were_running=()
@@ -145,6 +152,7 @@ for lane in $(seq 2 "$lanes"); do
         moved_files "$lane"
         # shellcheck disable=SC2046
         export $(lane_env "$lane")
+        leftovers "lane $lane's cloud" &
         [ "${#files[@]}" -gt 0 ] && phase "$(lane_label "$lane")" -q -m exclusive "$@" "${files[@]}"
         [ "${#moved[@]}" -gt 0 ] && phase "$(lane_label "$lane") (shared files)" -q \
             -m "not exclusive and (integration or e2e)" "$@" "${moved[@]}"
@@ -191,6 +199,8 @@ done
 wait "$offline_pid" || status=1
 cat "$logs/offline.log"
 
+wait  # the leftovers reports
+cat "$logs"/leftovers-* 2>/dev/null | sed '/^$/d; s/^/make test: /'
 # The CPU-seconds every core spent busy during the run (user, nice, system, irq, softirq, steal; not idle or iowait)
 busy_seconds=$(awk -v s="$busy_start" -v e="$(busy_jiffies)" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.0f", (e-s)/hz}')
 .venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$setup_seconds" "$(elapsed "$started")" "$busy_seconds" \
