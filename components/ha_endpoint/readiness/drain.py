@@ -2,10 +2,11 @@
 
 Make-before-break: the drain depends on its member (it takes the member's id), so the engine deletes the drain first.
 Deleting it sets the member's weight to 0 (no new connections; with ``admin_down`` also its admin state down, for the
-providers that ignore the weight: :func:`ha_endpoint.core.predicates.drains_admin_down`) and waits ``drain_seconds``
-so that established connections finish; only then does the engine delete the member. Replacing a member (new address,
-new name, other zone) creates the new member, its drain and the zone's readiness update first; the old drain and the
-old member are deleted at the end of the deployment, in that order.
+providers that ignore the weight: :func:`ha_endpoint.core.predicates.drains_admin_down`, and the member kept out of
+the backends through the grace: :mod:`.held_out`) and waits ``drain_seconds`` so that established connections
+finish; only then does the engine delete the member. Replacing a member (new address, new name, other zone) creates the
+new member, its drain and the zone's readiness update first; the old drain and the old member are deleted at the end
+of the deployment, in that order.
 
 Inputs: ``pool_id`` (str), ``member_id`` (str), ``drain_seconds`` (number >= 0; 0 makes deletion a no-op, so
 dropping drains never touches live members), ``timeout_seconds`` (how long 409s from PENDING_* objects are retried,
@@ -27,6 +28,7 @@ from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhauste
 from ..core import contract
 from . import cloud, hosted
 from .errors import AuthFailed, ReadinessError
+from .held_out import Watch, hold_out
 from .inputs import InputError, positive_number, without_provider
 from .target import CloudTarget, StackConfigured, resolve
 from .provider import REPORTED, _now, _sleep, stale_reference  # one clock and sleep (tests replace them here)
@@ -63,27 +65,37 @@ def drain_member(
     sleep: Callable[[float], None],
     reauth: Optional[Callable[[], None]] = None,
     backoff: Backoff = Backoff(1.0, 1.25, 5.0),
+    hold: Optional[Callable[[float, Callable[[Callable[[], Any], str], Any]], None]] = None,
 ) -> DrainResult:
     """Take the member out of new connections (``take_out``), retrying transient failures until ``timeout_seconds``
     (the one retry policy, :func:`ha_endpoint.cloud.retry.call_with_retries`), then wait ``drain_seconds``.
 
-    ``take_out`` returns ``False`` when the member no longer exists (nothing to drain, no grace).
+    ``take_out`` returns ``False`` when the member no longer exists (nothing to drain, no grace). ``hold``, when
+    given, waits the grace instead of a sleep: called with the grace's end (``clock`` time) and the retry policy
+    (``retried(action, what)``) for its own calls (:func:`run_drain`: the member kept out under the ovn provider).
     """
     start = clock()
     attempts = Attempts()
-    try:
-        drained = call_with_retries(take_out, timeout_seconds=timeout_seconds, clock=clock, sleep=sleep,
-                                    backoff=backoff, reauth=reauth, attempts=attempts)
-    except CredentialsRefused as exc:
-        raise AuthFailed(f"draining member {member_id}: {exc}") from None
-    except RetriesExhausted as exc:
-        raise DrainTimeout(
-            f"member {member_id}: could not set its weight to 0 within {timeout_seconds:g}s "
-            f"({exc.attempts} attempts, last: {exc.last}); the member was not deleted. Wait for its load balancer to "
-            f"leave PENDING_* and run the update again."
-        ) from None
+
+    def retried(action: Callable[[], Any], what: str, counted: Optional[Attempts] = None) -> Any:
+        try:
+            return call_with_retries(action, timeout_seconds=timeout_seconds, clock=clock, sleep=sleep,
+                                     backoff=backoff, reauth=reauth, attempts=counted or Attempts())
+        except CredentialsRefused as exc:
+            raise AuthFailed(f"draining member {member_id}: {exc}") from None
+        except RetriesExhausted as exc:
+            raise DrainTimeout(
+                f"member {member_id}: could not {what} within {timeout_seconds:g}s ({exc.attempts} attempts, "
+                f"last: {exc.last}); the member was not deleted. Wait for its load balancer to leave PENDING_* and "
+                f"run the update again."
+            ) from None
+
+    drained = retried(take_out, "set its weight to 0", attempts)
     if drained and drain_seconds > 0:
-        sleep(drain_seconds)
+        if hold is None:
+            sleep(drain_seconds)
+        else:
+            hold(clock() + drain_seconds, retried)
     return DrainResult(drained, attempts.count, clock() - start)
 
 
@@ -102,15 +114,26 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget()) -> Opti
     pool_id, member_id = str(props["pool_id"]), str(props["member_id"])
     where = resolve(props, stack)
     source = cloud.OctaviaStatusSource(where.cloud, where.region)
+    admin_down = props.get("admin_down") is True
+
+    def keep_out(until: float, retried: Callable[[Callable[[], Any], str], Any]) -> None:
+        """Under ``admin_down`` (the ovn provider) the grace watches the member and drains it again when the provider
+        overwrote its drain or took it back (:mod:`.held_out`: the rule a member set's drain follows too)."""
+        hold_out([Watch(member_id, _now())], lambda: retried(lambda: source.list_members(pool_id), "list its pool"),
+                 lambda _watch, why: retried(lambda: source.drain_member(pool_id, member_id, admin_down=True),
+                                             f"drain it again ({why})"),
+                 until=until, clock=_now, sleep=_sleep)
+
     try:
         return drain_member(
-            lambda: source.drain_member(pool_id, member_id, admin_down=props.get("admin_down") is True),
+            lambda: source.drain_member(pool_id, member_id, admin_down=admin_down),
             member_id=member_id,
             drain_seconds=grace,
             timeout_seconds=positive_number(props, "timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS),
             clock=_now,
             sleep=_sleep,
             reauth=source.reauth,
+            hold=keep_out if admin_down else None,
         )
     finally:
         source.close()

@@ -12,8 +12,9 @@ each one batch:
    that does not become ready stops the update here: nothing has been removed.
 2. **drain** (``drain_seconds`` > 0 and members leaving): the leaving members at weight 0, ``additive_only``; once
    Octavia applied it, the grace. With ``admin_down`` (the ovn provider) each leaving member instead at weight 0 and
-   admin state down in a single-member update of its own, repeated once the provider's ERROR is in
-   (:meth:`_Reconcile.keep_out`), each applied before the next member's; then the grace.
+   admin state down in a single-member update of its own, repeated once the provider's ERROR is in, each applied
+   before the next member's; then the grace, through which every leaving member is kept out of the backends (the one
+   rule of :mod:`.held_out`, which MemberDrain follows too).
 3. **break**: the pool's list as Octavia lists it now, minus the leaving members (a member the set cannot prove its
    own is written back as it is: never removed); then wait until the leaving members are gone.
 
@@ -41,19 +42,13 @@ from typing import Any, Callable, Optional, Protocol
 from ..cloud.errors import TransientFetchError
 from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
 from .errors import AuthFailed, HandoverSkipped, ReadinessError, MemberSetConflict, MemberSetTimeout
+from .held_out import OVERWRITTEN_WITHIN, POLL, Watch, hold_out
 from .model import DELETING, LiveMember, LoadBalancerStatus, MemberStatus
 from .set_inputs import DesiredMember, SetInputs
 from .waiter import wait_for_members
 
 WRITE_BACKOFF = Backoff(0.5, 1.5, 5.0)
 """Between two tries of a write Octavia refused with 409 (it applies one write per load balancer at a time)."""
-
-OVERWRITTEN_WITHIN = 5.0
-"""Seconds after a leaving member's drain under ``admin_down`` by which the ovn provider has put its ERROR over it
-(seen 0.3-3 s after the drain on the local cloud): :meth:`_Reconcile.keep_out`."""
-OVERWRITTEN_POLL = 1.0
-"""Seconds between two listings while :meth:`_Reconcile.keep_out` watches for that ERROR."""
-
 
 class SetSource(Protocol):
     """What a reconcile asks of the cloud (:class:`ha_endpoint.readiness.cloud.OctaviaStatusSource`)."""
@@ -276,15 +271,19 @@ class _Reconcile:
         drained = 0
         if leaving and self.inputs.drain_seconds > 0:
             self.stages.append("drain")
+            watches: list[Watch] = []
             if self.inputs.admin_down:
-                self.drain_one_by_one(leaving)
+                watches = self.drain_one_by_one(leaving)
             else:
                 self.put([m.entry(weight=0) for m in leaving.values()], True,
                          f"setting the weight of {len(leaving)} leaving members to 0 (one batch)")
                 self.settled(set(leaving), False, "waiting for Octavia to apply the leaving members' weight 0")
             drained = len(leaving)
             self.done.append(f"{drained} leaving members drained")
-            self.sleep(self.inputs.drain_seconds)
+            if watches and self.inputs.monitored:  # the grace, each leaving member kept out through it
+                self.hold(watches, leaving, until=self.clock() + self.inputs.drain_seconds)
+            else:
+                self.sleep(self.inputs.drain_seconds)
         if leaving:
             self.stages.append("break")
             live = self.listing()
@@ -298,34 +297,27 @@ class _Reconcile:
             members = self.wanted(self.settled(going, True, "waiting for the members being removed to be gone"))
         return self.result(members, changes, start, {}, drained=drained, removed=len(leaving))
 
-    def drain_one_by_one(self, leaving: dict[str, LiveMember]) -> None:
+    def drain_one_by_one(self, leaving: dict[str, LiveMember]) -> list[Watch]:
         """``admin_down`` (the ovn provider): each leaving member at weight 0 and administratively down in a write of
-        its own, and kept out of the load balancer's backends (:meth:`keep_out`) before the next one is drained. A
-        member gone meanwhile needs no drain."""
+        its own and, when the pool has a health monitor, kept out of the load balancer's backends until the provider's
+        ERROR over that drain is drained again (:mod:`.held_out`), before the next member is drained. A member gone
+        meanwhile needs no drain. The watches of the drained members, for the grace."""
+        watches: list[Watch] = []
         for member in sorted(leaving.values(), key=lambda m: m.endpoint):
-            if self.drain_out(member) and self.inputs.monitored:
-                self.keep_out(member)
+            if not self.drain_out(member):
+                continue
+            watches.append(Watch(member.member_id, self.clock()))
+            if self.inputs.monitored:
+                self.hold(watches, leaving, until=watches[-1].drained_at + OVERWRITTEN_WITHIN + POLL,
+                          until_drained_again=True)
+        return watches
 
-    def keep_out(self, member: LiveMember) -> None:
-        """The same drain once more, as soon as Octavia lists the member ERROR after its OFFLINE, and at the latest
-        :data:`OVERWRITTEN_WITHIN` seconds after the first drain was applied.
-
-        The ovn provider (3.1.2) takes an admin-down member out of the OVN load balancer's backends; OVN then drops
-        the member's health check, and the provider reads that as the member failing: it overwrites the member's
-        OFFLINE with ERROR (0.3-3 s later on the local cloud; Octavia may list the two in either order, hence the
-        deadline), and its next rewrite of the backends (another member's drain, create or delete) takes the member
-        back. The second drain, once that ERROR is in, makes it OFFLINE again without touching the backends (the
-        member is already out: OVN changes nothing and reports nothing more), so later rewrites leave it out."""
-        deadline, offline = self.clock() + OVERWRITTEN_WITHIN, False
-        while self.clock() < deadline:
-            listed = next((m for m in self.listing() if m.member_id == member.member_id), None)
-            if listed is None or listed.provisioning_status in DELETING:
-                return
-            if offline and listed.operating_status == "ERROR":
-                break
-            offline = offline or listed.operating_status == "OFFLINE"
-            self.sleep(OVERWRITTEN_POLL)
-        self.drain_out(member, "again, after the provider's ERROR over the first")
+    def hold(self, watches: list[Watch], leaving: dict[str, LiveMember], *, until: float,
+             until_drained_again: bool = False) -> None:
+        """:func:`.held_out.hold_out` over the pool's listing, draining a leaving member again in a write of its own."""
+        hold_out(watches, self.listing,
+                 lambda watch, why: self.drain_out(leaving[watch.member_id], f"again: {why}"),
+                 until=until, clock=self.clock, sleep=self.sleep, until_drained_again=until_drained_again)
 
     def drain_out(self, member: LiveMember, why: str = "") -> bool:
         """One single-member update: ``member`` at weight 0 and admin state down, then the wait until Octavia applied

@@ -21,7 +21,9 @@ What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersCon
   nothing; a member set admin down is OFFLINE and out of the backends once applied, and that many seconds later its
   status is overwritten with ERROR (OVN dropped its health check); every later write to the pool rebuilds the
   backends from the statuses, taking back in every admin-down member not OFFLINE. Octavia lists that ERROR, unless
-  ``ovn_lists_overwrite`` is false (its OFFLINE report arrived last: the listing stays OFFLINE).
+  ``ovn_lists_overwrite`` is false (its OFFLINE report arrived last: the listing stays OFFLINE). ``take_back``
+  (address -> time) puts an admin-down member out of the backends back in at that time, listed ERROR (what one CI run
+  saw ~20 s after a drain: the provider's API process and agent writing back each other's older status).
 
 Every change is recorded in ``timeline`` (time, and per pool the members with their statuses and weights), so a
 test can assert what a client would have seen at any moment: how many members served, and in which order members
@@ -116,6 +118,7 @@ class BatchOctavia:
         self.clock = clock
         self.ovn_overwrite_after = ovn_overwrite_after
         self.ovn_lists_overwrite = ovn_lists_overwrite
+        self.take_back: dict[str, float] = {}
         self.apply_seconds = apply_seconds
         self.online_after = online_after
         self.ovn_early_online = ovn_early_online
@@ -190,6 +193,11 @@ class BatchOctavia:
             changed = True
         for pool in self.pools.values():
             for member in pool.values():
+                back_at = self.take_back.get(member.address)
+                if back_at is not None and now >= back_at and not member.in_backends:
+                    del self.take_back[member.address]
+                    member.in_backends, member.overwritten, member.operating_status = True, True, "ERROR"
+                    changed = True
                 if member.overwrite_at is not None and now >= member.overwrite_at:
                     member.overwritten, member.overwrite_at = True, None
                     if self.ovn_lists_overwrite:

@@ -9,6 +9,7 @@ from ha_endpoint.core import contract
 from ha_endpoint.readiness import cloud, member_set
 from ha_endpoint.readiness.errors import (FetchFailed, HandoverSkipped, MemberSetConflict, MemberSetTimeout,
                                          ReadinessTimeout)
+from ha_endpoint.readiness.held_out import POLL as OVERWRITTEN_POLL
 from ha_endpoint.readiness.member_set import MemberSetProvider
 from octavia_batch_fake import BatchOctavia, Killed
 from readiness_fakes import FakeClock, http_error
@@ -171,12 +172,49 @@ def test_under_ovn_a_drained_member_is_kept_out_when_octavia_never_lists_the_pro
 def test_under_ovn_without_keeping_them_out_the_next_write_takes_a_drained_member_back(ovn, monkeypatch):
     """What the second drain is for, on the same fake: without it the provider's ERROR lands after the drain and the
     next member's drain puts the first one back among the backends."""
-    from ha_endpoint.readiness import reconcile
-    monkeypatch.setattr(reconcile._Reconcile, "keep_out", lambda self, member: None)
+    from ha_endpoint.readiness import held_out
+    monkeypatch.setattr(held_out.Watch, "reason_to_drain_again", lambda self, listed, now: None)
     olds = up(ovn, OLD[:3], drain_seconds=20, admin_down=True)
     start = ovn.clock.now
     up(ovn, NEW[:3], olds, drain_seconds=20, admin_down=True)
     assert not all(out_for_good(ovn, start, OLD[:3]).values())
+
+
+def seconds_served(octavia, address, after):
+    """How long after ``after`` a client could reach ``address``, from the fake's timeline (each frame holds until
+    the next)."""
+    frames = octavia.timeline
+    total = 0.0
+    for frame, following in zip(frames, frames[1:]):
+        begin, end = max(frame.at, after), following.at
+        if end > begin and (address, 6443) in frame.serving("p1"):
+            total += end - begin
+    return total
+
+
+@pytest.mark.parametrize("rule", [True, False])
+def test_under_ovn_a_leaving_member_taken_back_during_the_grace_is_drained_again_at_the_next_look(
+        ovn, monkeypatch, rule):
+    """Through the grace every leaving member is watched (ha_endpoint.readiness.held_out): one the provider put back
+    among the backends (listed ERROR, as one CI run saw ~20 s after a drain) is drained again at the next look and
+    serves for at most a look and a write; without the rule it serves until the removing batch."""
+    if not rule:
+        from ha_endpoint.readiness import held_out
+        monkeypatch.setattr(held_out.Watch, "reason_to_drain_again", lambda self, listed, now: None)
+    olds = up(ovn, OLD[:3], drain_seconds=60, admin_down=True)
+    start = ovn.clock.now
+    ovn.take_back[OLD[1]] = start + 45  # the drains are done by then; the grace lasts until ~start + 75
+    up(ovn, NEW[:3], olds, drain_seconds=60, admin_down=True)
+    served = seconds_served(ovn, OLD[1], start + 45)
+    removing = next(p["at"] for p in ovn.puts[1:] if not p["additive_only"])
+    assert removing > start + 60
+    if rule:
+        assert 0 < served <= OVERWRITTEN_POLL + ovn.apply_seconds
+        assert any(u["member"] == olds["member_ids"][f"n-{OLD[1]}"] and u["at"] > start + 45
+                   for u in ovn.member_updates)
+    else:
+        assert served >= removing - (start + 45) - 1
+    assert set(ovn.members("p1")) == endpoints(NEW[:3])
 
 
 def test_under_ovn_an_interrupted_drain_is_resumed_and_every_leaving_member_kept_out(ovn):
