@@ -104,6 +104,28 @@ def new_connections_after_drain(sampler, askers: ZoneAskers, zone: str, names: d
             and (within is None or at <= drained[address] + DRAIN_TAKES_EFFECT + within)]
 
 
+def bursts_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str],
+                       gap: float = 2.0) -> dict[str, list[tuple[float, float]]]:
+    """Per drained member (``names``: member address -> the server name it answers with): its answers in ``zone`` to
+    requests started over :data:`DRAIN_TAKES_EFFECT` seconds after the pool poller first listed its drain applied, as
+    bursts (first and last request start, seconds after the drain applied; answers over ``gap`` s apart start a new
+    burst). A member the provider took back and the drain's watch took out again shows as one short burst."""
+    drained = sampler.drain_applied(zone)
+    missing = sorted(set(names) - set(drained))
+    assert not missing, f"{zone}: never listed drained (weight 0, admin down, ACTIVE) before going: {missing}"
+    result: dict[str, list[tuple[float, float]]] = {}
+    for address, name in names.items():
+        bursts: list[tuple[float, float]] = []
+        for since in sorted(at - drained[address] for at, answered in askers.answers[zone]
+                            if answered == name and at > drained[address] + DRAIN_TAKES_EFFECT):
+            if bursts and since - bursts[-1][1] <= gap:
+                bursts[-1] = (bursts[-1][0], since)
+            else:
+                bursts.append((since, since))
+        result[name] = bursts
+    return result
+
+
 def address_of(server, zone: str) -> str:
     """The server's fixed address on its zone's network (cp-azN-net)."""
     return server.addresses[f"cp-{zone}-net"][0]["addr"]

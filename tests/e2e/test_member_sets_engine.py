@@ -1,7 +1,8 @@
 """Members at scale (issue 27) under the real engine on Octavia's real OVN provider: `memberUpdates: batch` keeps
 make-before-break and drain with real clients looping over the name, puts back what was changed out of band,
 leaves alone what it does not own, takes a stack deployed per member over without recreating a member, and
-destroys cleanly.
+destroys cleanly; and `per-member` drains of several members of one pool at once keep each drained member out but
+for a moment (test_5).
 
 One stack (three zones, one TCP listener with a TCP monitor, ``HA_ENDPOINT_TEST_SET_MEMBERS`` members per zone:
 the issue's 30 in `make test-scale`, 5 with `make test-scale SCALE_MEMBERS=5`; collected only when that is set:
@@ -14,7 +15,7 @@ What N costs here: every serving member is a whole member on the local cloud's d
 switch port), a network namespace whose veth is a port of that chassis' userspace ovs-vswitchd (every packet goes
 through that process), its own member server (member_server.py: system Python, ~20 MiB RSS, four listeners, a thread
 per connection), plugged one after another by the members reconciler, and probed by OVN's TCP health check every
-3 s. A rotation needs both generations at once: 6N + 6 servers. Measured on this 2-core machine: 66 servers (N=10)
+3 s. A rotation needs both generations at once: 6N + 6 servers, and test_5 3 x min(N, 3) more. Measured on this 2-core machine: 66 servers (N=10)
 booted and serving in 86 s and the whole module in 11 min; 186 (N=30) in 304-608 s, the `up` in 163-316 s, and the
 rotation alone over 10 min (the ovn provider applies a batch's member creates and deletes one after another).
 
@@ -55,13 +56,17 @@ OPEN_ENDED = 3600       # seconds: the client loops' bound; each ends once its u
 # at scale" says what this means for publication). A dark zone's OVN rows are in the failure.
 FLOATING_IP_LAG = 60
 HELD = 5                # seconds after a drain takes effect in which no old member may answer (test_2)
+PER_MEMBER = f"{ENDPOINT}-pm"   # test_5's stack: `memberUpdates: per-member`
+PER_MEMBER_N = min(N, 3)        # its members per zone: several leave each pool in one `up`
+PER_MEMBER_DRAIN = 20   # test_5's drainSeconds: a member taken back and left so would answer for most of it
+BURST = 6.0             # seconds a drained member may answer once taken back, until its watch takes it out (test_5)
 
 
-def set_config(name: str, servers: dict[str, list], updates: str) -> dict:
-    """The ovn shape with ``servers`` (az -> its servers) as members, each named after its server, and
-    ``memberUpdates: updates``."""
+def set_config(name: str, servers: dict[str, list], updates: str, drain: int = DRAIN) -> dict:
+    """The ovn shape with ``servers`` (az -> its servers) as members, each named after its server,
+    ``memberUpdates: updates`` and ``drainSeconds: drain``."""
     members = [{"name": server.name, "server": server.id, "az": zone} for zone in ZONES for server in servers[zone]]
-    return {**ovn_endpoint.endpoint_config(name, members, ttl=TTL, timeoutSeconds=600, drainSeconds=DRAIN),
+    return {**ovn_endpoint.endpoint_config(name, members, ttl=TTL, timeoutSeconds=600, drainSeconds=drain),
             "memberUpdates": updates}
 
 
@@ -124,11 +129,13 @@ def bounded_clients(stack: PulumiStack):
 
 @pytest.fixture(scope="module")
 def servers(localcloud):
-    """Serving servers: ``first`` (N per zone, the members of the first up), ``second`` (N per zone, replacing them)
-    and ``upgrade`` (UPGRADE_N per zone, the upgrade stack's members): generation -> az -> servers."""
+    """Serving servers: ``first`` (N per zone, the members of the first up), ``second`` (N per zone, replacing them),
+    ``upgrade`` (UPGRADE_N per zone, the upgrade stack's members) and ``per-member`` (PER_MEMBER_N per zone, test_5's
+    first members; it rotates them to ``first``'s, free by then): generation -> az -> servers."""
     wanted = {(generation, zone, index): (f"{name}-{zone}-{tag}{index:02d}", zone)
               for generation, name, tag, count in (("first", ENDPOINT, "a", N), ("second", ENDPOINT, "b", N),
-                                                   ("upgrade", UPGRADE, "u", UPGRADE_N))
+                                                   ("upgrade", UPGRADE, "u", UPGRADE_N),
+                                                   ("per-member", PER_MEMBER, "p", PER_MEMBER_N))
               for zone in ZONES for index in range(count)}
     started = time.monotonic()
     with ovn_endpoint.serving_servers(localcloud, ENDPOINT, wanted, timeout=600) as made:
@@ -369,9 +376,53 @@ def test_4_a_stack_deployed_per_member_moves_to_batch_in_two_ups_that_no_client_
         seen["pools"].add(out["poolIds"][str(PORT)])
 
 
-def test_5_destroy_leaves_no_member_pool_or_load_balancer_of_either_stack(stack, upgrade, localcloud, seen):
-    """`pulumi destroy` of both stacks: Octavia holds no load balancer and no pool of theirs (by id or name), and no
-    pool holds a member named after one of their servers (the members go with the member sets' deletes)."""
+def test_5_per_member_drains_of_several_members_of_a_pool_at_once_keep_each_out_but_for_a_moment(
+        tmp_path_factory, pulumi_environment, servers, localcloud, seen):
+    """`memberUpdates: per-member` under ovn, every member of each pool (PER_MEMBER_N) replaced in one `up`: their
+    MemberDrains run at once, and one drain's write can take another drained member back among the backends (the
+    provider's ERROR over that member's drain, ha_endpoint/readiness/held_out.py); each drain watches its member
+    through the grace and drains it again. One asker per zone (10 requests a second) runs through the rotation.
+
+    Asserted: no request failed; an old member answers requests started after its drain took effect only in bursts
+    of at most BURST s (taken back, then out at its watch's next look: measured bursts of 0.0-2.8 s, one member taken
+    back twice; without the watch, with drainSeconds 10, 42-52 answers a zone through the whole grace); afterwards
+    each pool holds exactly the new members."""
+    pm = PulumiStack.create(tmp_path_factory.mktemp("e2e-set-pm"), "e2e-set-pm", pulumi_environment)
+    try:
+        pm.write_config(set_config(PER_MEMBER, servers["per-member"], "per-member", PER_MEMBER_DRAIN))
+        first = pm.up()
+        pools = pool_ids(pm)
+        zones = pm.outputs()["zones"]
+        for out in zones.values():
+            seen["lbs"].add(out["loadbalancerId"])
+            seen["pools"].add(out["poolIds"][str(PORT)])
+        addresses = {zone: out["floatingIp"] for zone, out in zones.items()}
+        newcomers = {zone: servers["first"][zone][:PER_MEMBER_N] for zone in ZONES}
+        pm.write_config(set_config(PER_MEMBER, newcomers, "per-member", PER_MEMBER_DRAIN))
+        for zone in ZONES:
+            eventually(f"{zone} answers before the rotation", lambda: ask(addresses[zone]), 30, 0.25)
+        with PoolSampler(localcloud.conn, pools) as sampler, ovn_endpoint.ZoneAskers(addresses) as askers:
+            rotation = pm.up()
+        bursts = {zone: ovn_endpoint.bursts_after_drain(
+            sampler, askers, zone, {address_of(server, zone): server.name for server in servers["per-member"][zone]})
+            for zone in ZONES}
+        print(f"\nper-member, {PER_MEMBER_N} per zone: up {first.seconds:.1f}s, rotation {rotation.seconds:.1f}s; "
+              f"answers after a drain took effect, as bursts (s after the drain applied): {bursts}")
+        for zone in ZONES:
+            assert askers.failures[zone] == [], (zone, askers.failures[zone][:5])
+            long = {name: b for name, found in bursts[zone].items() for b in found if b[1] - b[0] > BURST}
+            assert long == {}, (zone, long)
+        assert {zone: sorted(m.name for m in localcloud.conn.load_balancer.members(pool))
+                for zone, pool in pools.items()} == {
+            zone: sorted(server.name for server in newcomers[zone]) for zone in ZONES}
+    finally:
+        pm.destroy(check=False)
+
+
+def test_6_destroy_leaves_no_member_pool_or_load_balancer_of_any_stack(stack, upgrade, localcloud, seen):
+    """`pulumi destroy` of both stacks (test_5's destroyed its own): Octavia holds no load balancer and no pool of the
+    three (by id or name), and no pool holds a member named after one of their servers (the members go with the member
+    sets' and the per-member resources' deletes)."""
     assert seen["lbs"] and seen["pools"], "the earlier steps recorded no load balancer"
     for each in (stack, upgrade):
         down = each.destroy()
