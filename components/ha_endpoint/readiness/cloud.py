@@ -86,13 +86,19 @@ class OctaviaStatusSource:
             raise
         return True
 
-    def list_members(self, pool_id: str) -> list[LiveMember]:
+    def list_members(self, pool_id: str, missing_ok: bool = False) -> list[LiveMember]:
         """Every member of the pool with its address, port, attributes and statuses: one
-        ``GET .../pools/{pool_id}/members`` (what a member set reconciles against)."""
+        ``GET .../pools/{pool_id}/members`` (what a member set reconciles against); with ``missing_ok``, none when
+        the pool no longer exists (a drain's watch: nothing left to keep out)."""
         conn = self._connection()
         self.calls += 1
-        with translated(f"listing the members of pool {pool_id}"):
-            return [live_member(m) for m in conn.load_balancer.members(pool_id)]
+        try:
+            with translated(f"listing the members of pool {pool_id}"):
+                return [live_member(m) for m in conn.load_balancer.members(pool_id)]
+        except FetchFailed as exc:
+            if missing_ok and exc.__cause__ is not None and http_status(exc.__cause__) == 404:
+                return []
+            raise
 
     def put_members(self, pool_id: str, members: list[dict[str, Any]], additive_only: bool) -> None:
         """Octavia's batch member update, one ``PUT .../pools/{pool_id}/members``: members are matched on address and

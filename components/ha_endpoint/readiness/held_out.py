@@ -1,15 +1,16 @@
 """Keeping a member drained admin down out of its load balancer's backends (the ovn provider): the one rule a member
 set's drain and a MemberDrain both follow.
 
-The ovn provider (ovn-octavia-provider 3.1.2, which ignores the weight: :func:`ha_endpoint.core.predicates.
-drains_admin_down`) takes an admin-down member out of the OVN load balancer's backends and reports it OFFLINE. OVN then
-drops the member's health check, and the provider reads that as the member failing: it writes ERROR over the OFFLINE
-(0.3-3 s later on the local cloud; Octavia may list the two in either order), and its next rewrite of the backends
-(another member's drain, create or delete) keeps every member that is not OFFLINE: the drained member is back. The same
-drain once more, once that ERROR is in, makes the member OFFLINE again without touching the backends (it is already
-out: OVN changes nothing and reports nothing more), so later rewrites leave it out. One CI run still saw a drained
-member taken back for ~2 s some 20 s after its drain (likeliest cause: the provider's API process and its agent each
-rewrite the member-status map from what they last read). So, through its grace, a drained member is watched:
+The ovn provider (ovn-octavia-provider 3.1.2, which ignores the weight:
+:func:`ha_endpoint.core.predicates.drains_admin_down`) takes an admin-down member out of the OVN load balancer's
+backends and reports it OFFLINE. OVN then drops the member's health check, and the provider reads that as the member
+failing: it writes ERROR over the OFFLINE (0.3-3 s later on the local cloud; Octavia may list the two in either
+order), and its next rewrite of the backends (another member's drain, create or delete) keeps every member that is not
+OFFLINE: the drained member is back. The same drain once more, once that ERROR is in, makes the member OFFLINE again
+without touching the backends (it is already out: OVN changes nothing and reports nothing more), so later rewrites
+leave it out. One CI run still saw a drained member taken back for ~2 s some 20 s after its drain (likeliest cause:
+the provider's API process and its agent each rewrite the member-status map from what they last read). So, through its
+grace, a drained member is watched:
 
 - listed OFFLINE, then anything else (the provider's ERROR, or the member back and ONLINE): drained again;
 - not drained again yet :data:`OVERWRITTEN_WITHIN` seconds after its drain: drained again (the ERROR may have been

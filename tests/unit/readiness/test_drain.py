@@ -291,3 +291,19 @@ def test_a_drain_failure_reaches_the_user_without_chained_tracebacks(fake):
     assert report.count("Traceback") == 1 and lines[-1].startswith("ha_endpoint.readiness.drain.DrainTimeout: member")
     assert [line.rsplit(" in ", 1)[1] for line in lines if line.startswith("  File ")] == [
         "test_a_drain_failure_reaches_the_user_without_chained_tracebacks", "delete"]
+
+
+def test_an_ovn_drain_whose_pool_is_deleted_in_its_grace_ends_with_the_grace_and_no_error(ovn, monkeypatch):
+    """The pool deleted out of band while the drain watches its member: nothing is left to keep out; the grace ends as
+    configured (the member's own delete then finds it gone)."""
+    member = ovn.members("p1")[("10.10.1.10", 6443)].id
+    start, advance = ovn.clock.now, ovn.advance
+
+    def advance_then_delete_the_pool():
+        advance()
+        if ovn.clock.now >= start + 8:
+            ovn.pools.pop("p1", None)
+
+    monkeypatch.setattr(ovn, "advance", advance_then_delete_the_pool)
+    MemberDrainProvider().delete(f"drain-{member}", bag(member_id=member, admin_down=True))
+    assert 20 <= ovn.clock.now - start <= 20 + 1.0
