@@ -119,10 +119,13 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget()) -> Opti
     def keep_out(until: float, retried: Callable[[Callable[[], Any], str], Any]) -> None:
         """Under ``admin_down`` (the ovn provider) the grace watches the member and drains it again when the provider
         overwrote its drain or took it back (:mod:`.held_out`: the rule a member set's drain follows too)."""
-        hold_out([Watch(member_id, _now())], lambda: retried(lambda: source.list_members(pool_id, missing_ok=True), "list its pool"),
-                 lambda _watch, why: retried(lambda: source.drain_member(pool_id, member_id, admin_down=True),
-                                             f"drain it again ({why})"),
-                 until=until, clock=_now, sleep=_sleep)
+        def listing() -> list:
+            return retried(lambda: source.list_members(pool_id, missing_ok=True), "list its pool")
+
+        def drain_again(_watch: Watch, why: str) -> None:
+            retried(lambda: source.drain_member(pool_id, member_id, admin_down=True), f"drain it again ({why})")
+
+        hold_out([Watch(member_id, _now())], listing, drain_again, until=until, clock=_now, sleep=_sleep)
 
     try:
         return drain_member(
