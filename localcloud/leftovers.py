@@ -19,12 +19,20 @@ SHOWN = 3
 """Names shown per kind; the rest are counted."""
 
 
+def the_clouds_own_servers() -> frozenset[str]:
+    """The names of the servers the cloud makes for itself and keeps: its node sets (the control-plane nodes the seed
+    records, the Kubernetes nodes the Kubernetes tests ask for: :mod:`localcloud.dataplane.nodes`)."""
+    from .dataplane.nodes import CONTROL_PLANE, KUBERNETES
+    return frozenset(name for nodeset in (CONTROL_PLANE, KUBERNETES) for name, _, _ in nodeset.nodes)
+
+
 def unseeded(cloud) -> dict[str, list[str]]:
-    """Kind -> names of what ``cloud`` (a :class:`localcloud.testing.LocalCloud`) holds that its seed did not create."""
-    conn, nodes = cloud.conn, set(cloud.seed.get('nodes', {}).values())
+    """Kind -> names of what ``cloud`` (a :class:`localcloud.testing.LocalCloud`) holds that its seed did not create
+    (its node sets' servers are its own)."""
+    conn, nodes, own = cloud.conn, set(cloud.seed.get('nodes', {}).values()), the_clouds_own_servers()
     return {
         'load balancers': sorted(lb.name or lb.id for lb in conn.load_balancer.load_balancers()),
-        'servers': sorted(s.name or s.id for s in conn.compute.servers() if s.id not in nodes),
+        'servers': sorted(s.name or s.id for s in conn.compute.servers() if s.id not in nodes and s.name not in own),
         'floating IPs': sorted(ip.floating_ip_address for ip in conn.network.ips()),
         'DNS records': sorted(rs.name for zone in conn.dns.zones() for rs in conn.dns.recordsets(zone)
                               if rs.type not in ('SOA', 'NS')),
