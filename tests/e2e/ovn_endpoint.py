@@ -88,36 +88,39 @@ list into flows (measured well under 1 s), and a request counts from its start, 
 answered by it."""
 
 
-def new_connections_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str],
-                                within: Optional[float] = None) -> list[str]:
-    """The answers in ``zone`` from a drained member to a request started over :data:`DRAIN_TAKES_EFFECT` seconds
-    after the pool poller (``sampler``: tests/e2e/cloud_checks.PoolSampler keyed by zone) first listed its drain
-    applied (weight 0, admin down; ``names``: member address -> the server name it answers with); with ``within``, only requests started in the ``within`` seconds after that. Also fails when a member of
-    ``names`` left the pool without a listing of its applied drain (nothing to measure from)."""
+def _answers_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str]) -> dict[str, list[float]]:
+    """Per drained member (``names``: member address -> the server name it answers with): the starts of the requests
+    it answered in ``zone`` over :data:`DRAIN_TAKES_EFFECT` seconds after the pool poller (``sampler``:
+    tests/e2e/cloud_checks.PoolSampler keyed by zone) first listed its drain applied (weight 0, admin down), in seconds
+    after that listing, sorted. Fails when a member of ``names`` left the pool without a listing of its applied drain
+    (nothing to measure from)."""
     drained = sampler.drain_applied(zone)
     missing = sorted(set(names) - set(drained))
     assert not missing, f"{zone}: never listed drained (weight 0, admin down, ACTIVE) before going: {missing}"
-    return [f"{name} answered a request started {at - drained[address]:.1f}s after its drain applied"
-            for address, name in names.items()
-            for at, answered in askers.answers[zone]
-            if answered == name and at > drained[address] + DRAIN_TAKES_EFFECT
-            and (within is None or at <= drained[address] + DRAIN_TAKES_EFFECT + within)]
+    return {name: sorted(at - drained[address] for at, answered in askers.answers[zone]
+                         if answered == name and at > drained[address] + DRAIN_TAKES_EFFECT)
+            for address, name in names.items()}
+
+
+def new_connections_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str],
+                                within: Optional[float] = None) -> list[str]:
+    """The answers in ``zone`` from a drained member to a request started over :data:`DRAIN_TAKES_EFFECT` seconds
+    after its drain applied (:func:`_answers_after_drain`); with ``within``, only requests started in the ``within``
+    seconds after that."""
+    return [f"{name} answered a request started {since:.1f}s after its drain applied"
+            for name, starts in _answers_after_drain(sampler, askers, zone, names).items() for since in starts
+            if within is None or since <= DRAIN_TAKES_EFFECT + within]
 
 
 def bursts_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str],
                        gap: float = 2.0) -> dict[str, list[tuple[float, float]]]:
-    """Per drained member (``names``: member address -> the server name it answers with): its answers in ``zone`` to
-    requests started over :data:`DRAIN_TAKES_EFFECT` seconds after the pool poller first listed its drain applied, as
-    bursts (first and last request start, seconds after the drain applied; answers over ``gap`` s apart start a new
-    burst). A member the provider took back and the drain's watch took out again shows as one short burst."""
-    drained = sampler.drain_applied(zone)
-    missing = sorted(set(names) - set(drained))
-    assert not missing, f"{zone}: never listed drained (weight 0, admin down, ACTIVE) before going: {missing}"
+    """Per drained member, the answers of :func:`_answers_after_drain` as bursts (first and last request start,
+    seconds after the drain applied; answers over ``gap`` s apart start a new burst). A member the provider took back
+    and the drain's watch took out again shows as one short burst."""
     result: dict[str, list[tuple[float, float]]] = {}
-    for address, name in names.items():
+    for name, starts in _answers_after_drain(sampler, askers, zone, names).items():
         bursts: list[tuple[float, float]] = []
-        for since in sorted(at - drained[address] for at, answered in askers.answers[zone]
-                            if answered == name and at > drained[address] + DRAIN_TAKES_EFFECT):
+        for since in starts:
             if bursts and since - bursts[-1][1] <= gap:
                 bursts[-1] = (bursts[-1][0], since)
             else:
