@@ -152,6 +152,15 @@ class BatchOctavia:
         self._record()
         return member.id
 
+    def seconds_served(self, address: str, after: float, pool_id: str = "p1", port: int = 6443) -> float:
+        """How long after ``after`` a client could reach ``address`` (each frame of the timeline holds until the next;
+        the last until now)."""
+        self.advance()
+        frames = self.timeline
+        ends = [f.at for f in frames[1:]] + [self.clock.now]
+        return sum(max(0.0, end - max(frame.at, after)) for frame, end in zip(frames, ends)
+                   if (address, port) in frame.serving(pool_id))
+
     def members(self, pool_id: str) -> dict[tuple[str, int], FakeMember]:
         self.advance()
         return {m.endpoint: m for m in self.pools[pool_id].values()}

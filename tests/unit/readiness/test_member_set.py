@@ -180,18 +180,6 @@ def test_under_ovn_without_keeping_them_out_the_next_write_takes_a_drained_membe
     assert not all(out_for_good(ovn, start, OLD[:3]).values())
 
 
-def seconds_served(octavia, address, after):
-    """How long after ``after`` a client could reach ``address``, from the fake's timeline (each frame holds until
-    the next)."""
-    frames = octavia.timeline
-    total = 0.0
-    for frame, following in zip(frames, frames[1:]):
-        begin, end = max(frame.at, after), following.at
-        if end > begin and (address, 6443) in frame.serving("p1"):
-            total += end - begin
-    return total
-
-
 @pytest.mark.parametrize("rule", [True, False])
 def test_under_ovn_a_leaving_member_taken_back_during_the_grace_is_drained_again_at_the_next_look(
         ovn, monkeypatch, rule):
@@ -205,7 +193,7 @@ def test_under_ovn_a_leaving_member_taken_back_during_the_grace_is_drained_again
     start = ovn.clock.now
     ovn.take_back[OLD[1]] = start + 45  # the drains are done by then; the grace lasts until ~start + 75
     up(ovn, NEW[:3], olds, drain_seconds=60, admin_down=True)
-    served = seconds_served(ovn, OLD[1], start + 45)
+    served = ovn.seconds_served(OLD[1], start + 45)
     removing = next(p["at"] for p in ovn.puts[1:] if not p["additive_only"])
     assert removing > start + 60
     if rule:
