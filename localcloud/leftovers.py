@@ -29,10 +29,10 @@ def the_clouds_own_servers() -> frozenset[str]:
 def unseeded(cloud) -> dict[str, list[str]]:
     """Kind -> names of what ``cloud`` (a :class:`localcloud.testing.LocalCloud`) holds that its seed did not create
     (its node sets' servers are its own)."""
-    conn, nodes, own = cloud.conn, set(cloud.seed.get('nodes', {}).values()), the_clouds_own_servers()
+    conn, own = cloud.conn, the_clouds_own_servers()
     return {
         'load balancers': sorted(lb.name or lb.id for lb in conn.load_balancer.load_balancers()),
-        'servers': sorted(s.name or s.id for s in conn.compute.servers() if s.id not in nodes and s.name not in own),
+        'servers': sorted(s.name or s.id for s in conn.compute.servers() if s.name not in own),
         'floating IPs': sorted(ip.floating_ip_address for ip in conn.network.ips()),
         'DNS records': sorted(rs.name for zone in conn.dns.zones() for rs in conn.dns.recordsets(zone)
                               if rs.type not in ('SOA', 'NS')),
