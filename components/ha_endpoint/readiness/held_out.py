@@ -44,9 +44,9 @@ class Watch:
     offline_seen: bool = False
     redrains: int = 0
 
-    def reason_to_drain_again(self, listed: Optional[LiveMember], now: float) -> Optional[str]:
-        """Why the member must be drained again now (the module's rule), or ``None``; ``listed``: the member as
-        Octavia lists it now (``None``: gone)."""
+    def look(self, listed: Optional[LiveMember], now: float) -> Optional[str]:
+        """One look at the member as Octavia lists it now (``listed``; ``None``: gone): records an OFFLINE, and says
+        why the member must be drained again now (the module's rule), or ``None``."""
         if listed is None or listed.provisioning_status in DELETING or listed.provisioning_status.startswith(
                 "PENDING_"):
             return None
@@ -77,7 +77,7 @@ def hold_out(watches: Iterable[Watch], listing: Callable[[], list[LiveMember]],
     while True:
         listed = {m.member_id: m for m in listing()}
         for watch in watches:
-            reason = watch.reason_to_drain_again(listed.get(watch.member_id), clock())
+            reason = watch.look(listed.get(watch.member_id), clock())
             if reason:
                 drain_again(watch, reason)
                 watch.drained_again(clock())

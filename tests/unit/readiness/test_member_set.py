@@ -173,7 +173,7 @@ def test_under_ovn_without_keeping_them_out_the_next_write_takes_a_drained_membe
     """What the second drain is for, on the same fake: without it the provider's ERROR lands after the drain and the
     next member's drain puts the first one back among the backends."""
     from ha_endpoint.readiness import held_out
-    monkeypatch.setattr(held_out.Watch, "reason_to_drain_again", lambda self, listed, now: None)
+    monkeypatch.setattr(held_out.Watch, "look", lambda self, listed, now: None)
     olds = up(ovn, OLD[:3], drain_seconds=20, admin_down=True)
     start = ovn.clock.now
     up(ovn, NEW[:3], olds, drain_seconds=20, admin_down=True)
@@ -188,7 +188,7 @@ def test_under_ovn_a_leaving_member_taken_back_during_the_grace_is_drained_again
     serves for at most a look and a write; without the rule it serves until the removing batch."""
     if not rule:
         from ha_endpoint.readiness import held_out
-        monkeypatch.setattr(held_out.Watch, "reason_to_drain_again", lambda self, listed, now: None)
+        monkeypatch.setattr(held_out.Watch, "look", lambda self, listed, now: None)
     olds = up(ovn, OLD[:3], drain_seconds=60, admin_down=True)
     start = ovn.clock.now
     ovn.take_back[OLD[1]] = start + 45  # the drains are done by then; the grace lasts until ~start + 75
