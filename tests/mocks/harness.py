@@ -14,9 +14,10 @@ import json
 import runpy
 import sys
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import pulumi
 from pulumi.runtime import rpc
@@ -104,7 +105,7 @@ def run_program(program: Callable[[], Any], cloud: FakeCloud, preview: Optional[
 
     preview = cloud.preview if preview is None else preview
     cloud.preview = preview
-    with _LOCK, use_catalog(FakeCatalog(cloud)), mock_runtime_tuning():
+    with _LOCK, use_catalog(FakeCatalog(cloud)), mock_runtime_tuning(), _collecting_only_this_run():
         _ensure_event_loop()  # an earlier asyncio.run() (e.g. a test of the provider host) leaves the thread without one
         settings.ROOT.set(None)
         mocks.set_mocks(cloud, PROJECT, STACK, preview=preview, monitor=RecordingMonitor(cloud))
@@ -140,6 +141,20 @@ def run_program(program: Callable[[], Any], cloud: FakeCloud, preview: Optional[
             _cancel_leftovers()
             raise
     return Run(cloud, holder.get("outputs") or {}, holder.get("result"))
+
+
+@contextmanager
+def _collecting_only_this_run() -> Iterator[None]:
+    """The objects that exist when a run starts are frozen while it runs (``gc.freeze``): the collector's passes
+    during the run, and the full collection after a failed one (:func:`_cancel_leftovers`), walk only what the run
+    allocated, not the whole heap of the test session, which grows with every test a pytest worker has run. Frozen
+    objects are never freed by those passes (what they reference stays alive); a cycle of them that became garbage
+    meanwhile is collected after the run, once they are unfrozen."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _cancel_leftovers() -> None:
