@@ -80,6 +80,16 @@ def dev_shaped_endpoint(member_updates: str = "per-member") -> dict:
     return {**dev, "name": ENDPOINT, "dns": {**dev["dns"], "record": ENDPOINT}, "memberUpdates": member_updates}
 
 
+def engine_on_local_cloud():
+    """The local cloud (started if needed), the environment the engine runs in against it (printed), and the
+    engine's own OpenStack plugin (unpatched, as users run it)."""
+    cloud = ensure_up()
+    environment = {**engine_environment(project_environment()), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
+                   "OS_CLOUD": "localcloud"}
+    print(describe(environment), flush=True)
+    return cloud, environment, Path(environment["HA_ENGINE_BIN"]).parent / "plugins" / "pulumi-resource-openstack"
+
+
 class Variant:
     """One OpenStack plugin under test: its own PULUMI_HOME, an empty program and a dev-shaped stack (its members
     written as ``member_updates`` says)."""
@@ -237,11 +247,7 @@ def main() -> None:
     options = parser.parse_args()
     build = engine_build(options.cold)
     patched = None if options.no_patched else patched_openstack_plugin()
-    cloud = ensure_up()
-    environment = {**engine_environment(project_environment()), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
-                   "OS_CLOUD": "localcloud"}
-    print(describe(environment), flush=True)
-    current = Path(environment["HA_ENGINE_BIN"]).parent / "plugins" / "pulumi-resource-openstack"
+    cloud, environment, current = engine_on_local_cloud()
     with tempfile.TemporaryDirectory(prefix="engine-figures-") as workdir:
         variants = [Variant("unpatched", current, environment, Path(workdir) / "unpatched")]
         if patched is not None:

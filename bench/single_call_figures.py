@@ -34,11 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.engine_figures import Variant, dev_shaped_endpoint  # noqa: E402
+from bench.engine_figures import Variant, dev_shaped_endpoint, engine_on_local_cloud  # noqa: E402
 from bench.lib import event_timings  # noqa: E402
-from bench.lib.engine_in_use import describe, engine_environment  # noqa: E402
-from localcloud.testing import ensure_up  # noqa: E402
-from tests.e2e.pulumi_cli import PulumiStack, project_environment, with_openstack_plugin  # noqa: E402
+from tests.e2e.pulumi_cli import PulumiStack, with_openstack_plugin  # noqa: E402
 
 SKETCH = "bench-sc"
 
@@ -150,11 +148,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1, help="measurements of each program, interleaved; medians")
     options = parser.parse_args()
-    cloud = ensure_up()
-    environment = {**engine_environment(project_environment()), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
-                   "OS_CLOUD": "localcloud"}
-    print(describe(environment), flush=True)
-    plugin = Path(environment["HA_ENGINE_BIN"]).parent / "plugins" / "pulumi-resource-openstack"
+    cloud, environment, plugin = engine_on_local_cloud()
     with tempfile.TemporaryDirectory(prefix="single-call-figures-") as workdir:
         component = Variant("component", plugin, environment, Path(workdir) / "component")
         sketch = PulumiStack.program(Path(workdir) / "sketch", "single-call", "bench", PROGRAM,
