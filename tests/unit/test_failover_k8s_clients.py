@@ -2,11 +2,13 @@
 client-go are started with, and the loop's bounds on them (stand-in programs in place of the real ones)."""
 import json
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.e2e import failover
 from tests.e2e.failover import CLIENTS, K8S_CLIENTS, Loop
 from tests.e2e.k8s_clients import K8sClients, insecure_kubeconfig
 
@@ -61,13 +63,44 @@ PRINT_LINES = ("import json, time\n"
                "    time.sleep(0.1)\n")
 
 
-def test_each_kubectl_request_is_a_process_and_client_go_one_process_for_the_loop():
-    k8s = StandIns([sys.executable, '-c', 'print("ok")'], [sys.executable, '-c', PRINT_LINES])
-    loop = Loop('https://api.example.test:6443/', ('127.0.0.1', 5300), Path('go'), 1.5, interval=0.2,
+class LoopClock:
+    """The loop's clock (tests/e2e/failover.py reads ``time.monotonic``), held at 0 until the test moves it: whether a
+    stand-in's request ends inside the loop's time then depends on the test, not on how fast this machine starts a
+    process (a loaded machine took 0.37 s per stand-in, and the last request of a 1.5 s loop was cut)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    sleep = staticmethod(time.sleep)
+
+
+@pytest.fixture()
+def clock(monkeypatch):
+    held = LoopClock()
+    monkeypatch.setattr(failover, "time", held)
+    return held
+
+
+def _until(condition, seconds: float = 60.0) -> None:
+    """Wait (real time) for ``condition``: the stand-ins are processes."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the stand-ins did not answer within a minute"
+        time.sleep(0.02)
+
+
+def test_each_kubectl_request_is_a_process_and_client_go_one_process_for_the_loop(clock):
+    k8s = StandIns([sys.executable, '-c', 'import os; print(os.getpid())'], [sys.executable, '-c', PRINT_LINES])
+    loop = Loop('https://api.example.test:6443/', ('127.0.0.1', 5300), Path('go'), 30, interval=0.05,
                 clients=K8S_CLIENTS, k8s=k8s).start()
-    loop.finish()
     kubectl, client_go = loop.figures['kubectl'], loop.figures['client-go']
-    assert len(kubectl.requests) >= 2 and all(r.ok and r.answer == 'ok' for r in kubectl.requests)
+    _until(lambda: len(kubectl.requests) >= 3 and len(client_go.requests) == 3)
+    clock.now = 30.0   # the loop's time is up: no request starts after the one in flight, which ends in time
+    loop.finish()
+    assert all(r.ok for r in kubectl.requests) and len({r.answer for r in kubectl.requests}) == len(kubectl.requests)
     assert [r.ok for r in client_go.requests] == [True, False, True]
     assert not kubectl.cut and not client_go.cut
 
@@ -81,11 +114,13 @@ def test_a_kubectl_request_still_waiting_at_the_end_is_cut_not_recorded():
     assert loop.rows(0.5)[0]['cut'] is not None
 
 
-def test_a_failed_kubectl_request_reports_its_last_error_line():
+def test_a_failed_kubectl_request_reports_its_last_error_line(clock):
     k8s = StandIns([sys.executable, '-c', 'import sys; sys.stderr.write("I0 noise\\nerror: dial tcp: refused\\n");'
                     'sys.exit(1)'], [])
-    loop = Loop('https://api.example.test:6443/', ('127.0.0.1', 5300), Path('go'), 0.5, interval=1,
+    loop = Loop('https://api.example.test:6443/', ('127.0.0.1', 5300), Path('go'), 30, interval=0.05,
                 clients=('kubectl',), k8s=k8s).start()
+    _until(lambda: loop.figures['kubectl'].requests)
+    clock.now = 30.0
     loop.finish()
     first = loop.figures['kubectl'].requests[0]
-    assert not first.ok and first.error == 'error: dial tcp: refused'
+    assert not first.ok and first.error == 'error: dial tcp: refused' and not loop.figures['kubectl'].cut
