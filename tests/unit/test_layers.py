@@ -28,9 +28,10 @@ def layer(module: str) -> int:
 def parse(path: Path) -> ast.Module:
     """``path``'s syntax tree, built with the cyclic garbage collector held off. CPython 3.11 keeps one AST
     recursion counter per interpreter: a collection during the tree's construction may run a finalizer that parses
-    too (asyncio's "Future exception was never retrieved" log of a mocks test's program formats a traceback, and 3.11's
-    traceback carets call ``ast.parse``), which resets the counter, and the outer parse fails with "SystemError: AST
-    constructor recursion depth mismatch" (seen once in a `make test`, 2026-11-29; python/cpython#106905)."""
+    too (asyncio's "Future exception was never retrieved" log of a mocks test's program formats a traceback, and
+    3.11's traceback carets call ``ast.parse``), which resets the counter, and the outer parse fails with
+    "SystemError: AST constructor recursion depth mismatch" (seen once in a `make test`, 2026-11-29; a cycle whose
+    finalizer parses, collected during a parse, fails it every time)."""
     source = path.read_text()
     was_enabled = gc.isenabled()
     gc.disable()
