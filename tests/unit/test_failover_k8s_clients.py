@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from localcloud.testing import eventually
 from tests.e2e import failover
 from tests.e2e.failover import CLIENTS, K8S_CLIENTS, Loop
 from tests.e2e.k8s_clients import K8sClients, insecure_kubeconfig
@@ -84,20 +85,13 @@ def clock(monkeypatch):
     return held
 
 
-def _until(condition, seconds: float = 60.0) -> None:
-    """Wait (real time) for ``condition``: the stand-ins are processes."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "the stand-ins did not answer within a minute"
-        time.sleep(0.02)
-
-
 def test_each_kubectl_request_is_a_process_and_client_go_one_process_for_the_loop(clock):
     k8s = StandIns([sys.executable, '-c', 'import os; print(os.getpid())'], [sys.executable, '-c', PRINT_LINES])
     loop = Loop('https://api.example.test:6443/', ('127.0.0.1', 5300), Path('go'), 30, interval=0.05,
                 clients=K8S_CLIENTS, k8s=k8s).start()
     kubectl, client_go = loop.figures['kubectl'], loop.figures['client-go']
-    _until(lambda: len(kubectl.requests) >= 3 and len(client_go.requests) == 3)
+    eventually('three kubectl requests and client-go\'s three lines',
+               lambda: len(kubectl.requests) >= 3 and len(client_go.requests) == 3, 60, interval=0.02)
     clock.now = 30.0   # the loop's time is up: no request starts after the one in flight, which ends in time
     loop.finish()
     assert all(r.ok for r in kubectl.requests) and len({r.answer for r in kubectl.requests}) == len(kubectl.requests)
@@ -119,7 +113,7 @@ def test_a_failed_kubectl_request_reports_its_last_error_line(clock):
                     'sys.exit(1)'], [])
     loop = Loop('https://api.example.test:6443/', ('127.0.0.1', 5300), Path('go'), 30, interval=0.05,
                 clients=('kubectl',), k8s=k8s).start()
-    _until(lambda: loop.figures['kubectl'].requests)
+    eventually('a kubectl request', lambda: loop.figures['kubectl'].requests, 60, interval=0.02)
     clock.now = 30.0
     loop.finish()
     first = loop.figures['kubectl'].requests[0]
