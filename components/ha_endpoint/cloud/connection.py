@@ -10,11 +10,11 @@ OpenStack client environment, read when a connection is built: ``OS_CLOUD`` / ``
 Error categories (:func:`classify`), the one list of retryable errors:
 
 - re-authenticate: 401, and any 4xx raised by keystoneauth while authenticating;
-- transient, retried within the deadline: 408, 409 (PENDING_* objects are immutable), 429, 5xx, connection failures
+- transient, retried within the deadline: 408, 409 (PENDING_* objects are immutable), 429, 5xx but 501, connection failures
   and timeouts, a service that cannot be discovered (keystoneauth's ``DiscoveryFailure``: Keystone unreachable with an
   unversioned auth_url, or a service restarting), an answer that is not JSON (an HTML page from a proxy, with status
   200), openstacksdk's generic ``SDKException`` and ``OSError``;
-- terminal, reported at once: other HTTP statuses (403, 404, 400), TLS errors, configuration (clouds.yaml, a missing
+- terminal, reported at once: other HTTP statuses (403, 404, 400, 501 Not Implemented), TLS errors, configuration (clouds.yaml, a missing
   endpoint, a malformed URL, a local file that cannot be read) and anything else.
 """
 
@@ -36,6 +36,10 @@ from .errors import AuthExpired, CallFailed, TransientFetchError
 
 TRANSIENT_HTTP_STATUSES = frozenset({408, 409, 429})
 """HTTP statuses below 500 that are retried: request timeout, conflict (PENDING_* immutable), rate limit."""
+
+TERMINAL_SERVER_STATUSES = frozenset({501})
+"""5xx statuses that retrying cannot fix: 501 Not Implemented (e.g. Octavia's ovn provider refusing an option it does
+not support, such as a listener's allowed CIDRs)."""
 
 
 TERMINAL_TYPES: tuple[type[BaseException], ...] = (
@@ -120,7 +124,7 @@ def classify(exc: BaseException) -> Category:
     if status == 401 or isinstance(exc, ks_exc.AuthorizationFailure):
         return Category.AUTH
     if status is not None:
-        if status in TRANSIENT_HTTP_STATUSES or status >= 500:
+        if status in TRANSIENT_HTTP_STATUSES or (status >= 500 and status not in TERMINAL_SERVER_STATUSES):
             return Category.TRANSIENT
         return Category.TERMINAL
     if isinstance(exc, TERMINAL_TYPES):
