@@ -2,7 +2,9 @@
 the ``openstack.loadbalancer.Member`` resource it stands for under ``memberUpdates: per-member`` (that type token,
 the name that resource would have, its camelCase properties, its pool dependency, its zone), so that every rule that
 judges members judges each member of a set as it judges a member resource, with the same messages. A violation about
-one of them points at the set (its URN), which is what the engine registered.
+one of them points at the set (its URN), which is what the engine registered. A set's members join the pool the set
+fills (:func:`set_pool`): the pool its ``pool_id`` depends on, or, when that id is an output of a load balancer tree
+(``loadBalancerCreate: single-call``), the tree's pool named ``pool_name`` (:mod:`policies.lb_trees`).
 
 A set whose member list is not known at preview (a whole list computed from Outputs) yields no view; the rules that
 count members skip its pool then (:func:`unknown_sets`) rather than report it empty.
@@ -15,6 +17,7 @@ from typing import Any, Optional
 
 from ha_endpoint.core import contract
 
+from .lb_trees import is_tree, part_of
 from .model import UNKNOWN, plain
 
 
@@ -37,17 +40,39 @@ def is_member_set(resource: Any) -> bool:
     return resource.resource_type in contract.MEMBER_SET_TYPES
 
 
+def _props(resource: Any) -> dict[str, Any]:
+    found = plain(resource.props) if resource.props is not None else {}
+    return found if isinstance(found, dict) else {}
+
+
 def _members(resource: Any) -> Any:
-    return plain(resource.props).get("members") if resource.props is not None else None
+    return _props(resource).get("members")
 
 
-def member_views(resource: Any) -> list[MemberView]:
-    """One view per member of the member set ``resource``."""
-    props = plain(resource.props) if resource.props is not None else {}
+def set_pool(resource: Any, pools: list[Any]) -> Optional[Any]:
+    """The pool among ``pools`` (resources and views) that the member set ``resource`` fills: one its ``pool_id``
+    depends on, else the pool named ``pool_name`` of a load balancer tree its ``pool_id`` depends on; else None."""
+    name = _props(resource).get("pool_name")
+    for dependency in (resource.property_dependencies or {}).get("pool_id", []) or []:
+        if any(dependency is pool for pool in pools):
+            return dependency
+        if is_tree(dependency):
+            part = part_of(dependency, contract.POOL_TYPE, name, pools)
+            if part is not None:
+                return part
+    return None
+
+
+def member_views(resource: Any, pools: Optional[list[Any]] = None) -> list[MemberView]:
+    """One view per member of the member set ``resource``; their ``poolId`` depends on the pool the set fills among
+    ``pools`` (:func:`set_pool`), else on what the set's ``pool_id`` depends on."""
+    props = _props(resource)
     members = props.get("members")
     if not isinstance(members, list):
         return []
-    pool_dependencies = list((resource.property_dependencies or {}).get("pool_id", []) or [])
+    pool = set_pool(resource, pools or [])
+    pool_dependencies = [pool] if pool is not None else \
+        list((resource.property_dependencies or {}).get("pool_id", []) or [])
     views = []
     for entry in members:
         if not isinstance(entry, dict):

@@ -10,7 +10,8 @@ from typing import Any
 
 from ha_endpoint.core import contract
 
-from ..member_sets import unknown_sets
+from ..lb_trees import unknown_trees
+from ..member_sets import set_pool, unknown_sets
 from ..model import Violation, as_int, join
 from ..registry import rule, whole_number
 from ..stack import direct_dependencies, judged, props
@@ -37,10 +38,12 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
         for key, zone in facts.zones.items():
             if zone.backend != "octavia":
                 continue  # pools are Octavia's; another backend declares its members in the facts only
+            in_zone = [child for child in endpoint.children if endpoint.zone_of(child) == key]
+            if unknown_trees(in_zone):
+                continue  # a load balancer tree whose pools are not known yet (preview): nothing to count by
             pools = endpoint.in_zone(contract.POOL_TYPE, key)
             members = endpoint.in_zone(contract.MEMBER_TYPE, key)
-            unknown = [_pool_of(s, pools) for s in unknown_sets([c for c in endpoint.children
-                                                                  if endpoint.zone_of(c) == key])]
+            unknown = [set_pool(s, pools) for s in unknown_sets(in_zone)]
             for pool in pools or [None]:
                 if unknown and (pool is None or pool in unknown):
                     continue  # a member set whose members are not known yet (preview): nothing to count
