@@ -275,3 +275,59 @@ def test_a_member_sets_interrupted_create_is_left_to_the_next_update_and_its_mem
                         members=[{"name": "cp-0", "address": "10.10.1.10", "protocol_port": 6443}])]
     undone, unknown, left = recover.roll_back(conn, pending, DEV_STATE)
     assert conn.deleted == [] and (undone, unknown, left) == ([], [], [])
+
+
+# -- load balancer trees (loadBalancerCreate: single-call): one dynamic resource per zone, whose id is its Octavia
+# load balancer's and whose outputs record its listeners', pools', health monitors' ids and its VIP port.
+
+def _tree_state(kind: str = contract.TREE_TYPE) -> dict:
+    return {"resources": [{
+        "urn": f"urn:pulumi:dev::ha-endpoint::{kind}::k8s-api-az1-lb", "type": kind, "id": "lb-dev",
+        "outputs": {"name": "k8s-api-az1-lb", "vip_address": "10.10.1.5", "vip_port_id": "vip-dev",
+                    "listener_ids": {"6443": "listener-dev"}, "pool_ids": {"6443": "pool-tree"},
+                    "monitor_ids": {"6443": "monitor-dev"}}}]}
+
+
+@pytest.mark.parametrize("kind", contract.TREE_TYPES)
+def test_the_state_of_a_tree_records_its_load_balancer_its_parts_and_its_vip_port(kind):
+    ours = recover.ours_in(_tree_state(kind), DEV)
+    assert {"lb-dev", "listener-dev", "pool-tree", "monitor-dev"} <= ours.ids
+    assert ours.vip_ports == {"vip-dev"}
+
+
+@pytest.mark.parametrize("pending_kind", [contract.LOADBALANCER_TYPE, *contract.TREE_TYPES])
+def test_a_load_balancer_a_tree_records_is_never_deleted_as_an_orphan(pending_kind, capsys):
+    """A create of the zone's load balancer (a tree, or a provider load balancer while the mode changes) that never
+    reached the cloud finds the tree's live load balancer by name and tag: the state records it, so it stays."""
+    conn = FakeConn()
+    conn.lbs.append(Obj(id="lb-dev", name="k8s-api-az1-lb", tags=[DEV.tag]))
+    pending = [creating(pending_kind, "k8s-api-az1-lb", name="k8s-api-az1-lb")]
+    undone, unknown, left = recover.roll_back(conn, pending, recover.ours_in(_tree_state(), DEV))
+    assert (conn.deleted, undone, unknown, left) == ([], [], [], [])
+    assert "k8s-api-az1-lb: lb-dev carries its name but is recorded in the state (live): left alone" in \
+        capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kind", contract.TREE_TYPES)
+def test_a_trees_interrupted_create_is_rolled_back_as_a_load_balancers_with_all_it_holds(kind):
+    """The tree's single call created the load balancer with its listeners, pools and monitors: the one object of
+    that name carrying this stack's tag is deleted with them (cascade); prod's of the same name is left alone."""
+    conn = FakeConn()
+    cascades = []
+    conn.load_balancer.delete_load_balancer = lambda ident, cascade: (conn.deleted.append(ident),
+                                                                      cascades.append(cascade))
+    conn.lbs.append(Obj(id="lb-dev-new", name="k8s-api-az1-lb", tags=[DEV.tag]))
+    pending = [creating(kind, "k8s-api-az1-lb", name="k8s-api-az1-lb", tags=[DEV.tag], identity_tag=DEV.tag,
+                        listeners=[{"name": "k8s-api-az1-6443-listener", "protocol_port": 6443}])]
+    undone, unknown, left = recover.roll_back(conn, pending, DEV_STATE)
+    assert (conn.deleted, cascades, unknown, left) == (["lb-dev-new"], [True], [], [])
+    assert undone == ["k8s-api-az1-lb (lb-dev-new)"]
+
+
+def test_a_member_in_a_pool_a_tree_records_is_this_stacks():
+    """A member beside the endpoint, in a tree's pool: the pool is the stack's through the tree's outputs."""
+    conn = FakeConn()
+    conn.members["pool-tree"] = [Obj(id="m-tree", name="extra", address="10.10.1.20")]
+    pending = [creating(contract.MEMBER_TYPE, "extra-member", poolId="pool-tree", name="extra", address="10.10.1.20")]
+    undone, _, left = recover.roll_back(conn, pending, recover.ours_in(_tree_state(), DEV))
+    assert conn.deleted == ["m-tree"] and left == []
