@@ -91,7 +91,7 @@ class LiveTree:
     def attributes(self, inputs: TreeInputs) -> dict[str, Any]:
         """Each object's in-place attributes as listed, keyed as :func:`wanted_attributes`."""
         def pick(found: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
-            return {key: _normal(key, found.get(key)) for key in wanted}
+            return _present({key: _normal(found.get(key)) for key in wanted})
 
         by_port = {listener.key: listener for listener in inputs.listeners}
         token = _token(self.lb)
@@ -105,17 +105,22 @@ class LiveTree:
                              if port in by_port and by_port[port].monitor is not None}}
 
 
-def _normal(key: str, value: Any) -> Any:
-    """An attribute as compared: lists sorted (Octavia does not keep the order of tags or CIDRs), '' as none."""
+def _normal(value: Any) -> Any:
+    """An attribute as compared: lists sorted (Octavia does not keep the order of tags or CIDRs), '' and [] as none."""
     if isinstance(value, list):
         return sorted(str(item) for item in value) or None
     return None if value == "" else value
 
 
+def _present(attributes: dict[str, Any]) -> dict[str, Any]:
+    """The attributes that have a value (the engine stores no null in a resource's outputs)."""
+    return {key: value for key, value in attributes.items() if value is not None}
+
+
 def wanted_attributes(inputs: TreeInputs, token: Optional[str]) -> dict[str, Any]:
     """Each object's in-place attributes as the inputs want them (compared with :meth:`LiveTree.attributes`)."""
     def normal(wanted: dict[str, Any]) -> dict[str, Any]:
-        return {key: _normal(key, value) for key, value in wanted.items()}
+        return _present({key: _normal(value) for key, value in wanted.items()})
 
     return {"lb": normal(inputs.lb_attributes(token)),
             "listeners": {l.key: normal(l.listener_attributes(inputs.tags)) for l in inputs.listeners},
@@ -384,8 +389,8 @@ class LoadBalancerTreeProvider(InputsChecked):
     input_failures = staticmethod(check_failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        if contains_unknown(news):
-            structural = any(contains_unknown(news.get(key)) for key in
+        if contains_unknown(without_members(news)):  # the first members are the member sets' (see the docstring)
+            structural = any(contains_unknown(without_members(news).get(key)) for key in
                              ("vip_subnet_id", "availability_zone", "loadbalancer_provider", "listeners"))
             return DiffResult(changes=True, replaces=["listeners"] if structural else [],
                               delete_before_replace=False)

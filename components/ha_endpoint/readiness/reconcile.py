@@ -254,9 +254,15 @@ class _Reconcile:
             live = self.listing()
         members = self.wanted(live)
         leaving = {m.member_id: m for m in changes.leaving}
-        if members and (changes.create or changes.update or leaving):
+        # members with the set's tag that its state does not record were created by someone writing for the set
+        # (its load balancer's single-call create, or an update of its own that was interrupted): never seen ready
+        # by the set, they are waited for, and held, as if it had just created them
+        unseen = {m.member_id for m in members.values()
+                  if m.member_id not in recorded and self.inputs.set_tag in m.tags}
+        if members and (changes.create or changes.update or leaving or unseen):
             try:
-                held = frozenset(m.member_id for m in members.values() if m.member_id not in before)
+                held = frozenset(m.member_id for m in members.values() if m.member_id not in before or
+                                 m.member_id in unseen)
                 waited = wait_for_members(
                     self.inputs.wait_spec(tuple(m.member_id for m in members.values()), held),
                     fetch_pool=self.source.fetch_pool, fetch_load_balancer=self.source.fetch_load_balancer,

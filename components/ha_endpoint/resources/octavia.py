@@ -19,16 +19,17 @@ set that holds nothing and records the handover (the update before ``batch`` on 
 from __future__ import annotations
 
 from importlib.metadata import version
-from typing import Mapping, Optional, TypeVar
+from typing import Any, Mapping, Optional, TypeVar
 
 import pulumi
 import pulumi_openstack as openstack
 
-from ..core import predicates
+from ..core import contract, predicates
 from ..core.plan import ListenerPlan, ZonePlan
 from ..pipeline import OCTAVIA
 from ..pipeline.deferred import after_checks
 from ..readiness.drain import MemberDrain
+from ..readiness.lb_tree import LoadBalancerTree
 from ..readiness.member_set import MemberSet
 from ..readiness.provider import MemberReadiness
 from .backend import ZoneServing
@@ -74,32 +75,42 @@ class _OctaviaZone:
         # (tests/e2e/test_engine_lifecycle.py step 8). Octavia takes two objects of one name, so the successor is
         # created first; the floating IP association moves to it in place, then the old objects are deleted.
         child = pulumi.ResourceOptions(parent=parent, delete_before_replace=False)
-        self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
-            zone.lb_name, name=zone.lb_name, availability_zone=zone.octavia_az,
-            vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),
-            loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
-            description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
-                                               zone.lb_name), opts=child)
-        self.vip_association = openstack.networking.PortSecGroupAssociate(
-            zone.vip_secgroup_association_name, port_id=lb.vip_port_id, security_group_ids=[vip_group_id],
-            enforce=False, opts=child)
         self.pools: dict[int, openstack.loadbalancer.Pool] = {}
+        self.pool_ids: dict[int, pulumi.Output[str]] = {}
         self.monitors: dict[int, openstack.loadbalancer.Monitor] = {}
         self.members: dict[int, dict[str, openstack.loadbalancer.Member]] = {}
         self.member_sets: dict[int, MemberSet] = {}
         self.member_ids: dict[int, pulumi.Output[dict]] = {}
+        self.tree: Optional[LoadBalancerTree] = None
         self._last_write: Optional[pulumi.Resource] = None
-        for listener in zone.listeners:
-            self._listener(listener, zone, child)
+        lb: Any
+        if zone.load_balancer_create == "single-call":
+            self.tree = self.loadbalancer = lb = self._written(self._tree(zone, child))
+            for listener in zone.listeners:
+                self.pool_ids[listener.port] = self.tree.pool_ids.apply(
+                    lambda ids, port=listener.port: (ids or {}).get(str(port)))
+                self._member_set(listener, zone, child, self.pool_ids[listener.port])
+        else:
+            self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
+                zone.lb_name, name=zone.lb_name, availability_zone=zone.octavia_az,
+                vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),
+                loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
+                description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
+                                                   zone.lb_name), opts=child)
+            for listener in zone.listeners:
+                self._listener(listener, zone, child)
+        self.vip_association = openstack.networking.PortSecGroupAssociate(
+            zone.vip_secgroup_association_name, port_id=lb.vip_port_id, security_group_ids=[vip_group_id],
+            enforce=False, opts=child)
         bootstrap = zone.publish == "bootstrap"
         require = "provisioned" if bootstrap else zone.readiness.require
         where = poll_inputs(zone.readiness.target, parent)
         self.readiness = MemberReadiness(
             zone.readiness_name, loadbalancer_id=lb.id, pools={
                 listener.pool_name: {
-                    "pool_id": self.pools[listener.port].id,
+                    "pool_id": self.pool_ids[listener.port],
                     "member_ids": self._gate_member_ids(listener.port),
-                    "monitored": listener.port in self.monitors,
+                    "monitored": listener.monitor is not None,
                     # a member set held the members it created before it returned: the gate holds nothing again
                     "hold_seconds": 0 if listener.port in self.member_sets else _online_hold(zone, listener),
                 } for listener in zone.listeners},
@@ -109,9 +120,9 @@ class _OctaviaZone:
             cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
             members_not_ready=[member_set.not_ready_reason for member_set in self.member_sets.values()]
             if self.member_sets else None,
-            opts=pulumi.ResourceOptions(parent=parent, depends_on=list(self.monitors.values())))
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=list(self.monitors.values()) or None))
         self.drains = [
-            MemberDrain(member.drain_name, pool_id=self.pools[listener.port].id,
+            MemberDrain(member.drain_name, pool_id=self.pool_ids[listener.port],
                         member_id=self.members[listener.port][member.member].id,
                         drain_seconds=zone.readiness.drain_seconds,
                         admin_down=predicates.drains_admin_down(zone.load_balancer_provider), cloud=where.cloud,
@@ -134,7 +145,7 @@ class _OctaviaZone:
             outputs={
                 "loadbalancer_id": lb.id, "vip_address": lb.vip_address, "vip_port_id": lb.vip_port_id,
                 "floating_ip": floating_ip,
-                "pool_ids": pulumi.Output.all(**{str(port): pool.id for port, pool in self.pools.items()}),
+                "pool_ids": pulumi.Output.all(**{str(port): pool_id for port, pool_id in self.pool_ids.items()}),
                 "member_ids": pulumi.Output.all(**{str(port): ids for port, ids in self.member_ids.items()}),
                 "member_statuses": pulumi.Output.all(**{
                     str(port): self._member_statuses(port) for port in self.member_ids}),
@@ -182,6 +193,7 @@ class _OctaviaZone:
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: members of port {listener.port}",
                                                listener.pool_name), opts=self._after_previous_write(child)))
         self.pools[listener.port] = pool
+        self.pool_ids[listener.port] = pool.id
         if listener.monitor is not None:
             spec = listener.monitor
             http = {"url_path": spec.url_path, "expected_codes": spec.expected_codes} if spec.url_path else {}
@@ -190,7 +202,7 @@ class _OctaviaZone:
                 max_retries=spec.max_retries, max_retries_down=spec.max_retries_down,
                 opts=self._after_previous_write(child), **http))
         if zone.member_updates == "batch":
-            self._member_set(listener, zone, child, pool)
+            self._member_set(listener, zone, child, pool.id)
             return
         members = self.members[listener.port] = {}
         # handover: the step before batch; the member resources (and their drains) leave the stack at the next
@@ -213,27 +225,64 @@ class _OctaviaZone:
         self.member_ids[listener.port] = pulumi.Output.all(
             **{name: resource.id for name, resource in members.items()})
         if zone.member_updates == "handover":
-            self._handover_set(listener, zone, child, pool)
+            self._handover_set(listener, zone, child, pool.id)
+
+    def _tree(self, zone: ZonePlan, child: pulumi.ResourceOptions) -> LoadBalancerTree:
+        """``loadBalancerCreate: single-call``: the zone's load balancer with every listener, pool, monitor and first
+        member in one Octavia call (:mod:`ha_endpoint.readiness.lb_tree`); each pool's member set then owns its
+        members (they carry its tag). Registered once every member's port admits the load balancer."""
+        where = poll_inputs(zone.readiness.target, child.parent)
+        ports = [self.member_ports[member.member] for listener in zone.listeners for member in listener.members
+                 if member.member in self.member_ports]
+        return LoadBalancerTree(
+            zone.lb_name, lb_name=zone.lb_name,
+            description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
+                                               zone.lb_name),
+            vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id), availability_zone=zone.octavia_az,
+            loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags), identity_tag=zone.identity.tag,
+            listeners=[self._tree_listener(listener, zone) for listener in zone.listeners],
+            cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=list(dict.fromkeys(ports))
+                                                                            or None)))
+
+    @staticmethod
+    def _tree_listener(listener: ListenerPlan, zone: ZonePlan) -> dict[str, Any]:
+        """One listener of the tree, as :mod:`ha_endpoint.readiness.tree_inputs` reads it."""
+        spec = listener.monitor
+        monitor = None if spec is None else {
+            "name": spec.name, "type": spec.type, "delay": spec.delay, "timeout": spec.timeout,
+            "max_retries": spec.max_retries, "max_retries_down": spec.max_retries_down,
+            **({"url_path": spec.url_path, "expected_codes": spec.expected_codes} if spec.url_path else {})}
+        return {
+            "name": listener.listener_name, "protocol": listener.protocol, "protocol_port": listener.port,
+            "description": zone.identity.describe(f"HA endpoint {zone.endpoint}: port {listener.port}",
+                                                  listener.listener_name),
+            "allowed_cidrs": list(listener.allowed_cidrs), "default_tls_container_ref": listener.certificate_ref,
+            "pool": {"name": listener.pool_name, "protocol": listener.pool_protocol, "lb_method": listener.lb_method,
+                     "description": zone.identity.describe(
+                         f"HA endpoint {zone.endpoint}: members of port {listener.port}", listener.pool_name)},
+            "monitor": monitor, "members": _set_entries(listener),
+            "member_tag": contract.member_set_tag(listener.pool_name)}
 
     def _handover_set(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
-                      pool: openstack.loadbalancer.Pool) -> None:
+                      pool_id: pulumi.Input[str]) -> None:
         """``memberUpdates: handover``: the pool's member set, registered under the name ``batch`` gives it, holding
         no member and writing nothing: its state is the record that the per-member resources are retained on
         delete, without which the set refuses (at the next update, under ``batch``) to adopt their members."""
-        MemberSet(listener.member_set_name, **self._set_of(listener, zone, child, pool), members=[], handover=True,
-                  opts=child)
+        MemberSet(listener.member_set_name, **self._set_of(listener, zone, child, pool_id), members=[],
+                  handover=True, opts=child)
 
     def _set_of(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
-                pool: openstack.loadbalancer.Pool) -> dict:
+                pool_id: pulumi.Input[str]) -> dict:
         """What a pool's member set is, whatever it holds: its pool and load balancer, the tags, the stack's
         identity, whether the pool is monitored, and the cloud it polls."""
         where = poll_inputs(zone.readiness.target, child.parent)
-        return {"loadbalancer_id": self.loadbalancer.id, "pool_id": pool.id, "pool_name": listener.pool_name,
+        return {"loadbalancer_id": self.loadbalancer.id, "pool_id": pool_id, "pool_name": listener.pool_name,
                 "tags": list(zone.tags), "identity_tag": zone.identity.tag, "monitored": listener.monitor is not None,
                 "cloud": where.cloud, "region": where.region, "cloud_source": where.cloud_source}
 
     def _member_set(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
-                    pool: openstack.loadbalancer.Pool) -> None:
+                    pool_id: pulumi.Input[str]) -> None:
         """``memberUpdates: batch``: one :class:`MemberSet` owns the pool's members and writes them in staged batches
         (new ones added and ready, leaving ones drained, then removed). Upgrading a stack deployed with per-member
         resources: one update with ``handover`` records those resources (and their drains) as retained on delete,
@@ -242,14 +291,11 @@ class _OctaviaZone:
         carry the stack's identity tag): no member is recreated or drained, and the set writes nothing when they are
         as configured. Without the handover update the engine would delete the old member resources after the set
         adopted their members: the set refuses, before any write (``HandoverSkipped``)."""
-        entries = [{"name": member.member, "address": member.address, "protocol_port": member.protocol_port,
-                    "weight": member.weight, "subnet_id": member.subnet.id,
-                    **({"monitor_port": member.monitor_port} if member.monitor_port else {})}
-                   for member in listener.members]
+        entries = _set_entries(listener)
         ports = [self.member_ports[member.member] for member in listener.members if member.member in self.member_ports]
         bootstrap = zone.publish == "bootstrap"
         member_set = self.member_sets[listener.port] = self._written(MemberSet(
-            listener.member_set_name, **self._set_of(listener, zone, child, pool), members=entries,
+            listener.member_set_name, **self._set_of(listener, zone, child, pool_id), members=entries,
             hold_seconds=_online_hold(zone, listener),
             require="provisioned" if bootstrap else zone.readiness.require,
             timeout_seconds=zone.readiness.timeout_seconds,
@@ -279,6 +325,14 @@ class _OctaviaZone:
             floating.association_name, floating_ip=address, port_id=self.loadbalancer.vip_port_id,
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[after])))
         return self.floating_ip_association.floating_ip
+
+
+def _set_entries(listener: ListenerPlan) -> list[dict[str, Any]]:
+    """The pool's members as a member set (and a tree's create) takes them (:mod:`ha_endpoint.readiness.set_inputs`)."""
+    return [{"name": member.member, "address": member.address, "protocol_port": member.protocol_port,
+             "weight": member.weight, "subnet_id": member.subnet.id,
+             **({"monitor_port": member.monitor_port} if member.monitor_port else {})}
+            for member in listener.members]
 
 
 def _online_hold(zone: ZonePlan, listener: ListenerPlan) -> int:
