@@ -182,9 +182,8 @@ class TreeOps:
         if lb is None:
             return None
         tree = LiveTree(lb)
-        listeners = self.retried(lambda: self.source.list("listener", loadbalancer_id=lb_id), "listing its listeners")
-        pools = {str(pool["id"]): pool for pool in self.retried(
-            lambda: self.source.list("pool", loadbalancer_id=lb_id), "listing its pools")}
+        listeners = self.under(lb_id, "listener")
+        pools = {str(pool["id"]): pool for pool in self.under(lb_id, "pool")}
         for listener in listeners:
             port = str(listener["protocol_port"])
             tree.listeners[port] = listener
@@ -199,6 +198,14 @@ class TreeOps:
                 if monitor is not None:
                     tree.monitors[port] = monitor
         return tree
+
+    def under(self, lb_id: str, kind: str) -> list[dict[str, Any]]:
+        """The listeners or pools of load balancer ``lb_id``: asked with a filter, and kept only when they name it
+        (Octavia's listing does not apply every filter it is given: one that lists another load balancer's objects
+        must never lead a write or a delete there)."""
+        return [found for found in self.retried(lambda: self.source.list(kind, loadbalancer_id=lb_id),
+                                                f"listing the {kind}s of load balancer {lb_id}")
+                if any(str(ref.get("id")) == lb_id for ref in found.get("loadbalancers") or [])]
 
     def create(self) -> tuple[str, LiveTree, str]:
         """Post the whole tree, then wait until it is ACTIVE; returns its id, what it lists and the create's token."""
@@ -328,8 +335,7 @@ class TreeOps:
             for port, found in objects.items():
                 if str(found["id"]) not in known and identity not in (found.get("tags") or []):
                     strangers.append(f"{kind} {found['id']} (port {port}, name {found.get('name')!r})")
-        listed_pools = self.retried(lambda: self.source.list("pool", loadbalancer_id=lb_id), "listing its pools")
-        for pool in listed_pools:
+        for pool in self.under(lb_id, "pool"):
             if str(pool["id"]) not in known and identity not in (pool.get("tags") or []):
                 strangers.append(f"pool {pool['id']} (name {pool.get('name')!r})")
             for member in self.retried(lambda: self.source.list_members(str(pool["id"]), missing_ok=True),
