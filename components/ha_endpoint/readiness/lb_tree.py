@@ -402,13 +402,14 @@ class LoadBalancerTreeProvider(InputsChecked):
                               delete_before_replace=False)
         replaces: list[str] = []
         try:
-            old, new = parse_tree(olds), parse_tree(news)
+            # without the members: unknown at preview while their ports are made, and the member sets' after all
+            old, new = parse_tree(without_members(olds)), parse_tree(without_members(news))
         except InputError:
             return DiffResult(changes=True, replaces=[], delete_before_replace=False)
         if old.structure() != new.structure():
             replaces = [key for key in ("vip_subnet_id", "availability_zone", "loadbalancer_provider")
                         if olds.get(key) != news.get(key)] or ["listeners"]
-        elif gone_ports(olds, news):
+        elif gone_ports(olds, without_members(news)):
             replaces = ["listeners"]
         drifted = olds.get("live") is not None and olds.get("live") != wanted_attributes(new, olds.get("create_token"))
         changed = (bool(replaces) or without_members(olds) != without_members(news) or drifted
