@@ -211,3 +211,44 @@ def test_a_member_beside_the_endpoint_in_a_trees_pool_is_judged_against_the_tree
     assert [name for name, _ in expected] == ["ha-endpoint-neighbour-member-reachability"]
     assert "joins a pool of zone az1, but zone az1's load balancer cannot reach it" in expected[0][1]
     assert trees.violations() == expected
+
+
+def single_call(raw: Optional[dict[str, Any]] = None, **changes: Any) -> dict[str, Any]:
+    return batch(raw, loadBalancerCreate="single-call", **changes)
+
+
+def test_the_component_registers_the_trees_this_harness_builds():
+    """What the program registers under ``loadBalancerCreate: single-call`` is the tree stack the cases above judge:
+    one tree per zone with the inputs :func:`policy_harness.as_trees` gives it (the listeners' first members aside:
+    they are the member sets'), and no provider load balancer, listener, pool or monitor."""
+    cloud = FakeCloud.dev(preview=True)
+    real = run_preview(single_call(), cloud)
+    built = as_trees(run_preview(batch(), FakeCloud.dev(preview=True)))
+    assert {r.type for r in real.registrations} & set(PARTS) == set()
+    for az in ("az1", "az2", "az3"):
+        mine, theirs = _tree(real, az).inputs, _tree(built, az).inputs
+        for key in ("name", "availability_zone", "loadbalancer_provider", "tags", "identity_tag"):
+            assert mine.get(key) == theirs.get(key), key
+        def strip(listeners: list) -> list:  # without the first members, and without keys given no value
+            def present(value: Any) -> Any:
+                return {k: present(v) for k, v in value.items() if v is not None} if isinstance(value, dict) \
+                    else value
+            return [present({k: v for k, v in l.items() if k not in ("members", "member_tag")}) for l in listeners]
+        assert strip(mine["listeners"]) == strip(theirs["listeners"])
+        assert [l["member_tag"] for l in mine["listeners"]] == [
+            contract.member_set_tag(contract.pool_name("k8s-api", az, port)) for port in (6443, 22623)]
+
+
+@pytest.mark.parametrize("change, policy", [
+    (lambda run: run, None),
+    (lambda run: run.set("k8s-api-az2-lb", "availabilityZone", "az1"), "ha-endpoint-zone-placement"),
+], ids=["baseline", "az-of-another-zone"])
+def test_the_real_single_call_program_gets_the_verdicts_of_the_provider_resources_program(change, policy):
+    provider = run_preview(batch(), FakeCloud.dev(preview=True))
+    change(provider)
+    real = run_preview(single_call(), FakeCloud.dev(preview=True))
+    if policy is not None:  # the same change, on the tree's own input
+        _tree(real, "az2").inputs["availability_zone"] = "az1"
+    expected = provider.violations(None)
+    assert bool(expected) == (policy is not None)
+    assert sorted(real.violations(None)) == sorted(expected)

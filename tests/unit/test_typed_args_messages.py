@@ -81,7 +81,7 @@ def test_the_readmes_example_typo():
         "invalid endpoint configuration (1 problem):\n"
         "  - EndpointArgs.member_placment: member_placment is not a setting here; did you mean member_placement? Fix "
         "its spelling or remove it (the settings here: name, load_balancer_provider, floating_network, allowed_cidrs, "
-        "zones, listeners, members, member_placement, member_updates, dns, readiness, tags)")
+        "zones, listeners, members, member_placement, member_updates, load_balancer_create, dns, readiness, tags)")
 
 
 def test_a_wrong_value_in_a_typed_argument_names_the_key_and_the_fix():

@@ -143,7 +143,7 @@ def test_unknown_key_and_wrong_enum_are_reported_together():
         "use one of them",
         f"{ROOT}.zonez: zonez is not a setting here; did you mean zones? Fix its spelling or remove it (the settings "
         "here: name, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, listeners, members, memberPlacement, "
-        "memberUpdates, dns, readiness, tags)",
+        "memberUpdates, loadBalancerCreate, dns, readiness, tags)",
     ]
 
 
