@@ -159,8 +159,27 @@ def wait_for(predicate, timeout: float = 120, interval: float = 0.1):
     raise TimeoutError("the cloud did not reach the expected state")
 
 
-def one_zone_chain(conn, az: str = "az1") -> dict[str, float]:
-    """One zone built one call after another, each step waited for, as the engine's critical path must."""
+AMPHORA_CHAIN = {"provider": None, "pin_az": True, "lb_algorithm": "ROUND_ROBIN",
+                 "listeners": ((6443, {"delay": 5, "timeout": 3, "max_retries": 2}),
+                               (22623, {"delay": 5, "timeout": 3, "max_retries": 2}))}
+"""The dev shape's chain under the cloud's default provider (amphora): two listeners, TCP monitors."""
+
+
+def chain_of(shape: dict) -> dict:
+    """A chain like :data:`AMPHORA_CHAIN` for an endpoint configuration (its provider, listeners and monitors)."""
+    provider = shape.get("loadBalancerProvider", "amphora")
+    return {"provider": provider, "pin_az": provider != "ovn",
+            "lb_algorithm": "SOURCE_IP_PORT" if provider == "ovn" else "ROUND_ROBIN",
+            "listeners": tuple((listener["port"], {
+                "delay": (listener.get("monitor") or {}).get("delay", 5),
+                "timeout": (listener.get("monitor") or {}).get("timeout", 3),
+                "max_retries": (listener.get("monitor") or {}).get("maxRetries", 2)})
+                for listener in shape["listeners"])}
+
+
+def one_zone_chain(conn, az: str = "az1", chain: dict = AMPHORA_CHAIN) -> dict[str, float]:
+    """One zone built one call after another, each step waited for, as the engine's critical path must (``chain``:
+    the provider, whether the load balancer is pinned to the AZ, the algorithm, each listener's port and monitor)."""
     lb_api = conn.load_balancer
     subnet = conn.network.find_subnet(f"cp-{az}", ignore_missing=False)
     public = conn.network.find_network("public", ignore_missing=False)
@@ -172,21 +191,22 @@ def one_zone_chain(conn, az: str = "az1") -> dict[str, float]:
     try:
         t = time.monotonic()
         lb = lb_api.create_load_balancer(name=f"{ENDPOINT}-chain-{az}-lb", vip_subnet_id=subnet.id,
-                                         availability_zone=az)
+                                         **({"availability_zone": az} if chain["pin_az"] else {}),
+                                         **({"provider": chain["provider"]} if chain["provider"] else {}))
         created["lb"] = lb
         wait_for(active(lb_api.get_load_balancer, lb.id))
         steps["loadbalancer"] = time.monotonic() - t
-        for port in (6443, 22623):  # the dev shape's two listeners: Octavia serializes writes on one LB
+        for port, monitor in chain["listeners"]:  # one after another: Octavia serializes writes on one LB
             t = time.monotonic()
             listener = lb_api.create_listener(loadbalancer_id=lb.id, protocol="TCP", protocol_port=port)
             wait_for(active(lb_api.get_load_balancer, lb.id))
             steps[f"listener {port}"] = time.monotonic() - t
             t = time.monotonic()
-            pool = lb_api.create_pool(listener_id=listener.id, protocol="TCP", lb_algorithm="ROUND_ROBIN")
+            pool = lb_api.create_pool(listener_id=listener.id, protocol="TCP", lb_algorithm=chain["lb_algorithm"])
             wait_for(active(lb_api.get_load_balancer, lb.id))
             steps[f"pool {port}"] = time.monotonic() - t
             t = time.monotonic()
-            lb_api.create_health_monitor(pool_id=pool.id, type="TCP", delay=5, timeout=3, max_retries=2)
+            lb_api.create_health_monitor(pool_id=pool.id, type="TCP", **monitor)
             wait_for(active(lb_api.get_load_balancer, lb.id))
             steps[f"monitor {port}"] = time.monotonic() - t
             t = time.monotonic()
@@ -222,17 +242,17 @@ def one_zone_chain(conn, az: str = "az1") -> dict[str, float]:
     return steps
 
 
-def zones_in_parallel(clouds_yaml: str, azs=("az1", "az2", "az3")) -> float:
+def zones_in_parallel(clouds_yaml: str, azs=("az1", "az2", "az3"), chain: dict = AMPHORA_CHAIN) -> float:
     """The dev shape's three zones built at once, each zone's chain in a thread of its own with a connection of its
     own: how long the cloud itself takes to build them in parallel (seconds until the last chain is done)."""
     import openstack
 
-    def chain(az: str) -> float:
-        return one_zone_chain(openstack.connect(cloud="localcloud"), az)["total"]
+    def build(az: str) -> float:
+        return one_zone_chain(openstack.connect(cloud="localcloud"), az, chain)["total"]
 
     os.environ["OS_CLIENT_CONFIG_FILE"] = clouds_yaml
     with ThreadPoolExecutor(len(azs)) as pool:
-        return max(pool.map(chain, azs))
+        return max(pool.map(build, azs))
 
 
 def main() -> None:
