@@ -9,12 +9,14 @@ destroy leaves no load balancer of the endpoint behind."""
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
 import yaml
 
 from tests.e2e.cloud_checks import loadbalancers_named
+from tests.e2e.ovn_endpoint import ZoneAskers
 from tests.e2e.pulumi_cli import REPO, PulumiStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
@@ -74,3 +76,35 @@ def test_single_call_zones_serve_change_in_place_and_leave_nothing(pulumi_enviro
     finally:
         stack.destroy(check=False)
     assert loadbalancers_named(cloud, ENDPOINT) == []
+
+
+def test_a_per_object_stack_moves_to_single_call_without_a_failed_request(pulumi_environment, cloud, tmp_path):
+    """Switching a deployed stack to ``single-call`` builds each zone's tree (and its members) before anything old
+    goes: the member sets move to the new pools, the floating IPs move to the new VIPs (the same addresses: DNS does
+    not change), then the provider's objects are deleted. A client per zone asks its floating IP all along."""
+    config = {**shape(), "name": f"{ENDPOINT}-mv", "dns": {**shape()["dns"], "record": f"{ENDPOINT}-mv"},
+              "loadBalancerCreate": "per-object"}
+    stack = PulumiStack.create(tmp_path / "move", "single-call-move", pulumi_environment)
+    stack.write_config(config)
+    try:
+        stack.up()
+        before = stack.outputs()["zones"]
+        addresses = {az: zone["floatingIp"] for az, zone in before.items()}
+        config["loadBalancerCreate"] = "single-call"
+        stack.write_config(config)
+        with ZoneAskers(addresses) as askers:
+            moved = stack.up()
+            time.sleep(3)  # the last answers after the old load balancers are gone
+        after = stack.outputs()["zones"]
+        print(f"moved in {moved.seconds:.1f}s; answers per zone "
+              f"{ {az: len(a) for az, a in askers.answers.items()} }, failures {askers.failures}")
+        for az, zone in after.items():
+            assert zone["floatingIp"] == addresses[az] and zone["published"]  # DNS keeps its addresses
+            assert zone["loadbalancerId"] != before[az]["loadbalancerId"]
+        assert sorted(lb.name for lb in loadbalancers_named(cloud, f"{ENDPOINT}-mv")) == [
+            f"{ENDPOINT}-mv-{az}-lb" for az in ("az1", "az2", "az3")]  # the provider's are gone
+        assert all(askers.answers[az] for az in addresses), askers.answers
+        assert askers.failures == {az: [] for az in addresses}
+    finally:
+        stack.destroy(check=False)
+    assert loadbalancers_named(cloud, f"{ENDPOINT}-mv") == []
