@@ -14,6 +14,10 @@ that changing drainSeconds is an in-place update of theirs, never a deletion tha
 gate waits for the set's members. ``handover``: the per-member resources, retained on delete, and per pool a member
 set that holds nothing and records the handover (the update before ``batch`` on a stack deployed per-member; see
 :meth:`_OctaviaZone._member_set`).
+
+``loadBalancerCreate: single-call`` (with ``batch``): instead of the provider's load balancer, listener, pool and
+monitor resources, one ``LoadBalancerTree`` (:mod:`ha_endpoint.readiness.lb_tree`) creates them with the first members
+in one Octavia call; the pools' member sets own the members after it (:meth:`_OctaviaZone._tree`).
 """
 
 from __future__ import annotations
