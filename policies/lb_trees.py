@@ -20,37 +20,15 @@ not known) yields no view; the rules that count listeners, pools or monitors ski
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ha_endpoint.core import contract
 
-from .model import UNKNOWN, as_int, plain
-
-
-@dataclass(eq=False)
-class TreePart:
-    """One part of a load balancer tree, as the provider resource it stands for (``resource_type``, ``name``,
-    ``urn``, ``props``, ``parent``, ``dependencies``, ``property_dependencies``: what the rules read of a resource).
-    Parts compare by identity, as the engine's resources do."""
-
-    resource_type: str
-    name: str
-    urn: str
-    props: dict[str, Any]
-    parent: Any
-    dependencies: list[Any] = field(default_factory=list)
-    property_dependencies: dict[str, list[Any]] = field(default_factory=dict)
-    tree: Optional[Any] = None
+from .model import UNKNOWN, PartView, as_int, props_of
 
 
 def is_tree(resource: Any) -> bool:
     return resource.resource_type in contract.TREE_TYPES
-
-
-def _props(resource: Any) -> dict[str, Any]:
-    found = plain(resource.props) if resource.props is not None else {}
-    return found if isinstance(found, dict) else {}
 
 
 def _known(entry: Any) -> bool:
@@ -59,16 +37,16 @@ def _known(entry: Any) -> bool:
         entry.get("monitor") is None or isinstance(entry.get("monitor"), dict))
 
 
-def tree_views(resource: Any) -> list[TreePart]:
+def tree_views(resource: Any) -> list[PartView]:
     """One view per part of the load balancer tree ``resource``: its load balancer, then for each listener that is
     known the listener, its pool and its health monitor (when it has one). The members a listener lists are left out:
     the member set of its pool gives them (:func:`policies.member_sets.member_views`)."""
-    props = _props(resource)
+    props = props_of(resource)
     tags = props.get("tags")
 
     def part(token: str, name: Any, fallback: str, values: dict[str, Any], links: dict[str, list[Any]]
-             ) -> TreePart:
-        return TreePart(token, name if isinstance(name, str) and name else fallback, resource.urn, values,
+             ) -> PartView:
+        return PartView(token, name if isinstance(name, str) and name else fallback, resource.urn, values,
                         resource.parent, list(resource.dependencies or []), links, resource)
 
     balancer = part(contract.LOADBALANCER_TYPE, props.get("name"), resource.name,
@@ -124,13 +102,13 @@ def _id(value: Any) -> dict[str, Any]:
 def refers_to(dependency: Any, target: Any) -> bool:
     """Whether a dependency the engine recorded (``dependency``) is one on ``target``: ``target`` itself, or the tree
     ``target`` is a part of (a value taken from a tree's outputs depends on the tree, which stands for each part)."""
-    return dependency is target or (isinstance(target, TreePart) and target.tree is not None
-                                    and dependency is target.tree)
+    return dependency is target or (isinstance(target, PartView) and target.whole is not None
+                                    and dependency is target.whole)
 
 
-def part_of(tree: Any, token: str, name: Any, parts: list[Any]) -> Optional[TreePart]:
+def part_of(tree: Any, token: str, name: Any, parts: list[Any]) -> Optional[PartView]:
     """The part of ``tree`` among ``parts`` of type ``token`` named ``name``, or None."""
-    return next((view for view in parts if isinstance(view, TreePart) and view.tree is tree
+    return next((view for view in parts if isinstance(view, PartView) and view.whole is tree
                  and view.resource_type == token and view.name == name), None)
 
 
@@ -139,7 +117,7 @@ def unknown_trees(resources: list[Any]) -> list[Any]:
     found = []
     for resource in resources:
         if is_tree(resource):
-            listeners = _props(resource).get("listeners")
+            listeners = props_of(resource).get("listeners")
             if not isinstance(listeners, list) or not all(_known(entry) for entry in listeners):
                 found.append(resource)
     return found

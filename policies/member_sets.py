@@ -12,47 +12,26 @@ count members skip its pool then (:func:`unknown_sets`) rather than report it em
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ha_endpoint.core import contract
 
 from .lb_trees import is_tree, part_of
-from .model import UNKNOWN, plain
-
-
-@dataclass
-class MemberView:
-    """One member of a member set, as a member resource (``resource_type``, ``name``, ``urn``, ``props``,
-    ``parent``, ``dependencies``, ``property_dependencies``: what the rules read of a resource)."""
-
-    resource_type: str
-    name: str
-    urn: str
-    props: dict[str, Any]
-    parent: Any
-    dependencies: list[Any] = field(default_factory=list)
-    property_dependencies: dict[str, list[Any]] = field(default_factory=dict)
-    member_set: Optional[Any] = None
+from .model import UNKNOWN, PartView, props_of
 
 
 def is_member_set(resource: Any) -> bool:
     return resource.resource_type in contract.MEMBER_SET_TYPES
 
 
-def _props(resource: Any) -> dict[str, Any]:
-    found = plain(resource.props) if resource.props is not None else {}
-    return found if isinstance(found, dict) else {}
-
-
 def _members(resource: Any) -> Any:
-    return _props(resource).get("members")
+    return props_of(resource).get("members")
 
 
 def set_pool(resource: Any, pools: list[Any]) -> Optional[Any]:
     """The pool among ``pools`` (resources and views) that the member set ``resource`` fills: one its ``pool_id``
     depends on, else the pool named ``pool_name`` of a load balancer tree its ``pool_id`` depends on; else None."""
-    name = _props(resource).get("pool_name")
+    name = props_of(resource).get("pool_name")
     for dependency in (resource.property_dependencies or {}).get("pool_id", []) or []:
         if any(dependency is pool for pool in pools):
             return dependency
@@ -63,10 +42,10 @@ def set_pool(resource: Any, pools: list[Any]) -> Optional[Any]:
     return None
 
 
-def member_views(resource: Any, pools: Optional[list[Any]] = None) -> list[MemberView]:
+def member_views(resource: Any, pools: Optional[list[Any]] = None) -> list[PartView]:
     """One view per member of the member set ``resource``; their ``poolId`` depends on the pool the set fills among
     ``pools`` (:func:`set_pool`), else on what the set's ``pool_id`` depends on."""
-    props = _props(resource)
+    props = props_of(resource)
     members = props.get("members")
     if not isinstance(members, list):
         return []
@@ -79,7 +58,7 @@ def member_views(resource: Any, pools: Optional[list[Any]] = None) -> list[Membe
             continue
         address, name = entry.get("address"), entry.get("name")
         key = address if isinstance(address, str) and address != UNKNOWN else f"by-name-{name}"
-        views.append(MemberView(
+        views.append(PartView(
             contract.MEMBER_TYPE, contract.member_name_in_set(resource.name, key), resource.urn,
             {"name": name, "address": address, "protocolPort": entry.get("protocol_port"),
              "monitorPort": entry.get("monitor_port"), "subnetId": entry.get("subnet_id"),

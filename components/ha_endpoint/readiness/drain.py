@@ -24,10 +24,10 @@ from pulumi.output import Unknown
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
-from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
+from ..cloud.retry import Attempts, Backoff
 from ..core import contract
-from . import cloud, hosted
-from .errors import AuthFailed, ReadinessError
+from . import cloud, hosted, retrying
+from .errors import ReadinessError
 from .held_out import Watch, hold_out
 from .inputs import InputError, positive_number, without_provider
 from .target import CloudTarget, StackConfigured, resolve
@@ -78,17 +78,13 @@ def drain_member(
     attempts = Attempts()
 
     def retried(action: Callable[[], Any], what: str, counted: Optional[Attempts] = None) -> Any:
-        try:
-            return call_with_retries(action, timeout_seconds=timeout_seconds, clock=clock, sleep=sleep,
-                                     backoff=backoff, reauth=reauth, attempts=counted or Attempts())
-        except CredentialsRefused as exc:
-            raise AuthFailed(f"draining member {member_id}: {exc}") from None
-        except RetriesExhausted as exc:
-            raise DrainTimeout(
+        return retrying.retried(
+            action, timeout_seconds=timeout_seconds, clock=clock, sleep=sleep, backoff=backoff, reauth=reauth,
+            refused=f"draining member {member_id}", attempts=counted or Attempts(),
+            exhausted=lambda exc: DrainTimeout(
                 f"member {member_id}: could not {what} within {timeout_seconds:g}s ({exc.attempts} attempts, "
                 f"last: {exc.last}); the member was not deleted. Wait for its load balancer to leave PENDING_* and "
-                f"run the update again."
-            ) from None
+                f"run the update again."))
 
     drained = retried(take_out, "set its weight to 0", attempts)
     if drained and drain_seconds > 0:

@@ -45,10 +45,11 @@ import pulumi
 from pulumi.dynamic import CheckFailure, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..cloud.errors import TransientFetchError
-from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
+from ..cloud.retry import Backoff, RetriesExhausted
 from . import hosted
 from .errors import AuthFailed, FetchFailed, TreeError, TreeNotOurs
 from .inputs import InputError
+from .retrying import retried
 from .provider import REPORTED, InputsChecked, _now, _sleep, contains_unknown, stale_reference
 from .target import CloudTarget, resolve
 from .tree_cloud import OctaviaTreeSource
@@ -149,18 +150,15 @@ class TreeOps:
 
     def retried(self, action: Callable[[], Any], doing: str, backoff: Backoff = WRITE_BACKOFF) -> Any:
         """``action()`` under the one retry policy, for at most ``write_timeout_seconds``."""
-        try:
-            return call_with_retries(action, timeout_seconds=self.inputs.write_timeout_seconds, clock=self.clock,
-                                     sleep=self.sleep, backoff=backoff, reauth=self.source.reauth,
-                                     attempts=Attempts())
-        except CredentialsRefused as exc:
-            raise AuthFailed(f"{self.what}: {doing}: {exc}") from None
-        except RetriesExhausted as exc:
+        def exhausted(exc: RetriesExhausted) -> TreeError:
             so_far = "; ".join(self.done) if self.done else "nothing was changed yet"
-            raise TreeError(
+            return TreeError(
                 f"{self.what}: {doing} did not succeed within {self.inputs.write_timeout_seconds:g}s ({exc.attempts} "
                 f"attempts, last: {exc.last}). Done before: {so_far}. Wait until Octavia lists the load balancer "
-                f"ACTIVE, then run `pulumi up` again.") from None
+                f"ACTIVE, then run `pulumi up` again.")
+        return retried(action, timeout_seconds=self.inputs.write_timeout_seconds, clock=self.clock, sleep=self.sleep,
+                       backoff=backoff, reauth=self.source.reauth, refused=f"{self.what}: {doing}",
+                       exhausted=exhausted)
 
     def settled(self, lb_id: str, doing: str) -> dict[str, Any]:
         """The load balancer once Octavia applied the last write to it (ACTIVE); ERROR or gone is a failure."""

@@ -40,10 +40,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional, Protocol
 
 from ..cloud.errors import TransientFetchError
-from ..cloud.retry import Attempts, Backoff, CredentialsRefused, RetriesExhausted, call_with_retries
-from .errors import AuthFailed, HandoverSkipped, ReadinessError, MemberSetConflict, MemberSetTimeout
+from ..cloud.retry import Backoff, RetriesExhausted
+from .errors import HandoverSkipped, ReadinessError, MemberSetConflict, MemberSetTimeout
 from .held_out import OVERWRITTEN_WITHIN, POLL, Watch, hold_out
 from .model import DELETING, LiveMember, LoadBalancerStatus, MemberStatus
+from .retrying import retried
 from .set_inputs import DesiredMember, SetInputs
 from .waiter import wait_for_members
 
@@ -192,20 +193,16 @@ class _Reconcile:
 
     def retried(self, action: Callable[[], Any], what: str) -> Any:
         """``action()`` under the one retry policy, for at most ``write_timeout_seconds``."""
-        attempts = Attempts()
-        try:
-            return call_with_retries(action, timeout_seconds=self.inputs.write_timeout_seconds, clock=self.clock,
-                                     sleep=self.sleep, backoff=WRITE_BACKOFF, reauth=self.source.reauth,
-                                     attempts=attempts)
-        except CredentialsRefused as exc:
-            raise AuthFailed(f"{self.pool}: {what}: {exc}") from None
-        except RetriesExhausted as exc:
+        def exhausted(exc: RetriesExhausted) -> MemberSetTimeout:
             so_far = "; ".join(self.done) if self.done else "nothing was changed yet"
-            raise MemberSetTimeout(
+            return MemberSetTimeout(
                 f"{self.pool}: {what} did not succeed within {self.inputs.write_timeout_seconds:g}s ({exc.attempts} "
                 f"attempts, last: {exc.last}). Done before: {so_far}; no member was removed before its replacement "
                 f"was ready. Wait until the load balancer {self.inputs.loadbalancer_id} is ACTIVE, then run `pulumi "
-                f"up` again: the member set resumes from what the pool holds.") from None
+                f"up` again: the member set resumes from what the pool holds.")
+        return retried(action, timeout_seconds=self.inputs.write_timeout_seconds, clock=self.clock, sleep=self.sleep,
+                       backoff=WRITE_BACKOFF, reauth=self.source.reauth, refused=f"{self.pool}: {what}",
+                       exhausted=exhausted)
 
     def listing(self) -> list[LiveMember]:
         return self.retried(lambda: self.source.list_members(self.inputs.pool_id), "listing its members")
