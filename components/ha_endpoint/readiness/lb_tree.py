@@ -228,9 +228,9 @@ class TreeOps:
 
     def children_settled(self, lb_id: str) -> LiveTree:
         """The tree once every listener, pool and monitor under the ACTIVE load balancer is ACTIVE too. A provider
-        that leaves them PENDING_* (Octavia 11's amphora driver does, measured on the local cloud: its worker reads
-        the load balancer before the listeners are committed and marks the load balancer alone ACTIVE) fails the
-        create after :data:`CHILDREN_GRACE_SECONDS`: they are immutable for good."""
+        that leaves them PENDING_* (Octavia 11's amphora driver on the local cloud does, every time: the load
+        balancer turns ACTIVE, what was created with it stays PENDING_CREATE) fails the create after
+        :data:`CHILDREN_GRACE_SECONDS`: they are immutable for good."""
         deadline = self.clock() + CHILDREN_GRACE_SECONDS
         delays = SETTLE_BACKOFF.delays()
         while True:
@@ -257,7 +257,8 @@ class TreeOps:
         try:
             return str(self.source.create("loadbalancer", body, f"creating {self.what} in one call")["id"])
         except TransientFetchError:
-            made = self.source.list("loadbalancer", name=self.inputs.name, tags=token)
+            made = [lb for lb in self.source.list("loadbalancer", name=self.inputs.name, tags=token)
+                    if token in (lb.get("tags") or [])]  # the token itself, whatever filters Octavia applied
             if made:
                 return str(made[0]["id"])
             raise
@@ -284,9 +285,8 @@ class TreeOps:
                 raise TransientFetchError(f"load balancer {lb_id} is {found.get('provisioning_status')}")
         self.retried(gone, f"waiting for load balancer {lb_id} to be deleted", SETTLE_BACKOFF)
 
-    def update(self, lb_id: str, recorded: Mapping[str, Any], token: Optional[str]) -> LiveTree:
-        """One PUT per object whose attributes differ from ``recorded`` (what the tree last read or wrote), each
-        applied before the next."""
+    def update(self, lb_id: str, token: Optional[str]) -> LiveTree:
+        """One PUT per object whose attributes differ from what Octavia lists now, each applied before the next."""
         tree = self.live(lb_id)
         if tree is None:
             raise TreeError(f"{self.what}: load balancer {lb_id} is gone. Run `pulumi refresh`, then `pulumi up` "
@@ -432,7 +432,7 @@ class LoadBalancerTreeProvider(InputsChecked):
             try:
                 start = ops.clock()
                 token = olds.get("create_token")
-                tree = ops.update(id_, olds, token)
+                tree = ops.update(id_, token)
                 return UpdateResult(tree_outputs(news, ops.inputs, tree, token, ops, start))
             finally:
                 ops.source.close()
