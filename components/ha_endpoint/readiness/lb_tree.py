@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Mapping, Optional
 
 import pulumi
 from pulumi.dynamic import CheckFailure, CreateResult, DiffResult, ReadResult, UpdateResult
@@ -329,11 +330,10 @@ class TreeOps:
                              + (f" and {token!r}" if token else "") + ")")
         known = {str(i) for group in ("listener_ids", "pool_ids", "monitor_ids")
                  for i in (recorded.get(group) or {}).values()}
-        for kind, objects in (("listener", tree.listeners), ("pool", tree.pools)):
-            for port, found in objects.items():
-                if str(found["id"]) not in known and identity not in (found.get("tags") or []):
-                    strangers.append(f"{kind} {found['id']} (port {port}, name {found.get('name')!r})")
-        for pool in self.under(lb_id, "pool"):
+        for port, found in tree.listeners.items():
+            if str(found["id"]) not in known and identity not in (found.get("tags") or []):
+                strangers.append(f"listener {found['id']} (port {port}, name {found.get('name')!r})")
+        for pool in self.under(lb_id, "pool"):  # every pool of the load balancer, default pools or not
             if str(pool["id"]) not in known and identity not in (pool.get("tags") or []):
                 strangers.append(f"pool {pool['id']} (name {pool.get('name')!r})")
             for member in self.retried(lambda: self.source.list_members(str(pool["id"]), missing_ok=True),
@@ -368,6 +368,20 @@ def open_ops(props: Mapping[str, Any], stack: CloudTarget, inputs: Optional[Tree
     inputs = inputs or parse_tree(props)
     where = resolve(props, stack)
     return TreeOps(inputs, OctaviaTreeSource(where.cloud, where.region), _now, _sleep)
+
+
+@contextmanager
+def opened(props: Mapping[str, Any], stack: CloudTarget) -> Iterator[TreeOps]:
+    """:func:`open_ops` for one provider call: the connection closed after it, its failures reported without the
+    provider's traceback."""
+    try:
+        ops = open_ops(props, stack)
+        try:
+            yield ops
+        finally:
+            ops.source.close()
+    except REPORTED as exc:
+        raise exc.with_traceback(None) from None
 
 
 def gone_ports(olds: Mapping[str, Any], news: Mapping[str, Any]) -> list[str]:
@@ -415,59 +429,35 @@ class LoadBalancerTreeProvider(InputsChecked):
         return DiffResult(changes=changed, replaces=replaces, delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        try:
-            ops = open_ops(props, self.stack)
-            try:
-                start = ops.clock()
-                lb_id, tree, token = ops.create()
-                return CreateResult(lb_id, tree_outputs(props, ops.inputs, tree, token, ops, start))
-            finally:
-                ops.source.close()
-        except REPORTED as exc:
-            raise exc.with_traceback(None) from None
+        with opened(props, self.stack) as ops:
+            start = ops.clock()
+            lb_id, tree, token = ops.create()
+            return CreateResult(lb_id, tree_outputs(props, ops.inputs, tree, token, ops, start))
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        try:
-            ops = open_ops(news, self.stack)
-            try:
-                start = ops.clock()
-                token = olds.get("create_token")
-                tree = ops.update(id_, token)
-                return UpdateResult(tree_outputs(news, ops.inputs, tree, token, ops, start))
-            finally:
-                ops.source.close()
-        except REPORTED as exc:
-            raise exc.with_traceback(None) from None
+        with opened(news, self.stack) as ops:
+            start = ops.clock()
+            token = olds.get("create_token")
+            tree = ops.update(id_, token)
+            return UpdateResult(tree_outputs(news, ops.inputs, tree, token, ops, start))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        try:
-            ops = open_ops(props, self.stack)
-            try:
-                start = ops.clock()
-                tree = ops.live(id_)
-                if tree is None:
-                    return ReadResult("", {})
-                outs = tree_outputs(props, ops.inputs, tree, props.get("create_token"), ops, start)
-                outs["last_change"] = props.get("last_change")
-                return ReadResult(id_, outs)
-            finally:
-                ops.source.close()
-        except REPORTED as exc:
-            raise exc.with_traceback(None) from None
+        with opened(props, self.stack) as ops:
+            start = ops.clock()
+            tree = ops.live(id_)
+            if tree is None:
+                return ReadResult("", {})
+            outs = tree_outputs(props, ops.inputs, tree, props.get("create_token"), ops, start)
+            outs["last_change"] = props.get("last_change")
+            return ReadResult(id_, outs)
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        try:
-            ops = open_ops(props, self.stack)
-            try:
-                tree = ops.live(id_)
-                if tree is None:
-                    return
-                ops.prove_ours(id_, tree, props)
-                ops.cascade(id_)
-            finally:
-                ops.source.close()
-        except REPORTED as exc:
-            raise exc.with_traceback(None) from None
+        with opened(props, self.stack) as ops:
+            tree = ops.live(id_)
+            if tree is None:
+                return
+            ops.prove_ours(id_, tree, props)
+            ops.cascade(id_)
 
 
 class LoadBalancerTree(pulumi.dynamic.Resource, module="haendpoint", name=TREE_TYPE_NAME):
