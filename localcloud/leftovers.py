@@ -29,12 +29,13 @@ def the_clouds_own_servers() -> frozenset[str]:
 def unseeded(cloud) -> dict[str, list[str]]:
     """Kind -> names of what ``cloud`` (a :class:`localcloud.testing.LocalCloud`) holds that its seed did not create
     (its node sets' servers are its own)."""
+    from .testing import recordsets_of_every_zone
     conn, own = cloud.conn, the_clouds_own_servers()
     return {
         'load balancers': sorted(lb.name or lb.id for lb in conn.load_balancer.load_balancers()),
         'servers': sorted(s.name or s.id for s in conn.compute.servers() if s.name not in own),
         'floating IPs': sorted(ip.floating_ip_address for ip in conn.network.ips()),
-        'DNS records': sorted(rs.name for zone in conn.dns.zones() for rs in conn.dns.recordsets(zone)
+        'DNS records': sorted(rs.name for _, rs in recordsets_of_every_zone(conn)
                               if rs.type not in ('SOA', 'NS')),
     }
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from localcloud.testing import Cleanup
+from localcloud.testing import Cleanup, recordsets_of_every_zone
 from tests.e2e.cloud_checks import (NameSampler, RolloutSampler, loadbalancers_named, online_members_by_pool,
                                     pools_of, recordset_addresses, resolve_a)
 from tests.e2e.pulumi_cli import REPO, PulumiStack, read_events
@@ -88,7 +88,7 @@ def snapshot(conn) -> dict[str, set[str]]:
         "floating_ips": {ip.id for ip in conn.network.ips()},
         "security_groups": {group.id for group in conn.network.security_groups()},
         "load_balancers": {lb.id for lb in conn.load_balancer.load_balancers()},
-        "recordsets": {recordset.id for zone in conn.dns.zones() for recordset in conn.dns.recordsets(zone)},
+        "recordsets": {recordset.id for _, recordset in recordsets_of_every_zone(conn)},
     }
 
 
@@ -334,7 +334,7 @@ def test_10_destroy_leaves_nothing_of_the_stack_but_the_users_floating_ip(stack,
                             and g.name.startswith(ENDPOINT)},
         "load_balancers": {lb.id for lb in cloud.load_balancer.load_balancers() if lb.id in left["load_balancers"]
                            and lb.name.startswith(ENDPOINT)},
-        "recordsets": {rs.id for zone in cloud.dns.zones() for rs in cloud.dns.recordsets(zone)
+        "recordsets": {rs.id for _, rs in recordsets_of_every_zone(cloud)
                        if rs.id in left["recordsets"] and ENDPOINT in rs.name},
     }
     assert ours == {kind: set() for kind in ours}, "the destroyed stack left objects behind"
