@@ -202,20 +202,26 @@ cat "$logs/offline.log"
 wait  # the leftovers reports
 cat "$logs"/leftovers-* 2>/dev/null | sed '/^$/d; s/^/make test: /'
 # The CPU-seconds every core spent busy during the run (user, nice, system, irq, softirq, steal; not idle or iowait)
+# Every run's per-test times are kept (the last 20 runs): one JSON line per pytest phase, "tests": id -> seconds
+mkdir -p "$HA_ENDPOINT_CACHE/test-runs"
+export HA_ENDPOINT_TEST_RUNS=$HA_ENDPOINT_CACHE/test-runs/$(date -u +%Y%m%dT%H%M%SZ).jsonl
+cp "$HA_ENDPOINT_TIMINGS" "$HA_ENDPOINT_TEST_RUNS"
+ls -1t "$HA_ENDPOINT_CACHE"/test-runs/*.jsonl | tail -n +21 | xargs -r rm -f
 busy_seconds=$(awk -v s="$busy_start" -v e="$(busy_jiffies)" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.0f", (e-s)/hz}')
 .venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$setup_seconds" "$(elapsed "$started")" "$busy_seconds" \
     "${setup_lines[@]}" <<'EOF'
-import json, sys
+import json, os, sys
 from collections import defaultdict
 
 sys.path.insert(0, ".")
-from tests.tiers import format_tiers
+from tests.tiers import format_tiers, slowest
 
 path, setup, total, busy, *steps = sys.argv[1:]
-tiers, outcomes, phases = defaultdict(float), defaultdict(int), []
+tiers, outcomes, phases, tests = defaultdict(float), defaultdict(int), [], {}
 for line in open(path):
     run = json.loads(line)
     phases.append(f"{run['phase']} {run['wall']:.0f} s")
+    tests.update(run.get("tests", {}))
     for tier, seconds in run["tiers"].items():
         tiers[tier] += seconds
     for outcome, count in run["outcomes"].items():
@@ -224,6 +230,10 @@ print(f"make test: set-up {setup} s ({', '.join(steps)}); tests {', '.join(phase
 print(f"make test: time per tier (test time, summed over workers): {format_tiers(tiers)}")
 print(f"make test: the machine's cores were busy for {busy} CPU-seconds ({float(busy) / max(float(total), 1.0):.2f} "
       "cores on average): the suite keeps them busy, so its wall time follows this figure and the machine's speed")
+print("make test: the slowest ten tests (set-up, call and tear-down; every test's time is in "
+      f"{os.environ.get('HA_ENDPOINT_TEST_RUNS', 'the run record')}):")
+for nodeid, seconds in slowest(tests):
+    print(f"  {seconds:7.1f} s  {nodeid}")
 extra = "".join(f", {outcomes[key]} {key}" for key in ("skipped",) if outcomes.get(key))
 print(f"total: {outcomes.get('passed', 0)} passed, {outcomes.get('failed', 0)} failed{extra}")
 EOF

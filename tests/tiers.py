@@ -4,7 +4,8 @@ Each test belongs to the tier of its folder (``tests/unit``, ``tests/policies``,
 ``tests/e2e``). At the end of a run the plugin prints one line with the test time per tier (set-up, call and
 tear-down of each test, summed; under ``-n`` the workers' times add up, so the sum can exceed the wall time) and the
 run's wall time, and, when ``HA_ENDPOINT_TIMINGS`` names a file, appends the same figures to it as one JSON line:
-``scripts/test.sh`` (``make test``) runs pytest more than once and prints the whole run's summary from that file.
+``scripts/test.sh`` (``make test``) runs pytest more than once and prints the whole run's summary from that file,
+with the slowest tests of the whole run (each test's set-up, call and tear-down, in ``"tests"``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,19 @@ def summarize(reports) -> tuple[dict[str, float], dict[str, int]]:
     return dict(seconds), dict(outcomes)
 
 
+def per_test(reports) -> dict[str, float]:
+    """Seconds per test id (its set-up, call and tear-down together)."""
+    seconds: dict[str, float] = defaultdict(float)
+    for report in reports:
+        seconds[report.nodeid] += float(getattr(report, "duration", 0.0) or 0.0)
+    return {nodeid: round(value, 2) for nodeid, value in seconds.items()}
+
+
+def slowest(tests: dict[str, float], count: int = 10) -> list[tuple[str, float]]:
+    """The ``count`` slowest of ``tests`` (id -> seconds), slowest first."""
+    return sorted(tests.items(), key=lambda item: (-item[1], item[0]))[:count]
+
+
 def format_tiers(seconds: dict[str, float]) -> str:
     return ", ".join(f"{tier} {seconds[tier]:.0f} s" for tier in (*TIERS, "other") if seconds.get(tier))
 
@@ -61,4 +75,4 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         label = os.environ.get("HA_ENDPOINT_PHASE", "pytest")
         with open(target, "a") as out:
             out.write(json.dumps({"phase": label, "wall": round(wall, 1), "tiers": seconds, "outcomes": outcomes,
-                                  "exit": int(exitstatus)}) + "\n")
+                                  "exit": int(exitstatus), "tests": per_test(reports)}) + "\n")

@@ -184,3 +184,16 @@ def test_the_collection_writes_each_tests_kind_for_the_schedule(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     assert kinds.read_text().splitlines() == ["exclusive test_k.py::test_a", "first_cloud test_k.py::test_b",
                                               "shared test_k.py::test_c"]
+
+
+def test_the_run_record_keeps_each_tests_time_and_names_the_slowest_ten():
+    """tests/tiers.py: a test's set-up, call and tear-down add up to its time; make test prints the ten slowest."""
+    from types import SimpleNamespace
+
+    from tests.tiers import per_test, slowest
+    reports = [SimpleNamespace(nodeid=f"tests/e2e/test_x.py::t{i}", when=when, duration=float(i))
+               for i in range(12) for when in ("setup", "call", "teardown")]
+    times = per_test(reports)
+    assert times["tests/e2e/test_x.py::t3"] == 9.0
+    top = slowest(times)
+    assert [nodeid for nodeid, _ in top] == [f"tests/e2e/test_x.py::t{i}" for i in range(11, 1, -1)]
