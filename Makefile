@@ -1,26 +1,39 @@
 # ha-endpoint: the two commands a newcomer needs are `make up` (the dev stack on the local cloud) and `make test`.
 # Each area adds its targets through a fragment in mk/ (engine, localcloud, ...).
+#
+# Public targets are the ones `make help` lists: a target line with a `## ` comment is one (at most 15;
+# tests/unit/test_make_targets.py counts them). Every other target is a step of those, named with a leading `_`.
 
 SHELL := /bin/bash
 PY := .venv/bin/python
 VENV_STAMP := .venv/.installed-$(shell cat requirements.txt pyproject.toml | sha1sum | cut -c1-12)
 export HA_ENDPOINT_CACHE ?= $(HOME)/.cache/ha-endpoint
 
-.PHONY: help venv test test-unit test-integration test-e2e bench up down
+.PHONY: help _venv test test-unit bench docs
 .DEFAULT_GOAL := help
 
-help:
-	@echo "make up         pulumi up of the dev stack against the local OpenStack (installs what is missing)"
-	@echo "make down       pulumi destroy of the dev stack"
-	@echo "make test       every test: unit, policy, integration (local cloud) and end-to-end (real engine)"
-	@echo "make test-unit  the fast tests only (mocks, policies; no cloud, no engine)"
-	@echo "make recover    after a killed update: remove a dead lock, delete what the update created but never"
-	@echo "                recorded (provably this stack's, never an object its state records), refresh"
-	@echo "make watch      keep the dev stack's A record following its zones' health (Ctrl-C stops it; WATCH_ARGS=--dry-run)"
-	@echo "make bench      print the benchmark figures"
-	@echo "make k8s-up     a local Kubernetes control plane: 3 etcd + 3 kube-apiservers on 127.0.0.1 (make k8s-down)"
-	@echo "make test-k8s   the real control plane behind the endpoint on the local cloud (alone; make test runs it too)"
-	@echo "make test-scale member sets at 30 members per zone rotated under real clients (~30 min; SCALE_MEMBERS=5 ~12 min, in CI)"
+help:                      ## this list
+	@awk -F ':[^#]*## ' '/^[a-zA-Z0-9][a-zA-Z0-9_-]*:[^=].*## / { printf "make %-13s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@echo "More: docs/ (make docs builds the site into site/), README.md"
+
+# The main job: the dev stack on the local cloud, with everything it needs installed or reused first. STACK=name
+# selects another stack (scripts/stack.sh).
+.PHONY: up down preview recover watch
+
+up: _venv _engine-and-localcloud   ## pulumi up of the dev stack on the local cloud (installs, builds and starts what is missing)
+	scripts/stack.sh up
+
+down: _venv _engine        ## pulumi destroy of the dev stack
+	scripts/stack.sh down
+
+preview: _venv _engine-and-localcloud   ## pulumi preview of the dev stack with the policy pack
+	scripts/stack.sh preview
+
+recover: _venv _engine     ## after a killed update: a dead lock removed, what it created but never recorded deleted, refresh
+	scripts/stack.sh recover
+
+watch: _venv _engine       ## keep the dev stack's A record following its zones' health (Ctrl-C stops it; WATCH_ARGS=--dry-run)
+	scripts/stack.sh watch
 
 # The virtualenvs are installed by uv (from PyPI, kept in $(HA_ENDPOINT_CACHE)/tools): the same pinned packages as
 # pip installs, in a few seconds instead of a minute and a half (its cache holds them unpacked). --seed puts pip in
@@ -36,7 +49,7 @@ $(UV):
 	rm -rf $(UV_DIR) && python3 -m venv $(UV_DIR)
 	$(UV_DIR)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
-venv: $(VENV_STAMP)
+_venv: $(VENV_STAMP)
 
 $(VENV_STAMP): requirements.txt pyproject.toml | $(UV)
 	test -x .venv/bin/python || $(UV) venv --quiet --seed --python python3 --python-preference only-system .venv
@@ -44,17 +57,17 @@ $(VENV_STAMP): requirements.txt pyproject.toml | $(UV)
 	VIRTUAL_ENV=.venv $(UV) pip install --quiet --compile-bytecode --no-deps -e .   # the ha_endpoint package, from components/
 	rm -f .venv/.installed-* && touch $@
 
-test:                      # scripts/test.sh: set-up in parallel, the tests on 3 workers, then the exclusive ones
+test:                      ## every test: unit, policy, integration (local cloud), end-to-end (real engine), the docs build
 	scripts/test.sh
 
-test-unit: venv capi-crds
+test-unit: _venv _capi-crds   ## the fast tests only (mocks, policies; no cloud, no engine)
 	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q   # smaller Hypothesis budgets: tests/budget.py
 
 # The property tests at their full Hypothesis example budgets (tests/budget.py; `make test` and `make test-unit` run
 # a fifth): every test file that takes its budget from tests/budget.py. CI (.ci/run) runs it after `make test`.
 BUDGET_FILES = $(filter-out tests/budget.py,$(shell grep -rlF --include='*.py' 'tests.budget' tests))
 .PHONY: test-budgets
-test-budgets: venv capi-crds
+test-budgets: _venv _capi-crds   ## the property tests at their full Hypothesis budgets (CI runs it after make test)
 	HA_ENDPOINT_FULL_BUDGETS=1 HA_ENDPOINT_RECORD_DURATIONS=0 $(PY) -m pytest -n 2 -m "not integration and not e2e" -q $(BUDGET_FILES)
 
 # The member sets with real traffic (issue 27): 30 serving members per zone, rotated under real clients (186 Nova
@@ -62,7 +75,7 @@ test-budgets: venv capi-crds
 # CI (.ci/run) runs after make test. Not in make test: beside it on 2 cores it does not fit the suite's 20 minutes.
 SCALE_MEMBERS ?= 30
 .PHONY: test-scale
-test-scale: venv engine-and-localcloud
+test-scale: _venv _engine-and-localcloud   ## member sets at 30 members per zone rotated under real clients (~30 min; SCALE_MEMBERS=5 ~12 min, in CI)
 	HA_ENDPOINT_TEST_SET_MEMBERS=$(SCALE_MEMBERS) HA_ENDPOINT_RECORD_DURATIONS=0 \
 		$(PY) -m pytest -s -p no:cacheprovider tests/e2e/test_member_sets_engine.py
 
@@ -70,11 +83,17 @@ test-scale: venv engine-and-localcloud
 # a clone's sources and a virtualenv installed before --compile-bytecode load compiled too. The local cloud's daemons
 # (system python3, the same 3.11 bytecode) import localcloud/ from here.
 BYTECODE_DIRS := components policies stacks localcloud scripts tests bench $(wildcard .venv/lib .venv-component/lib)
-.PHONY: bytecode
-bytecode: venv
+.PHONY: _bytecode
+_bytecode: _venv
 	$(PY) -m compileall -q -j0 $(BYTECODE_DIRS) >/dev/null
 
-bench: venv engine-and-localcloud
+bench: _venv _engine-and-localcloud   ## run every benchmark script in bench/ (each prints its figures)
 	for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+# The documentation site (mkdocs.yml, docs/; MkDocs with the Material theme, pinned in requirements.txt): --strict
+# fails on a broken link or anchor and on a page missing from the nav. `make test` runs it at set-up (scripts/test.sh).
+DOCS_SITE ?= site
+docs: _venv                ## build the documentation site (docs/, mkdocs build --strict) into site/
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet --site-dir $(DOCS_SITE)
 
 include $(wildcard mk/*.mk)

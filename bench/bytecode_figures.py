@@ -3,15 +3,15 @@
 Every `pulumi preview`/`up` starts Python processes that import the same large packages: the program, the dynamic
 providers (the readiness gates) and the policy pack. Where PYTHONDONTWRITEBYTECODE is set (this machine's default
 environment sets it) nothing writes .pyc files, so a virtualenv installed without them compiles every module from
-source in every process. `make venv` installs with --compile-bytecode and `make test` runs `make bytecode`.
+source in every process. `make _venv` installs with --compile-bytecode and `make test` runs `make _bytecode`.
 
 Prints, for the imports of each kind of process, the median wall and CPU time of N rounds (interleaved):
   - from source: the .pyc files hidden (PYTHONPYCACHEPREFIX at an empty directory, PYTHONDONTWRITEBYTECODE: nothing
     is written there);
-  - compiled: the virtualenv's own .pyc files (`make bytecode` first);
+  - compiled: the virtualenv's own .pyc files (`make _bytecode` first);
 and their ratio.
 
-Run: .venv/bin/python bench/bytecode_figures.py [--rounds N]   (needs `make venv`; it runs `make bytecode` first)
+Run: .venv/bin/python bench/bytecode_figures.py [--rounds N]   (needs `make _venv`; it runs `make _bytecode` first)
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    subprocess.run(["make", "--no-print-directory", "bytecode"], cwd=REPO, check=True)
+    subprocess.run(["make", "--no-print-directory", "_bytecode"], cwd=REPO, check=True)
     compiled = dict(os.environ, PYTHONPATH=str(REPO))
     with tempfile.TemporaryDirectory() as empty:
         source = dict(compiled, PYTHONPYCACHEPREFIX=empty, PYTHONDONTWRITEBYTECODE="1")

@@ -25,7 +25,7 @@ With --batch, a third variant: the unpatched plugin with the dev shape's members
 batch``), and issue 27's goal checked: its up / (three zones at once + empty-program up) at most 1.2.
 
 Run: .venv/bin/python bench/engine_figures.py [--cold] [--no-patched] [--batch] [--rounds N] [--events-dir DIR]
-     (needs `make engine localcloud`)
+     (needs engine/build.sh and `make localcloud`)
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ the resources each shape registers.
 
 Each shape runs under its own endpoint name and record, in a private copy of the project with its own backend.
 
-Run: .venv/bin/python bench/provider_figures.py [--rounds N]   (needs `make engine localcloud`, the data plane on)
+Run: .venv/bin/python bench/provider_figures.py [--rounds N]   (needs engine/build.sh and `make localcloud`, the data plane on)
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Prints, for a shape file (default Pulumi.dev.yaml, the dev stack: ovn), medians 
     directly: are its listeners and pools ACTIVE once it is?).
 
 Run: .venv/bin/python bench/single_call_figures.py [--rounds N] [--shape Pulumi.dev.yaml]
-     (needs `make engine localcloud`)
+     (needs engine/build.sh and `make localcloud`)
 """
 
 from __future__ import annotations

@@ -113,7 +113,7 @@ prefetch() {
 
 if [ "$mode" = bindir ]; then
     if [ -f "$OUT/.complete" ]; then echo "$OUT/bin"; exit 0; fi
-    echo "engine: no build for key $KEY under $CACHE_ROOT/engine: run engine/build.sh (make engine)" >&2
+    echo "engine: no build for key $KEY under $CACHE_ROOT/engine: run engine/build.sh" >&2
     exit 1
 fi
 

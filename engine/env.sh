@@ -1,5 +1,5 @@
 # Source me from the repository root:   . engine/env.sh      (sh, dash, bash, zsh)
-# Puts the cached engine build (engine/build.sh, `make engine`) first on PATH and keeps the Pulumi CLI off the
+# Puts the cached engine build (engine/build.sh) first on PATH and keeps the Pulumi CLI off the
 # network: no update check, no plugin download, PULUMI_HOME under the cache. Returns 1 (PATH untouched) if the
 # engine for this checkout has not been built yet.
 #
@@ -34,7 +34,7 @@ _ha_kube_bin="$HA_ENGINE_CACHE/engine/parts/kube-$(engine_part_key "$_ha_engine_
 unset _ha_engine_dir
 
 if [ ! -x "$HA_ENGINE_BIN/pulumi" ] || [ ! -f "$HA_ENGINE_BIN/../.complete" ]; then
-    echo "engine/env.sh: no engine build at $HA_ENGINE_BIN: run 'make engine' (engine/build.sh) first" >&2
+    echo "engine/env.sh: no engine build at $HA_ENGINE_BIN: run engine/build.sh first" >&2
     unset HA_ENGINE_BIN
     return 1 2>/dev/null || exit 1
 fi
@@ -70,7 +70,7 @@ if [ -x "$_ha_os_bin" ] && [ -n "$_ha_os_ver" ] &&
 fi
 unset _ha_os_bin _ha_os_ver
 # The Kubernetes provider plugin likewise, as `resource kubernetes <version>` (4.25.0, the pulumi-kubernetes pin of
-# requirements.txt), when `engine/build.sh --k8s` (make k8s) has built it for this checkout; else a program that
+# requirements.txt), when `engine/build.sh --k8s` has built it for this checkout; else a program that
 # registers a Kubernetes resource stops at preview naming the missing plugin.
 if [ -f "$_ha_k8s_part/.complete" ]; then
     _ha_k8s_ver=$(cat "$_ha_k8s_part/kubernetes-plugin-version")

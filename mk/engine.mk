@@ -2,34 +2,21 @@
 # ${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}/engine/<key>. See engine/README.md.
 # Included by the root Makefile. Only ENGINE_-prefixed variables are defined here.
 #
-#   make engine         build or reuse the cached engine (seconds when cached)
-#   make engine-smoke   end-to-end check: preview + policy pack under the real CLI (needs ENGINE_SMOKE_PY)
-#   make engine-bindir  print the bin dir of the cached build
-#   make peer-suite     terraform-provider-openstack's own acceptance tests, unpatched vs patched (not in `make test`)
+# The engine's own commands are its scripts (engine/README.md):
+#   engine/build.sh              build or reuse the cached engine (seconds when cached); --bin-dir prints its bin dir
+#   ENGINE_SMOKE_PY=.venv/bin/python engine/smoke.sh
+#                                end-to-end check: preview + policy pack under the real CLI
+#   engine/peer/run.sh           terraform-provider-openstack's own acceptance tests, unpatched vs patched (not in
+#                                `make test`; on the local cloud of HA_ENDPOINT_STATE)
 # Recipes that need the CLI:  . engine/env.sh && pulumi ...   (one shell line; PATH/PULUMI_HOME set there)
 
-ENGINE_BUILD := engine/build.sh
-ENGINE_SMOKE := engine/smoke.sh
-# Python for the smoke project's virtualenv (must have requirements.txt installed); the lead's $(PY) if defined.
-ENGINE_SMOKE_PY ?= $(if $(PY),$(PY),python3)
+.PHONY: _engine _engine-and-localcloud
 
-.PHONY: engine engine-smoke engine-bindir peer-suite
-
-engine:
-	@$(ENGINE_BUILD)
-
-engine-bindir:
-	@$(ENGINE_BUILD) --bin-dir
-
-engine-smoke: engine
-	@ENGINE_SMOKE_PY="$(ENGINE_SMOKE_PY)" $(ENGINE_SMOKE)
-
-peer-suite:                # on the local cloud of HA_ENDPOINT_STATE; engine/peer/run.sh, engine/README.md
-	@engine/peer/run.sh
+_engine:
+	@engine/build.sh
 
 # The engine's Go build (CPU-bound) and the local cloud's first install (apt: network and disk) at once, so that on a
 # fresh machine neither waits for the other; each prints as it goes (lines may interleave). Used by `make up`,
 # `preview` and `bench` (`make test` does the same in scripts/test.sh).
-.PHONY: engine-and-localcloud
-engine-and-localcloud:
-	@$(MAKE) --no-print-directory -j2 engine localcloud
+_engine-and-localcloud:
+	@$(MAKE) --no-print-directory -j2 _engine localcloud

@@ -2,26 +2,21 @@
 # Go module of the pinned Cluster API release (tests/unit/kubernetes/capi/versions.env) into
 # $(HA_ENDPOINT_CACHE)/capi/<version> once. `make test` and `make test-unit` depend on it; the tests also fetch it
 # themselves when run alone. Only KUBERNETES_-prefixed variables are defined here.
-.PHONY: capi-crds k8s k8s-up k8s-down
-
-KUBERNETES_CAPI_FETCH := tests/unit/kubernetes/capi/fetch.sh
-
-capi-crds:                 ## fetch (or reuse) the Cluster API CRDs the Kubernetes tests validate against
-	@$(KUBERNETES_CAPI_FETCH) >/dev/null
-
+#
 # The local Kubernetes control plane (issue 28, localcloud/k8s): its Go builds (etcd, kube-apiserver + kubectl, the
 # pulumi-kubernetes plugin: engine/build.sh --k8s, cached like the engine's parts; `make test` builds them in its
 # set-up) and one cluster of three etcd members and three API servers on 127.0.0.1, state in
-# $(HA_ENDPOINT_CACHE)/k8s/local. KUBERNETES_ARGS: e.g. --san api.example.test.
-k8s:                       ## build (or reuse) the Kubernetes parts; prints their cache dirs
+# $(HA_ENDPOINT_CACHE)/k8s/local: `.venv/bin/python -m localcloud.k8s up` (options: e.g. --san api.example.test),
+# `... down` (localcloud/k8s/README.md).
+.PHONY: _capi-crds _k8s test-k8s
+
+KUBERNETES_CAPI_FETCH := tests/unit/kubernetes/capi/fetch.sh
+
+_capi-crds:                # fetch (or reuse) the Cluster API CRDs the Kubernetes tests validate against
+	@$(KUBERNETES_CAPI_FETCH) >/dev/null
+
+_k8s:                      # build (or reuse) the Kubernetes parts; prints their cache dirs
 	@engine/build.sh --k8s
 
-k8s-up: venv k8s           ## start the local cluster (prints its start time, memory and a kubectl line)
-	@$(PY) -m localcloud.k8s up $(KUBERNETES_ARGS)
-
-k8s-down:                  ## stop it (by PID file)
-	@$(PY) -m localcloud.k8s down $(KUBERNETES_ARGS)
-
-.PHONY: test-k8s
-test-k8s: venv engine-and-localcloud k8s   ## the real control plane behind the endpoint alone (tests/e2e/test_k8s_endpoint.py; also in make test)
+test-k8s: _venv _engine-and-localcloud _k8s   ## the real control plane behind the endpoint, alone (tests/e2e/test_k8s_endpoint.py; also in make test)
 	$(PY) -m pytest -s tests/e2e/test_k8s_endpoint.py

@@ -1,11 +1,12 @@
-"""The README's configuration table, generated from the component's schema (``components/schema.json``).
+"""The configuration page's table (``docs/configuration.md``), generated from the component's schema
+(``components/schema.json``).
 
 The schema is what Pulumi infers from the typed arguments (:mod:`ha_endpoint.core.args`, their docstrings the
-descriptions) and what every language's SDK is generated from; the README's table of the configuration keys is
-written from it, so the two never say different things. The schema carries no defaults: those come from the same
-typed arguments (the value a key takes when it is left out). ``python scripts/config_table.py`` prints the table;
-``--write`` puts it into README.md between its markers (``make readme``); tests/unit/test_readme_table.py fails when
-README.md holds another table than this one prints.
+descriptions) and what every language's SDK is generated from; the documentation's table of the configuration keys
+is written from it, so the two never say different things. The schema carries no defaults: those come from the same
+typed arguments (the value a key takes when it is left out). ``.venv/bin/python scripts/config_table.py`` prints the
+table; ``--write`` puts it into docs/configuration.md between its markers (``make schema`` runs it after regenerating
+the schema); tests/unit/test_configuration_page.py fails when the page holds another table than this one prints.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pydantic import BaseModel
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "components" / "schema.json"
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "configuration.md"
 ENDPOINT = "haendpoint:index:HaEndpoint"
 BEGIN = "<!-- configuration table: generated from components/schema.json by scripts/config_table.py -->"
 END = "<!-- end of the generated configuration table -->"
@@ -106,24 +107,25 @@ def table(schema: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def readme_table(text: str) -> str:
-    """The table README.md holds between its markers."""
+def page_table(text: str) -> str:
+    """The table the configuration page holds between its markers."""
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
     return text[start:end].strip()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="replace the table in README.md")
+    parser.add_argument("--write", action="store_true", help="replace the table in docs/configuration.md")
     options = parser.parse_args()
     generated = table(json.loads(SCHEMA.read_text()))
     if not options.write:
         print(generated)
         return
-    text = README.read_text()
+    text = PAGE.read_text()
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-    README.write_text(text[:start] + "\n" + generated + "\n" + text[end:])
-    print(f"README.md: configuration table written ({generated.count(chr(10)) - 1} keys)", file=sys.stderr)
+    PAGE.write_text(text[:start] + "\n" + generated + "\n" + text[end:])
+    keys = generated.count(chr(10)) - 1
+    print(f"{PAGE.relative_to(ROOT)}: configuration table written ({keys} keys)", file=sys.stderr)
 
 
 if __name__ == "__main__":

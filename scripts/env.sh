@@ -1,5 +1,5 @@
 # Source me (bash): the environment every Pulumi command of this project runs in on this machine.
-#   the engine built by `make engine` (PATH, PULUMI_HOME: no download ever),
+#   the engine built by engine/build.sh (PATH, PULUMI_HOME: no download ever),
 #   a local file state backend under the cache, the passphrase secrets provider,
 #   the local cloud's clouds.yaml (`make localcloud`) unless OS_CLIENT_CONFIG_FILE / OS_CLOUD point elsewhere.
 _ha_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

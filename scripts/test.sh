@@ -3,7 +3,8 @@
 #
 # 1. Set-up, the independent parts at once: the project's virtualenvs, the Pulumi engine (Go builds, cached in
 #    $HA_ENDPOINT_CACHE/engine), the Kubernetes parts (engine/build.sh --k8s) and the local cloud (apt packages on a
-#    fresh machine, then its start), then the Cluster API CRDs. Each part's time is printed.
+#    fresh machine, then its start), then the Cluster API CRDs and the documentation site's strict build (`make docs`:
+#    a broken link, anchor or nav entry fails the run at its end, not the set-up). Each part's time is printed.
 # 2. The tests that share the cloud peacefully, on HA_ENDPOINT_TEST_WORKERS pytest-xdist workers (default 3: the
 #    end-to-end tests mostly wait for the cloud), one test file per worker at a time (--dist loadfile: a module's
 #    stack fixtures stay in one process), the longest file first as the last run timed it (tests/schedule.py).
@@ -60,6 +61,18 @@ step() {
     ( t=$(date +%s.%N); "$@" >"$logs/$name.log" 2>&1; rc=$?; echo "$(elapsed "$t") $rc" >"$logs/$name.time"; exit $rc ) &
 }
 
+failed_checks=()
+finish_check() {  # finish_check <name> <pid>: like finish_step, but a failure fails the run at its end, not the set-up
+    local name=$1 pid=$2
+    if ! wait "$pid"; then
+        echo "make test: '$name' failed (the tests go on; the run fails at its end); its last lines ($logs/$name.log):" >&2
+        tail -40 "$logs/$name.log" >&2
+        failed_checks+=("$name")
+    fi
+    read -r seconds _ <"$logs/$name.time"
+    setup_lines+=("$name ${seconds} s")
+}
+
 finish_step() {  # finish_step <name> <pid>: wait, print its tail on failure, record its time
     local name=$1 pid=$2
     if ! wait "$pid"; then
@@ -72,7 +85,7 @@ finish_step() {  # finish_step <name> <pid>: wait, print its tail on failure, re
 }
 
 echo "make test: set-up (virtualenv, engine, local cloud at once; logs in $logs)"
-step venv make --no-print-directory venv component-venv; venv_pid=$!
+step venv make --no-print-directory _venv _component-venv; venv_pid=$!
 # The engine, then the opt-in patched OpenStack plugin that tests/e2e/test_cloud_faults.py swaps in for its
 # provider-wait faults (engine/README.md): both while the cloud installs and starts.
 step engine sh -c 'engine/build.sh && engine/build.sh --part openstack-patched'; engine_pid=$!
@@ -81,10 +94,12 @@ step engine sh -c 'engine/build.sh && engine/build.sh --part openstack-patched';
 step k8s engine/build.sh --k8s; k8s_pid=$!
 step cloud make --no-print-directory localcloud; cloud_pid=$!
 finish_step venv "$venv_pid"
-step crds make --no-print-directory capi-crds; crds_pid=$!
-step bytecode make --no-print-directory bytecode; bytecode_pid=$!   # every Python process loads compiled modules
+step crds make --no-print-directory _capi-crds; crds_pid=$!
+step bytecode make --no-print-directory _bytecode; bytecode_pid=$!   # every Python process loads compiled modules
+step docs make --no-print-directory docs DOCS_SITE="$logs/site"; docs_pid=$!   # mkdocs build --strict (~3 s)
 finish_step crds "$crds_pid"
 finish_step bytecode "$bytecode_pid"
+finish_check docs "$docs_pid"
 finish_step engine "$engine_pid"
 finish_step k8s "$k8s_pid"
 finish_step cloud "$cloud_pid"
@@ -237,4 +252,8 @@ for nodeid, seconds in slowest(tests):
 extra = "".join(f", {outcomes[key]} {key}" for key in ("skipped",) if outcomes.get(key))
 print(f"total: {outcomes.get('passed', 0)} passed, {outcomes.get('failed', 0)} failed{extra}")
 EOF
+if [ "${#failed_checks[@]}" -gt 0 ]; then
+    echo "make test: failed beside the tests: ${failed_checks[*]} (its output is above, in the set-up)" >&2
+    status=1
+fi
 exit $status

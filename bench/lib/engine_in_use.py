@@ -11,8 +11,8 @@ def engine_environment(environment: dict[str, str]) -> dict[str, str]:
     """``environment`` (from ``project_environment()``), checked to hold an engine build for this checkout: without
     one, ``pulumi`` is not on its PATH, and a benchmark would fail later with "No such file or directory"."""
     if not environment.get("HA_ENGINE_BIN"):
-        raise SystemExit("no engine build for this checkout (engine/key.sh): run `make engine` "
-                         "(engine/build.sh) first, or wait for the build in progress")
+        raise SystemExit("no engine build for this checkout (engine/key.sh): run engine/build.sh "
+                         "first, or wait for the build in progress")
     return environment
 
 

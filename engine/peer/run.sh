@@ -5,7 +5,7 @@
 # engine/openstack/build.sh applies them). Prints one table: test, result per build, seconds, why it did not pass;
 # then the totals and every test the patches turned from passing to not passing. Not part of `make test` (slow).
 #
-#   HA_ENDPOINT_STATE=<state dir of a running local cloud> engine/peer/run.sh     (or: make peer-suite)
+#   HA_ENDPOINT_STATE=<state dir of a running local cloud> engine/peer/run.sh
 #     PEER_TESTS=<regex>              go test -run (default: PEER_DEFAULT_TESTS below)
 #     PEER_BUILDS="unpatched patched" the builds to run, in this order
 #     PEER_RESULTS=<dir>              where the results go (default: $PEER/results)

@@ -1,5 +1,5 @@
 // A TypeScript stack using the HA endpoint through its component package: the SDK is generated from
-// components/schema.json (`make sdk-typescript`, or `pulumi package add <path to components>` where the Node.js
+// components/schema.json (`examples/typescript/typecheck.sh`, or `pulumi package add <path to components>` where the Node.js
 // language host exists) and the component itself runs in its Python provider host.
 import * as haendpoint from "@pulumi/haendpoint";
 

@@ -1,4 +1,4 @@
-"""End-to-end tests: the real Pulumi engine (make engine) against the local OpenStack cloud (make localcloud).
+"""End-to-end tests: the real Pulumi engine (engine/build.sh) against the local OpenStack cloud (make localcloud).
 
 Both are built or started on demand, once per run, and reused when present: the engine from its cache, the cloud if
 it is running.

@@ -3,7 +3,7 @@
 The copy holds the program, the component and the policy pack as they are in the work tree, and links the
 project's virtualenv; the stack's state lives in a file backend of its own, so a test run never touches the dev
 stack. The environment is the one `scripts/env.sh` gives every Pulumi command of the project (the engine built by
-`make engine`, the local cloud's clouds.yaml).
+engine/build.sh, the local cloud's clouds.yaml).
 """
 
 from __future__ import annotations

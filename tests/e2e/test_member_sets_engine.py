@@ -258,7 +258,7 @@ def test_2_a_full_rotation_with_drain_fails_no_request_and_never_serves_fewer_th
     # beyond the data plane's own lag (by weight alone every old member answered all along: 78-105 requests a zone at
     # N=3). How many it answered later in its grace is printed: the provider's agent and API rewrite the member
     # statuses from what each last read, and one CI run at N=5 saw one member taken back 19 s after its drain for ~2 s
-    # (notes-issue-27.md).
+    # (docs/results/issue-27-notes.md).
     late = {}
     for zone in ZONES:
         assert askers.failures[zone] == [], (zone, askers.failures[zone][:5])

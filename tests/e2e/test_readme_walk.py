@@ -1,7 +1,9 @@
-"""The README walked as a newcomer walks it: every shell block README.md tells a user to paste, run as pasted, in the
-README's order, against the local cloud, then the examples in the combination the README suggests.
+"""The README walked as a newcomer walks it: every shell block README.md tells a user to paste, then every one of the
+getting-started page it leads to (docs/getting-started.md, its next steps), run as pasted, in that order, against the
+local cloud, then the examples in the combination the pages suggest.
 
-The blocks are read from README.md itself (a block added there is run here): each runs in ``bash -eo pipefail`` in a
+The blocks are read from the two files themselves (a ``sh`` block added to either is run here; the other pages'
+blocks are shown, not walked): each runs in ``bash -eo pipefail`` in a
 copy of this checkout's tracked files (the blocks write stack files such as ``Pulumi.second.yaml``, and
 ``pulumi stack select --create`` writes a salt into ``Pulumi.dev.yaml``: never into the checkout under test), with a
 home of its own (``~/my-platform``), the engine and cloud state of this machine (``HA_ENDPOINT_CACHE``) and a Pulumi
@@ -36,7 +38,15 @@ from tests.e2e.pulumi_cli import REPO
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.first_cloud]  # the README names its ports
 
 README = (REPO / "README.md").read_text()
-SH_BLOCKS = re.findall(r"```sh\n(.*?)```", README, re.S)
+GETTING_STARTED = (REPO / "docs" / "getting-started.md").read_text()
+
+
+def sh_blocks(text: str) -> list[str]:
+    """The ``sh`` blocks of a page, in its order: what a user is told to paste."""
+    return re.findall(r"```sh\n(.*?)```", text, re.S)
+
+
+SH_BLOCKS = sh_blocks(README) + sh_blocks(GETTING_STARTED)
 NOT_RUN = re.compile(r"^make test\b")
 """The suite itself: the only pasted command this test does not run."""
 PREFIXES = ("k8s-api", "my-api", "kube-api")
@@ -63,10 +73,10 @@ class Walk:
             if name and (REPO / name).is_file():
                 (self.checkout / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(REPO / name, self.checkout / name)
-        # this checkout's virtualenv, brought up to date here first: the blocks' `make up` runs `make venv` in the copy,
-        # which would otherwise reinstall the editable ha_endpoint into it from the copy's components/ (gone with
+        # this checkout's virtualenv, brought up to date here first: the blocks' `make up` runs `make _venv` in the
+        # copy, which would otherwise reinstall the editable ha_endpoint into it from the copy's components/ (gone with
         # tmp_path) whenever its stamp is older than requirements.txt or pyproject.toml
-        subprocess.run(["make", "--no-print-directory", "-s", "venv"], cwd=REPO, check=True, timeout=900)
+        subprocess.run(["make", "--no-print-directory", "-s", "_venv"], cwd=REPO, check=True, timeout=900)
         (self.checkout / ".venv").symlink_to(REPO / ".venv")
         self.environment = {key: value for key, value in os.environ.items()
                             if not key.startswith(("PULUMI_", "PYTEST_", "OS_"))}
@@ -105,10 +115,13 @@ def _objects_named(localcloud) -> list[str]:
 
 
 def test_the_readme_has_the_blocks_a_newcomer_pastes():
-    """The first screen's two commands, then the next steps (the walk below runs whatever blocks there are)."""
+    """The README's first screen: the two commands and what `make up` leaves (dig, curl); then the getting-started
+    page's next steps (the walk below runs whatever blocks there are)."""
     first = SH_BLOCKS[0].splitlines()
     assert [line.split("#")[0].strip() for line in first] == ["make up", "make test"], first
-    assert README.index(SH_BLOCKS[0]) < README.index("## Next steps") < README.index(SH_BLOCKS[2])
+    assert len(sh_blocks(README)) == 2 and sh_blocks(README)[1].startswith("dig "), sh_blocks(README)
+    assert "docs/getting-started.md#next-steps" in README
+    assert GETTING_STARTED.index("## Next steps") < GETTING_STARTED.index(SH_BLOCKS[2])
     assert len(SH_BLOCKS) == 6, [block.splitlines()[0] for block in SH_BLOCKS]  # the walk's checks name six
 
 

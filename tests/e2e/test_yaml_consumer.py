@@ -49,7 +49,7 @@ def stack(tmp_path_factory, pulumi_environment, swept):
     (root / "components").symlink_to(REPO / "components")
     (root / ".venv-component").symlink_to(REPO / ".venv-component", target_is_directory=True)
     # what `pulumi install` would create there (it refuses to create a virtualenv through a symlink)
-    subprocess.run(["make", "--no-print-directory", "-s", "component-venv"], cwd=REPO, check=True, timeout=900)
+    subprocess.run(["make", "--no-print-directory", "-s", "_component-venv"], cwd=REPO, check=True, timeout=900)
     (workdir / "policies").symlink_to(REPO / "policies")
     (workdir / ".venv").symlink_to(REPO / ".venv")  # the pack's virtualenv (../.venv of policies/)
     instance = PulumiStack(workdir, STACK, pulumi_environment)

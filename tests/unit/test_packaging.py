@@ -129,9 +129,9 @@ print(json.dumps(report))
 
 
 def test_a_scratch_consumer_with_its_own_components_package_installs_this_one_and_builds_an_endpoint(tmp_path):
-    """A new user's Pulumi project: its own components/ package, the README's Python example as its program, this
-    checkout pip-installed from its path into a fresh virtualenv, with the pins of requirements.txt (pulumi-openstack 5.5.3, what
-    users install) as constraints."""
+    """A new user's Pulumi project: its own components/ package, the Python example (examples/python, shown by
+    docs/usage.md) as its program, this checkout pip-installed from its path into a fresh virtualenv, with the pins of
+    requirements.txt (pulumi-openstack 5.5.3, what users install) as constraints."""
     project = tmp_path / "consumer"
     project.mkdir()
     for name in ("Pulumi.yaml", "__main__.py", "requirements.txt"):
@@ -259,11 +259,9 @@ def test_the_host_serves_a_drains_lifecycle_with_the_dynamic_providers_own_class
 @pytest.mark.parametrize("example, fence", [("examples/python/__main__.py", "python"),
                                             ("examples/yaml/Pulumi.yaml", "yaml"),
                                             ("examples/typescript/index.ts", "typescript")])
-def test_the_readme_shows_each_language_example_as_the_file_the_tests_run(example, fence):
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Use it from your stack"):]
-    section = section[:section.index("\n## ", 1)]
-    assert f"```{fence}\n{(ROOT / example).read_text()}```" in section, f"README.md shows another {example}"
+def test_the_docs_show_each_language_example_as_the_file_the_tests_run(example, fence):
+    page = (ROOT / "docs" / "usage.md").read_text()
+    assert f"```{fence}\n{(ROOT / example).read_text()}```" in page, f"docs/usage.md shows another {example}"
 
 
 REFERENCED = {"fqdn": "api.example.test.", "ports": [6443.0], "addresses": ["172.24.4.10", "172.24.4.11"],

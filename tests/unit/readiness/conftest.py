@@ -1,4 +1,4 @@
-"""Readiness unit tests: no cloud, no engine. Makes the repository root importable (``stacks``, ``tests``; ``ha_endpoint`` is installed by ``make venv``)."""
+"""Readiness unit tests: no cloud, no engine. Makes the repository root importable (``stacks``, ``tests``; ``ha_endpoint`` is installed by ``make _venv``)."""
 
 import sys
 from pathlib import Path

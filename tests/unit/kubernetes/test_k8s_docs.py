@@ -1,6 +1,7 @@
-"""README.md's Kubernetes section shows what the code does: its configuration example runs (kubeconfig exported, the
-Cluster API objects and the watcher's Deployment created), its error example is the message the program prints, its
-Python examples are in the file the example test runs; the watcher section's example runs."""
+"""The Kubernetes page (docs/kubernetes.md) shows what the code does: its configuration example runs (kubeconfig
+exported, the Cluster API objects and the watcher's Deployment created), its error example is the message the program
+prints, its Python examples are in the file the example test runs; the watcher section's example (docs/operations.md)
+runs."""
 
 from __future__ import annotations
 
@@ -21,9 +22,8 @@ from tests.mocks.kubernetes import (CERTS, CLOUDS_YAML, CLUSTER_TYPE, DEPLOYMENT
                                     PROVIDER_TYPE, SECRET_TYPE)
 
 ROOT = Path(__file__).resolve().parents[3]
-README = (ROOT / "README.md").read_text()
-SECTION = README[README.index("## Kubernetes\n"):]
-SECTION = SECTION[:SECTION.index("\n## ", 1)]
+SECTION = (ROOT / "docs" / "kubernetes.md").read_text()
+OPERATIONS = (ROOT / "docs" / "operations.md").read_text()
 BLOCKS = re.findall(r"```(yaml|python|)\n(.*?)```", SECTION, re.S)
 SECRETS = {"caCertificate": CERTS["ca"], "clientCertificate": CERTS["cert"], "clientKey": CERTS["key"]}
 
@@ -61,14 +61,14 @@ def test_the_python_examples_are_in_the_example_file(call):
 
 
 def test_the_watcher_sections_example_deploys_the_watcher_with_the_provider_it_is_given():
-    section = README[README.index("## DNS that follows health between runs"):]
+    section = OPERATIONS[OPERATIONS.index("## DNS that follows health between runs"):]
     (shown,) = re.findall(r"```python\n(.*?)```", section[:section.index("\n## ", 1)], re.S)
 
     def program():
         names = {"pulumi": pulumi, "endpoint": HaEndpoint("k8s-api", amphora_endpoint()),
                  "config": SimpleNamespace(require_secret=lambda key: pulumi.Output.secret(CLOUDS_YAML)),
                  "management": k8s.Provider("management", kubeconfig="apiVersion: v1\nkind: Config\n")}
-        exec(compile(shown, "README.md", "exec"), names)
+        exec(compile(shown, "docs/operations.md", "exec"), names)
 
     run = run_program(program, FakeCloud.dev(), preview=False, outputs=lambda _: {})
     (deployment,), (management,) = run.of_type(DEPLOYMENT_TYPE), run.of_type(PROVIDER_TYPE)

@@ -1,6 +1,8 @@
-"""The README's configuration table is the one the component's schema gives (scripts/config_table.py): a key, a type,
-a default or a description changed in the typed arguments (and so in components/schema.json) without `make readme`
-fails here, so the README never documents a configuration the component does not take."""
+"""The configuration page's table (docs/configuration.md) is the one the component's schema gives
+(scripts/config_table.py): a key, a type, a default or a description changed in the typed arguments (and so in
+components/schema.json) without regenerating the page (`make schema`, or `.venv/bin/python scripts/config_table.py
+--write` from the checked-in schema) fails here, so the docs never document a configuration the component does not
+take."""
 
 from __future__ import annotations
 
@@ -15,13 +17,14 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import config_table  # noqa: E402
 
 
-def test_the_readme_configuration_table_is_generated_from_the_schema():
+def test_the_configuration_pages_table_is_generated_from_the_schema():
     generated = config_table.table(json.loads(config_table.SCHEMA.read_text()))
-    written = config_table.readme_table(config_table.README.read_text())
+    written = config_table.page_table(config_table.PAGE.read_text())
     if written != generated:
-        diff = "\n".join(difflib.unified_diff(written.splitlines(), generated.splitlines(), "README.md",
+        diff = "\n".join(difflib.unified_diff(written.splitlines(), generated.splitlines(), "docs/configuration.md",
                                               "components/schema.json", lineterm=""))
-        raise AssertionError(f"README.md's configuration table is not the schema's; run `make readme`:\n{diff}")
+        raise AssertionError("docs/configuration.md's table is not the schema's; run "
+                             f"`.venv/bin/python scripts/config_table.py --write` (or `make schema`):\n{diff}")
 
 
 def test_every_configuration_key_of_the_schema_has_a_row_and_a_meaning():

@@ -1,0 +1,42 @@
+"""Every example configuration the documentation shows (README.md and every page under docs/) passes the component's
+validation and the whole policy pack: what the documentation promises, `make up` can do (the pack runs first and
+would stop a documented configuration)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from policy_harness import run_preview, run_program_for_pack
+from tests.mocks.cloud import FakeCloud
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+BLOCKS = [(page, kind, body) for page in PAGES
+          for kind, body in re.findall(r"```(yaml|python)\n(.*?)```", page.read_text(), re.S)]
+YAML_EXAMPLES = [yaml.safe_load(body)["config"]["ha-endpoint:endpoint"] for _, kind, body in BLOCKS
+                 if kind == "yaml" and "ha-endpoint:endpoint:" in body]
+PYTHON_EXAMPLES = [(page.relative_to(ROOT), body) for page, kind, body in BLOCKS
+                   if kind == "python" and "HaEndpoint(" in body]
+
+
+def test_the_documentation_shows_examples():
+    """The configuration page's example of every kind of key, and the Python example of the usage page."""
+    assert YAML_EXAMPLES and PYTHON_EXAMPLES
+    assert {str(page) for page, _ in PYTHON_EXAMPLES} >= {"docs/usage.md"}
+
+
+@pytest.mark.parametrize("endpoint", YAML_EXAMPLES, ids=lambda e: e["name"])
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
+def test_each_configuration_example_passes_validation_and_the_pack(endpoint, preview):
+    assert run_preview(endpoint, preview=preview).violations() == []
+
+
+@pytest.mark.parametrize("page, source", PYTHON_EXAMPLES, ids=[f"python-{n}" for n in range(len(PYTHON_EXAMPLES))])
+def test_each_python_example_runs_and_passes_the_pack(page, source):
+    run = run_program_for_pack(lambda: exec(compile(source, str(page), "exec"), {}), FakeCloud.dev(preview=True))
+    assert any(r.type == "haendpoint:index:HaEndpoint" for r in run.registrations)
+    assert run.violations() == []
