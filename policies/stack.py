@@ -149,6 +149,15 @@ class Endpoint:
     def in_zone(self, token: str, zone: str) -> list[Any]:
         return [child for child in self.of_type(token) if self.zone_of(child) == zone]
 
+    def provider(self, zone: Optional[str]) -> Optional[str]:
+        """The Octavia provider serving ``zone``: its load balancer's ``loadbalancerProvider``, else the endpoint's
+        declared one (also for a child of no zone)."""
+        declared = self.facts.load_balancer_provider if self.facts is not None else None
+        if zone is None:
+            return declared
+        providers = [props(lb).get("loadbalancerProvider") for lb in self.in_zone(contract.LOADBALANCER_TYPE, zone)]
+        return next((p for p in providers if isinstance(p, str) and p), declared)
+
     def readiness(self, zone: str) -> Optional[Any]:
         return self.named(contract.readiness_name(self.name, zone))
 

@@ -21,15 +21,7 @@ from ..stack import endpoints, props
 def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):
-        declared = endpoint.facts.load_balancer_provider if endpoint.facts is not None else None
-        ovn_zones = []
-        for key in endpoint.azs:
-            providers = [props(lb).get("loadbalancerProvider")
-                         for lb in endpoint.in_zone(contract.LOADBALANCER_TYPE, key)]
-            provider = next((p for p in providers if isinstance(p, str) and p), declared)
-            if predicates.is_ovn(provider):
-                ovn_zones.append(key)
-        for key in ovn_zones:
+        for key in [key for key in endpoint.azs if predicates.is_ovn(endpoint.provider(key))]:
             for pool in endpoint.in_zone(contract.POOL_TYPE, key):
                 pool_props = props(pool)
                 method = pool_props.get("lbMethod")

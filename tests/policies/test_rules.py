@@ -207,6 +207,45 @@ def test_an_invalid_production_pattern_is_reported():
         "4); fix the policy configuration of ha-endpoint-production-listener-cidrs"]
 
 
+# -- ha-endpoint-production-listener-timeouts ---------------------------------------------------------------------------
+
+TIMEOUTS = "ha-endpoint-production-listener-timeouts"
+PRODUCTION_TIMEOUTS = {TIMEOUTS: {"productionStackPattern": "^dev$"}}
+
+
+def test_the_endpoints_listener_timeouts_pass_in_production():
+    assert run_preview(amphora_endpoint()).messages(TIMEOUTS, PRODUCTION_TIMEOUTS) == []
+
+
+def test_a_short_member_data_timeout_is_refused_in_production():
+    raw = amphora_endpoint()
+    raw["listeners"][0]["timeoutMemberData"] = 50000
+    run = run_preview(raw)
+    assert run.messages(TIMEOUTS) == []  # not production: the stack is free to choose
+    assert run.messages(TIMEOUTS, PRODUCTION_TIMEOUTS) == [
+        f"listener k8s-api-{az}-6443-listener: timeoutMemberData is 50000 ms: an idle watch, logs -f or exec is cut "
+        f"after 50 s, sooner than 60 min, in a production stack (stack 'dev' matches productionStackPattern "
+        f"'^dev$'); set timeoutMemberData to at least 3600000 (or leave it out for the endpoint's default, 3600000)"
+        for az in ("az1", "az2", "az3")]
+
+
+def test_the_least_data_timeout_is_configurable():
+    config = {TIMEOUTS: {"productionStackPattern": "^dev$", "minDataTimeoutMs": 7200000}}
+    messages = run_preview(amphora_endpoint()).messages(TIMEOUTS, config)
+    assert len(messages) == 12  # 2 listeners x 3 zones x client and member data
+    assert messages[0] == (
+        "listener k8s-api-az1-6443-listener: timeoutClientData is 3600000 ms: an idle watch, logs -f or exec is cut "
+        "after 60 min, sooner than 120 min, in a production stack (stack 'dev' matches productionStackPattern "
+        "'^dev$'); set timeoutClientData to at least 7200000")
+
+
+def test_ovn_listeners_are_not_judged_on_timeouts_nothing_applies():
+    raw = amphora_endpoint()
+    raw["loadBalancerProvider"] = "ovn"
+    raw["listeners"][0]["monitor"] = {"type": "TCP"}
+    assert run_preview(raw).messages(TIMEOUTS, PRODUCTION_TIMEOUTS) == []
+
+
 # -- ha-endpoint-dns-ttl / dns-records / dns-readiness --------------------------------------------------------------
 
 def test_max_ttl_is_configurable():

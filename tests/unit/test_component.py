@@ -371,3 +371,44 @@ def test_each_zones_octavia_writes_follow_one_another_and_zones_stay_independent
             assert before["urn"] in after["dependencies"], (before["name"], after["name"])
         others = {r["urn"] for r in writes if not r["name"].startswith(f"k8s-api-{az}-")}
         assert not any(others & set(r["dependencies"]) for r in chain)
+
+
+# -- listener timeouts (issue 46, finding 5) -----------------------------------------------------------------------
+
+TIMEOUT_INPUTS = ("timeoutClientData", "timeoutMemberData", "timeoutMemberConnect", "timeoutTcpInspect")
+
+
+def _timeouts(run, port: int) -> dict:
+    inputs = run.named(contract.listener_name("k8s-api", "az1", port))["inputs"]
+    return {key: inputs[key] for key in TIMEOUT_INPUTS if key in inputs}
+
+
+def test_amphora_listeners_keep_idle_api_connections_for_an_hour():
+    """Octavia's default (50 s) cut idle kubectl watch, logs -f and exec sessions through an amphora; the connect and
+    inspect timeouts stay the cloud's."""
+    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=False)
+    for port in (6443, 22623):
+        assert _timeouts(run, port) == {"timeoutClientData": 3600000, "timeoutMemberData": 3600000}
+
+
+def test_configured_listener_timeouts_reach_the_listener():
+    raw = amphora_endpoint()
+    raw["listeners"][0].update(timeoutClientData=7200000, timeoutMemberData=5400000, timeoutMemberConnect=3000,
+                               timeoutTcpInspect=0)
+    run = run_component(raw, FakeCloud.dev(), preview=True)
+    assert _timeouts(run, 6443) == {"timeoutClientData": 7200000, "timeoutMemberData": 5400000,
+                                    "timeoutMemberConnect": 3000, "timeoutTcpInspect": 0}
+    assert _timeouts(run, 22623) == {"timeoutClientData": 3600000, "timeoutMemberData": 3600000}
+
+
+def test_no_timeouts_are_sent_where_nothing_applies_them():
+    """ovn-octavia-provider ignores listener timeouts, and an amphora serves UDP with LVS: nothing is sent there."""
+    raw = amphora_endpoint()
+    raw["loadBalancerProvider"] = "ovn"
+    raw["listeners"][0]["monitor"] = {"type": "TCP"}
+    run = run_component(raw, FakeCloud.dev(), preview=True)
+    assert [_timeouts(run, port) for port in (6443, 22623)] == [{}, {}]
+    raw = amphora_endpoint()
+    raw["listeners"][1] = {"port": 53, "protocol": "UDP", "monitor": {"type": "UDP-CONNECT"}}
+    run = run_component(raw, FakeCloud.dev(), preview=True)
+    assert _timeouts(run, 53) == {}

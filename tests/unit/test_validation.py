@@ -351,3 +351,55 @@ def test_the_outage_settings_are_checked_with_the_key_and_the_fix():
     args = load_endpoint_args(raw)
     assert (args.readiness.on_zone_not_ready, args.readiness.min_ready_zones, args.readiness.dead_after_seconds) == \
         ("unpublish", None, 60)
+
+
+# -- listener timeouts (issue 46, finding 5) -----------------------------------------------------------------------
+
+def test_ovn_refuses_listener_timeouts_at_preview():
+    """ovn-octavia-provider ignores them (Octavia would record them and nothing would apply them)."""
+    raw = amphora_config()
+    raw["loadBalancerProvider"] = "ovn"
+    raw["listeners"][0]["monitor"] = {"type": "TCP"}
+    raw["listeners"][0]["timeoutClientData"] = 3600000
+    raw["listeners"][1]["timeoutTcpInspect"] = 0
+    ignored = ("is set but the ovn provider ignores listener timeouts (Octavia records them, nothing applies them: an "
+               "OVN load balancer is no proxy, an idle connection lives as long as its conntrack entry, 5 days on "
+               "Linux by default); remove it (under ovn an idle connection is bounded by the conntrack timeouts of "
+               "the hosts, not by Octavia)")
+    assert problems_of(raw) == [f"{ROOT}.listeners[0].timeoutClientData: timeoutClientData {ignored}",
+                                f"{ROOT}.listeners[1].timeoutTcpInspect: timeoutTcpInspect {ignored}"]
+
+
+def test_an_amphora_udp_listener_refuses_listener_timeouts():
+    raw = amphora_config()
+    raw["listeners"][1] = {"port": 53, "protocol": "UDP", "monitor": {"type": "UDP-CONNECT"},
+                           "timeoutMemberData": 3600000}
+    assert problems_of(raw) == [
+        f"{ROOT}.listeners[1].timeoutMemberData: timeoutMemberData is set but an amphora serves UDP listeners with "
+        "LVS, which has no such timeouts (Octavia records them, nothing applies them); remove it, or use protocol TCP "
+        "for a listener the amphora proxies"]
+
+
+@pytest.mark.parametrize("value, message", [
+    (-1, "timeoutClientData is -1, below the least allowed, 1; give a value from 1 to 2073600000, e.g. "
+         "timeoutClientData: 3600000"),
+    (2073600001, "timeoutClientData is 2073600001, above the most allowed, 2073600000; give a value from 1 to "
+                 "2073600000, e.g. timeoutClientData: 3600000"),
+    ("1h", "timeoutClientData must be a whole number from 1 to 2073600000, got the text '1h'; write the number "
+           "itself, e.g. timeoutClientData: 3600000"),
+    (0, "0 does not mean 'no timeout': an amphora then applies the cloud's configured default (50000 ms as Octavia "
+        "ships it); give the milliseconds, 1 to 2073600000, or remove the key for the endpoint's default"),
+], ids=["negative", "above-24-days", "text", "zero"])
+def test_a_bad_listener_timeout_names_the_key_and_the_fix(value, message):
+    raw = amphora_config()
+    raw["listeners"][0]["timeoutClientData"] = value
+    assert problems_of(raw) == [f"{ROOT}.listeners[0].timeoutClientData: {message}"]
+
+
+def test_listener_timeouts_within_octavias_bounds_are_accepted():
+    raw = amphora_config()
+    raw["listeners"][0].update(timeoutClientData=2073600000, timeoutMemberData=1, timeoutMemberConnect=5000,
+                               timeoutTcpInspect=0)
+    listener = load_endpoint_args(raw).listeners[0]
+    assert (listener.timeout_client_data, listener.timeout_member_data, listener.timeout_member_connect,
+            listener.timeout_tcp_inspect) == (2073600000, 1, 5000, 0)

@@ -26,7 +26,8 @@ from typing import Any, Callable, ClassVar, Optional
 import pulumi
 from pulumi import Output  # noqa: F401  (resolves the forward reference inside pulumi.Input)
 from pulumi.output import T  # noqa: F401  (idem)
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator,
+                      model_validator)
 from pydantic.alias_generators import to_camel
 
 from . import predicates
@@ -288,6 +289,33 @@ class ListenerArgs(_Model):
     """The certificate a TERMINATED_HTTPS listener serves: the reference of a Barbican certificate container (or
     PKCS12 secret), e.g. https://barbican.example:9311/v1/containers/<uuid>; required for TERMINATED_HTTPS, refused on
     every other protocol. Octavia's service user must be allowed to read it (openstack acl user add)."""
+    timeout_client_data: Optional[int] = Field(None, ge=1, le=predicates.LISTENER_TIMEOUT_MAX, strict=True)
+    """Milliseconds a client connection may stay idle (no data either way) before the load balancer closes it.
+    Default 3600000 (1 h) on amphora TCP/HTTP(S) listeners, where Octavia's own default (50000) cuts idle kubectl
+    watch, logs -f and exec sessions after 50 s: kube-apiserver ends a watch after 30-60 min (2 x its default
+    --min-request-timeout 1800 s), so an hour outlives every watch, and idle sessions still end. Not sent under ovn,
+    which ignores it (an OVN load balancer is no proxy: connections live as long as their conntrack entries), nor on
+    UDP/SCTP listeners (served by LVS); giving it there is refused. At most 2073600000 (24 days)."""
+    timeout_member_data: Optional[int] = Field(None, ge=1, le=predicates.LISTENER_TIMEOUT_MAX, strict=True)
+    """Milliseconds a member connection may stay idle before the load balancer closes it. Default 3600000 (1 h) on
+    amphora TCP/HTTP(S) listeners, as timeoutClientData (either one cuts an idle stream); same limits."""
+    timeout_member_connect: Optional[int] = Field(None, ge=1, le=predicates.LISTENER_TIMEOUT_MAX, strict=True)
+    """Milliseconds the load balancer waits for a member to accept a connection. Default: not sent, so the cloud's
+    ([haproxy_amphora] timeout_member_connect, 5000 as Octavia ships it) applies; amphora TCP/HTTP(S) listeners
+    only."""
+    timeout_tcp_inspect: Optional[int] = Field(None, ge=0, le=predicates.LISTENER_TIMEOUT_MAX, strict=True)
+    """Milliseconds the load balancer waits for content to inspect (L7 rules) before forwarding. Default: not sent,
+    so the cloud's (0, no wait, as Octavia ships it) applies; amphora TCP/HTTP(S) listeners only."""
+
+    @field_validator("timeout_client_data", "timeout_member_data", "timeout_member_connect", mode="before")
+    @classmethod
+    def _timeout_not_zero(cls, value: Any, info: ValidationInfo) -> Any:
+        if type(value) is int and value == 0:
+            shipped = 5000 if info.field_name == "timeout_member_connect" else predicates.OCTAVIA_DATA_TIMEOUT
+            raise ValueError(f"0 does not mean 'no timeout': an amphora then applies the cloud's configured default "
+                             f"({shipped} ms as Octavia ships it); give the milliseconds, 1 to "
+                             f"{predicates.LISTENER_TIMEOUT_MAX}, or remove the key for the endpoint's default")
+        return value
 
     @field_validator("certificate_ref")
     @classmethod

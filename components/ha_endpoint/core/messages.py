@@ -42,6 +42,8 @@ EXAMPLES: dict[str, str] = {
     "server": "<server id>", "MemberArgs.port": "<the member's Neutron port id>",
     "MemberArgs.name": "cp-0",
     "certificateRef": "https://barbican.example:9311/v1/containers/<uuid>", "apiPort": "6443",
+    "timeoutClientData": "3600000", "timeoutMemberData": "3600000", "timeoutMemberConnect": "5000",
+    "timeoutTcpInspect": "0",
 }
 """An example value per key (YAML), for the fixes (``Model.key`` where a key means something else in another
 mapping); a key's default serves where it has none."""

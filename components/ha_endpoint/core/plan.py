@@ -125,6 +125,9 @@ class ListenerPlan(predicates.MonitoredListener):
     """The certificate a TERMINATED_HTTPS listener serves (its Barbican reference; may be an Output)."""
     member_set_name: str = ""
     """Its pool's member set (``memberUpdates: batch``): :func:`ha_endpoint.core.contract.member_set_name`."""
+    timeouts: tuple[tuple[str, int], ...] = ()
+    """The listener timeouts sent to Octavia, as (pulumi-openstack argument, milliseconds): the configured ones and
+    the data timeouts' default where they apply (:func:`listener_timeouts`); none under ovn or on UDP/SCTP."""
 
 
 
@@ -348,7 +351,21 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
     cidrs = () if predicates.is_ovn(args.load_balancer_provider) else tuple(args.allowed_cidrs)
     return ListenerPlan(port, member_port, listener.protocol, predicates.POOL_PROTOCOL[listener.protocol], method, cidrs,
                         contract.listener_name(name, az, port), contract.pool_name(name, az, port), monitor, members,
-                        listener.certificate_ref, contract.member_set_name(name, az, port))
+                        listener.certificate_ref, contract.member_set_name(name, az, port),
+                        listener_timeouts(args.load_balancer_provider, listener))
+
+
+def listener_timeouts(provider: Optional[str], listener: ListenerArgs) -> tuple[tuple[str, int], ...]:
+    """The timeouts a listener is created with: where they apply (an amphora listener HAProxy serves), each one
+    configured, and the client and member data timeouts :data:`predicates.WATCH_IDLE_MS` when not (Octavia's 50 s
+    default cuts idle Kubernetes API connections); the connect and inspect timeouts are then the cloud's. Where they
+    do not apply, none (validation refused configured ones)."""
+    if not predicates.listener_timeouts_apply(provider, listener.protocol):
+        return ()
+    defaults = {"timeout_client_data": predicates.WATCH_IDLE_MS, "timeout_member_data": predicates.WATCH_IDLE_MS}
+    chosen = ((field, getattr(listener, field) if getattr(listener, field) is not None else defaults.get(field))
+              for field, _ in predicates.TIMEOUT_KEYS)
+    return tuple((field, value) for field, value in chosen if value is not None)
 
 
 def _security_plan(args: EndpointArgs, zones: tuple[ZonePlan, ...], members: tuple[MemberSpec, ...]) -> SecurityPlan:

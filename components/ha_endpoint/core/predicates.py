@@ -201,6 +201,81 @@ def pins_availability_zone(provider: Optional[str]) -> bool:
     return not is_ovn(provider)
 
 
+# -- listener timeouts (long-lived API connections) ------------------------------------------------------------------
+
+TIMEOUT_KEYS = (("timeout_client_data", "timeoutClientData"), ("timeout_member_data", "timeoutMemberData"),
+                ("timeout_member_connect", "timeoutMemberConnect"), ("timeout_tcp_inspect", "timeoutTcpInspect"))
+"""A listener's timeouts: (Python name, configuration key); the pulumi-openstack ``Listener`` takes the same names."""
+
+DATA_TIMEOUT_KEYS = ("timeoutClientData", "timeoutMemberData")
+"""The two idle timeouts of a proxied connection (client side, member side): either cuts an idle stream."""
+
+LISTENER_TIMEOUT_MAX = 24 * 24 * 60 * 60 * 1000
+"""Octavia's API bound on a listener's timeouts: 24 days in milliseconds (2073600000)."""
+
+OCTAVIA_DATA_TIMEOUT = 50000
+"""Octavia's shipped ``[haproxy_amphora] timeout_client_data`` and ``timeout_member_data``, in milliseconds: what an
+amphora listener gets when none is given, or 0 (its template writes ``value or the configured default``)."""
+
+WATCH_IDLE_MS = 3_600_000
+"""How long a Kubernetes API connection may stay idle, in milliseconds: kube-apiserver ends a watch after a random
+time in [minRequestTimeout, 2 x minRequestTimeout), 30 to 60 minutes at its default --min-request-timeout=1800, and
+an idle watch (``kubectl get --watch``, an informer on a quiet resource), ``kubectl logs -f`` or ``exec`` sends
+nothing in between (TCP keepalives are not data to a proxy). The amphora's default data timeouts (one hour), and the
+least the pack admits in production (``minDataTimeoutMs``). OpenShift's Kuryr set the same hour on its API load
+balancer for the same reason."""
+
+PROXIED_PROTOCOLS = ("TCP", "HTTP", "HTTPS", "TERMINATED_HTTPS")
+"""Listener protocols an amphora serves with HAProxy, whose ``timeout client``/``server``/``connect`` and
+``tcp-request inspect-delay`` are the listener's timeouts. UDP and SCTP it serves with LVS (keepalived), which has
+none of them."""
+
+
+def listener_timeouts_problem(provider: Optional[str], protocol: str) -> Optional[str]:
+    """Why a listener of ``protocol`` under ``provider`` has no use for the listener timeouts, or None when they are
+    what its load balancer applies (an amphora listener HAProxy serves).
+
+    ovn-octavia-provider ignores them: its ``listener_create``/``listener_update`` (``ovn_octavia_provider/driver.py``)
+    hand the OVN helper the listener's id, protocol, port, load balancer, default pool and admin state only, so Octavia
+    stores and shows the timeouts while nothing applies them. An OVN load balancer is no proxy: it DNATs each
+    connection to a member with conntrack (``ct_lb_mark``), and an idle connection lives as long as its conntrack
+    entry (on Linux's datapath ``net.netfilter.nf_conntrack_tcp_timeout_established``, 5 days by default); the only
+    timer the provider sets on it is ``affinity_timeout`` (SOURCE_IP session persistence)."""
+    if is_ovn(provider):
+        return ("the ovn provider ignores listener timeouts (Octavia records them, nothing applies them: an OVN load "
+                "balancer is no proxy, an idle connection lives as long as its conntrack entry, 5 days on Linux by "
+                "default)")
+    if str(protocol).upper() not in PROXIED_PROTOCOLS:
+        return (f"an amphora serves {str(protocol).upper()} listeners with LVS, which has no such timeouts (Octavia "
+                f"records them, nothing applies them)")
+    return None
+
+
+def listener_timeouts_apply(provider: Optional[str], protocol: str) -> bool:
+    """Whether a listener of ``protocol`` under ``provider`` takes the listener timeouts (and so their defaults)."""
+    return listener_timeouts_problem(provider, protocol) is None
+
+
+def data_timeout_problem(key: str, value: Optional[int], minimum: int = WATCH_IDLE_MS) -> Optional[str]:
+    """Why ``key`` (``timeoutClientData`` or ``timeoutMemberData``) at ``value`` milliseconds (None: not given) cuts
+    idle long-lived Kubernetes API connections (watches, ``logs -f``, ``exec``) sooner than ``minimum``, or None."""
+    if value is None or value == 0:
+        given = "is not set" if value is None else "is 0"
+        return (f"{key} {given}, so the amphora applies Octavia's configured default ({OCTAVIA_DATA_TIMEOUT} ms as "
+                f"shipped): an idle watch, logs -f or exec is cut after {OCTAVIA_DATA_TIMEOUT // 1000} s")
+    if value < minimum:
+        return (f"{key} is {value} ms: an idle watch, logs -f or exec is cut after {_duration(value)}, sooner "
+                f"than {_duration(minimum)}")
+    return None
+
+
+def _duration(ms: int) -> str:
+    seconds = ms / 1000
+    if seconds >= 120 and seconds % 60 == 0:
+        return f"{int(seconds // 60)} min"
+    return f"{seconds:g} s"
+
+
 # -- addresses and reachability --------------------------------------------------------------------------------------
 
 def parse_network(cidr: object) -> Optional[ipaddress.IPv4Network | ipaddress.IPv6Network]:

@@ -125,6 +125,7 @@ def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
                                                        "more")
             yield from _http_only_fields(monitor, f"{path}.monitor")
         yield from _certificate(listener, path)
+        yield from _timeouts(listener, args.load_balancer_provider, path)
         if not predicates.is_ovn(args.load_balancer_provider):
             continue
         if not predicates.ovn_protocol_allowed(listener.protocol):
@@ -153,6 +154,20 @@ def _http_only_fields(monitor: Any, path: str) -> Iterable[Problem]:
             yield Problem(f"{path}.{key}", f"{key} is for HTTP and HTTPS health monitors only, and this monitor is "
                                            f"{monitor.type} (Octavia refuses {key} on it); remove {key}, or set "
                                            "type: HTTP (or HTTPS) to probe a URL")
+
+
+def _timeouts(listener: Any, provider: Any, path: str) -> Iterable[Problem]:
+    """Listener timeouts given where nothing applies them (:func:`ha_endpoint.core.predicates.listener_timeouts_problem`):
+    the user would believe idle connections are governed by them."""
+    problem = predicates.listener_timeouts_problem(provider, listener.protocol)
+    if problem is None:
+        return
+    fix = ("remove it (under ovn an idle connection is bounded by the conntrack timeouts of the hosts, not by Octavia)"
+           if predicates.is_ovn(provider) else
+           "remove it, or use protocol TCP for a listener the amphora proxies")
+    for field, key in predicates.TIMEOUT_KEYS:
+        if getattr(listener, field) is not None:
+            yield Problem(f"{path}.{key}", f"{key} is set but {problem}; {fix}")
 
 
 def _certificate(listener: Any, path: str) -> Iterable[Problem]:

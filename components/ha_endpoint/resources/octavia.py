@@ -190,7 +190,7 @@ class _OctaviaZone:
             protocol=listener.protocol, protocol_port=listener.port, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: port {listener.port}",
                                                listener.listener_name),
-            opts=self._after_previous_write(child), **cidrs, **tls))
+            opts=self._after_previous_write(child), **cidrs, **tls, **dict(listener.timeouts)))
         pool = self._written(openstack.loadbalancer.Pool(
             listener.pool_name, name=listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
             lb_method=listener.lb_method, tags=list(zone.tags),
