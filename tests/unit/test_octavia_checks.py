@@ -3,14 +3,20 @@ key manager's certificates; a cloud that cannot be asked is a warning (Octavia j
 
 from __future__ import annotations
 
+import keystoneauth1.exceptions as ks_exc
+import openstack.exceptions as os_exc
 import pytest
+import requests
 
 from ha_endpoint import CloudLookupError
+from ha_endpoint.cloud import lookups
+from ha_endpoint.cloud.connection import describe
 from ha_endpoint.cloud.octavia_checks import CatalogUnavailable, OpenStackCatalog
 from ha_endpoint.core import contract
 from ha_endpoint.core.plan import PollTarget
 from tests.mocks import CloudError, FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint
+from tests.unit.readiness.readiness_fakes import http_error
 
 CERTIFICATE = "https://barbican.example:9311/v1/containers/0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10"
 
@@ -71,7 +77,8 @@ def test_the_real_catalog_says_why_it_cannot_ask_without_touching_a_network(tmp_
     empty = tmp_path / "clouds.yaml"
     empty.write_text("clouds: {}\n")
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(empty))
-    with pytest.raises(CatalogUnavailable, match="nowhere"):
+    # a clouds.yaml without the cloud is not the cloud failing (issue 46, finding 2): raised, never a warning
+    with pytest.raises(os_exc.ConfigException, match="nowhere"):
         OpenStackCatalog().octavia_azs(PollTarget("nowhere", None, "readiness"))
 
 
@@ -125,3 +132,117 @@ def test_both_flows_refuse_what_octavia_would_refuse_with_the_same_problems(case
     plain, _ = refused(shape(amphora_endpoint()))
     deferred, _ = refused(_with_outputs(shape(amphora_endpoint()), wrap))
     assert plain and deferred == plain
+
+
+# Issue 46, finding 2: one rule (ha_endpoint.cloud.connection.cloud_failure) decides what the preview checks may warn
+# about: the cloud's answer with an HTTP status, or a call that got no answer (connection refused, timeout, TLS). Anything
+# else -- a bug of ours, an SDK that changed -- is raised as itself, with its traceback, never "could not be checked".
+class _Stub:
+    """An openstacksdk connection whose every service call raises ``error``."""
+
+    def __init__(self, error: BaseException) -> None:
+        def fail(*args, **kwargs):
+            raise error
+
+        class Service:
+            def __getattr__(self, name):
+                return fail
+
+        self.load_balancer = self.key_manager = self.dns = Service()
+
+
+def _catalog(error: BaseException) -> tuple[OpenStackCatalog, PollTarget]:
+    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    catalog._connections[(target.cloud, target.region)] = _Stub(error)
+    return catalog, target
+
+
+CLOUD_FAILURES = {
+    "403": lambda: http_error(403, os_exc.ForbiddenException, "policy does not allow availability-zone:get_all"),
+    "503": lambda: http_error(503),
+    "connection refused": lambda: ks_exc.ConnectFailure("Unable to establish connection to https://octavia:9876"),
+    "timeout": lambda: requests.exceptions.ReadTimeout("read timed out (20 s)"),
+    "tls": lambda: ks_exc.SSLError("certificate verify failed"),
+}
+BUGS = {
+    "AttributeError": lambda: AttributeError("'NoneType' object has no attribute 'is_enabled'"),
+    "TypeError": lambda: TypeError("availability_zones() got an unexpected keyword argument"),
+    "KeyError": lambda: KeyError("name"),
+    "an SDK's own error without a status": lambda: os_exc.SDKException("Unexpected resource attribute"),
+}
+QUESTIONS = {
+    "availability zones": lambda catalog, target: catalog.octavia_azs(target),
+    "certificate": lambda catalog, target: catalog.certificate(target, CERTIFICATE),
+}
+
+
+@pytest.mark.parametrize("question", sorted(QUESTIONS))
+@pytest.mark.parametrize("failure", sorted(CLOUD_FAILURES))
+def test_a_cloud_that_fails_the_question_is_a_warning(question, failure):
+    error = CLOUD_FAILURES[failure]()
+    catalog, target = _catalog(error)
+    with pytest.raises(CatalogUnavailable) as caught:
+        QUESTIONS[question](catalog, target)
+    assert str(caught.value) == describe(error)
+
+
+@pytest.mark.parametrize("question", sorted(QUESTIONS))
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_a_bug_while_asking_is_raised_as_itself_never_could_not_be_checked(question, bug):
+    error = BUGS[bug]()
+    catalog, target = _catalog(error)
+    with pytest.raises(type(error)) as caught:
+        QUESTIONS[question](catalog, target)
+    assert caught.value is error and not isinstance(caught.value, CatalogUnavailable)
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_a_bug_while_connecting_is_raised_as_itself(monkeypatch, bug):
+    error = BUGS[bug]()
+
+    def connect(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.connect", connect)
+    with pytest.raises(type(error)) as caught:
+        OpenStackCatalog().octavia_azs(PollTarget("mycloud", None, "readiness"))
+    assert caught.value is error
+
+
+def test_a_cloud_failure_while_connecting_is_a_warning(monkeypatch):
+    def connect(*args, **kwargs):
+        raise ks_exc.ConnectFailure("Unable to establish connection to https://keystone:5000")
+
+    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.connect", connect)
+    with pytest.raises(CatalogUnavailable, match="ConnectFailure: Unable to establish connection"):
+        OpenStackCatalog().octavia_azs(PollTarget("mycloud", None, "readiness"))
+
+
+@pytest.mark.parametrize("error, reported", [
+    (Exception("invoke of openstack:networking/getSubnet:getSubnet failed: 403 Forbidden"), True),  # Pulumi's invoke
+    (http_error(404, os_exc.NotFoundException), True),
+    (ks_exc.ConnectFailure("refused"), True),
+    (requests.exceptions.ConnectTimeout("slow"), True),
+    (requests.exceptions.SSLError("bad cert"), True),
+    (ConnectionResetError(104, "Connection reset by peer"), True),
+    (AttributeError("x"), False),
+    (KeyError("x"), False),
+    (os_exc.SDKException("changed"), False),
+    (os_exc.ConfigException("Cloud nowhere was not found."), False),
+])
+def test_one_rule_sorts_cloud_failures_from_everything_else(error, reported):
+    """The preview checks and the lookups (a failed provider invoke is a bare Exception) go through the same rule."""
+    from ha_endpoint.cloud.connection import cloud_failure
+
+    assert cloud_failure(error) is reported
+    problems: list = []
+
+    def lookup():
+        raise error
+
+    if reported:
+        lookups._attempt(problems, "endpoint.zones.az1.subnet", "subnet 'cp-az1'", "fix its name", lookup)
+        assert problems
+    else:
+        with pytest.raises(type(error)):
+            lookups._attempt(problems, "endpoint.zones.az1.subnet", "subnet 'cp-az1'", "fix its name", lookup)

@@ -12,8 +12,9 @@ stack's ``openstack:cloud``/``openstack:region``), which is the cloud the provid
 
 A cloud that cannot be asked (unreachable, credentials refused, a policy that hides the AZ list, an explicit provider
 whose cloud is known only once it is configured, a default provider whose cloud the component was not told) gets a
-warning that says what could not be checked, and Octavia
-judges at ``up``; a name the cloud answers it does not have is refused at once (:class:`CloudLookupError`). Tests
+warning that says what could not be checked, and Octavia judges at ``up``; which failures count as the cloud's is
+:func:`ha_endpoint.cloud.connection.cloud_failure`'s rule (the lookups' too): anything else, a bug or an SDK that
+changed, is raised as itself; a name the cloud answers it does not have is refused at once (:class:`CloudLookupError`). Tests
 replace the catalog (:func:`use_catalog`) with the fake cloud's.
 """
 
@@ -28,9 +29,9 @@ import pulumi
 
 from ..core import predicates
 from ..core.args import EndpointArgs
-from ..core.errors import Problem
+from ..core.errors import HaEndpointError, Problem
 from ..core.plan import PollTarget
-from .connection import connect, describe
+from .connection import cloud_failure, connect, describe
 from .errors import CloudError
 
 API_TIMEOUT_SECONDS = 20
@@ -89,45 +90,53 @@ class OpenStackCatalog:
                                      "openstack:region) or set readiness.cloud to have it checked at preview")
         key = (cloud, region)
         if key not in self._connections:
-            try:
+            with _unavailable_on_cloud_failure():
                 self._connections[key] = connect(cloud, region, API_TIMEOUT_SECONDS)
-            except Exception as error:
-                raise CatalogUnavailable(describe(error)) from None
         return self._connections[key]
 
     def octavia_azs(self, target: PollTarget) -> list[OctaviaAz]:
         conn = self._connection(target)
-        try:
+        with _unavailable_on_cloud_failure():
             return [OctaviaAz(az.name, bool(az.is_enabled if az.is_enabled is not None else True))
                     for az in conn.load_balancer.availability_zones()]
-        except Exception as error:
-            raise CatalogUnavailable(describe(error)) from None
 
     def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
         conn = self._connection(target)
         object_id = ref.rstrip("/").rsplit("/", 1)[-1]
         kinds = ["secret"] if "/secrets/" in ref else ["container"] if "/containers/" in ref else \
             ["container", "secret"]
-        try:
-            for kind in kinds:
-                try:
-                    getattr(conn.key_manager, f"get_{kind}")(object_id)
-                    return True
-                except os_exc.NotFoundException:
-                    continue
-            return False
-        except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
-            return None
-        except Exception as error:
-            raise CatalogUnavailable(describe(error)) from None
+        with _unavailable_on_cloud_failure():
+            try:
+                for kind in kinds:
+                    try:
+                        getattr(conn.key_manager, f"get_{kind}")(object_id)
+                        return True
+                    except os_exc.NotFoundException:
+                        continue
+                return False
+            except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
+                return None
 
     def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
         conn = self._connection(target)
-        try:
+        with _unavailable_on_cloud_failure():
             return {recordset.name: recordset.description for recordset in conn.dns.recordsets(dns_zone_id)
                     if recordset.type == "A"}
-        except Exception as error:
-            raise CatalogUnavailable(describe(error)) from None
+
+
+@contextlib.contextmanager
+def _unavailable_on_cloud_failure() -> Iterator[None]:
+    """A cloud failure inside the block (:func:`ha_endpoint.cloud.connection.cloud_failure`: an answer with an HTTP
+    status, or none: refused, timed out, TLS) as :class:`CatalogUnavailable`, which the checks warn about; anything
+    else (a bug of ours, an SDK that changed, a clouds.yaml without the cloud) is raised as itself."""
+    try:
+        yield
+    except HaEndpointError:
+        raise
+    except Exception as error:
+        if not cloud_failure(error):
+            raise
+        raise CatalogUnavailable(describe(error)) from None
 
 
 _CATALOG: list[Catalog] = [OpenStackCatalog()]
