@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import keystoneauth1.exceptions as ks_exc
 import openstack.exceptions as os_exc
+from types import SimpleNamespace
+
 import pytest
 import requests
 
 from ha_endpoint import CloudLookupError
-from ha_endpoint.cloud import lookups
+from ha_endpoint.cloud import lookups, octavia_checks
 from ha_endpoint.cloud.connection import describe
 from ha_endpoint.cloud.octavia_checks import CatalogUnavailable, OpenStackCatalog
 from ha_endpoint.core import contract
@@ -246,3 +248,60 @@ def test_one_rule_sorts_cloud_failures_from_everything_else(error, reported):
     else:
         with pytest.raises(type(error)):
             lookups._attempt(problems, "endpoint.zones.az1.subnet", "subnet 'cp-az1'", "fix its name", lookup)
+
+
+# Issue 46, finding 3, on the real catalog: a failed listing of the DNS zone's record sets is retried, then fails; it
+# is never "not known" (None), which changes how every record is replaced. None stays for what is not a failure.
+class _Recordsets:
+    """A DNS service whose listing fails with ``errors`` (one per call), then answers."""
+
+    def __init__(self, errors: list) -> None:
+        self.errors, self.calls = list(errors), 0
+
+    def recordsets(self, zone_id):
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return [SimpleNamespace(name="api.example.com.", type="A", description="ha-endpoint/dev k8s-api-dns"),
+                SimpleNamespace(name="example.com.", type="SOA", description=None)]
+
+
+def _records_catalog(errors: list) -> tuple[_Recordsets, PollTarget, list[float]]:
+    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    dns = _Recordsets(errors)
+    catalog._connections[(target.cloud, target.region)] = SimpleNamespace(dns=dns)
+    octavia_checks._CATALOG.append(catalog)
+    return dns, target, [0.0]
+
+
+@pytest.fixture
+def records():
+    yield _records_catalog
+    del octavia_checks._CATALOG[1:]
+
+
+def _published(target, now, **kwargs):
+    return octavia_checks.published_records(target, "zone-id", clock=lambda: now[0],
+                                            sleep=lambda seconds: now.__setitem__(0, now[0] + seconds), **kwargs)
+
+
+def test_the_records_are_read_again_after_a_transient_failure(records):
+    dns, target, now = records([http_error(503), ks_exc.ConnectFailure("refused")])
+    assert _published(target, now) == {"api.example.com.": "ha-endpoint/dev k8s-api-dns"}
+    assert dns.calls == 3
+
+
+@pytest.mark.parametrize("error, calls", [(http_error(503), None), (http_error(403, os_exc.ForbiddenException), 1),
+                                          (ks_exc.SSLError("certificate verify failed"), 1)])
+def test_records_that_cannot_be_read_fail_never_read_as_not_known(records, error, calls):
+    dns, target, now = records([error] * 1000)
+    with pytest.raises(octavia_checks.RecordsUnreadable):
+        _published(target, now, timeout_seconds=30)
+    assert dns.calls == calls if calls else dns.calls > 1
+
+
+def test_records_not_known_without_a_failure_are_none():
+    """The zone not known yet (an Output) or no cloud to ask: nothing failed, every record is replaced delete-first."""
+    assert octavia_checks.published_records(PollTarget("mycloud", None, "readiness"), None) is None
+    assert octavia_checks.published_records(PollTarget(None, None, "provider"), "zone-id") is None
+    assert octavia_checks.published_records(PollTarget(None, None, "stack"), "zone-id") is None
