@@ -1,5 +1,6 @@
 """What only Octavia's answers tell, asked at preview (ha_endpoint.cloud.octavia_checks): its availability zones and the
-key manager's certificates; a cloud that cannot be asked is a warning (Octavia judges at `up`), never a crash."""
+key manager's certificates; a cloud that cannot be asked is a warning (Octavia judges at `up`), never a crash, and a
+bug is never such a warning; the DNS zone's record sets, retried, then the preview fails."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def test_a_cloud_that_cannot_be_asked_is_a_warning_and_octavia_judges_at_up(warn
     cloud.catalog_error = "HTTP 403 Forbidden: policy does not allow availability-zone:get_all"
     run = run_component(terminated(amphora_endpoint()), cloud, preview=True)
     assert run.registrations
-    assert warnings == [
+    assert [warning for warning in warnings if "could not be checked" in warning] == [
         "HaEndpoint('k8s-api').args.zones: Octavia's availability zones could not be checked at preview (HTTP 403 "
         "Forbidden: policy does not allow availability-zone:get_all); Octavia refuses an unknown one when the load "
         "balancers are created",
