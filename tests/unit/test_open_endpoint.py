@@ -68,3 +68,13 @@ def test_the_stack_names_its_configuration_key(warnings):
     run_stack(FakeCloud.dev(), {"endpoint": amphora_endpoint()}, preview=True)
     assert [message.split(":", 2)[:2] for message, _ in open_warnings(warnings)] == [
         ["ha-endpoint", "endpoint.allowedCidrs[0]"]]
+
+
+def test_every_ipv6_address_is_the_internet_too():
+    from ha_endpoint import load_endpoint_args
+    from ha_endpoint.core.notices import open_to_everyone
+
+    raw = amphora_endpoint()
+    raw["allowedCidrs"] = ["fd00::/8", "::/0"]
+    [notice] = open_to_everyone(load_endpoint_args(raw, "endpoint"), "endpoint")
+    assert notice.path == "endpoint.allowedCidrs[1]" and "admit ::/0: every address on the internet" in notice.message
