@@ -89,9 +89,8 @@ def test_a_name_another_stack_holds_is_never_deleted_first(delete_first):
 def no_wait(monkeypatch):
     """The retries' clock and sleep: each sleep moves the clock on, nothing waits."""
     now = [0.0]
-    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.time",
-                        SimpleNamespace(monotonic=lambda: now[0], sleep=lambda seconds: now.__setitem__(0, now[0] + seconds)),
-                        raising=False)
+    clock = SimpleNamespace(monotonic=lambda: now[0], sleep=lambda seconds: now.__setitem__(0, now[0] + seconds))
+    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.time", clock, raising=False)
     return now
 
 

@@ -138,8 +138,9 @@ def test_both_flows_refuse_what_octavia_would_refuse_with_the_same_problems(case
 
 
 # Issue 46, finding 2: one rule (ha_endpoint.cloud.connection.cloud_failure) decides what the preview checks may warn
-# about: the cloud's answer with an HTTP status, or a call that got no answer (connection refused, timeout, TLS). Anything
-# else -- a bug of ours, an SDK that changed -- is raised as itself, with its traceback, never "could not be checked".
+# about: the cloud's answer with an HTTP status, or a call that got no answer (connection refused, timeout, TLS).
+# Anything else -- a bug of ours, an SDK that changed -- is raised as itself, with its traceback, never "could not be
+# checked".
 class _Stub:
     """An openstacksdk connection whose every service call raises ``error``."""
 

@@ -14,8 +14,9 @@ A cloud that cannot be asked (unreachable, credentials refused, a policy that hi
 whose cloud is known only once it is configured, a default provider whose cloud the component was not told) gets a
 warning that says what could not be checked, and Octavia judges at ``up``; which failures count as the cloud's is
 :func:`ha_endpoint.cloud.connection.cloud_failure`'s rule (the lookups' too): anything else, a bug or an SDK that
-changed, is raised as itself; a name the cloud answers it does not have is refused at once (:class:`CloudLookupError`). Tests
-replace the catalog (:func:`use_catalog`) with the fake cloud's.
+changed, is raised as itself; a name the cloud answers it does not have is refused at once (:class:`CloudLookupError`).
+The DNS zone's record sets are not a check but an input of the plan: a failed listing is retried, then fails the
+preview (:func:`published_records`). Tests replace the catalog (:func:`use_catalog`) with the fake cloud's.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """What the component says at preview and ``up`` that is allowed but worth knowing: warnings, not problems.
 
 Each notice is a :class:`ha_endpoint.core.errors.Problem` (the key it is about, what it means and how to change it);
-:class:`ha_endpoint.HaEndpoint` says each once, as a warning on itself (:attr:`ha_endpoint.core.plan.EndpointPlan.notices`).
+:class:`ha_endpoint.HaEndpoint` says each once, as a warning on itself
+(:attr:`ha_endpoint.core.plan.EndpointPlan.notices`).
 """
 
 from __future__ import annotations
