@@ -26,7 +26,7 @@ def open_to_everyone(args: EndpointArgs, root: str) -> list[Problem]:
     given = "allowed_cidrs" in args.model_fields_set
     path = f"{root}.allowedCidrs" + (f"[{everyone[0][0]}]" if given else "")
     cidrs = " and ".join(cidr for _, cidr in everyone) + ("" if given else " (the default)")
-    ports = ", ".join(str(listener.port) for listener in args.listeners)
+    ports = ", ".join(str(port) for port in sorted({listener.port for listener in args.listeners}))
     reach = "every address on the internet, through the floating IPs" if args.floating_network is not None else \
         "every address that can reach the VIP subnets"
     return [Problem(path, f"the endpoint's listener port{'s' if len(args.listeners) > 1 else ''} ({ports}) admit "
