@@ -72,6 +72,9 @@ class FakeCloud(pulumi.runtime.Mocks):
         self.certificates: set[str] = set()  # Barbican container/secret references the key manager holds
         self.key_manager = True  # whether the cloud's catalog has a key manager (Barbican)
         self.catalog_error: Optional[str] = None  # set: the Octavia checks cannot ask the cloud (a warning)
+        # what listing the DNS zone's record sets raises, one per call, before it answers (the real catalog's
+        # categories: TransientFetchError, AuthExpired, CallFailed)
+        self.records_errors: list[Exception] = []
         self.unready_azs: set[str] = set()  # zones whose readiness gate answers ready=False
         self.lock = threading.RLock()
         self.counter = 0
@@ -217,7 +220,7 @@ class FakeCloud(pulumi.runtime.Mocks):
 
 class FakeCatalog:
     """The fake cloud's answers to :mod:`ha_endpoint.cloud.octavia_checks` (Octavia's availability zones, the key
-    manager's certificates), which the real component asks with openstacksdk."""
+    manager's certificates, the DNS zone's record sets), which the real component asks with openstacksdk."""
 
     def __init__(self, cloud: FakeCloud) -> None:
         self.cloud = cloud
@@ -245,7 +248,8 @@ class FakeCatalog:
 
     def a_records(self, target, dns_zone_id: str):
         self.asked.append(("a_records", dns_zone_id))
-        self._available()
+        if self.cloud.records_errors:
+            raise self.cloud.records_errors.pop(0)
         return {state["name"]: state.get("description") for state in
                 self.cloud.kind("openstack:dns/recordSet:RecordSet").values()
                 if state.get("zoneId") == dns_zone_id and state.get("type", "A") == "A"}

@@ -6,10 +6,14 @@ the name resolving throughout under the real engine)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pulumi_openstack as openstack
 import pytest
 
-from ha_endpoint import ConfigError
+from ha_endpoint import CloudLookupError, ConfigError
+from ha_endpoint.cloud import octavia_checks
+from ha_endpoint.cloud.errors import CallFailed, TransientFetchError
 from ha_endpoint.core import contract
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint
@@ -77,8 +81,57 @@ def test_a_name_another_stack_holds_is_never_deleted_first(delete_first):
     assert cloud.kind(contract.RECORDSET_TYPE) == before
 
 
-def test_a_cloud_that_cannot_be_asked_replaces_every_record_delete_first(delete_first):
+# Issue 46, finding 3: a lookup of the records that fails never changes the plan. It used to return None, and every
+# record was then declared delete-first: a transient API error changed how the DNS records would be replaced (and
+# skipped the check that another stack holds a name). Now it is retried by the one retry policy, and fails the preview
+# if it keeps failing.
+@pytest.fixture
+def no_wait(monkeypatch):
+    """The retries' clock and sleep: each sleep moves the clock on, nothing waits."""
+    now = [0.0]
+    clock = SimpleNamespace(monotonic=lambda: now[0], sleep=lambda seconds: now.__setitem__(0, now[0] + seconds))
+    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.time", clock, raising=False)
+    return now
+
+
+def test_a_lookup_of_the_records_that_fails_then_answers_leaves_the_plan_as_a_successful_one(delete_first, no_wait):
     cloud = FakeCloud.dev()
-    cloud.catalog_error = "HTTP 503"
+    run_component(per_zone(amphora_endpoint()), cloud, preview=False)
+    delete_first.clear()
     run_component(per_zone(amphora_endpoint()), cloud, preview=True)
-    assert delete_first == dict.fromkeys(ALL, True)
+    answered = dict(delete_first)
+    delete_first.clear()
+    cloud.records_errors = [TransientFetchError("HTTP 503 Service Unavailable"), TransientFetchError("ConnectFailure")]
+    run_component(per_zone(amphora_endpoint()), cloud, preview=True)
+    assert delete_first == answered == dict.fromkeys(ALL, True)
+    assert cloud.records_errors == [] and no_wait[0] > 0  # retried after the backoff
+
+
+def test_a_lookup_of_the_records_that_keeps_failing_fails_the_preview_and_declares_no_record(delete_first, no_wait):
+    cloud = FakeCloud.dev()
+    cloud.records_errors = [TransientFetchError("HTTP 503 Service Unavailable")] * 1000
+    with pytest.raises(CloudLookupError) as caught:
+        run_component(per_zone(amphora_endpoint()), cloud, preview=True)
+    assert [problem.path for problem in caught.value.problems] == ["HaEndpoint('k8s-api').args.dns.dnsZone"]
+    message = caught.value.problems[0].message
+    assert message.startswith("the record sets DNS zone example.test. holds could not be read at preview (") and \
+        "last: HTTP 503 Service Unavailable" in message and "run the preview again once the DNS service" in message
+    assert no_wait[0] >= octavia_checks.RECORDS_RETRY_SECONDS
+    assert delete_first == {} and cloud.registrations == []
+
+
+def test_a_lookup_of_the_records_that_retrying_cannot_fix_fails_the_preview_at_once(delete_first, no_wait):
+    cloud = FakeCloud.dev()
+    cloud.records_errors = [CallFailed("listing the record sets of DNS zone z failed: HTTP 403 Forbidden")]
+    with pytest.raises(CloudLookupError, match=r"dns.dnsZone: the record sets .* \(listing the record sets of DNS "
+                                               r"zone z failed: HTTP 403 Forbidden\)"):
+        run_component(per_zone(amphora_endpoint()), cloud, preview=True)
+    assert no_wait[0] == 0 and delete_first == {}
+
+
+def test_a_bug_while_reading_the_records_is_raised_as_itself(delete_first):
+    cloud = FakeCloud.dev()
+    cloud.records_errors = [AttributeError("'Recordset' object has no attribute 'type'")]
+    with pytest.raises(AttributeError):
+        run_component(per_zone(amphora_endpoint()), cloud, preview=True)
+    assert delete_first == {}

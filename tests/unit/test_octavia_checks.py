@@ -1,16 +1,25 @@
 """What only Octavia's answers tell, asked at preview (ha_endpoint.cloud.octavia_checks): its availability zones and the
-key manager's certificates; a cloud that cannot be asked is a warning (Octavia judges at `up`), never a crash."""
+key manager's certificates; a cloud that cannot be asked is a warning (Octavia judges at `up`), never a crash, and a
+bug is never such a warning; the DNS zone's record sets, retried, then the preview fails."""
 
 from __future__ import annotations
 
+import keystoneauth1.exceptions as ks_exc
+import openstack.exceptions as os_exc
+from types import SimpleNamespace
+
 import pytest
+import requests
 
 from ha_endpoint import CloudLookupError
+from ha_endpoint.cloud import lookups, octavia_checks
+from ha_endpoint.cloud.connection import describe
 from ha_endpoint.cloud.octavia_checks import CatalogUnavailable, OpenStackCatalog
 from ha_endpoint.core import contract
 from ha_endpoint.core.plan import PollTarget
 from tests.mocks import CloudError, FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint
+from tests.unit.readiness.readiness_fakes import http_error
 
 CERTIFICATE = "https://barbican.example:9311/v1/containers/0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10"
 
@@ -33,7 +42,7 @@ def test_a_cloud_that_cannot_be_asked_is_a_warning_and_octavia_judges_at_up(warn
     cloud.catalog_error = "HTTP 403 Forbidden: policy does not allow availability-zone:get_all"
     run = run_component(terminated(amphora_endpoint()), cloud, preview=True)
     assert run.registrations
-    assert warnings == [
+    assert [warning for warning in warnings if "could not be checked" in warning] == [
         "HaEndpoint('k8s-api').args.zones: Octavia's availability zones could not be checked at preview (HTTP 403 "
         "Forbidden: policy does not allow availability-zone:get_all); Octavia refuses an unknown one when the load "
         "balancers are created",
@@ -71,7 +80,8 @@ def test_the_real_catalog_says_why_it_cannot_ask_without_touching_a_network(tmp_
     empty = tmp_path / "clouds.yaml"
     empty.write_text("clouds: {}\n")
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(empty))
-    with pytest.raises(CatalogUnavailable, match="nowhere"):
+    # a clouds.yaml without the cloud is not the cloud failing (issue 46, finding 2): raised, never a warning
+    with pytest.raises(os_exc.ConfigException, match="nowhere"):
         OpenStackCatalog().octavia_azs(PollTarget("nowhere", None, "readiness"))
 
 
@@ -125,3 +135,175 @@ def test_both_flows_refuse_what_octavia_would_refuse_with_the_same_problems(case
     plain, _ = refused(shape(amphora_endpoint()))
     deferred, _ = refused(_with_outputs(shape(amphora_endpoint()), wrap))
     assert plain and deferred == plain
+
+
+# Issue 46, finding 2: one rule (ha_endpoint.cloud.connection.cloud_failure) decides what the preview checks may warn
+# about: the cloud's answer with an HTTP status, or a call that got no answer (connection refused, timeout, TLS).
+# Anything else -- a bug of ours, an SDK that changed -- is raised as itself, with its traceback, never "could not be
+# checked".
+class _Stub:
+    """An openstacksdk connection whose every service call raises ``error``."""
+
+    def __init__(self, error: BaseException) -> None:
+        def fail(*args, **kwargs):
+            raise error
+
+        class Service:
+            def __getattr__(self, name):
+                return fail
+
+        self.load_balancer = self.key_manager = self.dns = Service()
+
+
+def _catalog(error: BaseException) -> tuple[OpenStackCatalog, PollTarget]:
+    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    catalog._connections[(target.cloud, target.region)] = _Stub(error)
+    return catalog, target
+
+
+CLOUD_FAILURES = {
+    "403": lambda: http_error(403, os_exc.ForbiddenException, "policy does not allow availability-zone:get_all"),
+    "503": lambda: http_error(503),
+    "connection refused": lambda: ks_exc.ConnectFailure("Unable to establish connection to https://octavia:9876"),
+    "timeout": lambda: requests.exceptions.ReadTimeout("read timed out (20 s)"),
+    "tls": lambda: ks_exc.SSLError("certificate verify failed"),
+}
+BUGS = {
+    "AttributeError": lambda: AttributeError("'NoneType' object has no attribute 'is_enabled'"),
+    "TypeError": lambda: TypeError("availability_zones() got an unexpected keyword argument"),
+    "KeyError": lambda: KeyError("name"),
+    "an SDK's own error without a status": lambda: os_exc.SDKException("Unexpected resource attribute"),
+}
+QUESTIONS = {
+    "availability zones": lambda catalog, target: catalog.octavia_azs(target),
+    "certificate": lambda catalog, target: catalog.certificate(target, CERTIFICATE),
+}
+
+
+@pytest.mark.parametrize("question", sorted(QUESTIONS))
+@pytest.mark.parametrize("failure", sorted(CLOUD_FAILURES))
+def test_a_cloud_that_fails_the_question_is_a_warning(question, failure):
+    error = CLOUD_FAILURES[failure]()
+    catalog, target = _catalog(error)
+    with pytest.raises(CatalogUnavailable) as caught:
+        QUESTIONS[question](catalog, target)
+    assert str(caught.value) == describe(error)
+
+
+@pytest.mark.parametrize("question", sorted(QUESTIONS))
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_a_bug_while_asking_is_raised_as_itself_never_could_not_be_checked(question, bug):
+    error = BUGS[bug]()
+    catalog, target = _catalog(error)
+    with pytest.raises(type(error)) as caught:
+        QUESTIONS[question](catalog, target)
+    assert caught.value is error and not isinstance(caught.value, CatalogUnavailable)
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_a_bug_while_connecting_is_raised_as_itself(monkeypatch, bug):
+    error = BUGS[bug]()
+
+    def connect(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.connect", connect)
+    with pytest.raises(type(error)) as caught:
+        OpenStackCatalog().octavia_azs(PollTarget("mycloud", None, "readiness"))
+    assert caught.value is error
+
+
+def test_a_cloud_failure_while_connecting_is_a_warning(monkeypatch):
+    def connect(*args, **kwargs):
+        raise ks_exc.ConnectFailure("Unable to establish connection to https://keystone:5000")
+
+    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.connect", connect)
+    with pytest.raises(CatalogUnavailable, match="ConnectFailure: Unable to establish connection"):
+        OpenStackCatalog().octavia_azs(PollTarget("mycloud", None, "readiness"))
+
+
+@pytest.mark.parametrize("error, reported", [
+    (Exception("invoke of openstack:networking/getSubnet:getSubnet failed: 403 Forbidden"), True),  # Pulumi's invoke
+    (http_error(404, os_exc.NotFoundException), True),
+    (ks_exc.ConnectFailure("refused"), True),
+    (requests.exceptions.ConnectTimeout("slow"), True),
+    (requests.exceptions.SSLError("bad cert"), True),
+    (ConnectionResetError(104, "Connection reset by peer"), True),
+    (AttributeError("x"), False),
+    (KeyError("x"), False),
+    (os_exc.SDKException("changed"), False),
+    (os_exc.ConfigException("Cloud nowhere was not found."), False),
+])
+def test_one_rule_sorts_cloud_failures_from_everything_else(error, reported):
+    """The preview checks and the lookups (a failed provider invoke is a bare Exception) go through the same rule."""
+    from ha_endpoint.cloud.connection import cloud_failure
+
+    assert cloud_failure(error) is reported
+    problems: list = []
+
+    def lookup():
+        raise error
+
+    if reported:
+        lookups._attempt(problems, "endpoint.zones.az1.subnet", "subnet 'cp-az1'", "fix its name", lookup)
+        assert problems
+    else:
+        with pytest.raises(type(error)):
+            lookups._attempt(problems, "endpoint.zones.az1.subnet", "subnet 'cp-az1'", "fix its name", lookup)
+
+
+# Issue 46, finding 3, on the real catalog: a failed listing of the DNS zone's record sets is retried, then fails; it
+# is never "not known" (None), which changes how every record is replaced. None stays for what is not a failure.
+class _Recordsets:
+    """A DNS service whose listing fails with ``errors`` (one per call), then answers."""
+
+    def __init__(self, errors: list) -> None:
+        self.errors, self.calls = list(errors), 0
+
+    def recordsets(self, zone_id):
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return [SimpleNamespace(name="api.example.com.", type="A", description="ha-endpoint/dev k8s-api-dns"),
+                SimpleNamespace(name="example.com.", type="SOA", description=None)]
+
+
+def _records_catalog(errors: list) -> tuple[_Recordsets, PollTarget, list[float]]:
+    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    dns = _Recordsets(errors)
+    catalog._connections[(target.cloud, target.region)] = SimpleNamespace(dns=dns)
+    octavia_checks._CATALOG.append(catalog)
+    return dns, target, [0.0]
+
+
+@pytest.fixture
+def records():
+    yield _records_catalog
+    del octavia_checks._CATALOG[1:]
+
+
+def _published(target, now, **kwargs):
+    return octavia_checks.published_records(target, "zone-id", clock=lambda: now[0],
+                                            sleep=lambda seconds: now.__setitem__(0, now[0] + seconds), **kwargs)
+
+
+def test_the_records_are_read_again_after_a_transient_failure(records):
+    dns, target, now = records([http_error(503), ks_exc.ConnectFailure("refused")])
+    assert _published(target, now) == {"api.example.com.": "ha-endpoint/dev k8s-api-dns"}
+    assert dns.calls == 3
+
+
+@pytest.mark.parametrize("error, calls", [(http_error(503), None), (http_error(403, os_exc.ForbiddenException), 1),
+                                          (ks_exc.SSLError("certificate verify failed"), 1)])
+def test_records_that_cannot_be_read_fail_never_read_as_not_known(records, error, calls):
+    dns, target, now = records([error] * 1000)
+    with pytest.raises(octavia_checks.RecordsUnreadable):
+        _published(target, now, timeout_seconds=30)
+    assert dns.calls == calls if calls else dns.calls > 1
+
+
+def test_records_not_known_without_a_failure_are_none():
+    """The zone not known yet (an Output) or no cloud to ask: nothing failed, every record is replaced delete-first."""
+    assert octavia_checks.published_records(PollTarget("mycloud", None, "readiness"), None) is None
+    assert octavia_checks.published_records(PollTarget(None, None, "provider"), "zone-id") is None
+    assert octavia_checks.published_records(PollTarget(None, None, "stack"), "zone-id") is None

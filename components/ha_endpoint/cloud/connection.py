@@ -16,6 +16,9 @@ Error categories (:func:`classify`), the one list of retryable errors:
   200), openstacksdk's generic ``SDKException`` and ``OSError``;
 - terminal, reported at once: other HTTP statuses (403, 404, 400, 501 Not Implemented), TLS errors, configuration (clouds.yaml, a missing
   endpoint, a malformed URL, a local file that cannot be read) and anything else.
+
+Which failures may be reported as "could not be checked" (the preview checks' warnings) or as a problem with the
+configuration (the lookups'), rather than raised as themselves, is :func:`cloud_failure`, the one rule for both.
 """
 
 from __future__ import annotations
@@ -79,6 +82,40 @@ TRANSIENT_TYPES: tuple[type[BaseException], ...] = (
 """Exceptions without an HTTP status that are retried: connection failures and timeouts (``ConnectionError`` and
 ``TimeoutError`` are ``OSError``), a service that cannot be discovered, a body that is not JSON (requests' and
 keystoneauth's wrappers of it), openstacksdk's generic errors."""
+
+
+UNANSWERED_TYPES: tuple[type[BaseException], ...] = (
+    ks_exc.ConnectionError,
+    requests.ConnectionError,
+    requests.Timeout,
+    ConnectionError,
+    TimeoutError,
+    ks_exc.InvalidResponse,
+    os_exc.InvalidResponse,
+    requests.exceptions.InvalidJSONError,
+)
+"""What a call that got no usable answer raises: the connection refused, reset or timed out, TLS failed (keystoneauth's
+and requests' ``SSLError`` are connection errors), or the answer was not JSON (a proxy's page)."""
+
+DISCOVERY_TYPES: tuple[type[BaseException], ...] = (ks_exc.DiscoveryFailure, os_exc.ServiceDiscoveryException)
+"""A service that could not be discovered: a cloud failure when what it wraps is one (Keystone did not answer)."""
+
+
+def cloud_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is the cloud failing a call, which a caller may report ("could not be checked", "could not be
+    looked up") instead of raising it: Pulumi's report of a failed provider invoke (a bare ``Exception``, whose
+    message is the provider's: no results, a status, an unreachable cloud), the cloud's answer with an HTTP status
+    (openstacksdk's and keystoneauth's exceptions), or a call without an answer (:data:`UNANSWERED_TYPES`; a discovery
+    failure that wraps one). Anything else -- an ``AttributeError``, a ``KeyError``, an SDK error without a status
+    after an SDK change, a clouds.yaml that does not name the cloud -- is not: it is raised as itself, with its
+    traceback. (Whether a cloud failure is worth retrying is :func:`classify`'s question.)"""
+    if type(exc) is Exception:
+        return True
+    if http_status(exc) is not None or isinstance(exc, UNANSWERED_TYPES):
+        return True
+    cause = exc.__cause__ or exc.__context__
+    return isinstance(exc, DISCOVERY_TYPES) and cause is not None and type(cause) is not Exception and \
+        cloud_failure(cause)
 
 
 class Category(str, enum.Enum):

@@ -23,6 +23,7 @@ from ..core.cloud_facts import (CloudFacts, FloatingIpFacts, NetworkFacts, PortF
 from ..core.errors import CloudLookupError, Problem
 from ..core.identity import StackIdentity
 from ..core.validation import DEFAULT_ROOT
+from .connection import cloud_failure
 from .errors import CloudError
 
 ROUTER_PORT_OWNERS = (
@@ -109,14 +110,6 @@ def _subnet_refs(args: EndpointArgs, root: str) -> list[tuple[str, str]]:
     return refs
 
 
-def invoke_failed(error: BaseException) -> bool:
-    """Whether ``error`` is how the Pulumi SDK reports a failed provider invoke: a bare ``Exception`` ("invoke of
-    <token> failed: <the provider's reason>", or the engine's gRPC details), never a subclass. The provider says
-    "no results", several matches, no permission or an unreachable cloud this way; anything else (an
-    ``AttributeError``, a ``KeyError``) is a bug of ours and is not a problem with the user's configuration."""
-    return type(error) is Exception
-
-
 def _attempt(problems: list[Problem], path: str, subject: str, fix: str, lookup: Callable[[], T]) -> Optional[T]:
     try:
         return lookup()
@@ -124,7 +117,10 @@ def _attempt(problems: list[Problem], path: str, subject: str, fix: str, lookup:
         problems.append(Problem(path, str(problem)))
         return None
     except Exception as error:
-        if not invoke_failed(error):
+        # the provider reports "no results", several matches, no permission or an unreachable cloud as a failed
+        # invoke (a bare Exception: "invoke of <token> failed: <the provider's reason>"); anything else (an
+        # AttributeError, a KeyError) is a bug of ours and not a problem with the user's configuration
+        if not cloud_failure(error):
             raise  # a bug is a bug, with its traceback
         detail = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
         detail = re.sub(r"^invoke of \S+ failed: ", "", detail)

@@ -12,26 +12,30 @@ stack's ``openstack:cloud``/``openstack:region``), which is the cloud the provid
 
 A cloud that cannot be asked (unreachable, credentials refused, a policy that hides the AZ list, an explicit provider
 whose cloud is known only once it is configured, a default provider whose cloud the component was not told) gets a
-warning that says what could not be checked, and Octavia
-judges at ``up``; a name the cloud answers it does not have is refused at once (:class:`CloudLookupError`). Tests
-replace the catalog (:func:`use_catalog`) with the fake cloud's.
+warning that says what could not be checked, and Octavia judges at ``up``; which failures count as the cloud's is
+:func:`ha_endpoint.cloud.connection.cloud_failure`'s rule (the lookups' too): anything else, a bug or an SDK that
+changed, is raised as itself; a name the cloud answers it does not have is refused at once (:class:`CloudLookupError`).
+The DNS zone's record sets are not a check but an input of the plan: a failed listing is retried, then fails the
+preview (:func:`published_records`). Tests replace the catalog (:func:`use_catalog`) with the fake cloud's.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional, Protocol
+from typing import Any, Callable, Iterator, Optional, Protocol
 
 import openstack.exceptions as os_exc
 import pulumi
 
 from ..core import predicates
 from ..core.args import EndpointArgs
-from ..core.errors import Problem
+from ..core.errors import HaEndpointError, Problem
 from ..core.plan import PollTarget
-from .connection import connect, describe
-from .errors import CloudError
+from .connection import cloud_failure, connect, describe, translate
+from .errors import CallFailed, CloudError
+from .retry import CredentialsRefused, RetriesExhausted, call_with_retries
 
 API_TIMEOUT_SECONDS = 20
 """How long one question to the cloud may take at preview."""
@@ -39,6 +43,15 @@ API_TIMEOUT_SECONDS = 20
 
 class CatalogUnavailable(CloudError):
     """The cloud could not be asked; the message says why."""
+
+
+class NoCloudToAsk(CatalogUnavailable):
+    """The component does not know which cloud to ask (an explicit provider, or a default provider whose cloud it was
+    not told): nothing was asked, so nothing failed."""
+
+
+RECORDS_RETRY_SECONDS = 60.0
+"""How long the preview retries listing the DNS zone's record sets (:func:`published_records`) before it fails."""
 
 
 @dataclass(frozen=True)
@@ -62,8 +75,9 @@ class Catalog(Protocol):
         ...
 
     def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
-        """The A recordsets the DNS zone holds: name (with the trailing dot) -> description;
-        :class:`CatalogUnavailable` when it cannot be asked."""
+        """The A recordsets the DNS zone holds: name (with the trailing dot) -> description; :class:`NoCloudToAsk`
+        when there is no cloud to ask, and a failed call as the cloud layer's categories
+        (:func:`ha_endpoint.cloud.connection.translate`: retry, re-authenticate, or :class:`CallFailed`)."""
         ...
 
 
@@ -76,7 +90,7 @@ class OpenStackCatalog:
 
     def _connection(self, target: PollTarget) -> Any:
         if target.source == "provider":
-            raise CatalogUnavailable("the endpoint's OpenStack provider is given explicitly and its cloud is known only "
+            raise NoCloudToAsk("the endpoint's OpenStack provider is given explicitly and its cloud is known only "
                                      "once it is configured; set readiness.cloud (and readiness.region) to have it "
                                      "checked at preview")
         cloud, region = target.cloud, target.region
@@ -84,50 +98,63 @@ class OpenStackCatalog:
             # Never guessed from OS_CLOUD: that may be another cloud than the stack's provider, whose AZs would refuse
             # a valid configuration. The stack program passes the stack's openstack:cloud/region (HaEndpoint(cloud=,
             # region=)); the component itself reads no stack configuration.
-            raise CatalogUnavailable("the component was not told which cloud its default OpenStack provider uses; "
+            raise NoCloudToAsk("the component was not told which cloud its default OpenStack provider uses; "
                                      "pass cloud= and region= to HaEndpoint (the stack's openstack:cloud and "
                                      "openstack:region) or set readiness.cloud to have it checked at preview")
         key = (cloud, region)
         if key not in self._connections:
-            try:
-                self._connections[key] = connect(cloud, region, API_TIMEOUT_SECONDS)
-            except Exception as error:
-                raise CatalogUnavailable(describe(error)) from None
+            self._connections[key] = connect(cloud, region, API_TIMEOUT_SECONDS)
         return self._connections[key]
 
     def octavia_azs(self, target: PollTarget) -> list[OctaviaAz]:
-        conn = self._connection(target)
-        try:
+        with _unavailable_on_cloud_failure():
+            conn = self._connection(target)
             return [OctaviaAz(az.name, bool(az.is_enabled if az.is_enabled is not None else True))
                     for az in conn.load_balancer.availability_zones()]
-        except Exception as error:
-            raise CatalogUnavailable(describe(error)) from None
 
     def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
-        conn = self._connection(target)
         object_id = ref.rstrip("/").rsplit("/", 1)[-1]
         kinds = ["secret"] if "/secrets/" in ref else ["container"] if "/containers/" in ref else \
             ["container", "secret"]
-        try:
-            for kind in kinds:
-                try:
-                    getattr(conn.key_manager, f"get_{kind}")(object_id)
-                    return True
-                except os_exc.NotFoundException:
-                    continue
-            return False
-        except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
-            return None
-        except Exception as error:
-            raise CatalogUnavailable(describe(error)) from None
+        with _unavailable_on_cloud_failure():
+            conn = self._connection(target)
+            try:
+                for kind in kinds:
+                    try:
+                        getattr(conn.key_manager, f"get_{kind}")(object_id)
+                        return True
+                    except os_exc.NotFoundException:
+                        continue
+                return False
+            except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
+                return None
 
     def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
-        conn = self._connection(target)
         try:
+            conn = self._connection(target)
             return {recordset.name: recordset.description for recordset in conn.dns.recordsets(dns_zone_id)
                     if recordset.type == "A"}
+        except HaEndpointError:
+            raise
         except Exception as error:
-            raise CatalogUnavailable(describe(error)) from None
+            if not cloud_failure(error):
+                raise
+            raise translate(error, f"listing the record sets of DNS zone {dns_zone_id}") from error
+
+
+@contextlib.contextmanager
+def _unavailable_on_cloud_failure() -> Iterator[None]:
+    """A cloud failure inside the block (:func:`ha_endpoint.cloud.connection.cloud_failure`: an answer with an HTTP
+    status, or none: refused, timed out, TLS) as :class:`CatalogUnavailable`, which the checks warn about; anything
+    else (a bug of ours, an SDK that changed, a clouds.yaml without the cloud) is raised as itself."""
+    try:
+        yield
+    except HaEndpointError:
+        raise
+    except Exception as error:
+        if not cloud_failure(error):
+            raise
+        raise CatalogUnavailable(describe(error)) from None
 
 
 _CATALOG: list[Catalog] = [OpenStackCatalog()]
@@ -145,8 +172,9 @@ def use_catalog(catalog: Catalog) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class PreviewAnswers:
-    """What the cloud answered at preview through openstacksdk: the problems Octavia's answers reveal, and the A
-    records the DNS zone holds already (None: not known)."""
+    """What the cloud answered at preview through openstacksdk: the problems Octavia's answers reveal (and a DNS zone
+    whose record sets could not be read), and the A records the DNS zone holds already (None: not known, because the
+    zone is not known yet or there is no cloud to ask; never because a call failed)."""
 
     problems: list[Problem]
     published: Optional[dict[str, Optional[str]]] = None
@@ -157,7 +185,19 @@ def ask_at_preview(args: EndpointArgs, target: PollTarget, root: str, dns_zone_i
     """Every question of this module, asked once: Octavia's AZs and certificates (:func:`check_octavia`, when the
     zones are served by ``octavia``) and, with a DNS zone, its A records (:func:`published_records`)."""
     problems = check_octavia(args, target, root) if octavia else []
-    return PreviewAnswers(problems, published_records(target, dns_zone_id) if args.dns is not None else None)
+    published = None
+    if args.dns is not None:
+        try:
+            published = published_records(target, dns_zone_id)
+        except RecordsUnreadable as error:
+            zone = f"DNS zone {args.dns.dns_zone}" if isinstance(args.dns.dns_zone, str) else "the DNS zone"
+            problems.append(Problem(
+                f"{root}.dns.dnsZone",
+                f"the record sets {zone} holds could not be read at preview ({error}); how the endpoint's records are "
+                "replaced and whether another stack holds their names depend on them, so nothing is planned without "
+                "them: run the preview again once the DNS service (Designate) answers, or give the credentials the "
+                "right to list the zone's record sets (openstack recordset list <zone>)"))
+    return PreviewAnswers(problems, published)
 
 
 def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
@@ -210,13 +250,29 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Pro
     return problems
 
 
-def published_records(target: PollTarget, dns_zone_id: Optional[str]) -> Optional[dict[str, Optional[str]]]:
+class RecordsUnreadable(CloudError):
+    """Listing the DNS zone's record sets failed: retrying did not help, or could not (the message says which)."""
+
+
+def published_records(target: PollTarget, dns_zone_id: Optional[str],
+                      clock: Optional[Callable[[], float]] = None, sleep: Optional[Callable[[float], None]] = None,
+                      timeout_seconds: Optional[float] = None) -> Optional[dict[str, Optional[str]]]:
     """The A recordsets the endpoint's DNS zone holds already (name -> description), which decide how a record is
-    replaced (:attr:`ha_endpoint.core.plan.DnsPlan.delete_first`); None when the zone is not known yet or the cloud
-    cannot be asked (every record is then replaced delete-first, which never meets Designate's 409)."""
+    replaced (:attr:`ha_endpoint.core.plan.DnsPlan.delete_first`) and which names another stack holds.
+
+    None when they are not known and nothing failed: the zone is not known yet (an Output of a zone declared beside
+    the endpoint) or there is no cloud to ask (:class:`NoCloudToAsk`); every record is then replaced delete-first,
+    which never meets Designate's 409. A failed call is retried by the one retry policy
+    (:func:`ha_endpoint.cloud.retry.call_with_retries`, for :data:`RECORDS_RETRY_SECONDS`); if it still fails,
+    :class:`RecordsUnreadable` (the preview fails): a transient error never changes the plan."""
     if not dns_zone_id:
         return None
+    catalog = _CATALOG[-1]
     try:
-        return _CATALOG[-1].a_records(target, dns_zone_id)
-    except CatalogUnavailable:
+        return call_with_retries(lambda: catalog.a_records(target, dns_zone_id),
+                                 timeout_seconds=RECORDS_RETRY_SECONDS if timeout_seconds is None else timeout_seconds,
+                                 clock=clock or time.monotonic, sleep=sleep or time.sleep)
+    except NoCloudToAsk:
         return None
+    except (CallFailed, RetriesExhausted, CredentialsRefused) as error:
+        raise RecordsUnreadable(str(error)) from error

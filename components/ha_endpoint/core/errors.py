@@ -17,6 +17,12 @@ class HaEndpointError(Exception):
     """The root of every exception of the ha_endpoint package."""
 
 
+class MissingKubernetesSdk(HaEndpointError, ImportError, pulumi.RunError):
+    """``ha_endpoint.kubernetes`` was imported without pulumi-kubernetes installed. Defined here, not there, so that a
+    caller can name it although that package cannot be imported; still an ``ImportError`` (the idiom for an optional
+    dependency: ``except ImportError``) and a ``RunError`` (the engine prints the message without a traceback)."""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with the input: the key path it is at and a message that says how to fix it."""

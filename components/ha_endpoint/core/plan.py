@@ -19,6 +19,7 @@ from . import contract, predicates
 from .args import EndpointArgs, ListenerArgs, MemberArgs, placed_zones, plain
 from .cloud_facts import (CloudFacts, FloatingIpFacts, NetworkFacts, RouterFacts, SubnetFacts, member_address,
                           member_port, member_subnet)
+from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity
 
 
@@ -250,6 +251,8 @@ class EndpointPlan:
     identity: StackIdentity
     routers: dict[str, RouterFacts]
     networks: dict[str, NetworkFacts]
+    notices: tuple[Problem, ...] = ()
+    """What the component says once, as a warning on itself, at preview and up (:mod:`ha_endpoint.core.notices`)."""
 
     def zone(self, az: str) -> ZonePlan:
         return next(zone for zone in self.zones if zone.az == az)

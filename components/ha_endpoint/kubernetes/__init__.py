@@ -19,14 +19,11 @@ bootstrap`` resolves); members stay configured.
 This package imports pulumi-kubernetes; ``import ha_endpoint`` and every other module of it never do.
 """
 
+from ..core.errors import MissingKubernetesSdk
+
 try:
     import pulumi_kubernetes  # noqa: F401
 except ImportError as _missing:  # pragma: no cover - exercised by a subprocess test
-    import pulumi as _pulumi
-
-    class MissingKubernetesSdk(ImportError, _pulumi.RunError):
-        """pulumi-kubernetes is not installed (a RunError: the engine prints the message without a traceback)."""
-
     raise MissingKubernetesSdk(
         "ha_endpoint.kubernetes needs pulumi-kubernetes, which is not installed in this program's environment: "
         "pip install 'ha-endpoint[kubernetes]' (or remove ha-endpoint:kubernetes from the stack's configuration)"

@@ -28,6 +28,7 @@ from ..core.cloud_facts import CloudFacts
 from ..core.declared import endpoint_facts
 from ..core.errors import CloudLookupError, ConfigError, Problem
 from ..core.facts import EndpointFacts
+from ..core.notices import notices
 from ..core.identity import StackIdentity
 from ..core.plan import UNNAMED_STACK, EndpointPlan, PollTarget, make_plan
 from ..core.validation import DEFAULT_ROOT, load_endpoint_args
@@ -112,7 +113,8 @@ def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
     problems = check_cloud_facts(args, facts, context.root, context.identity)
     if problems:
         raise ConfigError(problems)
-    return make_plan(args, facts, poll_target(args, context), context.identity, preflight)
+    return replace(make_plan(args, facts, poll_target(args, context), context.identity, preflight),
+                   notices=notices(args, context.root))
 
 
 def decide(args: EndpointArgs, facts: CloudFacts, context: Context = Context()) -> Planned:

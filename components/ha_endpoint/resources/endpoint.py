@@ -85,6 +85,8 @@ class HaEndpoint(pulumi.ComponentResource):
         claim(plan.name, [zone.az for zone in plan.zones], root)  # one endpoint per name in a stack
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
         self.plan = plan
+        for notice in plan.notices:  # allowed, but worth knowing (the API open to the internet): said once
+            pulumi.log.warn(str(notice), resource=self)
         self.security = create_security_groups(plan.security, self, plan.tags)
         self.member_ports = attach_member_ports(plan.security, self.security, self)
         self.zone_components = {

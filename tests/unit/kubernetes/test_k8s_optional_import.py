@@ -35,10 +35,12 @@ from tests.mocks import FakeCloud, run_stack
 from tests.mocks.configs import amphora_endpoint
 run = run_stack(FakeCloud.dev(), {"endpoint": amphora_endpoint()}, preview=False)
 stack["outputs"] = sorted(run.outputs)
+from ha_endpoint.core.errors import HaEndpointError
 try:
     import ha_endpoint.kubernetes
-except ImportError as error:
+except ImportError as error:  # still an ImportError: the idiom for an optional dependency keeps working
     stack["import_error"] = [str(error), isinstance(error, pulumi.RunError)]
+    stack["root"] = [isinstance(error, HaEndpointError), type(error).__module__ + "." + type(error).__name__]
 try:
     run_stack(FakeCloud.dev(), {"endpoint": amphora_endpoint(), "kubernetes": {"credentials": {}}}, preview=True)
 except Exception as error:
@@ -63,3 +65,13 @@ def test_everything_but_the_kubernetes_package_works_without_pulumi_kubernetes()
     assert "fqdn" in result["stack"]["outputs"] and "kubeconfig" not in result["stack"]["outputs"]
     assert result["stack"]["import_error"] == [MESSAGE, True]
     assert result["stack"]["stack_error"] == [MESSAGE, True]
+
+
+def test_the_missing_sdk_error_is_the_package_s_own_and_can_be_caught_by_name():
+    """Issue 46, finding 4: every exception the package raises is a HaEndpointError, this one too; and it is defined
+    where a caller can import it although ha_endpoint.kubernetes cannot be imported."""
+    done = subprocess.run([sys.executable, "-c", f"ROOT = {str(ROOT)!r}\n" + PROGRAM], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["stack"]["root"] == [True, "ha_endpoint.core.errors.MissingKubernetesSdk"]

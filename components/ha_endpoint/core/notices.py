@@ -1,0 +1,34 @@
+"""What the component says at preview and ``up`` that is allowed but worth knowing: warnings, not problems.
+
+Each notice is a :class:`ha_endpoint.core.errors.Problem` (the key it is about, what it means and how to change it);
+:class:`ha_endpoint.HaEndpoint` says each once, as a warning on itself
+(:attr:`ha_endpoint.core.plan.EndpointPlan.notices`).
+"""
+
+from __future__ import annotations
+
+from . import predicates
+from .args import EndpointArgs
+from .errors import Problem
+
+
+def notices(args: EndpointArgs, root: str) -> tuple[Problem, ...]:
+    """Every notice of ``args`` (key paths under ``root``), in a stable order."""
+    return tuple(open_to_everyone(args, root))
+
+
+def open_to_everyone(args: EndpointArgs, root: str) -> list[Problem]:
+    """The API open to every address: ``allowedCidrs`` (by default ``0.0.0.0/0``) holds the whole internet. Allowed
+    (a dev endpoint reached from anywhere), refused by the policy pack in a production stack only; said once."""
+    everyone = [(index, cidr) for index, cidr in enumerate(args.allowed_cidrs) if predicates.admits_everyone(cidr)]
+    if not everyone:
+        return []
+    given = "allowed_cidrs" in args.model_fields_set
+    path = f"{root}.allowedCidrs" + (f"[{everyone[0][0]}]" if given else "")
+    cidrs = " and ".join(cidr for _, cidr in everyone) + ("" if given else " (the default)")
+    ports = ", ".join(str(port) for port in sorted({listener.port for listener in args.listeners}))
+    reach = "every address on the internet, through the floating IPs" if args.floating_network is not None else \
+        "every address that can reach the VIP subnets"
+    return [Problem(path, f"the endpoint's listener port{'s' if len(args.listeners) > 1 else ''} ({ports}) admit "
+                          f"{cidrs}: {reach}; set allowedCidrs to the client networks that need the endpoint (e.g. "
+                          "allowedCidrs: ['10.0.0.0/8']). The policy pack refuses it in a production stack")]
