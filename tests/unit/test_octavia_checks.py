@@ -80,8 +80,9 @@ def test_the_real_catalog_says_why_it_cannot_ask_without_touching_a_network(tmp_
     empty = tmp_path / "clouds.yaml"
     empty.write_text("clouds: {}\n")
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(empty))
-    # a clouds.yaml without the cloud is not the cloud failing (issue 46, finding 2): raised, never a warning
-    with pytest.raises(os_exc.ConfigException, match="nowhere"):
+    # a clouds.yaml without the cloud is not the cloud failing (issue 46, finding 2): refused naming the key, never a
+    # warning
+    with pytest.raises(CloudLookupError, match="readiness.cloud: cloud 'nowhere' could not be used from clouds.yaml"):
         OpenStackCatalog().octavia_azs(PollTarget("nowhere", None, "readiness"))
 
 
@@ -307,3 +308,30 @@ def test_records_not_known_without_a_failure_are_none():
     assert octavia_checks.published_records(PollTarget("mycloud", None, "readiness"), None) is None
     assert octavia_checks.published_records(PollTarget(None, None, "provider"), "zone-id") is None
     assert octavia_checks.published_records(PollTarget(None, None, "stack"), "zone-id") is None
+
+
+@pytest.mark.parametrize("source, key", [("readiness", "readiness.cloud"), ("stack", "openstack:cloud")])
+def test_a_cloud_clouds_yaml_does_not_name_is_refused_naming_the_key_without_a_traceback(monkeypatch, source, key):
+    """The user's configuration, neither the cloud's failure (a warning) nor a bug (a traceback)."""
+    import pulumi
+
+    def connect(*args, **kwargs):
+        raise os_exc.ConfigException("Cloud nowhere was not found.")
+
+    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.connect", connect)
+    with pytest.raises(CloudLookupError) as caught:
+        OpenStackCatalog().octavia_azs(PollTarget("nowhere", None, source))
+    assert isinstance(caught.value, pulumi.RunError)
+    assert f"{key}: cloud 'nowhere' could not be used from clouds.yaml" in str(caught.value)
+
+
+def test_a_cloud_without_a_load_balancer_service_is_refused_at_preview_not_warned_about(warnings):
+    """A cloud whose catalog has no Octavia: every zone's load balancer would fail at up; the preview says so."""
+    from ha_endpoint.cloud.octavia_checks import check_octavia, use_catalog
+
+    catalog, target = _catalog(os_exc.EndpointNotFound("public endpoint for load-balancer service not found"))
+    args = SimpleNamespace(load_balancer_provider="amphora", zones={"az1": None, "az2": None}, listeners=[])
+    with use_catalog(catalog):
+        problems = check_octavia(args, target, "ha-endpoint:endpoint")
+    assert [problem.path for problem in problems] == ["ha-endpoint:endpoint.zones"]
+    assert "no load-balancer service (Octavia)" in problems[0].message and not warnings

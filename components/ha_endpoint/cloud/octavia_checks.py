@@ -31,7 +31,7 @@ import pulumi
 
 from ..core import predicates
 from ..core.args import EndpointArgs
-from ..core.errors import HaEndpointError, Problem
+from ..core.errors import CloudLookupError, HaEndpointError, Problem
 from ..core.plan import PollTarget
 from .connection import cloud_failure, connect, describe, translate
 from .errors import CallFailed, CloudError
@@ -43,6 +43,11 @@ API_TIMEOUT_SECONDS = 20
 
 class CatalogUnavailable(CloudError):
     """The cloud could not be asked; the message says why."""
+
+
+class NoLoadBalancerService(CloudError):
+    """The cloud's catalog has no load-balancer service (Octavia): the endpoint's load balancers cannot be created
+    there, which the preview refuses."""
 
 
 class NoCloudToAsk(CatalogUnavailable):
@@ -103,14 +108,24 @@ class OpenStackCatalog:
                                      "openstack:region) or set readiness.cloud to have it checked at preview")
         key = (cloud, region)
         if key not in self._connections:
-            self._connections[key] = connect(cloud, region, API_TIMEOUT_SECONDS)
+            try:
+                self._connections[key] = connect(cloud, region, API_TIMEOUT_SECONDS)
+            except os_exc.ConfigException as error:  # the user's configuration, not the cloud's failure, nor a bug
+                path = "readiness.cloud" if target.source == "readiness" else "openstack:cloud"
+                raise CloudLookupError([Problem(path, f"cloud '{cloud}' could not be used from clouds.yaml ({error}); "
+                                                      "name an entry of clouds.yaml (OS_CLIENT_CONFIG_FILE), or set "
+                                                      "OS_CLOUD")]) from None
         return self._connections[key]
 
     def octavia_azs(self, target: PollTarget) -> list[OctaviaAz]:
         with _unavailable_on_cloud_failure():
             conn = self._connection(target)
+            try:
+                azs = list(conn.load_balancer.availability_zones())
+            except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException) as error:
+                raise NoLoadBalancerService(describe(error)) from None
             return [OctaviaAz(az.name, bool(az.is_enabled if az.is_enabled is not None else True))
-                    for az in conn.load_balancer.availability_zones()]
+                    for az in azs]
 
     def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
         object_id = ref.rstrip("/").rsplit("/", 1)[-1]
@@ -209,6 +224,10 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Pro
         # under ovn no load balancer is pinned to an Octavia AZ (ZonePlan.octavia_az): nothing to ask
         known = None if not predicates.pins_availability_zone(args.load_balancer_provider) else \
             {az.name: az for az in catalog.octavia_azs(target)}
+    except NoLoadBalancerService as reason:
+        return [Problem(f"{root}.zones", f"the cloud has no load-balancer service (Octavia) in its catalog ({reason}), "
+                                         "and each zone's load balancer is an Octavia load balancer; use a cloud with "
+                                         "Octavia (openstack catalog list: load-balancer)")]
     except CatalogUnavailable as reason:
         pulumi.log.warn(f"{root}.zones: Octavia's availability zones could not be checked at preview ({reason}); "
                         "Octavia refuses an unknown one when the load balancers are created")
