@@ -165,18 +165,6 @@ AMPHORA_CHAIN = {"provider": None, "pin_az": True, "lb_algorithm": "ROUND_ROBIN"
 """The dev shape's chain under the cloud's default provider (amphora): two listeners, TCP monitors."""
 
 
-def chain_of(shape: dict) -> dict:
-    """A chain like :data:`AMPHORA_CHAIN` for an endpoint configuration (its provider, listeners and monitors)."""
-    provider = shape.get("loadBalancerProvider", "amphora")
-    return {"provider": provider, "pin_az": provider != "ovn",
-            "lb_algorithm": "SOURCE_IP_PORT" if provider == "ovn" else "ROUND_ROBIN",
-            "listeners": tuple((listener["port"], {
-                "delay": (listener.get("monitor") or {}).get("delay", 5),
-                "timeout": (listener.get("monitor") or {}).get("timeout", 3),
-                "max_retries": (listener.get("monitor") or {}).get("maxRetries", 2)})
-                for listener in shape["listeners"])}
-
-
 def one_zone_chain(conn, az: str = "az1", chain: dict = AMPHORA_CHAIN) -> dict[str, float]:
     """One zone built one call after another, each step waited for, as the engine's critical path must (``chain``:
     the provider, whether the load balancer is pinned to the AZ, the algorithm, each listener's port and monitor)."""

@@ -3,8 +3,7 @@ the ``openstack.loadbalancer.Member`` resource it stands for under ``memberUpdat
 the name that resource would have, its camelCase properties, its pool dependency, its zone), so that every rule that
 judges members judges each member of a set as it judges a member resource, with the same messages. A violation about
 one of them points at the set (its URN), which is what the engine registered. A set's members join the pool the set
-fills (:func:`set_pool`): the pool its ``pool_id`` depends on, or, when that id is an output of a load balancer tree
-(``loadBalancerCreate: single-call``), the tree's pool named ``pool_name`` (:mod:`policies.lb_trees`).
+fills (:func:`set_pool`): the pool its ``pool_id`` depends on.
 
 A set whose member list is not known at preview (a whole list computed from Outputs) yields no view; the rules that
 count members skip its pool then (:func:`unknown_sets`) rather than report it empty.
@@ -16,7 +15,6 @@ from typing import Any, Optional
 
 from ha_endpoint.core import contract
 
-from .lb_trees import is_tree, part_of
 from .model import UNKNOWN, PartView, props_of
 
 
@@ -29,16 +27,10 @@ def _members(resource: Any) -> Any:
 
 
 def set_pool(resource: Any, pools: list[Any]) -> Optional[Any]:
-    """The pool among ``pools`` (resources and views) that the member set ``resource`` fills: one its ``pool_id``
-    depends on, else the pool named ``pool_name`` of a load balancer tree its ``pool_id`` depends on; else None."""
-    name = props_of(resource).get("pool_name")
+    """The pool among ``pools`` that the member set ``resource`` fills: one its ``pool_id`` depends on; else None."""
     for dependency in (resource.property_dependencies or {}).get("pool_id", []) or []:
         if any(dependency is pool for pool in pools):
             return dependency
-        if is_tree(dependency):
-            part = part_of(dependency, contract.POOL_TYPE, name, pools)
-            if part is not None:
-                return part
     return None
 
 

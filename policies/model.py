@@ -128,11 +128,10 @@ def with_defaults(config: Any, schema: dict[str, dict[str, Any]]) -> dict[str, A
 
 @dataclass(eq=False)
 class PartView:
-    """One part of a resource that stands for several (a member set's members, a load balancer tree's load balancer,
-    listeners, pools and monitors), as the resource it stands for: what the rules read of a resource
-    (``resource_type``, ``name``, ``urn``, ``props``, ``parent``, ``dependencies``, ``property_dependencies``), the
-    URN the engine registered (so a violation points at it), and ``whole``, that resource. Views compare by identity,
-    as the engine's resources do."""
+    """One part of a resource that stands for several (a member set's members), as the resource it stands for: what
+    the rules read of a resource (``resource_type``, ``name``, ``urn``, ``props``, ``parent``, ``dependencies``,
+    ``property_dependencies``), the URN the engine registered (so a violation points at it), and ``whole``, that
+    resource. Views compare by identity, as the engine's resources do."""
 
     resource_type: str
     name: str

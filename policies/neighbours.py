@@ -16,7 +16,6 @@ from typing import Any, Iterable, Optional
 from ha_endpoint.core import contract
 from ha_endpoint.core.contract import natural_key
 
-from .lb_trees import refers_to
 from .stack import Endpoint, ancestors, direct_dependencies, props, under_endpoint
 
 
@@ -45,7 +44,7 @@ def _output(state: dict[str, Any], key: str) -> Any:
 def _refers_to(resource: Any, prop: str, target: Any) -> bool:
     deps = direct_dependencies(resource, prop) if prop in (resource.property_dependencies or {}) \
         else direct_dependencies(resource)
-    return any(refers_to(dependency, target) for dependency in deps)
+    return any(dependency is target for dependency in deps)
 
 
 @dataclass(frozen=True)
@@ -69,8 +68,7 @@ class PoolLink:
 
 
 def pool_link(endpoint: Endpoint, member: Any) -> Optional[PoolLink]:
-    """The endpoint's pools ``member`` joins, or None when it joins none of them (a pool id taken from a load balancer
-    tree's outputs at preview: one of that tree's pools, :func:`policies.lb_trees.refers_to`)."""
+    """The endpoint's pools ``member`` joins, or None when it joins none of them."""
     pool_id = props(member).get("poolId")
     if isinstance(pool_id, str) and pool_id:
         for key, state in zone_outputs(endpoint).items():

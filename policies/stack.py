@@ -20,7 +20,6 @@ from ha_endpoint.core.contract import natural_key
 from ha_endpoint.core.facts import EndpointFacts
 
 from .declared import Declared, read_declared
-from .lb_trees import is_tree, tree_views
 from .member_sets import is_member_set, member_views
 from .model import plain
 
@@ -101,10 +100,9 @@ def _unique(resources: Iterable[Any]) -> list[Any]:
 
 @dataclass
 class Endpoint:
-    """One HaEndpoint and everything parented under it, with views of the parts of its load balancer trees and
-    member sets (judged as the resources they replace: :mod:`policies.lb_trees`, :mod:`policies.member_sets`);
-    ``facts`` are its declared facts when they are usable (see :mod:`policies.declared`: ``declared.problems`` and
-    ``declared.unknown`` say why not)."""
+    """One HaEndpoint and everything parented under it, with views of the members of its member sets (judged as the
+    member resources they replace: :mod:`policies.member_sets`); ``facts`` are its declared facts when they are usable
+    (see :mod:`policies.declared`: ``declared.problems`` and ``declared.unknown`` say why not)."""
 
     resource: Any
     declared: Declared
@@ -189,12 +187,10 @@ def endpoints(resources: Iterable[Any]) -> list[Endpoint]:
 
 
 def _views(children: list[Any]) -> list[Any]:
-    """What stands for the parts of some children, judged one by one as the resources they replace: each load
-    balancer tree's load balancer, listeners, pools and health monitors (:mod:`policies.lb_trees`), then each member
-    set's members (:mod:`policies.member_sets`), which join those pools or the pool resources."""
-    parts = [view for child in children if is_tree(child) for view in tree_views(child)]
-    pools = [child for child in [*children, *parts] if child.resource_type == contract.POOL_TYPE]
-    return parts + [view for child in children if is_member_set(child) for view in member_views(child, pools)]
+    """What stands for the parts of some children, judged one by one as the resources they replace: each member set's
+    members (:mod:`policies.member_sets`), which join the pool resources."""
+    pools = [child for child in children if child.resource_type == contract.POOL_TYPE]
+    return [view for child in children if is_member_set(child) for view in member_views(child, pools)]
 
 
 def judged(resources: Iterable[Any]) -> Iterator[tuple[Endpoint, EndpointFacts]]:

@@ -10,9 +10,8 @@ first copies. This tool:
    lands first), then looks every pending create up in the stack's own cloud (its `openstack:cloud` and `openstack:region`) by name and
    type AND by the stack's identity (ha_endpoint.core.identity: the tag on load balancers, listeners and security groups,
    the description of pools, floating IPs and recordsets; members, monitors, rules and floating IP associations
-   through a pool, group or VIP port this stack's state records; a load balancer tree, `loadBalancerCreate:
-   single-call`, as the load balancer it creates), and rolls back the one object that is provably this stack's:
-   deletes it (a floating IP association is only undone, the address stays), retrying Octavia's 409
+   through a pool, group or VIP port this stack's state records), and rolls back the one object that is provably
+   this stack's: deletes it (a floating IP association is only undone, the address stays), retrying Octavia's 409
    while the LB is PENDING. Objects of the same name that belong to another stack (dev and prod of one project
    share endpoint names) are never touched; an ambiguous match (two objects carrying this stack's identity) is
    reported and left alone, and the recovery stops before clearing the pending creates;
@@ -258,10 +257,6 @@ ROLLBACKS: dict[str, tuple[Lookup, Callable[[Any, str], Any]]] = {
         _security_group_rule, lambda conn, ident: conn.network.delete_security_group_rule(ident)),
     "openstack:dns/recordSet:RecordSet": (_recordset, _delete_recordset),
 }
-# A load balancer tree (``loadBalancerCreate: single-call``) is one Octavia load balancer created with its listeners,
-# pools, health monitors and first members in one call: its interrupted create is rolled back as a load balancer's,
-# found by its name and this stack's identity tag and deleted with all it holds (cascade).
-ROLLBACKS.update({kind: ROLLBACKS[contract.LOADBALANCER_TYPE] for kind in contract.TREE_TYPES})
 # Resources whose creation leaves nothing to undo: an added port security group is added again, idempotently, by the
 # next update; the readiness and drain resources hold no cloud object; a member set's interrupted create or update
 # is finished by the next update (the members it created carry its tag: ha_endpoint.readiness.reconcile), so its
@@ -270,28 +265,13 @@ NOTHING_TO_UNDO = ("openstack:networking/portSecGroupAssociate:PortSecGroupAssoc
                    contract.DRAIN_TYPE, contract.LEGACY_DYNAMIC_TYPE, *contract.MEMBER_SET_TYPES)
 
 
-TREE_PART_IDS = ("listener_ids", "pool_ids", "monitor_ids")
-"""The outputs in which a load balancer tree records the ids of its parts (port -> id)."""
-
-
 def ours_in(deployment: dict, identity: StackIdentity) -> Ours:
-    """What this stack's state proves is its own: the ids it records (a load balancer tree's id is its Octavia load
-    balancer's, and its outputs record its listeners', pools' and health monitors' ids), and its load balancers' VIP
-    ports (a provider load balancer's ``vipPortId``, a tree's ``vip_port_id``)."""
+    """What this stack's state proves is its own: the ids it records, and its load balancers' VIP ports."""
     resources = deployment.get("resources") or []
-    ids = {r["id"] for r in resources if r.get("id")}
-    vip_ports = set()
-    for resource in resources:
-        outputs = resource.get("outputs") or {}
-        if resource.get("type") == contract.LOADBALANCER_TYPE:
-            vip_ports.add(outputs.get("vipPortId"))
-        elif resource.get("type") in contract.TREE_TYPES:
-            vip_ports.add(outputs.get("vip_port_id"))
-            for key in TREE_PART_IDS:
-                parts = outputs.get(key)
-                ids.update(value for value in (parts.values() if isinstance(parts, dict) else [])
-                           if isinstance(value, str) and value)
-    return Ours(identity, frozenset(ids), frozenset(vip_ports - {None}))
+    ids = frozenset(r["id"] for r in resources if r.get("id"))
+    vip_ports = frozenset((r.get("outputs") or {}).get("vipPortId") for r in resources
+                          if r.get("type") == contract.LOADBALANCER_TYPE) - {None}
+    return Ours(identity, ids, vip_ports)
 
 
 QUIET_SECONDS = 5.0   # how long this stack's load balancers stay out of PENDING_* before the cloud is looked at

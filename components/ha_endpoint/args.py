@@ -5,10 +5,10 @@ They are defined in :mod:`ha_endpoint.core.args`; this module names them for con
 
 from .core.args import (
     DnsArgs, EndpointArgs, LbMethod, ListenerArgs, ListenerProtocol, LoadBalancerProvider, MemberArgs, MemberPlacement,
-    LoadBalancerCreate, MemberUpdates, MonitorArgs, MonitorType, PublishMode, ReadinessArgs, ReadinessRequirement, ZoneArgs,
+    MemberUpdates, MonitorArgs, MonitorType, PublishMode, ReadinessArgs, ReadinessRequirement, ZoneArgs,
 )
 
 __all__ = [
     "DnsArgs", "EndpointArgs", "LbMethod", "ListenerArgs", "ListenerProtocol", "LoadBalancerProvider", "MemberArgs",
-    "LoadBalancerCreate", "MemberPlacement", "MemberUpdates", "MonitorArgs", "MonitorType", "PublishMode", "ReadinessArgs", "ReadinessRequirement", "ZoneArgs",
+    "MemberPlacement", "MemberUpdates", "MonitorArgs", "MonitorType", "PublishMode", "ReadinessArgs", "ReadinessRequirement", "ZoneArgs",
 ]

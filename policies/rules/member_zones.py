@@ -10,7 +10,6 @@ from typing import Any
 
 from ha_endpoint.core import contract
 
-from ..lb_trees import unknown_trees
 from ..member_sets import set_pool, unknown_sets
 from ..model import Violation, as_int, join
 from ..registry import rule, whole_number
@@ -39,8 +38,6 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
             if zone.backend != "octavia":
                 continue  # pools are Octavia's; another backend declares its members in the facts only
             in_zone = [child for child in endpoint.children if endpoint.zone_of(child) == key]
-            if unknown_trees(in_zone):
-                continue  # a load balancer tree whose pools are not known yet (preview): nothing to count by
             pools = endpoint.in_zone(contract.POOL_TYPE, key)
             members = endpoint.in_zone(contract.MEMBER_TYPE, key)
             unknown = [set_pool(s, pools) for s in unknown_sets(in_zone)]

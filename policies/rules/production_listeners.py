@@ -2,8 +2,7 @@
 
 A production API endpoint (e.g. a Kubernetes API server) should admit the networks that use it, not everyone. A
 stack is production when its name matches ``productionStackPattern`` or a load balancer of the endpoint carries the
-``productionTag`` (EndpointArgs.tags puts tags on every load balancer). A load balancer tree with a listener not known
-at preview cannot be ruled out either, and is reported as such.
+``productionTag`` (EndpointArgs.tags puts tags on every load balancer).
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from typing import Any
 
 from ha_endpoint.core import contract, predicates
 
-from ..lb_trees import unknown_trees
 from ..model import UNKNOWN, Violation
 from ..production import CONFIG as PRODUCTION_CONFIG, config_problem, production_reason
 from ..registry import rule
@@ -34,11 +32,6 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
         reason = production_reason(endpoint, config)
         if reason is None:
             continue
-        for tree in unknown_trees(endpoint.children):
-            violations.append(Violation(
-                f"load balancer {tree.name}: not all of its listeners are known at preview, so an opening to the "
-                f"internet cannot be ruled out in a production stack ({reason}); pass the listeners (allowedCidrs) "
-                f"as plain values", tree.urn))
         for listener in endpoint.of_type(contract.LISTENER_TYPE):
             cidrs = props(listener).get("allowedCidrs")
             if cidrs is UNKNOWN or (isinstance(cidrs, list) and UNKNOWN in cidrs):

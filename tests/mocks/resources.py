@@ -262,56 +262,6 @@ def member_set(cloud, name: str, inputs: dict) -> dict:
             "last_change": {"created": len(ids), "writes": 1 if ids else 0}}
 
 
-def lb_tree(cloud, name: str, inputs: dict) -> dict:
-    """A LoadBalancerTree (``loadBalancerCreate: single-call``): the load balancer, and per listener its listener,
-    pool and monitor, each checked as the cloud checks that object created on its own (the same handlers, its inputs
-    in their camelCase), then stored as those objects are; its first members are the pool's member set's (it creates
-    them here)."""
-    lb_inputs = {"vipSubnetId": inputs.get("vip_subnet_id"), "availabilityZone": inputs.get("availability_zone"),
-                 "loadbalancerProvider": inputs.get("loadbalancer_provider"), "name": inputs.get("name")}
-    lb = loadbalancer(cloud, name, lb_inputs)
-    lb_id = "" if cloud.preview else cloud.new_id()
-    if not cloud.preview:
-        cloud.kind(LB)[lb_id] = {**lb_inputs, **lb}
-    ids: dict[str, dict[str, str]] = {"listener_ids": {}, "pool_ids": {}, "monitor_ids": {}}
-    for entry in inputs.get("listeners") or []:
-        if not known(entry):
-            continue
-        port = int(entry["protocol_port"]) if known(entry.get("protocol_port")) else entry.get("protocol_port")
-        monitor_spec = entry.get("monitor")
-        parts = (  # each part's inputs read the ids of the parts made before it
-            ("listener", LISTENER, listener, lambda: {
-                "loadbalancerId": lb_id, "protocol": entry.get("protocol"), "protocolPort": port,
-                "defaultTlsContainerRef": entry.get("default_tls_container_ref")}, "listener_ids"),
-            ("pool", POOL, pool, lambda: {
-                "listenerId": ids["listener_ids"].get(str(port), ""),
-                "protocol": (entry.get("pool") or {}).get("protocol"),
-                "lbMethod": (entry.get("pool") or {}).get("lb_method")}, "pool_ids"),
-            ("monitor", MONITOR, monitor, None if monitor_spec is None else lambda: {
-                "poolId": ids["pool_ids"].get(str(port), ""), "type": monitor_spec.get("type"),
-                "delay": monitor_spec.get("delay"), "timeout": monitor_spec.get("timeout"),
-                "urlPath": monitor_spec.get("url_path"), "expectedCodes": monitor_spec.get("expected_codes")},
-             "monitor_ids"))
-        for kind, typ, handler, inputs_of, key in parts:
-            if inputs_of is None:
-                continue
-            object_inputs = inputs_of()
-            outputs = handler(cloud, f"{name}/{kind} {port}", object_inputs)
-            if not cloud.preview:
-                ids[key][str(port)] = object_id = cloud.new_id()
-                cloud.kind(typ)[object_id] = {**object_inputs, **outputs}
-    if cloud.preview:
-        return {}
-    return {"id": lb_id, "vip_address": lb.get("vipAddress"), "vip_port_id": lb.get("vipPortId"), **ids,
-            "provisioning_status": "ACTIVE"}
-
-
-def _delete_tree(cloud, lb_id: str, state: dict) -> None:
-    lb = cloud.kind(LB).pop(lb_id, None)
-    if lb is not None:
-        _delete_lb(cloud, lb_id, lb)
-
-
 LB = "openstack:loadbalancer/loadBalancer:LoadBalancer"
 LISTENER = "openstack:loadbalancer/listener:Listener"
 POOL = "openstack:loadbalancer/pool:Pool"
@@ -333,8 +283,6 @@ HANDLERS: dict[str, Callable[..., dict]] = {
     "haendpoint:index:MemberDrain": readiness,
     "pulumi-python:dynamic/haendpoint:MemberSet": member_set,
     "haendpoint:index:MemberSet": member_set,
-    "pulumi-python:dynamic/haendpoint:LoadBalancerTree": lb_tree,
-    "haendpoint:index:LoadBalancerTree": lb_tree,
     "pulumi:providers:openstack": lambda cloud, name, inputs: dict(inputs),  # a provider's state is its inputs
 }
 
@@ -375,8 +323,6 @@ def _detach_groups(cloud, _id: str, state: dict) -> None:
 
 DELETERS = {
     LB: _delete_lb,
-    "pulumi-python:dynamic/haendpoint:LoadBalancerTree": _delete_tree,
-    "haendpoint:index:LoadBalancerTree": _delete_tree,
     "openstack:networking/floatingIp:FloatingIp": _delete_fip,
     "openstack:networking/floatingIpAssociate:FloatingIpAssociate": _disassociate,
     "openstack:networking/portSecGroupAssociate:PortSecGroupAssociate": _detach_groups,

@@ -27,7 +27,6 @@ from pulumi_policy import PolicyCustomTimeouts, PolicyResource, PolicyResourceOp
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from ha_endpoint.core import contract
 from policy_runner import run_pack
 from tests.mocks import harness as mock_harness
 from tests.mocks.cloud import FakeCloud
@@ -180,80 +179,3 @@ def run_program_for_pack(program: Any, cloud: FakeCloud, preview: bool = True) -
     with _recording(captured):
         run = mock_harness.run_program(program, cloud, preview=preview, outputs=lambda _: {})
     return HarnessRun(captured, run.outputs)
-
-
-# -- the same stack under loadBalancerCreate: single-call ------------------------------------------------------------
-
-PARTS = (contract.LOADBALANCER_TYPE, contract.LISTENER_TYPE, contract.POOL_TYPE, contract.MONITOR_TYPE)
-"""The provider's resources a load balancer tree replaces in its zone."""
-
-
-def _depending_on(registrations: list[Registration], token: str, prop: str, urn: str) -> list[Registration]:
-    return [r for r in registrations if r.type == token and urn in r.property_dependencies.get(prop, [])]
-
-
-def _tree_inputs(run: HarnessRun, lb: Registration) -> dict[str, Any]:
-    """What the component gives a zone's tree: the load balancer's settings and, per listener, its pool and monitor
-    (snake_case, as the dynamic resource stores them), the pool's first members too (which the pack ignores)."""
-    inputs = lb.inputs
-    listeners = []
-    for listener in _depending_on(run.registrations, contract.LISTENER_TYPE, "loadbalancerId", lb.urn):
-        pool = next(iter(_depending_on(run.registrations, contract.POOL_TYPE, "listenerId", listener.urn)))
-        monitors = _depending_on(run.registrations, contract.MONITOR_TYPE, "poolId", pool.urn)
-        sets = _depending_on(run.registrations, contract.MEMBER_SET_TYPE, "pool_id", pool.urn)
-        monitor = monitors[0].inputs if monitors else None
-        listeners.append({
-            "name": listener.inputs.get("name"), "description": listener.inputs.get("description"),
-            "protocol": listener.inputs.get("protocol"), "protocol_port": listener.inputs.get("protocolPort"),
-            "allowed_cidrs": listener.inputs.get("allowedCidrs"),
-            "default_tls_container_ref": listener.inputs.get("defaultTlsContainerRef"),
-            "pool": {"name": pool.inputs.get("name"), "description": pool.inputs.get("description"),
-                     "protocol": pool.inputs.get("protocol"), "lb_method": pool.inputs.get("lbMethod")},
-            "monitor": None if monitor is None else {
-                "name": monitor.get("name"), "type": monitor.get("type"), "delay": monitor.get("delay"),
-                "timeout": monitor.get("timeout"), "max_retries": monitor.get("maxRetries"),
-                "max_retries_down": monitor.get("maxRetriesDown"), "url_path": monitor.get("urlPath"),
-                "expected_codes": monitor.get("expectedCodes")},
-            "members": copy.deepcopy(sets[0].inputs.get("members", [])) if sets else [],
-        })
-    tags = inputs.get("tags")
-    return {"name": inputs.get("name"), "description": inputs.get("description"),
-            "vip_subnet_id": inputs.get("vipSubnetId"), "availability_zone": inputs.get("availabilityZone"),
-            "loadbalancer_provider": inputs.get("loadbalancerProvider"), "tags": tags,
-            "identity_tag": tags[0] if isinstance(tags, list) and tags else None, "listeners": listeners,
-            "write_timeout_seconds": 300.0, "cloud": None, "region": None, "cloud_source": "stack"}
-
-
-def as_trees(run: HarnessRun) -> HarnessRun:
-    """``run`` (the provider's resources, members in member sets) as the tree stack: each zone's load balancer,
-    listeners, pools and monitors replaced by one LoadBalancerTree under the load balancer's name and parent."""
-    registrations = run.registrations
-    replaced: dict[str, str] = {}
-    trees: dict[str, Registration] = {}
-    for lb in (r for r in registrations if r.type == contract.LOADBALANCER_TYPE):
-        tree = Registration(contract.TREE_TYPE, lb.name, lb.urn.replace(contract.LOADBALANCER_TYPE, contract.TREE_TYPE),
-                            lb.parent, True, list(lb.dependencies), {}, _tree_inputs(run, lb))
-        trees[lb.urn] = tree
-        replaced[lb.urn] = tree.urn
-        for listener in _depending_on(registrations, contract.LISTENER_TYPE, "loadbalancerId", lb.urn):
-            replaced[listener.urn] = tree.urn
-            for pool in _depending_on(registrations, contract.POOL_TYPE, "listenerId", listener.urn):
-                replaced[pool.urn] = tree.urn
-                for monitor in _depending_on(registrations, contract.MONITOR_TYPE, "poolId", pool.urn):
-                    replaced[monitor.urn] = tree.urn
-
-    def redirect(urns: list[str], own: str) -> list[str]:
-        return list(dict.fromkeys(replaced.get(urn, urn) for urn in urns if replaced.get(urn, urn) != own))
-
-    converted = []
-    for registration in registrations:
-        if registration.urn in trees:
-            converted.append(trees[registration.urn])
-        elif registration.urn not in replaced:
-            copied = copy.deepcopy(registration)
-            copied.dependencies = redirect(copied.dependencies, copied.urn)
-            copied.property_dependencies = {key: redirect(urns, copied.urn)
-                                            for key, urns in copied.property_dependencies.items()}
-            converted.append(copied)
-    assert not any(r.type in PARTS for r in converted)
-    return HarnessRun(converted, run.stack_outputs)

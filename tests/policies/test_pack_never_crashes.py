@@ -2,10 +2,9 @@
 
 Malformed facts are named by ``ha-endpoint-declared-facts`` (a member ``az`` given as a list, a protocol the shared
 predicates do not know, a subnet referred to and not declared). Beyond the cases named here, Hypothesis mutates what a
-real program registered (the endpoint with raw resources beside it, at preview and after up, and as load balancer
-trees): any declared fact, any output of the endpoint, any property of any resource, replaced by a value of any type
-(or an unknown, or removed), and the dependency and parent graph rewired (cycles included); every policy must return
-violations or pass.
+real program registered (the endpoint with raw resources beside it, at preview and after up): any declared fact, any
+output of the endpoint, any property of any resource, replaced by a value of any type (or an unknown, or removed),
+and the dependency and parent graph rewired (cycles included); every policy must return violations or pass.
 """
 
 from __future__ import annotations
@@ -20,12 +19,11 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
-from ha_endpoint.core import contract
-from neighbours_program import any_zone_pool, production_endpoint, run_neighbours
+from neighbours_program import any_zone_pool, run_neighbours
 from policies import pack
 from policies.model import Violation, plain, with_defaults
 from policies.rules import RULES
-from policy_harness import HarnessRun, as_trees
+from policy_harness import HarnessRun
 from policy_runner import run_pack
 from tests.mocks.configs import amphora_endpoint
 
@@ -92,15 +90,7 @@ def _baseline(kind: str) -> HarnessRun:
     if kind == "ambiguous":  # a member whose pool id depends on every zone, an open rule, an ungated record
         return run_neighbours(member={"pool": any_zone_pool("az1", 6443)}, rule={"prefix": "0.0.0.0/0"},
                               record={"records": lambda ep: [ep.zone_components["az2"].serving.outputs["vip_address"]]})
-    if kind == "trees":  # each zone one load balancer tree (loadBalancerCreate: single-call), members in sets
-        return as_trees(run_neighbours(endpoint=_batch()))
     return run_neighbours(preview=kind == "preview")
-
-
-def _batch() -> dict[str, Any]:
-    raw = production_endpoint()
-    raw["memberUpdates"] = "batch"
-    return raw
 
 
 STRINGS = ["", "az1", "az9", "10.10.1.10", "10.10.1.0/24", "0.0.0.0/0", "::/0", "fd00::1", "not-a-cidr", "TCP", "udp",
@@ -116,8 +106,7 @@ REMOVE = object()
 READ = ["address", "subnetId", "poolId", "protocolPort", "monitorPort", "records", "type", "ttl", "remoteIpPrefix",
         "remoteGroupId", "direction", "protocol", "portRangeMin", "portRangeMax", "securityGroupId", "tags",
         "availabilityZone", "vipSubnetId", "loadbalancerProvider", "lbMethod", "allowedCidrs", "id", "zones", "facts",
-        "vipSecurityGroupId", "membersSecurityGroupId", "listeners", "availability_zone", "vip_subnet_id",
-        "loadbalancer_provider", "pool_ids", "pool_id", "pool_name", "members"]
+        "vipSecurityGroupId", "membersSecurityGroupId", "pool_ids", "pool_id", "members"]
 """The properties the policies read (of any resource type): most mutations hit one of them."""
 CONFIGS = [None, {"productionStackPattern": "^dev$", "minZones": 5, "minMembersPerZone": 3, "maxTtl": 1}]
 
@@ -193,7 +182,7 @@ def _judge_every_policy(run: HarnessRun, config: Any) -> None:
         assert all(isinstance(v, Violation) and isinstance(v.message, str) and v.message for v in found), rule.name
 
 
-@pytest.mark.parametrize("kind", ["preview", "up", "ambiguous", "trees"])
+@pytest.mark.parametrize("kind", ["preview", "up", "ambiguous"])
 @settings(max_examples=examples(250), deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
@@ -208,14 +197,12 @@ ODD_VALUES = [None, True, 7, 2.5, float("nan"), "", "x", [], [None], [7], [[1]],
               UNKNOWN_STRING_VALUE, [UNKNOWN_STRING_VALUE], REMOVE]
 
 
-@pytest.mark.parametrize("kind", ["preview", "up", "ambiguous", "trees"])
+@pytest.mark.parametrize("kind", ["preview", "up", "ambiguous"])
 def test_every_property_the_policies_read_takes_any_value(kind):
     """One change at a time, systematically: for one resource of each type, each property the policies read
-    replaced by each kind of odd value (a verdict in production, where the most rules apply); in the tree stack, a
-    load balancer tree and a member set (the other types are the other stacks')."""
+    replaced by each kind of odd value (a verdict in production, where the most rules apply)."""
     baseline = _baseline(kind)
-    samples = {registration.type: registration.name for registration in baseline.registrations
-               if kind != "trees" or registration.type in (contract.TREE_TYPE, contract.MEMBER_SET_TYPE)}
+    samples = {registration.type: registration.name for registration in baseline.registrations}
     for name in samples.values():
         original = baseline.named(name)
         props = original.inputs if original.custom else original.outputs or {}
@@ -234,7 +221,6 @@ def test_every_property_the_policies_read_takes_any_value(kind):
 def test_the_fuzzed_baselines_are_judged_as_expected():
     """What the fuzzing starts from: the compliant program, and one with each kind of neighbour finding."""
     assert _baseline("preview").violations() == [] and _baseline("up").violations() == []
-    assert _baseline("trees").violations() == []
     assert [policy for policy, _ in _baseline("ambiguous").violations()] == [
         "ha-endpoint-production-neighbour-rules", "ha-endpoint-neighbour-dns-readiness"]
 

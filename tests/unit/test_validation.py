@@ -143,7 +143,20 @@ def test_unknown_key_and_wrong_enum_are_reported_together():
         "use one of them",
         f"{ROOT}.zonez: zonez is not a setting here; did you mean zones? Fix its spelling or remove it (the settings "
         "here: name, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, listeners, members, memberPlacement, "
-        "memberUpdates, loadBalancerCreate, dns, readiness, tags)",
+        "memberUpdates, dns, readiness, tags)",
+    ]
+
+
+@pytest.mark.parametrize("mode", ["single-call", "per-object"])
+def test_the_removed_load_balancer_create_key_is_refused_with_the_fix(mode):
+    """loadBalancerCreate was a setting until issue 47 removed its single-call mode: a configuration that still gives
+    it (either value) is told what happens now and to remove it, not to fix its spelling (loadBalancerProvider)."""
+    raw = amphora_config()
+    raw["loadBalancerCreate"] = mode
+    assert problems_of(raw) == [
+        f"{ROOT}.loadBalancerCreate: loadBalancerCreate is no longer a setting: each zone's load balancer, listeners, "
+        "pools and health monitors are always created per object (the single-call mode was removed); remove "
+        "loadBalancerCreate",
     ]
 
 

@@ -97,18 +97,6 @@ class MemberUpdates(StrEnum):
     at weight 0 for drainSeconds, then removed)."""
 
 
-class LoadBalancerCreate(StrEnum):
-    """How each zone's load balancer, listeners, pools and health monitors are written to Octavia."""
-
-    PER_OBJECT = "per-object"
-    """One provider resource per Octavia object (the load balancer, then per listener a listener, a pool and a
-    monitor: each created, changed and imported on its own)."""
-    SINGLE_CALL = "single-call"
-    """One resource per zone that creates the load balancer with its listeners, pools, monitors and first members in
-    one Octavia call, and changes them in place; needs memberUpdates: batch (each pool's member set owns the members
-    after the create)."""
-
-
 class PublishMode(StrEnum):
     """When a zone's address enters the DNS record."""
 
@@ -505,9 +493,6 @@ class EndpointArgs(_Model):
     """per-member (default): one resource per member; batch: one member set per pool, written with Octavia's batch
     member update in stages (make-before-break and drain kept); handover: per-member with the member resources
     retained on delete, for one update before a deployed stack moves to batch."""
-    load_balancer_create: Optional[LoadBalancerCreate] = LoadBalancerCreate.PER_OBJECT
-    """per-object (default): one provider resource per load balancer, listener, pool and monitor; single-call: one
-    resource per zone that creates them (with the first members) in one Octavia call; needs memberUpdates: batch."""
     dns: Optional[DnsArgs] = None
     """DNS name of the endpoint; omit to publish no record."""
     readiness: Optional[ReadinessArgs] = Field(default_factory=ReadinessArgs)

@@ -109,11 +109,6 @@ MEMBER_SET_TYPE = "pulumi-python:dynamic/haendpoint:MemberSet"
 HOSTED_MEMBER_SET_TYPE = "haendpoint:index:MemberSet"
 """A member set as the component package's provider host registers it (see ``ha_endpoint.readiness.hosted``)."""
 MEMBER_SET_TYPES = (MEMBER_SET_TYPE, HOSTED_MEMBER_SET_TYPE)
-TREE_TYPE = "pulumi-python:dynamic/haendpoint:LoadBalancerTree"
-"""A zone's load balancer with its listeners, pools and health monitors, created in one call
-(``loadBalancerCreate: single-call``; ``ha_endpoint.readiness.lb_tree``)."""
-HOSTED_TREE_TYPE = "haendpoint:index:LoadBalancerTree"
-TREE_TYPES = (TREE_TYPE, HOSTED_TREE_TYPE)
 LEGACY_DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
 """The generic token of every Python dynamic resource; MemberReadiness and MemberDrain had it before they got their
 own and carry it as an alias, so deployed stacks update in place."""

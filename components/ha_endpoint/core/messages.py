@@ -219,9 +219,27 @@ def _description(where: _Where) -> str:
     return first[:1].lower() + first[1:] if first else f"see README.md 'Configuration' for {where.key}"
 
 
+REMOVED: dict[tuple[type, str], str] = {
+    (EndpointArgs, "loadBalancerCreate"): "each zone's load balancer, listeners, pools and health monitors are always "
+                                          "created per object (the single-call mode was removed)",
+}
+"""Keys that were settings once (the model, the camelCase key) -> what happens now instead: a configuration that
+still gives one is told to remove it, not to fix its spelling."""
+
+
+def _removed(where: _Where) -> Optional[str]:
+    camel = re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), where.key)
+    now = REMOVED.get((where.owner, camel)) if where.owner is not None else None
+    return None if now is None else f"{where.key} is no longer a setting: {now}; remove {where.key}"
+
+
 def _unknown_key(where: _Where) -> str:
     """An unknown key, with the closest known one and the known ones, spelled as the key was: snake_case for a
-    Python caller's keyword (``member_placment``), camelCase otherwise (configuration, dicts)."""
+    Python caller's keyword (``member_placment``), camelCase otherwise (configuration, dicts); a key that was removed
+    (:data:`REMOVED`) says so and to remove it."""
+    removed = _removed(where)
+    if removed is not None:
+        return removed
     known = _keys(where.owner, snake=where.snake or "_" in where.key) if where.owner is not None else []
     close = difflib.get_close_matches(where.key, known, n=1, cutoff=0.6)
     hint = f"did you mean {close[0]}? Fix" if close else "fix"

@@ -173,9 +173,6 @@ class ZonePlan:
     member_updates: str = "per-member"
     """How its members are written: ``per-member`` resources, ``handover`` (those, retained on delete) or ``batch``
     (one member set per pool)."""
-    load_balancer_create: str = "per-object"
-    """How its load balancer, listeners, pools and monitors are written: ``per-object`` (the provider's resources) or
-    ``single-call`` (one :class:`ha_endpoint.readiness.lb_tree.LoadBalancerTree`)."""
 
 
 @dataclass(frozen=True)
@@ -323,8 +320,7 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: Readin
                     vip_secgroup_association_name=contract.vip_port_secgroup_name(name, az),
                     readiness_name=contract.readiness_name(name, az), readiness=readiness,
                     octavia_az=az if predicates.pins_availability_zone(args.load_balancer_provider) else None,
-                    member_updates=str(args.member_updates or "per-member"),
-                    load_balancer_create=str(args.load_balancer_create or "per-object"))
+                    member_updates=str(args.member_updates or "per-member"))
 
 
 def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: ListenerArgs,

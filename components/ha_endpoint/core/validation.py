@@ -62,17 +62,7 @@ def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Pr
         *_check_members(args, root),
         *_check_dns(args, root),
         *_check_not_ready_zones(args, root),
-        *_check_load_balancer_create(args, root),
     ]
-
-
-def _check_load_balancer_create(args: EndpointArgs, root: str) -> Iterable[Problem]:
-    if args.load_balancer_create == "single-call" and args.member_updates != "batch":
-        yield Problem(f"{root}.loadBalancerCreate",
-                      f"loadBalancerCreate: single-call writes each pool's first members with the load balancer and "
-                      f"hands them to the pool's member set, which needs memberUpdates: batch (it is "
-                      f"{args.member_updates or 'per-member'}); set memberUpdates: batch, or loadBalancerCreate: "
-                      f"per-object")
 
 
 def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:

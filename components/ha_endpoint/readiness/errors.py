@@ -258,13 +258,3 @@ class HandoverSkipped(MemberSetConflict):
 class MemberSetTimeout(ReadinessError):
     """One stage of a member set's update kept failing transiently (409 while the load balancer is PENDING_*, 5xx, no
     answer) until its deadline; the message names the stage, the pool and what the pool holds so far."""
-
-
-class TreeError(ReadinessError):
-    """A zone's load balancer tree (``loadBalancerCreate: single-call``) could not be created, changed or deleted; the
-    message names the load balancer, what was done before and the fix."""
-
-
-class TreeNotOurs(TreeError):
-    """A delete found something it cannot prove the stack's own under the load balancer (or the load balancer
-    itself): nothing was deleted."""

@@ -251,9 +251,10 @@ class _Reconcile:
             live = self.listing()
         members = self.wanted(live)
         leaving = {m.member_id: m for m in changes.leaving}
-        # members with the set's tag that its state does not record were created by someone writing for the set
-        # (its load balancer's single-call create, or an update of its own that was interrupted): never seen ready
-        # by the set, they are waited for, and held, as if it had just created them
+        # members with the set's tag that its state does not record were created by a create or update of this set
+        # that was interrupted after Octavia accepted its batch: never seen ready by the set, they are waited for,
+        # and held, as if it had just created them (else a create run again, with nothing left to write, would count
+        # a dead member ready: tests/unit/readiness/test_member_set.py)
         unseen = {m.member_id for m in members.values()
                   if m.member_id not in recorded and self.inputs.set_tag in m.tags}
         if members and (changes.create or changes.update or leaving or unseen):

@@ -14,10 +14,6 @@ that changing drainSeconds is an in-place update of theirs, never a deletion tha
 gate waits for the set's members. ``handover``: the per-member resources, retained on delete, and per pool a member
 set that holds nothing and records the handover (the update before ``batch`` on a stack deployed per-member; see
 :meth:`_OctaviaZone._member_set`).
-
-``loadBalancerCreate: single-call`` (with ``batch``): instead of the provider's load balancer, listener, pool and
-monitor resources, one ``LoadBalancerTree`` (:mod:`ha_endpoint.readiness.lb_tree`) creates them with the first members
-in one Octavia call; the pools' member sets own the members after it (:meth:`_OctaviaZone._tree`).
 """
 
 from __future__ import annotations
@@ -28,12 +24,11 @@ from typing import Any, Mapping, Optional, TypeVar
 import pulumi
 import pulumi_openstack as openstack
 
-from ..core import contract, predicates
+from ..core import predicates
 from ..core.plan import ListenerPlan, ZonePlan
 from ..pipeline import OCTAVIA
 from ..pipeline.deferred import after_checks
 from ..readiness.drain import MemberDrain
-from ..readiness.lb_tree import LoadBalancerTree
 from ..readiness.member_set import MemberSet
 from ..readiness.provider import MemberReadiness
 from .backend import ZoneServing
@@ -85,24 +80,15 @@ class _OctaviaZone:
         self.members: dict[int, dict[str, openstack.loadbalancer.Member]] = {}
         self.member_sets: dict[int, MemberSet] = {}
         self.member_ids: dict[int, pulumi.Output[dict]] = {}
-        self.tree: Optional[LoadBalancerTree] = None
         self._last_write: Optional[pulumi.Resource] = None
-        lb: Any
-        if zone.load_balancer_create == "single-call":
-            self.tree = self.loadbalancer = lb = self._written(self._tree(zone, child))
-            for listener in zone.listeners:
-                self.pool_ids[listener.port] = self.tree.pool_ids.apply(
-                    lambda ids, port=listener.port: (ids or {}).get(str(port)))
-                self._member_set(listener, zone, child, self.pool_ids[listener.port])
-        else:
-            self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
-                zone.lb_name, name=zone.lb_name, availability_zone=zone.octavia_az,
-                vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),
-                loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
-                description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
-                                                   zone.lb_name), opts=child)
-            for listener in zone.listeners:
-                self._listener(listener, zone, child)
+        self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
+            zone.lb_name, name=zone.lb_name, availability_zone=zone.octavia_az,
+            vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),
+            loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
+            description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
+                                               zone.lb_name), opts=child)
+        for listener in zone.listeners:
+            self._listener(listener, zone, child)
         self.vip_association = openstack.networking.PortSecGroupAssociate(
             zone.vip_secgroup_association_name, port_id=lb.vip_port_id, security_group_ids=[vip_group_id],
             enforce=False, opts=child)
@@ -231,43 +217,6 @@ class _OctaviaZone:
         if zone.member_updates == "handover":
             self._handover_set(listener, zone, child, pool.id)
 
-    def _tree(self, zone: ZonePlan, child: pulumi.ResourceOptions) -> LoadBalancerTree:
-        """``loadBalancerCreate: single-call``: the zone's load balancer with every listener, pool, monitor and first
-        member in one Octavia call (:mod:`ha_endpoint.readiness.lb_tree`); each pool's member set then owns its
-        members (they carry its tag). Registered once every member's port admits the load balancer."""
-        where = poll_inputs(zone.readiness.target, child.parent)
-        ports = [self.member_ports[member.member] for listener in zone.listeners for member in listener.members
-                 if member.member in self.member_ports]
-        return LoadBalancerTree(
-            zone.lb_name, lb_name=zone.lb_name,
-            description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
-                                               zone.lb_name),
-            vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id), availability_zone=zone.octavia_az,
-            loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags), identity_tag=zone.identity.tag,
-            listeners=[self._tree_listener(listener, zone) for listener in zone.listeners],
-            cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=list(dict.fromkeys(ports))
-                                                                            or None)))
-
-    @staticmethod
-    def _tree_listener(listener: ListenerPlan, zone: ZonePlan) -> dict[str, Any]:
-        """One listener of the tree, as :mod:`ha_endpoint.readiness.tree_inputs` reads it."""
-        spec = listener.monitor
-        monitor = None if spec is None else {
-            "name": spec.name, "type": spec.type, "delay": spec.delay, "timeout": spec.timeout,
-            "max_retries": spec.max_retries, "max_retries_down": spec.max_retries_down,
-            **({"url_path": spec.url_path, "expected_codes": spec.expected_codes} if spec.url_path else {})}
-        return {
-            "name": listener.listener_name, "protocol": listener.protocol, "protocol_port": listener.port,
-            "description": zone.identity.describe(f"HA endpoint {zone.endpoint}: port {listener.port}",
-                                                  listener.listener_name),
-            "allowed_cidrs": list(listener.allowed_cidrs), "default_tls_container_ref": listener.certificate_ref,
-            "pool": {"name": listener.pool_name, "protocol": listener.pool_protocol, "lb_method": listener.lb_method,
-                     "description": zone.identity.describe(
-                         f"HA endpoint {zone.endpoint}: members of port {listener.port}", listener.pool_name)},
-            "monitor": monitor, "members": _set_entries(listener),
-            "member_tag": contract.member_set_tag(listener.pool_name)}
-
     def _handover_set(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
                       pool_id: pulumi.Input[str]) -> None:
         """``memberUpdates: handover``: the pool's member set, registered under the name ``batch`` gives it, holding
@@ -332,7 +281,7 @@ class _OctaviaZone:
 
 
 def _set_entries(listener: ListenerPlan) -> list[dict[str, Any]]:
-    """The pool's members as a member set (and a tree's create) takes them (:mod:`ha_endpoint.readiness.set_inputs`)."""
+    """The pool's members as a member set takes them (:mod:`ha_endpoint.readiness.set_inputs`)."""
     return [{"name": member.member, "address": member.address, "protocol_port": member.protocol_port,
              "weight": member.weight, "subnet_id": member.subnet.id,
              **({"monitor_port": member.monitor_port} if member.monitor_port else {})}

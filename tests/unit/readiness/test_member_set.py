@@ -439,6 +439,32 @@ def test_a_member_an_interrupted_update_created_and_nobody_wants_any_more_is_the
     assert set(octavia.members("p1")) == endpoints(OLD[:3])
 
 
+@pytest.mark.parametrize("ovn_early_online", [False, True])
+def test_members_an_interrupted_create_made_are_waited_for_and_held_when_the_create_runs_again(octavia,
+                                                                                              ovn_early_online):
+    """A create killed once Octavia accepted its batch: the members exist with the set's tag, the engine recorded
+    nothing and runs the create again, which has nothing to write. Those members were never seen ready, so it waits
+    for them (and, under ovn, holds their early ONLINE) as if it had just created them: a dead one fails the create
+    instead of being counted ready (the ``unseen`` rule of ha_endpoint.readiness.reconcile)."""
+    octavia.ovn_early_online = ovn_early_online
+    octavia.dead.add(OLD[1])
+    octavia.kill_after_puts = len(octavia.puts) + 1
+    with pytest.raises(Killed):
+        up(octavia, OLD[:3], hold_seconds=20)
+    written = len(octavia.puts)
+    with pytest.raises(ReadinessTimeout) as caught:
+        up(octavia, OLD[:3], hold_seconds=20, timeout_seconds=40)
+    dead = next(m.id for m in octavia.pools["p1"].values() if m.address == OLD[1])
+    assert f"member {dead} in pool {POOL_NAME} (p1) is ACTIVE/ERROR" in str(caught.value)
+    assert len(octavia.puts) == written  # nothing written again: the members were created once
+    octavia.dead.clear()
+    octavia.pools["p1"][dead].online_at = octavia.clock.now
+    start = octavia.clock.now
+    state = up(octavia, OLD[:3], hold_seconds=20)
+    assert set(state["statuses"].values()) == {"ACTIVE/ONLINE"} and len(octavia.puts) == written
+    assert octavia.clock.now - start >= (20 if ovn_early_online else 0)
+
+
 def test_a_member_of_the_stack_the_set_never_owned_and_nobody_wants_is_left_alone(octavia):
     """Tagged with the stack's identity but neither recorded nor created by this set: not provably the set's own."""
     stranger = octavia.add_member("p1", "10.10.1.250", name="other", tags=[IDENTITY])
