@@ -7,8 +7,7 @@ for the listener's client or member data timeout; Octavia's default is 50 s. ``k
 ``--min-request-timeout`` (1800 s), so the default threshold is one hour (``minDataTimeoutMs``: raise it with that
 flag). Listeners under the ovn provider (no proxy: ovn-octavia-provider ignores the timeouts) and UDP/SCTP listeners
 (LVS) are not judged: the timeouts mean nothing there (``ha_endpoint.core.predicates.listener_timeouts_problem``).
-Production: ``productionStackPattern`` or ``productionTag``, as for every production rule. The listeners of a load
-balancer tree (``loadBalancerCreate: single-call``, being removed) are not judged: that path sends no timeouts.
+Production: ``productionStackPattern`` or ``productionTag``, as for every production rule.
 """
 
 from __future__ import annotations
@@ -47,8 +46,6 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
         if reason is None:
             continue
         for listener in endpoint.of_type(contract.LISTENER_TYPE):
-            if getattr(listener, "whole", None) is not None:
-                continue  # a part of a load balancer tree (policies.model.PartView), which sends no timeouts
             values = props(listener)
             protocol = values.get("protocol")
             if not isinstance(protocol, str) or \
