@@ -211,7 +211,7 @@ def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
                 yield _taken_out(args, root, placed, f"zone {zone}'s only member(s)",
                                  f"add a member with az: {zone}, remove the zone, or set memberPlacement: all-zones")
     elif args.members and not any(_in_service(member) for member in args.members):
-        yield _taken_out(args, root, list(range(len(args.members))), "every member", "or add a member")
+        yield _taken_out(args, root, list(range(len(args.members))), "all members", "or add a member")
     if not args.members:
         yield Problem(f"{root}.members", "no members are configured; add the servers behind the endpoint")
     ports = ((member.port, index) for index, member in enumerate(args.members) if isinstance(member.port, str))

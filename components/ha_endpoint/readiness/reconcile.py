@@ -284,6 +284,11 @@ class _Reconcile:
             members = {name: replace(m, provisioning_status=waited.statuses[m.member_id].provisioning_status,
                                      operating_status=waited.statuses[m.member_id].operating_status)
                        if name in awaited else m for name, m in members.items()}
+        out = {m.member_id for name, m in members.items() if name not in in_service
+               and m.provisioning_status.startswith("PENDING_")}
+        if out:  # not waited for, but listed as Octavia applied the write (not PENDING_*), as the others are
+            members = {**members, **{name: m for name, m in self.wanted(self.settled(
+                out, False, "waiting for Octavia to apply the members taken out")).items() if name not in in_service}}
         drained = 0
         if leaving and self.inputs.drain_seconds > 0:
             self.stages.append("drain")
