@@ -54,7 +54,8 @@ def member_views(resource: Any, pools: Optional[list[Any]] = None) -> list[PartV
             contract.MEMBER_TYPE, contract.member_name_in_set(resource.name, key), resource.urn,
             {"name": name, "address": address, "protocolPort": entry.get("protocol_port"),
              "monitorPort": entry.get("monitor_port"), "subnetId": entry.get("subnet_id"),
-             "weight": entry.get("weight"), "poolId": props.get("pool_id"), "tags": props.get("tags")},
+             "weight": entry.get("weight"), "adminStateUp": entry.get("admin_state_up", True),
+             "poolId": props.get("pool_id"), "tags": props.get("tags")},
             resource.parent, list(resource.dependencies or []), {"poolId": pool_dependencies}, resource))
     return views
 

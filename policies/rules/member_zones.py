@@ -1,17 +1,19 @@
 """Every member belongs to a configured zone; under own-zone placement every zone's pools have enough members.
 
 A zone whose load balancer has no member is published in DNS like any other and answers with connection errors:
-clients that pick its address fail until they try another.
+clients that pick its address fail until they try another. A member taken out (``enabled: false``, i.e. admin state
+down, or weight 0: :func:`ha_endpoint.core.predicates.member_in_service`, the rule the component's validation asks
+too) is no capacity: a zone whose only members are taken out has none.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ha_endpoint.core import contract
+from ha_endpoint.core import contract, predicates
 
 from ..member_sets import set_pool, unknown_sets
-from ..model import Violation, as_int, join
+from ..model import Violation, as_int, join, number
 from ..registry import rule, whole_number
 from ..stack import direct_dependencies, judged, props
 
@@ -45,14 +47,19 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                 if unknown and (pool is None or pool in unknown):
                     continue  # a member set whose members are not known yet (preview): nothing to count
                 in_pool = members if pool is None else [m for m in members if _pool_of(m, pools) is pool]
-                count = len({_member_key(m) for m in in_pool})
+                serving = {_member_key(m) for m in in_pool if _in_service(m)}
+                out = {_member_key(m) for m in in_pool} - serving
+                count = len(serving)
                 if count >= minimum:
                     continue
                 where = f"pool {pool.name}" if pool is not None else "its load balancer"
+                taken = (f" in service ({len(out)} more taken out: {predicates.TAKEN_OUT}, which is no capacity)"
+                         if out else "")
+                back = "put taken-out members back (enabled: true, weight above 0), " if out else ""
                 violations.append(Violation(
-                    f"zone {key} of endpoint {endpoint.name} has {count} member(s) in {where}, fewer than the "
-                    f"{minimum} required under own-zone placement; add members with az: {key}, remove the zone, "
-                    f"or set memberPlacement: all-zones", pool.urn if pool is not None else urn))
+                    f"zone {key} of endpoint {endpoint.name} has {count} member(s){taken} in {where}, fewer than "
+                    f"the {minimum} required under own-zone placement; {back}add members with az: {key}, remove the "
+                    f"zone, or set memberPlacement: all-zones", pool.urn if pool is not None else urn))
     return violations
 
 
@@ -69,6 +76,12 @@ def _pool_of(member: Any, pools: list[Any]) -> Any:
         if dependency in pools:
             return dependency
     return None
+
+
+def _in_service(member: Any) -> bool:
+    """Whether a registered member (or a member set's view of one) is capacity: admin state up, weight above 0."""
+    found = props(member)
+    return predicates.member_in_service(found.get("adminStateUp"), number(found.get("weight")))
 
 
 def _member_key(member: Any) -> str:

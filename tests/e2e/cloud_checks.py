@@ -249,6 +249,18 @@ class PoolSampler(Sampling):
                     found[member.address] = sample.listed_at[key]
         return found
 
+    def admin_down_applied(self, key: str) -> dict[str, float]:
+        """For each member of pool ``key`` some listing showed administratively down, whatever its weight (a member
+        the configuration takes out: ``enabled: false``), with Octavia done applying it (provisioning ACTIVE), by
+        address: the first such listing's time (``time.monotonic()``)."""
+        found: dict[str, float] = {}
+        for sample in self.samples:
+            for member in sample.members[key].values():
+                if not member.admin_state_up and member.provisioning_status == "ACTIVE" \
+                        and member.address not in found:
+                    found[member.address] = sample.listed_at[key]
+        return found
+
     def published_without_serving(self, zone_of: dict[str, str]) -> list[tuple[float, list[str]]]:
         """(seconds since the first sample, the zones) of each sample in which the record named a zone (``zone_of``:
         address -> pool key) whose pool had no serving member."""

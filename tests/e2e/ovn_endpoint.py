@@ -88,13 +88,15 @@ list into flows (measured well under 1 s), and a request counts from its start, 
 answered by it."""
 
 
-def _answers_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str]) -> dict[str, list[float]]:
+def _answers_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str],
+                         taken_out: bool = False) -> dict[str, list[float]]:
     """Per drained member (``names``: member address -> the server name it answers with): the starts of the requests
     it answered in ``zone`` over :data:`DRAIN_TAKES_EFFECT` seconds after the pool poller (``sampler``:
-    tests/e2e/cloud_checks.PoolSampler keyed by zone) first listed its drain applied (weight 0, admin down), in seconds
-    after that listing, sorted. Fails when a member of ``names`` left the pool without a listing of its applied drain
-    (nothing to measure from)."""
-    drained = sampler.drain_applied(zone)
+    tests/e2e/cloud_checks.PoolSampler keyed by zone) first listed its drain applied (weight 0, admin down; with
+    ``taken_out``, a member the configuration takes out: admin down, its weight kept), in seconds after that listing,
+    sorted. Fails when a member of ``names`` left the pool without a listing of its applied drain (nothing to measure
+    from)."""
+    drained = sampler.admin_down_applied(zone) if taken_out else sampler.drain_applied(zone)
     missing = sorted(set(names) - set(drained))
     assert not missing, f"{zone}: never listed drained (weight 0, admin down, ACTIVE) before going: {missing}"
     return {name: sorted(at - drained[address] for at, answered in askers.answers[zone]
@@ -103,13 +105,13 @@ def _answers_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str
 
 
 def new_connections_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str],
-                                within: Optional[float] = None) -> list[str]:
-    """The answers in ``zone`` from a drained member to a request started over :data:`DRAIN_TAKES_EFFECT` seconds
-    after its drain applied (:func:`_answers_after_drain`); with ``within``, only requests started in the ``within``
-    seconds after that."""
+                                within: Optional[float] = None, taken_out: bool = False) -> list[str]:
+    """The answers in ``zone`` from a drained member (``taken_out``: taken out by the configuration) to a request
+    started over :data:`DRAIN_TAKES_EFFECT` seconds after its drain applied (:func:`_answers_after_drain`); with
+    ``within``, only requests started in the ``within`` seconds after that."""
     return [f"{name} answered a request started {since:.1f}s after its drain applied"
-            for name, starts in _answers_after_drain(sampler, askers, zone, names).items() for since in starts
-            if within is None or since <= DRAIN_TAKES_EFFECT + within]
+            for name, starts in _answers_after_drain(sampler, askers, zone, names, taken_out).items()
+            for since in starts if within is None or since <= DRAIN_TAKES_EFFECT + within]
 
 
 def bursts_after_drain(sampler, askers: ZoneAskers, zone: str, names: dict[str, str],

@@ -17,6 +17,7 @@ integration tests are (scripts/test.sh runs it alone).
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
@@ -223,6 +224,81 @@ def test_3_replacing_every_member_fails_no_request_and_a_drained_member_gets_no_
             (address_of(servers["second"][zone], zone), "ONLINE")], (zone, members)
         seen["lbs"].add(after[zone]["loadbalancerId"])
         seen["addresses"].add(after[zone]["floatingIp"])
+
+
+OUT_ZONE = "az1"  # test_3b: the zone given a second member, then that member taken out
+
+
+def taken_out_config(servers: dict, enabled: bool, zone_enabled: bool = True) -> dict:
+    """test_3b's configuration: every zone's ``second`` server, and ``OUT_ZONE``'s ``first`` server as a second member
+    of that zone with ``enabled``; ``zone_enabled`` false takes ``OUT_ZONE``'s other member out too."""
+    raw = endpoint_config({zone: server.id for zone, server in servers["second"].items()})
+    for member in raw["members"]:
+        if member["az"] == OUT_ZONE and not zone_enabled:
+            member["enabled"] = False
+    raw["members"].append({"name": f"node-{OUT_ZONE}-out", "server": servers["first"][OUT_ZONE].id, "az": OUT_ZONE,
+                           "enabled": enabled})
+    return raw
+
+
+def test_3b_a_member_taken_out_answers_no_new_connection_and_a_zone_left_without_capacity_is_refused(
+        stack, servers, localcloud, tmp_path):
+    """Issue 46: ``enabled: false`` takes a member out under the ovn provider, which ignores the weight. OUT_ZONE gets
+    a second serving member; then an `up` takes it out while a client asks the zone's floating IP 10 times a second:
+    no request fails, and once Octavia lists it administratively down (weight kept) it answers no request started
+    after (ha_endpoint.core.predicates.member_in_service), also past the provider's ERROR over its OFFLINE, and stays
+    listed OFFLINE (the provider leaves OFFLINE members out of every rewrite of the backends). A taken-out member is no
+    capacity: the pack (minMembersPerZone 2) refuses the zone left with one member in service, and the component
+    refuses, before the pack, a zone whose every member is taken out. The member is removed again at the end."""
+    zones = stack.outputs()["zones"]
+    address, pool = zones[OUT_ZONE]["floatingIp"], zones[OUT_ZONE]["poolIds"][str(PORT)]
+    out, kept = servers["first"][OUT_ZONE], servers["second"][OUT_ZONE]
+    stack.write_config(taken_out_config(servers, enabled=True))
+    stack.up()
+
+    def both_answer() -> bool:
+        answered = {ask(address).split()[0] for _ in range(12)}
+        assert answered == {out.name, kept.name}, answered
+        return True
+
+    eventually(f"both of {OUT_ZONE}'s members answer", both_answer, 60, 0.5)
+    stack.write_config(taken_out_config(servers, enabled=False))
+    with ovn_endpoint.ZoneAskers({OUT_ZONE: address}) as clients, \
+            PoolSampler(localcloud.conn, {OUT_ZONE: pool}) as sampler:
+        up = stack.up()
+        time.sleep(8)                          # past the provider's ERROR over the member's OFFLINE (0.3-3 s)
+    applied = sampler.admin_down_applied(OUT_ZONE).get(address_of(out, OUT_ZONE))
+    assert applied is not None, "never listed admin down and ACTIVE"
+    answers = clients.answers[OUT_ZONE]
+    before = Counter(name for at, name in answers if at < applied)
+    after = Counter(name for at, name in answers if at > applied + ovn_endpoint.DRAIN_TAKES_EFFECT)
+    print(f"\ntaking {out.name} out: up {up.seconds:.1f}s; answers before its admin down applied {dict(before)}, "
+          f"more than {ovn_endpoint.DRAIN_TAKES_EFFECT:.0f}s after {dict(after)} "
+          f"({max(at for at, _ in answers) - applied:.1f}s of them); failures {clients.failures[OUT_ZONE][:5]}")
+    assert clients.failures[OUT_ZONE] == [], clients.failures[OUT_ZONE][:10]
+    assert before[out.name] > 0 and before[kept.name] > 0, before
+    late = ovn_endpoint.new_connections_after_drain(sampler, clients, OUT_ZONE, {address_of(out, OUT_ZONE): out.name},
+                                                    taken_out=True)
+    assert late == [], late[:5]
+    assert after[kept.name] > 0 and max(at for at, _ in answers) - applied > 8, after
+    listed = {m.address: m for m in localcloud.conn.load_balancer.members(pool)}
+    member = listed[address_of(out, OUT_ZONE)]
+    assert (member.is_admin_state_up, member.weight, member.operating_status) == (False, 1, "OFFLINE"), member
+    assert listed[address_of(kept, OUT_ZONE)].operating_status == "ONLINE"
+
+    pack_config = tmp_path / "pack.json"
+    pack_config.write_text(json.dumps({"ha-endpoint-member-zones": {"minMembersPerZone": 2}}))
+    judged = stack.preview("--policy-pack-config", str(pack_config), check=False)
+    assert judged.returncode != 0, judged.output[-3000:]
+    assert f"zone {OUT_ZONE} of endpoint {ENDPOINT} has 1 member(s) in service (1 more taken out" in \
+        judged.output.replace("\n", " "), judged.output[-3000:]
+    stack.write_config(taken_out_config(servers, enabled=False, zone_enabled=False))
+    refused = stack.preview(check=False)
+    assert refused.returncode != 0 and f"zone {OUT_ZONE}'s only member(s)" in refused.output, refused.output[-3000:]
+
+    stack.write_config(endpoint_config({zone: server.id for zone, server in servers["second"].items()}))
+    stack.up()
+    assert [m.address for m in localcloud.conn.load_balancer.members(pool)] == [address_of(kept, OUT_ZONE)]
 
 
 DEAD_AFTER = 15  # seconds: the unpublish tests' readiness.deadAfterSeconds

@@ -68,3 +68,30 @@ def test_each_members_monitor_port_in_a_set_is_checked_against_the_members_secur
     per_member = run_preview(endpoint("per-member")).set("k8s-api-az2-22623-member-10.10.2.10", "monitorPort",
                                                            10257.0)
     assert messages == per_member.messages("ha-endpoint-member-security-group")
+
+
+def _take_out(run, updates: str, az: str, port: int, field: str) -> None:
+    """Takes the one member of ``az``'s pool of ``port`` out as the component registers it: admin state down
+    (``enabled: false``) or weight 0, on its member resource (per-member) or its member set's entry (batch)."""
+    if updates == "batch":
+        entry = run.named(contract.member_set_name("k8s-api", az, port)).inputs["members"][0]
+        entry.update({"admin_state_up": False} if field == "enabled" else {"weight": 0})
+    else:
+        address = {m["az"]: m["address"] for m in amphora_endpoint()["members"]}[az]
+        member = run.named(contract.member_name("k8s-api", az, port, address)).inputs
+        member.update({"adminStateUp": False} if field == "enabled" else {"weight": 0})
+
+
+@pytest.mark.parametrize("updates", ["per-member", "batch"])
+@pytest.mark.parametrize("field", ["enabled", "weight"])
+def test_a_zone_whose_only_members_are_taken_out_is_a_zone_without_capacity(updates, field):
+    """Issue 46: a member taken out (enabled: false, i.e. admin state down, or weight 0) is no capacity. From the
+    compliant baseline, one field changed: az3's only member of pool 6443 taken out, and the pack refuses the zone."""
+    run = run_preview(endpoint(updates), preview=False)
+    assert run.messages("ha-endpoint-member-zones") == []
+    _take_out(run, updates, "az3", 6443, field)
+    assert run.messages("ha-endpoint-member-zones") == [
+        "zone az3 of endpoint k8s-api has 0 member(s) in service (1 more taken out: enabled: false or weight: 0, "
+        "which is no capacity) in pool k8s-api-az3-6443-pool, fewer than the 1 required under own-zone placement; "
+        "put taken-out members back (enabled: true, weight above 0), add members with az: az3, remove the zone, or "
+        "set memberPlacement: all-zones"]

@@ -365,7 +365,14 @@ class MemberArgs(_Model):
     """Neutron port id of the member (with `server`: which of its ports); the members' security group is attached
     to it."""
     weight: Optional[int] = Field(1, ge=0, le=256, strict=True)
-    """Share of new connections (0 drains the member)."""
+    """Share of new connections among the zone's members in service; 0 takes the member out, as enabled: false
+    does."""
+    enabled: Optional[bool] = Field(True, strict=True)
+    """false takes the member out (e.g. its node's maintenance) on every provider: it stays in its pools,
+    administratively down (admin_state_up false, which the ovn provider needs: it ignores the weight), gets no new
+    connection, is not waited for by the readiness gate and does not count as its zone's capacity (a zone whose only
+    members are taken out is refused). true (default) puts it back. The configuration is the source of truth: an
+    admin state changed by hand is written back to this at the next update."""
 
     @model_validator(mode="before")
     @classmethod

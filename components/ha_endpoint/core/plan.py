@@ -71,6 +71,8 @@ class MemberSpec:
     subnet: SubnetFacts
     port_id: Optional[str]
     weight: int
+    in_service: bool = True
+    """False when the configuration takes the member out (:func:`ha_endpoint.core.predicates.member_in_service`)."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,9 @@ class MemberPlan:
     drain_name: str
     legacy_name: Optional[str]
     """The name it had when members were keyed by their configured name (an alias), for members keyed by address."""
+    in_service: bool = True
+    """False when the configuration takes the member out (``enabled: false`` or weight 0,
+    :func:`ha_endpoint.core.predicates.member_in_service`): registered administratively down, not waited for."""
 
 
 @dataclass(frozen=True)
@@ -283,7 +288,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
                       args.dns.publish, per_zone, _delete_first(records, facts.published, identity))
     members = tuple(sorted(
         (MemberSpec(member.name, member.az, member_address(member, facts), member_subnet(args, facts, member),
-                    member_port(member, facts), member.weight)
+                    member_port(member, facts), member.weight,
+                    predicates.member_in_service(member.enabled, member.weight))
          for index, member in enumerate(args.members)), key=lambda member: member.name))
     return EndpointPlan(name=name, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,
@@ -342,7 +348,8 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
                     args.members[index].weight,
                     contract.member_drain_name(name, az, port, member_key(args.members[index])),
                     contract.legacy_member_name(name, az, port, args.members[index].name)
-                    if isinstance(args.members[index].address, str) else None)
+                    if isinstance(args.members[index].address, str) else None,
+                    predicates.member_in_service(args.members[index].enabled, args.members[index].weight))
          for index in indexes), key=lambda member: member.member))
     method = listener.lb_method or (predicates.OVN_METHOD if predicates.is_ovn(args.load_balancer_provider) else "ROUND_ROBIN")
     # the ovn provider refuses allowed_cidrs on a listener ("OVN provider does not support allowed_cidrs option"):

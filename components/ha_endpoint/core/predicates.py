@@ -193,6 +193,21 @@ def drains_admin_down(provider: Optional[str]) -> bool:
     return is_ovn(provider)
 
 
+TAKEN_OUT = "enabled: false or weight: 0"
+"""How a configuration takes a member out (:func:`member_in_service`), as messages name it."""
+
+
+def member_in_service(enabled: object = True, weight: object = 1) -> bool:
+    """Whether a member serves new connections and counts as its zone's capacity: not taken out, i.e. neither
+    ``enabled: false`` (Octavia's ``admin_state_up`` false) nor at weight 0, which means the same. A taken-out member
+    stays registered with its pool, administratively down on every provider (the ovn provider ignores the weight:
+    :func:`drains_admin_down`; amphora stops sending new connections to an admin-down member as it does at weight 0),
+    is not waited for by a readiness gate, and does not count toward a zone's members: a zone whose only members are
+    taken out has no capacity (the component's validation and the pack's ``ha-endpoint-member-zones`` both ask this).
+    ``None`` (not given) is the default: in service."""
+    return enabled is not False and not (weight == 0 and not isinstance(weight, bool))
+
+
 def pins_availability_zone(provider: Optional[str]) -> bool:
     """Whether a load balancer of ``provider`` is pinned to its zone's Octavia availability zone. Not under ovn:
     Octavia refuses an AZ on its load balancers (501 "This provider does not support validating availability

@@ -210,6 +210,13 @@ def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
                               f"zone {zone} has no members, so its load balancer would serve nothing under "
                               "memberPlacement own-zone; add a member with az: "
                               f"{zone}, remove the zone, or set memberPlacement: all-zones")
+                continue
+            placed = [index for index, member in enumerate(args.members) if member.az == zone]
+            if not any(_in_service(args.members[index]) for index in placed):
+                yield _taken_out(args, root, placed, f"zone {zone}'s only member(s)",
+                                 f"add a member with az: {zone}, remove the zone, or set memberPlacement: all-zones")
+    elif args.members and not any(_in_service(member) for member in args.members):
+        yield _taken_out(args, root, list(range(len(args.members))), "all members", "or add a member")
     if not args.members:
         yield Problem(f"{root}.members", "no members are configured; add the servers behind the endpoint")
     ports = ((member.port, index) for index, member in enumerate(args.members) if isinstance(member.port, str))
@@ -218,6 +225,21 @@ def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
                       f"port {port} is already the port of members[{indexes[0]}] "
                       f"({args.members[indexes[0]].name}); each member has its own Neutron port: give this member's "
                       "own port, or remove port here")
+
+
+def _in_service(member: Any) -> bool:
+    return predicates.member_in_service(member.enabled, member.weight)
+
+
+def _taken_out(args: EndpointArgs, root: str, indexes: list[int], whose: str, other_fixes: str) -> Problem:
+    """The problem of members that are all taken out (:func:`ha_endpoint.core.predicates.member_in_service`): no
+    capacity is left where they serve. Named at the first one's key that takes it out."""
+    first = args.members[indexes[0]]
+    key = "enabled" if first.enabled is False else "weight"
+    names = ", ".join(args.members[index].name for index in indexes)
+    return Problem(f"{root}.members[{indexes[0]}].{key}",
+                   f"{whose} ({names}) are taken out ({predicates.TAKEN_OUT}), so the load balancer would have no "
+                   f"capacity; put one back (enabled: true and a weight above 0), {other_fixes}")
 
 
 def _check_dns(args: EndpointArgs, root: str) -> Iterable[Problem]:

@@ -68,14 +68,17 @@ class OctaviaStatusSource:
             lb = conn.load_balancer.get_load_balancer(load_balancer_id)
             return LoadBalancerStatus(str(lb.id), str(lb.provisioning_status), str(lb.operating_status))
 
-    def drain_member(self, pool_id: str, member_id: str, admin_down: bool = False) -> bool:
+    def drain_member(self, pool_id: str, member_id: str, admin_down: bool = False, weight: Optional[int] = 0) -> bool:
         """Take a member out of the pool's new connections: weight 0, and with ``admin_down`` also admin state down
         (for the providers that ignore the weight: :func:`ha_endpoint.core.predicates.drains_admin_down`); ``False``
-        when the member (or its pool) no longer exists."""
+        when the member (or its pool) no longer exists. ``weight=None`` leaves the weight as it is (a member the
+        configuration takes out keeps its weight: admin state down only)."""
         conn = self._connection()
         self.calls += 1
-        attributes: dict[str, object] = {"weight": 0, **({"admin_state_up": False} if admin_down else {})}
-        how = "weight 0, admin state down" if admin_down else "weight 0"
+        attributes: dict[str, object] = {**({"weight": weight} if weight is not None else {}),
+                                         **({"admin_state_up": False} if admin_down else {})}
+        how = ", ".join([*([f"weight {weight}"] if weight is not None else []),
+                         *(["admin state down"] if admin_down else [])])
         try:
             with translated(f"draining member {member_id} in pool {pool_id} ({how})"):
                 conn.load_balancer.update_member(member_id, pool_id, **attributes)

@@ -10,8 +10,12 @@ of the deployment, in that order.
 
 Inputs: ``pool_id`` (str), ``member_id`` (str), ``drain_seconds`` (number >= 0; 0 makes deletion a no-op, so
 dropping drains never touches live members), ``timeout_seconds`` (how long 409s from PENDING_* objects are retried,
-default 300), ``admin_down`` (bool, default false: drain by admin state as well as weight), ``cloud`` (optional
-clouds.yaml entry). Create/update/read make no API call.
+default 300), ``admin_down`` (bool, default false: drain by admin state as well as weight), ``taken_out`` (bool,
+default false, recorded only when true: the configuration takes the member out, ``enabled: false``, and its member
+resource writes it admin down), ``cloud`` (optional clouds.yaml entry). Create/update/read make no API call, except
+when a drain with ``admin_down`` starts recording ``taken_out`` (created so, or updated to it): then the member is set
+admin down again (its weight kept) and kept out of the backends through the provider's overwrite (:mod:`.held_out`,
+as a member set does), else the ovn provider's next rewrite of the backends would take it back.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from ..cloud.retry import Attempts, Backoff
 from ..core import contract
 from . import cloud, hosted, retrying
 from .errors import ReadinessError
-from .held_out import Watch, hold_out
+from .held_out import OVERWRITTEN_WITHIN, POLL, Watch, hold_out
 from .inputs import InputError, positive_number, without_provider
 from .target import CloudTarget, StackConfigured, resolve
 from .provider import REPORTED, _now, _sleep, stale_reference  # one clock and sleep (tests replace them here)
@@ -102,15 +106,20 @@ def _drain_seconds(props: dict[str, Any]) -> float:
     return positive_number(props, "drain_seconds", 0.0)
 
 
-def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget()) -> Optional[DrainResult]:
-    """Drain the member described by a MemberDrain property bag; ``None`` when draining is off (0 s)."""
-    grace = _drain_seconds(props)
+def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget(),
+              taking_out: bool = False) -> Optional[DrainResult]:
+    """Drain the member described by a MemberDrain property bag; ``None`` when draining is off (0 s). With
+    ``taking_out`` (the configuration takes the member out, under ``admin_down``): the member admin down, its weight
+    kept, watched until it was set so once more after the provider's overwrite (:mod:`.held_out`), whatever the
+    grace."""
+    grace = OVERWRITTEN_WITHIN + POLL if taking_out else _drain_seconds(props)
     if grace == 0:
         return None
     pool_id, member_id = str(props["pool_id"]), str(props["member_id"])
     where = resolve(props, stack)
     source = cloud.OctaviaStatusSource(where.cloud, where.region)
     admin_down = props.get("admin_down") is True
+    weight: Optional[int] = None if taking_out else 0
 
     def keep_out(until: float, retried: Callable[[Callable[[], Any], str], Any]) -> None:
         """Under ``admin_down`` (the ovn provider) the grace watches the member and drains it again when the provider
@@ -119,13 +128,15 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget()) -> Opti
             return retried(lambda: source.list_members(pool_id, missing_ok=True), "list its pool")
 
         def drain_again(_watch: Watch, why: str) -> None:
-            retried(lambda: source.drain_member(pool_id, member_id, admin_down=True), f"drain it again ({why})")
+            retried(lambda: source.drain_member(pool_id, member_id, admin_down=True, weight=weight),
+                    f"drain it again ({why})")
 
-        hold_out([Watch(member_id, _now())], listing, drain_again, until=until, clock=_now, sleep=_sleep)
+        hold_out([Watch(member_id, _now())], listing, drain_again, until=until, clock=_now, sleep=_sleep,
+                 until_drained_again=taking_out)
 
     try:
         return drain_member(
-            lambda: source.drain_member(pool_id, member_id, admin_down=admin_down),
+            lambda: source.drain_member(pool_id, member_id, admin_down=admin_down, weight=weight),
             member_id=member_id,
             drain_seconds=grace,
             timeout_seconds=positive_number(props, "timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS),
@@ -158,23 +169,36 @@ class MemberDrainProvider(StackConfigured, ResourceProvider):
             pass
         elif isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             failures.append(CheckFailure("drain_seconds", f"must be a number of seconds >= 0, got {value!r}"))
-        admin_down = news.get("admin_down", False)
-        if not isinstance(admin_down, (bool, Unknown)):
-            failures.append(CheckFailure("admin_down", f"must be true or false, got {admin_down!r}"))
+        for key in ("admin_down", "taken_out"):
+            flag = news.get(key, False)
+            if not isinstance(flag, (bool, Unknown)):
+                failures.append(CheckFailure(key, f"must be true or false, got {flag!r}"))
         return CheckResult(news, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces = [k for k in ("pool_id", "member_id") if olds.get(k) != news.get(k)]
         changed = replaces or stale_reference(olds, news) or any(
             olds.get(k) != news.get(k) for k in ("drain_seconds", "timeout_seconds", "cloud", "region")
-        ) or bool(olds.get("admin_down")) != bool(news.get("admin_down"))
+        ) or bool(olds.get("admin_down")) != bool(news.get("admin_down")) or \
+            bool(olds.get("taken_out")) != bool(news.get("taken_out"))
         return DiffResult(changes=bool(changed), replaces=replaces, delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
+        self._keep_taken_out({}, props)
         return CreateResult(f"drain-{props['member_id']}", without_provider(props))
 
-    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        self._keep_taken_out(olds, news)
         return UpdateResult(without_provider(news))
+
+    def _keep_taken_out(self, olds: dict[str, Any], news: dict[str, Any]) -> None:
+        """A member the configuration takes out now, under ``admin_down`` (the ovn provider): kept out of the
+        backends (see the module docstring)."""
+        if news.get("taken_out") is True and olds.get("taken_out") is not True and news.get("admin_down") is True:
+            try:
+                run_drain(news, self.stack, taking_out=True)
+            except REPORTED as exc:
+                raise exc.with_traceback(None) from None
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         return ReadResult(id_, without_provider(props))
@@ -205,6 +229,7 @@ class MemberDrain(pulumi.dynamic.Resource, module="haendpoint", name=DRAIN_TYPE_
         drain_seconds: float = 0,
         timeout_seconds: float = DEFAULT_DRAIN_TIMEOUT_SECONDS,
         admin_down: bool = False,
+        taken_out: bool = False,
         cloud: pulumi.Input[Optional[str]] = None,
         region: pulumi.Input[Optional[str]] = None,
         cloud_source: str = "stack",
@@ -213,13 +238,15 @@ class MemberDrain(pulumi.dynamic.Resource, module="haendpoint", name=DRAIN_TYPE_
         """Typed ``pulumi-python:dynamic/haendpoint:MemberDrain`` (``haendpoint:index:MemberDrain`` in the package's
         provider host: :mod:`.hosted`), aliased to the generic dynamic token it had before;
         ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`). ``admin_down`` is recorded only
-        when true: a drain recorded before it existed, or of a provider that drains by weight alone, has no change."""
+        when true: a drain recorded before it existed, or of a provider that drains by weight alone, has no change;
+        ``taken_out`` likewise (the configuration takes the member out: see the module docstring)."""
         props = {
             "pool_id": pool_id,
             "member_id": member_id,
             "drain_seconds": drain_seconds,
             "timeout_seconds": timeout_seconds,
             **({"admin_down": True} if admin_down else {}),
+            **({"taken_out": True} if taken_out else {}),
             "cloud": cloud,
             "region": region,
             "cloud_source": cloud_source,

@@ -17,8 +17,9 @@ Lifecycle:
   (3) one batch without them, then a wait until they are gone. It fails, having removed nothing, when a wanted
   member does not become ready (with ``on_not_ready: unpublish`` it records ``ready`` false instead, and the next
   update tries again). An update that was interrupted is finished by the next one.
-- **diff**: a change of any input; a member a refresh found missing, or with another weight (drift); a set recorded
-  not ready. A new pool or load balancer is a replacement (the new set is created before the old one is deleted).
+- **diff**: a change of any input; a member a refresh found missing, or with another weight or admin state (drift:
+  the configuration is the source of truth, so a member set admin down by hand goes up again, and one the
+  configuration takes out down); a set recorded not ready. A new pool or load balancer is a replacement (the new set is created before the old one is deleted).
 - **read** (``pulumi refresh``): one listing of the pool; members gone out of band leave the recorded ``member_ids``,
   so the next ``up`` creates them again; a pool that is gone makes the set gone.
 - **delete**: only what the set can prove its own (ids its state records, or its tag): drained (weight 0, the grace)
@@ -27,7 +28,7 @@ Lifecycle:
   pool: that is why it is not used).
 
 Outputs: ``member_ids`` (member name -> Octavia id), ``statuses`` (name -> ``"ACTIVE/ONLINE"``), ``weights`` (name ->
-weight), ``owned_ids``, ``ready``, ``not_ready_reason``, ``last_change`` (what the last reconcile did: counts,
+weight), ``taken_out`` (the names of the members listed admin down), ``owned_ids``, ``ready``, ``not_ready_reason``, ``last_change`` (what the last reconcile did: counts,
 writes, API calls, seconds, stages), ``handed_over`` (the set went through the handover: it may adopt the stack's
 per-member members).
 
@@ -56,7 +57,7 @@ from .target import CloudTarget, resolve
 
 SET_TYPE_NAME = "MemberSet"
 OUTPUT_NAMES = ("member_ids", "statuses", "weights", "owned_ids", "ready", "not_ready_reason", "last_change",
-                "handed_over")
+                "handed_over", "taken_out")
 REPLACING = ("loadbalancer_id", "pool_id")
 
 
@@ -83,6 +84,7 @@ def outputs(props: Mapping[str, Any], result: SetResult, handed_over: bool) -> d
         member_ids={name: m.member_id for name, m in sorted(result.members.items())},
         statuses={name: m.status.label for name, m in sorted(result.members.items())},
         weights={name: m.weight for name, m in sorted(result.members.items())},
+        taken_out=sorted(name for name, m in result.members.items() if not m.admin_state_up),
         owned_ids=list(result.owned_ids), ready=result.ready, not_ready_reason=result.not_ready_reason,
         last_change={"created": result.created, "updated": result.updated, "adopted": result.adopted,
                      "drained": result.drained, "removed": result.removed, "writes": result.writes,
@@ -133,13 +135,16 @@ def run_reconcile(props: Mapping[str, Any], owned: frozenset[str], stack: CloudT
 
 
 def drifted(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
-    """Whether the recorded state (as the last refresh read it) lacks a wanted member or holds another weight."""
+    """Whether the recorded state (as the last refresh read it) lacks a wanted member or holds another weight or
+    admin state (a state recorded before ``taken_out`` existed says nothing of admin states)."""
     try:
         wanted = parse_members(news.get("members"))
     except InputError:
         return True
     ids, weights = olds.get("member_ids") or {}, olds.get("weights") or {}
-    return any(m.name not in ids or weights.get(m.name, m.weight) != m.weight for m in wanted)
+    down = olds.get("taken_out")
+    return any(m.name not in ids or weights.get(m.name, m.weight) != m.weight
+               or (isinstance(down, list) and (m.name in down) == m.admin_state_up) for m in wanted)
 
 
 def pool_gone(exc: BaseException) -> bool:
@@ -200,6 +205,7 @@ class MemberSetProvider(InputsChecked):
         ids = {name: member_id for name, member_id in (props.get("member_ids") or {}).items() if member_id in live}
         outs.update(member_ids=ids, statuses={name: live[i].status.label for name, i in ids.items()},
                     weights={name: live[i].weight for name, i in ids.items()},
+                    taken_out=sorted(name for name, i in ids.items() if not live[i].admin_state_up),
                     owned_ids=sorted(i for i in recorded(props) if i in live))
         return ReadResult(id_, outs)
 
@@ -224,6 +230,7 @@ class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME
     member_ids: pulumi.Output[dict]
     statuses: pulumi.Output[dict]
     weights: pulumi.Output[dict]
+    taken_out: pulumi.Output[list]
     owned_ids: pulumi.Output[list]
     ready: pulumi.Output[bool]
     not_ready_reason: pulumi.Output[Optional[str]]
@@ -238,7 +245,7 @@ class MemberSet(pulumi.dynamic.Resource, module="haendpoint", name=SET_TYPE_NAME
                  cloud: pulumi.Input[Optional[str]] = None, region: pulumi.Input[Optional[str]] = None,
                  cloud_source: str = "stack", handover: bool = False, admin_down: bool = False,
                  opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        """``members``: ``[{name, address, protocol_port, weight, subnet_id, monitor_port}]`` (see
+        """``members``: ``[{name, address, protocol_port, weight, subnet_id, monitor_port, admin_state_up}]`` (see
         :mod:`.set_inputs`); ``handover``: the set of a pool whose members are still per-member resources (it holds
         and writes nothing; see the module docstring); ``admin_down``: drain by admin state as well as weight, one
         member per write, recorded only when true (a set recorded before it existed, or of a provider that drains

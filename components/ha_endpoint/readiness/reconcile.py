@@ -6,10 +6,14 @@ per member on the local cloud, against 1.76 s one by one). Done naively it would
 same write that adds their replacements, before these serve, and without a drain. So a change goes in three stages,
 each one batch:
 
-1. **make**: the new members and the changed ones, with ``additive_only`` (Octavia deletes nothing); then wait until
-   every wanted member is ready as ``require`` says (the readiness waiter, :mod:`.waiter`: provisioning ACTIVE and
-   operating ONLINE by default; the ovn provider's early ONLINE held for the members just created). A wanted member
-   that does not become ready stops the update here: nothing has been removed.
+1. **make**: the new members and the changed ones, with ``additive_only`` (Octavia deletes nothing), each with the
+   admin state its entry says (a member the configuration takes out: down); then wait until every wanted member in
+   service is ready as ``require`` says (the readiness waiter, :mod:`.waiter`: provisioning ACTIVE and operating
+   ONLINE by default; the ovn provider's early ONLINE held for the members just created; a member taken out is not
+   waited for). A wanted member that does not become ready stops the update here: nothing has been removed. With
+   ``admin_down`` (the ovn provider) and a monitored pool, each member this write took out is kept out of the
+   backends as a drained one is (:mod:`.held_out`: set admin down again once the provider's ERROR is in, its weight
+   kept).
 2. **drain** (``drain_seconds`` > 0 and members leaving): the leaving members at weight 0, ``additive_only``; once
    Octavia applied it, the grace. With ``admin_down`` (the ovn provider) each leaving member instead at weight 0 and
    admin state down in a single-member update of its own, repeated once the provider's ERROR is in, each applied
@@ -60,7 +64,8 @@ class SetSource(Protocol):
 
     def put_members(self, pool_id: str, members: list[dict[str, Any]], additive_only: bool) -> None: ...
 
-    def drain_member(self, pool_id: str, member_id: str, admin_down: bool = False) -> bool: ...
+    def drain_member(self, pool_id: str, member_id: str, admin_down: bool = False,
+                     weight: Optional[int] = 0) -> bool: ...
 
     def fetch_pool(self, pool_id: str) -> list[MemberStatus]: ...
 
@@ -250,6 +255,12 @@ class _Reconcile:
             self.done.append(f"{len(changes.create)} members added, {len(changes.update)} updated")
             live = self.listing()
         members = self.wanted(live)
+        taken_out = {found.member_id: found for wanted, found in changes.update
+                     if not wanted.admin_state_up and found.admin_state_up}
+        if taken_out and self.inputs.admin_down and self.inputs.monitored:
+            self.keep_out(taken_out)
+            live = self.listing()
+            members = self.wanted(live)
         leaving = {m.member_id: m for m in changes.leaving}
         # members with the set's tag that its state does not record were created by a create or update of this set
         # that was interrupted after Octavia accepted its batch: never seen ready by the set, they are waited for,
@@ -257,12 +268,14 @@ class _Reconcile:
         # a dead member ready: tests/unit/readiness/test_member_set.py)
         unseen = {m.member_id for m in members.values()
                   if m.member_id not in recorded and self.inputs.set_tag in m.tags}
-        if members and (changes.create or changes.update or leaving or unseen):
+        in_service = {m.name for m in self.inputs.members if m.admin_state_up}
+        awaited = {name: m for name, m in members.items() if name in in_service}
+        if awaited and (changes.create or changes.update or leaving or unseen):
             try:
-                held = frozenset(m.member_id for m in members.values() if m.member_id not in before or
+                held = frozenset(m.member_id for m in awaited.values() if m.member_id not in before or
                                  m.member_id in unseen)
                 waited = wait_for_members(
-                    self.inputs.wait_spec(tuple(m.member_id for m in members.values()), held),
+                    self.inputs.wait_spec(tuple(m.member_id for m in awaited.values()), held),
                     fetch_pool=self.source.fetch_pool, fetch_load_balancer=self.source.fetch_load_balancer,
                     clock=self.clock, sleep=self.sleep, reauth=self.source.reauth)
             except self.not_ready as exc:
@@ -271,7 +284,12 @@ class _Reconcile:
                 return self.result(members, changes, start, leaving, ready=False, reason=str(exc))
             members = {name: replace(m, provisioning_status=waited.statuses[m.member_id].provisioning_status,
                                      operating_status=waited.statuses[m.member_id].operating_status)
-                       for name, m in members.items()}
+                       if name in awaited else m for name, m in members.items()}
+        out = {m.member_id for name, m in members.items() if name not in in_service
+               and m.provisioning_status.startswith("PENDING_")}
+        if out:  # not waited for, but listed as Octavia applied the write (not PENDING_*), as the others are
+            members = {**members, **{name: m for name, m in self.wanted(self.settled(
+                out, False, "waiting for Octavia to apply the members taken out")).items() if name not in in_service}}
         drained = 0
         if leaving and self.inputs.drain_seconds > 0:
             self.stages.append("drain")
@@ -316,18 +334,32 @@ class _Reconcile:
                           until_drained_again=True)
         return watches
 
+    def keep_out(self, taken_out: dict[str, LiveMember]) -> None:
+        """``admin_down`` (the ovn provider), monitored pool: the members the make stage just took out (the
+        configuration's ``enabled: false``) kept out of the backends as a drained member is (:mod:`.held_out`), each
+        set admin down again, its weight kept, once the provider's ERROR over it is in: otherwise the provider's next
+        rewrite of the backends (any later member write) would take it back."""
+        now = self.clock()
+        self.done.append(f"{len(taken_out)} members taken out")
+        self.hold([Watch(member_id, now) for member_id in sorted(taken_out)], taken_out,
+                  until=now + OVERWRITTEN_WITHIN + POLL, until_drained_again=True, weight=None)
+
     def hold(self, watches: list[Watch], leaving: dict[str, LiveMember], *, until: float,
-             until_drained_again: bool = False) -> None:
-        """:func:`.held_out.hold_out` over the pool's listing, draining a leaving member again in a write of its own."""
+             until_drained_again: bool = False, weight: Optional[int] = 0) -> None:
+        """:func:`.held_out.hold_out` over the pool's listing, draining a leaving member again in a write of its own
+        (``weight``: as :meth:`drain_out`)."""
         hold_out(watches, self.listing,
-                 lambda watch, why: self.drain_out(leaving[watch.member_id], f"again: {why}"),
+                 lambda watch, why: self.drain_out(leaving[watch.member_id], f"again: {why}", weight),
                  until=until, clock=self.clock, sleep=self.sleep, until_drained_again=until_drained_again)
 
-    def drain_out(self, member: LiveMember, why: str = "") -> bool:
-        """One single-member update: ``member`` at weight 0 and admin state down, then the wait until Octavia applied
-        it. ``False`` when the member is gone."""
-        what = f"draining leaving member {member.member_id} ({member.endpoint}: weight 0, admin state down)"
-        if not self.retried(lambda: self.source.drain_member(self.inputs.pool_id, member.member_id, admin_down=True),
+    def drain_out(self, member: LiveMember, why: str = "", weight: Optional[int] = 0) -> bool:
+        """One single-member update: ``member`` at weight 0 (``weight``; ``None``: its weight kept, a member the
+        configuration takes out) and admin state down, then the wait until Octavia applied it. ``False`` when the
+        member is gone."""
+        how = f"weight {weight}, admin state down" if weight is not None else "admin state down"
+        what = f"draining member {member.member_id} ({member.endpoint}: {how})"
+        if not self.retried(lambda: self.source.drain_member(self.inputs.pool_id, member.member_id, admin_down=True,
+                                                             weight=weight),
                             f"{what} {why}".strip()):
             return False
         self.writes += 1

@@ -7,8 +7,10 @@ MemberSet inputs (property names as stored in state; the waiting ones mean what 
 - ``pool_name`` (str): the pool's logical name (``<name>-<az>-<port>-pool``): named in messages, and the set's tag on
   the members it creates (:func:`ha_endpoint.core.contract.member_set_tag`).
 - ``members`` (list): the members the pool must have, each ``{name, address, protocol_port, weight, subnet_id,
-  monitor_port}`` (``subnet_id``, ``monitor_port`` optional; ``weight`` default 1). Octavia keys a pool's members on
-  address and port: two entries with the same pair are refused.
+  monitor_port, admin_state_up}`` (``subnet_id``, ``monitor_port`` optional; ``weight`` default 1;
+  ``admin_state_up`` default true, false for a member the configuration takes out: written so whatever the live
+  member's admin state, not waited for). Octavia keys a pool's members on address and port: two entries with the
+  same pair are refused.
 - ``tags`` (list of str): put on every member the set creates (the zone's tags, the stack's identity tag among them).
 - ``identity_tag`` (str): the stack's identity tag; a live member carrying it at the address and port of a wanted
   member was created by the stack's per-member resources: adopted by a set that went through ``handover`` (its
@@ -67,6 +69,8 @@ class DesiredMember:
     weight: int = 1
     subnet_id: Optional[str] = None
     monitor_port: Optional[int] = None
+    admin_state_up: bool = True
+    """False: the configuration takes the member out (:func:`ha_endpoint.core.predicates.member_in_service`)."""
 
     @property
     def endpoint(self) -> str:
@@ -80,19 +84,24 @@ class DesiredMember:
             entry["subnet_id"] = self.subnet_id
         if self.monitor_port is not None:
             entry["monitor_port"] = self.monitor_port
+        if not self.admin_state_up:
+            entry["admin_state_up"] = False
         return entry
 
     def differs(self, live: LiveMember) -> bool:
         """Whether the live member needs an update to be this one (what can change in place: name, weight, a given
-        monitor port, an admin state left down by a drain that was interrupted; address, port and subnet cannot; a
-        batch entry cannot unset a monitor port, so none given is no difference)."""
+        monitor port, the admin state, which the configuration decides: one left down by a drain that was
+        interrupted or set by hand goes up again, one the configuration takes out goes down; address, port and subnet
+        cannot; a batch entry cannot unset a monitor port, so none given is no difference)."""
         port_differs = self.monitor_port is not None and self.monitor_port != live.monitor_port
-        return (self.name, self.weight) != (live.name, live.weight) or port_differs or not live.admin_state_up
+        return (self.name, self.weight, self.admin_state_up) != (live.name, live.weight, live.admin_state_up) \
+            or port_differs
 
     def update_of(self, live: LiveMember) -> dict[str, Any]:
-        """The batch-update entry that makes ``live`` this member, admin state up (its other attributes written back
-        as they are)."""
-        return live.entry(name=self.name, weight=self.weight, monitor_port=self.monitor_port, admin_state_up=True)
+        """The batch-update entry that makes ``live`` this member, with the admin state the configuration says (its
+        other attributes written back as they are)."""
+        return live.entry(name=self.name, weight=self.weight, monitor_port=self.monitor_port,
+                          admin_state_up=self.admin_state_up)
 
 
 @dataclass(frozen=True)
@@ -177,7 +186,17 @@ def _member(index: int, raw: Any) -> DesiredMember:
         protocol_port=_whole(raw.get("protocol_port"), f"{path}.protocol_port", 1, 65535),
         weight=_whole(raw.get("weight"), f"{path}.weight", 0, 256, 1),
         subnet_id=optional_text(raw, "subnet_id"),
-        monitor_port=_whole(raw.get("monitor_port"), f"{path}.monitor_port", 1, 65535))
+        monitor_port=_whole(raw.get("monitor_port"), f"{path}.monitor_port", 1, 65535),
+        admin_state_up=_flag(raw.get("admin_state_up"), f"{path}.admin_state_up"))
+
+
+def _flag(value: Any, path: str) -> bool:
+    """An optional true/false (absent: true)."""
+    if value is None:
+        return True
+    if not isinstance(value, bool):
+        raise InputError(path, f"must be true or false (false takes the member out), got {value!r}")
+    return value
 
 
 def parse_members(raw: Any) -> tuple[DesiredMember, ...]:

@@ -99,7 +99,7 @@ class _OctaviaZone:
             zone.readiness_name, loadbalancer_id=lb.id, pools={
                 listener.pool_name: {
                     "pool_id": self.pool_ids[listener.port],
-                    "member_ids": self._gate_member_ids(listener.port),
+                    "member_ids": self._gate_member_ids(listener.port, zone),
                     "monitored": listener.monitor is not None,
                     # a member set held the members it created before it returned: the gate holds nothing again
                     "hold_seconds": 0 if listener.port in self.member_sets else _online_hold(zone, listener),
@@ -115,7 +115,8 @@ class _OctaviaZone:
             MemberDrain(member.drain_name, pool_id=self.pool_ids[listener.port],
                         member_id=self.members[listener.port][member.member].id,
                         drain_seconds=zone.readiness.drain_seconds,
-                        admin_down=predicates.drains_admin_down(zone.load_balancer_provider), cloud=where.cloud,
+                        admin_down=predicates.drains_admin_down(zone.load_balancer_provider),
+                        taken_out=not member.in_service, cloud=where.cloud,
                         region=where.region, cloud_source=where.cloud_source,
                         opts=pulumi.ResourceOptions(parent=parent, aliases=[
                             pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None,
@@ -141,11 +142,15 @@ class _OctaviaZone:
                     str(port): self._member_statuses(port) for port in self.member_ids}),
             })
 
-    def _gate_member_ids(self, port: int) -> pulumi.Input[list]:
-        """The members the zone's gate waits for in the pool of listener ``port``."""
+    def _gate_member_ids(self, port: int, zone: ZonePlan) -> pulumi.Input[list]:
+        """The members the zone's gate waits for in the pool of listener ``port``: those in service (a member the
+        configuration takes out is administratively down: never ONLINE, and no capacity)."""
+        listener = next(listener for listener in zone.listeners if listener.port == port)
+        serving = {member.member for member in listener.members if member.in_service}
         if port in self.member_sets:
-            return self.member_sets[port].member_ids.apply(lambda ids: sorted((ids or {}).values()))
-        return [member.id for member in self.members.get(port, {}).values()]
+            return self.member_sets[port].member_ids.apply(
+                lambda ids: sorted(member_id for name, member_id in (ids or {}).items() if name in serving))
+        return [member.id for name, member in self.members.get(port, {}).items() if name in serving]
 
     def _member_statuses(self, port: int) -> pulumi.Output[dict]:
         """Member name -> its statuses as last seen (``ACTIVE/ONLINE``): the member set's, else the gate's."""
@@ -207,6 +212,9 @@ class _OctaviaZone:
                 # a member is registered once its port admits the load balancer and deregistered before its port
                 # stops admitting it: a rotation otherwise detached the old ports' group while OVN still sent them
                 # clients (timeouts measured in tests/e2e/test_ovn_engine.py)
+                # taken out (enabled: false, or weight 0): administratively down on every provider (the ovn provider
+                # ignores the weight); given only then, so a member in service has no change (the default is up)
+                **({"admin_state_up": False} if not member.in_service else {}),
                 tags=list(zone.tags), opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions.merge(
                     pulumi.ResourceOptions.merge(self._after_previous_write(child), aliases),
                     pulumi.ResourceOptions(depends_on=[self.member_ports[member.member]]
@@ -284,7 +292,8 @@ def _set_entries(listener: ListenerPlan) -> list[dict[str, Any]]:
     """The pool's members as a member set takes them (:mod:`ha_endpoint.readiness.set_inputs`)."""
     return [{"name": member.member, "address": member.address, "protocol_port": member.protocol_port,
              "weight": member.weight, "subnet_id": member.subnet.id,
-             **({"monitor_port": member.monitor_port} if member.monitor_port else {})}
+             **({"monitor_port": member.monitor_port} if member.monitor_port else {}),
+             **({"admin_state_up": False} if not member.in_service else {})}
             for member in listener.members]
 
 

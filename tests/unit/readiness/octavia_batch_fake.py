@@ -16,7 +16,10 @@ What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersCon
   ACTIVE, deleted ones gone;
 - a created member is operating OFFLINE until its health monitor found it up ``online_after`` seconds after it
   became ACTIVE (ONLINE at once with ``ovn_early_online``, as Octavia's ovn provider reports it), or ERROR forever
-  when its address is in ``dead``;
+  when its address is in ``dead``; a member administratively down is OFFLINE and serves nothing on either provider
+  (amphora: its heartbeat reports it MAINT, Octavia lists OFFLINE; brought up again, its health monitor finds it up
+  ``online_after`` seconds later); created admin down under the ovn provider it never enters the backends (OVN never
+  health-checks it, so nothing overwrites its OFFLINE);
 - with ``ovn_overwrite_after`` (the ovn provider 3.1.2, ha_endpoint.core.predicates.drains_admin_down): weight does
   nothing; a member set admin down is OFFLINE and out of the backends once applied, and that many seconds later its
   status is overwritten with ERROR (OVN dropped its health check); every later write to the pool rebuilds the
@@ -185,13 +188,18 @@ class BatchOctavia:
                     del self.pools[pool_id][member.id]
                 elif member.provisioning_status == "PENDING_CREATE":
                     member.provisioning_status = "ACTIVE"
-                    member.online_at = due + self.online_after  # when its health monitor judges it
-                    if self.ovn_early_online:
-                        member.operating_status = "ONLINE"
+                    if member.is_admin_state_up:
+                        member.online_at = due + self.online_after  # when its health monitor judges it
+                        if self.ovn_early_online:
+                            member.operating_status = "ONLINE"
                 elif member.provisioning_status == "PENDING_UPDATE":
                     member.provisioning_status = "ACTIVE"
                     if member.ovn and not member.is_admin_state_up:
                         member.operating_status, member.overwritten = "OFFLINE", False
+                    elif not member.ovn and not member.is_admin_state_up:
+                        member.operating_status, member.online_at = "OFFLINE", None
+                    elif not member.ovn and member.operating_status == "OFFLINE" and member.online_at is None:
+                        member.online_at = due + self.online_after
             for member in self.pools[pool_id].values():  # the provider rebuilds the backends from the statuses
                 was, member.in_backends = member.in_backends, member.is_admin_state_up or member.overwritten or \
                     member.operating_status != "OFFLINE"
@@ -265,7 +273,8 @@ class BatchOctavia:
                                     entry.get("weight", 1), list(entry.get("tags") or []),
                                     subnet_id=entry.get("subnet_id"), monitor_port=entry.get("monitor_port"),
                                     is_admin_state_up=entry.get("admin_state_up", True),
-                                    backup=entry.get("backup", False), ovn=self.ovn_overwrite_after is not None)
+                                    backup=entry.get("backup", False), ovn=self.ovn_overwrite_after is not None,
+                                    in_backends=entry.get("admin_state_up", True))
                 created.append(member)
             else:
                 updated.append((found, entry))

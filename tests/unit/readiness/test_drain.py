@@ -301,3 +301,34 @@ def test_an_ovn_drain_whose_pool_is_deleted_in_its_grace_ends_with_the_grace_and
     monkeypatch.setattr(ovn, "advance", advance_then_delete_the_pool)
     MemberDrainProvider().delete(f"drain-{member}", bag(member_id=member, admin_down=True))
     assert 20 <= ovn.clock.now - start <= 20 + 1.0
+
+
+@pytest.mark.parametrize("drain_seconds", [0, 20])
+def test_under_ovn_a_member_taken_out_is_kept_out_of_the_backends_by_its_drain(ovn, drain_seconds):
+    """Issue 46, per-member under the ovn provider: the member resource writes a member the configuration takes out
+    (``enabled: false``) admin down, and its drain, updated to record ``taken_out``, keeps it out: admin down once more
+    (its weight kept) once the provider's ERROR over it is in, so that the pool's next write does not take it back.
+    Whatever the grace (0 too); deleting the drain later drains as before."""
+    member = ovn.members("p1")[("10.10.1.10", 6443)].id
+    ovn.update_member("p1", member, {"admin_state_up": False})  # the member resource's write
+    ovn.clock.sleep(ovn.apply_seconds)
+    start = ovn.clock.now
+    olds = bag(member_id=member, admin_down=True, drain_seconds=drain_seconds)
+    provider = MemberDrainProvider()
+    news = {**olds, "taken_out": True}
+    assert provider.diff(f"drain-{member}", olds, news).changes
+    provider.update(f"drain-{member}", olds, news)
+    updates = [u for u in ovn.member_updates if u["at"] >= start]
+    assert updates and all((u["member"], u.get("weight"), u["admin_state_up"]) == (member, None, False)
+                           for u in updates)
+    assert any(u["at"] >= start + 1.5 for u in updates)  # again once the provider's ERROR was in
+    assert ovn.clock.now - start <= 5.0 + 2 * 1.0 + ovn.apply_seconds
+    ovn.clock.sleep(ovn.apply_seconds)  # its last write applied
+    other = ovn.members("p1")[("10.10.1.11", 6443)].id
+    ovn.update_member("p1", other, {"weight": 2})  # the pool's next write rebuilds the backends
+    ovn.clock.sleep(ovn.apply_seconds + 5)
+    assert ovn.seconds_served("10.10.1.10", start + ovn.apply_seconds) == 0
+    assert ovn.members("p1")[("10.10.1.10", 6443)].weight == 1
+    again = len(ovn.member_updates)
+    provider.update(f"drain-{member}", news, news)  # recorded taken out already: nothing to do
+    assert len(ovn.member_updates) == again

@@ -521,3 +521,72 @@ def test_the_provider_is_stored_as_a_reference_to_its_class_holding_no_credentia
 def test_bad_inputs_are_refused_at_preview_naming_the_input(change, failure):
     result = MemberSetProvider().check({}, bag(OLD[:1], **change))
     assert [f.property for f in result.failures] == [failure]
+
+
+def taking_out(addresses, out, **overrides):
+    """The bag of ``addresses`` with the members at ``out`` taken out (``enabled: false``: ``admin_state_up`` false)."""
+    props = bag(addresses, **overrides)
+    for entry in props["members"]:
+        if entry["address"] in out:
+            entry["admin_state_up"] = False
+    return props
+
+
+def up_taking_out(octavia, addresses, out, olds=None, **overrides):
+    provider, news = MemberSetProvider(), taking_out(addresses, out, **overrides)
+    if olds is None:
+        return {**provider.create(news).outs, "__provider": "x"}
+    assert provider.diff("id", olds, news).changes
+    return {**provider.update("id", olds, news).outs, "__provider": "x"}
+
+
+def test_a_member_taken_out_is_written_admin_down_and_not_waited_for(octavia):
+    """Issue 46: the entry of a member the configuration takes out creates it administratively down (it never
+    serves), and the set returns once the members in service are ready, without waiting for its ONLINE."""
+    octavia.online_after = 30.0
+    state = up_taking_out(octavia, OLD[:3], {OLD[2]})
+    entries = {e["address"]: e for e in octavia.puts[0]["entries"]}
+    assert entries[OLD[2]]["admin_state_up"] is False and "admin_state_up" not in entries[OLD[0]]
+    assert state["statuses"] == {f"n-{OLD[0]}": "ACTIVE/ONLINE", f"n-{OLD[1]}": "ACTIVE/ONLINE",
+                                 f"n-{OLD[2]}": "ACTIVE/OFFLINE"}
+    assert state["taken_out"] == [f"n-{OLD[2]}"]
+    assert not any((OLD[2], 6443) in frame.serving("p1") for frame in octavia.timeline)
+    assert octavia.clock.now < 60  # returned once the two in service were ONLINE, never waiting for the third
+
+
+def test_the_configuration_decides_each_members_admin_state(octavia):
+    """Issue 46: the configuration is the source of truth for the admin state. A member in service that someone set
+    admin down by hand is brought up; one the configuration takes out that someone brought up is set down again; and
+    a refresh that sees either makes the next `up` an update."""
+    olds = up_taking_out(octavia, OLD[:3], {OLD[2]})
+    octavia.update_member("p1", olds["member_ids"][f"n-{OLD[0]}"], {"admin_state_up": False})
+    octavia.clock.sleep(octavia.apply_seconds)
+    octavia.update_member("p1", olds["member_ids"][f"n-{OLD[2]}"], {"admin_state_up": True})
+    octavia.clock.sleep(octavia.apply_seconds + 10)
+    refreshed = {**MemberSetProvider().read("id", olds).outs, "__provider": "x"}
+    assert refreshed["taken_out"] == [f"n-{OLD[0]}"]
+    state = up_taking_out(octavia, OLD[:3], {OLD[2]}, refreshed)
+    listed = octavia.members("p1")
+    assert listed[(OLD[0], 6443)].is_admin_state_up and not listed[(OLD[2], 6443)].is_admin_state_up
+    assert state["taken_out"] == [f"n-{OLD[2]}"] and state["last_change"]["updated"] == 2
+    assert octavia.timeline[-1].serving("p1") == endpoints(OLD[:2])
+
+
+@pytest.mark.parametrize("rule", [True, False])
+def test_under_ovn_a_member_taken_out_stays_out_when_later_writes_rebuild_the_backends(ovn, monkeypatch, rule):
+    """Issue 46 under the ovn provider: a member in service taken out by an update leaves the backends (admin down:
+    the provider ignores the weight) and, set admin down once more after the provider's ERROR (its weight kept), stays
+    out when the next member write rebuilds the backends. Without that second write (``rule`` false), the next write
+    takes it back."""
+    if not rule:
+        from ha_endpoint.readiness import held_out
+        monkeypatch.setattr(held_out.Watch, "look", lambda self, listed, now: None)
+    olds = up(ovn, OLD[:3], admin_down=True)
+    start = ovn.clock.now
+    olds = up_taking_out(ovn, OLD[:3], {OLD[1]}, olds, admin_down=True)
+    up_taking_out(ovn, OLD[:3] + NEW[:1], {OLD[1]}, olds, admin_down=True)  # a later write: a member added
+    assert out_for_good(ovn, start, [OLD[1]]) == {OLD[1]: rule}
+    if rule:
+        assert [(u["member"], u.get("weight"), u["admin_state_up"]) for u in ovn.member_updates] == [
+            (olds["member_ids"][f"n-{OLD[1]}"], None, False)]  # its weight kept
+        assert ovn.members("p1")[(OLD[1], 6443)].weight == 1

@@ -1,0 +1,98 @@
+"""Issue 46, finding 1: one way to take a member out (``members[].enabled: false``, weight 0 meaning the same) that
+works on every provider and every ``memberUpdates`` mode, against the Pulumi mocks and the fake cloud: the member is
+registered administratively down (the ovn provider ignores the weight: ha_endpoint.core.predicates.drains_admin_down),
+the zone's gate does not wait for it, and it does not count as a zone's capacity (the validation, below; the pack:
+tests/policies/test_member_sets.py). The member set's writes and waits: tests/unit/readiness/test_member_set.py; the
+per-member drain keeping it out under ovn: tests/unit/readiness/test_drain.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from ha_endpoint import ConfigError, load_endpoint_args
+from ha_endpoint.core import contract
+from tests.mocks import FakeCloud, run_component
+from tests.mocks.configs import amphora_endpoint
+
+ROOT = "ha-endpoint:endpoint"
+OUT = {"name": "cp-3", "address": "10.10.1.11", "az": "az1"}   # a second member in az1, the one taken out
+
+
+def endpoint(provider: str, updates: str, how: dict) -> dict:
+    """The amphora shape on ``provider`` with ``memberUpdates: updates`` and cp-3 in az1 taken out by ``how``."""
+    raw = amphora_endpoint()
+    raw["loadBalancerProvider"], raw["memberUpdates"] = provider, updates
+    if provider == "ovn":
+        for listener in raw["listeners"]:
+            listener["monitor"] = {"type": "TCP"}
+    raw["members"].append({**OUT, **how})
+    return raw
+
+
+HOW = [pytest.param({"enabled": False}, id="enabled-false"), pytest.param({"weight": 0}, id="weight-0")]
+
+
+@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("provider", ["amphora", "ovn"])
+@pytest.mark.parametrize("updates", ["per-member", "handover"])
+def test_a_member_taken_out_is_registered_admin_down_and_its_gate_does_not_wait_for_it(updates, provider, how):
+    run = run_component(endpoint(provider, updates, how), FakeCloud.dev(), preview=False)
+    gate = run.named(contract.readiness_name("k8s-api", "az1"))
+    for port in (6443, 22623):
+        out = run.named(contract.member_name("k8s-api", "az1", port, OUT["address"]))
+        kept = run.named(contract.member_name("k8s-api", "az1", port, "10.10.1.10"))
+        assert out["inputs"]["adminStateUp"] is False
+        assert kept["inputs"].get("adminStateUp", True) is True  # in service: no change for a deployed member
+        pool = gate["inputs"]["pools"][contract.pool_name("k8s-api", "az1", port)]
+        assert pool["member_ids"] == [kept["id"]]
+        drain = run.named(contract.member_drain_name("k8s-api", "az1", port, OUT["address"]))
+        assert drain["inputs"].get("taken_out") is True
+        assert "taken_out" not in run.named(contract.member_drain_name("k8s-api", "az1", port, "10.10.1.10"))["inputs"]
+    assert run.outputs["zones"]["az1"]["ready"] is True
+
+
+@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("provider", ["amphora", "ovn"])
+def test_batch_writes_a_member_taken_out_admin_down_and_its_gate_does_not_wait_for_it(provider, how):
+    run = run_component(endpoint(provider, "batch", how), FakeCloud.dev(), preview=False)
+    gate = run.named(contract.readiness_name("k8s-api", "az1"))
+    for port in (6443, 22623):
+        member_set = run.named(contract.member_set_name("k8s-api", "az1", port))
+        entries = {entry["name"]: entry for entry in member_set["inputs"]["members"]}
+        assert entries["cp-3"]["admin_state_up"] is False and "admin_state_up" not in entries["cp-0"]
+        ids = member_set["state"]["member_ids"]
+        assert gate["inputs"]["pools"][contract.pool_name("k8s-api", "az1", port)]["member_ids"] == [ids["cp-0"]]
+    assert run.outputs["zones"]["az1"]["memberStatuses"]["6443"] == {"cp-0": "ACTIVE/ONLINE",
+                                                                     "cp-3": "ACTIVE/OFFLINE"}
+
+
+def problems_of(raw) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_endpoint_args(raw)
+    return [str(problem) for problem in caught.value.problems]
+
+
+@pytest.mark.parametrize("how, key", [({"enabled": False}, "enabled"), ({"weight": 0}, "weight")])
+def test_a_zone_whose_only_members_are_taken_out_is_refused_naming_the_key_and_the_fix(how, key):
+    raw = amphora_endpoint()
+    raw["members"][1].update(how)  # cp-1, az2's only member
+    assert problems_of(raw) == [
+        f"{ROOT}.members[1].{key}: zone az2's only member(s) (cp-1) are taken out (enabled: false or weight: 0), so "
+        "the load balancer would have no capacity; put one back (enabled: true and a weight above 0), add a member "
+        "with az: az2, remove the zone, or set memberPlacement: all-zones"]
+    raw["members"].append({"name": "cp-4", "address": "10.10.2.11", "az": "az2"})
+    assert load_endpoint_args(raw).members[1].name == "cp-1"  # another member in service: accepted
+    raw["memberPlacement"] = "all-zones"
+    for member in raw["members"]:
+        member["enabled"] = False
+    assert problems_of(raw) == [
+        f"{ROOT}.members[0].enabled: all members (cp-0, cp-1, cp-2, cp-4) are taken out (enabled: false or weight: "
+        "0), so the load balancer would have no capacity; put one back (enabled: true and a weight above 0), or add a "
+        "member"]
+
+
+def test_enabled_must_be_true_or_false():
+    raw = amphora_endpoint()
+    raw["members"][0]["enabled"] = "no"
+    assert problems_of(raw) == [f"{ROOT}.members[0].enabled: enabled must be true or false, got the text 'no'; "
+                                "write enabled: true or enabled: false"]
