@@ -82,7 +82,8 @@ class Walk:
         self.environment.update(
             HOME=str(self.home), HA_ENDPOINT_CACHE=os.environ.get("HA_ENDPOINT_CACHE",
                                                                   str(Path.home() / ".cache/ha-endpoint")),
-            HA_ENDPOINT_STATE=str(cloud_state), LOCALCLOUD_PORT_OFFSET=str(PORT_OFFSET), PULUMI_BACKEND_URL=f"file://{self.state}", PIP_CACHE_DIR=str(Path.home() / ".cache/pip"),
+            HA_ENDPOINT_STATE=str(cloud_state), LOCALCLOUD_PORT_OFFSET=str(PORT_OFFSET),   # the cloud it runs on
+            PULUMI_BACKEND_URL=f"file://{self.state}", PIP_CACHE_DIR=str(Path.home() / ".cache/pip"),
             PULUMI_SKIP_UPDATE_CHECK="true", MAKEFLAGS="", CI="true")
         self.log: list[str] = []
 

@@ -226,25 +226,13 @@ def test_a_file_marked_own_cloud_never_goes_to_the_first_lane_unless_it_is_the_o
     from tests.schedule import read_kinds
     exclusive, shared, movable, got_own = read_kinds(kinds)
     assert sorted(exclusive) == sorted(units) and got_own == own and movable == {"tests/e2e/test_c.py"}
-    run = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "3", "--kinds", str(kinds)], cwd=REPO,
-                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)},
-                         timeout=60)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines() == ["600 tests/e2e/test_a.py", "700 tests/e2e/test_walk.py", "500 tests/e2e/test_b.py"]
-    run = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2", "--kinds", str(kinds)], cwd=REPO,
-                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)},
-                         timeout=60)
-    assert run.stdout.splitlines() == ["1100 tests/e2e/test_a.py tests/e2e/test_b.py", "700 tests/e2e/test_walk.py"]
 
+    def printed(n: int) -> list[str]:
+        run = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", str(n), "--kinds", str(kinds)],
+                             cwd=REPO, capture_output=True, text=True, timeout=60,
+                             env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)})
+        assert run.returncode == 0, run.stderr
+        return run.stdout.splitlines()
 
-def test_the_run_record_keeps_each_tests_time_and_names_the_slowest_ten():
-    """tests/tiers.py: a test's set-up, call and tear-down add up to its time; make test prints the ten slowest."""
-    from types import SimpleNamespace
-
-    from tests.tiers import per_test, slowest
-    reports = [SimpleNamespace(nodeid=f"tests/e2e/test_x.py::t{i}", when=when, duration=float(i))
-               for i in range(12) for when in ("setup", "call", "teardown")]
-    times = per_test(reports)
-    assert times["tests/e2e/test_x.py::t3"] == 9.0
-    top = slowest(times)
-    assert [nodeid for nodeid, _ in top] == [f"tests/e2e/test_x.py::t{i}" for i in range(11, 1, -1)]
+    assert printed(3) == ["600 tests/e2e/test_a.py", "700 tests/e2e/test_walk.py", "500 tests/e2e/test_b.py"]
+    assert printed(2) == ["1100 tests/e2e/test_a.py tests/e2e/test_b.py", "700 tests/e2e/test_walk.py"]
