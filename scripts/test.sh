@@ -18,6 +18,11 @@
 #    2026-11-27); =1: lane 1 only. Lanes 2.. then take shared files (none exclusive or `first_cloud`) that the last
 #    run's times say fit before the parallel phase ends, which leaves them out (tests/schedule.py spread): the 2 cores
 #    stay busy to the end.
+#    The first cloud is the user's: `make up` keeps the dev stack there, and the suite passes beside it (`.ci/run`
+#    keeps it up through `make test`). The test files marked `own_cloud` (the README walk, which creates the dev
+#    stack's own names and stops its node cp-1; the Kubernetes endpoint, which starts and stops the cloud's cluster
+#    that `STACK=k8s make up` uses) run as exclusive ones in lanes 2.. only, never in lane 1; with =1 they run in
+#    lane 1, where the walk is skipped, saying why, if the README's endpoints exist.
 #    The offline tiers (unit, policies) run once step 2 is done: on one worker beside lane 1, on two if it has none.
 # 4. One summary: test time per tier (tests/tiers.py), set-up and phase wall times, then `total: N passed, N failed`.
 # Arguments are passed to both pytest runs (e.g. `scripts/test.sh -x`).

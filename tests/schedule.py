@@ -22,6 +22,8 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 from tests.tiers import tier_of
 
 PER_TEST_GUESS = {"e2e": 60.0, "integration": 15.0, "policies": 0.5, "unit": 0.2, "other": 1.0}
@@ -57,15 +59,20 @@ def order(units: dict[str, list[str]], known: dict[str, float]) -> list[str]:
     return sorted(units, key=lambda f: (-seconds(units[f], known), f))
 
 
-def lanes(units: dict[str, list[str]], known: dict[str, float], n: int, first_after: float = 0.0) -> list[list[str]]:
+def lanes(units: dict[str, list[str]], known: dict[str, float], n: int, first_after: float = 0.0,
+          own_cloud: frozenset[str] | set[str] = frozenset()) -> list[list[str]]:
     """The files (file → its selected test ids) split into ``n`` lanes that end about together, for tests that need a
     cloud of their own each (the exclusive ones: scripts/test.sh runs a lane per cloud, the first one on the shared
     cloud once the other tests are done, ``first_after`` seconds in): longest file first, each to the lane expected
-    to end first. Reproducible: the same files and durations give the same lanes."""
+    to end first; a file of ``own_cloud`` (marked ``own_cloud``: never on the first cloud, the user's) never to the
+    first lane while there is another, and to the first only when it is the one lane (``HA_ENDPOINT_TEST_CLOUDS=1``:
+    such a test decides there whether it can run, e.g. the README walk when no dev stack is up). Reproducible: the
+    same files and durations give the same lanes."""
     out: list[list[str]] = [[] for _ in range(n)]
     load = [first_after] + [0.0] * (n - 1)
     for unit in order(units, known):
-        lane = min(range(n), key=lambda i: (load[i], i))
+        allowed = range(1, n) if unit in own_cloud and n > 1 else range(n)
+        lane = min(allowed, key=lambda i: (load[i], i))
         out[lane].append(unit)
         load[lane] += seconds(units[unit], known)
     return out
@@ -101,38 +108,51 @@ def spread(shared: dict[str, list[str]], movable: set[str], loads: list[float], 
     return out
 
 
-def read_kinds(path: Path) -> tuple[dict[str, list[str]], dict[str, list[str]], set[str]]:
+def read_kinds(path: Path) -> tuple[dict[str, list[str]], dict[str, list[str]], set[str], set[str]]:
     """The collection written under ``HA_ENDPOINT_SCHEDULE_KINDS`` (lines ``<kind> <test id>``): the exclusive files
-    and the shared files (file → test ids), and the shared files that may run on any cloud (none of their tests
-    exclusive or marked ``first_cloud``)."""
+    (``own_cloud`` ones included) and the shared files (file → test ids), the shared files that may run on any cloud
+    (none of their tests exclusive or marked ``first_cloud``), and the exclusive files that must not run on the first
+    cloud (one of their tests marked ``own_cloud``)."""
     exclusive: dict[str, list[str]] = defaultdict(list)
     shared: dict[str, list[str]] = defaultdict(list)
     pinned: set[str] = set()
+    own: set[str] = set()
     for line in path.read_text().splitlines():
         kind, _, nodeid = line.partition(" ")
         unit = nodeid.split("::", 1)[0]
-        (exclusive if kind == "exclusive" else shared)[unit].append(nodeid)
+        (exclusive if kind in ("exclusive", "own_cloud") else shared)[unit].append(nodeid)
         if kind != "shared":
             pinned.add(unit)
-    return dict(exclusive), dict(shared), set(shared) - pinned
+        if kind == "own_cloud":
+            own.add(unit)
+    return dict(exclusive), dict(shared), set(shared) - pinned, own
+
+
+@pytest.hookimpl(tryfirst=True)   # before `-m` deselects by markers
+def pytest_collection_modifyitems(config, items):
+    """A test marked ``own_cloud`` (never on the first cloud) is run as an exclusive one: in a lane, alone on that
+    lane's cloud (so every ``-m exclusive`` / ``-m "not exclusive"`` of scripts/test.sh selects it as one)."""
+    for item in items:
+        if item.get_closest_marker("own_cloud") and not item.get_closest_marker("exclusive"):
+            item.add_marker("exclusive")
 
 
 def pytest_collection_finish(session):
     """``HA_ENDPOINT_SCHEDULE_KINDS=<file>`` with ``--collect-only``: each collected test as ``<kind> <id>`` (kind:
-    exclusive, first_cloud or shared), for ``python -m tests.schedule lanes --kinds``."""
+    own_cloud, exclusive, first_cloud or shared), for ``python -m tests.schedule lanes --kinds``."""
     path = os.environ.get("HA_ENDPOINT_SCHEDULE_KINDS")
     if not path or not session.config.option.collectonly or hasattr(session.config, "workerinput"):
         return
     with open(path, "w") as out:
         for item in session.items:
-            kind = next((k for k in ("exclusive", "first_cloud") if item.get_closest_marker(k)), "shared")
+            kind = next((k for k in ("own_cloud", "exclusive", "first_cloud") if item.get_closest_marker(k)), "shared")
             out.write(f"{kind} {item.nodeid}\n")
 
 
 def main(argv: list[str]) -> int:
     """``python -m tests.schedule lanes N --kinds FILE [--first-after SECONDS] [--width TESTS]``: the exclusive tests
     of that collection (every integration and end-to-end test with its kind, :func:`pytest_collection_finish`) split
-    into N lanes, the first starting SECONDS in; prints one line per lane: its expected seconds (its tests' own), then
+    into N lanes, the first starting SECONDS in (an ``own_cloud`` file never in the first while N > 1); prints one line per lane: its expected seconds (its tests' own), then
     its files; then, with a width, one line ``moved <lane> <seconds> <files>`` per lane that also takes shared files
     (:func:`spread`)."""
     import argparse
@@ -152,8 +172,8 @@ def main(argv: list[str]) -> int:
                         help="the parallel phase's tests at once in the last run; > 0 moves shared files into lanes 2..")
     args = parser.parse_args(argv)   # a usage error exits 2
     known = read_durations(durations_file())
-    units, shared, movable = read_kinds(args.kinds)
-    split = lanes(units, known, args.n, args.first_after)
+    units, shared, movable, own = read_kinds(args.kinds)
+    split = lanes(units, known, args.n, args.first_after, own)
     loads = [seconds([t for unit in lane for t in units[unit]], known) for lane in split]
     for lane, load in zip(split, loads):
         print(f"{load:.0f}", *lane)

@@ -69,7 +69,15 @@ ROOT_PUBLIC_IF = f'{TAG}pub'                   # root-namespace end of the publi
 ROOT_PUBLIC_PEER = f'{TAG}pubx'                # its peer, on the public bridge in NET_NS
 
 OFFSET_OK = PORT_OFFSET % 1000 == 0 and PORT_OFFSET < 250000
-_THIRD = 4 + PORT_OFFSET // 1000 if OFFSET_OK else 4
+
+
+def public_cidr(offset: int) -> str:
+    """The public network of the instance at port offset ``offset`` (a multiple of 1000): 172.24.4.0/24 for the
+    first cloud (offset 0), 172.24.<4 + offset/1000>.0/24 for another."""
+    return f'172.24.{4 + offset // 1000}.0/24'
+
+
+_THIRD = int(public_cidr(PORT_OFFSET if OFFSET_OK else 0).split('.')[2])
 
 
 def check_offset() -> None:

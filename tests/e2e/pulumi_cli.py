@@ -28,12 +28,15 @@ CONFIG_KEY = "ha-endpoint:endpoint"
 
 
 def project_environment() -> dict[str, str]:
-    """The environment of `scripts/env.sh`, read once from a bash that sourced it."""
+    """The environment of `scripts/env.sh`, read once from a bash that sourced it, without its backend: that one
+    (``$HA_ENDPOINT_CACHE/pulumi-state``) is the user's, where `make up` keeps the dev stack. Every test stack brings
+    a backend of its own (:class:`PulumiStack`); a command run without one fails rather than write there."""
     output = subprocess.run(
         ["bash", "-c", ". scripts/env.sh >/dev/null && env -0"], cwd=REPO, check=True, capture_output=True
     ).stdout
-    pairs = (entry.split("=", 1) for entry in output.decode().split("\0") if "=" in entry)
-    return {**dict(pairs), "PULUMI_CONFIG_PASSPHRASE": "e2e-only-passphrase"}  # the test stacks' own
+    pairs = dict(entry.split("=", 1) for entry in output.decode().split("\0") if "=" in entry)
+    pairs.pop("PULUMI_BACKEND_URL", None)
+    return {**pairs, "PULUMI_CONFIG_PASSPHRASE": "e2e-only-passphrase"}  # the test stacks' own
 
 
 @dataclass

@@ -15,7 +15,9 @@ the lost member), and the failover table gains kubectl and client-go rows (print
 including `/readyz` 500s naming etcd from the surviving API servers, and client-go waiting on its kept connection
 until HTTP/2's health check drops it).
 
-Exclusive (it stops a chassis and deletes a load balancer): in `make test`, an exclusive lane's cloud; alone: `make
+Exclusive (it stops a chassis and deletes a load balancer), and never on the first cloud (``own_cloud``): it starts,
+re-addresses and stops the cloud's own cluster (``oncloud.NAME``) and writes its ``endpoint.kubeconfig``, the very
+ones a user's `STACK=k8s make up` keeps on the first cloud. In `make test`, a lane 2..'s cloud; alone: `make
 test-k8s`. It needs the data plane's ovs-vswitchd 3.5 (localcloud/ovs-build.sh): Debian 12's 3.1.0 aborted on a
 conntrack assertion under the cluster's traffic, every ~33 s.
 """
@@ -43,7 +45,7 @@ from tests.e2e import ovn_endpoint
 from tests.e2e.cloud_checks import loadbalancers_named, published
 from tests.e2e.pulumi_cli import REPO, PulumiStack, project_environment
 
-pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
+pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive, pytest.mark.own_cloud]
 
 ENDPOINT = f"e2e-kube-{uuid.uuid4().hex[:4]}"
 PORT = k8s_stack.API_PORT

@@ -156,8 +156,8 @@ def test_lanes_that_end_early_take_shared_files_that_fit_before_the_parallel_pha
     kinds.write_text("exclusive tests/e2e/test_x.py::t\nfirst_cloud tests/e2e/test_walk.py::t\n"
                      "shared tests/e2e/test_mid.py::t\nshared tests/e2e/test_mid.py::u\n"
                      "shared tests/e2e/test_small.py::t\nfirst_cloud tests/e2e/test_small.py::v\n")
-    exclusive, got_shared, got_movable = read_kinds(kinds)
-    assert exclusive == {"tests/e2e/test_x.py": ["tests/e2e/test_x.py::t"]}
+    exclusive, got_shared, got_movable, own = read_kinds(kinds)
+    assert exclusive == {"tests/e2e/test_x.py": ["tests/e2e/test_x.py::t"]} and own == set()
     assert sorted(got_shared) == ["tests/e2e/test_mid.py", "tests/e2e/test_small.py", "tests/e2e/test_walk.py"]
     assert got_movable == {"tests/e2e/test_mid.py"}   # a file with one pinned test stays whole on the first cloud
 
@@ -172,28 +172,67 @@ def test_lanes_that_end_early_take_shared_files_that_fit_before_the_parallel_pha
 
 
 def test_the_collection_writes_each_tests_kind_for_the_schedule(tmp_path):
-    """`make test`'s one collection says which tests are exclusive and which need the first cloud (markers)."""
+    """`make test`'s one collection says which tests are exclusive, which need the first cloud and which must never
+    run there (markers); an `own_cloud` test is selected as an exclusive one by every `-m` of scripts/test.sh."""
     (tmp_path / "test_k.py").write_text(
         "import pytest\n\n@pytest.mark.exclusive\ndef test_a():\n    pass\n\n"
-        "@pytest.mark.first_cloud\ndef test_b():\n    pass\n\ndef test_c():\n    pass\n")
+        "@pytest.mark.first_cloud\ndef test_b():\n    pass\n\ndef test_c():\n    pass\n\n"
+        "@pytest.mark.own_cloud\ndef test_d():\n    pass\n")
     kinds = tmp_path / "kinds"
-    run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "tests.schedule", "-p",
-                          "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), str(tmp_path)],
-                         cwd=REPO, capture_output=True, text=True, timeout=120,
-                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HA_ENDPOINT_SCHEDULE_KINDS": str(kinds)})
+
+    def collect(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "tests.schedule", "-p",
+                               "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), *args, str(tmp_path)],
+                              cwd=REPO, capture_output=True, text=True, timeout=120,
+                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO),
+                                   "HA_ENDPOINT_SCHEDULE_KINDS": str(kinds)})
+
+    run = collect()
     assert run.returncode == 0, run.stdout + run.stderr
     assert kinds.read_text().splitlines() == ["exclusive test_k.py::test_a", "first_cloud test_k.py::test_b",
-                                              "shared test_k.py::test_c"]
+                                              "shared test_k.py::test_c", "own_cloud test_k.py::test_d"]
+    # the lanes' selection takes it, the parallel phase's (on the first cloud) leaves it
+    assert [line for line in collect("-m", "exclusive").stdout.splitlines() if "::" in line] == \
+        ["test_k.py::test_a", "test_k.py::test_d"]
+    assert [line for line in collect("-m", "not exclusive").stdout.splitlines() if "::" in line] == \
+        ["test_k.py::test_b", "test_k.py::test_c"]
 
 
-def test_the_run_record_keeps_each_tests_time_and_names_the_slowest_ten():
-    """tests/tiers.py: a test's set-up, call and tear-down add up to its time; make test prints the ten slowest."""
-    from types import SimpleNamespace
+def test_a_file_marked_own_cloud_never_goes_to_the_first_lane_unless_it_is_the_only_one(tmp_path):
+    """The first lane runs on the first cloud, the user's (where `make up` keeps the dev stack): an `own_cloud` file
+    (the README walk) goes to lane 2.. even when lane 1 would end first; with one cloud it has nowhere else to go
+    (HA_ENDPOINT_TEST_CLOUDS=1: the test decides there, tests/e2e/test_readme_walk.py)."""
+    known = {"tests/e2e/test_walk.py::t": 700.0, "tests/e2e/test_a.py::t": 600.0, "tests/e2e/test_b.py::t": 500.0}
+    units = {unit: [f"{unit}::t"] for unit in ("tests/e2e/test_walk.py", "tests/e2e/test_a.py", "tests/e2e/test_b.py")}
+    own = {"tests/e2e/test_walk.py"}
+    # without the mark, the walk (the longest) would go to lane 1, starting at once here
+    assert lanes(units, known, 3) == [["tests/e2e/test_walk.py"], ["tests/e2e/test_a.py"], ["tests/e2e/test_b.py"]]
+    assert lanes(units, known, 2) == [["tests/e2e/test_walk.py"], ["tests/e2e/test_a.py", "tests/e2e/test_b.py"]]
+    assert lanes(units, known, 2, own_cloud=own) == [["tests/e2e/test_a.py", "tests/e2e/test_b.py"],
+                                                     ["tests/e2e/test_walk.py"]]
+    for n in (2, 3):
+        for first_after in (0.0, 900.0, 5000.0):
+            split = lanes(units, known, n, first_after, own)
+            assert "tests/e2e/test_walk.py" not in split[0], (n, first_after, split)
+            assert sorted(f for lane in split for f in lane) == sorted(units)
+    assert lanes(units, known, 1, own_cloud=own) == [["tests/e2e/test_walk.py", "tests/e2e/test_a.py",
+                                                      "tests/e2e/test_b.py"]]
 
-    from tests.tiers import per_test, slowest
-    reports = [SimpleNamespace(nodeid=f"tests/e2e/test_x.py::t{i}", when=when, duration=float(i))
-               for i in range(12) for when in ("setup", "call", "teardown")]
-    times = per_test(reports)
-    assert times["tests/e2e/test_x.py::t3"] == 9.0
-    top = slowest(times)
-    assert [nodeid for nodeid, _ in top] == [f"tests/e2e/test_x.py::t{i}" for i in range(11, 1, -1)]
+    # the same through the command scripts/test.sh runs: the kinds file, the lanes printed
+    (tmp_path / "test-durations.json").write_text(json.dumps(known))
+    kinds = tmp_path / "kinds"
+    kinds.write_text("own_cloud tests/e2e/test_walk.py::t\nexclusive tests/e2e/test_a.py::t\n"
+                     "exclusive tests/e2e/test_b.py::t\nshared tests/e2e/test_c.py::t\n")
+    from tests.schedule import read_kinds
+    exclusive, shared, movable, got_own = read_kinds(kinds)
+    assert sorted(exclusive) == sorted(units) and got_own == own and movable == {"tests/e2e/test_c.py"}
+
+    def printed(n: int) -> list[str]:
+        run = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", str(n), "--kinds", str(kinds)],
+                             cwd=REPO, capture_output=True, text=True, timeout=60,
+                             env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)})
+        assert run.returncode == 0, run.stderr
+        return run.stdout.splitlines()
+
+    assert printed(3) == ["600 tests/e2e/test_a.py", "700 tests/e2e/test_walk.py", "500 tests/e2e/test_b.py"]
+    assert printed(2) == ["1100 tests/e2e/test_a.py tests/e2e/test_b.py", "700 tests/e2e/test_walk.py"]
