@@ -29,6 +29,8 @@ def open_to_everyone(args: EndpointArgs, root: str) -> list[Problem]:
     ports = ", ".join(str(port) for port in sorted({listener.port for listener in args.listeners}))
     reach = "every address on the internet, through the floating IPs" if args.floating_network is not None else \
         "every address that can reach the VIP subnets"
-    return [Problem(path, f"the endpoint's listener port{'s' if len(args.listeners) > 1 else ''} ({ports}) admit "
-                          f"{cidrs}: {reach}; set allowedCidrs to the client networks that need the endpoint (e.g. "
-                          "allowedCidrs: ['10.0.0.0/8']). The policy pack refuses it in a production stack")]
+    several = len({listener.port for listener in args.listeners}) > 1
+    return [Problem(path, f"the endpoint's listener {'ports' if several else 'port'} ({ports}) "
+                          f"{'admit' if several else 'admits'} {cidrs}: {reach}; set allowedCidrs to the client "
+                          "networks that need the endpoint (e.g. allowedCidrs: ['10.0.0.0/8']). The policy pack refuses "
+                          "it in a production stack")]
