@@ -26,11 +26,12 @@ def open_to_everyone(args: EndpointArgs, root: str) -> list[Problem]:
     given = "allowed_cidrs" in args.model_fields_set
     path = f"{root}.allowedCidrs" + (f"[{everyone[0][0]}]" if given else "")
     cidrs = " and ".join(cidr for _, cidr in everyone) + ("" if given else " (the default)")
-    ports = ", ".join(str(port) for port in sorted({listener.port for listener in args.listeners}))
+    ports = sorted({listener.port for listener in args.listeners})
     reach = "every address on the internet, through the floating IPs" if args.floating_network is not None else \
         "every address that can reach the VIP subnets"
-    several = len({listener.port for listener in args.listeners}) > 1
-    return [Problem(path, f"the endpoint's listener {'ports' if several else 'port'} ({ports}) "
+    several = len(ports) > 1
+    return [Problem(path, f"the endpoint's listener {'ports' if several else 'port'} "
+                          f"({', '.join(str(port) for port in ports)}) "
                           f"{'admit' if several else 'admits'} {cidrs}: {reach}; set allowedCidrs to the client "
                           "networks that need the endpoint (e.g. allowedCidrs: ['10.0.0.0/8']). The policy pack refuses "
                           "it in a production stack")]
