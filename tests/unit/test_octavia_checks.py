@@ -178,6 +178,7 @@ BUGS = {
 QUESTIONS = {
     "availability zones": lambda catalog, target: catalog.octavia_azs(target),
     "certificate": lambda catalog, target: catalog.certificate(target, CERTIFICATE),
+    "members down": lambda catalog, target: catalog.members_down(target, "ha-endpoint:stack=p/s", {"ep-az1-6443-pool"}),
 }
 
 
@@ -335,3 +336,44 @@ def test_a_cloud_without_a_load_balancer_service_is_refused_at_preview_not_warne
         problems = check_octavia(args, target, "ha-endpoint:endpoint")
     assert [problem.path for problem in problems] == ["ha-endpoint:endpoint.zones"]
     assert "no load-balancer service (Octavia)" in problems[0].message and not warnings
+
+
+def test_the_real_catalog_names_the_members_its_pools_list_admin_down():
+    """Issue 46, the way back (ha_endpoint.cloud.octavia_checks.members_put_back_from): one listing of the stack's
+    pools by its identity tag, one of each wanted pool's members."""
+    asked = []
+
+    class LoadBalancer:
+        def pools(self, **query):
+            asked.append(("pools", query))
+            return [SimpleNamespace(id="p1", name="ep-az1-6443-pool"), SimpleNamespace(id="p9", name="other-pool")]
+
+        def members(self, pool_id):
+            asked.append(("members", pool_id))
+            return [SimpleNamespace(name="cp-0", is_admin_state_up=True),
+                    SimpleNamespace(name="cp-3", is_admin_state_up=False)]
+
+    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    catalog._connections[(target.cloud, target.region)] = SimpleNamespace(load_balancer=LoadBalancer())
+    assert catalog.members_down(target, "ha-endpoint:stack=p/s", {"ep-az1-6443-pool"}) == {("ep-az1-6443-pool",
+                                                                                              "cp-3")}
+    assert asked == [("pools", {"tags": "ha-endpoint:stack=p/s"}), ("members", "p1")]
+
+
+def test_members_down_that_cannot_be_read_are_a_warning_and_not_known(warnings):
+    from ha_endpoint.cloud.octavia_checks import members_put_back_from
+    from ha_endpoint.core.validation import load_endpoint_args
+
+    raw = amphora_endpoint()
+    raw["loadBalancerProvider"] = "ovn"
+    for listener in raw["listeners"]:
+        listener["monitor"] = {"type": "TCP"}
+    args = load_endpoint_args(raw)
+    catalog, target = _catalog(http_error(503))
+    from ha_endpoint.cloud.octavia_checks import use_catalog
+    with use_catalog(catalog):
+        assert members_put_back_from(args, target, "ha-endpoint:stack=p/s", "root") is None
+        assert members_put_back_from(args.model_copy(update={"member_updates": "batch"}), target, "t", "root") == \
+            frozenset()
+    assert len(warnings) == 1 and warnings[0].startswith("root.members: the members the load balancers list "
+                                                         "administratively down could not be read at preview")

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator, Optional, Protocol
 import openstack.exceptions as os_exc
 import pulumi
 
-from ..core import predicates
+from ..core import contract, predicates
 from ..core.args import EndpointArgs
 from ..core.errors import CloudLookupError, HaEndpointError, Problem
 from ..core.plan import PollTarget
@@ -77,6 +77,11 @@ class Catalog(Protocol):
     def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
         """Whether the key manager holds ``ref`` (None: the cloud has no key manager); :class:`CatalogUnavailable`
         when it cannot be asked."""
+        ...
+
+    def members_down(self, target: PollTarget, identity_tag: str, pool_names: set[str]) -> set[tuple[str, str]]:
+        """(pool name, member name) of every member listed administratively down in the pools named ``pool_names``
+        that carry ``identity_tag``; :class:`CatalogUnavailable` when the cloud cannot be asked."""
         ...
 
     def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
@@ -143,6 +148,16 @@ class OpenStackCatalog:
                 return False
             except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
                 return None
+
+    def members_down(self, target: PollTarget, identity_tag: str, pool_names: set[str]) -> set[tuple[str, str]]:
+        with _unavailable_on_cloud_failure():
+            conn = self._connection(target)
+            try:
+                pools = [pool for pool in conn.load_balancer.pools(tags=identity_tag) if pool.name in pool_names]
+            except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException) as error:
+                raise NoLoadBalancerService(describe(error)) from None
+            return {(str(pool.name), str(member.name or "")) for pool in pools
+                    for member in conn.load_balancer.members(pool.id) if member.is_admin_state_up is False}
 
     def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
         try:
@@ -267,6 +282,31 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Pro
                                           "cannot load it and refuses the listener; give the reference of an existing "
                                           "container (openstack secret container list)"))
     return problems
+
+
+def members_put_back_from(args: EndpointArgs, target: PollTarget, identity_tag: str,
+                          root: str) -> Optional[frozenset[tuple[str, str]]]:
+    """Under the ovn provider, with members written one by one (``memberUpdates: per-member``) and a health monitor: (pool name, member name) of the members the endpoint's pools list administratively down now, that
+    the configuration may put back (``enabled: true`` again). The plan has those re-created rather than set admin up
+    (:attr:`ha_endpoint.core.plan.MemberPlan.put_back`): ovn-octavia-provider 3.1.2's
+    ``OvnProviderHelper.member_update`` keeps a monitored member it holds OFFLINE out of the OVN backends for good when
+    it is only set admin up; ``member_create`` puts it back. Empty when nothing applies (``batch``: the member set
+    re-creates it itself; ``handover``: its member resources are retained on delete, so the member waits for the
+    ``batch`` update); None (with a warning) when the cloud could not be asked: such a member is then only set admin
+    up, and the gate times out naming it."""
+    if not predicates.drains_admin_down(args.load_balancer_provider) or \
+            str(args.member_updates or "per-member") != "per-member" or \
+            not any(listener.monitor is not None for listener in args.listeners) or not isinstance(args.name, str):
+        return frozenset()
+    pools = {contract.pool_name(args.name, az, listener.port) for az in args.zones for listener in args.listeners}
+    try:
+        return frozenset(_CATALOG[-1].members_down(target, identity_tag, pools))
+    except CatalogUnavailable as reason:
+        pulumi.log.warn(f"{root}.members: the members the load balancers list administratively down could not be read "
+                        f"at preview ({reason}); a member put back (enabled: true again) is then only set admin up, "
+                        "which the ovn provider does not put back in service (the zone's gate times out naming it): "
+                        "set readiness.cloud so that the preview can ask, or remove the member and add it again")
+        return None
 
 
 class RecordsUnreadable(CloudError):

@@ -21,7 +21,7 @@ from typing import Any, Optional
 import pulumi
 
 from ..cloud.lookups import lookup_cloud_facts
-from ..cloud.octavia_checks import ask_at_preview
+from ..cloud.octavia_checks import ask_at_preview, members_put_back_from
 from ..core.args import EndpointArgs
 from ..core.checks import check_cloud_facts
 from ..core.cloud_facts import CloudFacts
@@ -103,6 +103,8 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
                              octavia=context.backend == OCTAVIA)
     if answers.problems or lookups:
         raise CloudLookupError(answers.problems + lookups)
+    if context.backend == OCTAVIA:
+        facts = replace(facts, members_down=members_put_back_from(args, target, context.identity.tag, context.root))
     return facts if args.dns is None else replace(facts, published=answers.published)
 
 

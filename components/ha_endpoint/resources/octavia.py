@@ -215,10 +215,17 @@ class _OctaviaZone:
                 # taken out (enabled: false, or weight 0): administratively down on every provider (the ovn provider
                 # ignores the weight); given only then, so a member in service has no change (the default is up)
                 **({"admin_state_up": False} if not member.in_service else {}),
+                # put back under the ovn provider (its pool lists it admin down now): re-created, deleted first (it
+                # serves nothing, and Octavia refuses a second member at its address and port); set admin up, the
+                # provider would keep it out of the OVN backends for good (ovn-octavia-provider 3.1.2,
+                # OvnProviderHelper.member_update: with a health monitor a member it holds OFFLINE stays OFFLINE)
+                **({"admin_state_up": True} if member.put_back else {}),
                 tags=list(zone.tags), opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions.merge(
                     pulumi.ResourceOptions.merge(self._after_previous_write(child), aliases),
                     pulumi.ResourceOptions(depends_on=[self.member_ports[member.member]]
-                                           if member.member in self.member_ports else None)), retained),
+                                           if member.member in self.member_ports else None)),
+                    pulumi.ResourceOptions.merge(retained, pulumi.ResourceOptions(
+                        replace_on_changes=["adminStateUp"], delete_before_replace=True) if member.put_back else None)),
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {})))
         self.member_ids[listener.port] = pulumi.Output.all(
             **{name: resource.id for name, resource in members.items()})
