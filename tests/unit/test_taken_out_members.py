@@ -87,9 +87,20 @@ def test_under_ovn_a_member_put_back_is_recreated_deleting_the_old_one_first():
             True, ["adminStateUp"], True)
         assert "adminStateUp" not in kept["inputs"] and kept["replace_on_changes"] == []
         assert kept["delete_before_replace"] is False
+    # the zone registers its put-back record first and the re-created members wait for it: the dynamic provider
+    # is registered before the engine deletes the old member's drain (ha_endpoint.readiness.put_back)
+    record = last(run, "k8s-api-az1-lb-put-back")
+    assert record["type"].endswith("PutBack") and record["inputs"]["members"] == [OUT["name"]], record["inputs"]
+    for port in (6443, 22623):
+        back = last(run, contract.member_name("k8s-api", "az1", port, OUT["address"]))
+        assert record["urn"] in back["dependencies"], back["dependencies"]
+    assert not [r for r in run.registrations if r["name"].endswith("-put-back") and r is not record], \
+        "one record, in the zone that puts members back"
     again = run_component(endpoint("ovn", "per-member", {"enabled": True}), cloud, preview=False)
     assert last(again, contract.member_name("k8s-api", "az1", 6443, OUT["address"]))["replace_on_changes"] == [], \
         "the members it created in service are not put back"
+    assert [r for r in again.registrations if r["name"].endswith("-put-back")] == [record], \
+        "the record lasts one update (the fake cloud keeps every run's registrations)"
 
 
 @pytest.mark.parametrize("provider, updates", [("amphora", "per-member"), ("ovn", "handover")])
