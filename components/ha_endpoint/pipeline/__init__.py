@@ -21,7 +21,7 @@ from typing import Any, Optional
 import pulumi
 
 from ..cloud.lookups import lookup_cloud_facts
-from ..cloud.octavia_checks import ask_at_preview, members_put_back_from
+from ..cloud.octavia_checks import ask_at_preview
 from ..core.args import EndpointArgs
 from ..core.checks import check_cloud_facts
 from ..core.cloud_facts import CloudFacts
@@ -100,11 +100,10 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     except CloudLookupError as error:
         facts, lookups = None, error.problems
     answers = ask_at_preview(args, target, context.root, facts.dns_zone_id if facts else None,
-                             octavia=context.backend == OCTAVIA)
+                             octavia=context.backend == OCTAVIA, identity_tag=context.identity.tag)
     if answers.problems or lookups:
         raise CloudLookupError(answers.problems + lookups)
-    if context.backend == OCTAVIA:
-        facts = replace(facts, members_down=members_put_back_from(args, target, context.identity.tag, context.root))
+    facts = replace(facts, members_down=answers.members_down)
     return facts if args.dns is None else replace(facts, published=answers.published)
 
 
