@@ -262,6 +262,7 @@ def test_3b_a_member_taken_out_answers_no_new_connection_and_a_zone_left_without
         return True
 
     eventually(f"both of {OUT_ZONE}'s members answer", both_answer, 60, 0.5)
+    print(f"\n{OUT_ZONE}'s answers with both members in service: {answers_per_member(address)}")
     stack.write_config(taken_out_config(servers, enabled=False))
     with ovn_endpoint.ZoneAskers({OUT_ZONE: address}) as clients, \
             PoolSampler(localcloud.conn, {OUT_ZONE: pool}) as sampler:
@@ -295,10 +296,61 @@ def test_3b_a_member_taken_out_answers_no_new_connection_and_a_zone_left_without
     stack.write_config(taken_out_config(servers, enabled=False, zone_enabled=False))
     refused = stack.preview(check=False)
     assert refused.returncode != 0 and f"zone {OUT_ZONE}'s only member(s)" in refused.output, refused.output[-3000:]
+    print(f"{OUT_ZONE}'s answers with {out.name} taken out: {answers_per_member(address)}")
+
+
+PUT_BACK_TIMEOUT = 120  # test_3c's readiness.timeoutSeconds: a member put back is ready in the hold (20 s) and a poll
+
+
+def test_3c_a_member_put_back_is_online_and_gets_new_connections_again(stack, servers, localcloud):
+    """Issue 46, the way back: the member test_3b took out is put back (``enabled: true`` again) while a client asks
+    the zone's floating IP 10 times a second. Under the ovn provider an admin-up update of a member it holds OFFLINE
+    keeps it OFFLINE and out of the OVN backends for good with a health monitor (ovn-octavia-provider 3.1.2,
+    ``OvnProviderHelper.member_update``): the component re-creates it instead. The `up` completes, no request fails,
+    the member is listed admin up and ONLINE, and it answers new connections again (both members do). The member is
+    removed again at the end."""
+    zones = stack.outputs()["zones"]
+    address, pool = zones[OUT_ZONE]["floatingIp"], zones[OUT_ZONE]["poolIds"][str(PORT)]
+    out, kept = servers["first"][OUT_ZONE], servers["second"][OUT_ZONE]
+    listed = {m.address: m for m in localcloud.conn.load_balancer.members(pool)}
+    assert listed[address_of(out, OUT_ZONE)].is_admin_state_up is False, "test_3b left no member taken out"
+    stack.write_config(taken_out_config(servers, enabled=True) | {"readiness": {
+        **taken_out_config(servers, enabled=True)["readiness"], "timeoutSeconds": PUT_BACK_TIMEOUT}})
+    with ovn_endpoint.ZoneAskers({OUT_ZONE: address}) as clients:
+        back = stack.up(check=False)
+        time.sleep(3)
+    listed = {m.address: m for m in localcloud.conn.load_balancer.members(pool)}
+    member = listed[address_of(out, OUT_ZONE)]
+    print(f"\nputting {out.name} back: up {back.seconds:.1f}s (exit {back.returncode}); listed "
+          f"{member.provisioning_status}/{member.operating_status} admin {member.is_admin_state_up}; answers during "
+          f"the up {dict(Counter(name for _, name in clients.answers[OUT_ZONE]))}, failures "
+          f"{clients.failures[OUT_ZONE][:5]}")
+    assert back.returncode == 0, "\n".join(line for line in back.output.splitlines()
+                                            if "error" in line.lower() or "failed" in line.lower())[-6000:]
+    assert clients.failures[OUT_ZONE] == [], clients.failures[OUT_ZONE][:10]
+    assert (member.is_admin_state_up, member.provisioning_status, member.operating_status) == (
+        True, "ACTIVE", "ONLINE"), member
+    counted: Counter = Counter()
+
+    def both_answer_again() -> bool:
+        counted.clear()
+        counted.update(answers_per_member(address))
+        assert counted[out.name] > 0 and counted[kept.name] > 0, dict(counted)
+        return True
+
+    eventually(f"{out.name} answers new connections again", both_answer_again, 30, 1)
+    print(f"{OUT_ZONE}'s answers after putting {out.name} back: {dict(counted)}")
+    member_ids = stack.outputs()["zones"][OUT_ZONE]["memberIds"][str(PORT)]
+    assert member.id in member_ids.values() if isinstance(member_ids, dict) else member.id in member_ids, member_ids
 
     stack.write_config(endpoint_config({zone: server.id for zone, server in servers["second"].items()}))
     stack.up()
     assert [m.address for m in localcloud.conn.load_balancer.members(pool)] == [address_of(kept, OUT_ZONE)]
+
+
+def answers_per_member(address: str, requests: int = 40) -> dict[str, int]:
+    """Who answers ``requests`` new connections to ``address``, one after another: server name -> count."""
+    return dict(Counter(ask(address).split()[0] for _ in range(requests)))
 
 
 DEAD_AFTER = 15  # seconds: the unpublish tests' readiness.deadAfterSeconds

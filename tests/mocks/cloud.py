@@ -209,7 +209,8 @@ class FakeCloud(pulumi.runtime.Mocks):
                       "dependencies": getattr(self.current, "dependencies", []), "provider": args.provider,
                       "aliases": getattr(self.current, "aliases", []),
                       "delete_before_replace": getattr(self.current, "delete_before_replace", False),
-                      "retain_on_delete": getattr(self.current, "retain_on_delete", False)}
+                      "retain_on_delete": getattr(self.current, "retain_on_delete", False),
+                      "replace_on_changes": getattr(self.current, "replace_on_changes", [])}
             self.registrations.append(record)
             if not args.custom:
                 return "", args.inputs
@@ -245,6 +246,17 @@ class FakeCatalog:
         if not self.cloud.key_manager:
             return None
         return ref in self.cloud.certificates
+
+    def members_down(self, target, identity_tag: str, pool_names: set):
+        """(pool name, member name) of the members created administratively down in the pools named ``pool_names``
+        that carry ``identity_tag`` (what the earlier runs of the program created)."""
+        self.asked.append(("members_down", sorted(pool_names)))
+        self._available()
+        pools = {pool_id: state["name"] for pool_id, state in self.cloud.kind("openstack:loadbalancer/pool:Pool").items()
+                 if state.get("name") in pool_names and identity_tag in (state.get("tags") or [])}
+        latest = {(pools[state["poolId"]], state.get("name", "")): state.get("adminStateUp", True) for state in
+                  self.cloud.kind("openstack:loadbalancer/member:Member").values() if state.get("poolId") in pools}
+        return {key for key, up in latest.items() if up is False}  # each run creates its members anew: the last
 
     def a_records(self, target, dns_zone_id: str):
         self.asked.append(("a_records", dns_zone_id))

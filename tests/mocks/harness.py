@@ -52,6 +52,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.mocks.current.aliases = [_alias(alias) for alias in request.aliases] + list(request.aliasURNs)
         self.mocks.current.delete_before_replace = request.deleteBeforeReplace
         self.mocks.current.retain_on_delete = request.retainOnDelete
+        self.mocks.current.replace_on_changes = list(request.replaceOnChanges)
         return super().RegisterResource(request)
 
     def RegisterResourceOutputs(self, request):

@@ -284,6 +284,8 @@ HANDLERS: dict[str, Callable[..., dict]] = {
     "pulumi-python:dynamic/haendpoint:MemberDrain": readiness,
     "haendpoint:index:MemberReadiness": readiness,  # the same, built in the package's provider host
     "haendpoint:index:MemberDrain": readiness,
+    "pulumi-python:dynamic/haendpoint:PutBack": lambda cloud, name, inputs: dict(inputs),  # a record, no API call
+    "haendpoint:index:PutBack": lambda cloud, name, inputs: dict(inputs),
     "pulumi-python:dynamic/haendpoint:MemberSet": member_set,
     "haendpoint:index:MemberSet": member_set,
     "pulumi:providers:openstack": lambda cloud, name, inputs: dict(inputs),  # a provider's state is its inputs

@@ -175,13 +175,17 @@ BUGS = {
     "KeyError": lambda: KeyError("name"),
     "an SDK's own error without a status": lambda: os_exc.SDKException("Unexpected resource attribute"),
 }
-QUESTIONS = {
+WARNED = {
     "availability zones": lambda catalog, target: catalog.octavia_azs(target),
     "certificate": lambda catalog, target: catalog.certificate(target, CERTIFICATE),
 }
+QUESTIONS = {  # the members down are retried, then fail the preview (below), as the records are
+    **WARNED,
+    "members down": lambda catalog, target: catalog.members_down(target, "ha-endpoint:stack=p/s", {"ep-az1-6443-pool"}),
+}
 
 
-@pytest.mark.parametrize("question", sorted(QUESTIONS))
+@pytest.mark.parametrize("question", sorted(WARNED))
 @pytest.mark.parametrize("failure", sorted(CLOUD_FAILURES))
 def test_a_cloud_that_fails_the_question_is_a_warning(question, failure):
     error = CLOUD_FAILURES[failure]()
@@ -335,3 +339,97 @@ def test_a_cloud_without_a_load_balancer_service_is_refused_at_preview_not_warne
         problems = check_octavia(args, target, "ha-endpoint:endpoint")
     assert [problem.path for problem in problems] == ["ha-endpoint:endpoint.zones"]
     assert "no load-balancer service (Octavia)" in problems[0].message and not warnings
+
+
+def test_the_real_catalog_names_the_members_its_pools_list_admin_down():
+    """Issue 46, the way back (ha_endpoint.cloud.octavia_checks.members_put_back_from): one listing of the stack's
+    pools by its identity tag, one of each wanted pool's members."""
+    asked = []
+
+    class LoadBalancer:
+        def pools(self, **query):
+            asked.append(("pools", query))
+            return [SimpleNamespace(id="p1", name="ep-az1-6443-pool"), SimpleNamespace(id="p9", name="other-pool")]
+
+        def members(self, pool_id):
+            asked.append(("members", pool_id))
+            return [SimpleNamespace(name="cp-0", is_admin_state_up=True),
+                    SimpleNamespace(name="cp-3", is_admin_state_up=False)]
+
+    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    catalog._connections[(target.cloud, target.region)] = SimpleNamespace(load_balancer=LoadBalancer())
+    assert catalog.members_down(target, "ha-endpoint:stack=p/s", {"ep-az1-6443-pool"}) == {("ep-az1-6443-pool",
+                                                                                              "cp-3")}
+    assert asked == [("pools", {"tags": "ha-endpoint:stack=p/s"}), ("members", "p1")]
+
+
+def _ovn_monitored():
+    from ha_endpoint.core.validation import load_endpoint_args
+
+    raw = amphora_endpoint()
+    raw["loadBalancerProvider"] = "ovn"
+    for listener in raw["listeners"]:
+        listener["monitor"] = {"type": "TCP"}
+    return load_endpoint_args(raw)
+
+
+class _Pools:
+    """A load-balancer service whose listing fails with ``errors`` (one per call), then lists cp-3 admin down."""
+
+    def __init__(self, errors: list) -> None:
+        self.errors, self.calls = list(errors), 0
+
+    def pools(self, **query):
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return [SimpleNamespace(id="p1", name="k8s-api-az1-6443-pool")]
+
+    def members(self, pool_id):
+        return [SimpleNamespace(name="cp-3", is_admin_state_up=False)]
+
+
+def _members_down(errors: list, **kwargs):
+    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    pools = _Pools(errors)
+    catalog._connections[(target.cloud, target.region)] = SimpleNamespace(load_balancer=pools)
+    now = [0.0]
+    with octavia_checks.use_catalog(catalog):
+        answer = octavia_checks.members_put_back_from(
+            _ovn_monitored(), target, "ha-endpoint:stack=p/s", "root", clock=lambda: now[0],
+            sleep=lambda seconds: now.__setitem__(0, now[0] + seconds), **kwargs)
+    return answer, pools
+
+
+def test_members_down_are_read_again_after_a_transient_failure():
+    """Issue 46 finding 3's rule for the put-back lookup: a transient failure is retried, never a changed plan."""
+    answer, pools = _members_down([http_error(503), ks_exc.ConnectFailure("refused")])
+    assert answer == frozenset({("k8s-api-az1-6443-pool", "cp-3")}) and pools.calls == 3
+
+
+@pytest.mark.parametrize("error", [http_error(503), http_error(403, os_exc.ForbiddenException),
+                                   ks_exc.SSLError("certificate verify failed")])
+def test_members_down_that_cannot_be_read_fail_the_preview_naming_the_members(error, warnings):
+    """Retried (503) or not worth retrying (403, TLS), a listing that still fails is a problem at ``<root>.members``:
+    without it a member put back would be planned as an admin-up update the ovn provider never serves."""
+    with pytest.raises(octavia_checks.MembersUnreadable) as caught:
+        _members_down([error] * 1000, timeout_seconds=30)
+    assert "could not be read at preview" in str(caught.value) and not warnings
+    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    catalog._connections[(target.cloud, target.region)] = SimpleNamespace(load_balancer=_Pools([error] * 1000))
+    with octavia_checks.use_catalog(catalog), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(octavia_checks, "RECORDS_RETRY_SECONDS", 0.0)
+        patch.setattr(octavia_checks, "check_octavia", lambda *args: [])
+        answers = octavia_checks.ask_at_preview(_ovn_monitored(), target, "root", None, identity_tag="t")
+    assert [problem.path for problem in answers.problems] == ["root.members"]
+
+
+def test_members_down_without_a_cloud_to_ask_are_a_warning_and_not_known(warnings):
+    """Nothing to ask (the provider is explicit and readiness.cloud unset): a warning naming the way out, None."""
+    args = _ovn_monitored()
+    with octavia_checks.use_catalog(OpenStackCatalog()):
+        assert octavia_checks.members_put_back_from(args, PollTarget(None, None, "provider"), "t", "root") is None
+        assert octavia_checks.members_put_back_from(args.model_copy(update={"member_updates": "batch"}),
+                                                    PollTarget(None, None, "provider"), "t", "root") == frozenset()
+    assert len(warnings) == 1 and warnings[0].startswith("root.members: the members the load balancers list "
+                                                         "administratively down could not be read at preview")

@@ -66,6 +66,55 @@ def test_batch_writes_a_member_taken_out_admin_down_and_its_gate_does_not_wait_f
                                                                      "cp-3": "ACTIVE/OFFLINE"}
 
 
+def last(run, name: str) -> dict:
+    """The latest registration of ``name`` (the fake cloud keeps every run's)."""
+    return [r for r in run.registrations if r["name"] == name][-1]
+
+
+def test_under_ovn_a_member_put_back_is_recreated_deleting_the_old_one_first():
+    """Issue 46, the way back: under the ovn provider a member the pool lists administratively down that the
+    configuration puts back (``enabled: true`` again) is re-created, its old self deleted first (it serves nothing; the
+    provider keeps a member it holds OFFLINE out of its backends for good when it is only set admin up:
+    ha_endpoint.cloud.octavia_checks.members_put_back_from). The member that stayed in service, and a member put back
+    on amphora (whose health monitor takes it back), are updated in place as before."""
+    cloud = FakeCloud.dev()
+    run_component(endpoint("ovn", "per-member", {"enabled": False}), cloud, preview=False)
+    run = run_component(endpoint("ovn", "per-member", {"enabled": True}), cloud, preview=False)
+    for port in (6443, 22623):
+        back = last(run, contract.member_name("k8s-api", "az1", port, OUT["address"]))
+        kept = last(run, contract.member_name("k8s-api", "az1", port, "10.10.1.10"))
+        assert (back["inputs"]["adminStateUp"], back["replace_on_changes"], back["delete_before_replace"]) == (
+            True, ["adminStateUp"], True)
+        assert "adminStateUp" not in kept["inputs"] and kept["replace_on_changes"] == []
+        assert kept["delete_before_replace"] is False
+    # the zone registers its put-back record first and the re-created members wait for it: the dynamic provider
+    # is registered before the engine deletes the old member's drain (ha_endpoint.readiness.put_back)
+    record = last(run, "k8s-api-az1-lb-put-back")
+    assert record["type"].endswith("PutBack") and record["inputs"]["members"] == [OUT["name"]], record["inputs"]
+    for port in (6443, 22623):
+        back = last(run, contract.member_name("k8s-api", "az1", port, OUT["address"]))
+        assert record["urn"] in back["dependencies"], back["dependencies"]
+    assert not [r for r in run.registrations if r["name"].endswith("-put-back") and r is not record], \
+        "one record, in the zone that puts members back"
+    again = run_component(endpoint("ovn", "per-member", {"enabled": True}), cloud, preview=False)
+    assert last(again, contract.member_name("k8s-api", "az1", 6443, OUT["address"]))["replace_on_changes"] == [], \
+        "the members it created in service are not put back"
+    assert [r for r in again.registrations if r["name"].endswith("-put-back")] == [record], \
+        "the record lasts one update (the fake cloud keeps every run's registrations)"
+
+
+@pytest.mark.parametrize("provider, updates", [("amphora", "per-member"), ("ovn", "handover")])
+def test_a_member_put_back_on_amphora_or_in_the_handover_update_is_updated_in_place(provider, updates):
+    """On amphora the health monitor takes a member set admin up again back; in the handover update the member
+    resources are retained on delete (a replacement would leave the old member behind), and the member set of the
+    next update (batch) re-creates it."""
+    cloud = FakeCloud.dev()
+    run_component(endpoint(provider, updates, {"enabled": False}), cloud, preview=False)
+    run = run_component(endpoint(provider, updates, {"enabled": True}), cloud, preview=False)
+    back = last(run, contract.member_name("k8s-api", "az1", 6443, OUT["address"]))
+    assert back["replace_on_changes"] == [] and "adminStateUp" not in back["inputs"]
+
+
 def problems_of(raw) -> list[str]:
     with pytest.raises(ConfigError) as caught:
         load_endpoint_args(raw)

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator, Optional, Protocol
 import openstack.exceptions as os_exc
 import pulumi
 
-from ..core import predicates
+from ..core import contract, predicates
 from ..core.args import EndpointArgs
 from ..core.errors import CloudLookupError, HaEndpointError, Problem
 from ..core.plan import PollTarget
@@ -77,6 +77,11 @@ class Catalog(Protocol):
     def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
         """Whether the key manager holds ``ref`` (None: the cloud has no key manager); :class:`CatalogUnavailable`
         when it cannot be asked."""
+        ...
+
+    def members_down(self, target: PollTarget, identity_tag: str, pool_names: set[str]) -> set[tuple[str, str]]:
+        """(pool name, member name) of every member listed administratively down in the pools named ``pool_names``
+        that carry ``identity_tag``; :class:`CatalogUnavailable` when the cloud cannot be asked."""
         ...
 
     def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
@@ -144,6 +149,21 @@ class OpenStackCatalog:
             except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
                 return None
 
+    def members_down(self, target: PollTarget, identity_tag: str, pool_names: set[str]) -> set[tuple[str, str]]:
+        try:
+            conn = self._connection(target)
+            pools = [pool for pool in conn.load_balancer.pools(tags=identity_tag) if pool.name in pool_names]
+            return {(str(pool.name), str(member.name or "")) for pool in pools
+                    for member in conn.load_balancer.members(pool.id) if member.is_admin_state_up is False}
+        except HaEndpointError:
+            raise
+        except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException) as error:
+            raise NoLoadBalancerService(describe(error)) from None
+        except Exception as error:
+            if not cloud_failure(error):
+                raise
+            raise translate(error, "listing the members of the endpoint's pools") from error
+
     def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
         try:
             conn = self._connection(target)
@@ -193,13 +213,22 @@ class PreviewAnswers:
 
     problems: list[Problem]
     published: Optional[dict[str, Optional[str]]] = None
+    members_down: Optional[frozenset[tuple[str, str]]] = frozenset()
+    """:func:`members_put_back_from`'s answer."""
 
 
 def ask_at_preview(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id: Optional[str],
-                   octavia: bool = True) -> PreviewAnswers:
+                   octavia: bool = True, identity_tag: str = "") -> PreviewAnswers:
     """Every question of this module, asked once: Octavia's AZs and certificates (:func:`check_octavia`, when the
-    zones are served by ``octavia``) and, with a DNS zone, its A records (:func:`published_records`)."""
+    zones are served by ``octavia``), which members the pools hold administratively down (:func:`members_put_back_from`,
+    under ``octavia``) and, with a DNS zone, its A records (:func:`published_records`)."""
     problems = check_octavia(args, target, root) if octavia else []
+    members_down: Optional[frozenset[tuple[str, str]]] = frozenset()
+    if octavia and not problems:
+        try:
+            members_down = members_put_back_from(args, target, identity_tag, root)
+        except MembersUnreadable as error:
+            problems.append(Problem(f"{root}.members", str(error)))
     published = None
     if args.dns is not None:
         try:
@@ -212,7 +241,7 @@ def ask_at_preview(args: EndpointArgs, target: PollTarget, root: str, dns_zone_i
                 "replaced and whether another stack holds their names depend on them, so nothing is planned without "
                 "them: run the preview again once the DNS service (Designate) answers, or give the credentials the "
                 "right to list the zone's record sets (openstack recordset list <zone>)"))
-    return PreviewAnswers(problems, published)
+    return PreviewAnswers(problems, published, members_down)
 
 
 def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
@@ -267,6 +296,47 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Pro
                                           "cannot load it and refuses the listener; give the reference of an existing "
                                           "container (openstack secret container list)"))
     return problems
+
+
+def members_put_back_from(args: EndpointArgs, target: PollTarget, identity_tag: str, root: str,
+                          clock: Optional[Callable[[], float]] = None, sleep: Optional[Callable[[float], None]] = None,
+                          timeout_seconds: Optional[float] = None) -> Optional[frozenset[tuple[str, str]]]:
+    """Under the ovn provider, with members written one by one (``memberUpdates: per-member``) and a health monitor: (pool name, member name) of the members the endpoint's pools list administratively down now, that
+    the configuration may put back (``enabled: true`` again). The plan has those re-created rather than set admin up
+    (:attr:`ha_endpoint.core.plan.MemberPlan.put_back`): ovn-octavia-provider 3.1.2's
+    ``OvnProviderHelper.member_update`` keeps a monitored member it holds OFFLINE out of the OVN backends for good when
+    it is only set admin up; ``member_create`` puts it back. Empty when nothing applies (``batch``: the member set
+    re-creates it itself; ``handover``: its member resources are retained on delete, so the member waits for the
+    ``batch`` update); None (with a warning) when there is no cloud to ask (:class:`NoCloudToAsk`): such a member is
+    then only set admin up, and the gate times out naming it. A failed call is retried as the records' are
+    (:func:`published_records`); if it still fails, :class:`MembersUnreadable` (the preview fails): a transient error
+    never changes the plan."""
+    if not predicates.drains_admin_down(args.load_balancer_provider) or \
+            str(args.member_updates or "per-member") != "per-member" or \
+            not any(listener.monitor is not None for listener in args.listeners) or not isinstance(args.name, str):
+        return frozenset()
+    pools = {contract.pool_name(args.name, az, listener.port) for az in args.zones for listener in args.listeners}
+    catalog = _CATALOG[-1]
+    try:
+        return frozenset(call_with_retries(lambda: catalog.members_down(target, identity_tag, pools),
+                                           timeout_seconds=RECORDS_RETRY_SECONDS if timeout_seconds is None
+                                           else timeout_seconds,
+                                           clock=clock or time.monotonic, sleep=sleep or time.sleep))
+    except NoCloudToAsk as reason:
+        pulumi.log.warn(f"{root}.members: the members the load balancers list administratively down could not be read "
+                        f"at preview ({reason}); a member put back (enabled: true again) is then only set admin up, "
+                        "which the ovn provider does not put back in service (the zone's gate times out naming it): "
+                        "set readiness.cloud so that the preview can ask, or remove the member and add it again")
+        return None
+    except (CallFailed, RetriesExhausted, CredentialsRefused) as error:
+        raise MembersUnreadable(f"the members the endpoint's pools hold administratively down could not be read at "
+                                f"preview ({error}); a member put back (enabled: true again) is re-created under the "
+                                "ovn provider rather than set admin up, so nothing is planned without them: run the "
+                                "preview again once the load-balancer service (Octavia) answers") from error
+
+
+class MembersUnreadable(CloudError):
+    """Listing which members the endpoint's pools hold administratively down failed: retrying did not help."""
 
 
 class RecordsUnreadable(CloudError):

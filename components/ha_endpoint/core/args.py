@@ -371,8 +371,9 @@ class MemberArgs(_Model):
     """false takes the member out (e.g. its node's maintenance) on every provider: it stays in its pools,
     administratively down (admin_state_up false, which the ovn provider needs: it ignores the weight), gets no new
     connection, is not waited for by the readiness gate and does not count as its zone's capacity (a zone whose only
-    members are taken out is refused). true (default) puts it back. The configuration is the source of truth: an
-    admin state changed by hand is written back to this at the next update."""
+    members are taken out is refused). true (default) puts it back (under ovn by re-creating the member, which that
+    provider needs; the preview shows the replacement). The configuration is the source of truth: an admin state
+    changed by hand is written back to this at the next update."""
 
     @model_validator(mode="before")
     @classmethod

@@ -98,6 +98,10 @@ class CloudFacts:
     """Member name -> its server, for members given by ``server``."""
     published: Optional[dict[str, Optional[str]]] = None
     """The A recordsets the DNS zone holds already: name -> description (None: not known)."""
+    members_down: Optional[frozenset[tuple[str, str]]] = None
+    """(pool name, member name) of the members the endpoint's pools list administratively down now, where a member put
+    back must be re-created (the ovn provider, members written one by one:
+    :func:`ha_endpoint.cloud.octavia_checks.members_put_back_from`); None: not known."""
 
 
 def member_subnet_ref(args: EndpointArgs, member: MemberArgs) -> Any:

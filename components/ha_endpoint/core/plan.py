@@ -111,6 +111,9 @@ class MemberPlan:
     in_service: bool = True
     """False when the configuration takes the member out (``enabled: false`` or weight 0,
     :func:`ha_endpoint.core.predicates.member_in_service`): registered administratively down, not waited for."""
+    put_back: bool = False
+    """In service, and its pool lists it administratively down now under the ovn provider (members written one by
+    one, a monitored pool): put back, so re-created, not set admin up (:attr:`CloudFacts.members_down`)."""
 
 
 @dataclass(frozen=True)
@@ -349,7 +352,9 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
                     contract.member_drain_name(name, az, port, member_key(args.members[index])),
                     contract.legacy_member_name(name, az, port, args.members[index].name)
                     if isinstance(args.members[index].address, str) else None,
-                    predicates.member_in_service(args.members[index].enabled, args.members[index].weight))
+                    predicates.member_in_service(args.members[index].enabled, args.members[index].weight),
+                    predicates.member_in_service(args.members[index].enabled, args.members[index].weight)
+                    and (contract.pool_name(name, az, port), args.members[index].name) in (facts.members_down or ()))
          for index in indexes), key=lambda member: member.member))
     method = listener.lb_method or (predicates.OVN_METHOD if predicates.is_ovn(args.load_balancer_provider) else "ROUND_ROBIN")
     # the ovn provider refuses allowed_cidrs on a listener ("OVN provider does not support allowed_cidrs option"):

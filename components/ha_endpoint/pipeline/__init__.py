@@ -100,9 +100,10 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     except CloudLookupError as error:
         facts, lookups = None, error.problems
     answers = ask_at_preview(args, target, context.root, facts.dns_zone_id if facts else None,
-                             octavia=context.backend == OCTAVIA)
+                             octavia=context.backend == OCTAVIA, identity_tag=context.identity.tag)
     if answers.problems or lookups:
         raise CloudLookupError(answers.problems + lookups)
+    facts = replace(facts, members_down=answers.members_down)
     return facts if args.dns is None else replace(facts, published=answers.published)
 
 

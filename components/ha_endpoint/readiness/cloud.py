@@ -89,6 +89,21 @@ class OctaviaStatusSource:
             raise
         return True
 
+    def remove_member(self, pool_id: str, member_id: str) -> bool:
+        """Delete one member: one ``DELETE .../pools/{pool_id}/members/{member_id}``; ``False`` when it (or its pool)
+        no longer exists."""
+        conn = self._connection()
+        self.calls += 1
+        try:
+            with translated(f"deleting member {member_id} in pool {pool_id}"):
+                conn.load_balancer.delete_member(member_id, pool_id, ignore_missing=False)
+        except FetchFailed as exc:
+            cause = exc.__cause__
+            if cause is not None and http_status(cause) == 404:
+                return False
+            raise
+        return True
+
     def list_members(self, pool_id: str, missing_ok: bool = False) -> list[LiveMember]:
         """Every member of the pool with its address, port, attributes and statuses: one
         ``GET .../pools/{pool_id}/members`` (what a member set reconciles against); with ``missing_ok``, none when

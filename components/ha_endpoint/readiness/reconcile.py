@@ -13,7 +13,9 @@ each one batch:
    waited for). A wanted member that does not become ready stops the update here: nothing has been removed. With
    ``admin_down`` (the ovn provider) and a monitored pool, each member this write took out is kept out of the
    backends as a drained one is (:mod:`.held_out`: set admin down again once the provider's ERROR is in, its weight
-   kept).
+   kept). A member put back (listed admin down, wanted in service) under ``admin_down`` in a monitored pool is deleted
+   first and created again by this batch (:meth:`_Reconcile.recreating`: the ovn provider never puts a member it
+   holds OFFLINE back in its backends when it is only set admin up).
 2. **drain** (``drain_seconds`` > 0 and members leaving): the leaving members at weight 0, ``additive_only``; once
    Octavia applied it, the grace. With ``admin_down`` (the ovn provider) each leaving member instead at weight 0 and
    admin state down in a single-member update of its own, repeated once the provider's ERROR is in, each applied
@@ -66,6 +68,8 @@ class SetSource(Protocol):
 
     def drain_member(self, pool_id: str, member_id: str, admin_down: bool = False,
                      weight: Optional[int] = 0) -> bool: ...
+
+    def remove_member(self, pool_id: str, member_id: str) -> bool: ...
 
     def fetch_pool(self, pool_id: str) -> list[MemberStatus]: ...
 
@@ -247,6 +251,8 @@ class _Reconcile:
         before = {m.member_id for m in live}
         going = {m.member_id for m in live if m.provisioning_status in DELETING
                  and owns(m, recorded, self.inputs.set_tag)}  # removed by an update that was interrupted
+        if self.inputs.admin_down and self.inputs.monitored:
+            changes, live = self.recreating(changes, live)
         if changes.create or changes.update:
             self.stages.append("make")
             self.put([m.entry(self.inputs.create_tags) for m in changes.create]
@@ -318,6 +324,35 @@ class _Reconcile:
         elif going:
             members = self.wanted(self.settled(going, True, "waiting for the members being removed to be gone"))
         return self.result(members, changes, start, {}, drained=drained, removed=len(leaving))
+
+    def recreating(self, changes: Changes, live: list[LiveMember]) -> tuple[Changes, list[LiveMember]]:
+        """``admin_down`` (the ovn provider), monitored pool: every member put back (listed admin down, wanted in
+        service) is deleted, one single-member delete each, and created again by the make stage's batch. Only set
+        admin up, the ovn provider would keep it out for good: ovn-octavia-provider 3.1.2's
+        ``OvnProviderHelper.member_update`` keeps, with a health monitor, the status it last held for the member
+        (OFFLINE, as :mod:`.held_out` leaves it) and rewrites the OVN load balancer's backends only when that status
+        leaves OFFLINE, which it then never does; OVN has no health check for a member out of the backends, so nothing
+        reports it again. ``member_create``
+        (``_add_member``) puts a member created admin up in the backends and gives it its health check. The member is
+        out of service meanwhile: nothing a client notices. Returns the changes with those members to create, and the
+        listing once they are gone."""
+        back = [(wanted, found) for wanted, found in changes.update
+                if wanted.admin_state_up and not found.admin_state_up]
+        if not back:
+            return changes, live
+        self.stages.append("recreate")
+        for wanted, found in back:
+            if self.retried(lambda: self.source.remove_member(self.inputs.pool_id, found.member_id),
+                            f"deleting member {found.member_id} ({found.endpoint}) to create it again in service"):
+                self.writes += 1
+            self.settled({found.member_id}, True,
+                         f"waiting for member {found.member_id} ({found.endpoint}) to be gone")
+        self.done.append(f"{len(back)} members put back deleted, to be created again")
+        ids = {found.member_id for _, found in back}
+        return replace(changes, create=changes.create + tuple(wanted for wanted, _ in back),
+                       update=tuple(u for u in changes.update if u[1].member_id not in ids),
+                       kept=tuple(k for k in changes.kept if k[1].member_id not in ids)), \
+            [m for m in live if m.member_id not in ids]
 
     def drain_one_by_one(self, leaving: dict[str, LiveMember]) -> list[Watch]:
         """``admin_down`` (the ovn provider): each leaving member at weight 0 and administratively down in a write of

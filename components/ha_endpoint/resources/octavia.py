@@ -31,6 +31,7 @@ from ..pipeline.deferred import after_checks
 from ..readiness.drain import MemberDrain
 from ..readiness.member_set import MemberSet
 from ..readiness.provider import MemberReadiness
+from ..readiness.put_back import PutBack
 from .backend import ZoneServing
 from .gate import poll_inputs
 
@@ -81,6 +82,7 @@ class _OctaviaZone:
         self.member_sets: dict[int, MemberSet] = {}
         self.member_ids: dict[int, pulumi.Output[dict]] = {}
         self._last_write: Optional[pulumi.Resource] = None
+        self._put_back_record: Optional[PutBack] = None
         self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
             zone.lb_name, name=zone.lb_name, availability_zone=zone.octavia_az,
             vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),
@@ -159,6 +161,15 @@ class _OctaviaZone:
         return pulumi.Output.all(self.member_ids[port], self.readiness.statuses).apply(
             lambda both: {name: (both[1] or {}).get(member_id) for name, member_id in (both[0] or {}).items()})
 
+    def _put_back(self, zone: ZonePlan, child: pulumi.ResourceOptions) -> Optional[PutBack]:
+        """The zone's record of the members it puts back (re-created delete-first), registered once, before any of
+        them: see :mod:`ha_endpoint.readiness.put_back` for the engine's failure it prevents."""
+        names = sorted({member.member for listener in zone.listeners for member in listener.members
+                        if member.put_back})
+        if names and self._put_back_record is None:
+            self._put_back_record = PutBack(f"{zone.lb_name}-put-back", members=names, opts=child)
+        return self._put_back_record
+
     def _after_previous_write(self, child: pulumi.ResourceOptions) -> pulumi.ResourceOptions:
         """``child`` with a dependency on the zone's previous Octavia object (see :meth:`_written`)."""
         return pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(
@@ -200,6 +211,7 @@ class _OctaviaZone:
             self._member_set(listener, zone, child, pool.id)
             return
         members = self.members[listener.port] = {}
+        put_back = self._put_back(zone, child)
         # handover: the step before batch; the member resources (and their drains) leave the stack at the next
         # update without being deleted, and the member sets take their members over (see _member_set)
         retained = pulumi.ResourceOptions(retain_on_delete=True) if zone.member_updates == "handover" else None
@@ -215,10 +227,18 @@ class _OctaviaZone:
                 # taken out (enabled: false, or weight 0): administratively down on every provider (the ovn provider
                 # ignores the weight); given only then, so a member in service has no change (the default is up)
                 **({"admin_state_up": False} if not member.in_service else {}),
+                # put back under the ovn provider (its pool lists it admin down now): re-created, deleted first (it
+                # serves nothing, and Octavia refuses a second member at its address and port); set admin up, the
+                # provider would keep it out of the OVN backends for good (ovn-octavia-provider 3.1.2,
+                # OvnProviderHelper.member_update: with a health monitor a member it holds OFFLINE stays OFFLINE)
+                **({"admin_state_up": True} if member.put_back else {}),
                 tags=list(zone.tags), opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions.merge(
                     pulumi.ResourceOptions.merge(self._after_previous_write(child), aliases),
-                    pulumi.ResourceOptions(depends_on=[self.member_ports[member.member]]
-                                           if member.member in self.member_ports else None)), retained),
+                    pulumi.ResourceOptions(depends_on=([self.member_ports[member.member]]
+                                            if member.member in self.member_ports else [])
+                                           + ([put_back] if member.put_back else []) or None)),
+                    pulumi.ResourceOptions.merge(retained, pulumi.ResourceOptions(
+                        replace_on_changes=["adminStateUp"], delete_before_replace=True) if member.put_back else None)),
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {})))
         self.member_ids[listener.port] = pulumi.Output.all(
             **{name: resource.id for name, resource in members.items()})

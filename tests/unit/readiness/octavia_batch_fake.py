@@ -26,7 +26,15 @@ What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersCon
   backends from the statuses, taking back in every admin-down member not OFFLINE. Octavia lists that ERROR, unless
   ``ovn_lists_overwrite`` is false (its OFFLINE report arrived last: the listing stays OFFLINE). ``take_back``
   (address -> time) puts an admin-down member out of the backends back in at that time, listed ERROR (what one CI run
-  saw ~20 s after a drain: the provider's API process and agent writing back each other's older status).
+  saw ~20 s after a drain: the provider's API process and agent writing back each other's older status). The
+  provider keeps its own status of each member (``provider_status``: the ``neutron:member_status`` map of
+  ``OvnProviderHelper``), and it is that status the backends are rebuilt from (``_frame_vip_ips``: every member not
+  OFFLINE): ONLINE once created in service, OFFLINE once set admin down, ERROR once overwritten. A member set admin
+  **up** again keeps the status the provider last had for it and the backends are not rewritten
+  (``member_update``: with a health monitor "trust on neutron:member_status as the last status valid"): one it held
+  OFFLINE stays out of the backends and listed OFFLINE for good (OVN has no health check for it, so nothing reports
+  it again); only a member deleted and created again is back. ``delete_member`` is the single-member delete
+  (``DELETE .../members/{id}``), one write of its own.
 
 Every change is recorded in ``timeline`` (time, and per pool the members with their statuses and weights), so a
 test can assert what a client would have seen at any moment: how many members served, and in which order members
@@ -73,6 +81,7 @@ class FakeMember:
     in_backends: bool = True
     overwrite_at: Optional[float] = None
     overwritten: bool = False
+    provider_status: Optional[str] = None
 
     @property
     def endpoint(self) -> tuple[str, int]:
@@ -131,6 +140,7 @@ class BatchOctavia:
         self.faults: dict[str, list[Exception]] = {}
         self.puts: list[dict[str, Any]] = []
         self.member_updates: list[dict[str, Any]] = []
+        self.member_deletes: list[dict[str, Any]] = []
         self.refused: list[tuple[float, str]] = []
         self.calls: list[str] = []
         self.timeline: list[Snapshot] = []
@@ -150,7 +160,7 @@ class BatchOctavia:
     def add_member(self, pool_id: str, address: str, port: int = 6443, name: str = "", tags=(), weight: int = 1,
                    status: tuple[str, str] = ("ACTIVE", "ONLINE")) -> str:
         member = FakeMember(self._new_id(), address, port, name or address, weight, list(tags), *status,
-                            ovn=self.ovn_overwrite_after is not None)
+                            ovn=self.ovn_overwrite_after is not None, provider_status=status[1])
         self.pools.setdefault(pool_id, {})[member.id] = member
         self._record()
         return member.id
@@ -196,13 +206,20 @@ class BatchOctavia:
                     member.provisioning_status = "ACTIVE"
                     if member.ovn and not member.is_admin_state_up:
                         member.operating_status, member.overwritten = "OFFLINE", False
+                        member.provider_status = "OFFLINE"
+                    elif member.ovn and member.provider_status is not None:  # admin up: its last status, reported
+                        member.operating_status = member.provider_status
                     elif not member.ovn and not member.is_admin_state_up:
                         member.operating_status, member.online_at = "OFFLINE", None
                     elif not member.ovn and member.operating_status == "OFFLINE" and member.online_at is None:
                         member.online_at = due + self.online_after
             for member in self.pools[pool_id].values():  # the provider rebuilds the backends from the statuses
-                was, member.in_backends = member.in_backends, member.is_admin_state_up or member.overwritten or \
-                    member.operating_status != "OFFLINE"
+                was = member.in_backends
+                if member.ovn and member.provider_status is not None:
+                    member.in_backends = member.provider_status != "OFFLINE"
+                else:
+                    member.in_backends = member.is_admin_state_up or member.overwritten or \
+                        member.operating_status != "OFFLINE"
                 if member.ovn and was and not member.in_backends:  # OVN drops its health check: reported failing
                     member.overwrite_at = due + self.ovn_overwrite_after
             self.lb_status = "ACTIVE"
@@ -214,15 +231,19 @@ class BatchOctavia:
                 if back_at is not None and now >= back_at and not member.in_backends:
                     del self.take_back[member.address]
                     member.in_backends, member.overwritten, member.operating_status = True, True, "ERROR"
+                    member.provider_status = "ERROR"
                     changed = True
                 if member.overwrite_at is not None and now >= member.overwrite_at:
                     member.overwritten, member.overwrite_at = True, None
+                    member.provider_status = "ERROR"
                     if self.ovn_lists_overwrite:
                         member.operating_status = "ERROR"
                     changed = True
                 if member.online_at is not None and now >= member.online_at:
                     member.operating_status = "ERROR" if member.address in self.dead else "ONLINE"
                     member.online_at = None
+                    if member.provider_status is not None:
+                        member.provider_status = member.operating_status
                     changed = True
         if changed:
             self._record()
@@ -274,7 +295,8 @@ class BatchOctavia:
                                     subnet_id=entry.get("subnet_id"), monitor_port=entry.get("monitor_port"),
                                     is_admin_state_up=entry.get("admin_state_up", True),
                                     backup=entry.get("backup", False), ovn=self.ovn_overwrite_after is not None,
-                                    in_backends=entry.get("admin_state_up", True))
+                                    in_backends=entry.get("admin_state_up", True),
+                                    provider_status="ONLINE" if entry.get("admin_state_up", True) else "OFFLINE")
                 created.append(member)
             else:
                 updated.append((found, entry))
@@ -321,6 +343,21 @@ class BatchOctavia:
         self._record()
         return replace(member)
 
+    def delete_member(self, pool_id: str, member_id: str) -> None:
+        self.advance()
+        self.calls.append(f"DELETE {pool_id}/{member_id}")
+        self._fault("put")
+        if member_id not in self.pools.get(pool_id, {}):
+            raise http_error(404, os_exc.NotFoundException, f"Member {member_id} could not be found.")
+        if self.lb_status != "ACTIVE":
+            self.refused.append((self.clock.now, "DELETE member"))
+            raise http_error(409, os_exc.ConflictException, "Load Balancer lb-1 is immutable and cannot be updated.")
+        self.pools[pool_id][member_id].provisioning_status = "PENDING_DELETE"
+        self.lb_status = "PENDING_UPDATE"
+        self._applying = (self.clock.now + self.apply_seconds, pool_id, [])
+        self.member_deletes.append({"at": self.clock.now, "pool": pool_id, "member": member_id})
+        self._record()
+
     def get_lb(self) -> SimpleNamespace:
         self.advance()
         self.calls.append("GET lb")
@@ -347,6 +384,13 @@ class _Proxy:
 
     def update_member(self, member_id: str, pool_id: str, **attributes: Any):
         return self._fake.update_member(pool_id, member_id, attributes)
+
+    def delete_member(self, member_id: str, pool_id: str, ignore_missing: bool = True):
+        try:
+            self._fake.delete_member(pool_id, member_id)
+        except os_exc.NotFoundException:
+            if not ignore_missing:
+                raise
 
     def put(self, url: str, json: Optional[dict] = None, params: Optional[dict] = None, **_kwargs: Any):
         assert url.startswith("/lbaas/pools/") and url.endswith("/members"), url

@@ -590,3 +590,41 @@ def test_under_ovn_a_member_taken_out_stays_out_when_later_writes_rebuild_the_ba
         assert [(u["member"], u.get("weight"), u["admin_state_up"]) for u in ovn.member_updates] == [
             (olds["member_ids"][f"n-{OLD[1]}"], None, False)]  # its weight kept
         assert ovn.members("p1")[(OLD[1], 6443)].weight == 1
+
+
+def test_under_ovn_a_member_put_back_is_created_again_serves_and_is_waited_for(ovn):
+    """Issue 46, the way back: a member taken out (and kept out past the provider's ERROR) put back with ``enabled:
+    true``. The ovn provider keeps a member it holds OFFLINE out of the backends when it is only set admin up again
+    (``OvnProviderHelper.member_update`` with a health monitor), so the set deletes it and creates it again: it is
+    listed admin up and ONLINE, serves, and was held and waited for as a new member; the others never stopped."""
+    olds = up(ovn, OLD[:3], admin_down=True, hold_seconds=10)
+    olds = up_taking_out(ovn, OLD[:3], {OLD[1]}, olds, admin_down=True, hold_seconds=10)
+    ovn.clock.sleep(30)
+    assert ovn.members("p1")[(OLD[1], 6443)].operating_status in ("OFFLINE", "ERROR")
+    out_id = olds["member_ids"][f"n-{OLD[1]}"]
+    start = ovn.clock.now
+    state = up(ovn, OLD[:3], olds, admin_down=True, hold_seconds=10)
+    listed = ovn.members("p1")[(OLD[1], 6443)]
+    assert (listed.is_admin_state_up, listed.provisioning_status, listed.operating_status) == (True, "ACTIVE",
+                                                                                                  "ONLINE")
+    assert state["member_ids"][f"n-{OLD[1]}"] == listed.id != out_id and state["taken_out"] == []
+    assert state["statuses"][f"n-{OLD[1]}"] == "ACTIVE/ONLINE" and listed.id in state["owned_ids"]
+    assert [d["member"] for d in ovn.member_deletes] == [out_id]
+    assert ovn.timeline[-1].serving("p1") == endpoints(OLD[:3])
+    assert ovn.clock.now - start >= 10  # its early ONLINE held, as a new member's
+    assert all({(OLD[0], 6443), (OLD[2], 6443)} <= frame.serving("p1") for frame in since(ovn, start))
+    ovn.clock.sleep(60)
+    assert (OLD[1], 6443) in ovn.members("p1") and ovn.timeline[-1].serving("p1") == endpoints(OLD[:3])
+
+
+def test_under_ovn_only_setting_a_member_put_back_admin_up_leaves_it_out_for_good(ovn, monkeypatch):
+    """What the provider does to a member it holds OFFLINE that is only set admin up again (the fake as it behaves,
+    and what the set avoids): listed OFFLINE and out of the backends however long one waits."""
+    olds = up(ovn, OLD[:3], admin_down=True)
+    olds = up_taking_out(ovn, OLD[:3], {OLD[1]}, olds, admin_down=True)
+    ovn.clock.sleep(30)
+    ovn.update_member("p1", olds["member_ids"][f"n-{OLD[1]}"], {"admin_state_up": True})
+    ovn.clock.sleep(120)
+    listed = ovn.members("p1")[(OLD[1], 6443)]
+    assert (listed.is_admin_state_up, listed.operating_status) == (True, "OFFLINE")
+    assert (OLD[1], 6443) not in ovn.timeline[-1].serving("p1")
