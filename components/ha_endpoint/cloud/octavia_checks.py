@@ -195,11 +195,9 @@ class PreviewAnswers:
     published: Optional[dict[str, Optional[str]]] = None
 
 
-def ask_at_preview(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id: Optional[str],
-                   octavia: bool = True) -> PreviewAnswers:
-    """Every question of this module, asked once: Octavia's AZs and certificates (:func:`check_octavia`, when the
-    zones are served by ``octavia``) and, with a DNS zone, its A records (:func:`published_records`)."""
-    problems = check_octavia(args, target, root) if octavia else []
+def ask_at_preview(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id: Optional[str]) -> PreviewAnswers:
+    """With a DNS zone, its A records (:func:`published_records`), asked once."""
+    problems: list[Problem] = []
     published = None
     if args.dns is not None:
         try:
