@@ -117,7 +117,7 @@ def test_the_fake_cloud_refuses_an_exhausted_floating_ip_pool():
 
 
 def test_the_fake_cloud_refuses_a_load_balancer_in_an_unknown_az():
-    """The component asks Octavia's AZs before registering (ha_endpoint.cloud.octavia_checks); the fake cloud refuses a
+    """The component asks Octavia's AZs before registering (ha_endpoint.backends.octavia.checks); the fake cloud refuses a
     raw load balancer there too."""
     import pulumi_openstack as openstack
 

@@ -3,10 +3,9 @@
 Data flows one way, each module visited once: validate the arguments (:mod:`ha_endpoint.core.validation`; the
 ``backend`` key names a registered backend, :mod:`ha_endpoint.backends`) -> decide the cloud the gates poll
 (:func:`poll_target`) -> ask the cloud (the lookups of :mod:`ha_endpoint.cloud.lookups`, then what only openstacksdk
-answers: the backend's preview, and the DNS zone's records, :mod:`ha_endpoint.cloud.octavia_checks`; every problem of
-all at once) -> check
-what the cloud facts reveal (:mod:`ha_endpoint.core.checks`) -> plan (:mod:`ha_endpoint.core.plan`) -> declare the
-facts (:mod:`ha_endpoint.core.declared`) -> refuse a layout one AZ's loss takes down.
+answers: the backend's preview, and the DNS zone's records, :mod:`ha_endpoint.cloud.catalog`; every problem of all
+at once) -> check what the cloud facts reveal (:mod:`ha_endpoint.core.checks`) -> plan (:mod:`ha_endpoint.core.plan`)
+-> declare the facts (:mod:`ha_endpoint.core.declared`) -> refuse a layout one AZ's loss takes down.
 
 :func:`run` is that flow. :func:`plan_endpoint` is how :class:`ha_endpoint.HaEndpoint` uses it: it validates the
 arguments; plain ones go through the rest of the flow at once (:func:`planned`, what :func:`run` does after
@@ -24,7 +23,7 @@ import pulumi
 
 from .. import backends
 from ..cloud.lookups import lookup_cloud_facts
-from ..cloud.octavia_checks import ask_at_preview
+from ..cloud.catalog import ask_at_preview
 from ..core.args import EndpointArgs
 from ..core.checks import check_cloud_facts
 from ..core.cloud_facts import CloudFacts
