@@ -22,8 +22,8 @@ def test_the_catalog_lists_octavias_availability_zones(localcloud):
 
 def test_a_cloud_without_a_key_manager_is_told_apart_from_a_missing_certificate(localcloud, os_conn):
     found = OpenStackOctaviaCatalog().certificate(PollTarget(os.environ.get("OS_CLOUD"), None, "readiness"),
-                                           "https://barbican.example:9311/v1/containers/"
-                                           "0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10")
+                                                  "https://barbican.example:9311/v1/containers/"
+                                                  "0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10")
     assert found is (False if os_conn.has_service("key-manager") else None)
 
 
