@@ -1,4 +1,4 @@
-"""The preview checks that only the cloud can answer (ha_endpoint.cloud.octavia_checks), against the real local cloud:
+"""The preview checks that only the cloud can answer (ha_endpoint.backends.octavia.checks), against the real local cloud:
 Octavia's availability zones as openstacksdk lists them, the key manager's absence, and Octavia's own refusal of a
 load balancer in an availability zone it does not know (what the check prevents at preview)."""
 
@@ -9,21 +9,21 @@ import os
 import pytest
 from openstack import exceptions as os_exc
 
-from ha_endpoint.cloud.octavia_checks import OpenStackCatalog
+from ha_endpoint.backends.octavia.checks import OpenStackOctaviaCatalog
 from ha_endpoint.core.plan import PollTarget
 
 pytestmark = pytest.mark.integration
 
 
 def test_the_catalog_lists_octavias_availability_zones(localcloud):
-    azs = OpenStackCatalog().octavia_azs(PollTarget(os.environ.get("OS_CLOUD"), None, "readiness"))
+    azs = OpenStackOctaviaCatalog().octavia_azs(PollTarget(os.environ.get("OS_CLOUD"), None, "readiness"))
     assert {az.name for az in azs} >= {"az1", "az2", "az3"} and all(az.enabled for az in azs)
 
 
 def test_a_cloud_without_a_key_manager_is_told_apart_from_a_missing_certificate(localcloud, os_conn):
-    found = OpenStackCatalog().certificate(PollTarget(os.environ.get("OS_CLOUD"), None, "readiness"),
-                                           "https://barbican.example:9311/v1/containers/"
-                                           "0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10")
+    found = OpenStackOctaviaCatalog().certificate(PollTarget(os.environ.get("OS_CLOUD"), None, "readiness"),
+                                                  "https://barbican.example:9311/v1/containers/"
+                                                  "0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10")
     assert found is (False if os_conn.has_service("key-manager") else None)
 
 

@@ -220,7 +220,8 @@ class FakeCloud(pulumi.runtime.Mocks):
 
 
 class FakeCatalog:
-    """The fake cloud's answers to :mod:`ha_endpoint.cloud.octavia_checks` (Octavia's availability zones, the key
+    """The fake cloud's answers to the preview's questions (:mod:`ha_endpoint.cloud.catalog`, and the Octavia
+    backend's, :mod:`ha_endpoint.backends.octavia.checks`: Octavia's availability zones, the key
     manager's certificates, the DNS zone's record sets), which the real component asks with openstacksdk."""
 
     def __init__(self, cloud: FakeCloud) -> None:
@@ -228,13 +229,13 @@ class FakeCatalog:
         self.asked: list[tuple[str, Any]] = []
 
     def _available(self) -> None:
-        from ha_endpoint.cloud.octavia_checks import CatalogUnavailable
+        from ha_endpoint.cloud.catalog import CatalogUnavailable
 
         if self.cloud.catalog_error:
             raise CatalogUnavailable(self.cloud.catalog_error)
 
     def octavia_azs(self, target):
-        from ha_endpoint.cloud.octavia_checks import OctaviaAz
+        from ha_endpoint.backends.octavia.checks import OctaviaAz
 
         self.asked.append(("azs", target))
         self._available()

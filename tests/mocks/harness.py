@@ -100,7 +100,7 @@ def run_program(program: Callable[[], Any], cloud: FakeCloud, preview: Optional[
                 config: Optional[dict[str, Any]] = None, outputs: Optional[Callable[[Any], dict]] = None) -> Run:
     """Run ``program`` under mocks backed by ``cloud``; ``outputs(result)`` picks the outputs to resolve (the
     stack's exports by default). Errors raised by the program or by the fake cloud propagate."""
-    from ha_endpoint.cloud.octavia_checks import use_catalog
+    from ha_endpoint.cloud.catalog import use_catalog
 
     from .cloud import FakeCatalog
 

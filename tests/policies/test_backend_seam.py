@@ -1,6 +1,7 @@
-"""The backend seam (ha_endpoint.resources.backend): a second backend serves the zones without DNS, the publication gate or
-the pack's generic rules changing. The double here is the shape of the one the seam is for: a VIP port per AZ (that
-keepalived would hold, on clouds without Octavia) and a readiness resource of its own."""
+"""The backend seam (ha_endpoint.backends): a second backend, registered by name and chosen by the ``backend`` key,
+serves the zones without DNS, the publication gate or the pack's generic rules changing. The double here is the shape
+of the one the seam is for: a VIP port per AZ (that keepalived would hold, on clouds without Octavia) and a readiness
+resource of its own."""
 
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ import pulumi
 import pulumi_openstack as openstack
 import pytest
 
-from ha_endpoint import HaEndpoint
-
+from ha_endpoint import HaEndpoint, backends
+from ha_endpoint.backends.plugin import Backend, ZoneServing
 from ha_endpoint.core import contract
-from ha_endpoint.resources.backend import ZoneServing
 from ha_endpoint.core.plan import ZonePlan
 from policy_harness import run_program_for_pack
 from tests.mocks import resources
@@ -35,27 +35,24 @@ class VipReadiness(pulumi.dynamic.Resource, module="test", name="VipReadiness"):
         super().__init__(_NoProvider(), name, {"port_id": port_id, "ready": None}, opts)
 
 
-class VipPortBackend:
+def serve_vip_port(zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
+                   member_ports: Mapping[str, pulumi.Resource]) -> ZoneServing:
     """The test double: one VIP port per zone on the zone's subnet, ready once the port exists."""
-
-    name = "vip-port"
-
-    def serve(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
-              member_ports: Mapping[str, pulumi.Resource]) -> ZoneServing:
-        child = pulumi.ResourceOptions(parent=parent)
-        port = openstack.networking.Port(
-            f"{zone.endpoint}-{zone.az}-vip-port", network_id=zone.vip_subnet.network_id,
-            fixed_ips=[openstack.networking.PortFixedIpArgs(subnet_id=zone.vip_subnet.id)],
-            security_group_ids=[vip_group_id], opts=child)
-        readiness = VipReadiness(zone.readiness_name, port.id, child)
-        address = port.all_fixed_ips.apply(lambda ips: ips[0] if ips else None)
-        return ZoneServing(published_address=address, exists=port, exists_label="VIP port up",
-                           readiness=readiness, ready=readiness.ready, requirement="VIP port held",
-                           outputs={"vip_port_id": port.id, "vip_address": address})
+    child = pulumi.ResourceOptions(parent=parent)
+    port = openstack.networking.Port(
+        f"{zone.endpoint}-{zone.az}-vip-port", network_id=zone.vip_subnet.network_id,
+        fixed_ips=[openstack.networking.PortFixedIpArgs(subnet_id=zone.vip_subnet.id)],
+        security_group_ids=[vip_group_id], opts=child)
+    readiness = VipReadiness(zone.readiness_name, port.id, child)
+    address = port.all_fixed_ips.apply(lambda ips: ips[0] if ips else None)
+    return ZoneServing(published_address=address, exists=port, exists_label="VIP port up",
+                       readiness=readiness, ready=readiness.ready, requirement="VIP port held",
+                       outputs={"vip_port_id": port.id, "vip_address": address})
 
 
 @pytest.fixture(autouse=True)
 def _fake_cloud_knows_the_doubles_types(monkeypatch):
+    monkeypatch.setitem(backends.REGISTRY, "vip-port", Backend("vip-port", serve_vip_port))
     counter = iter(range(200, 250))
 
     def port(cloud: Any, name: str, inputs: dict) -> dict:
@@ -66,7 +63,7 @@ def _fake_cloud_knows_the_doubles_types(monkeypatch):
 
 
 def _run(preview: bool):
-    return run_program_for_pack(lambda: HaEndpoint("k8s-api", internal_endpoint(), backend=VipPortBackend()),
+    return run_program_for_pack(lambda: HaEndpoint("k8s-api", {**internal_endpoint(), "backend": "vip-port"}),
                                 FakeCloud.dev(preview=preview), preview=preview)
 
 

@@ -250,7 +250,7 @@ def test_after_up_the_record_names_the_address():
 
 
 def test_a_record_taking_a_zones_allocated_floating_ip_waits_through_its_association():
-    """The component associates a zone's floating IP once the zone is ready (resources/octavia.py): a record taking
+    """The component associates a zone's floating IP once the zone is ready (backends/octavia/serving.py): a record taking
     the association's address waits for the readiness through it."""
     for preview in (True, False):
         assert run_neighbours(preview=preview, record={"records": _zone_address("az1")}).violations() == []

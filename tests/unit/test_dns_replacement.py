@@ -12,7 +12,7 @@ import pulumi_openstack as openstack
 import pytest
 
 from ha_endpoint import CloudLookupError, ConfigError
-from ha_endpoint.cloud import octavia_checks
+from ha_endpoint.cloud import catalog as preview_catalog
 from ha_endpoint.cloud.errors import CallFailed, TransientFetchError
 from ha_endpoint.core import contract
 from tests.mocks import FakeCloud, run_component
@@ -90,7 +90,7 @@ def no_wait(monkeypatch):
     """The retries' clock and sleep: each sleep moves the clock on, nothing waits."""
     now = [0.0]
     clock = SimpleNamespace(monotonic=lambda: now[0], sleep=lambda seconds: now.__setitem__(0, now[0] + seconds))
-    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.time", clock, raising=False)
+    monkeypatch.setattr("ha_endpoint.cloud.catalog.time", clock, raising=False)
     return now
 
 
@@ -116,7 +116,7 @@ def test_a_lookup_of_the_records_that_keeps_failing_fails_the_preview_and_declar
     message = caught.value.problems[0].message
     assert message.startswith("the record sets DNS zone example.test. holds could not be read at preview (") and \
         "last: HTTP 503 Service Unavailable" in message and "run the preview again once the DNS service" in message
-    assert no_wait[0] >= octavia_checks.RECORDS_RETRY_SECONDS
+    assert no_wait[0] >= preview_catalog.RECORDS_RETRY_SECONDS
     assert delete_first == {} and cloud.registrations == []
 
 

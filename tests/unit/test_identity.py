@@ -53,7 +53,7 @@ def test_the_declared_tags_are_the_configured_ones():
 
 
 def test_a_pulumi_openstack_older_than_5_is_refused_naming_the_fix():
-    from ha_endpoint.resources.octavia import require_openstack_sdk
+    from ha_endpoint.backends.octavia.serving import require_openstack_sdk
 
     require_openstack_sdk("5.5.3")
     with pytest.raises(ImportError, match=r"needs pulumi-openstack 5\.x \(installed: 3\.15\.1\).*"

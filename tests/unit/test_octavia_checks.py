@@ -1,4 +1,4 @@
-"""What only Octavia's answers tell, asked at preview (ha_endpoint.cloud.octavia_checks): its availability zones and the
+"""What only Octavia's answers tell, asked at preview (ha_endpoint.backends.octavia.checks, and the DNS zone's records: ha_endpoint.cloud.catalog): its availability zones and the
 key manager's certificates; a cloud that cannot be asked is a warning (Octavia judges at `up`), never a crash, and a
 bug is never such a warning; the DNS zone's record sets, retried, then the preview fails."""
 
@@ -12,9 +12,12 @@ import pytest
 import requests
 
 from ha_endpoint import CloudLookupError
-from ha_endpoint.cloud import lookups, octavia_checks
+from ha_endpoint.cloud import catalog as preview_catalog
+from ha_endpoint.cloud import lookups
 from ha_endpoint.cloud.connection import describe
-from ha_endpoint.cloud.octavia_checks import CatalogUnavailable, OpenStackCatalog
+from ha_endpoint.backends.octavia import checks as octavia_checks
+from ha_endpoint.backends.octavia.checks import OpenStackOctaviaCatalog
+from ha_endpoint.cloud.catalog import CatalogUnavailable, OpenStackCatalog
 from ha_endpoint.core import contract
 from ha_endpoint.core.plan import PollTarget
 from tests.mocks import CloudError, FakeCloud, run_component
@@ -76,21 +79,21 @@ def test_every_unknown_zone_is_named_at_once_and_nothing_is_registered():
 
 def test_the_real_catalog_says_why_it_cannot_ask_without_touching_a_network(tmp_path, monkeypatch):
     with pytest.raises(CatalogUnavailable, match="set readiness.cloud"):
-        OpenStackCatalog().octavia_azs(PollTarget(None, None, "provider"))
+        OpenStackOctaviaCatalog().octavia_azs(PollTarget(None, None, "provider"))
     empty = tmp_path / "clouds.yaml"
     empty.write_text("clouds: {}\n")
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(empty))
     # a clouds.yaml without the cloud is not the cloud failing (issue 46, finding 2): refused naming the key, never a
     # warning
     with pytest.raises(CloudLookupError, match="readiness.cloud: cloud 'nowhere' could not be used from clouds.yaml"):
-        OpenStackCatalog().octavia_azs(PollTarget("nowhere", None, "readiness"))
+        OpenStackOctaviaCatalog().octavia_azs(PollTarget("nowhere", None, "readiness"))
 
 
 def test_a_default_provider_whose_cloud_the_component_was_not_told_is_never_guessed_from_os_cloud(monkeypatch):
     """OS_CLOUD may name another cloud than the stack's provider: its AZs could refuse a valid configuration."""
     monkeypatch.setenv("OS_CLOUD", "some-other-cloud")
     with pytest.raises(CatalogUnavailable, match="pass cloud= and region= to HaEndpoint"):
-        OpenStackCatalog().octavia_azs(PollTarget(None, None, "stack"))
+        OpenStackOctaviaCatalog().octavia_azs(PollTarget(None, None, "stack"))
 
 
 # Issue 21, finding 2: every question the plain flow asks Octavia is asked in the Output flow too, once the values are
@@ -156,8 +159,8 @@ class _Stub:
         self.load_balancer = self.key_manager = self.dns = Service()
 
 
-def _catalog(error: BaseException) -> tuple[OpenStackCatalog, PollTarget]:
-    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+def _catalog(error: BaseException) -> tuple[OpenStackOctaviaCatalog, PollTarget]:
+    catalog, target = OpenStackOctaviaCatalog(), PollTarget("mycloud", None, "readiness")
     catalog._connections[(target.cloud, target.region)] = _Stub(error)
     return catalog, target
 
@@ -212,9 +215,9 @@ def test_a_bug_while_connecting_is_raised_as_itself(monkeypatch, bug):
     def connect(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.connect", connect)
+    monkeypatch.setattr("ha_endpoint.cloud.catalog.connect", connect)
     with pytest.raises(type(error)) as caught:
-        OpenStackCatalog().octavia_azs(PollTarget("mycloud", None, "readiness"))
+        OpenStackOctaviaCatalog().octavia_azs(PollTarget("mycloud", None, "readiness"))
     assert caught.value is error
 
 
@@ -222,9 +225,9 @@ def test_a_cloud_failure_while_connecting_is_a_warning(monkeypatch):
     def connect(*args, **kwargs):
         raise ks_exc.ConnectFailure("Unable to establish connection to https://keystone:5000")
 
-    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.connect", connect)
+    monkeypatch.setattr("ha_endpoint.cloud.catalog.connect", connect)
     with pytest.raises(CatalogUnavailable, match="ConnectFailure: Unable to establish connection"):
-        OpenStackCatalog().octavia_azs(PollTarget("mycloud", None, "readiness"))
+        OpenStackOctaviaCatalog().octavia_azs(PollTarget("mycloud", None, "readiness"))
 
 
 @pytest.mark.parametrize("error, reported", [
@@ -277,18 +280,18 @@ def _records_catalog(errors: list) -> tuple[_Recordsets, PollTarget, list[float]
     catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
     dns = _Recordsets(errors)
     catalog._connections[(target.cloud, target.region)] = SimpleNamespace(dns=dns)
-    octavia_checks._CATALOG.append(catalog)
+    preview_catalog._CATALOG.append(catalog)
     return dns, target, [0.0]
 
 
 @pytest.fixture
 def records():
     yield _records_catalog
-    del octavia_checks._CATALOG[1:]
+    del preview_catalog._CATALOG[:]
 
 
 def _published(target, now, **kwargs):
-    return octavia_checks.published_records(target, "zone-id", clock=lambda: now[0],
+    return preview_catalog.published_records(target, "zone-id", clock=lambda: now[0],
                                             sleep=lambda seconds: now.__setitem__(0, now[0] + seconds), **kwargs)
 
 
@@ -302,16 +305,16 @@ def test_the_records_are_read_again_after_a_transient_failure(records):
                                           (ks_exc.SSLError("certificate verify failed"), 1)])
 def test_records_that_cannot_be_read_fail_never_read_as_not_known(records, error, calls):
     dns, target, now = records([error] * 1000)
-    with pytest.raises(octavia_checks.RecordsUnreadable):
+    with pytest.raises(preview_catalog.RecordsUnreadable):
         _published(target, now, timeout_seconds=30)
     assert dns.calls == calls if calls else dns.calls > 1
 
 
 def test_records_not_known_without_a_failure_are_none():
     """The zone not known yet (an Output) or no cloud to ask: nothing failed, every record is replaced delete-first."""
-    assert octavia_checks.published_records(PollTarget("mycloud", None, "readiness"), None) is None
-    assert octavia_checks.published_records(PollTarget(None, None, "provider"), "zone-id") is None
-    assert octavia_checks.published_records(PollTarget(None, None, "stack"), "zone-id") is None
+    assert preview_catalog.published_records(PollTarget("mycloud", None, "readiness"), None) is None
+    assert preview_catalog.published_records(PollTarget(None, None, "provider"), "zone-id") is None
+    assert preview_catalog.published_records(PollTarget(None, None, "stack"), "zone-id") is None
 
 
 @pytest.mark.parametrize("source, key", [("readiness", "readiness.cloud"), ("stack", "openstack:cloud")])
@@ -322,16 +325,17 @@ def test_a_cloud_clouds_yaml_does_not_name_is_refused_naming_the_key_without_a_t
     def connect(*args, **kwargs):
         raise os_exc.ConfigException("Cloud nowhere was not found.")
 
-    monkeypatch.setattr("ha_endpoint.cloud.octavia_checks.connect", connect)
+    monkeypatch.setattr("ha_endpoint.cloud.catalog.connect", connect)
     with pytest.raises(CloudLookupError) as caught:
-        OpenStackCatalog().octavia_azs(PollTarget("nowhere", None, source))
+        OpenStackOctaviaCatalog().octavia_azs(PollTarget("nowhere", None, source))
     assert isinstance(caught.value, pulumi.RunError)
     assert f"{key}: cloud 'nowhere' could not be used from clouds.yaml" in str(caught.value)
 
 
 def test_a_cloud_without_a_load_balancer_service_is_refused_at_preview_not_warned_about(warnings):
     """A cloud whose catalog has no Octavia: every zone's load balancer would fail at up; the preview says so."""
-    from ha_endpoint.cloud.octavia_checks import check_octavia, use_catalog
+    from ha_endpoint.backends.octavia.checks import check_octavia
+    from ha_endpoint.cloud.catalog import use_catalog
 
     catalog, target = _catalog(os_exc.EndpointNotFound("public endpoint for load-balancer service not found"))
     args = SimpleNamespace(load_balancer_provider="amphora", zones={"az1": None, "az2": None}, listeners=[])
@@ -342,7 +346,7 @@ def test_a_cloud_without_a_load_balancer_service_is_refused_at_preview_not_warne
 
 
 def test_the_real_catalog_names_the_members_its_pools_list_admin_down():
-    """Issue 46, the way back (ha_endpoint.cloud.octavia_checks.members_put_back_from): one listing of the stack's
+    """Issue 46, the way back (ha_endpoint.backends.octavia.checks.members_put_back_from): one listing of the stack's
     pools by its identity tag, one of each wanted pool's members."""
     asked = []
 
@@ -356,7 +360,7 @@ def test_the_real_catalog_names_the_members_its_pools_list_admin_down():
             return [SimpleNamespace(name="cp-0", is_admin_state_up=True),
                     SimpleNamespace(name="cp-3", is_admin_state_up=False)]
 
-    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    catalog, target = OpenStackOctaviaCatalog(), PollTarget("mycloud", None, "readiness")
     catalog._connections[(target.cloud, target.region)] = SimpleNamespace(load_balancer=LoadBalancer())
     assert catalog.members_down(target, "ha-endpoint:stack=p/s", {"ep-az1-6443-pool"}) == {("ep-az1-6443-pool",
                                                                                               "cp-3")}
@@ -390,11 +394,11 @@ class _Pools:
 
 
 def _members_down(errors: list, **kwargs):
-    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    catalog, target = OpenStackOctaviaCatalog(), PollTarget("mycloud", None, "readiness")
     pools = _Pools(errors)
     catalog._connections[(target.cloud, target.region)] = SimpleNamespace(load_balancer=pools)
     now = [0.0]
-    with octavia_checks.use_catalog(catalog):
+    with preview_catalog.use_catalog(catalog):
         answer = octavia_checks.members_put_back_from(
             _ovn_monitored(), target, "ha-endpoint:stack=p/s", "root", clock=lambda: now[0],
             sleep=lambda seconds: now.__setitem__(0, now[0] + seconds), **kwargs)
@@ -415,19 +419,18 @@ def test_members_down_that_cannot_be_read_fail_the_preview_naming_the_members(er
     with pytest.raises(octavia_checks.MembersUnreadable) as caught:
         _members_down([error] * 1000, timeout_seconds=30)
     assert "could not be read at preview" in str(caught.value) and not warnings
-    catalog, target = OpenStackCatalog(), PollTarget("mycloud", None, "readiness")
+    catalog, target = OpenStackOctaviaCatalog(), PollTarget("mycloud", None, "readiness")
     catalog._connections[(target.cloud, target.region)] = SimpleNamespace(load_balancer=_Pools([error] * 1000))
-    with octavia_checks.use_catalog(catalog), pytest.MonkeyPatch.context() as patch:
+    with preview_catalog.use_catalog(catalog), pytest.MonkeyPatch.context() as patch:
         patch.setattr(octavia_checks, "RECORDS_RETRY_SECONDS", 0.0)
-        patch.setattr(octavia_checks, "check_octavia", lambda *args: [])
-        answers = octavia_checks.ask_at_preview(_ovn_monitored(), target, "root", None, identity_tag="t")
-    assert [problem.path for problem in answers.problems] == ["root.members"]
+        members_down, problems = octavia_checks.held_down(_ovn_monitored(), target, "root", "t")
+    assert [problem.path for problem in problems] == ["root.members"] and members_down == frozenset()
 
 
 def test_members_down_without_a_cloud_to_ask_are_a_warning_and_not_known(warnings):
     """Nothing to ask (the provider is explicit and readiness.cloud unset): a warning naming the way out, None."""
     args = _ovn_monitored()
-    with octavia_checks.use_catalog(OpenStackCatalog()):
+    with preview_catalog.use_catalog(OpenStackOctaviaCatalog()):
         assert octavia_checks.members_put_back_from(args, PollTarget(None, None, "provider"), "t", "root") is None
         assert octavia_checks.members_put_back_from(args.model_copy(update={"member_updates": "batch"}),
                                                     PollTarget(None, None, "provider"), "t", "root") == frozenset()

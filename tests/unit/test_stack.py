@@ -40,7 +40,7 @@ R = "ha-endpoint:endpoint"
 BAD = {  # the issue's invalid cases, through the whole program: the exact message the user reads (no traceback)
     "unknown key": (lambda raw: raw.update(flaotingNetwork="public"), [
         f"{R}.flaotingNetwork: flaotingNetwork is not a setting here; did you mean floatingNetwork? Fix its spelling "
-        "or remove it (the settings here: name, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, "
+        "or remove it (the settings here: name, backend, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, "
         "listeners, members, memberPlacement, memberUpdates, dns, readiness, tags)"]),
     "one zone": (lambda raw: [raw["zones"].pop("az2"), raw["zones"].pop("az3"), raw.update(members=raw["members"][:1])],
                  [f"{R}.zones: 1 zone(s) given (az1); an HA endpoint needs at least 2: add another availability zone "
@@ -60,6 +60,9 @@ BAD = {  # the issue's invalid cases, through the whole program: the exact messa
         f"{R}.dns.ttl: ttl is 0, below the least allowed, 1; give a value from 1 to 86400, e.g. ttl: 30"]),
     "byo ip not ipv4": (lambda raw: raw["zones"]["az3"].update(floatingIp="fe80::1"), [
         f"{R}.zones.az3.floatingIp: 'fe80::1' is not an IPv4 address; give the address of an existing floating IP"]),
+    "unknown backend": (lambda raw: raw.update(backend="keepalived"), [
+        f"{R}.backend: no backend is registered as 'keepalived' (registered: octavia); set backend to one of them, or "
+        "leave it out for the default"]),
 }
 
 
@@ -117,7 +120,7 @@ def test_the_fake_cloud_refuses_an_exhausted_floating_ip_pool():
 
 
 def test_the_fake_cloud_refuses_a_load_balancer_in_an_unknown_az():
-    """The component asks Octavia's AZs before registering (ha_endpoint.cloud.octavia_checks); the fake cloud refuses a
+    """The component asks Octavia's AZs before registering (ha_endpoint.backends.octavia.checks); the fake cloud refuses a
     raw load balancer there too."""
     import pulumi_openstack as openstack
 

@@ -75,7 +75,7 @@ def test_under_ovn_a_member_put_back_is_recreated_deleting_the_old_one_first():
     """Issue 46, the way back: under the ovn provider a member the pool lists administratively down that the
     configuration puts back (``enabled: true`` again) is re-created, its old self deleted first (it serves nothing; the
     provider keeps a member it holds OFFLINE out of its backends for good when it is only set admin up:
-    ha_endpoint.cloud.octavia_checks.members_put_back_from). The member that stayed in service, and a member put back
+    ha_endpoint.backends.octavia.checks.members_put_back_from). The member that stayed in service, and a member put back
     on amphora (whose health monitor takes it back), are updated in place as before."""
     cloud = FakeCloud.dev()
     run_component(endpoint("ovn", "per-member", {"enabled": False}), cloud, preview=False)

@@ -80,7 +80,7 @@ def test_the_readmes_example_typo():
     assert str(caught.value) == (
         "invalid endpoint configuration (1 problem):\n"
         "  - EndpointArgs.member_placment: member_placment is not a setting here; did you mean member_placement? Fix "
-        "its spelling or remove it (the settings here: name, load_balancer_provider, floating_network, allowed_cidrs, "
+        "its spelling or remove it (the settings here: name, backend, load_balancer_provider, floating_network, allowed_cidrs, "
         "zones, listeners, members, member_placement, member_updates, dns, readiness, tags)")
 
 

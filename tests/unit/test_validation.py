@@ -142,8 +142,8 @@ def test_unknown_key_and_wrong_enum_are_reported_together():
         f"{ROOT}.memberPlacement: memberPlacement is the text 'everywhere', which is not one of own-zone, all-zones; "
         "use one of them",
         f"{ROOT}.zonez: zonez is not a setting here; did you mean zones? Fix its spelling or remove it (the settings "
-        "here: name, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, listeners, members, memberPlacement, "
-        "memberUpdates, dns, readiness, tags)",
+        "here: name, backend, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, listeners, members, "
+        "memberPlacement, memberUpdates, dns, readiness, tags)",
     ]
 
 
@@ -416,3 +416,20 @@ def test_listener_timeouts_within_octavias_bounds_are_accepted():
     listener = load_endpoint_args(raw).listeners[0]
     assert (listener.timeout_client_data, listener.timeout_member_data, listener.timeout_member_connect,
             listener.timeout_tcp_inspect) == (2073600000, 1, 5000, 0)
+
+
+def test_an_unknown_backend_is_named_with_the_registered_ones_and_reported_with_the_other_problems():
+    from ha_endpoint.backends import names
+    from ha_endpoint.pipeline import run
+
+    raw = amphora_config()
+    raw["backend"] = "keepalived"
+    raw["zones"]["az2"]["subnet"] = raw["zones"]["az1"]["subnet"]
+    with pytest.raises(ConfigError) as caught:
+        run(raw)
+    assert [problem.path for problem in caught.value.problems] == [f"{ROOT}.backend", f"{ROOT}.zones.az2.subnet"]
+    assert str(caught.value.problems[0]) == (
+        f"{ROOT}.backend: no backend is registered as 'keepalived' (registered: octavia); set backend to one of them, "
+        "or leave it out for the default")
+    assert names() == ("octavia",)
+    assert load_endpoint_args(amphora_config()).backend == "octavia"  # the default

@@ -2,5 +2,5 @@
 
 One connection and one classification of failures (:mod:`.connection`), the retry policy beside them
 (:mod:`.retry`), what a call can end in (:mod:`.errors`), the provider-invoke lookups of the cloud facts
-(:mod:`.lookups`) and the preview checks only openstacksdk can answer (:mod:`.octavia_checks`).
+(:mod:`.lookups`) and what only openstacksdk answers at preview (:mod:`.catalog`).
 """

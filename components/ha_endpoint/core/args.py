@@ -32,6 +32,9 @@ from pydantic.alias_generators import to_camel
 
 from . import predicates
 
+DEFAULT_BACKEND = "octavia"
+"""The backend that serves the zones when the configuration names none (:mod:`ha_endpoint.backends`)."""
+
 
 class LoadBalancerProvider(StrEnum):
     """Octavia's provider driver for the endpoint's load balancers."""
@@ -483,6 +486,9 @@ class EndpointArgs(_Model):
 
     name: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
     """Prefix of every resource name: lowercase letters, digits and '-', at most 40 characters."""
+    backend: Optional[str] = Field(DEFAULT_BACKEND, min_length=1)
+    """What serves each availability zone: a backend registered by this name (ha_endpoint.backends; default octavia,
+    one Octavia load balancer per zone)."""
     load_balancer_provider: Optional[LoadBalancerProvider] = LoadBalancerProvider.AMPHORA
     """Octavia provider driver: amphora (default) or ovn."""
     floating_network: Optional[pulumi.Input[str]] = None

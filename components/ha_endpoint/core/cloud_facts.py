@@ -101,7 +101,7 @@ class CloudFacts:
     members_down: Optional[frozenset[tuple[str, str]]] = None
     """(pool name, member name) of the members the endpoint's pools list administratively down now, where a member put
     back must be re-created (the ovn provider, members written one by one:
-    :func:`ha_endpoint.cloud.octavia_checks.members_put_back_from`); None: not known."""
+    :func:`ha_endpoint.backends.octavia.checks.members_put_back_from`); None: not known."""
 
 
 def member_subnet_ref(args: EndpointArgs, member: MemberArgs) -> Any:

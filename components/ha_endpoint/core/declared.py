@@ -17,8 +17,9 @@ from .cloud_facts import SubnetFacts
 from .plan import EndpointPlan, ListenerPlan, RulePlan
 
 
-def endpoint_facts(plan: EndpointPlan, backend: str = "octavia") -> EndpointFacts:
-    """The facts of ``plan`` served by ``backend``: every subnet once, zones and members referring to them by id."""
+def endpoint_facts(plan: EndpointPlan) -> EndpointFacts:
+    """The facts of ``plan`` (its zones served by its backend): every subnet once, zones and members referring to
+    them by id."""
     subnets: dict[str, SubnetFact] = {}
     for subnet in [zone.vip_subnet for zone in plan.zones] + [member.subnet for member in plan.members]:
         subnets.setdefault(subnet.id, _subnet(subnet))
@@ -31,7 +32,7 @@ def endpoint_facts(plan: EndpointPlan, backend: str = "octavia") -> EndpointFact
         networks={key: NetworkFact(id=n.id, name=n.name, az_hints=list(n.az_hints))
                   for key, n in plan.networks.items()},
         zones={zone.az: ZoneFact(
-            az=zone.az, backend=backend, vip_subnet_id=zone.vip_subnet.id,
+            az=zone.az, backend=plan.backend, vip_subnet_id=zone.vip_subnet.id,
             floating_ip=FloatingIpFact(mode=zone.floating.mode,
                                        address=zone.floating.byo.address if zone.floating.byo else None,
                                        id=zone.floating.byo.id if zone.floating.byo else None),

@@ -17,6 +17,7 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from .args import DEFAULT_BACKEND
 from .contract import natural_key
 from .errors import HaEndpointError
 from .predicates import (
@@ -73,8 +74,9 @@ class ZoneFact(_Fact):
     """One availability zone of the endpoint: its load balancer's VIP subnet, floating IP and members."""
 
     az: str
-    backend: str = Field("octavia", description="What serves the zone (ha_endpoint.resources.backend): the pack holds each "
-                         "backend's zones to that backend's own rules (e.g. octavia: a load balancer in the AZ).")
+    backend: str = Field(DEFAULT_BACKEND, description="What serves the zone (its registered backend, "
+                         "ha_endpoint.backends): the pack holds each backend's zones to that backend's own rules "
+                         "(e.g. octavia: a load balancer in the AZ).")
     vip_subnet_id: str
     floating_ip: FloatingIpFact
     members: list[str] = Field(default_factory=list, description="Names of the members in this zone's pools.")

@@ -241,6 +241,8 @@ class EndpointPlan:
     """Everything the endpoint builds, in a stable order."""
 
     name: str
+    backend: str
+    """The registered backend that serves every zone (:mod:`ha_endpoint.backends`)."""
     load_balancer_provider: str
     member_placement: str
     publish: str
@@ -294,7 +296,7 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
                     member_port(member, facts), member.weight,
                     predicates.member_in_service(member.enabled, member.weight))
          for index, member in enumerate(args.members)), key=lambda member: member.name))
-    return EndpointPlan(name=name, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
+    return EndpointPlan(name=name, backend=args.backend, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,
                         security=replace(_security_plan(args, zones, members), preflight=preflight), dns=dns, tags=tags, members=members,
                         allowed_cidrs=tuple(args.allowed_cidrs), floating_network_id=facts.floating_network_id,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections import Counter
-from typing import Any, Iterable, Mapping
+from typing import Any, Collection, Iterable, Mapping, Optional
 
 import pulumi
 from pydantic import ValidationError
@@ -28,8 +28,10 @@ DEFAULT_ROOT = "ha-endpoint:endpoint"
 ZONE_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
 
 
-def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT) -> EndpointArgs:
-    """Parse and check a configuration value; raise :class:`ConfigError` listing every problem found."""
+def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT, backends: Optional[Collection[str]] = None) -> EndpointArgs:
+    """Parse and check a configuration value; raise :class:`ConfigError` listing every problem found. ``backends``:
+    the registered backends' names (:func:`ha_endpoint.backends.names`), which the ``backend`` key must be one of;
+    not given, the key is checked where the backend is chosen (:func:`ha_endpoint.backends.lookup`)."""
     if isinstance(raw, EndpointArgs):
         args = raw
     else:
@@ -49,9 +51,18 @@ def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT) -> EndpointArgs:
         for notice in renamed:
             pulumi.log.warn(f"{root}: {notice}")
     problems = check_endpoint_args(args, root)
+    if backends is not None and args.backend not in backends:
+        problems.insert(0, unknown_backend(args.backend, backends, root))
     if problems:
         raise ConfigError(problems)
     return args
+
+
+def unknown_backend(name: str, backends: Collection[str], root: str) -> Problem:
+    """The problem of a ``backend`` key that names no registered backend."""
+    known = ", ".join(sorted(backends)) or "none"
+    return Problem(f"{root}.backend", f"no backend is registered as '{name}' (registered: {known}); set backend to one "
+                                      "of them, or leave it out for the default")
 
 
 def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Problem]:

@@ -1,10 +1,11 @@
 """The pipeline: the endpoint's arguments to a checked, typed plan and the facts it declares, in one function.
 
-Data flows one way, each module visited once: validate the arguments (:mod:`ha_endpoint.core.validation`) -> decide
-the cloud the gates poll (:func:`poll_target`) -> ask the cloud (the lookups of :mod:`ha_endpoint.cloud.lookups`,
-then what only openstacksdk answers, :mod:`ha_endpoint.cloud.octavia_checks`; every problem of both at once) -> check
-what the cloud facts reveal (:mod:`ha_endpoint.core.checks`) -> plan (:mod:`ha_endpoint.core.plan`) -> declare the
-facts (:mod:`ha_endpoint.core.declared`) -> refuse a layout one AZ's loss takes down.
+Data flows one way, each module visited once: validate the arguments (:mod:`ha_endpoint.core.validation`; the
+``backend`` key names a registered backend, :mod:`ha_endpoint.backends`) -> decide the cloud the gates poll
+(:func:`poll_target`) -> ask the cloud (the lookups of :mod:`ha_endpoint.cloud.lookups`, then what only openstacksdk
+answers: the backend's preview, and the DNS zone's records, :mod:`ha_endpoint.cloud.catalog`; every problem of all
+at once) -> check what the cloud facts reveal (:mod:`ha_endpoint.core.checks`) -> plan (:mod:`ha_endpoint.core.plan`)
+-> declare the facts (:mod:`ha_endpoint.core.declared`) -> refuse a layout one AZ's loss takes down.
 
 :func:`run` is that flow. :func:`plan_endpoint` is how :class:`ha_endpoint.HaEndpoint` uses it: it validates the
 arguments; plain ones go through the rest of the flow at once (:func:`planned`, what :func:`run` does after
@@ -20,8 +21,9 @@ from typing import Any, Optional
 
 import pulumi
 
+from .. import backends
 from ..cloud.lookups import lookup_cloud_facts
-from ..cloud.octavia_checks import ask_at_preview
+from ..cloud.catalog import ask_at_preview
 from ..core.args import EndpointArgs
 from ..core.checks import check_cloud_facts
 from ..core.cloud_facts import CloudFacts
@@ -35,21 +37,15 @@ from ..core.validation import DEFAULT_ROOT, load_endpoint_args
 from .deferred import declared_facts, deferred_inputs, resolved_raw, structural_facts
 
 
-OCTAVIA = "octavia"
-"""The backend whose load balancers Octavia creates (and so whose AZs and certificates Octavia is asked about)."""
-
-
 @dataclass(frozen=True)
 class Context:
     """Where the pipeline runs: the key prefix of its messages (``root``), the provider its lookups use
-    (``invoke_opts``), the stack that owns its objects (``identity``), the backend serving its zones (``backend``:
-    Octavia's preview checks run for ``octavia`` only), and the clouds.yaml entry and region the gates poll when the
-    caller names them (``cloud``, ``region``; see :func:`poll_target`)."""
+    (``invoke_opts``), the stack that owns its objects (``identity``), and the clouds.yaml entry and region the gates
+    poll when the caller names them (``cloud``, ``region``; see :func:`poll_target`)."""
 
     root: str = DEFAULT_ROOT
     invoke_opts: Optional[pulumi.InvokeOptions] = None
     identity: StackIdentity = UNNAMED_STACK
-    backend: str = OCTAVIA
     cloud: Optional[str] = None
     region: Optional[str] = None
 
@@ -81,7 +77,7 @@ class Planned:
 def run(raw: Any, context: Context = Context()) -> Planned:
     """The pipeline over plain arguments (an :class:`EndpointArgs` or the raw configuration): raises
     :class:`ha_endpoint.ConfigError` or :class:`ha_endpoint.CloudLookupError` listing every problem."""
-    return planned(load_endpoint_args(raw, context.root), context)
+    return planned(load_endpoint_args(raw, context.root, backends.names()), context)
 
 
 def planned(args: EndpointArgs, context: Context) -> Planned:
@@ -90,20 +86,23 @@ def planned(args: EndpointArgs, context: Context) -> Planned:
 
 
 def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
-    """The cloud facts of ``args``' plain values (the lookups), then what Octavia's side answers (its AZs, the
-    certificates, the A records the DNS zone holds already: how the endpoint's records are replaced depends on them);
-    every problem of both in one :class:`CloudLookupError`, Octavia's first (an unknown AZ is named before the
-    network-hint problem it causes)."""
+    """The cloud facts of ``args``' plain values (the lookups), then what the backend asks at preview (Octavia: its
+    AZs, the certificates) and the A records the DNS zone holds already (how the endpoint's records are replaced
+    depends on them); every problem of all in one :class:`CloudLookupError`, the backend's first (an unknown AZ is
+    named before the network-hint problem it causes)."""
     target = poll_target(args, context)
     try:
         facts, lookups = lookup_cloud_facts(args, context.root, context.invoke_opts, context.identity), []
     except CloudLookupError as error:
         facts, lookups = None, error.problems
-    answers = ask_at_preview(args, target, context.root, facts.dns_zone_id if facts else None,
-                             octavia=context.backend == OCTAVIA, identity_tag=context.identity.tag)
-    if answers.problems or lookups:
-        raise CloudLookupError(answers.problems + lookups)
-    facts = replace(facts, members_down=answers.members_down)
+    backend = backends.lookup(args.backend, context.root)
+    refused = backend.preview(args, target, context.root)
+    members_down, unread = backend.held_down(args, target, context.root, context.identity.tag) if not refused \
+        else (frozenset(), [])
+    answers = ask_at_preview(args, target, context.root, facts.dns_zone_id if facts else None)
+    if refused or unread or answers.problems or lookups:
+        raise CloudLookupError(refused + unread + answers.problems + lookups)
+    facts = replace(facts, members_down=members_down)
     return facts if args.dns is None else replace(facts, published=answers.published)
 
 
@@ -121,7 +120,7 @@ def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
 def decide(args: EndpointArgs, facts: CloudFacts, context: Context = Context()) -> Planned:
     """Check, plan, declare and refuse AZ loss, for arguments whose values are all known (pure: no cloud call)."""
     plan = checked_plan(args, facts, context)
-    declared = endpoint_facts(plan, context.backend)
+    declared = endpoint_facts(plan)
     _refuse_az_loss(declared, context.root)
     return Planned(plan, declared)
 
@@ -140,7 +139,7 @@ def plan_endpoint(raw: Any, context: Context) -> tuple[EndpointPlan, dict[str, A
     arguments are Outputs). The arguments are validated once; plain ones then go through the rest of the pipeline at
     once (:func:`planned`); with Outputs, :func:`run` runs inside one ``apply`` of the resolved arguments, and every
     load balancer and member port waits for it."""
-    args = load_endpoint_args(raw, context.root)
+    args = load_endpoint_args(raw, context.root, backends.names())
     pending = deferred_inputs(args)
     if not pending:
         result = planned(args, context)

@@ -7,13 +7,13 @@ component is built, so the plan is made at once, with Outputs where values are n
 (:func:`ha_endpoint.pipeline.run` over the resolved arguments, :func:`resolved_raw`, inside one Output that fails
 with every problem). That happens at preview when
 the Outputs are known there (resources that exist already), else during ``up`` before any load balancer is created:
-each load balancer, and each member port that gets the members' group, waits for it (:func:`after_checks`); the
+each load balancer, and each member port that gets the members' group, waits for it (:func:`ha_endpoint.backends.plugin.after_checks`); the
 values the plan could not know are taken from it, so everything that uses them waits too. The policy pack gets the
 checked plan's facts, entry by entry, so that at preview it can name the ones that are not known yet.
 """
 
 from dataclasses import replace
-from typing import Any, Optional
+from typing import Any
 
 import pulumi
 from pydantic import BaseModel
@@ -66,13 +66,6 @@ def resolved_raw(args: EndpointArgs, values: dict[Path, Any]) -> dict[str, Any]:
         return value
 
     return raw(args, ())
-
-
-def after_checks(preflight: Optional[pulumi.Output], value: pulumi.Input[Any]) -> pulumi.Input[Any]:
-    """``value``, once ``preflight`` (a zone's or the security plan's) succeeded; ``value`` itself without one."""
-    if preflight is None:
-        return value
-    return pulumi.Output.all(preflight, value).apply(lambda both: both[1])
 
 
 def structural_facts(args: EndpointArgs, plain: CloudFacts, checked: pulumi.Output[EndpointPlan]) -> CloudFacts:

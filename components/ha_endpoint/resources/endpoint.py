@@ -12,13 +12,12 @@ from typing import Optional
 
 import pulumi
 
+from .. import backends
 from ..core import contract
 from ..core.args import EndpointArgs
 from ..core.identity import StackIdentity
 from ..pipeline import Context, plan_endpoint
-from .backend import ZoneBackend
 from .dns import PublishedZone, addresses_output, create_records
-from .octavia import OctaviaBackend
 from .security import attach_member_ports, create_security_groups
 from .stack_names import claim
 from .zone import EndpointZone, ZoneOutputs, camel
@@ -40,7 +39,8 @@ def consumer_root(name: str) -> str:
 
 
 class HaEndpoint(pulumi.ComponentResource):
-    """One Octavia load balancer per availability zone, members placed per zone, one DNS name over all of them.
+    """One load balancer per availability zone (its ``backend``'s; Octavia's by default), members placed per zone, one
+    DNS name over all of them.
 
     ``args`` is an :class:`EndpointArgs` or the raw configuration mapping (camelCase or snake_case keys; its type
     is written ``EndpointArgs`` alone, which is what Pulumi infers the other languages' schema from). Invalid
@@ -64,33 +64,31 @@ class HaEndpoint(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: EndpointArgs,
                  opts: Optional[pulumi.ResourceOptions] = None, root: Optional[str] = None,
-                 cloud: Optional[str] = None, region: Optional[str] = None,
-                 backend: Optional[ZoneBackend] = None):
+                 cloud: Optional[str] = None, region: Optional[str] = None):
         """``root`` prefixes the key paths of error messages: by default the arguments as the caller wrote them
         (``HaEndpoint('k8s-api').args.members[0].az``); the stack program gives its config key
         (``ha-endpoint:endpoint``). ``cloud`` and ``region`` (or
         ``readiness.cloud``/``readiness.region`` in ``args``) name the clouds.yaml entry and region the readiness
         gates and drains poll; by default the explicit OpenStack provider's own ``cloud``/``region`` when one is
         given in ``opts``, else the default provider's (the stack's ``openstack:cloud``/``openstack:region``, else
-        ``OS_CLOUD``/``OS_REGION_NAME``: :func:`default_provider_cloud`).
-        ``backend`` builds each zone's serving resources (:mod:`ha_endpoint.resources.backend`; Octavia by default)."""
-        backend = backend or OctaviaBackend()
+        ``OS_CLOUD``/``OS_REGION_NAME``: :func:`default_provider_cloud`). What serves each zone is the backend the
+        ``backend`` key of ``args`` names (:mod:`ha_endpoint.backends`; Octavia by default)."""
         root = root or consumer_root(name)
         invoke_opts = invoke_options(opts)
         if cloud is None and (invoke_opts is None or invoke_opts.provider is None):
             cloud, region = default_provider_cloud(region)
-        context = Context(root, invoke_opts, StackIdentity(pulumi.get_project(), pulumi.get_stack()),
-                          backend.name, cloud, region)
+        context = Context(root, invoke_opts, StackIdentity(pulumi.get_project(), pulumi.get_stack()), cloud, region)
         plan, declared = plan_endpoint(args, context)  # every check, before anything is registered
         claim(plan.name, [zone.az for zone in plan.zones], root)  # one endpoint per name in a stack
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
         self.plan = plan
+        serve = backends.lookup(plan.backend, root).serve
         for notice in plan.notices:  # allowed, but worth knowing (the API open to the internet): said once
             pulumi.log.warn(str(notice), resource=self)
         self.security = create_security_groups(plan.security, self, plan.tags)
         self.member_ports = attach_member_ports(plan.security, self.security, self)
         self.zone_components = {
-            zone.az: EndpointZone(zone.component_name, zone, self.security.vip_group.id, backend, self.member_ports,
+            zone.az: EndpointZone(zone.component_name, zone, self.security.vip_group.id, serve, self.member_ports,
                                   opts=pulumi.ResourceOptions(parent=self))
             for zone in plan.zones}
         published = [PublishedZone(az, zone.published_address, zone.ready, zone.gate.publish_after,

@@ -4,12 +4,11 @@ Each zone gets a :class:`ZoneGate` whose ``ready`` output DNS reads (see :mod:`h
 computed from per-zone ``(published_address, ready)`` pairs, so a zone's address is in DNS only when its gate says so,
 and the records depend on the gate's resource. Backend-independent: it reads only the zone's :class:`ZoneServing`.
 
-* ``when-ready`` (default): DNS depends on the zone's readiness resource (for Octavia a ``MemberReadiness`` that
-  waits until every member of every pool is ready as ``readiness.require`` says).
-* ``bootstrap``: the zone is published as soon as what serves it exists (for Octavia: the load balancer, ACTIVE on
-  create); the readiness resource still runs (requiring ``provisioned`` only), but DNS does not wait for it.
-
-:func:`poll_inputs` says which cloud and region a backend's waits poll: the same as its resources'.
+* ``when-ready`` (default): DNS depends on the zone's readiness resource (the backend's
+  :attr:`ZoneServing.readiness`: one that waits until every member of every pool is ready as ``readiness.require``
+  says).
+* ``bootstrap``: the zone is published as soon as what serves it exists (:attr:`ZoneServing.exists`); the readiness
+  resource still runs (requiring ``provisioned`` only), but DNS does not wait for it.
 """
 
 from __future__ import annotations
@@ -19,9 +18,7 @@ from typing import Optional
 
 import pulumi
 
-from ..core import contract
-from ..core.plan import PollTarget
-from .backend import ZoneServing
+from ..backends.plugin import ZoneServing
 
 
 @dataclass
@@ -43,24 +40,3 @@ def publication_gate(publish: str, serving: ZoneServing) -> ZoneGate:
                         pulumi.Output.from_input(None))
     reason = serving.not_ready_reason if serving.not_ready_reason is not None else pulumi.Output.from_input(None)
     return ZoneGate(serving.ready, serving.readiness, serving.requirement, reason)
-
-
-@dataclass(frozen=True)
-class PollInputs:
-    """The ``cloud``/``region``/``cloud_source`` inputs of a wait: the plan's :class:`PollTarget`, with an explicit
-    provider's own ``cloud`` and ``region`` read from that provider (Outputs, known once it is configured)."""
-
-    cloud: pulumi.Input[Optional[str]]
-    region: pulumi.Input[Optional[str]]
-    cloud_source: str
-
-
-def poll_inputs(target: PollTarget, parent: pulumi.Resource) -> PollInputs:
-    """Where a zone's waits poll: the readiness settings' cloud, else the explicit OpenStack provider's (the one
-    ``parent``'s children use), else the stack's (resolved by the dynamic provider from the stack configuration it
-    is configured with: ``openstack:cloud`` / ``openstack:region``, then ``OS_CLOUD``)."""
-    if target.source == "provider":
-        provider = parent.get_provider(contract.MEMBER_TYPE)
-        if provider is not None:
-            return PollInputs(getattr(provider, "cloud", None), getattr(provider, "region", None), "provider")
-    return PollInputs(target.cloud, target.region, target.source)

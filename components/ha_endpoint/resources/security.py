@@ -17,7 +17,7 @@ import pulumi
 import pulumi_openstack as openstack
 
 from ..core.plan import RulePlan, SecurityPlan
-from ..pipeline.deferred import after_checks
+from ..backends.plugin import after_checks
 
 
 @dataclass

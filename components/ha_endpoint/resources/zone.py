@@ -1,8 +1,7 @@
 """One availability zone of the endpoint: :class:`EndpointZone`, built from a :class:`ha_endpoint.core.plan.ZonePlan`.
 
-The zone hands its plan to a backend (:mod:`ha_endpoint.resources.backend`; Octavia by default,
-:mod:`ha_endpoint.resources.octavia`), which creates what serves the zone under it, and decides from what the backend
-yields whether the zone may be published in DNS (:mod:`ha_endpoint.resources.gate`): ``ready`` and ``published_address``
+The zone hands its plan to its backend's ``serve`` (:mod:`ha_endpoint.backends`, chosen by the ``backend`` key), which
+creates what serves the zone under it, and decides from what the backend yields whether the zone may be published in DNS (:mod:`ha_endpoint.resources.gate`): ``ready`` and ``published_address``
 are what DNS reads.
 """
 
@@ -11,9 +10,9 @@ from typing import Mapping, Optional
 
 import pulumi
 
+from ..backends.plugin import Serve
 from ..core import contract
 from ..core.plan import ZonePlan
-from .backend import ZoneBackend
 from .gate import publication_gate
 
 
@@ -29,12 +28,12 @@ class EndpointZone(pulumi.ComponentResource):
     outputs: pulumi.Output[dict]
     """The zone's entry of the endpoint's ``zones`` output: the backend's outputs, ``ready`` and the gate's kind."""
 
-    def __init__(self, name: str, zone: ZonePlan, vip_group_id: pulumi.Input[str], backend: ZoneBackend,
+    def __init__(self, name: str, zone: ZonePlan, vip_group_id: pulumi.Input[str], serve: Serve,
                  member_ports: Mapping[str, pulumi.Resource], opts: Optional[pulumi.ResourceOptions] = None):
-        """Build zone ``zone.az`` from its own plan with ``backend``; ``vip_group_id`` is the endpoint's VIP
-        security group, ``member_ports`` the members' ports given the members' group (by member name)."""
+        """Build zone ``zone.az`` from its own plan with its backend's ``serve``; ``vip_group_id`` is the endpoint's
+        VIP security group, ``member_ports`` the members' ports given the members' group (by member name)."""
         super().__init__(contract.ZONE_TYPE, name, {"az": zone.az, "vipSubnetId": zone.vip_subnet.id}, opts)
-        self.serving = backend.serve(zone, vip_group_id, self, member_ports)
+        self.serving = serve(zone, vip_group_id, self, member_ports)
         self.gate = publication_gate(zone.publish, self.serving)
         self.ready = self.gate.ready
         self.published_address = self.serving.published_address

@@ -1,5 +1,5 @@
-"""The Octavia backend: one availability zone served by an Octavia load balancer (see
-:mod:`ha_endpoint.resources.backend`).
+"""How the Octavia backend serves one availability zone: an Octavia load balancer (see
+:mod:`ha_endpoint.backends.plugin`).
 
 Children of the zone: the load balancer (``availability_zone`` = the AZ, none under ovn; VIP on the zone's subnet); per listener a
 listener, a pool, a health monitor and the members the plan placed there; the VIP security-group association; the
@@ -24,16 +24,13 @@ from typing import Any, Mapping, Optional, TypeVar
 import pulumi
 import pulumi_openstack as openstack
 
-from ..core import predicates
-from ..core.plan import ListenerPlan, ZonePlan
-from ..pipeline import OCTAVIA
-from ..pipeline.deferred import after_checks
-from ..readiness.drain import MemberDrain
-from ..readiness.member_set import MemberSet
-from ..readiness.provider import MemberReadiness
-from ..readiness.put_back import PutBack
-from .backend import ZoneServing
-from .gate import poll_inputs
+from ...core import predicates
+from ...core.plan import ListenerPlan, ZonePlan
+from ...readiness.drain import MemberDrain
+from ...readiness.member_set import MemberSet
+from ...readiness.provider import MemberReadiness
+from ...readiness.put_back import PutBack
+from ..plugin import ZoneServing, after_checks, poll_inputs
 
 
 T = TypeVar("T", bound=pulumi.Resource)
@@ -53,14 +50,11 @@ def require_openstack_sdk(installed: str) -> None:
 require_openstack_sdk(version("pulumi-openstack"))
 
 
-class OctaviaBackend:
-    """A zone's Octavia load balancer with its listeners, pools, monitors, members, floating IP and waits."""
-
-    name = OCTAVIA
-
-    def serve(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
-              member_ports: Mapping[str, pulumi.Resource]) -> ZoneServing:
-        return _OctaviaZone(zone, vip_group_id, parent, member_ports).serving
+def serve(zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
+          member_ports: Mapping[str, pulumi.Resource]) -> ZoneServing:
+    """A zone's Octavia load balancer with its listeners, pools, monitors, members, floating IP and waits
+    (:data:`ha_endpoint.backends.plugin.Serve`)."""
+    return _OctaviaZone(zone, vip_group_id, parent, member_ports).serving
 
 
 class _OctaviaZone:

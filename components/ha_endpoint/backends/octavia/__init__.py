@@ -1,0 +1,14 @@
+"""The Octavia backend: each availability zone served by an Octavia load balancer (amphora or ovn provider).
+
+What it asks the cloud at preview (:mod:`.checks`: its availability zones, the listeners' certificates) and how it serves a zone
+(:mod:`.serving`: the load balancer, listeners, pools, monitors, members, floating IP and the member waits). Its
+settings are the endpoint's top-level keys (``loadBalancerProvider``, ``memberUpdates``, listener timeouts), where
+deployed stacks have them. The pack holds zones declared ``backend: octavia`` to its Octavia rules (zone placement,
+pools, OVN limits).
+"""
+
+from ..plugin import Backend
+from .checks import check_octavia, held_down
+from .serving import serve
+
+BACKEND = Backend(name="octavia", serve=serve, preview=check_octavia, held_down=held_down)

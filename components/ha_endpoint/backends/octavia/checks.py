@@ -1,0 +1,222 @@
+"""What Octavia refuses that only the cloud can tell, asked at preview: its availability zones and the certificates.
+
+A load balancer pinned to an availability zone Octavia does not know (or has disabled) is refused when it is created,
+and so is a TERMINATED_HTTPS listener whose certificate Octavia cannot load from the key manager (Barbican). The
+OpenStack provider this project runs (pulumi-openstack 5.5.3, terraform-provider-openstack v3.4.0) has no data source
+for either: nothing answers "which AZs does Octavia have" through a provider invoke, and its Barbican data sources find
+containers by name, not by the reference a listener takes. So these two questions are asked with openstacksdk, at
+preview, through the preview's catalog (:mod:`ha_endpoint.cloud.catalog`: the same cloud and region the readiness
+gates poll, the same seam tests replace).
+
+A cloud that cannot be asked gets a warning that says what could not be checked, and Octavia judges at ``up``; a name
+the cloud answers it does not have is refused at once. :func:`check_octavia` is the Octavia backend's preview
+(:attr:`ha_endpoint.backends.plugin.Backend.preview`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional, Protocol
+
+import openstack.exceptions as os_exc
+import pulumi
+
+from ...cloud.catalog import RECORDS_RETRY_SECONDS, CatalogUnavailable, NoCloudToAsk, OpenStackCatalog, \
+    current_catalog, unavailable_on_cloud_failure
+from ...cloud.connection import cloud_failure, describe, translate
+from ...cloud.errors import CallFailed, CloudError
+from ...cloud.retry import CredentialsRefused, RetriesExhausted, call_with_retries
+from ...core import contract, predicates
+from ...core.errors import HaEndpointError
+from ...core.args import EndpointArgs
+from ...core.errors import Problem
+from ...core.plan import PollTarget
+
+
+class NoLoadBalancerService(CloudError):
+    """The cloud's catalog has no load-balancer service (Octavia): the endpoint's load balancers cannot be created
+    there, which the preview refuses."""
+
+
+@dataclass(frozen=True)
+class OctaviaAz:
+    """An availability zone as Octavia knows it."""
+
+    name: str
+    enabled: bool = True
+
+
+class OctaviaCatalog(Protocol):
+    """What the checks ask the cloud (the fake cloud's catalog answers them too, in tests)."""
+
+    def octavia_azs(self, target: PollTarget) -> list[OctaviaAz]:
+        """Octavia's availability zones; :class:`CatalogUnavailable` when the cloud cannot be asked."""
+        ...
+
+    def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
+        """Whether the key manager holds ``ref`` (None: the cloud has no key manager); :class:`CatalogUnavailable`
+        when it cannot be asked."""
+        ...
+
+    def members_down(self, target: PollTarget, identity_tag: str, pool_names: set[str]) -> set[tuple[str, str]]:
+        """(pool name, member name) of every member listed administratively down in the pools named ``pool_names``
+        that carry ``identity_tag``; :class:`NoCloudToAsk` when there is no cloud to ask, and a failed call as the
+        cloud layer's categories (:func:`ha_endpoint.cloud.connection.translate`)."""
+        ...
+
+
+class OpenStackOctaviaCatalog(OpenStackCatalog):
+    """The real cloud's answers, through the preview catalog's connection."""
+
+    def octavia_azs(self, target: PollTarget) -> list[OctaviaAz]:
+        with unavailable_on_cloud_failure():
+            conn = self.connection(target)
+            try:
+                azs = list(conn.load_balancer.availability_zones())
+            except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException) as error:
+                raise NoLoadBalancerService(describe(error)) from None
+            return [OctaviaAz(az.name, bool(az.is_enabled if az.is_enabled is not None else True))
+                    for az in azs]
+
+    def certificate(self, target: PollTarget, ref: str) -> Optional[bool]:
+        object_id = ref.rstrip("/").rsplit("/", 1)[-1]
+        kinds = ["secret"] if "/secrets/" in ref else ["container"] if "/containers/" in ref else \
+            ["container", "secret"]
+        with unavailable_on_cloud_failure():
+            conn = self.connection(target)
+            try:
+                for kind in kinds:
+                    try:
+                        getattr(conn.key_manager, f"get_{kind}")(object_id)
+                        return True
+                    except os_exc.NotFoundException:
+                        continue
+                return False
+            except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
+                return None
+
+
+    def members_down(self, target: PollTarget, identity_tag: str, pool_names: set[str]) -> set[tuple[str, str]]:
+        try:
+            conn = self.connection(target)
+            pools = [pool for pool in conn.load_balancer.pools(tags=identity_tag) if pool.name in pool_names]
+            return {(str(pool.name), str(member.name or "")) for pool in pools
+                    for member in conn.load_balancer.members(pool.id) if member.is_admin_state_up is False}
+        except HaEndpointError:
+            raise
+        except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException) as error:
+            raise NoLoadBalancerService(describe(error)) from None
+        except Exception as error:
+            if not cloud_failure(error):
+                raise
+            raise translate(error, "listing the members of the endpoint's pools") from error
+
+
+_OPENSTACK = OpenStackOctaviaCatalog()
+
+
+class MembersUnreadable(CloudError):
+    """Listing which members the endpoint's pools hold administratively down failed: retrying did not help."""
+
+
+def members_put_back_from(args: EndpointArgs, target: PollTarget, identity_tag: str, root: str,
+                          clock: Optional[Callable[[], float]] = None, sleep: Optional[Callable[[float], None]] = None,
+                          timeout_seconds: Optional[float] = None) -> Optional[frozenset[tuple[str, str]]]:
+    """Under the ovn provider, with members written one by one (``memberUpdates: per-member``) and a health monitor:
+    (pool name, member name) of the members the endpoint's pools list administratively down now, that the
+    configuration may put back (``enabled: true`` again). The plan has those re-created rather than set admin up
+    (:attr:`ha_endpoint.core.plan.MemberPlan.put_back`): ovn-octavia-provider 3.1.2's
+    ``OvnProviderHelper.member_update`` keeps a monitored member it holds OFFLINE out of the OVN backends for good when
+    it is only set admin up; ``member_create`` puts it back. Empty when nothing applies (``batch``: the member set
+    re-creates it itself; ``handover``: its member resources are retained on delete, so the member waits for the
+    ``batch`` update); None (with a warning) when there is no cloud to ask (:class:`NoCloudToAsk`): such a member is
+    then only set admin up, and the gate times out naming it. A failed call is retried as the DNS records' are
+    (:func:`ha_endpoint.cloud.catalog.published_records`); if it still fails, :class:`MembersUnreadable`: a transient
+    error never changes the plan."""
+    if not predicates.drains_admin_down(args.load_balancer_provider) or \
+            str(args.member_updates or "per-member") != "per-member" or \
+            not any(listener.monitor is not None for listener in args.listeners) or not isinstance(args.name, str):
+        return frozenset()
+    pools = {contract.pool_name(args.name, az, listener.port) for az in args.zones for listener in args.listeners}
+    catalog: OctaviaCatalog = current_catalog(_OPENSTACK)
+    try:
+        return frozenset(call_with_retries(lambda: catalog.members_down(target, identity_tag, pools),
+                                           timeout_seconds=RECORDS_RETRY_SECONDS if timeout_seconds is None
+                                           else timeout_seconds,
+                                           clock=clock or time.monotonic, sleep=sleep or time.sleep))
+    except NoCloudToAsk as reason:
+        pulumi.log.warn(f"{root}.members: the members the load balancers list administratively down could not be read "
+                        f"at preview ({reason}); a member put back (enabled: true again) is then only set admin up, "
+                        "which the ovn provider does not put back in service (the zone's gate times out naming it): "
+                        "set readiness.cloud so that the preview can ask, or remove the member and add it again")
+        return None
+    except (CallFailed, RetriesExhausted, CredentialsRefused) as error:
+        raise MembersUnreadable(f"the members the endpoint's pools hold administratively down could not be read at "
+                                f"preview ({error}); a member put back (enabled: true again) is re-created under the "
+                                "ovn provider rather than set admin up, so nothing is planned without them: run the "
+                                "preview again once the load-balancer service (Octavia) answers") from error
+
+
+def held_down(args: EndpointArgs, target: PollTarget, root: str,
+              identity_tag: str) -> tuple[Optional[frozenset[tuple[str, str]]], list[Problem]]:
+    """The Octavia backend's :attr:`ha_endpoint.backends.plugin.Backend.held_down`: :func:`members_put_back_from`,
+    with a listing that could not be read as a problem at ``<root>.members``."""
+    try:
+        return members_put_back_from(args, target, identity_tag, root), []
+    except MembersUnreadable as error:
+        return frozenset(), [Problem(f"{root}.members", str(error))]
+
+
+def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
+    """Every zone's availability zone and every TERMINATED_HTTPS listener's certificate, as the cloud answers; what
+    could not be asked is warned about (Octavia then judges at ``up``)."""
+    catalog: OctaviaCatalog = current_catalog(_OPENSTACK)
+    problems: list[Problem] = []
+    try:
+        # under ovn no load balancer is pinned to an Octavia AZ (ZonePlan.octavia_az): nothing to ask
+        known = None if not predicates.pins_availability_zone(args.load_balancer_provider) else \
+            {az.name: az for az in catalog.octavia_azs(target)}
+    except NoLoadBalancerService as reason:
+        return [Problem(f"{root}.zones", f"the cloud has no load-balancer service (Octavia) in its catalog ({reason}), "
+                                         "and each zone's load balancer is an Octavia load balancer; use a cloud with "
+                                         "Octavia (openstack catalog list: load-balancer)")]
+    except CatalogUnavailable as reason:
+        pulumi.log.warn(f"{root}.zones: Octavia's availability zones could not be checked at preview ({reason}); "
+                        "Octavia refuses an unknown one when the load balancers are created")
+        known = None
+    if known is not None:
+        names = ", ".join(sorted(known)) or "none"
+        for az in sorted(args.zones):
+            if az not in known:
+                fix = (f"use one of Octavia's ({names}), or ask the cloud's operator to create it (openstack "
+                       "loadbalancer availabilityzone create)") if known else \
+                    ("ask the cloud's operator to define them (openstack loadbalancer availabilityzone create) or "
+                     "use a cloud that has them")
+                problems.append(Problem(f"{root}.zones.{az}", f"Octavia has no availability zone '{az}' (openstack "
+                                        f"loadbalancer availabilityzone list: {names}), so it refuses a load balancer "
+                                        f"there; {fix}"))
+            elif not known[az].enabled:
+                problems.append(Problem(f"{root}.zones.{az}", f"availability zone '{az}' is disabled in Octavia, so "
+                                        "it refuses new load balancers there; ask the cloud's operator to enable it, "
+                                        "or use another zone"))
+    for index, listener in enumerate(args.listeners):
+        ref = listener.certificate_ref
+        if not isinstance(ref, str) or str(listener.protocol) != "TERMINATED_HTTPS":
+            continue  # an Output: checked once known; on other protocols validation refuses it already
+        path = f"{root}.listeners[{index}].certificateRef"
+        try:
+            found = catalog.certificate(target, ref)
+        except CatalogUnavailable as reason:
+            pulumi.log.warn(f"{path}: the certificate could not be checked at preview ({reason}); Octavia refuses "
+                            "the listener if it cannot load it")
+            continue
+        if found is None:
+            problems.append(Problem(path, "the cloud has no key manager (Barbican) in its catalog, and Octavia loads "
+                                          "a TERMINATED_HTTPS listener's certificate from it; use protocol HTTPS to "
+                                          "pass TLS through to the members, or a cloud with a key manager"))
+        elif not found:
+            problems.append(Problem(path, f"the key manager has no certificate container or secret {ref}, so Octavia "
+                                          "cannot load it and refuses the listener; give the reference of an existing "
+                                          "container (openstack secret container list)"))
+    return problems

@@ -1,0 +1,118 @@
+"""What a backend is: the seam between the endpoint and what serves one availability zone.
+
+A backend is a :class:`Backend`, registered by name in :mod:`ha_endpoint.backends` and chosen by the ``backend``
+configuration key. It asks the cloud at preview what only the cloud can tell about it (:attr:`Backend.preview`: every
+problem at once, each naming the key and the fix), and turns a zone's plan (:class:`ha_endpoint.core.plan.ZonePlan`)
+into resources parented to that zone (:attr:`Backend.serve`), handing back a :class:`ZoneServing`: the address DNS
+publishes for the zone, the resource that exists once the zone can take traffic at all (what ``bootstrap``
+publication waits for), the zone's readiness resource (named ``contract.readiness_name``; what ``when-ready``
+publication waits for) and its verdict, and the zone's outputs. DNS (:mod:`ha_endpoint.resources.dns`), the
+publication gate (:mod:`ha_endpoint.resources.gate`) and the pack's generic rules use only this; the backend's name
+is declared in every zone's facts (``zones.<az>.backend``), and the pack holds a backend's zones to that backend's
+own rules alone.
+
+Also here, for every backend: :func:`poll_inputs` (the cloud and region a backend's waits poll: the same as its
+resources') and :func:`after_checks` (a value that waits for the plan's preflight, when some inputs are Outputs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional
+
+import pulumi
+
+from ..core import contract
+from ..core.args import EndpointArgs
+from ..core.errors import Problem
+from ..core.plan import PollTarget, ZonePlan
+
+
+@dataclass
+class ZoneServing:
+    """One zone as its backend built it."""
+
+    published_address: pulumi.Output[Optional[str]]
+    """The address DNS gets for this zone once it may be published (a floating IP, else the VIP)."""
+    exists: pulumi.CustomResource
+    """Exists once the zone can take traffic at all: bootstrap publication waits for it alone."""
+    exists_label: str
+    """What ``exists`` is, for the zone's ``gate`` output (e.g. "load balancer ACTIVE")."""
+    readiness: pulumi.Resource
+    """The zone's readiness resource (``contract.readiness_name``): exists once the zone serves."""
+    ready: pulumi.Output[bool]
+    """The readiness resource's verdict."""
+    requirement: str
+    """What the readiness resource waits for, for the zone's ``gate`` output (e.g. "members online")."""
+    outputs: dict[str, Any] = field(default_factory=dict)
+    """The zone's entries in the endpoint's ``zones`` output (e.g. loadbalancer_id, vip_address, floating_ip)."""
+    not_ready_reason: Optional[pulumi.Output[Optional[str]]] = None
+    """Why the zone is not ready (``readiness.onZoneNotReady: unpublish``); none when it is, or when the backend's
+    readiness never leaves a zone out."""
+
+
+Serve = Callable[[ZonePlan, pulumi.Input[str], pulumi.Resource, Mapping[str, pulumi.Resource]], ZoneServing]
+"""``serve(zone, vip_group_id, parent, member_ports)``: create the zone's resources under ``parent``;
+``vip_group_id`` is the endpoint's VIP security group; ``member_ports``: the members' ports given the members' group,
+by member name (a member is registered after its port admits the backend and deregistered before its port stops
+admitting it)."""
+
+Preview = Callable[[EndpointArgs, PollTarget, str], list[Problem]]
+"""``preview(args, target, root)``: what only the cloud can tell about the backend (``target``: the cloud the gates
+poll), asked once before anything is planned; the problems name their key under ``root``."""
+
+
+def no_preview(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
+    """The preview of a backend that asks the cloud nothing."""
+    return []
+
+
+HeldDown = Callable[[EndpointArgs, PollTarget, str, str], tuple[Optional[frozenset[tuple[str, str]]], list[Problem]]]
+"""``held_down(args, target, root, identity_tag)``: (pool name, member name) of the members the backend holds out of
+service now that the configuration may put back (None: not known), and the problems of asking; a backend that
+re-creates nothing to put a member back answers an empty set."""
+
+
+def nothing_held_down(args: EndpointArgs, target: PollTarget, root: str,
+                      identity_tag: str) -> tuple[Optional[frozenset[tuple[str, str]]], list[Problem]]:
+    """The answer of a backend that sets a member back in service in place."""
+    return frozenset(), []
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A backend as the registry holds it: its name (the ``backend`` key's value, declared in each zone's facts), how
+    it serves a zone, and what it asks the cloud at preview."""
+
+    name: str
+    serve: Serve
+    preview: Preview = no_preview
+    held_down: HeldDown = nothing_held_down
+
+
+@dataclass(frozen=True)
+class PollInputs:
+    """The ``cloud``/``region``/``cloud_source`` inputs of a wait: the plan's :class:`PollTarget`, with an explicit
+    provider's own ``cloud`` and ``region`` read from that provider (Outputs, known once it is configured)."""
+
+    cloud: pulumi.Input[Optional[str]]
+    region: pulumi.Input[Optional[str]]
+    cloud_source: str
+
+
+def poll_inputs(target: PollTarget, parent: pulumi.Resource) -> PollInputs:
+    """Where a zone's waits poll: the readiness settings' cloud, else the explicit OpenStack provider's (the one
+    ``parent``'s children use), else the stack's (resolved by the dynamic provider from the stack configuration it
+    is configured with: ``openstack:cloud`` / ``openstack:region``, then ``OS_CLOUD``)."""
+    if target.source == "provider":
+        provider = parent.get_provider(contract.MEMBER_TYPE)
+        if provider is not None:
+            return PollInputs(getattr(provider, "cloud", None), getattr(provider, "region", None), "provider")
+    return PollInputs(target.cloud, target.region, target.source)
+
+
+def after_checks(preflight: Optional[pulumi.Output], value: pulumi.Input[Any]) -> pulumi.Input[Any]:
+    """``value``, once ``preflight`` (a zone's or the security plan's) succeeded; ``value`` itself without one."""
+    if preflight is None:
+        return value
+    return pulumi.Output.all(preflight, value).apply(lambda both: both[1])
