@@ -56,7 +56,8 @@ def binaries() -> Binaries:
     etcd, kube, provider, conversion = (Path(line) for line in built.stdout.split())  # ENGINE_K8S_PARTS' order
     return Binaries(etcd / "bin" / "etcd", kube / "bin" / "kube-apiserver", kube / "bin" / "kubectl",
                     provider / "plugins" / "pulumi-resource-kubernetes",
-                    (provider / "kubernetes-plugin-version").read_text().strip(), conversion / "bin" / "capi-conversion")
+                    (provider / "kubernetes-plugin-version").read_text().strip(),
+                    conversion / "bin" / "capi-conversion")
 
 
 def ports_in_use(ports: list[int]) -> set[int]:
