@@ -26,8 +26,10 @@ func main() {
 	cert := flag.String("cert", "", "serving certificate (PEM)")
 	key := flag.String("key", "", "its private key (PEM)")
 	flag.Parse()
-	// A v1beta2 reference names a group; v1beta1's names a version. Cluster API asks the referenced kind's CRD for
-	// the version of its contract; every provider referenced here serves v1beta1 objects.
+	// A v1beta2 reference names a group; v1beta1's names a version, which Cluster API's manager reads from the
+	// referenced kind's CRD (its contract label) through a client. This server has no client: it answers
+	// <group>/v1beta1 for every group (CAPO's OpenStackCluster is v1beta1). That only shapes the v1beta1 view of a
+	// Cluster stored as v1beta2; v1beta1 -> v1beta2 (apiVersion -> apiGroup) is Cluster API's code alone.
 	capiconversion.SetAPIVersionGetter(func(_ context.Context, gk schema.GroupKind) (string, error) {
 		return gk.Group + "/v1beta1", nil
 	})
