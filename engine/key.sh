@@ -14,10 +14,11 @@
 # (langhost, scripts, openstack; the pulumi-kubernetes pin for kubernetes). A new part: add its directory with a
 # build.sh (README.md says what it gets and prints) and its name to ENGINE_PARTS; nothing else.
 ENGINE_PARTS="cli langhost scripts openstack yaml codegen"
-# The Kubernetes parts (issue 28): the local cluster's etcd, kube-apiserver and kubectl, and the pulumi-kubernetes
-# provider plugin. Cached and keyed like the parts above but not assembled into the engine (`make up` never waits
-# for them): `engine/build.sh --k8s` builds them, under a lock of their own so that they build beside the engine.
-ENGINE_K8S_PARTS="etcd kube kubernetes"
+# The Kubernetes parts (issue 28): the local cluster's etcd, kube-apiserver and kubectl, the pulumi-kubernetes
+# provider plugin and (issue 48) Cluster API's conversion webhook for Cluster. Cached and keyed like the parts above
+# but not assembled into the engine (`make up` never waits for them): `engine/build.sh --k8s` builds them, under a
+# lock of their own so that they build beside the engine.
+ENGINE_K8S_PARTS="etcd kube kubernetes capi-conversion"
 
 engine_part_inputs() {
     case "$1" in

@@ -1,13 +1,13 @@
 # The Kubernetes side (issue 13): the Cluster API CRDs its tests validate generated objects against, fetched from the
-# Go module of the pinned Cluster API release (tests/unit/kubernetes/capi/versions.env) into
-# $(HA_ENDPOINT_CACHE)/capi/<version> once. `make test` and `make test-unit` depend on it; the tests also fetch it
-# themselves when run alone. Only KUBERNETES_-prefixed variables are defined here.
+# Go modules of the pinned Cluster API and CAPO releases (tests/unit/kubernetes/capi/versions.env) into
+# $(HA_ENDPOINT_CACHE)/capi/<capi version>+capo-<capo version> once. `make test` and `make test-unit` depend on it;
+# the tests also fetch it themselves when run alone. Only KUBERNETES_-prefixed variables are defined here.
 #
 # The local Kubernetes control plane (issue 28, localcloud/k8s): its Go builds (etcd, kube-apiserver + kubectl, the
-# pulumi-kubernetes plugin: engine/build.sh --k8s, cached like the engine's parts; `make test` builds them in its
-# set-up) and one cluster of three etcd members and three API servers on 127.0.0.1, state in
-# $(HA_ENDPOINT_CACHE)/k8s/local: `.venv/bin/python -m localcloud.k8s up` (options: e.g. --san api.example.test),
-# `... down` (localcloud/k8s/README.md).
+# pulumi-kubernetes plugin, Cluster API's conversion webhook: engine/build.sh --k8s, cached like the engine's parts;
+# `make test` builds them in its set-up) and one cluster of three etcd members and three API servers on 127.0.0.1,
+# state in $(HA_ENDPOINT_CACHE)/k8s/local: `.venv/bin/python -m localcloud.k8s up` (options: e.g. --san
+# api.example.test), `... down` (localcloud/k8s/README.md).
 .PHONY: _capi-crds _k8s test-k8s
 
 KUBERNETES_CAPI_FETCH := tests/unit/kubernetes/capi/fetch.sh

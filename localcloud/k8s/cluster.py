@@ -42,6 +42,8 @@ class Binaries:
     provider: Path
     """The pulumi-kubernetes provider plugin (``pulumi-resource-kubernetes``)."""
     provider_version: str
+    capi_conversion: Path
+    """Cluster API's conversion webhook for Cluster (engine/capi-conversion)."""
 
 
 def binaries() -> Binaries:
@@ -51,10 +53,11 @@ def binaries() -> Binaries:
                            timeout=3600)
     if built.returncode != 0:
         raise RuntimeError(f"engine/build.sh --k8s failed ({built.returncode}):\n{built.stderr[-3000:]}")
-    etcd, kube, provider = (Path(line) for line in built.stdout.split())  # ENGINE_K8S_PARTS' order
+    etcd, kube, provider, conversion = (Path(line) for line in built.stdout.split())  # ENGINE_K8S_PARTS' order
     return Binaries(etcd / "bin" / "etcd", kube / "bin" / "kube-apiserver", kube / "bin" / "kubectl",
                     provider / "plugins" / "pulumi-resource-kubernetes",
-                    (provider / "kubernetes-plugin-version").read_text().strip())
+                    (provider / "kubernetes-plugin-version").read_text().strip(),
+                    conversion / "bin" / "capi-conversion")
 
 
 def ports_in_use(ports: list[int]) -> set[int]:

@@ -1,8 +1,9 @@
 """A real Kubernetes control plane (localcloud/k8s: three etcd members, three kube-apiservers, all on 127.0.0.1),
 no OpenStack cloud needed: kubectl answers through each API server with the kubeconfig the project renders, the
 pulumi-kubernetes plugin built here runs under the real engine with the project's ClusterAccess, the API server
-accepts Cluster API v1.9.0's Cluster CRD and the Cluster the project generates, and etcd keeps quorum with one member
-stopped. The cluster starts once per module (its start time and memory are printed); the binaries come from
+accepts the Cluster API CRDs (Cluster API v1.14.2's Cluster, with its own conversion webhook, and CAPO v0.14.7's
+OpenStackCluster) and the objects the project generates, a stack's v1beta1 Cluster moves to v1beta2 in place, and
+etcd keeps quorum with one member stopped. The cluster starts once per module (its start time and memory are printed); the binaries come from
 `engine/build.sh --k8s` (built first when missing: minutes on a cold machine)."""
 
 from __future__ import annotations
@@ -159,34 +160,173 @@ def test_pulumi_kubernetes_creates_previews_no_change_and_destroys(k8s, k8s_engi
     assert "NotFound" in k8s.kubectl("get", "namespace", "ha-endpoint-e2e", check=False).stderr
 
 
-def test_the_api_server_accepts_cluster_api_crds_and_the_generated_cluster(k8s):
-    from ha_endpoint.kubernetes.manifests import ClusterSpecInputs, ObjectRef, cluster_manifest
+@pytest.fixture(scope="module")
+def capi(k8s):
+    """The Cluster API CRDs the tests validate against (capi/versions.env: Cluster API v1.14.2, CAPO v0.14.7) in the
+    API server, the Cluster's with Cluster API's own conversion webhook (engine/capi-conversion, serving on
+    127.0.0.1 with a certificate of the cluster's CA), as Cluster API's manager installs it: the CRD serves v1beta1
+    and v1beta2 and stores v1beta2. Without the webhook (strategy None, the CRD file as it is) the API server only
+    relabels an object: a v1beta1 Cluster's references lose their apiVersion to pruning and gain no apiGroup, and a
+    later v1beta2 apply by the same field manager is refused ("failed to convert merged object to last applied
+    version: .spec.infrastructureRef.apiGroup: field not declared in schema")."""
+    import base64
 
-    crd = crd_dir() / "cluster.x-k8s.io_clusters.yaml"
-    k8s.kubectl("apply", "--server-side", "-f", str(crd))
-    k8s.kubectl("wait", "--for", "condition=Established", "--timeout=60s", "crd/clusters.cluster.x-k8s.io")
-    manifest = cluster_manifest(ClusterSpecInputs(
-        name="e2e", namespace="default", host="api.example.test", port=6443, azs=["az1", "az2", "az3"],
-        identity_name="openstack-cloud-config", cloud_name="openstack", api_server_port=6443,
-        pods=("192.168.0.0/16",), services=("10.96.0.0/12",), service_domain="cluster.local",
-        control_plane_ref=ObjectRef("KubeadmControlPlane", "e2e-control-plane")))
-    for attempt in range(20):  # the CRD's discovery reaches every API server's cache shortly after Established
+    from localcloud.k8s import pki
+
+    authority = pki.Authority(k8s.plan.pki, "ca", f"{k8s.plan.name}-ca")
+    serving = authority.issue("capi-conversion", "capi-conversion", server=True, sans=("127.0.0.1",))
+    webhook = subprocess.Popen([str(k8s.bins.capi_conversion), "--cert", str(serving.cert), "--key", str(serving.key)],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        address = webhook.stdout.readline().split()[-1]  # "listening on 127.0.0.1:<port>"
+        ca_bundle = base64.b64encode(k8s.credentials.ca.read_bytes()).decode()
+        for crd_file in sorted(crd_dir().glob("*.yaml")):
+            crd = yaml.safe_load(crd_file.read_text())
+            if crd["metadata"]["name"] == "clusters.cluster.x-k8s.io":
+                crd["spec"]["conversion"] = {"strategy": "Webhook", "webhook": {
+                    "conversionReviewVersions": ["v1"],
+                    "clientConfig": {"url": f"https://{address}/convert", "caBundle": ca_bundle}}}
+            k8s.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(crd))
+            k8s.kubectl("wait", "--for", "condition=Established", "--timeout=60s", f"crd/{crd['metadata']['name']}")
+        yield address
+    finally:
+        webhook.terminate()
+        webhook.wait(timeout=10)
+
+
+def apply(k8s: Running, manifest: dict, check: bool = True) -> subprocess.CompletedProcess:
+    for attempt in range(20):  # a CRD's discovery reaches every API server's cache shortly after Established
         applied = k8s.kubectl("apply", "--server-side", "--validate=strict", "-f", "-", stdin=json.dumps(manifest),
                               check=False)
         if applied.returncode == 0 or "the server could not find the requested resource" not in applied.stderr:
             break
         time.sleep(0.5)
-    assert applied.returncode == 0, applied.stderr
-    stored = json.loads(k8s.kubectl("get", "clusters.cluster.x-k8s.io", "e2e", "-n", "default", "-o", "json").stdout)
-    assert stored["spec"] == manifest["spec"]  # nothing pruned, nothing defaulted away
-    assert stored["metadata"]["labels"] == manifest["metadata"]["labels"]
+    if check:
+        assert applied.returncode == 0, applied.stderr
+    return applied
 
+
+def test_the_api_server_accepts_cluster_api_crds_and_the_generated_objects(k8s, capi):
+    from ha_endpoint.kubernetes.manifests import (ClusterSpecInputs, ObjectRef, cluster_manifest,
+                                                  openstack_cluster_manifest)
+
+    spec = ClusterSpecInputs(
+        name="e2e", namespace="default", host="api.example.test", port=6443, azs=["az1", "az2", "az3"],
+        identity_name="openstack-cloud-config", cloud_name="openstack", api_server_port=6443, network="cp",
+        subnets=("cp-az1",), pods=("192.168.0.0/16",), services=("10.96.0.0/12",), service_domain="cluster.local",
+        control_plane_ref=ObjectRef("KubeadmControlPlane", "e2e-control-plane"))
+    for manifest in (cluster_manifest(spec), openstack_cluster_manifest(spec)):
+        apply(k8s, manifest)
+        group, version = manifest["apiVersion"].split("/")
+        stored = json.loads(k8s.kubectl("get", f"{manifest['kind'].lower()}s.{version}.{group}", "e2e", "-n",
+                                        "default", "-o", "json").stdout)
+        assert stored["spec"] == manifest["spec"], manifest["kind"]  # nothing pruned, nothing defaulted away
+        assert stored["metadata"]["labels"] == manifest["metadata"]["labels"]
+
+    manifest = cluster_manifest(spec)
     misspelled = {**manifest, "metadata": {**manifest["metadata"], "name": "e2e-typo"},
                   "spec": {**manifest["spec"], "controlPlaneEndpont": {"host": "x", "port": 1}}}
-    refused = k8s.kubectl("apply", "--server-side", "--validate=strict", "-f", "-", stdin=json.dumps(misspelled),
-                          check=False)
+    refused = apply(k8s, misspelled, check=False)
     assert refused.returncode != 0 and ".spec.controlPlaneEndpont: field not declared in schema" in refused.stderr, \
         refused.stderr
+
+
+MOVE_PROGRAM = textwrap.dedent('''
+    import pulumi
+    import pulumi_kubernetes as k8s
+    from ha_endpoint.kubernetes import ClusterAccess, ClusterApi, ControlPlaneEndpointGuard, Credentials, EndpointRef
+    from ha_endpoint.kubernetes.cluster_api import (CLUSTER_API_TYPE, cluster_name, guard_name,
+                                                    openstack_cluster_name, spec_inputs)
+    from ha_endpoint.kubernetes.manifests import openstack_cluster_manifest
+    from ha_endpoint.kubernetes.settings import ClusterApiSettings
+
+    config = pulumi.Config()
+    local = EndpointRef(fqdn="localhost.", ports=[config.require_int("port")], published=["127.0.0.1"], azs=["az1"])
+    management = ClusterAccess("management", local, Credentials(
+        ca_certificate=config.require_secret("ca"), client_certificate=config.require_secret("clientCertificate"),
+        client_key=config.require_secret("clientKey"))).provider()
+    # The endpoint the workload cluster's objects name (from another stack: the network is given).
+    endpoint = EndpointRef(fqdn="api.example.test.", ports=[6443], published=["172.24.4.100"], azs=["az1", "az2"])
+    settings = {"identityRef": {"name": "openstack-cloud-config", "cloudName": "openstack"}, "network": "cp",
+                "controlPlaneRef": {"name": "k8s-api-control-plane"}}
+
+
+    class ClusterApiV1beta1(pulumi.ComponentResource):
+        """What ClusterApi registered before it moved to v1beta2: the same component, guard and OpenStackCluster,
+        and its Cluster as cluster.x-k8s.io/v1beta1 with v1beta1 references (apiVersion and namespace)."""
+
+        def __init__(self, name, opts):
+            spec = spec_inputs(name, endpoint, ClusterApiSettings.model_validate(settings))
+            super().__init__(CLUSTER_API_TYPE, name, {"name": spec.name, "namespace": spec.namespace}, opts)
+            guard = ControlPlaneEndpointGuard(guard_name(name), cluster=f"{spec.namespace}/{spec.name}",
+                                              host=spec.host, port=spec.port,
+                                              opts=pulumi.ResourceOptions(parent=self))
+            children = pulumi.ResourceOptions(parent=self, depends_on=[guard])
+            openstack = openstack_cluster_manifest(spec)
+            k8s.apiextensions.CustomResource(openstack_cluster_name(name), api_version=openstack["apiVersion"],
+                                             kind=openstack["kind"], metadata=openstack["metadata"],
+                                             spec=openstack["spec"], opts=children)
+            k8s.apiextensions.CustomResource(cluster_name(name), api_version="cluster.x-k8s.io/v1beta1",
+                                             kind="Cluster", metadata=openstack["metadata"], spec={
+                "controlPlaneEndpoint": {"host": spec.host, "port": spec.port},
+                "infrastructureRef": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1",
+                                      "kind": "OpenStackCluster", "name": spec.name, "namespace": spec.namespace},
+                "clusterNetwork": {"apiServerPort": 6443},
+                "controlPlaneRef": {"apiVersion": "controlplane.cluster.x-k8s.io/v1beta1",
+                                    "kind": "KubeadmControlPlane", "name": "k8s-api-control-plane",
+                                    "namespace": spec.namespace}}, opts=children)
+
+
+    opts = pulumi.ResourceOptions(providers=[management])
+    if config.get_bool("v1beta1"):
+        ClusterApiV1beta1("k8s-api", opts)
+    else:
+        ClusterApi("k8s-api", endpoint, settings, opts=opts)
+''')
+
+
+def test_a_stack_with_a_v1beta1_cluster_moves_to_v1beta2_in_place(k8s, capi, k8s_engine_environment, tmp_path):
+    """A stack deployed with the v1beta1 Cluster, then `up` with this ClusterApi: the Cluster's resource type
+    changes (kubernetes:cluster.x-k8s.io/v1beta1:Cluster -> .../v1beta2:Cluster), its alias makes the engine update
+    it in place, and the API server keeps the same object (its uid), now with v1beta2 references. (The Cluster is not
+    destroyed here: this cluster runs no garbage collector to finish a foreground deletion; the API server goes with
+    the module.)"""
+    stack = PulumiStack.program(tmp_path / "move", "k8s-move", "move", MOVE_PROGRAM, k8s_engine_environment)
+    certificate, key = k8s.credentials.admin.pem()
+    for name, value in (("ca", k8s.credentials.ca.read_text()), ("clientCertificate", certificate),
+                        ("clientKey", key)):
+        stack.set_secret(name, value)
+    stack.run("config", "set", "port", str(k8s.plan.nodes[0].api_port))
+    stack.run("config", "set", "v1beta1", "true")
+    stack.up(policy=False)
+
+    def live(version: str) -> dict:
+        return json.loads(k8s.kubectl("get", f"clusters.{version}.cluster.x-k8s.io", "k8s-api", "-n", "default",
+                                      "-o", "json").stdout)
+
+    before = live("v1beta1")
+    assert before["spec"]["infrastructureRef"]["apiVersion"] == "infrastructure.cluster.x-k8s.io/v1beta1"
+    types = {r["type"] for r in stack.resources()}
+    assert "kubernetes:cluster.x-k8s.io/v1beta1:Cluster" in types
+
+    stack.run("config", "set", "v1beta1", "false")
+    preview = stack.preview(policy=False)
+    print("\n".join(line for line in preview.output.splitlines() if "k8s-api" in line or "to update" in line))
+    assert "~ 1 to update" in preview.output and "replace" not in preview.output, preview.output[-3000:]
+    assert "to create" not in preview.output and "to delete" not in preview.output, preview.output[-3000:]
+
+    up = stack.up(policy=False)
+    assert "~ 1 updated" in up.output and "replace" not in up.output, up.output[-3000:]
+    after = live("v1beta2")
+    assert after["metadata"]["uid"] == before["metadata"]["uid"]  # the same Cluster: the workload cluster lives on
+    assert after["spec"]["infrastructureRef"] == {"apiGroup": "infrastructure.cluster.x-k8s.io",
+                                                  "kind": "OpenStackCluster", "name": "k8s-api"}
+    assert after["spec"]["controlPlaneRef"] == {"apiGroup": "controlplane.cluster.x-k8s.io",
+                                                "kind": "KubeadmControlPlane", "name": "k8s-api-control-plane"}
+    types = {r["type"] for r in stack.resources()}
+    assert "kubernetes:cluster.x-k8s.io/v1beta2:Cluster" in types
+    assert "kubernetes:cluster.x-k8s.io/v1beta1:Cluster" not in types
+    stack.preview("--expect-no-changes", policy=False)
 
 
 def readyz(k8s: Running, node: layout.Node) -> tuple[int, str]:

@@ -18,7 +18,7 @@ from . import resources
 from .cloud import CloudError, FakeCloud, known
 
 PROVIDER_TYPE = "pulumi:providers:kubernetes"
-CLUSTER_TYPE = "kubernetes:cluster.x-k8s.io/v1beta1:Cluster"
+CLUSTER_TYPE = "kubernetes:cluster.x-k8s.io/v1beta2:Cluster"
 OPENSTACK_CLUSTER_TYPE = "kubernetes:infrastructure.cluster.x-k8s.io/v1beta1:OpenStackCluster"
 GUARD_TYPE = "pulumi-python:dynamic/haendpoint:ControlPlaneEndpointGuard"
 NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"

@@ -4,7 +4,7 @@
 
 - :class:`ClusterAccess`: a kubeconfig (secret Output) whose server is the endpoint's DNS name and API port, and a
   ``pulumi_kubernetes.Provider`` built from it; both wait for the endpoint's DNS records.
-- :class:`ClusterApi`: a Cluster API ``Cluster`` and ``OpenStackCluster`` (v1beta1) with the endpoint as their
+- :class:`ClusterApi`: a Cluster API ``Cluster`` (v1beta2) and ``OpenStackCluster`` (v1beta1) with the endpoint as their
   ``controlPlaneEndpoint``, CAPO's own API load balancer and floating IP disabled, guarded against a later change of
   that endpoint (:class:`ControlPlaneEndpointGuard`).
 - :class:`WatcherDeployment`: the DNS watcher (``python -m ha_endpoint.watch``) as a Deployment of one pod and a

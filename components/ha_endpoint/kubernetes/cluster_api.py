@@ -28,7 +28,11 @@ from .manifests import ClusterSpecInputs, ObjectRef, cluster_manifest, openstack
 from .settings import ClusterApiSettings, DEFAULT_ROOT
 
 CLUSTER_API_TYPE = "haendpoint:kubernetes:ClusterApi"
-CLUSTER_TYPE = "kubernetes:cluster.x-k8s.io/v1beta1:Cluster"
+CLUSTER_TYPE = "kubernetes:cluster.x-k8s.io/v1beta2:Cluster"
+LEGACY_CLUSTER_TYPE = "kubernetes:cluster.x-k8s.io/v1beta1:Cluster"
+"""The Cluster's type up to v1beta1: an alias, so that a stack deployed with it updates its Cluster in place (the
+provider patches it at v1beta2) instead of creating a second one and deleting the first, which would tear down the
+workload cluster."""
 OPENSTACK_CLUSTER_TYPE = "kubernetes:infrastructure.cluster.x-k8s.io/v1beta1:OpenStackCluster"
 
 
@@ -75,7 +79,7 @@ def spec_inputs(name: str, ref: EndpointRef, args: ClusterApiSettings, api_port:
         external_network=ref.floating_network_id, disable_external_network=bool(ref.internal),
         managed_security_groups=args.managed_security_groups,
         allow_all_in_cluster_traffic=args.allow_all_in_cluster_traffic,
-        control_plane_ref=ObjectRef(control_plane.kind, control_plane.name, control_plane.api_version)
+        control_plane_ref=ObjectRef(control_plane.kind, control_plane.name, control_plane.api_group)
         if control_plane else None,
         pods=tuple(args.pods), services=tuple(args.services), service_domain=args.service_domain,
         tags=tuple(args.tags))
@@ -145,7 +149,8 @@ class ClusterApi(pulumi.ComponentResource):
         children = pulumi.ResourceOptions(parent=self, depends_on=[self.guard])
         self.openstack_cluster = _custom_resource(openstack_cluster_name(name), openstack_cluster_manifest(spec),
                                                   children)
-        self.cluster = _custom_resource(cluster_name(name), cluster_manifest(spec), children)
+        self.cluster = _custom_resource(cluster_name(name), cluster_manifest(spec), pulumi.ResourceOptions.merge(
+            children, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=LEGACY_CLUSTER_TYPE)])))
         self.control_plane_endpoint = pulumi.Output.from_input({"host": spec.host, "port": spec.port})
         self.register_outputs({"controlPlaneEndpoint": self.control_plane_endpoint,
                                "cluster": f"{spec.namespace}/{spec.name}"})

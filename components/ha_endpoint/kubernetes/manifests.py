@@ -1,12 +1,14 @@
 """The Cluster API objects of a cluster behind the endpoint, as manifests (pure: plain values in, dicts out).
 
-``Cluster`` (cluster.x-k8s.io/v1beta1) and ``OpenStackCluster`` (infrastructure.cluster.x-k8s.io/v1beta1, Cluster
-API Provider OpenStack) whose ``controlPlaneEndpoint`` is the endpoint's DNS name and API port. This project owns
+``Cluster`` (cluster.x-k8s.io/v1beta2: its references name an ``apiGroup``, not an ``apiVersion``) and
+``OpenStackCluster`` (infrastructure.cluster.x-k8s.io/v1beta1, Cluster API Provider OpenStack) whose
+``controlPlaneEndpoint`` is the endpoint's DNS name and API port. This project owns
 the API server's load balancers and floating IPs, so CAPO's own are disabled (``apiServerLoadBalancer.enabled:
 false``, ``disableAPIServerFloatingIP: true``). The control plane's availability zones are the endpoint's zones; its
 network (and, where CAPO's shape allows it, its subnets) are those of the endpoint's members, the control-plane
-nodes. Field names follow CAPI v1.9's CRD (checked by the tests against its openAPIV3Schema) and CAPO's v1beta1 API
-reference (checked against a list taken from it).
+nodes. Field names follow the CRDs of Cluster API v1.14.2 and CAPO v0.14.7, the newest releases the Go module proxy
+serves (the tests validate both objects against their openAPIV3Schema); CAPO v0.14.7 serves OpenStackCluster as
+v1beta1 only (its v1beta2, with ``apiServer: {enableFloatingIP, managedLoadBalancer}``, comes with v0.15).
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-CLUSTER_API_VERSION = "cluster.x-k8s.io/v1beta1"
-INFRASTRUCTURE_API_VERSION = "infrastructure.cluster.x-k8s.io/v1beta1"
-CONTROL_PLANE_API_VERSION = "controlplane.cluster.x-k8s.io/v1beta1"
+CLUSTER_API_VERSION = "cluster.x-k8s.io/v1beta2"
+INFRASTRUCTURE_GROUP = "infrastructure.cluster.x-k8s.io"
+INFRASTRUCTURE_API_VERSION = f"{INFRASTRUCTURE_GROUP}/v1beta1"
+CONTROL_PLANE_GROUP = "controlplane.cluster.x-k8s.io"
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 """A Kubernetes object name or namespace (RFC 1123 label; Cluster API names stay within 63 characters)."""
@@ -34,11 +37,13 @@ def not_a_k8s_name(value: str) -> Optional[str]:
 
 @dataclass(frozen=True)
 class ObjectRef:
-    """A reference to another Kubernetes object (e.g. the KubeadmControlPlane of the cluster)."""
+    """A reference to another Kubernetes object of the cluster's namespace (e.g. its KubeadmControlPlane), as
+    Cluster API v1beta2 references it: by API group, kind and name (the version is the one the group's contract
+    serves)."""
 
     kind: str
     name: str
-    api_version: str = CONTROL_PLANE_API_VERSION
+    api_group: str = CONTROL_PLANE_GROUP
 
 
 @dataclass(frozen=True)
@@ -96,8 +101,7 @@ def cluster_manifest(spec: ClusterSpecInputs) -> dict[str, Any]:
     when given, its control plane and cluster network."""
     body: dict[str, Any] = {
         "controlPlaneEndpoint": {"host": spec.host, "port": spec.port},
-        "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "OpenStackCluster",
-                              "name": spec.name, "namespace": spec.namespace},
+        "infrastructureRef": {"apiGroup": INFRASTRUCTURE_GROUP, "kind": "OpenStackCluster", "name": spec.name},
     }
     network: dict[str, Any] = {}
     if spec.api_server_port is not None:
@@ -112,15 +116,15 @@ def cluster_manifest(spec: ClusterSpecInputs) -> dict[str, Any]:
         body["clusterNetwork"] = network
     if spec.control_plane_ref is not None:
         ref = spec.control_plane_ref
-        body["controlPlaneRef"] = {"apiVersion": ref.api_version, "kind": ref.kind, "name": ref.name,
-                                   "namespace": spec.namespace}
+        body["controlPlaneRef"] = {"apiGroup": ref.api_group, "kind": ref.kind, "name": ref.name}
     return {"apiVersion": CLUSTER_API_VERSION, "kind": "Cluster", "metadata": _metadata(spec), "spec": body}
 
 
 def openstack_cluster_manifest(spec: ClusterSpecInputs) -> dict[str, Any]:
     """The ``OpenStackCluster``: the endpoint as control-plane endpoint, no CAPO load balancer nor floating IP, the
     endpoint's AZs, network and subnets, security groups as configured, and the identity CAPO uses."""
-    identity: dict[str, Any] = {"name": spec.identity_name, "cloudName": spec.cloud_name}
+    # CAPO v0.14 requires the type (its default, Secret: the API server would add it; said here as the CRD says it)
+    identity: dict[str, Any] = {"type": "Secret", "name": spec.identity_name, "cloudName": spec.cloud_name}
     if spec.region:
         identity["region"] = spec.region
     body: dict[str, Any] = {

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, Iterable, Mapping, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from ..core.errors import ConfigError, Problem
 from ..core.messages import problems_from_pydantic  # the one pydantic -> Problem translation
 from .kubeconfig import CERTIFICATE_LABELS, KEY_LABELS, CredentialError, pem_data, pick_api_port
-from .manifests import not_a_k8s_name
+from .manifests import CONTROL_PLANE_GROUP, not_a_k8s_name
 from .watcher_manifests import DEFAULT_RESOURCES, WatcherSpec, WatchOptions, clouds_problems, spec_problems
 
 DEFAULT_ROOT = "ha-endpoint:kubernetes"
@@ -91,10 +91,20 @@ class ControlPlaneRefSettings(_Settings):
     """Its name, in the cluster's namespace."""
     kind: str = "KubeadmControlPlane"
     """Its kind."""
-    api_version: str = "controlplane.cluster.x-k8s.io/v1beta1"
-    """Its API version."""
+    api_group: str = CONTROL_PLANE_GROUP
+    """Its API group (Cluster v1beta2 references name a group; the version is the one its contract serves)."""
 
     _name = field_validator("name")(classmethod(lambda cls, value: _k8s_name(value)))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_api_version(cls, value: Any) -> Any:
+        if isinstance(value, Mapping) and ("apiVersion" in value or "api_version" in value):
+            given = value.get("apiVersion", value.get("api_version"))
+            group = str(given).split("/")[0] if given else CONTROL_PLANE_GROUP
+            raise ValueError(f"apiVersion is gone: the Cluster is Cluster API v1beta2, whose references name an API "
+                             f"group, not a version; replace apiVersion: {given} by apiGroup: {group}")
+        return value
 
 
 class ClusterApiSettings(_Settings):

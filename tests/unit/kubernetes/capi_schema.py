@@ -1,5 +1,7 @@
-"""Cluster API's own CRD schemas (v1.9.0, fetched from its Go module by capi/fetch.sh into the cache), as JSON-schema
-validators that also refuse unknown fields (the API server would silently prune them: a misspelled field is lost)."""
+"""The CRD schemas of Cluster API (v1.14.2) and CAPO (v0.14.7), fetched from their Go modules by capi/fetch.sh into the
+cache, as JSON-schema validators that also refuse unknown fields (the API server would silently prune them: a
+misspelled field is lost). CEL rules (x-kubernetes-validations) are the API server's: tests/e2e/test_k8s_cluster.py
+applies the objects to a real one."""
 
 from __future__ import annotations
 
@@ -39,17 +41,34 @@ def closed(schema: Any) -> Any:
     return schema
 
 
+CRD_FILES = {"Cluster": "cluster.x-k8s.io_clusters.yaml",
+             "OpenStackCluster": "infrastructure.cluster.x-k8s.io_openstackclusters.yaml"}
+
+
 @lru_cache(maxsize=None)
-def validator(crd_file: str, version: str) -> jsonschema.Draft7Validator:
-    """The validator of ``version``'s openAPIV3Schema in the cached CRD file ``crd_file``."""
-    crd = yaml.safe_load((crd_dir() / crd_file).read_text())
-    (served,) = [entry for entry in crd["spec"]["versions"] if entry["name"] == version]
+def crd(kind: str) -> dict:
+    """The cached CRD of ``kind`` (a key of CRD_FILES)."""
+    return yaml.safe_load((crd_dir() / CRD_FILES[kind]).read_text())
+
+
+def storage_version(kind: str) -> str:
+    """``group/version`` of the version the CRD of ``kind`` stores: the one new objects should be written in."""
+    (stored,) = [entry["name"] for entry in crd(kind)["spec"]["versions"] if entry["storage"]]
+    return f"{crd(kind)['spec']['group']}/{stored}"
+
+
+@lru_cache(maxsize=None)
+def validator(kind: str, version: str) -> jsonschema.Draft7Validator:
+    """The validator of ``version``'s openAPIV3Schema in the cached CRD of ``kind``."""
+    (served,) = [entry for entry in crd(kind)["spec"]["versions"] if entry["name"] == version and entry["served"]]
     schema = closed(copy.deepcopy(served["schema"]["openAPIV3Schema"]))
     jsonschema.Draft7Validator.check_schema(schema)
     return jsonschema.Draft7Validator(schema)
 
 
-def cluster_errors(manifest: dict) -> list[str]:
-    """What Cluster API v1.9.0's Cluster v1beta1 schema refuses in ``manifest`` (empty when valid)."""
-    found = validator("cluster.x-k8s.io_clusters.yaml", "v1beta1").iter_errors(manifest)
+def errors(manifest: dict) -> list[str]:
+    """What the CRD of ``manifest``'s kind, at its apiVersion, refuses in ``manifest`` (empty when valid)."""
+    group, version = manifest["apiVersion"].split("/")
+    assert group == crd(manifest["kind"])["spec"]["group"], manifest["apiVersion"]
+    found = validator(manifest["kind"], version).iter_errors(manifest)
     return sorted(f"{'.'.join(map(str, error.absolute_path)) or '<root>'}: {error.message}" for error in found)

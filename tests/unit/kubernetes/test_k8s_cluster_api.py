@@ -1,6 +1,6 @@
-"""The Cluster API objects, under mocks with the real pulumi-kubernetes SDK: their fields, the Cluster validated
-against Cluster API v1.9.0's own CRD schema, the OpenStackCluster checked against CAPO's v1beta1 API reference, the
-guard in front of both, and the management cluster's provider."""
+"""The Cluster API objects, under mocks with the real pulumi-kubernetes SDK: their fields, the Cluster (v1beta2)
+validated against Cluster API v1.14.2's own CRD schema and the OpenStackCluster (v1beta1) against CAPO v0.14.7's, the
+Cluster's alias to its former v1beta1 type, the guard in front of both, and the management cluster's provider."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from tests.mocks.kubernetes import (CLUSTER_API, CLUSTER_TYPE, GUARD_TYPE, OPENS
                                     kubernetes_config)
 
 import capi_schema  # noqa: E402  (tests/unit/kubernetes is on sys.path: pytest's rootdir import mode)
-import capo_v1beta1  # noqa: E402
 
 K = "ha-endpoint:kubernetes"
 
@@ -47,8 +46,8 @@ def test_the_cluster_and_the_openstack_cluster_have_the_endpoint_as_control_plan
     endpoint = {"host": "api.example.test", "port": 6443}
     assert cluster["inputs"]["spec"] == {
         "controlPlaneEndpoint": endpoint,
-        "infrastructureRef": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "OpenStackCluster",
-                              "name": "k8s-api", "namespace": "default"},
+        "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "OpenStackCluster",
+                              "name": "k8s-api"},  # v1beta2: a group, not a version; the Cluster's own namespace
         "clusterNetwork": {"apiServerPort": 6443},  # where the API servers listen: the listener's member port
     }
     assert cluster["inputs"]["metadata"] == openstack["inputs"]["metadata"] == {
@@ -58,7 +57,7 @@ def test_the_cluster_and_the_openstack_cluster_have_the_endpoint_as_control_plan
         "apiServerLoadBalancer": {"enabled": False},  # the endpoint's load balancers serve the API, not CAPO's
         "disableAPIServerFloatingIP": True,
         "controlPlaneAvailabilityZones": ["az1", "az2", "az3"],
-        "identityRef": {"name": "openstack-cloud-config", "cloudName": "openstack"},
+        "identityRef": {"type": "Secret", "name": "openstack-cloud-config", "cloudName": "openstack"},
         "network": {"id": cloud.network_id("cp")},  # the members' (control-plane nodes') network
         "subnets": [{"filter": {"name": "cp-az1"}}],
         "externalNetwork": {"id": cloud.network_id("public")},  # the endpoint's floating network
@@ -76,10 +75,10 @@ def test_the_cluster_is_valid_under_cluster_apis_own_crd_schema(secret_config):
     run = stack(FakeCloud.dev(), secret_config, subnets=[], pods=["192.168.0.0/16"], services=["10.96.0.0/12"],
                 serviceDomain="cluster.local", controlPlaneRef={"name": "k8s-api-control-plane"})
     (cluster,) = run.of_type(CLUSTER_TYPE)
-    assert capi_schema.cluster_errors(manifest(cluster)) == []
+    assert cluster["inputs"]["apiVersion"] == "cluster.x-k8s.io/v1beta2"
+    assert capi_schema.errors(manifest(cluster)) == []
     assert cluster["inputs"]["spec"]["controlPlaneRef"] == {
-        "apiVersion": "controlplane.cluster.x-k8s.io/v1beta1", "kind": "KubeadmControlPlane",
-        "name": "k8s-api-control-plane", "namespace": "default"}
+        "apiGroup": "controlplane.cluster.x-k8s.io", "kind": "KubeadmControlPlane", "name": "k8s-api-control-plane"}
     assert cluster["inputs"]["spec"]["clusterNetwork"] == {
         "apiServerPort": 6443, "pods": {"cidrBlocks": ["192.168.0.0/16"]},
         "services": {"cidrBlocks": ["10.96.0.0/12"]}, "serviceDomain": "cluster.local"}
@@ -89,42 +88,71 @@ def test_the_schema_check_catches_what_the_api_server_would_refuse_or_silently_d
     spec = ClusterSpecInputs(name="c", namespace="default", host="api.example.test", port=6443, azs=["az1"],
                              identity_name="cloud-config", cloud_name="openstack")
     good = cluster_manifest(spec)
-    assert capi_schema.cluster_errors(good) == []
+    assert capi_schema.errors(good) == []
     misspelled = copy.deepcopy(good)
     misspelled["spec"]["controlPlaneEndPoint"] = misspelled["spec"].pop("controlPlaneEndpoint")
-    assert capi_schema.cluster_errors(misspelled) == [
+    assert capi_schema.errors(misspelled) == [
         "spec: Additional properties are not allowed ('controlPlaneEndPoint' was unexpected)"]
-    no_port = copy.deepcopy(good)
-    del no_port["spec"]["controlPlaneEndpoint"]["port"]
-    assert capi_schema.cluster_errors(no_port) == ["spec.controlPlaneEndpoint: 'port' is a required property"]
+    v1beta1_ref = copy.deepcopy(good)  # a v1beta1 reference in a v1beta2 Cluster
+    v1beta1_ref["spec"]["infrastructureRef"] = {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1",
+                                                "kind": "OpenStackCluster", "name": "c"}
+    assert capi_schema.errors(v1beta1_ref) == [
+        "spec.infrastructureRef: 'apiGroup' is a required property",
+        "spec.infrastructureRef: Additional properties are not allowed ('apiVersion' was unexpected)"]
 
 
 @pytest.mark.parametrize("endpoint", [amphora_endpoint, internal_endpoint], ids=["floating", "internal"])
-def test_the_openstack_cluster_uses_only_capo_v1beta1_fields(secret_config, endpoint):
+def test_the_openstack_cluster_is_valid_under_capos_own_crd_schema(secret_config, endpoint):
     run = stack(FakeCloud.dev(), secret_config, endpoint=endpoint(), subnets=["cp-az2"], tags=["k8s"],
                 allowAllInClusterTraffic=True, identityRef={"name": "c", "cloudName": "o", "region": "RegionOne"})
     (openstack,) = run.of_type(OPENSTACK_CLUSTER_TYPE)
     spec = openstack["inputs"]["spec"]
-    assert capo_v1beta1.problems(spec, "OpenStackClusterSpec") == []
+    assert capi_schema.errors(manifest(openstack)) == []
     assert spec["managedSecurityGroups"] == {"allowAllInClusterTraffic": True}
-    assert spec["identityRef"] == {"name": "c", "cloudName": "o", "region": "RegionOne"}
+    assert spec["identityRef"] == {"type": "Secret", "name": "c", "cloudName": "o", "region": "RegionOne"}
     if endpoint is internal_endpoint:  # no floating IPs: CAPO must not look for an external network either
         assert spec["disableExternalNetwork"] is True and "externalNetwork" not in spec
 
 
 def test_the_capo_check_catches_unknown_fields_and_wrong_shapes():
-    spec = openstack_cluster_manifest(ClusterSpecInputs(
+    openstack = openstack_cluster_manifest(ClusterSpecInputs(
         name="c", namespace="default", host="h", port=6443, azs=["az1"], identity_name="i", cloud_name="o",
-        network="cp", subnets=("cp-az1",)))["spec"]
-    assert capo_v1beta1.problems(spec, "OpenStackClusterSpec") == []
+        network="cp", subnets=("cp-az1",)))
+    assert capi_schema.errors(openstack) == []
+    spec = openstack["spec"]
     spec["apiServerLoadBalancer"]["enable"] = False
     spec["network"]["id"] = "also-an-id"
     del spec["identityRef"]["cloudName"]
-    assert capo_v1beta1.problems(spec, "OpenStackClusterSpec") == [
-        "spec.apiServerLoadBalancer.enable: not a field of APIServerLoadBalancer",
-        "spec.identityRef.cloudName: required by OpenStackIdentityReference",
-        "spec.network: NetworkParam takes exactly one of id, filter",
+    assert capi_schema.errors(openstack) == [
+        "spec.apiServerLoadBalancer: Additional properties are not allowed ('enable' was unexpected)",
+        "spec.identityRef: 'cloudName' is a required property",
+        "spec.network: {'filter': {'name': 'cp'}, 'id': 'also-an-id'} has too many properties",  # an id or a filter
     ]
+
+
+def test_each_object_is_written_in_the_version_its_crd_stores(secret_config):
+    """The newest CRDs the module proxy serves: Cluster API v1.14.2 stores Cluster as v1beta2 (v1beta1 is deprecated
+    and due to stop being served in v1.16); CAPO v0.14.7 serves OpenStackCluster as v1beta1 only. A newer pin in
+    capi/versions.env whose CRD stores another version fails here until the manifests follow it."""
+    run = stack(FakeCloud.dev(), secret_config, subnets=[])
+    (cluster,), (openstack,) = run.of_type(CLUSTER_TYPE), run.of_type(OPENSTACK_CLUSTER_TYPE)
+    assert cluster["inputs"]["apiVersion"] == capi_schema.storage_version("Cluster") == "cluster.x-k8s.io/v1beta2"
+    assert openstack["inputs"]["apiVersion"] == capi_schema.storage_version("OpenStackCluster") == \
+        "infrastructure.cluster.x-k8s.io/v1beta1"
+    assert CLUSTER_TYPE == "kubernetes:cluster.x-k8s.io/v1beta2:Cluster"
+
+
+def test_the_cluster_carries_its_former_v1beta1_type_as_an_alias(secret_config):
+    """The resource type carries the API version, so the Cluster a stack created as v1beta1 has another URN. With
+    the alias the engine takes it for this one and the provider patches it to v1beta2 in place; without it, `up`
+    would create a second Cluster of the same name and delete the first, tearing down the workload cluster
+    (tests/e2e/test_k8s_cluster.py moves a real stack)."""
+    run = stack(FakeCloud.dev(), secret_config, subnets=[])
+    (cluster,), (openstack,) = run.of_type(CLUSTER_TYPE), run.of_type(OPENSTACK_CLUSTER_TYPE)
+    assert cluster["aliases"] == [{"type": "kubernetes:cluster.x-k8s.io/v1beta1:Cluster"}]
+    assert cluster["urn"].endswith(
+        "::haendpoint:kubernetes:ClusterApi$kubernetes:cluster.x-k8s.io/v1beta2:Cluster::k8s-api-cluster")
+    assert openstack["aliases"] == []  # its version (and so its URN) is unchanged
 
 
 def test_both_objects_wait_for_the_guard_which_records_the_endpoint(secret_config):

@@ -105,6 +105,19 @@ def test_cluster_api_problems(secret_config):
     ]
 
 
+def test_a_v1beta1_control_plane_ref_is_refused_with_the_group_to_give(secret_config):
+    """Cluster v1beta2 references name an API group: a stack file still giving controlPlaneRef.apiVersion is told
+    what to write instead (the key would otherwise be reported as merely unknown)."""
+    raw = kubernetes_config(clusterApi={**CLUSTER_API, "subnets": [], "controlPlaneRef": {
+        "name": "k8s-api-control-plane", "apiVersion": "controlplane.cluster.x-k8s.io/v1beta1"}})
+    problems, cloud = problems_of(raw, secret_config=secret_config)
+    assert problems == [
+        f"{K}.clusterApi.controlPlaneRef: apiVersion is gone: the Cluster is Cluster API v1beta2, whose references "
+        "name an API group, not a version; replace apiVersion: controlplane.cluster.x-k8s.io/v1beta1 by apiGroup: "
+        "controlplane.cluster.x-k8s.io"]
+    assert not cloud.kind("k8s-objects")
+
+
 def test_per_az_subnets_do_not_fit_capos_cluster_network_so_the_user_says_which(secret_config):
     problems, cloud = problems_of(kubernetes_config(clusterApi=CLUSTER_API), secret_config=secret_config)
     assert problems == [
