@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import contract, predicates
-from .args import EndpointArgs, placed_zones, plain
+from .args import EndpointArgs, member_path, placed_zones, plain
 from .cloud_facts import CloudFacts, member_address, member_subnet
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity, parse_description
@@ -73,7 +73,7 @@ def _placement_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> lis
     problems: list[Problem] = []
     for index, member in enumerate(args.members):
         subnet = member_subnet(args, facts, member)
-        path = f"{root}.members[{index}]"
+        path = f"{root}.{member_path(member, index)}"
         server = facts.servers.get(member.name) if member.server is not None else None
         if server is not None and plain(server.az) and server.az != member.az:
             problems.append(Problem(f"{path}.az",
@@ -87,8 +87,8 @@ def _placement_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> lis
         if not predicates.address_in_subnet(address, subnet.cidr):
             problems.append(Problem(f"{path}.address",
                                     f"address {address} of member {member.name} is outside its subnet "
-                                    f"{subnet.name} ({subnet.cidr}); fix the address, or set members[{index}]."
-                                    "subnet to the subnet the address is on"))
+                                    f"{subnet.name} ({subnet.cidr}); fix the address, or set "
+                                    f"{member_path(member, index)}.subnet to the subnet the address is on"))
             continue
         for az in placed_zones(args, member.az):
             vip = facts.subnets.get(args.zones[az].subnet)
@@ -139,7 +139,7 @@ def _refused_by_the_cloud(args: EndpointArgs, facts: CloudFacts, root: str) -> l
             continue
         problem = predicates.member_address_problem(member.address, subnet.cidr, subnet.gateway_ip)
         if problem:
-            problems.append(Problem(f"{root}.members[{index}].address",
+            problems.append(Problem(f"{root}.{member_path(member, index)}.address",
                                     f"member {member.name}'s address {problem}; give the address of the member's "
                                     f"server on subnet {subnet.name} ({subnet.cidr})"))
     problems += _cidr_versions(args, facts, root)

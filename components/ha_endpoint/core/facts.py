@@ -89,6 +89,8 @@ class MemberFact(_Fact):
     subnet_id: str
     port_id: Optional[str] = None
     weight: int = 1
+    source: str = "static"
+    """The member source that gave it: static (the members list) or clusterApi (a Cluster API Machine)."""
 
 
 class MonitorFact(_Fact):

@@ -73,6 +73,8 @@ class MemberSpec:
     weight: int
     in_service: bool = True
     """False when the configuration takes the member out (:func:`ha_endpoint.core.predicates.member_in_service`)."""
+    source: str = "static"
+    """The member source that gave it (:mod:`ha_endpoint.members`): ``static`` or ``clusterApi``."""
 
 
 @dataclass(frozen=True)
@@ -289,7 +291,7 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
     members = tuple(sorted(
         (MemberSpec(member.name, member.az, member_address(member, facts), member_subnet(args, facts, member),
                     member_port(member, facts), member.weight,
-                    predicates.member_in_service(member.enabled, member.weight))
+                    predicates.member_in_service(member.enabled, member.weight), member._source)
          for index, member in enumerate(args.members)), key=lambda member: member.name))
     return EndpointPlan(name=name, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,

@@ -15,6 +15,8 @@ import pulumi
 from ..core import contract
 from ..core.args import EndpointArgs
 from ..core.identity import StackIdentity
+from ..core.validation import load_endpoint_args
+from ..members import read_members
 from ..pipeline import Context, plan_endpoint
 from .backend import ZoneBackend
 from .dns import PublishedZone, addresses_output, create_records
@@ -81,10 +83,15 @@ class HaEndpoint(pulumi.ComponentResource):
             cloud, region = default_provider_cloud(region)
         context = Context(root, invoke_opts, StackIdentity(pulumi.get_project(), pulumi.get_stack()),
                           backend.name, cloud, region)
-        plan, declared = plan_endpoint(args, context)  # every check, before anything is registered
+        # the members of every source, read once into one list (the static ones, and memberSources'), then every
+        # check, before anything is registered
+        args, unserved = read_members(load_endpoint_args(args, root), root)
+        plan, declared = plan_endpoint(args, context)
         claim(plan.name, [zone.az for zone in plan.zones], root)  # one endpoint per name in a stack
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
         self.plan = plan
+        for problem in unserved:  # a Machine without an address or failure domain: left out, never guessed
+            pulumi.log.warn(f"{problem} (left out of the endpoint's members)", resource=self)
         for notice in plan.notices:  # allowed, but worth knowing (the API open to the internet): said once
             pulumi.log.warn(str(notice), resource=self)
         self.security = create_security_groups(plan.security, self, plan.tags)
