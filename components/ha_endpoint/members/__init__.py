@@ -69,12 +69,19 @@ def read_members(args: EndpointArgs, root: str) -> tuple[EndpointArgs, list[Prob
     members: list[MemberArgs] = []
     problems: list[Problem] = []
     for source in sources(args):
-        found, trouble = source.read(args)
+        try:
+            found, trouble = source.read(args)
+        except ConfigError as error:  # the source could not be read at all: its problems, under ``root``
+            raise ConfigError(_rooted(error.problems, root)) from None
         members += found
-        problems += [Problem(f"{root}.{problem.path}", problem.message) for problem in trouble]
+        problems += _rooted(trouble, root)
     resolved = args.model_copy(update={"members": members, "member_sources": None})
     try:
         return load_endpoint_args(resolved, root), problems
     except ConfigError as error:
         raise ConfigError(error.problems + problems) from None
 
+
+def _rooted(problems: list[Problem], root: str) -> list[Problem]:
+    """``problems`` (their paths relative to the arguments) under the key prefix ``root``."""
+    return [Problem(f"{root}.{problem.path}", problem.message) for problem in problems]
