@@ -109,3 +109,15 @@ def serving(api: FakeMachinesApi, directory: Path) -> Iterator[Path]:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def agent_member(cloud: Any, pool_name: str, address: str, port: int, tag: str = "ha-endpoint:agent=default/k8s") -> None:
+    """What the member agent writes between runs: a member in the pool named ``pool_name`` carrying its tag, not a
+    resource of any stack (Octavia then refuses a second member at that address and port in the pool)."""
+    from tests.mocks.resources import MEMBER, POOL
+
+    pool_id = next(pool_id for pool_id, state in cloud.kind(POOL).items() if state.get("name") == pool_name)
+    cloud.kind(MEMBER)[cloud.new_id()] = {"poolId": pool_id, "address": address, "protocolPort": port,
+                                          "name": f"agent-{address}", "tags": [tag], "adminStateUp": True,
+                                          "weight": 1}
+    cloud.pool_members.setdefault(pool_id, set()).add((address, port))

@@ -8,16 +8,22 @@ import pytest
 
 from policy_harness import run_preview
 from tests.mocks.configs import amphora_endpoint
-from tests.mocks.machines_api import FakeMachinesApi, machine, serving
+from ha_endpoint.core import contract
+from tests.mocks.cloud import FakeCloud
+from tests.mocks.machines_api import FakeMachinesApi, agent_member, machine, serving
 
 
 @pytest.fixture
-def machine_endpoint(tmp_path):
-    """The amphora shape with one static member (cp-0, az1) and three control-plane Machines: two in az2, one in
-    az3."""
-    api = FakeMachinesApi([machine("k8s-cp-b", "az2", "10.10.2.21"), machine("k8s-cp-c", "az2", "10.10.2.22"),
-                           machine("k8s-cp-d", "az3", "10.10.3.21")])
-    with serving(api, tmp_path) as kubeconfig:
+def machines_api():
+    """Three control-plane Machines of cluster k8s: two in az2, one in az3."""
+    return FakeMachinesApi([machine("k8s-cp-b", "az2", "10.10.2.21"), machine("k8s-cp-c", "az2", "10.10.2.22"),
+                            machine("k8s-cp-d", "az3", "10.10.3.21")])
+
+
+@pytest.fixture
+def machine_endpoint(tmp_path, machines_api):
+    """The amphora shape with one static member (cp-0, az1) and the Machines of ``machines_api``."""
+    with serving(machines_api, tmp_path) as kubeconfig:
         raw = amphora_endpoint()
         raw["members"] = [raw["members"][0]]
         raw["memberSources"] = {"clusterApi": {"cluster": "k8s", "kubeconfig": str(kubeconfig)}}
@@ -56,3 +62,22 @@ def test_a_machine_member_outside_its_subnet_is_reported(machine_endpoint):
         f"member k8s-cp-b has address 10.10.9.21, which is not in its subnet {run.facts()['members']['k8s-cp-b']['subnetId']} "
         "(10.10.2.0/24); its Machine's address (status.addresses) is on another network: give the Machine an address "
         "on its zone's subnet, or set memberSources.clusterApi.addressType to the type that is"]
+
+
+def test_members_the_agent_holds_are_declared_and_count_as_their_zones_members(machine_endpoint, machines_api):
+    """After an up, a new Machine joined az3 and the member agent added its member: the next preview declares it
+    (heldByAgent, no resource of the stack) and the pack counts it, so az3 (k8s-cp-d and k8s-cp-e) meets
+    minMembersPerZone 2."""
+    cloud = FakeCloud.dev()
+    run_preview(machine_endpoint, cloud, preview=False)
+    machines_api.machines.append(machine("k8s-cp-e", "az3", "10.10.3.22"))
+    for port in (6443, 22623):
+        agent_member(cloud, contract.pool_name("k8s-api", "az3", port), "10.10.3.22", port)
+    run = run_preview(machine_endpoint, cloud, preview=True)
+    members = run.facts()["members"]
+    assert [name for name, fact in members.items() if fact["heldByAgent"]] == ["k8s-cp-e"]
+    assert run.violations() == []
+    assert run.messages("ha-endpoint-member-zones", {"ha-endpoint-member-zones": {"minMembersPerZone": 2}}) == [
+        f"zone az1 of endpoint k8s-api has 1 member(s) in pool k8s-api-az1-{port}-pool, fewer than the 2 required "
+        "under own-zone placement; add members with az: az1, remove the zone, or set memberPlacement: all-zones"
+        for port in (6443, 22623)]

@@ -13,7 +13,7 @@ from ha_endpoint.agent.machines import MAINTENANCE_ANNOTATION
 from ha_endpoint.core import contract
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint
-from tests.mocks.machines_api import FakeMachinesApi, machine, serving
+from tests.mocks.machines_api import FakeMachinesApi, agent_member, machine, serving
 
 ROOT = "HaEndpoint('k8s-api').args"
 KEY = f"{ROOT}.memberSources.clusterApi"
@@ -177,3 +177,22 @@ def test_bootstrap_publishes_machine_members_zones_on_load_balancer_then_when_re
             record = next(r for r in registered if r["name"] == contract.recordset_name("k8s-api"))
             assert bool({g["urn"] for g in gates} & set(record["dependencies"])) is gated
             assert len(run.outputs["addresses"]) == 3
+
+
+def test_up_leaves_the_members_the_agent_holds_alone(tmp_path):
+    """Between runs a new Machine joined az2 and the member agent added its member (with its tag) to az2's pools: the
+    next up registers no member of its own for it (Octavia would refuse a second one at that address and port), and
+    still registers the other Machines' members and the static one."""
+    cloud = FakeCloud.dev()
+    api = FakeMachinesApi(machines())
+    with serving(api, tmp_path) as kubeconfig:
+        raw = endpoint(kubeconfig)
+        run_component(raw, cloud, preview=False)
+        api.machines.append(machine("k8s-cp-e", "az2", "10.10.2.23"))
+        for port in (6443, 22623):
+            agent_member(cloud, contract.pool_name("k8s-api", "az2", port), "10.10.2.23", port)
+        before = len(cloud.registrations)
+        run = run_component(raw, cloud, preview=False)
+    registered = [r for r in cloud.registrations[before:] if r["type"] == contract.MEMBER_TYPE]
+    assert sorted({r["inputs"]["address"] for r in registered}) == ["10.10.1.10", "10.10.2.21", "10.10.3.21"]
+    assert run.outputs["zones"]["az2"]["ready"] is True

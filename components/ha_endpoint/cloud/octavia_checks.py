@@ -29,8 +29,8 @@ from typing import Any, Callable, Iterator, Optional, Protocol
 import openstack.exceptions as os_exc
 import pulumi
 
-from ..core import predicates
-from ..core.args import EndpointArgs
+from ..core import contract, predicates
+from ..core.args import EndpointArgs, placed_zones
 from ..core.errors import CloudLookupError, HaEndpointError, Problem
 from ..core.plan import PollTarget
 from .connection import cloud_failure, connect, describe, translate
@@ -83,6 +83,12 @@ class Catalog(Protocol):
         """The A recordsets the DNS zone holds: name (with the trailing dot) -> description; :class:`NoCloudToAsk`
         when there is no cloud to ask, and a failed call as the cloud layer's categories
         (:func:`ha_endpoint.cloud.connection.translate`: retry, re-authenticate, or :class:`CallFailed`)."""
+        ...
+
+
+    def tagged_members(self, target: PollTarget, pool_names: list[str], tag: str) -> set[tuple[str, str, int]]:
+        """``(pool name, address, protocol port)`` of every member carrying ``tag`` in the pools named
+        ``pool_names`` (a pool that does not exist yet has none)."""
         ...
 
 
@@ -144,6 +150,16 @@ class OpenStackCatalog:
             except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
                 return None
 
+    def tagged_members(self, target: PollTarget, pool_names: list[str], tag: str) -> set[tuple[str, str, int]]:
+        with _unavailable_on_cloud_failure():
+            conn = self._connection(target)
+            found: set[tuple[str, str, int]] = set()
+            for name in pool_names:
+                for pool in conn.load_balancer.pools(name=name):
+                    found |= {(name, member.address, int(member.protocol_port))
+                              for member in conn.load_balancer.members(pool, tags=tag)}
+            return found
+
     def a_records(self, target: PollTarget, dns_zone_id: str) -> dict[str, Optional[str]]:
         try:
             conn = self._connection(target)
@@ -193,6 +209,8 @@ class PreviewAnswers:
 
     problems: list[Problem]
     published: Optional[dict[str, Optional[str]]] = None
+    agent_held: frozenset[tuple[str, str, int]] = frozenset()
+    """``(pool name, address, port)`` of the members the member agent holds already (:func:`agent_held`)."""
 
 
 def ask_at_preview(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id: Optional[str],
@@ -212,7 +230,28 @@ def ask_at_preview(args: EndpointArgs, target: PollTarget, root: str, dns_zone_i
                 "replaced and whether another stack holds their names depend on them, so nothing is planned without "
                 "them: run the preview again once the DNS service (Designate) answers, or give the credentials the "
                 "right to list the zone's record sets (openstack recordset list <zone>)"))
-    return PreviewAnswers(problems, published)
+    return PreviewAnswers(problems, published, agent_held(args, target, root) if octavia else frozenset())
+
+
+def agent_held(args: EndpointArgs, target: PollTarget, root: str) -> frozenset[tuple[str, str, int]]:
+    """The members the member agent holds already in the pools its members would join: ``(pool name, address,
+    port)`` of each member carrying a member's agent tag (``up`` then leaves it to the agent: docs/members.md). Not
+    known (no cloud to ask): none, with a warning (Octavia refuses a second member at an address and port)."""
+    wanted: dict[str, set[str]] = {}
+    for member in args.members:
+        if member._agent_tag is not None:
+            wanted.setdefault(member._agent_tag, set()).update(
+                contract.pool_name(args.name, az, listener.port) for az in placed_zones(args, member.az)
+                for listener in args.listeners)
+    held: set[tuple[str, str, int]] = set()
+    for tag, pools in sorted(wanted.items()):
+        try:
+            held |= _CATALOG[-1].tagged_members(target, sorted(pools), tag)
+        except CatalogUnavailable as reason:
+            pulumi.log.warn(f"{root}.memberSources: the members the member agent holds ({tag}) could not be read at "
+                            f"preview ({reason}); each Machine gets a member resource, which Octavia refuses where "
+                            "the agent holds one already")
+    return frozenset(held)
 
 
 def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:

@@ -391,6 +391,9 @@ class MemberArgs(_Model):
     _origin: Optional[str] = PrivateAttr(None)
     """Where a member a source read comes from, as messages name it (e.g. ``memberSources.clusterApi (Machine
     default/cp-0)``); None for a member of this list (named ``members[<index>]``)."""
+    _agent_tag: Optional[str] = PrivateAttr(None)
+    """The tag of the member agent that may hold this member between runs (``ha-endpoint:agent=<namespace>/<cluster>``,
+    for a member read from a Machine): ``up`` leaves a member carrying it alone."""
 
     @model_validator(mode="before")
     @classmethod

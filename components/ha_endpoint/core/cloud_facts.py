@@ -98,6 +98,8 @@ class CloudFacts:
     """Member name -> its server, for members given by ``server``."""
     published: Optional[dict[str, Optional[str]]] = None
     """The A recordsets the DNS zone holds already: name -> description (None: not known)."""
+    agent_held: frozenset[tuple[str, str, int]] = frozenset()
+    """``(pool name, address, port)`` of the members the member agent holds already: ``up`` leaves them to it."""
 
 
 def member_subnet_ref(args: EndpointArgs, member: MemberArgs) -> Any:

@@ -75,6 +75,8 @@ class MemberSpec:
     """False when the configuration takes the member out (:func:`ha_endpoint.core.predicates.member_in_service`)."""
     source: str = "static"
     """The member source that gave it (:mod:`ha_endpoint.members`): ``static`` or ``clusterApi``."""
+    held_by_agent: bool = False
+    """True when the member agent holds it already (in a pool it joins): ``up`` registers no member for it there."""
 
 
 @dataclass(frozen=True)
@@ -291,7 +293,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
     members = tuple(sorted(
         (MemberSpec(member.name, member.az, member_address(member, facts), member_subnet(args, facts, member),
                     member_port(member, facts), member.weight,
-                    predicates.member_in_service(member.enabled, member.weight), member._source)
+                    predicates.member_in_service(member.enabled, member.weight), member._source,
+                    _held_by_agent(args, facts, member))
          for index, member in enumerate(args.members)), key=lambda member: member.name))
     return EndpointPlan(name=name, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,
@@ -299,6 +302,14 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
                         allowed_cidrs=tuple(args.allowed_cidrs), floating_network_id=facts.floating_network_id,
                         readiness=readiness, identity=identity, routers=dict(facts.routers),
                         networks=dict(facts.networks))
+
+
+def _held_by_agent(args: EndpointArgs, facts: CloudFacts, member: MemberArgs) -> bool:
+    """Whether the member agent holds ``member`` already in a pool it joins (``facts.agent_held``)."""
+    pools = {contract.pool_name(args.name, az, listener.port) for az in placed_zones(args, member.az)
+             for listener in args.listeners}
+    address = member_address(member, facts)
+    return any(pool in pools and held == address for pool, held, _ in facts.agent_held)
 
 
 def member_key(member: MemberArgs) -> str:
@@ -352,7 +363,10 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
                     contract.legacy_member_name(name, az, port, args.members[index].name)
                     if isinstance(args.members[index].address, str) else None,
                     predicates.member_in_service(args.members[index].enabled, args.members[index].weight))
-         for index in indexes), key=lambda member: member.member))
+         for index in indexes
+         # a member the member agent holds already in this pool is the agent's: no resource of ours there
+         if (contract.pool_name(name, az, port), member_address(args.members[index], facts), member_port)
+         not in facts.agent_held), key=lambda member: member.member))
     method = listener.lb_method or (predicates.OVN_METHOD if predicates.is_ovn(args.load_balancer_provider) else "ROUND_ROBIN")
     # the ovn provider refuses allowed_cidrs on a listener ("OVN provider does not support allowed_cidrs option"):
     # its clients reach the members unproxied, so the members' group admits allowedCidrs instead (_security_plan)

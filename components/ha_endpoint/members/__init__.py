@@ -21,9 +21,9 @@ refused (a zone left without members).
 
 Members the member agent (``python -m ha_endpoint.agent``) writes between runs carry its tag
 (``ha-endpoint:agent=<namespace>/<cluster>``, :data:`AGENT_TAG_PREFIX`) and are the agent's: ``up`` never writes,
-adopts or deletes a member carrying it (per-member resources own only what they created; a member set writes every
-member it does not own back unchanged); the Machines ``up`` reads become the stack's members, tagged with its identity,
-which the agent never touches.
+adopts or deletes a member carrying it. A Machine whose member the agent holds already in a pool (asked at preview,
+:func:`ha_endpoint.cloud.octavia_checks.agent_held`) gets no member resource there; the other Machines become the
+stack's members, tagged with its identity, which the agent never touches.
 """
 
 from __future__ import annotations
@@ -33,12 +33,10 @@ from typing import Protocol
 from ..core.args import EndpointArgs, MemberArgs, sources_pending
 from ..core.errors import ConfigError, Problem
 from ..core.validation import load_endpoint_args
-from .cluster_api import ClusterApiSource
+from .cluster_api import AGENT_TAG_PREFIX, ClusterApiSource
 from .static import StaticSource
 
-AGENT_TAG_PREFIX = "ha-endpoint:agent="
-"""The tag on every member the member agent writes (``ha-endpoint:agent=<namespace>/<cluster>``): ``up`` leaves
-such members alone (the agent's ``ha_endpoint.agent.inputs.AGENT_TAG_PREFIX``, the same value)."""
+__all__ = ["AGENT_TAG_PREFIX", "MemberSource", "read_members", "sources"]
 
 
 class MemberSource(Protocol):

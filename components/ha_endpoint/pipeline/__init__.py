@@ -103,6 +103,7 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
                              octavia=context.backend == OCTAVIA)
     if answers.problems or lookups:
         raise CloudLookupError(answers.problems + lookups)
+    facts = replace(facts, agent_held=answers.agent_held)
     return facts if args.dns is None else replace(facts, published=answers.published)
 
 
