@@ -460,7 +460,7 @@ class ClusterApiSourceArgs(_Model):
     """Which Machine address is the member's: InternalIP (default) or ExternalIP."""
     selector: Optional[dict[str, str]] = None
     """Labels a served Machine carries (an empty value: the label, any value); default: the cluster's control-plane
-    Machines (cluster.x-k8s.io/cluster-name: <cluster>, cluster.x-k8s.io/control-plane)."""
+    Machines (the labels cluster.x-k8s.io/cluster-name, with the cluster's name, and cluster.x-k8s.io/control-plane)."""
 
 
 class MemberSourcesArgs(_Model):
