@@ -11,6 +11,7 @@ import pytest
 from ha_endpoint import ConfigError
 from ha_endpoint.agent.machines import MAINTENANCE_ANNOTATION
 from ha_endpoint.core import contract
+from ha_endpoint.pipeline import Context, run
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint
 from tests.mocks.machines_api import FakeMachinesApi, agent_member, machine, serving
@@ -196,3 +197,11 @@ def test_up_leaves_the_members_the_agent_holds_alone(tmp_path):
     registered = [r for r in cloud.registrations[before:] if r["type"] == contract.MEMBER_TYPE]
     assert sorted({r["inputs"]["address"] for r in registered}) == ["10.10.1.10", "10.10.2.21", "10.10.3.21"]
     assert run.outputs["zones"]["az2"]["ready"] is True
+
+
+def test_the_pipeline_never_plans_without_the_members_of_a_source_not_read(tmp_path):
+    """Only HaEndpoint reads the sources (ha_endpoint.members.read_members); the pipeline given arguments whose
+    sources were not read refuses, rather than planning the static members alone."""
+    with pytest.raises(ConfigError) as refused:
+        run(endpoint(tmp_path / "unused.kubeconfig"), Context(root="e"))
+    assert [p.path for p in refused.value.problems] == ["e.memberSources"]

@@ -22,7 +22,7 @@ import pulumi
 
 from ..cloud.lookups import lookup_cloud_facts
 from ..cloud.octavia_checks import ask_at_preview
-from ..core.args import EndpointArgs
+from ..core.args import EndpointArgs, sources_pending
 from ..core.checks import check_cloud_facts
 from ..core.cloud_facts import CloudFacts
 from ..core.declared import endpoint_facts
@@ -94,6 +94,10 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     certificates, the A records the DNS zone holds already: how the endpoint's records are replaced depends on them);
     every problem of both in one :class:`CloudLookupError`, Octavia's first (an unknown AZ is named before the
     network-hint problem it causes)."""
+    if sources_pending(args):  # never planned without the members of a source (HaEndpoint reads them first)
+        raise ConfigError([Problem(f"{context.root}.memberSources", "the member sources were not read, so the plan "
+                                   "would miss their members; give the pipeline the arguments "
+                                   "ha_endpoint.members.read_members returns (HaEndpoint does)")])
     target = poll_target(args, context)
     try:
         facts, lookups = lookup_cloud_facts(args, context.root, context.invoke_opts, context.identity), []
