@@ -4,11 +4,11 @@ They are defined in :mod:`ha_endpoint.core.args`; this module names them for con
 """
 
 from .core.args import (
-    DnsArgs, EndpointArgs, LbMethod, ListenerArgs, ListenerProtocol, LoadBalancerProvider, MemberArgs, MemberPlacement,
+    ClusterApiSourceArgs, MachineAddressType, MemberSourcesArgs, DnsArgs, EndpointArgs, LbMethod, ListenerArgs, ListenerProtocol, LoadBalancerProvider, MemberArgs, MemberPlacement,
     MemberUpdates, MonitorArgs, MonitorType, PublishMode, ReadinessArgs, ReadinessRequirement, ZoneArgs,
 )
 
 __all__ = [
-    "DnsArgs", "EndpointArgs", "LbMethod", "ListenerArgs", "ListenerProtocol", "LoadBalancerProvider", "MemberArgs",
+    "ClusterApiSourceArgs", "MachineAddressType", "MemberSourcesArgs", "DnsArgs", "EndpointArgs", "LbMethod", "ListenerArgs", "ListenerProtocol", "LoadBalancerProvider", "MemberArgs",
     "MemberPlacement", "MemberUpdates", "MonitorArgs", "MonitorType", "PublishMode", "ReadinessArgs", "ReadinessRequirement", "ZoneArgs",
 ]

@@ -33,12 +33,19 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
             if not predicates.address_in_subnet(member.address, subnet.cidr):
                 violations.append(Violation(
                     f"member {member.name} has address {member.address}, which is not in its subnet "
-                    f"{subnet.id} ({subnet.cidr}); fix members[].address, or set members[].subnet to the subnet "
-                    f"that address is on", urn))
+                    f"{subnet.id} ({subnet.cidr}); {_address_fix(member)}", urn))
                 continue
             for key in _zones_serving(endpoint, facts, member):
                 violations.extend(_check_route(facts, member, key, urn))
     return violations
+
+
+def _address_fix(member: MemberFact) -> str:
+    """How to fix a member's address, where its source takes it from."""
+    if member.source == "clusterApi":
+        return ("its Machine's address (status.addresses) is on another network: give the Machine an address on its "
+                "zone's subnet, or set memberSources.clusterApi.addressType to the type that is")
+    return "fix members[].address, or set members[].subnet to the subnet that address is on"
 
 
 def _zones_serving(endpoint: Endpoint, facts: EndpointFacts, member: MemberFact) -> list[str]:

@@ -40,6 +40,8 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
             if zone.backend != "octavia":
                 continue  # pools are Octavia's; another backend declares its members in the facts only
             in_zone = [child for child in endpoint.children if endpoint.zone_of(child) == key]
+            # the members the member agent holds (declared, no resource of the stack: docs/members.md) serve too
+            held = {m.address for m in facts.members.values() if m.held_by_agent and m.az == key and m.weight > 0}
             pools = endpoint.in_zone(contract.POOL_TYPE, key)
             members = endpoint.in_zone(contract.MEMBER_TYPE, key)
             unknown = [set_pool(s, pools) for s in unknown_sets(in_zone)]
@@ -47,7 +49,7 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                 if unknown and (pool is None or pool in unknown):
                     continue  # a member set whose members are not known yet (preview): nothing to count
                 in_pool = members if pool is None else [m for m in members if _pool_of(m, pools) is pool]
-                serving = {_member_key(m) for m in in_pool if _in_service(m)}
+                serving = {_member_key(m) for m in in_pool if _in_service(m)} | held
                 out = {_member_key(m) for m in in_pool} - serving
                 count = len(serving)
                 if count >= minimum:

@@ -259,6 +259,17 @@ class FakeCatalog:
                   self.cloud.kind("openstack:loadbalancer/member:Member").values() if state.get("poolId") in pools}
         return {key for key, up in latest.items() if up is False}  # each run creates its members anew: the last
 
+    def tagged_members(self, target, pool_names: list[str], tag: str):
+        """Members carrying ``tag`` in the pools named ``pool_names``, as Octavia lists them (the member agent's)."""
+        from tests.mocks.resources import MEMBER, POOL
+
+        self.asked.append(("tagged_members", tag))
+        self._available()
+        pools = {pool_id: state.get("name") for pool_id, state in self.cloud.kind(POOL).items()}
+        return {(pools[state["poolId"]], state["address"], int(state["protocolPort"]))
+                for state in self.cloud.kind(MEMBER).values()
+                if pools.get(state.get("poolId")) in pool_names and tag in (state.get("tags") or [])}
+
     def a_records(self, target, dns_zone_id: str):
         self.asked.append(("a_records", dns_zone_id))
         if self.cloud.records_errors:

@@ -12,6 +12,7 @@ import yaml
 
 from policy_harness import run_preview, run_program_for_pack
 from tests.mocks.cloud import FakeCloud
+from tests.mocks.machines_api import FakeMachinesApi, machine, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -31,8 +32,21 @@ def test_the_documentation_shows_examples():
 
 @pytest.mark.parametrize("endpoint", YAML_EXAMPLES, ids=lambda e: e["name"])
 @pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
-def test_each_configuration_example_passes_validation_and_the_pack(endpoint, preview):
-    assert run_preview(endpoint, preview=preview).violations() == []
+def test_each_configuration_example_passes_validation_and_the_pack(endpoint, preview, tmp_path):
+    source = (endpoint.get("memberSources") or {}).get("clusterApi")
+    if source is None:
+        assert run_preview(endpoint, preview=preview).violations() == []
+        return
+    # members from Cluster API machines: a management cluster (tests/mocks/machines_api.py) with one control-plane
+    # Machine of the example's cluster in each zone, on the zone's subnet of the fake cloud (10.10.<n>.0/24)
+    machines = [machine(f"{source['cluster']}-cp-{n}", az, f"10.10.{n}.30", cluster=source["cluster"],
+                        namespace=source.get("namespace", "default"))
+                for n, az in enumerate(sorted(endpoint["zones"]), start=1)]
+    with serving(FakeMachinesApi(machines), tmp_path) as kubeconfig:
+        example = {**endpoint, "memberSources": {"clusterApi": {**source, "kubeconfig": str(kubeconfig)}}}
+        run = run_preview(example, preview=preview)
+    assert run.violations() == []
+    assert sorted(run.facts()["members"]) == sorted(m["metadata"]["name"] for m in machines)
 
 
 @pytest.mark.parametrize("page, source", PYTHON_EXAMPLES, ids=[f"python-{n}" for n in range(len(PYTHON_EXAMPLES))])

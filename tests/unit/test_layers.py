@@ -1,6 +1,7 @@
 """The package's folders are its layers, and no import runs back up one: ``core`` (pure) <- ``cloud`` (asks
 OpenStack) <- ``readiness`` (the gates' dynamic providers) <- ``watch`` (DNS that follows health, on the gates'
-client) <- ``backends`` (what serves a zone, by name) <- ``pipeline`` (arguments to a checked plan) <- ``resources``
+client) <- ``agent`` (members that follow Cluster API Machines) <- ``members`` (the member
+sources, read into one list) <- ``backends`` (what serves a zone, by name) <- ``pipeline`` (arguments to a checked plan) <- ``resources``
 (the component) <- ``kubernetes`` (the add-on) <- the package's entry points (``__init__``,
 ``hosting``, the documented ``args``). Imports happen when a module loads: the one import inside a function is
 ``ha_endpoint.HaEndpoint``'s, so that the pack loads the arguments and the contract without the resource code."""
@@ -12,7 +13,8 @@ import gc
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "components" / "ha_endpoint"
-LAYERS = ["core", "cloud", "readiness", "watch", "backends", "pipeline", "resources", "kubernetes", "top"]
+LAYERS = ["core", "cloud", "readiness", "watch", "agent", "members", "backends", "pipeline", "resources", "kubernetes",
+          "top"]
 LAZY = {("ha_endpoint", "ha_endpoint.resources.endpoint")}
 
 

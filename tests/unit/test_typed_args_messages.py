@@ -81,7 +81,7 @@ def test_the_readmes_example_typo():
         "invalid endpoint configuration (1 problem):\n"
         "  - EndpointArgs.member_placment: member_placment is not a setting here; did you mean member_placement? Fix "
         "its spelling or remove it (the settings here: name, backend, load_balancer_provider, floating_network, allowed_cidrs, "
-        "zones, listeners, members, member_placement, member_updates, dns, readiness, tags)")
+        "zones, listeners, members, member_sources, member_placement, member_updates, dns, readiness, tags)")
 
 
 def test_the_removed_load_balancer_create_keyword_is_refused_with_the_fix():

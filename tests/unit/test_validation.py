@@ -142,7 +142,7 @@ def test_unknown_key_and_wrong_enum_are_reported_together():
         f"{ROOT}.memberPlacement: memberPlacement is the text 'everywhere', which is not one of own-zone, all-zones; "
         "use one of them",
         f"{ROOT}.zonez: zonez is not a setting here; did you mean zones? Fix its spelling or remove it (the settings "
-        "here: name, backend, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, listeners, members, "
+        "here: name, backend, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, listeners, members, memberSources, "
         "memberPlacement, memberUpdates, dns, readiness, tags)",
     ]
 

@@ -67,16 +67,26 @@ def no_preview(args: EndpointArgs, target: PollTarget, root: str) -> list[Proble
     return []
 
 
-HeldDown = Callable[[EndpointArgs, PollTarget, str, str], tuple[Optional[frozenset[tuple[str, str]]], list[Problem]]]
-"""``held_down(args, target, root, identity_tag)``: (pool name, member name) of the members the backend holds out of
-service now that the configuration may put back (None: not known), and the problems of asking; a backend that
-re-creates nothing to put a member back answers an empty set."""
+@dataclass(frozen=True)
+class MembersHeld:
+    """What the backend holds of the endpoint's members now, asked at preview (:attr:`Backend.held`)."""
+
+    down: Optional[frozenset[tuple[str, str]]] = frozenset()
+    """(pool name, member name) of the members held out of service that the configuration may put back, where the
+    backend re-creates a member put back (None: not known)."""
+    agent_held: frozenset[tuple[str, str, int]] = frozenset()
+    """(pool name, address, port) of the members the member agent holds already: ``up`` leaves them to it."""
+    problems: list[Problem] = field(default_factory=list)
+    """What could not be asked (the preview fails: a transient error never changes the plan)."""
 
 
-def nothing_held_down(args: EndpointArgs, target: PollTarget, root: str,
-                      identity_tag: str) -> tuple[Optional[frozenset[tuple[str, str]]], list[Problem]]:
-    """The answer of a backend that sets a member back in service in place."""
-    return frozenset(), []
+Held = Callable[[EndpointArgs, PollTarget, str, str], MembersHeld]
+"""``held(args, target, root, identity_tag)``: :class:`MembersHeld`."""
+
+
+def nothing_held(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> MembersHeld:
+    """The answer of a backend that sets a member back in service in place and has no member agent."""
+    return MembersHeld()
 
 
 @dataclass(frozen=True)
@@ -87,7 +97,7 @@ class Backend:
     name: str
     serve: Serve
     preview: Preview = no_preview
-    held_down: HeldDown = nothing_held_down
+    held: Held = nothing_held
 
 
 @dataclass(frozen=True)

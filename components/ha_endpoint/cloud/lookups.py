@@ -17,7 +17,7 @@ import pulumi
 import pulumi_openstack as openstack
 
 from ..core import contract, predicates
-from ..core.args import EndpointArgs
+from ..core.args import EndpointArgs, member_path
 from ..core.cloud_facts import (CloudFacts, FloatingIpFacts, NetworkFacts, PortFacts, RouterFacts, ServerFacts,
                                 SubnetFacts, member_subnet_ref)
 from ..core.errors import CloudLookupError, Problem
@@ -59,10 +59,11 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
         if not isinstance(member.server, str) or not isinstance(subnet_ref, str) or subnet_ref not in subnets or \
                 (member.port is not None and not isinstance(member.port, str)):
             continue
-        found = _attempt(problems, f"{root}.members[{index}].server", f"server '{member.server}'",
+        where = member_path(member, index)
+        found = _attempt(problems, f"{root}.{where}.server", f"server '{member.server}'",
                          "give the id of an existing server (openstack server list)",
-                         lambda member=member, subnet=subnets[subnet_ref], index=index:
-                         cloud.server(member.server, subnet, member.port, f"members[{index}].port"))
+                         lambda member=member, subnet=subnets[subnet_ref], where=where:
+                         cloud.server(member.server, subnet, member.port, f"{where}.port"))
         if found is not None:
             servers[member.name] = found
     network_id = network_name = None
@@ -91,7 +92,7 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
                            lambda: cloud.dns_zone_id(args.dns.dns_zone))
     for port, index in {member.port: index for index, member in reversed(list(enumerate(args.members)))
                         if member.server is None and predicates.is_uuid(member.port)}.items():
-        _attempt(problems, f"{root}.members[{index}].port", f"port {port}", "give the id of an existing port of the "
+        _attempt(problems, f"{root}.{member_path(args.members[index], index)}.port", f"port {port}", "give the id of an existing port of the "
                  "member's server (openstack port list --server <server>)",
                  lambda port=port: openstack.networking.get_port(port_id=port, opts=cloud.opts))
     if problems:
@@ -105,7 +106,7 @@ def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
 
 def _subnet_refs(args: EndpointArgs, root: str) -> list[tuple[str, str]]:
     refs = [(zone.subnet, f"{root}.zones.{az}.subnet") for az, zone in args.zones.items()]
-    refs += [(member.subnet, f"{root}.members[{index}].subnet")
+    refs += [(member.subnet, f"{root}.{member_path(member, index)}.subnet")
              for index, member in enumerate(args.members) if member.subnet is not None]
     return refs
 

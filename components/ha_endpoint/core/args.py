@@ -26,7 +26,7 @@ from typing import Any, Callable, ClassVar, Optional
 import pulumi
 from pulumi import Output  # noqa: F401  (resolves the forward reference inside pulumi.Input)
 from pulumi.output import T  # noqa: F401  (idem)
-from pydantic import (BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator,
+from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator,
                       model_validator)
 from pydantic.alias_generators import to_camel
 
@@ -142,6 +142,19 @@ def plain(*values: object) -> bool:
     """Whether every value is known now (no Output of a resource declared beside the component): a rule over values
     that are not is checked once they are known (:mod:`ha_endpoint.pipeline`)."""
     return not any(is_output(value) for value in values)
+
+
+def member_path(member: "MemberArgs", index: int) -> str:
+    """Where messages name the member at ``index`` of the resolved list (:mod:`ha_endpoint.members`):
+    ``members[<index>]`` for a static member, else where its source read it (``memberSources.clusterApi[Machine
+    <namespace>/<name>]``)."""
+    return member._origin or f"members[{index}]"
+
+
+def sources_pending(args: "EndpointArgs") -> bool:
+    """Whether ``args`` name a member source not read yet (:func:`ha_endpoint.members.read_members` reads it and
+    gives the arguments with the one resolved member list): the members are then not all known."""
+    return args.member_sources is not None and args.member_sources.cluster_api is not None
 
 
 def placed_zones(args: "EndpointArgs", zone: str) -> list[str]:
@@ -377,6 +390,14 @@ class MemberArgs(_Model):
     members are taken out is refused). true (default) puts it back (under ovn by re-creating the member, which that
     provider needs; the preview shows the replacement). The configuration is the source of truth: an admin state
     changed by hand is written back to this at the next update."""
+    _source: str = PrivateAttr("static")
+    """Which member source gave it (:mod:`ha_endpoint.members`): ``static`` (this list) or ``clusterApi``."""
+    _origin: Optional[str] = PrivateAttr(None)
+    """Where a member a source read comes from, as messages name it (e.g. ``memberSources.clusterApi (Machine
+    default/cp-0)``); None for a member of this list (named ``members[<index>]``)."""
+    _agent_tag: Optional[str] = PrivateAttr(None)
+    """The tag of the member agent that may hold this member between runs (``ha-endpoint:agent=<namespace>/<cluster>``,
+    for a member read from a Machine): ``up`` leaves a member carrying it alone."""
 
     @model_validator(mode="before")
     @classmethod
@@ -413,6 +434,46 @@ class MemberArgs(_Model):
             raise ValueError(f"member {self.name} has neither address nor server; add address (its IP on its subnet) "
                              "or server (the id of its server, whose address is looked up)")
         return self
+
+
+class MachineAddressType(StrEnum):
+    """Which of a Cluster API Machine's ``status.addresses`` is its member's address (an IP: Octavia needs one)."""
+
+    INTERNAL_IP = "InternalIP"
+    """The Machine's address on its own network (the members' subnet)."""
+    EXTERNAL_IP = "ExternalIP"
+    """The Machine's externally reachable address."""
+
+
+class ClusterApiSourceArgs(_Model):
+    """Members from the control-plane Machines of one Cluster API cluster, read from its management cluster at
+    preview and up: name the Machine's, address from ``status.addresses``, zone from ``spec.failureDomain`` (CAPO's
+    failure domains are the availability zones), subnet its zone's."""
+
+    _where: ClassVar[str] = "memberSources.clusterApi."
+
+    cluster: str = Field(min_length=1, max_length=63, pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+    """The Cluster API Cluster's name (its Machines carry the label cluster.x-k8s.io/cluster-name with it)."""
+    namespace: Optional[str] = Field("default", min_length=1, max_length=63,
+                                     pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    """The namespace of the Cluster and its Machines (default: default)."""
+    kubeconfig: Optional[str] = Field(None, min_length=1)
+    """Path of the kubeconfig file of the management cluster; default: KUBECONFIG, else ~/.kube/config, else the
+    in-cluster service account."""
+    address_type: Optional[MachineAddressType] = MachineAddressType.INTERNAL_IP
+    """Which Machine address is the member's: InternalIP (default) or ExternalIP."""
+    selector: Optional[dict[str, str]] = None
+    """Labels a served Machine carries (an empty value: the label, any value); default: the cluster's control-plane
+    Machines (the labels cluster.x-k8s.io/cluster-name, with the cluster's name, and cluster.x-k8s.io/control-plane)."""
+
+
+class MemberSourcesArgs(_Model):
+    """Where members come from besides the static `members` list."""
+
+    _where: ClassVar[str] = "memberSources."
+
+    cluster_api: Optional[ClusterApiSourceArgs] = None
+    """The control-plane Machines of a Cluster API cluster."""
 
 
 class DnsArgs(_Model):
@@ -500,7 +561,10 @@ class EndpointArgs(_Model):
     listeners: list[ListenerArgs] = Field(min_length=1)
     """Ports the endpoint serves."""
     members: Optional[list[MemberArgs]] = Field(default_factory=list)
-    """Servers behind the endpoint."""
+    """Servers behind the endpoint (static members: by address or by server)."""
+    member_sources: Optional[MemberSourcesArgs] = None
+    """Members read at preview and up, beside the static ones: clusterApi (the control-plane Machines of a Cluster
+    API cluster)."""
     member_placement: Optional[MemberPlacement] = MemberPlacement.OWN_ZONE
     """own-zone (default): members join their own zone's load balancer; all-zones: every zone's."""
     member_updates: Optional[MemberUpdates] = MemberUpdates.PER_MEMBER

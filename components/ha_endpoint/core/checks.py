@@ -16,7 +16,7 @@ from typing import Optional
 
 from . import contract, predicates
 from .args import EndpointArgs, placed_zones, plain
-from .cloud_facts import CloudFacts, member_address, member_subnet
+from .cloud_facts import CloudFacts, resolve_members
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity, parse_description
 
@@ -71,24 +71,22 @@ def _placement_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> lis
     """Problems that need the cloud facts: a server in another AZ, addresses vs subnets, reachability, floating IP
     networks."""
     problems: list[Problem] = []
-    for index, member in enumerate(args.members):
-        subnet = member_subnet(args, facts, member)
-        path = f"{root}.members[{index}]"
-        server = facts.servers.get(member.name) if member.server is not None else None
+    for member in resolve_members(args, facts):
+        subnet, path, server = member.subnet, f"{root}.{member.path}", member.server
         if server is not None and plain(server.az) and server.az != member.az:
             problems.append(Problem(f"{path}.az",
                                     f"member {member.name} is configured in zone {member.az}, but its server "
                                     f"{server.name} runs in availability zone {server.az or '(none)'}; set az: "
                                     f"{server.az or '<its AZ>'} (a key of zones), or give a server that runs in "
                                     f"{member.az}"))
-        address = member_address(member, facts)
+        address = member.address
         if subnet is None or not plain(address, subnet.cidr, subnet.network_id, subnet.router_ids):
             continue
         if not predicates.address_in_subnet(address, subnet.cidr):
             problems.append(Problem(f"{path}.address",
                                     f"address {address} of member {member.name} is outside its subnet "
-                                    f"{subnet.name} ({subnet.cidr}); fix the address, or set members[{index}]."
-                                    "subnet to the subnet the address is on"))
+                                    f"{subnet.name} ({subnet.cidr}); fix the address, or set "
+                                    f"{member.path}.subnet to the subnet the address is on"))
             continue
         for az in placed_zones(args, member.az):
             vip = facts.subnets.get(args.zones[az].subnet)
@@ -133,13 +131,13 @@ def _refused_by_the_cloud(args: EndpointArgs, facts: CloudFacts, root: str) -> l
     a VIP on an IPv6 subnet."""
     problems: list[Problem] = []
     subnets = facts.subnets
-    for index, member in enumerate(args.members):
-        subnet = member_subnet(args, facts, member)
-        if subnet is None or not plain(member.address, subnet.cidr, subnet.gateway_ip):
+    for member in resolve_members(args, facts):
+        subnet = member.subnet  # the address as given (a server's is its own subnet's by construction)
+        if subnet is None or not member.address_given or not plain(subnet.cidr, subnet.gateway_ip):
             continue
         problem = predicates.member_address_problem(member.address, subnet.cidr, subnet.gateway_ip)
         if problem:
-            problems.append(Problem(f"{root}.members[{index}].address",
+            problems.append(Problem(f"{root}.{member.path}.address",
                                     f"member {member.name}'s address {problem}; give the address of the member's "
                                     f"server on subnet {subnet.name} ({subnet.cidr})"))
     problems += _cidr_versions(args, facts, root)

@@ -1,7 +1,8 @@
 """The cloud facts the plan reads: what the lookups (:mod:`ha_endpoint.cloud.lookups`) found, as typed values.
 
 Defined here, below the planner and the checks, so that they read the facts without reaching up to the module that
-asks the cloud. :func:`member_subnet` is the one answer to "which subnet is this member on".
+asks the cloud. :func:`resolve_members` is the one place a member's address, subnet and port are resolved (a member
+given by ``server`` takes its server's), once, into the typed list the checks and the planner read.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import predicates
-from .args import EndpointArgs, MemberArgs
+from .args import EndpointArgs, MemberArgs, member_path
 from .predicates import RouterView
 
 
@@ -102,6 +103,8 @@ class CloudFacts:
     """(pool name, member name) of the members the endpoint's pools list administratively down now, where a member put
     back must be re-created (the ovn provider, members written one by one:
     :func:`ha_endpoint.backends.octavia.checks.members_put_back_from`); None: not known."""
+    agent_held: frozenset[tuple[str, str, int]] = frozenset()
+    """``(pool name, address, port)`` of the members the member agent holds already: ``up`` leaves them to it."""
 
 
 def member_subnet_ref(args: EndpointArgs, member: MemberArgs) -> Any:
@@ -112,14 +115,58 @@ def member_subnet_ref(args: EndpointArgs, member: MemberArgs) -> Any:
     return args.zones[member.az].subnet if member.az in args.zones else None
 
 
-def member_subnet(args: EndpointArgs, facts: CloudFacts, member: MemberArgs) -> Optional[SubnetFacts]:
+@dataclass(frozen=True)
+class MemberSpec:
+    """One member of the endpoint's list (from any source: :mod:`ha_endpoint.members`), resolved on the cloud facts:
+    its AZ, address, the subnet that address is on, port id, weight. The address and port of a member given by
+    ``server`` are its server's."""
+
+    name: str
+    az: str
+    address: str
+    subnet: SubnetFacts
+    port_id: Optional[str]
+    weight: int
+    in_service: bool = True
+    """False when the configuration takes the member out (:func:`ha_endpoint.core.predicates.member_in_service`)."""
+    source: str = "static"
+    """The member source that gave it (:mod:`ha_endpoint.members`): ``static`` or ``clusterApi``."""
+    held_by_agent: bool = False
+    """True when the member agent holds it already (in a pool it joins): ``up`` registers no member for it there."""
+    path: str = field(default="", compare=False)
+    """Where messages name it, under the root (:func:`ha_endpoint.core.args.member_path`; a static member's index,
+    so not part of what the member is: a plan does not depend on the members' order)."""
+    key: str = ""
+    """What its resources are named by: its address when given as a value (a rename then updates the member in
+    place), else ``by-name-<name>`` (an address that is an Output, or a server's, is not known when resources are
+    named)."""
+    address_given: bool = False
+    """Whether its address was given as a value (its resources once were named by its name: an alias)."""
+    server: Optional[ServerFacts] = None
+    """Its server, for a member given by ``server`` whose server was looked up."""
+
+
+def resolve_members(args: EndpointArgs, facts: CloudFacts) -> tuple[MemberSpec, ...]:
+    """Every member of ``args``, in order, resolved on ``facts`` (a subnet or server not looked up yet: None)."""
+    return tuple(
+        MemberSpec(member.name, member.az, _member_address(member, facts), _member_subnet(args, facts, member),
+                   _member_port(member, facts), member.weight,
+                   predicates.member_in_service(member.enabled, member.weight), member._source,
+                   path=member_path(member, index),
+                   key=member.address if isinstance(member.address, str) else f"by-name-{member.name}",
+                   address_given=isinstance(member.address, str),
+                   server=facts.servers.get(member.name) if member.server is not None else None)
+        for index, member in enumerate(args.members))
+
+
+def _member_subnet(args: EndpointArgs, facts: CloudFacts, member: MemberArgs) -> Optional[SubnetFacts]:
     """The looked-up subnet ``member`` is on (see :func:`member_subnet_ref`; a subnet given as an Output is keyed by
     that Output); None when it was not looked up."""
     ref = member_subnet_ref(args, member)
     return facts.subnets.get(ref) if ref is not None else None
 
 
-def member_address(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
+def _member_address(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
     """The member's address: as configured, else its server's on the member's subnet."""
     if member.address is not None:
         return member.address
@@ -127,7 +174,7 @@ def member_address(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
     return server.address if server is not None else None
 
 
-def member_port(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
+def _member_port(member: MemberArgs, facts: CloudFacts) -> Optional[str]:
     """The member's Neutron port: as configured, else its server's port on the member's subnet."""
     server = facts.servers.get(member.name) if member.server is not None else None
     return server.port_id if server is not None else member.port

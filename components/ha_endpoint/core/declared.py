@@ -39,7 +39,8 @@ def endpoint_facts(plan: EndpointPlan) -> EndpointFacts:
             members=sorted({member.member for listener in zone.listeners for member in listener.members}),
         ) for zone in plan.zones},
         members={member.name: MemberFact(name=member.name, az=member.az, address=member.address,
-                                         subnet_id=member.subnet.id, port_id=member.port_id, weight=member.weight)
+                                         subnet_id=member.subnet.id, port_id=member.port_id, weight=member.weight,
+                                         source=member.source, held_by_agent=member.held_by_agent)
                  for member in plan.members},
         members_security_group=SecurityGroupFact(name=plan.security.members_group_name,
                                                  rules=[_rule(rule) for rule in plan.security.members_rules]),

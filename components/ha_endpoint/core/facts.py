@@ -91,6 +91,10 @@ class MemberFact(_Fact):
     subnet_id: str
     port_id: Optional[str] = None
     weight: int = 1
+    source: str = "static"
+    """The member source that gave it: static (the members list) or clusterApi (a Cluster API Machine)."""
+    held_by_agent: bool = False
+    """True when the member agent holds it already: its Octavia member is the agent's, no resource of the stack."""
 
 
 class MonitorFact(_Fact):

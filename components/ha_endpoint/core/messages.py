@@ -22,8 +22,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from .args import (DnsArgs, EndpointArgs, ListenerArgs, MemberArgs, MonitorArgs, ReadinessArgs, ZoneArgs,
-                   explain_construction_errors)
+from .args import (ClusterApiSourceArgs, DnsArgs, EndpointArgs, ListenerArgs, MemberArgs, MemberSourcesArgs, MonitorArgs,
+                   ReadinessArgs, ZoneArgs, explain_construction_errors)
 from .errors import ConfigError, Problem
 
 _UNION_BRANCH = re.compile(r"^(str|int|float|bool|constrained-str|constrained-int|is-instance\[.*\]|"
@@ -43,7 +43,8 @@ EXAMPLES: dict[str, str] = {
     "MemberArgs.name": "cp-0",
     "certificateRef": "https://barbican.example:9311/v1/containers/<uuid>", "apiPort": "6443",
     "timeoutClientData": "3600000", "timeoutMemberData": "3600000", "timeoutMemberConnect": "5000",
-    "timeoutTcpInspect": "0",
+    "timeoutTcpInspect": "0", "cluster": "k8s", "namespace": "default", "kubeconfig": "~/.kube/management.yaml",
+    "addressType": "InternalIP",
 }
 """An example value per key (YAML), for the fixes (``Model.key`` where a key means something else in another
 mapping); a key's default serves where it has none."""
@@ -57,6 +58,8 @@ MODEL_EXAMPLES: dict[type, str] = {
     MemberArgs: "{name: cp-0, address: 10.10.1.10, az: az1}",
     DnsArgs: "{dnsZone: example.test., record: api}",
     ReadinessArgs: "{timeoutSeconds: 600}",
+    MemberSourcesArgs: "{clusterApi: {cluster: k8s}}",
+    ClusterApiSourceArgs: "{cluster: k8s, namespace: default}",
 }
 """How each kind of settings mapping looks, for the fixes."""
 

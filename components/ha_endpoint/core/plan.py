@@ -16,9 +16,9 @@ from typing import Any, Iterable, Mapping, Optional
 import pulumi
 
 from . import contract, predicates
-from .args import EndpointArgs, ListenerArgs, MemberArgs, placed_zones, plain
-from .cloud_facts import (CloudFacts, FloatingIpFacts, NetworkFacts, RouterFacts, SubnetFacts, member_address,
-                          member_port, member_subnet)
+from .args import EndpointArgs, ListenerArgs, placed_zones, plain
+from .cloud_facts import (CloudFacts, FloatingIpFacts, MemberSpec, NetworkFacts, RouterFacts, SubnetFacts,
+                          resolve_members)
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity
 
@@ -58,21 +58,6 @@ class ReadinessPlan:
         """The ready zones an update needs before DNS changes: ``min_ready_zones`` with ``unpublish``; 0 with ``fail``
         (every zone's gate fails the update itself)."""
         return self.min_ready_zones if self.on_zone_not_ready == "unpublish" else 0
-
-
-@dataclass(frozen=True)
-class MemberSpec:
-    """One configured member, resolved: its AZ, address, the subnet that address is on, port id, weight. The address
-    and port of a member given by ``server`` are its server's."""
-
-    name: str
-    az: str
-    address: str
-    subnet: SubnetFacts
-    port_id: Optional[str]
-    weight: int
-    in_service: bool = True
-    """False when the configuration takes the member out (:func:`ha_endpoint.core.predicates.member_in_service`)."""
 
 
 @dataclass(frozen=True)
@@ -279,7 +264,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
                               predicates.min_ready_zones(args.readiness.min_ready_zones, len(args.zones)),
                               args.readiness.dead_after_seconds)
     tags = (*args.tags, identity.tag)
-    zones = tuple(replace(_zone_plan(args, facts, az, readiness, identity, tags), preflight=preflight)
+    resolved = resolve_members(args, facts)  # every member's address, subnet and port, resolved once
+    zones = tuple(replace(_zone_plan(args, facts, resolved, az, readiness, identity, tags), preflight=preflight)
                   for az in sorted(args.zones))
     dns = None
     if args.dns is not None:
@@ -291,11 +277,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
         records = ((contract.recordset_name(name), fqdn), *((resource, name_) for _, resource, name_ in per_zone))
         dns = DnsPlan(contract.recordset_name(name), facts.dns_zone_id or "", args.dns.dns_zone, fqdn, args.dns.ttl,
                       args.dns.publish, per_zone, _delete_first(records, facts.published, identity))
-    members = tuple(sorted(
-        (MemberSpec(member.name, member.az, member_address(member, facts), member_subnet(args, facts, member),
-                    member_port(member, facts), member.weight,
-                    predicates.member_in_service(member.enabled, member.weight))
-         for index, member in enumerate(args.members)), key=lambda member: member.name))
+    members = tuple(sorted((replace(member, held_by_agent=_held_by_agent(args, facts, member)) for member in resolved),
+                           key=lambda member: member.name))
     return EndpointPlan(name=name, backend=args.backend, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
                         publish=args.dns.publish if args.dns else "when-ready", zones=zones,
                         security=replace(_security_plan(args, zones, members), preflight=preflight), dns=dns, tags=tags, members=members,
@@ -304,18 +287,18 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
                         networks=dict(facts.networks))
 
 
-def member_key(member: MemberArgs) -> str:
-    """What a member's resources are named by: its address when the configuration gives it as a value (a rename then
-    updates the member in place), else ``by-name-<name>`` (an address that is an Output, or a member given by its
-    server, is not known when resources are named)."""
-    return member.address if isinstance(member.address, str) else f"by-name-{member.name}"
+def _held_by_agent(args: EndpointArgs, facts: CloudFacts, member: MemberSpec) -> bool:
+    """Whether the member agent holds ``member`` already in a pool it joins (``facts.agent_held``)."""
+    pools = {contract.pool_name(args.name, az, listener.port) for az in placed_zones(args, member.az)
+             for listener in args.listeners}
+    return any(pool in pools and address == member.address for pool, address, _ in facts.agent_held)
 
 
-def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: ReadinessPlan, identity: StackIdentity,
-               tags: tuple[str, ...]) -> ZonePlan:
+def _zone_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec, ...], az: str,
+               readiness: ReadinessPlan, identity: StackIdentity, tags: tuple[str, ...]) -> ZonePlan:
     name = args.name
-    indexes = [index for index, member in enumerate(args.members) if az in placed_zones(args, member.az)]
-    listeners = tuple(_listener_plan(args, facts, az, listener, indexes)
+    placed = [member for member in resolved if az in placed_zones(args, member.az)]
+    listeners = tuple(_listener_plan(args, facts, az, listener, placed)
                       for listener in sorted(args.listeners, key=lambda listener: listener.port))
     if args.floating_network is None:
         floating = FloatingPlan("none")
@@ -335,7 +318,7 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, az: str, readiness: Readin
 
 
 def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: ListenerArgs,
-                   indexes: list[int]) -> ListenerPlan:
+                   placed: list[MemberSpec]) -> ListenerPlan:
     name, port = args.name, listener.port
     member_port = listener.member_port or port
     monitor = None
@@ -346,18 +329,17 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
                               spec.max_retries, spec.max_retries_down, spec.path if http else None,
                               spec.expected_codes if http else None, spec.port or member_port)
     members = tuple(sorted(
-        (MemberPlan(contract.member_name(name, az, port, member_key(args.members[index])), args.members[index].name,
-                    args.members[index].az, member_address(args.members[index], facts),
-                    member_subnet(args, facts, args.members[index]),
-                    member_port, listener.monitor.port if listener.monitor and listener.monitor.port else None,
-                    args.members[index].weight,
-                    contract.member_drain_name(name, az, port, member_key(args.members[index])),
-                    contract.legacy_member_name(name, az, port, args.members[index].name)
-                    if isinstance(args.members[index].address, str) else None,
-                    predicates.member_in_service(args.members[index].enabled, args.members[index].weight),
-                    predicates.member_in_service(args.members[index].enabled, args.members[index].weight)
-                    and (contract.pool_name(name, az, port), args.members[index].name) in (facts.members_down or ()))
-         for index in indexes), key=lambda member: member.member))
+        (MemberPlan(contract.member_name(name, az, port, member.key), member.name, member.az, member.address,
+                    member.subnet, member_port,
+                    listener.monitor.port if listener.monitor and listener.monitor.port else None, member.weight,
+                    contract.member_drain_name(name, az, port, member.key),
+                    contract.legacy_member_name(name, az, port, member.name) if member.address_given else None,
+                    member.in_service,
+                    member.in_service and (contract.pool_name(name, az, port), member.name) in (facts.members_down or ()))
+         for member in placed
+         # a member the member agent holds already in this pool is the agent's: no resource of ours there
+         if (contract.pool_name(name, az, port), member.address, member_port) not in facts.agent_held),
+        key=lambda member: member.member))
     method = listener.lb_method or (predicates.OVN_METHOD if predicates.is_ovn(args.load_balancer_provider) else "ROUND_ROBIN")
     # the ovn provider refuses allowed_cidrs on a listener ("OVN provider does not support allowed_cidrs option"):
     # its clients reach the members unproxied, so the members' group admits allowedCidrs instead (_security_plan)

@@ -20,7 +20,7 @@ import pulumi
 from pydantic import ValidationError
 
 from . import predicates
-from .args import RENAMED_KEYS, EndpointArgs
+from .args import RENAMED_KEYS, EndpointArgs, member_path, sources_pending
 from .errors import ConfigError, Problem
 from .messages import problems_from_pydantic
 
@@ -70,7 +70,7 @@ def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Pr
     return [
         *_check_zones(args, root),
         *_check_listeners(args, root),
-        *_check_members(args, root),
+        *([] if sources_pending(args) else _check_members(args, root)),  # once every source is read
         *_check_dns(args, root),
         *_check_not_ready_zones(args, root),
     ]
@@ -197,24 +197,30 @@ def _check_cidrs(args: EndpointArgs, root: str) -> Iterable[Problem]:
 
 
 def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
+    """The rules over the whole member list (static and read from sources: :mod:`ha_endpoint.members`), each
+    member named where it comes from (:func:`ha_endpoint.core.args.member_path`)."""
     known_zones = ", ".join(args.zones) or "none"
-    for index, member in enumerate(args.members):
+    members = args.members
+    where = [member_path(member, index) for index, member in enumerate(members)]
+    for index, member in enumerate(members):
         if member.az not in args.zones:
-            yield Problem(f"{root}.members[{index}].az",
+            fix = (f"add '{member.az}' under zones with its subnet, or give the Machine a failure domain that is a "
+                   "zone" if member._origin else f"add '{member.az}' under zones with its subnet")
+            yield Problem(f"{root}.{where[index]}.az",
                           f"member {member.name} is in zone '{member.az}', which is not configured; use one of "
-                          f"{known_zones}, or add '{member.az}' under zones with its subnet")
-    for name, indexes in _duplicates((member.name, index) for index, member in enumerate(args.members)):
-        yield Problem(f"{root}.members[{indexes[1]}].name",
-                      f"member name '{name}' is already used by members[{indexes[0]}]; give each member a name of its "
+                          f"{known_zones}, or {fix}")
+    for name, indexes in _duplicates((member.name, index) for index, member in enumerate(members)):
+        yield Problem(f"{root}.{where[indexes[1]]}.name",
+                      f"member name '{name}' is already used by {where[indexes[0]]}; give each member a name of its "
                       "own")
-    addresses = ((ipaddress.ip_address(member.address), index) for index, member in enumerate(args.members)
+    addresses = ((ipaddress.ip_address(member.address), index) for index, member in enumerate(members)
                  if isinstance(member.address, str))  # an Output's (or a server's) address: checked once known
     for address, indexes in _duplicates(addresses):
-        yield Problem(f"{root}.members[{indexes[1]}].address",
-                      f"address {address} is already the address of members[{indexes[0]}] "
-                      f"({args.members[indexes[0]].name}); give each member its own address (one entry per server)")
+        yield Problem(f"{root}.{where[indexes[1]]}.address",
+                      f"address {address} is already the address of {where[indexes[0]]} "
+                      f"({members[indexes[0]].name}); give each member its own address (one entry per server)")
     if args.member_placement == "own-zone":
-        populated = Counter(member.az for member in args.members)
+        populated = Counter(member.az for member in members)
         for zone in args.zones:
             if populated[zone] == 0:
                 yield Problem(f"{root}.zones.{zone}",
@@ -222,19 +228,19 @@ def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
                               "memberPlacement own-zone; add a member with az: "
                               f"{zone}, remove the zone, or set memberPlacement: all-zones")
                 continue
-            placed = [index for index, member in enumerate(args.members) if member.az == zone]
-            if not any(_in_service(args.members[index]) for index in placed):
+            placed = [index for index, member in enumerate(members) if member.az == zone]
+            if not any(_in_service(members[index]) for index in placed):
                 yield _taken_out(args, root, placed, f"zone {zone}'s only member(s)",
                                  f"add a member with az: {zone}, remove the zone, or set memberPlacement: all-zones")
-    elif args.members and not any(_in_service(member) for member in args.members):
-        yield _taken_out(args, root, list(range(len(args.members))), "all members", "or add a member")
-    if not args.members:
+    elif members and not any(_in_service(member) for member in members):
+        yield _taken_out(args, root, list(range(len(members))), "all members", "or add a member")
+    if not members:
         yield Problem(f"{root}.members", "no members are configured; add the servers behind the endpoint")
-    ports = ((member.port, index) for index, member in enumerate(args.members) if isinstance(member.port, str))
+    ports = ((member.port, index) for index, member in enumerate(members) if isinstance(member.port, str))
     for port, indexes in _duplicates(ports):
-        yield Problem(f"{root}.members[{indexes[1]}].port",
-                      f"port {port} is already the port of members[{indexes[0]}] "
-                      f"({args.members[indexes[0]].name}); each member has its own Neutron port: give this member's "
+        yield Problem(f"{root}.{where[indexes[1]]}.port",
+                      f"port {port} is already the port of {where[indexes[0]]} "
+                      f"({members[indexes[0]].name}); each member has its own Neutron port: give this member's "
                       "own port, or remove port here")
 
 
@@ -248,7 +254,7 @@ def _taken_out(args: EndpointArgs, root: str, indexes: list[int], whose: str, ot
     first = args.members[indexes[0]]
     key = "enabled" if first.enabled is False else "weight"
     names = ", ".join(args.members[index].name for index in indexes)
-    return Problem(f"{root}.members[{indexes[0]}].{key}",
+    return Problem(f"{root}.{member_path(first, indexes[0])}.{key}",
                    f"{whose} ({names}) are taken out ({predicates.TAKEN_OUT}), so the load balancer would have no "
                    f"capacity; put one back (enabled: true and a weight above 0), {other_fixes}")
 

@@ -14,7 +14,8 @@
 
 Not here, on purpose: discovering the endpoint's members from Kubernetes ``Node`` objects. Nodes exist only once the
 API answers through this endpoint, which needs members first (the bootstrap circularity that ``dns.publish:
-bootstrap`` resolves); members stay configured.
+bootstrap`` resolves). Cluster API ``Machine`` objects, in the management cluster, have their addresses and failure
+domains before the API answers: ``memberSources.clusterApi`` reads members from them (:mod:`ha_endpoint.members`).
 
 This package imports pulumi-kubernetes; ``import ha_endpoint`` and every other module of it never do.
 """

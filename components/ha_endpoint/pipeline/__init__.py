@@ -22,9 +22,10 @@ from typing import Any, Optional
 import pulumi
 
 from .. import backends
+from ..backends.plugin import MembersHeld
 from ..cloud.lookups import lookup_cloud_facts
 from ..cloud.catalog import ask_at_preview
-from ..core.args import EndpointArgs
+from ..core.args import EndpointArgs, sources_pending
 from ..core.checks import check_cloud_facts
 from ..core.cloud_facts import CloudFacts
 from ..core.declared import endpoint_facts
@@ -90,6 +91,10 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     AZs, the certificates) and the A records the DNS zone holds already (how the endpoint's records are replaced
     depends on them); every problem of all in one :class:`CloudLookupError`, the backend's first (an unknown AZ is
     named before the network-hint problem it causes)."""
+    if sources_pending(args):  # never planned without the members of a source (HaEndpoint reads them first)
+        raise ConfigError([Problem(f"{context.root}.memberSources", "the member sources were not read, so the plan "
+                                   "would miss their members; give the pipeline the arguments "
+                                   "ha_endpoint.members.read_members returns (HaEndpoint does)")])
     target = poll_target(args, context)
     try:
         facts, lookups = lookup_cloud_facts(args, context.root, context.invoke_opts, context.identity), []
@@ -97,12 +102,11 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
         facts, lookups = None, error.problems
     backend = backends.lookup(args.backend, context.root)
     refused = backend.preview(args, target, context.root)
-    members_down, unread = backend.held_down(args, target, context.root, context.identity.tag) if not refused \
-        else (frozenset(), [])
+    held = backend.held(args, target, context.root, context.identity.tag) if not refused else MembersHeld()
     answers = ask_at_preview(args, target, context.root, facts.dns_zone_id if facts else None)
-    if refused or unread or answers.problems or lookups:
-        raise CloudLookupError(refused + unread + answers.problems + lookups)
-    facts = replace(facts, members_down=members_down)
+    if refused or held.problems or answers.problems or lookups:
+        raise CloudLookupError(refused + held.problems + answers.problems + lookups)
+    facts = replace(facts, members_down=held.down, agent_held=held.agent_held)
     return facts if args.dns is None else replace(facts, published=answers.published)
 
 

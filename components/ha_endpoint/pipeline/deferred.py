@@ -56,6 +56,8 @@ def resolved_raw(args: EndpointArgs, values: dict[Path, Any]) -> dict[str, Any]:
     def raw(value: Any, path: Path) -> Any:
         if path in values:
             return values[path]
+        if isinstance(value, BaseModel) and not any(known[:len(path)] == path for known in values):
+            return value  # nothing deferred inside: kept whole (a member keeps the source it came from)
         if isinstance(value, BaseModel):  # only what was given: a default stays a default
             return {name: raw(getattr(value, name), (*path, name)) for name in type(value).model_fields
                     if name in value.model_fields_set}

@@ -16,6 +16,8 @@ from .. import backends
 from ..core import contract
 from ..core.args import EndpointArgs
 from ..core.identity import StackIdentity
+from ..core.validation import load_endpoint_args
+from ..members import read_members
 from ..pipeline import Context, plan_endpoint
 from .dns import PublishedZone, addresses_output, create_records
 from .security import attach_member_ports, create_security_groups
@@ -78,11 +80,16 @@ class HaEndpoint(pulumi.ComponentResource):
         if cloud is None and (invoke_opts is None or invoke_opts.provider is None):
             cloud, region = default_provider_cloud(region)
         context = Context(root, invoke_opts, StackIdentity(pulumi.get_project(), pulumi.get_stack()), cloud, region)
-        plan, declared = plan_endpoint(args, context)  # every check, before anything is registered
+        # the members of every source, read once into one list (the static ones, and memberSources'), then every
+        # check, before anything is registered
+        args, unserved = read_members(load_endpoint_args(args, root), root)
+        plan, declared = plan_endpoint(args, context)
         claim(plan.name, [zone.az for zone in plan.zones], root)  # one endpoint per name in a stack
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)
         self.plan = plan
         serve = backends.lookup(plan.backend, root).serve
+        for problem in unserved:  # a Machine without an address or failure domain: left out, never guessed
+            pulumi.log.warn(f"{problem} (left out of the endpoint's members)", resource=self)
         for notice in plan.notices:  # allowed, but worth knowing (the API open to the internet): said once
             pulumi.log.warn(str(notice), resource=self)
         self.security = create_security_groups(plan.security, self, plan.tags)

@@ -8,7 +8,7 @@ pools, OVN limits).
 """
 
 from ..plugin import Backend
-from .checks import check_octavia, held_down
+from .checks import check_octavia, held
 from .serving import serve
 
-BACKEND = Backend(name="octavia", serve=serve, preview=check_octavia, held_down=held_down)
+BACKEND = Backend(name="octavia", serve=serve, preview=check_octavia, held=held)

@@ -29,9 +29,10 @@ from ...cloud.errors import CallFailed, CloudError
 from ...cloud.retry import CredentialsRefused, RetriesExhausted, call_with_retries
 from ...core import contract, predicates
 from ...core.errors import HaEndpointError
-from ...core.args import EndpointArgs
+from ...core.args import EndpointArgs, placed_zones
 from ...core.errors import Problem
 from ...core.plan import PollTarget
+from ..plugin import MembersHeld
 
 
 class NoLoadBalancerService(CloudError):
@@ -65,6 +66,11 @@ class OctaviaCatalog(Protocol):
         cloud layer's categories (:func:`ha_endpoint.cloud.connection.translate`)."""
         ...
 
+    def tagged_members(self, target: PollTarget, pool_names: list[str], tag: str) -> set[tuple[str, str, int]]:
+        """``(pool name, address, protocol port)`` of every member carrying ``tag`` in the pools named
+        ``pool_names`` (a pool that does not exist yet has none); failures as :meth:`members_down`'s."""
+        ...
+
 
 class OpenStackOctaviaCatalog(OpenStackCatalog):
     """The real cloud's answers, through the preview catalog's connection."""
@@ -96,6 +102,24 @@ class OpenStackOctaviaCatalog(OpenStackCatalog):
             except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException):  # no key manager in the catalog
                 return None
 
+
+    def tagged_members(self, target: PollTarget, pool_names: list[str], tag: str) -> set[tuple[str, str, int]]:
+        try:
+            conn = self.connection(target)
+            found: set[tuple[str, str, int]] = set()
+            for name in pool_names:
+                for pool in conn.load_balancer.pools(name=name):
+                    found |= {(name, member.address, int(member.protocol_port))
+                              for member in conn.load_balancer.members(pool, tags=tag)}
+            return found
+        except HaEndpointError:
+            raise
+        except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException) as error:
+            raise NoLoadBalancerService(describe(error)) from None
+        except Exception as error:
+            if not cloud_failure(error):
+                raise
+            raise translate(error, f"listing the members tagged {tag}") from error
 
     def members_down(self, target: PollTarget, identity_tag: str, pool_names: set[str]) -> set[tuple[str, str]]:
         try:
@@ -158,14 +182,53 @@ def members_put_back_from(args: EndpointArgs, target: PollTarget, identity_tag: 
                                 "preview again once the load-balancer service (Octavia) answers") from error
 
 
-def held_down(args: EndpointArgs, target: PollTarget, root: str,
-              identity_tag: str) -> tuple[Optional[frozenset[tuple[str, str]]], list[Problem]]:
-    """The Octavia backend's :attr:`ha_endpoint.backends.plugin.Backend.held_down`: :func:`members_put_back_from`,
-    with a listing that could not be read as a problem at ``<root>.members``."""
+def agent_held(args: EndpointArgs, target: PollTarget, root: str,
+               clock: Optional[Callable[[], float]] = None, sleep: Optional[Callable[[float], None]] = None,
+               timeout_seconds: Optional[float] = None) -> frozenset[tuple[str, str, int]]:
+    """The members the member agent holds already in the pools its members would join: ``(pool name, address,
+    port)`` of each member carrying a member's agent tag (``up`` then leaves it to the agent: docs/members.md). No
+    cloud to ask: none, with a warning (Octavia refuses a second member at an address and port). A failed call is
+    retried, then :class:`MembersUnreadable`."""
+    wanted: dict[str, set[str]] = {}
+    for member in args.members:
+        if member._agent_tag is not None:
+            wanted.setdefault(member._agent_tag, set()).update(
+                contract.pool_name(args.name, az, listener.port) for az in placed_zones(args, member.az)
+                for listener in args.listeners)
+    catalog: OctaviaCatalog = current_catalog(_OPENSTACK)
+    held: set[tuple[str, str, int]] = set()
+    for tag, pools in sorted(wanted.items()):
+        try:
+            held |= call_with_retries(lambda: catalog.tagged_members(target, sorted(pools), tag),
+                                      timeout_seconds=RECORDS_RETRY_SECONDS if timeout_seconds is None
+                                      else timeout_seconds, clock=clock or time.monotonic, sleep=sleep or time.sleep)
+        except NoCloudToAsk as reason:
+            pulumi.log.warn(f"{root}.memberSources: the members the member agent holds ({tag}) could not be read at "
+                            f"preview ({reason}); each Machine gets a member resource, which Octavia refuses where "
+                            "the agent holds one already")
+        except (CallFailed, RetriesExhausted, CredentialsRefused) as error:
+            raise MembersUnreadable(f"the members the member agent holds ({tag}) could not be read at preview "
+                                    f"({error}); a Machine the agent holds gets no member resource of the stack, so "
+                                    "nothing is planned without them: run the preview again once the load-balancer "
+                                    "service (Octavia) answers") from error
+    return frozenset(held)
+
+
+def held(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> MembersHeld:
+    """The Octavia backend's :attr:`ha_endpoint.backends.plugin.Backend.held`: :func:`members_put_back_from` and
+    :func:`agent_held`, a listing that could not be read a problem at ``<root>.members`` (``memberSources``)."""
+    problems: list[Problem] = []
+    down: Optional[frozenset[tuple[str, str]]] = frozenset()
+    held_by_agent: frozenset[tuple[str, str, int]] = frozenset()
     try:
-        return members_put_back_from(args, target, identity_tag, root), []
+        down = members_put_back_from(args, target, identity_tag, root)
     except MembersUnreadable as error:
-        return frozenset(), [Problem(f"{root}.members", str(error))]
+        problems.append(Problem(f"{root}.members", str(error)))
+    try:
+        held_by_agent = agent_held(args, target, root)
+    except MembersUnreadable as error:
+        problems.append(Problem(f"{root}.memberSources", str(error)))
+    return MembersHeld(down, held_by_agent, problems)
 
 
 def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
