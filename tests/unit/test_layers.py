@@ -1,6 +1,6 @@
 """The package's folders are its layers, and no import runs back up one: ``core`` (pure) <- ``cloud`` (asks
 OpenStack) <- ``pipeline`` (arguments to a checked plan) <- ``readiness`` (the gates' dynamic providers) <-
-``watch`` (DNS that follows health, on the gates' client) <- ``resources`` (the component) <- ``kubernetes`` (the add-on) <- the package's entry points (``__init__``,
+``watch`` (DNS that follows health, on the gates' client) <- ``agent`` (members that follow Cluster API Machines) <- ``resources`` (the component) <- ``kubernetes`` (the add-on) <- the package's entry points (``__init__``,
 ``hosting``, the documented ``args``). Imports happen when a module loads: the one import inside a function is
 ``ha_endpoint.HaEndpoint``'s, so that the pack loads the arguments and the contract without the resource code."""
 
@@ -11,7 +11,7 @@ import gc
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "components" / "ha_endpoint"
-LAYERS = ["core", "cloud", "pipeline", "readiness", "watch", "resources", "kubernetes", "top"]
+LAYERS = ["core", "cloud", "pipeline", "readiness", "watch", "agent", "resources", "kubernetes", "top"]
 LAZY = {("ha_endpoint", "ha_endpoint.resources.endpoint")}
 
 
