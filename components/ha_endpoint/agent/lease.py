@@ -75,6 +75,17 @@ class LeaseElector:
             self.log(f"lease: {type(error).__name__}: {str(error)[:200]}")
             return self.leading()
 
+    def release(self) -> None:
+        """Hand the Lease over at once (a stopping leader): the other replica need not wait ``duration``."""
+        if not self.leading() or self._observed is None:
+            return
+        self._renewed_at = None
+        try:
+            self.api.replace(replace(self._observed, holder=None))
+            self.log(f"lease: {self.identity} released it")
+        except Exception as error:  # the other replica takes it after the duration anyway
+            self.log(f"lease: could not release it ({type(error).__name__}); it expires")
+
     def _took(self, record: LeaseRecord, now: float, previous: Optional[str]) -> None:
         if not self.leading():
             self.log(f"lease: {self.identity} leads" + (f" (took over from {previous})" if previous and
