@@ -194,3 +194,16 @@ def test_members_of_others_are_never_touched():
     [static] = world.octavia.named("static-1")
     assert static.admin_state_up and world.octavia.named("cp-9") == []
     assert "is taken by member static-1" in world.cluster.annotations("cp-9")[STATUS_ANNOTATION]
+
+
+def test_a_served_machine_that_turns_into_a_problem_keeps_its_member_as_it_is():
+    world = World()
+    agent = serving_cluster(world)
+    world.cluster.annotations("cp-2")[MAINTENANCE_ANNOTATION] = "x" * 5000  # refused: not a reason
+    world.cluster.machines["cp-3"]["status"]["addresses"] = []  # its provider lost the address for a while
+    writes = len(world.timeline)
+    world.run([agent], 60)
+    assert len(world.timeline) == writes
+    assert world.octavia.named("cp-2")[0].admin_state_up and world.octavia.named("cp-3")
+    assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION].startswith("problem: ")
+    assert world.cluster.reasons("cp-3") == ["NotServed"]
