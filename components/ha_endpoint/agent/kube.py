@@ -65,6 +65,14 @@ class KubernetesMachines:
             self.custom.list_namespaced_custom_object, GROUP, VERSION, self.namespace, PLURAL,
             label_selector=self.selector, resource_version=resource_version, timeout_seconds=self.watch_seconds,
             allow_watch_bookmarks=True)
+        try:
+            yield from self._events(stream)
+        except self._client.rest.ApiException as error:  # the library's own 410 after its one retry
+            if error.status == 410:
+                raise Expired("watch expired (410)") from None
+            raise
+
+    def _events(self, stream: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         for event in stream:
             if event.get("type") == "ERROR":
                 code = (event.get("raw_object") or event.get("object") or {}).get("code")

@@ -118,11 +118,11 @@ class Reconciler:
         wanted = {(m.az, m.name, m.address) for m in served if not m.deleting}
         # A Machine that is there but not served (a problem: no address for a while, a refused annotation) keeps
         # its members as they are: nothing is guessed, in either direction. A deleting one still leaves.
-        held = {name for name, machine in raw.items() if name not in {m.name for m in served}
+        kept = {name for name, machine in raw.items() if name not in {m.name for m in served}
                 and not machine["metadata"].get("deletionTimestamp")}
         leaving = [(pool, live) for pool in pools for live in pool.members
                    if self.tag in live.tags and (pool.az, live.name, live.address) not in wanted
-                   and live.name not in held]
+                   and live.name not in kept]
         for member in served:
             if not member.deleting:
                 self._guarded(member.name, raw, lambda m=member: self._serve(m, raw[m.name], pools))
