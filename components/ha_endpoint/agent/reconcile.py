@@ -209,9 +209,10 @@ class Reconciler:
         since = self._drain_since(live, machine)
         if since is None:
             return
-        left = self.settings.drain_seconds - (self.clock() - since)
-        if left > 0:
-            self._say(name, "draining", f"{pool.port} drain time, {left:.0f} s left")
+        if self.clock() - since < self.settings.drain_seconds:  # the status names the end, not a countdown: a
+            # status that changed at every pass would be a patch, a watch event and another pass, in a loop
+            end = datetime.datetime.fromtimestamp(since + self.settings.drain_seconds, datetime.timezone.utc)
+            self._say(name, "draining", f"{pool.port} drained, deleted after {end:%H:%M:%S}Z (drain time)")
             return
         self._guard()
         self.cloud.delete(pool.pool_id, live.member_id)

@@ -230,6 +230,7 @@ class FakeCluster:
         self.log: list[tuple[float, str]] = []
         self.reachable = True
         self.lease: Optional[LeaseRecord] = None
+        self.patches: dict[str, int] = {}
         self._version = itertools.count(1)
 
     def _check(self) -> None:
@@ -277,6 +278,7 @@ class FakeCluster:
 
     def annotate(self, name: str, annotations: dict[str, Optional[str]]) -> dict[str, Any]:
         self._check()
+        self.patches[name] = self.patches.get(name, 0) + 1
         meta = self.machines[name]["metadata"]
         for key, value in annotations.items():
             if value is None:

@@ -207,3 +207,17 @@ def test_a_served_machine_that_turns_into_a_problem_keeps_its_member_as_it_is():
     assert world.octavia.named("cp-2")[0].admin_state_up and world.octavia.named("cp-3")
     assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION].startswith("problem: ")
     assert world.cluster.reasons("cp-3") == ["NotServed"]
+
+
+def test_a_steady_state_and_a_drain_time_write_nothing_to_the_machines_at_every_pass():
+    world = World(drain=60)
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"), ("cp-4", "az1", "10.0.1.12")))
+    before = dict(world.cluster.patches)
+    world.run([agent], 20)
+    assert world.cluster.patches == before  # serving: nothing to say again
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 5)  # drained, drain time started
+    during = world.cluster.patches["cp-1"]
+    world.run([agent], 40)  # within the drain time: a status that counted down would be a patch per pass
+    assert world.cluster.patches["cp-1"] == during
+    assert "deleted after" in world.cluster.annotations("cp-1")[STATUS_ANNOTATION]
