@@ -28,7 +28,7 @@ from localcloud.k8s import cluster, layout
 from localcloud.testing import cloud_cleanup  # noqa: F401  (the fixture)
 from tests.integration.test_readiness_cloud import build_zone
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.integration]  # the local cloud (shared: no fault injected)
 
 CAPI = "sigs.k8s.io/cluster-api@v1.14.2"
 HOOK = "pre-drain.delete.hook.machine.cluster.x-k8s.io/"
