@@ -54,7 +54,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    kube = KubernetesMachines(source.namespace, source.label_selector, args.kubeconfig)
+    try:
+        kube = KubernetesMachines(source.namespace, source.label_selector, args.kubeconfig)
+    except Exception as error:  # no in-cluster service account and no usable kubeconfig
+        print(f"ha_endpoint.agent: the management cluster: {error}; run it in the cluster (its ServiceAccount) or "
+              "give --kubeconfig", file=sys.stderr)
+        return 2
     lease = LeaseElector(KubernetesLease(args.lease, source.namespace), args.identity or socket.gethostname(),
                          args.lease_seconds, time.time, log)
     cache = MachineCache(kube, log)

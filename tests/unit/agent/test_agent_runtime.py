@@ -160,6 +160,11 @@ def test_a_bad_cluster_name_or_outputs_exit_2_with_the_reason(tmp_path):
     run = subprocess.run([sys.executable, "-m", "ha_endpoint.agent", "--outputs", str(outputs), "--cluster",
                           "prod", "--port", "0"], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "the outputs have no zones" in run.stderr
+    outputs.write_text(json.dumps({"zones": {"az1": {"loadbalancerId": "l", "poolIds": {"6443": "p"}}}}))
+    run = subprocess.run([sys.executable, "-m", "ha_endpoint.agent", "--outputs", str(outputs), "--cluster", "prod",
+                          "--port", "0", "--kubeconfig", str(tmp_path / "missing.kubeconfig")],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "give --kubeconfig" in run.stderr and "Traceback" not in run.stderr
 
 
 def test_metrics_and_probes_are_served_on_127_0_0_1():
