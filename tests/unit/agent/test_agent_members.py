@@ -221,3 +221,26 @@ def test_a_steady_state_and_a_drain_time_write_nothing_to_the_machines_at_every_
     world.run([agent], 40)  # within the drain time: a status that counted down would be a patch per pass
     assert world.cluster.patches["cp-1"] == during
     assert "deleted after" in world.cluster.annotations("cp-1")[STATUS_ANNOTATION]
+
+
+def test_every_listener_of_the_zone_gets_the_member_on_its_member_port_and_the_hook_waits_for_all():
+    import dataclasses
+
+    from agent_harness import ZONES
+    from ha_endpoint.agent.inputs import ZonePools
+
+    world = World()
+    world.octavia.add_pool("pool1-443", "lb1")
+    zones = {**ZONES, "az1": ZonePools("az1", "lb1", ((443, "pool1-443"), (6443, "pool1")))}
+    world.settings = dataclasses.replace(world.settings, zones=zones, member_ports={443: 6443})
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"), ("cp-4", "az1", "10.0.1.12")))
+    assert sorted((m.pool_id, m.protocol_port) for m in world.octavia.named("cp-1")) == \
+        [("pool1", 6443), ("pool1-443", 6443)]
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == \
+        "serving: 443 ACTIVE/ONLINE; 6443 ACTIVE/ONLINE"
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 60)
+    assert "cp-1" not in world.cluster.machines and world.octavia.named("cp-1") == []
+    steps = [what for _, what in world.timeline if "cp-1" in what]
+    assert steps.index("hook released cp-1") > max(i for i, what in enumerate(steps) if what == "delete cp-1")
+    assert steps.count("delete cp-1") == 2
