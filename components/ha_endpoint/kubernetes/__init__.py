@@ -10,6 +10,9 @@
 - :class:`WatcherDeployment`: the DNS watcher (``python -m ha_endpoint.watch``) as a Deployment of one pod and a
   Secret with its OpenStack credentials and the endpoint's outputs, in the cluster of the provider it inherits;
   its thresholds are :class:`WatchOptions`.
+- :class:`AgentDeployment`: the member agent (``python -m ha_endpoint.agent``: members that follow a Cluster API
+  cluster's control-plane Machines) as a Deployment of two replicas with its RBAC; its tuning is
+  :class:`AgentOptions` (docs/agent.md).
 - :class:`EndpointRef`: the endpoint as these read it, from an ``HaEndpoint`` or a ``StackReference``.
 
 Not here, on purpose: discovering the endpoint's members from Kubernetes ``Node`` objects. Nodes exist only once the
@@ -30,6 +33,8 @@ except ImportError as _missing:  # pragma: no cover - exercised by a subprocess 
         "pip install 'ha-endpoint[kubernetes]' (or remove ha-endpoint:kubernetes from the stack's configuration)"
     ) from _missing
 
+from .agent_deployment import AgentDeployment
+from .agent_manifests import AgentOptions
 from .access import ClusterAccess, Credentials, KubeconfigError
 from .cluster_api import ClusterApi
 from .endpoint_ref import EndpointRef, NodeSubnet, NotPublished
@@ -41,7 +46,7 @@ from .watcher_deployment import WatcherDeployment
 from .watcher_manifests import WatchOptions
 
 __all__ = [
-    "ClusterAccess", "ClusterApi", "ClusterApiSettings", "ControlPlaneEndpointGuard", "ControlPlaneRefSettings",
+    "AgentDeployment", "AgentOptions", "ClusterAccess", "ClusterApi", "ClusterApiSettings", "ControlPlaneEndpointGuard", "ControlPlaneRefSettings",
     "Credentials", "CredentialsSettings", "EndpointRef", "IdentityRefSettings", "KubeconfigError",
     "KubernetesSettings", "NodeSubnet", "NotPublished", "WatchOptions", "WatcherDeployment", "WatcherSettings",
     "load_kubernetes_settings", "render_kubeconfig", "server_url",

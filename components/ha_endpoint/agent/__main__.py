@@ -1,0 +1,95 @@
+"""``python -m ha_endpoint.agent --outputs <file> --cluster <name> [--namespace ns]``: keep an endpoint's members
+following a Cluster API cluster's control-plane Machines (docs/agent.md).
+
+Three threads besides the loop: the Machines' list and watch (:class:`~.kube.MachineCache`), the Lease
+(:class:`~.lease.LeaseElector`), the metrics and probes server. The loop reconciles on every change the watch
+reports and every ``--interval`` seconds. SIGTERM or SIGINT stops it between two passes and hands the Lease over.
+Exit status: 0 when stopped, 2 when the arguments or the outputs are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import sys
+import threading
+import time
+from typing import Optional, Sequence
+
+from pydantic import ValidationError
+
+from ..core.errors import HaEndpointError
+from .inputs import parse, zones_of
+from .kube import KubernetesMachines, MachineCache
+from .lease import KubernetesLease, LeaseElector
+from .machines import MachineSource
+from .octavia import AgentOctavia
+from .reconcile import AgentSettings, Reconciler
+from .report import Metrics, serve
+
+
+def log(line: str) -> None:
+    print(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}", flush=True)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse(argv)
+    try:
+        if args.outputs == "-":
+            outputs = json.load(sys.stdin)
+        else:
+            with open(args.outputs) as file:
+                outputs = json.load(file)
+        source = MachineSource(cluster=args.cluster, namespace=args.namespace, addressType=args.address_type)
+        settings = AgentSettings(source, zones_of(outputs, args.member_subnet), dict(args.member_port), args.drain,
+                                 args.hook_warn_after)
+    except ValidationError as error:
+        problems = "; ".join(f"--{'-'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
+        print(f"ha_endpoint.agent: {problems}", file=sys.stderr)
+        return 2
+    except (HaEndpointError, ValueError, KeyError, OSError) as error:
+        print(f"ha_endpoint.agent: {error}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        kube = KubernetesMachines(source.namespace, source.label_selector, args.kubeconfig)
+    except Exception as error:  # no in-cluster service account and no usable kubeconfig
+        print(f"ha_endpoint.agent: the management cluster: {error}; run it in the cluster (its ServiceAccount) or "
+              "give --kubeconfig", file=sys.stderr)
+        return 2
+    lease = LeaseElector(KubernetesLease(args.lease, source.namespace), args.identity or socket.gethostname(),
+                         args.lease_seconds, time.time, log)
+    cache = MachineCache(kube, log)
+    metrics = Metrics()
+    cloud = AgentOctavia(args.cloud, args.region, clock=time.monotonic, sleep=time.sleep)
+    reconciler = Reconciler(settings, cloud, kube, cache, metrics, time.time, lease.leading, log)
+    last_pass = [time.monotonic()]
+    stale_after = 3 * args.interval + cloud.call_timeout * 2
+    server = serve(metrics, live=lambda: time.monotonic() - last_pass[0] < stale_after,
+                   ready=lambda: cache.synced, host=args.listen, port=args.port) if args.port else None
+
+    def elect() -> None:
+        while not stop.is_set():
+            lease.try_acquire_or_renew()
+            stop.wait(max(1.0, args.lease_seconds / 5))
+
+    threading.Thread(target=cache.run, args=(stop,), daemon=True, name="machines").start()
+    threading.Thread(target=elect, daemon=True, name="lease").start()
+    log(f"agent for cluster {source.namespace}/{source.cluster} ({source.label_selector}), zones "
+        f"{', '.join(settings.zones)}; metrics on {args.listen}:{args.port}")
+    while not stop.is_set():
+        last_pass[0] = time.monotonic()
+        reconciler.reconcile()
+        cache.changed.wait(args.interval)
+        cache.changed.clear()
+    lease.release()
+    if server is not None:
+        server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

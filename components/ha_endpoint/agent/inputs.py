@@ -1,0 +1,172 @@
+"""What the agent is given: its command line (options, defaults and rules, said once here) and, from the endpoint
+stack's outputs, the pools of each zone. Pure: nothing here talks to a cloud or to Kubernetes.
+
+The agent's Deployment (:mod:`ha_endpoint.kubernetes.agent_manifests`) builds its command line from these option
+names, so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from ..core.errors import HaEndpointError
+from ..watch.inputs import seconds
+from .machines import MachineSource
+
+PROG = "python -m ha_endpoint.agent"
+DESCRIPTION = "Keep an endpoint's members following a Cluster API cluster's control-plane Machines."
+HOOK_NAME = "ha-endpoint"
+"""The name part of our deletion hook annotation (see :data:`HOOK_ANNOTATION`)."""
+HOOK_ANNOTATION = f"pre-drain.delete.hook.machine.cluster.x-k8s.io/{HOOK_NAME}"
+"""The Cluster API deletion hook the agent puts on each served Machine: a pre-drain hook, so that the member is out
+of its pools before anything of the Machine's deletion runs (docs/agent.md says why not pre-terminate)."""
+HOOK_OWNER = "ha-endpoint-agent"
+"""The hook annotation's value: who owns it (Cluster API's convention)."""
+STATUS_ANNOTATION = "ha-endpoint.io/member"
+"""The agent's report on each served Machine: ``<state>: <detail>`` (joining, serving, maintenance, draining,
+removed, problem)."""
+DRAINING_SINCE_ANNOTATION = "ha-endpoint.io/draining-since"
+"""When the drain time of a deleting Machine started (seconds since the epoch): kept on the Machine so that a
+replica taking over goes on from there."""
+AGENT_TAG_PREFIX = "ha-endpoint:agent="
+"""The tag on every member the agent creates (``ha-endpoint:agent=<namespace>/<cluster>``): the agent writes and
+deletes only members carrying its tag; the component's members (its stack's tag) are never touched."""
+
+
+def agent_tag(source: MachineSource) -> str:
+    return f"{AGENT_TAG_PREFIX}{source.namespace}/{source.cluster}"
+
+
+def port(text: str) -> int:
+    """A TCP port, 1-65535 (0 for "do not serve")."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a TCP port 0-65535 (0: none), e.g. 9464 (got {text})")
+    return value
+
+
+def subnet(text: str) -> tuple[str, str]:
+    """``<az>=<subnet id>``: the subnet of the members of one zone."""
+    az, _, subnet_id = text.partition("=")
+    if not az or not subnet_id:
+        raise argparse.ArgumentTypeError(f"must be <az>=<subnet id>, e.g. az1=3f1b2c4d-... (got {text!r})")
+    return az, subnet_id
+
+
+def member_port(text: str) -> tuple[int, int]:
+    """``<listener port>=<member port>``."""
+    listener, _, member = text.partition("=")
+    try:
+        pair = int(listener), int(member)
+    except ValueError:
+        pair = (0, 0)
+    if not all(0 < value <= 65535 for value in pair):
+        raise argparse.ArgumentTypeError(f"must be <listener port>=<member port>, e.g. 443=6443 (got {text!r})")
+    return pair
+
+
+class _Refused(HaEndpointError):
+    """A value an option refuses (raised instead of exiting, for :func:`refusal`)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, exits: bool = True, **kwargs: Any):
+        super().__init__(*args, exit_on_error=exits, **kwargs)
+        self.exits = exits
+
+    def error(self, message: str):  # type: ignore[override]
+        if self.exits:
+            super().error(message)
+        raise _Refused(message)
+
+
+def refusal(option: str, value: str) -> Optional[str]:
+    """Why the agent would refuse ``value`` for ``option`` (a flag such as ``--drain``), in its words; None when it
+    takes it. The Deployment's checks ask this before anything is deployed."""
+    try:
+        parser(exits=False).parse_args(["--outputs", "-", "--cluster", "x", option, value])
+    except argparse.ArgumentError as error:
+        return error.message
+    except _Refused as error:
+        return str(error)
+    return None
+
+
+def parser(exits: bool = True) -> argparse.ArgumentParser:
+    found = _Parser(prog=PROG, description=DESCRIPTION, exits=exits)
+    found.add_argument("--outputs", required=True, help="the endpoint stack's outputs as JSON (zones: poolIds): a "
+                       "file, or - for stdin")
+    found.add_argument("--cluster", required=True, help="the Cluster API Cluster's name")
+    found.add_argument("--namespace", default="default", help="the Cluster's namespace (default: default)")
+    found.add_argument("--address-type", default="InternalIP", choices=["InternalIP", "ExternalIP"],
+                       help="which Machine address is the member's (default InternalIP)")
+    found.add_argument("--member-subnet", type=subnet, action="append", default=[], metavar="AZ=SUBNET",
+                       help="the subnet of a zone's members (repeat per zone; default: the load balancer's VIP "
+                       "subnet)")
+    found.add_argument("--member-port", type=member_port, action="append", default=[], metavar="LISTENER=PORT",
+                       help="the members' port behind a listener port, when it differs (the endpoint's "
+                       "listeners[].memberPort; repeat per listener; default: the listener's port)")
+    found.add_argument("--drain", type=seconds, default=30.0, help="seconds a deleting Machine's member stays drained "
+                       "(admin down) before it is deleted (default 30)")
+    found.add_argument("--hook-warn-after", type=seconds, default=600.0, help="seconds a Machine may be held by our "
+                       "hook before an Event and the held-too-long metric say so (default 600; the hook is never "
+                       "released early)")
+    found.add_argument("--interval", type=seconds, default=5.0, help="seconds between reconciles without a change "
+                       "(default 5)")
+    found.add_argument("--lease", default="ha-endpoint-agent", help="the coordination.k8s.io Lease the replicas "
+                       "elect their leader with (default ha-endpoint-agent)")
+    found.add_argument("--lease-seconds", type=seconds, default=15.0, help="lease duration (default 15)")
+    found.add_argument("--identity", help="this replica's name in the Lease (default: the host name)")
+    found.add_argument("--listen", default="127.0.0.1", help="address of the metrics and probes server (default "
+                       "127.0.0.1; 0.0.0.0 in a pod)")
+    found.add_argument("--port", type=port, default=9464, help="port of /metrics, /healthz, /readyz (default 9464)")
+    found.add_argument("--kubeconfig", help="kubeconfig of the management cluster (default: in-cluster, then "
+                       "KUBECONFIG)")
+    found.add_argument("--cloud", help="clouds.yaml entry (default: OS_CLOUD)")
+    found.add_argument("--region", help="region (default: the entry's)")
+    return found
+
+
+def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    return parser().parse_args(argv)
+
+
+def flag(option: str) -> str:
+    return "--" + option.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class ZonePools:
+    """One zone of the endpoint as the agent serves it: its pools by listener port (a member listens on the
+    listener's port) and its members' subnet."""
+
+    az: str
+    load_balancer_id: str
+    pools: tuple[tuple[int, str], ...]
+    subnet_id: Optional[str] = None
+
+
+def zones_of(outputs: dict[str, Any], subnets: Sequence[tuple[str, str]] = ()) -> dict[str, ZonePools]:
+    """The zones of the endpoint stack's ``zones`` output (``loadbalancerId``, ``poolIds`` by listener port)."""
+    zones = outputs.get("zones") if isinstance(outputs, dict) else None
+    if not isinstance(zones, dict) or not zones:
+        raise HaEndpointError("the outputs have no zones: give the endpoint stack's `pulumi stack output --json`")
+    subnet_of = dict(subnets)
+    unknown = sorted(set(subnet_of) - set(zones))
+    if unknown:
+        raise HaEndpointError(f"--member-subnet names zones the endpoint does not have ({', '.join(unknown)}); it "
+                              f"has {', '.join(sorted(zones))}")
+    found = {}
+    for az, out in sorted(zones.items()):
+        try:
+            pools = tuple(sorted((int(port_), str(pool)) for port_, pool in out["poolIds"].items()))
+            found[az] = ZonePools(az, str(out["loadbalancerId"]), pools, subnet_of.get(az))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise HaEndpointError(f"zones.{az} of the outputs has no loadbalancerId or poolIds {{port: pool id}}: "
+                                  "give the endpoint stack's `pulumi stack output --json`") from None
+    return found

@@ -1,0 +1,87 @@
+"""The agent's Octavia calls: list a pool's members, create, admin up/down and delete the agent's own members, each
+retried by the package's one policy (:func:`ha_endpoint.cloud.retry.call_with_retries`: 409 while the load balancer
+is PENDING_*, 5xx, connection failures and timeouts are retried; a 403 or a bad request is reported at once).
+
+Built on the readiness gates' client (:class:`~ha_endpoint.readiness.cloud.OctaviaStatusSource`: one connection,
+rebuilt on re-authentication). Which members are the agent's to write is decided by the caller (their tag).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, TypeVar
+
+from ..cloud.connection import http_status
+from ..cloud.retry import Backoff, call_with_retries
+from ..readiness.cloud import OctaviaStatusSource, translated
+from ..readiness.errors import FetchFailed
+from ..readiness.model import LiveMember
+
+T = TypeVar("T")
+
+
+class AgentOctavia(OctaviaStatusSource):
+    """The agent's Octavia client. ``clock`` and ``sleep`` are injected (tests run without real sleeps);
+    ``call_timeout`` bounds the retries of one call, in seconds."""
+
+    def __init__(self, cloud: Optional[str] = None, region: Optional[str] = None, *,
+                 clock: Callable[[], float], sleep: Callable[[float], None], call_timeout: float = 60.0,
+                 backoff: Backoff = Backoff(1.0, 1.5, 5.0)) -> None:
+        super().__init__(cloud, region)
+        self.clock, self.sleep, self.call_timeout, self.backoff = clock, sleep, call_timeout, backoff
+        self._monitored: dict[str, bool] = {}
+
+    def _retried(self, action: Callable[[], T]) -> T:
+        return call_with_retries(action, timeout_seconds=self.call_timeout, clock=self.clock, sleep=self.sleep,
+                                 backoff=self.backoff, reauth=self.reauth)
+
+    def members(self, pool_id: str) -> list[LiveMember]:
+        """Every member of the pool (whoever made it), with its statuses."""
+        return self._retried(lambda: self.list_members(pool_id))
+
+    def monitored(self, pool_id: str) -> bool:
+        """Whether the pool has a health monitor (then only ONLINE counts; else NO_MONITOR does too)."""
+        if pool_id not in self._monitored:
+            def fetch() -> bool:
+                with translated(f"fetching pool {pool_id}"):
+                    return bool(self._connection().load_balancer.get_pool(pool_id).health_monitor_id)
+            self._monitored[pool_id] = self._retried(fetch)
+        return self._monitored[pool_id]
+
+    def create(self, pool_id: str, *, name: str, address: str, protocol_port: int, subnet_id: Optional[str],
+               tags: list[str], admin_state_up: bool) -> None:
+        """Create a member (tagged: the caller's tag says it is the agent's)."""
+        attributes: dict[str, Any] = {"name": name, "address": address, "protocol_port": protocol_port,
+                                      "tags": tags, "admin_state_up": admin_state_up,
+                                      **({"subnet_id": subnet_id} if subnet_id else {})}
+
+        def call() -> None:
+            self.calls += 1
+            with translated(f"creating member {name} ({address}:{protocol_port}) in pool {pool_id}"):
+                self._connection().load_balancer.create_member(pool_id, **attributes)
+        self._retried(call)
+
+    def set_admin(self, pool_id: str, member_id: str, up: bool) -> bool:
+        """Admin state up (serve) or down (drain: the ovn provider ignores weights); False when it is gone."""
+        def call() -> bool:
+            self.calls += 1
+            try:
+                with translated(f"setting member {member_id} of pool {pool_id} admin {'up' if up else 'down'}"):
+                    self._connection().load_balancer.update_member(member_id, pool_id, admin_state_up=up)
+            except FetchFailed as exc:
+                if exc.__cause__ is not None and http_status(exc.__cause__) == 404:
+                    return False
+                raise
+            return True
+        return self._retried(call)
+
+    def delete(self, pool_id: str, member_id: str) -> None:
+        """Delete a member (already gone is done)."""
+        def call() -> None:
+            self.calls += 1
+            try:
+                with translated(f"deleting member {member_id} of pool {pool_id}"):
+                    self._connection().load_balancer.delete_member(member_id, pool_id, ignore_missing=False)
+            except FetchFailed as exc:
+                if exc.__cause__ is None or http_status(exc.__cause__) != 404:
+                    raise
+        self._retried(call)

@@ -1,0 +1,309 @@
+"""One reconcile pass of the agent: the served Machines made the members of their zones' pools, and the members of
+deleting Machines drained, removed and their hooks released, in that order.
+
+A pass is level-triggered and keeps no state a replica could lose: what was done is read back from the pools (the
+agent's tag, admin state) and the Machines (our hook, our draining-since annotation), so a pass interrupted anywhere
+is finished by the next one, on this replica or on the one that takes over. Nothing is written from a view of the
+Machines that is not current (:class:`~.kube.MachineCache` not synced), nor by a replica that does not lead; a
+member is deleted only when its Machine is being deleted (or proven gone by a fresh list), once its zone keeps
+capacity without it; a hook is released only once the pools list none of the Machine's members.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from ..cloud.errors import CloudError
+from ..core.errors import Problem
+from ..readiness.model import LiveMember
+from .capacity import PoolView, counts, removable, state
+from .inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, HOOK_OWNER, STATUS_ANNOTATION, ZonePools, agent_tag
+from .kube import MachineApi, MachineCache
+from .machines import MachineMember, MachineSource, members_from_machines
+from .octavia import AgentOctavia
+from .report import Metrics
+
+RANK = ("serving", "joining", "maintenance", "draining", "removed", "problem")
+"""States of the status annotation, the later the more a user must know (the annotation shows the latest)."""
+
+
+class NotLeading(Exception):
+    """The Lease was lost during the pass: stop writing."""
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    source: MachineSource
+    zones: dict[str, ZonePools]
+    member_ports: dict[int, int] = field(default_factory=dict)
+    """Listener port -> members' port, where they differ."""
+    drain_seconds: float = 30.0
+    hook_warn_after: float = 600.0
+
+
+def timestamp(text: Any) -> Optional[float]:
+    """An RFC 3339 time (``2026-12-02T05:00:00Z``) as seconds since the epoch; None for anything else."""
+    if not isinstance(text, str) or len(text) > 40:
+        return None
+    try:
+        return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+class Reconciler:
+    def __init__(self, settings: AgentSettings, cloud: AgentOctavia, kube: MachineApi, cache: MachineCache,
+                 metrics: Metrics, clock: Callable[[], float], leading: Callable[[], bool],
+                 log: Callable[[str], None] = print) -> None:
+        self.settings, self.cloud, self.kube, self.cache, self.metrics = settings, cloud, kube, cache, metrics
+        self.clock, self.leading, self.log = clock, leading, log
+        self.tag = agent_tag(settings.source)
+        self._orphan_since: dict[str, float] = {}
+        self._told: set[tuple[str, str]] = set()
+        self._status: dict[str, dict[str, str]] = {}
+
+    # -- the pass ---------------------------------------------------------------------------------------------
+
+    def reconcile(self) -> bool:
+        """One pass; True when it ran to the end."""
+        started = self.clock()
+        machines, synced = self.cache.snapshot()
+        self.metrics.synced.set(int(synced))
+        self.metrics.leader.set(int(self.leading()))
+        if not synced:
+            self.metrics.errors.labels(kind="unsynced").inc()
+            return False
+        if not self.leading():
+            return False
+        try:
+            self._pass(machines)
+            return True
+        except NotLeading:
+            self.log("lost the Lease during a pass; the new leader goes on from what is written")
+            return False
+        except CloudError as error:
+            self.metrics.errors.labels(kind="cloud").inc()
+            self.log(f"cloud: {error}")
+            return False
+        except Exception as error:  # the management API refused or did not answer a write
+            self.metrics.errors.labels(kind="kubernetes").inc()
+            self.log(f"kubernetes: {type(error).__name__}: {str(error)[:300]}")
+            return False
+        finally:
+            self.metrics.reconcile.observe(max(0.0, self.clock() - started))
+
+    def _pass(self, machines: list[dict[str, Any]]) -> None:
+        source = self.settings.source
+        members, problems = members_from_machines(machines, source)
+        raw = {m["metadata"]["name"]: m for m in machines if isinstance(m, dict) and source.selects(m)
+               and isinstance((m.get("metadata") or {}).get("name"), str)}
+        self._status = {}
+        served = []
+        for member in members:
+            if member.az not in self.settings.zones:
+                problems.append(Problem(f"Machine {source.namespace}/{member.name}: spec.failureDomain",
+                                        f"{member.az!r} is not a zone of the endpoint (it has "
+                                        f"{', '.join(sorted(self.settings.zones))}); give the Machine a failure "
+                                        "domain the endpoint serves, or add the zone to the endpoint"))
+            else:
+                served.append(member)
+        for problem in problems:
+            self._problem(problem, raw)
+        self.metrics.problems.set(len(problems))
+        pools = [PoolView(az, port, pool_id, self.cloud.monitored(pool_id), tuple(self.cloud.members(pool_id)))
+                 for az, zone in sorted(self.settings.zones.items()) for port, pool_id in zone.pools]
+        self.metrics.set_members(counts(pools, self.tag), sorted(self.settings.zones))
+        wanted = {(m.az, m.name, m.address) for m in served if not m.deleting}
+        # A Machine that is there but not served (a problem: no address for a while, a refused annotation) keeps
+        # its members as they are: nothing is guessed, in either direction. A deleting one still leaves.
+        kept = {name for name, machine in raw.items() if name not in {m.name for m in served}
+                and not machine["metadata"].get("deletionTimestamp")}
+        leaving = [(pool, live) for pool in pools for live in pool.members
+                   if self.tag in live.tags and (pool.az, live.name, live.address) not in wanted
+                   and live.name not in kept]
+        for member in served:
+            if not member.deleting:
+                self._guarded(member.name, raw, lambda m=member: self._serve(m, raw[m.name], pools))
+        excluded = frozenset(live.member_id for _, live in leaving)
+        for pool, live in leaving:
+            self._guarded(live.name, raw, lambda p=pool, lv=live: self._leave(p, lv, pools, excluded,
+                                                                             raw.get(lv.name)))
+        self._release_hooks(raw, pools)
+        for name, machine in raw.items():
+            self._write_status(machine)
+
+    def _guarded(self, name: str, raw: dict[str, Any], action: Callable[[], None]) -> None:
+        """``action`` for one Machine; a cloud failure (after the retries) is that Machine's, reported on it, and
+        the pass goes on with the others."""
+        try:
+            action()
+        except CloudError as error:
+            self.metrics.errors.labels(kind="cloud").inc()
+            self._say(name, "problem", f"cloud: {str(error)[:200]}")
+            if name in raw:
+                self._event(raw[name], "MemberFailed", f"Octavia: {error}", warning=True, once=False)
+            self.log(f"Machine {name}: {error}")
+
+    # -- serving ----------------------------------------------------------------------------------------------
+
+    def _serve(self, member: MachineMember, machine: dict[str, Any], pools: list[PoolView]) -> None:
+        annotations = machine["metadata"].get("annotations") or {}
+        if annotations.get(HOOK_ANNOTATION) != HOOK_OWNER:
+            self._guard()
+            self.cache.store(self.kube.annotate(member.name, {HOOK_ANNOTATION: HOOK_OWNER}))
+        for pool in pools:
+            if pool.az != member.az:
+                continue
+            port = self.settings.member_ports.get(pool.port, pool.port)
+            mine = [m for m in pool.members if self.tag in m.tags and m.name == member.name
+                    and m.address == member.address]
+            if not mine:
+                taken = [m for m in pool.members if m.address == member.address and m.protocol_port == port]
+                if taken:
+                    self._say(member.name, "problem", f"{pool.port}: {member.address}:{port} is taken by member "
+                              f"{taken[0].name or taken[0].member_id} (not the agent's: tags {list(taken[0].tags)}); "
+                              "remove it from the endpoint's members[] first")
+                    continue
+                self._guard()
+                self.cloud.create(pool.pool_id, name=member.name, address=member.address, protocol_port=port,
+                                  subnet_id=self.settings.zones[pool.az].subnet_id, tags=[self.tag],
+                                  admin_state_up=member.enabled)
+                self.log(f"Machine {member.name}: member {member.address}:{port} created in {pool.az} "
+                         f"(listener {pool.port})")
+                self._say(member.name, "joining", f"{pool.port} created")
+                continue
+            live = mine[0]
+            if live.admin_state_up != member.enabled:
+                self._guard()
+                self.cloud.set_admin(pool.pool_id, live.member_id, member.enabled)
+                self.log(f"Machine {member.name}: member {'back in service' if member.enabled else 'taken out'} "
+                         f"in {pool.az} (listener {pool.port})")
+                self._say(member.name, "joining" if member.enabled else "maintenance",
+                          f"{pool.port} {'put back' if member.enabled else 'taken out'}")
+            elif not member.enabled:
+                self._say(member.name, "maintenance", f"{pool.port} out ({member.maintenance_reason})")
+            else:
+                what = state(live, pool.monitored)
+                self._say(member.name, "serving" if what == "serving" else "joining",
+                          f"{pool.port} {live.provisioning_status}/{live.operating_status}")
+
+    # -- leaving ----------------------------------------------------------------------------------------------
+
+    def _leave(self, pool: PoolView, live: LiveMember, pools: list[PoolView], excluded: frozenset[str],
+               machine: Optional[dict[str, Any]]) -> None:
+        name = live.name
+        if live.provisioning_status == "PENDING_DELETE":
+            self._say(name, "draining", f"{pool.port} deleting")
+            return
+        if live.admin_state_up:
+            self._guard()
+            self.cloud.set_admin(pool.pool_id, live.member_id, False)
+            self.log(f"member {name} ({live.address}) in {pool.az}: drained (admin down)")
+            self._say(name, "draining", f"{pool.port} drained, waiting for another ONLINE member in {pool.az}")
+            return
+        if not removable(live, pool, pools, excluded):
+            self._say(name, "draining", f"{pool.port} waiting for another ONLINE member in {pool.az}")
+            return
+        since = self._drain_since(live, machine)
+        if since is None:
+            return
+        if self.clock() - since < self.settings.drain_seconds:  # the status names the end, not a countdown: a
+            # status that changed at every pass would be a patch, a watch event and another pass, in a loop
+            end = datetime.datetime.fromtimestamp(since + self.settings.drain_seconds, datetime.timezone.utc)
+            self._say(name, "draining", f"{pool.port} drained, deleted after {end:%H:%M:%S}Z (drain time)")
+            return
+        self._guard()
+        self.cloud.delete(pool.pool_id, live.member_id)
+        self._orphan_since.pop(live.member_id, None)
+        self.log(f"member {name} ({live.address}) in {pool.az}: deleted (listener {pool.port})")
+        self._say(name, "draining", f"{pool.port} deleted")
+
+    def _drain_since(self, live: LiveMember, machine: Optional[dict[str, Any]]) -> Optional[float]:
+        """When the drain time of ``live`` started: kept on a deleting Machine (a replica taking over goes on from
+        there); in memory for a member whose Machine is gone or stays. None when it starts now."""
+        deleting = machine is not None and machine["metadata"].get("deletionTimestamp")
+        if deleting:
+            text = (machine["metadata"].get("annotations") or {}).get(DRAINING_SINCE_ANNOTATION)
+            try:
+                return float(text) if text is not None else self._start_drain(live.name)
+            except ValueError:
+                return self._start_drain(live.name)
+        if live.member_id not in self._orphan_since:
+            self._orphan_since[live.member_id] = self.clock()
+            return None
+        return self._orphan_since[live.member_id]
+
+    def _start_drain(self, name: str) -> None:
+        self._guard()
+        self.cache.store(self.kube.annotate(name, {DRAINING_SINCE_ANNOTATION: f"{self.clock():.3f}"}))
+        self._say(name, "draining", f"drain time started ({self.settings.drain_seconds:.0f} s)")
+        return None
+
+    # -- hooks ------------------------------------------------------------------------------------------------
+
+    def _release_hooks(self, raw: dict[str, dict[str, Any]], pools: list[PoolView]) -> None:
+        now, waiting, too_long = self.clock(), 0, 0
+        ours = {live.name for pool in pools for live in pool.members if self.tag in live.tags}
+        for name, machine in raw.items():
+            meta = machine["metadata"]
+            if not meta.get("deletionTimestamp") or (meta.get("annotations") or {}).get(HOOK_ANNOTATION) is None:
+                continue
+            deleted_at = timestamp(meta.get("deletionTimestamp"))
+            held = now - deleted_at if deleted_at is not None else 0.0
+            if name in ours:
+                waiting += 1
+                if held > self.settings.hook_warn_after:
+                    too_long += 1
+                    self._event(machine, "HookHeldTooLong", f"our deletion hook holds this Machine for {held:.0f} s "
+                                f"(more than {self.settings.hook_warn_after:.0f} s): "
+                                f"{'; '.join(self._status.get(name, {}).values()) or 'draining'}; it is released "
+                                "only once the member is out and its zone keeps an ONLINE member", warning=True)
+                continue
+            self._guard()
+            self.cache.store(self.kube.annotate(name, {HOOK_ANNOTATION: None, DRAINING_SINCE_ANNOTATION: None,
+                                                       STATUS_ANNOTATION: "removed: member deleted, hook released"}))
+            self._status.pop(name, None)
+            self.metrics.hook_wait.observe(max(0.0, held))
+            self._event(machine, "HookReleased", f"member removed from the endpoint's pools; deletion hook "
+                        f"{HOOK_ANNOTATION} released after {held:.0f} s", once=False)
+            self.log(f"Machine {name}: hook released after {held:.0f} s")
+        self.metrics.hooks_waiting.set(waiting)
+        self.metrics.hooks_held_too_long.set(too_long)
+
+    # -- reporting --------------------------------------------------------------------------------------------
+
+    def _say(self, name: str, what: str, detail: str) -> None:
+        self._status.setdefault(name, {})[detail] = what
+
+    def _write_status(self, machine: dict[str, Any]) -> None:
+        meta = machine["metadata"]
+        said = self._status.get(meta["name"])
+        if not said or (meta.get("annotations") or {}).get(HOOK_ANNOTATION) is None and meta.get("deletionTimestamp"):
+            return
+        worst = max(said.values(), key=RANK.index)
+        text = f"{worst}: {'; '.join(said)}"[:512]
+        if (meta.get("annotations") or {}).get(STATUS_ANNOTATION) != text:
+            self._guard()
+            self.cache.store(self.kube.annotate(meta["name"], {STATUS_ANNOTATION: text}))
+
+    def _problem(self, problem: Problem, raw: dict[str, dict[str, Any]]) -> None:
+        name = problem.path.split(":")[0].rpartition("/")[2]
+        self._say(name, "problem", problem.message)
+        if name in raw:
+            self._event(raw[name], "NotServed", str(problem), warning=True)
+
+    def _event(self, machine: dict[str, Any], reason: str, message: str, warning: bool = False,
+               once: bool = True) -> None:
+        key = (str(machine["metadata"].get("uid") or machine["metadata"].get("name")), f"{reason}:{message}"
+               if reason != "HookHeldTooLong" else reason)
+        if once and key in self._told:
+            return
+        self._guard()
+        self.kube.event(machine, reason, message, warning)
+        self._told.add(key)
+
+    def _guard(self) -> None:
+        if not self.leading():
+            raise NotLeading()

@@ -1,0 +1,84 @@
+"""AgentDeployment: the member agent (``python -m ha_endpoint.agent``) beside a Cluster API management cluster.
+
+    agent = AgentDeployment("member-agent", endpoint, cluster="prod", namespace="capi-prod",
+                            clouds_yaml=config.require_secret("cloudsYaml"), cloud="openstack",
+                            image="registry.example/ha-endpoint:0.1.0",
+                            opts=pulumi.ResourceOptions(provider=management))
+
+A component (``haendpoint:kubernetes:AgentDeployment``) whose children are the agent's ServiceAccount, Role and
+RoleBinding (exactly what it calls, in the cluster's namespace), a Secret (clouds.yaml and the endpoint's zones and
+pools) and a Deployment of two replicas electing a leader on a Lease (manifests: :mod:`.agent_manifests`). Deploy it
+to the management cluster, which does not depend on this endpoint; docs/agent.md says how and why.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Optional, Union
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import ValidationError
+
+from ..agent.machines import MachineSource
+from ..core.errors import ConfigError, Problem
+from .agent_manifests import (DEFAULT_RESOURCES, AgentOptions, AgentSpec, deployment_manifest, role_binding_manifest,
+                              role_manifest, secret_manifest, service_account_manifest, spec_problems)
+from .endpoint_ref import EndpointRef
+from .watcher_manifests import clouds_problems
+
+AGENT_DEPLOYMENT_TYPE = "haendpoint:kubernetes:AgentDeployment"
+
+
+def agent_outputs(zones: Mapping[str, Any]) -> dict[str, Any]:
+    """What the agent reads of the endpoint's ``zones`` output: per zone its load balancer and pools."""
+    return {"zones": {az: {"loadbalancerId": (out or {}).get("loadbalancerId"), "poolIds": (out or {}).get("poolIds")}
+                      for az, out in sorted((zones or {}).items())}}
+
+
+class AgentDeployment(pulumi.ComponentResource):
+    """The member agent of ``endpoint`` (an HaEndpoint or an :class:`EndpointRef`) for the control-plane Machines of
+    Cluster API cluster ``cluster`` in ``namespace``. Bad input raises :class:`~ha_endpoint.ConfigError` naming the
+    argument before anything is registered."""
+
+    def __init__(self, name: str, endpoint: Union[EndpointRef, Any], cluster: str, clouds_yaml: pulumi.Input[str],
+                 cloud: str, image: str, namespace: str = "default", address_type: str = "InternalIP",
+                 options: Optional[AgentOptions] = None, resources: Optional[Mapping[str, Mapping[str, str]]] = None,
+                 opts: Optional[pulumi.ResourceOptions] = None, root: Optional[str] = None):
+        root = root or f"AgentDeployment({name!r})"
+        ref = endpoint if isinstance(endpoint, EndpointRef) else EndpointRef.of(endpoint, root)
+        problems: list[Problem] = []
+        try:
+            source = MachineSource(cluster=cluster, namespace=namespace, addressType=address_type)
+        except ValidationError as error:
+            raise ConfigError([Problem(f"{root}.{'address_type' if e['loc'][0] == 'addressType' else e['loc'][0]}",
+                                       f"{e['input']!r}: {e['msg']}") for e in error.errors()]) from None
+        spec = AgentSpec(name, source, image, cloud, options or AgentOptions(), dict(resources or DEFAULT_RESOURCES))
+        problems += spec_problems(spec, root)
+        if ref.zones is None:
+            problems.append(Problem(root, "the endpoint gives no zones; use EndpointRef.of(<HaEndpoint>) or "
+                                          "EndpointRef.from_stack_reference(<StackReference>)"))
+        if isinstance(clouds_yaml, str):
+            problems += clouds_problems(clouds_yaml, cloud, f"{root}.clouds_yaml")
+        if problems:
+            raise ConfigError(problems)
+        super().__init__(AGENT_DEPLOYMENT_TYPE, name, {"namespace": namespace, "cluster": cluster}, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.service_account = k8s.core.v1.ServiceAccount(
+            f"{name}-sa", metadata=service_account_manifest(spec)["metadata"], opts=child)
+        role = role_manifest(spec)
+        self.role = k8s.rbac.v1.Role(f"{name}-role", metadata=role["metadata"], rules=role["rules"], opts=child)
+        binding = role_binding_manifest(spec)
+        self.role_binding = k8s.rbac.v1.RoleBinding(f"{name}-rolebinding", metadata=binding["metadata"],
+                                                    role_ref=binding["roleRef"], subjects=binding["subjects"],
+                                                    opts=child)
+        outputs_json = pulumi.Output.from_input(ref.zones).apply(
+            lambda zones: json.dumps(agent_outputs(zones), indent=2, sort_keys=True))
+        secret = secret_manifest(spec, pulumi.Output.secret(clouds_yaml), outputs_json)
+        self.secret = k8s.core.v1.Secret(f"{name}-config", metadata=secret["metadata"], type=secret["type"],
+                                         string_data=secret["stringData"], opts=child)
+        deployment = deployment_manifest(spec, self.secret.metadata.name)
+        self.deployment = k8s.apps.v1.Deployment(
+            f"{name}-deployment", metadata=deployment["metadata"], spec=deployment["spec"],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.role_binding]))
+        self.register_outputs({"deployment": f"{namespace}/{name}", "cluster": cluster})

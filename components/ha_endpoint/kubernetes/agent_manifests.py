@@ -1,0 +1,186 @@
+"""The member agent's Kubernetes objects, as manifests (pure: plain values in, dicts out), beside a Cluster API
+management cluster (docs/agent.md):
+
+- a ``ServiceAccount`` and a namespaced ``Role`` + ``RoleBinding`` granting exactly: Machines
+  (``cluster.x-k8s.io``) get, list, watch, patch; its Lease (``coordination.k8s.io``) get and update by name, and
+  create; Events create -- in the cluster's namespace only;
+- a ``Secret`` with ``clouds.yaml`` and ``outputs.json`` (the endpoint's zones and pools), mounted read-only;
+- a ``Deployment`` of two replicas (one leads through the Lease, the other takes over), spread over nodes, running
+  ``python -m ha_endpoint.agent`` as a non-root user on a read-only root filesystem without privilege escalation,
+  with liveness (``/healthz``) and readiness (``/readyz``) probes and the metrics port.
+
+The command line is built from the agent's own option names (:mod:`ha_endpoint.agent.inputs`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+from ..agent import inputs as agent_inputs
+from ..agent.machines import MachineSource
+from ..core.errors import Problem
+from .manifests import not_a_k8s_name
+
+MOUNT_DIR = "/etc/ha-endpoint"
+CLOUDS_FILE = "clouds.yaml"
+OUTPUTS_FILE = "outputs.json"
+COMMAND = ["python", "-m", "ha_endpoint.agent"]
+CONTAINER = "agent"
+METRICS_PORT = 9464
+RUN_AS = 65532
+REPLICAS = 2
+GRACE_SECONDS = 90
+"""SIGTERM stops the agent between two passes; a pass's Octavia calls retry for up to 60 s."""
+DEFAULT_RESOURCES: Mapping[str, Mapping[str, str]] = {
+    "requests": {"cpu": "20m", "memory": "160Mi"},
+    "limits": {"cpu": "500m", "memory": "320Mi"},
+}
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """The agent's tuning, named as its command line names it; None keeps the agent's default."""
+
+    drain: Optional[float] = None
+    hook_warn_after: Optional[float] = None
+    interval: Optional[float] = None
+    lease_seconds: Optional[float] = None
+    member_subnet: tuple[tuple[str, str], ...] = ()
+    member_port: tuple[tuple[int, int], ...] = ()
+    region: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    name: str
+    """Names the Deployment, ServiceAccount, Role, RoleBinding and the Lease."""
+    source: MachineSource
+    """The cluster whose control-plane Machines are served; its namespace is where everything goes."""
+    image: str
+    cloud: str
+    options: AgentOptions = AgentOptions()
+    resources: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: dict(DEFAULT_RESOURCES))
+
+
+def spec_problems(spec: AgentSpec, root: str) -> list[Problem]:
+    problems = [Problem(f"{root}.name", why) for why in [not_a_k8s_name(spec.name or "")] if why]
+    if not (spec.image or "").strip():
+        problems.append(Problem(f"{root}.image", "is empty; give an image with Python and this package installed "
+                                                 "(pip install 'ha-endpoint[agent]'): there is no published image"))
+    if not (spec.cloud or "").strip():
+        problems.append(Problem(f"{root}.cloud", "is empty; give the clouds.yaml entry the agent uses"))
+    for option, value in _option_words(spec.options):
+        why = agent_inputs.refusal(option, value)
+        if why is not None:
+            problems.append(Problem(f"{root}.options.{option[2:].replace('-', '_')}", why))
+    return problems
+
+
+def _text(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _option_words(options: AgentOptions) -> list[tuple[str, str]]:
+    words = []
+    for option in ("drain", "hook_warn_after", "interval", "lease_seconds", "region"):
+        value = getattr(options, option)
+        if value is not None:
+            words.append((agent_inputs.flag(option), _text(value)))
+    words += [("--member-subnet", f"{az}={subnet}") for az, subnet in options.member_subnet]
+    words += [("--member-port", f"{listener}={member}") for listener, member in options.member_port]
+    return words
+
+
+def agent_args(spec: AgentSpec) -> list[str]:
+    source = spec.source
+    args = ["--outputs", f"{MOUNT_DIR}/{OUTPUTS_FILE}", "--cluster", source.cluster, "--namespace", source.namespace,
+            "--address-type", source.address_type.value, "--lease", spec.name, "--identity", "$(POD_NAME)",
+            "--listen", "0.0.0.0", "--port", str(METRICS_PORT)]
+    for option, value in _option_words(spec.options):
+        args += [option, value]
+    return args
+
+
+def labels(name: str) -> dict[str, str]:
+    return {"app.kubernetes.io/name": "ha-endpoint-agent", "app.kubernetes.io/instance": name,
+            "app.kubernetes.io/part-of": "ha-endpoint"}
+
+
+def _meta(spec: AgentSpec, name: Optional[str] = None) -> dict[str, Any]:
+    return {**({"name": name} if name else {}), "namespace": spec.source.namespace, "labels": labels(spec.name)}
+
+
+def service_account_manifest(spec: AgentSpec) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(spec, spec.name)}
+
+
+def role_manifest(spec: AgentSpec) -> dict[str, Any]:
+    """Exactly what the agent calls, in its namespace."""
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": _meta(spec, spec.name),
+            "rules": [
+                {"apiGroups": ["cluster.x-k8s.io"], "resources": ["machines"],
+                 "verbs": ["get", "list", "watch", "patch"]},
+                {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": [spec.name],
+                 "verbs": ["get", "update"]},
+                {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
+                {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
+            ]}
+
+
+def role_binding_manifest(spec: AgentSpec) -> dict[str, Any]:
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": _meta(spec, spec.name),
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": spec.name},
+            "subjects": [{"kind": "ServiceAccount", "name": spec.name, "namespace": spec.source.namespace}]}
+
+
+def secret_manifest(spec: AgentSpec, clouds_yaml: Any, outputs_json: Any) -> dict[str, Any]:
+    """The ``Secret`` (unnamed: the program names it, so that new files make a new Secret and a rollout)."""
+    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque", "metadata": _meta(spec),
+            "stringData": {CLOUDS_FILE: clouds_yaml, OUTPUTS_FILE: outputs_json}}
+
+
+def deployment_manifest(spec: AgentSpec, secret_name: Any) -> dict[str, Any]:
+    selector = {key: value for key, value in labels(spec.name).items() if key != "app.kubernetes.io/part-of"}
+    probe = {"httpGet": {"path": "/healthz", "port": "metrics"}, "periodSeconds": 10, "failureThreshold": 6,
+             "timeoutSeconds": 3}
+    container = {
+        "name": CONTAINER, "image": spec.image, "command": list(COMMAND), "args": agent_args(spec),
+        "env": [{"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+                {"name": "OS_CLIENT_CONFIG_FILE", "value": f"{MOUNT_DIR}/{CLOUDS_FILE}"},
+                {"name": "OS_CLOUD", "value": spec.cloud}, {"name": "HOME", "value": "/tmp"},
+                {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"}],
+        "ports": [{"name": "metrics", "containerPort": METRICS_PORT, "protocol": "TCP"}],
+        "livenessProbe": probe,
+        "readinessProbe": {**probe, "httpGet": {"path": "/readyz", "port": "metrics"}, "failureThreshold": 2},
+        "volumeMounts": [{"name": "config", "mountPath": MOUNT_DIR, "readOnly": True},
+                         {"name": "tmp", "mountPath": "/tmp"}],
+        "resources": {kind: dict(values) for kind, values in spec.resources.items()},
+        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "privileged": False,
+                            "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}},
+    }
+    pod = {
+        "serviceAccountName": spec.name, "automountServiceAccountToken": True,
+        "terminationGracePeriodSeconds": GRACE_SECONDS,
+        "securityContext": {"runAsNonRoot": True, "runAsUser": RUN_AS, "runAsGroup": RUN_AS, "fsGroup": RUN_AS,
+                            "seccompProfile": {"type": "RuntimeDefault"}},
+        "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": selector},
+                                                "topologyKey": "kubernetes.io/hostname"}}]}},
+        "containers": [container],
+        "volumes": [{"name": "config", "secret": {"secretName": secret_name, "defaultMode": 0o440}},
+                    {"name": "tmp", "emptyDir": {"sizeLimit": "16Mi"}}],
+    }
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(spec, spec.name),
+            "spec": {"replicas": REPLICAS, "strategy": {"type": "RollingUpdate",
+                                                        "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}},
+                     "selector": {"matchLabels": selector},
+                     "template": {"metadata": {"labels": labels(spec.name)}, "spec": pod}}}
+
+
+def manifests(spec: AgentSpec, secret_name: str, clouds_yaml: Any, outputs_json: Any) -> list[dict[str, Any]]:
+    """Every object, in the order to apply them (``kubectl apply -f``)."""
+    secret = secret_manifest(spec, clouds_yaml, outputs_json)
+    secret["metadata"]["name"] = secret_name
+    return [service_account_manifest(spec), role_manifest(spec), role_binding_manifest(spec), secret,
+            deployment_manifest(spec, secret_name)]

@@ -1,0 +1,219 @@
+"""The member agent for real: the local Kubernetes API servers (localcloud/k8s) serving Cluster API v1.14.2's
+Machine CRD, the local cloud's Octavia, and two `python -m ha_endpoint.agent` processes electing a leader on a
+Lease. Cluster API's controllers are not run here: the test plays the Machine controller's documented deletion
+sequence (a deleting Machine keeps its finalizer until no `pre-drain.delete.hook.machine.cluster.x-k8s.io/*`
+annotation is left, then it goes).
+
+A new Machine's member joins its zone's pool and serves; a deleted Machine's member is drained and deleted before
+the hook is released, although the leading agent is killed mid-drain (the other replica finishes); the release
+comes within the Lease's take-over, the drain time and 10 s; Events and metrics say so."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+from localcloud.k8s import cluster, layout
+from localcloud.testing import cloud_cleanup  # noqa: F401  (the fixture)
+from tests.integration.test_readiness_cloud import build_zone
+
+pytestmark = [pytest.mark.e2e, pytest.mark.integration]  # the local cloud (shared: no fault injected)
+
+CAPI = "sigs.k8s.io/cluster-api@v1.14.2"
+HOOK = "pre-drain.delete.hook.machine.cluster.x-k8s.io/"
+TAG = "ha-endpoint:agent=default/prod"
+DRAIN = 5.0
+LEASE = 6.0
+
+
+def machines_crd() -> dict:
+    """Cluster API v1.14.2's Machine CRD, from its Go module (`go mod download`; the checksum database verifies it)."""
+    found = subprocess.run(["go", "mod", "download", "-json", CAPI], capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "GOFLAGS": "", "GOTOOLCHAIN": "local"}, cwd="/tmp")
+    assert found.returncode == 0, found.stdout + found.stderr
+    directory = Path(json.loads(found.stdout)["Dir"])
+    return yaml.safe_load((directory / "core/config/crd/bases/cluster.x-k8s.io_machines.yaml").read_text())
+
+
+class Cluster:
+    def __init__(self, plan, bins):
+        self.plan, self.bins = plan, bins
+
+    def kubectl(self, *args: str, stdin: str | None = None, check: bool = True) -> str:
+        done = subprocess.run([str(self.bins.kubectl), "--kubeconfig", str(self.plan.kubeconfig),
+                               "--request-timeout=20s", *args], input=stdin, capture_output=True, text=True,
+                              timeout=90)
+        assert done.returncode == 0 or not check, f"kubectl {' '.join(args)}: {done.stderr[-2000:]}"
+        return done.stdout
+
+    def machine(self, name: str) -> dict | None:
+        out = self.kubectl("get", "machines.cluster.x-k8s.io", name, "-o", "json", check=False)
+        return json.loads(out) if out.strip() else None
+
+    def add_machine(self, name: str, az: str, address: str) -> None:
+        self.kubectl("apply", "-f", "-", stdin=json.dumps({
+            "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
+            "metadata": {"name": name, "namespace": "default", "finalizers": ["machine.cluster.x-k8s.io"],
+                         "labels": {"cluster.x-k8s.io/cluster-name": "prod", "cluster.x-k8s.io/control-plane": ""}},
+            "spec": {"clusterName": "prod", "failureDomain": az, "bootstrap": {"dataSecretName": f"{name}-data"},
+                     "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "OpenStackMachine",
+                                           "name": name}}}))
+        self.kubectl("patch", "machines.cluster.x-k8s.io", name, "--subresource=status", "--type=merge", "-p",
+                     json.dumps({"status": {"addresses": [{"type": "InternalIP", "address": address}]}}))
+
+    def delete_as_cluster_api(self, name: str, timeout: float) -> float:
+        """Delete the Machine and play Cluster API's Machine controller: the finalizer stays while a pre-drain hook
+        is on it. Returns when the hook was seen released (seconds after the deletion)."""
+        self.kubectl("delete", "machines.cluster.x-k8s.io", name, "--wait=false")
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            machine = self.machine(name)
+            annotations = (machine or {}).get("metadata", {}).get("annotations") or {}
+            if machine and not any(key.startswith(HOOK) for key in annotations):
+                released = time.monotonic() - started
+                self.kubectl("patch", "machines.cluster.x-k8s.io", name, "--type=json", "-p",
+                             '[{"op": "remove", "path": "/metadata/finalizers"}]')
+                return released
+            time.sleep(0.2)
+        raise AssertionError(f"Machine {name} still held by a hook after {timeout} s: {annotations}")
+
+
+@pytest.fixture(scope="module")
+def k8s(tmp_path_factory):
+    bins = cluster.binaries()
+    plan = cluster.local_layout("agent-e2e", tmp_path_factory.mktemp("k8s"))
+    layout.save(plan)
+    try:
+        cluster.up(plan, bins)
+        running = Cluster(plan, bins)
+        running.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(machines_crd()))
+        running.kubectl("wait", "--for=condition=Established", "crd/machines.cluster.x-k8s.io", "--timeout=60s")
+        yield running
+    finally:
+        cluster.down(plan)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Agent:
+    def __init__(self, identity: str, outputs: Path, k8s: Cluster, localcloud, subnets: dict, log: Path):
+        self.identity, self.port, self.log = identity, free_port(), log
+        argv = [sys.executable, "-m", "ha_endpoint.agent", "--outputs", str(outputs), "--cluster", "prod",
+                "--kubeconfig", str(k8s.plan.kubeconfig), "--drain", str(DRAIN), "--interval", "1",
+                "--lease-seconds", str(LEASE), "--identity", identity, "--port", str(self.port)]
+        for az, subnet in subnets.items():
+            argv += ["--member-subnet", f"{az}={subnet}"]
+        env = {**os.environ, "OS_CLIENT_CONFIG_FILE": localcloud.clouds_yaml, "OS_CLOUD": "localcloud"}
+        self.process = subprocess.Popen(argv, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env,
+                                        start_new_session=True)
+
+    def metrics(self) -> str:
+        return urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5).read().decode()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(30)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def wait_for(check, what: str, timeout: float, step: float = 0.3):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(step)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+def agent_members(conn, pool_id: str) -> dict[str, object]:
+    return {m.name: m for m in conn.load_balancer.members(pool_id) if TAG in (m.tags or [])}
+
+
+def test_members_follow_machines_and_a_killed_leader_never_releases_a_hook_early(k8s, localcloud, cloud_cleanup,
+                                                                                tmp_path):
+    conn, seed = localcloud.conn, localcloud.seed
+    zones = {az: build_zone(conn, seed[f"{az}_subnet_id"], cloud_cleanup.name, cloud_cleanup.add, az=az)
+             for az in ("az1", "az2")}
+    outputs = tmp_path / "outputs.json"
+    outputs.write_text(json.dumps({"zones": {az: {"loadbalancerId": z.lb_id, "poolIds": {"6443": z.pool_id}}
+                                             for az, z in zones.items()}}))
+    subnets = {az: seed[f"{az}_subnet_id"] for az in zones}
+    agents = [Agent(name, outputs, k8s, localcloud, subnets, tmp_path / f"{name}.log") for name in ("agent-a",
+                                                                                                    "agent-b")]
+    try:
+        k8s.add_machine("cp-1", "az1", "10.10.1.41")
+        k8s.add_machine("cp-2", "az2", "10.10.2.41")
+
+        def serving(name):
+            machine = k8s.machine(name) or {}
+            return (machine.get("metadata", {}).get("annotations") or {}).get("ha-endpoint.io/member", "") \
+                .startswith("serving")
+        wait_for(lambda: serving("cp-1") and serving("cp-2"), "cp-1 and cp-2 serving", 120)
+        assert set(agent_members(conn, zones["az1"].pool_id)) == {"cp-1"}
+        assert set(agent_members(conn, zones["az2"].pool_id)) == {"cp-2"}
+        for name in ("cp-1", "cp-2"):
+            assert k8s.machine(name)["metadata"]["annotations"][HOOK + "ha-endpoint"] == "ha-endpoint-agent"
+
+        added = time.monotonic()
+        k8s.add_machine("cp-3", "az1", "10.10.1.42")  # KubeadmControlPlane: the new machine first
+        wait_for(lambda: serving("cp-3"), "cp-3 serving", 120)
+        print(f"\ncp-3 counted as serving {time.monotonic() - added:.1f} s after it was created with its address")
+        leader = json.loads(k8s.kubectl("get", "lease", "ha-endpoint-agent", "-o", "json"))["spec"]["holderIdentity"]
+        (leading,), (standby,) = ([a for a in agents if (a.identity == leader) == want] for want in (True, False))
+
+        def drained():
+            member = agent_members(conn, zones["az1"].pool_id).get("cp-1")
+            return member is not None and member.is_admin_state_up is False
+
+        result: dict = {}
+        deleting = threading.Thread(target=lambda: result.update(
+            released=k8s.delete_as_cluster_api("cp-1", timeout=LEASE + DRAIN + 90)))
+        deleting.start()
+        wait_for(drained, "cp-1 drained", 60, step=0.1)
+        leading.kill()  # mid-drain
+        killed = time.monotonic()
+        assert k8s.machine("cp-1") is not None  # not released by the dying leader
+        deleting.join(LEASE + DRAIN + 120)
+        assert "released" in result, "the hook was not released"
+        assert agent_members(conn, zones["az1"].pool_id).keys() == {"cp-3"}  # the member went first
+        after_kill = time.monotonic() - killed
+        print(f"\nhook released {result['released']:.1f} s after the deletion, {after_kill:.1f} s after the leader "
+              f"was killed (lease {LEASE} s, drain {DRAIN} s)")
+        assert after_kill <= LEASE + DRAIN + 10 + 5  # take-over, the drain time, 10 s (and the poll of this test)
+        wait_for(lambda: k8s.machine("cp-1") is None, "cp-1 gone", 30)
+        events = json.loads(k8s.kubectl("get", "events", "--field-selector", "involvedObject.name=cp-1", "-o",
+                                        "json"))["items"]
+        assert "HookReleased" in {event["reason"] for event in events}
+        text = wait_for(lambda: 'ha_endpoint_agent_leader 1.0' in (t := standby.metrics()) and t, "standby leads",
+                        30)
+        assert 'ha_endpoint_agent_members{az="az1",state="serving"} 1.0' in text
+        assert 'ha_endpoint_agent_hook_wait_seconds_count 1.0' in text
+    finally:
+        for agent in agents:
+            agent.stop()
+        for agent in agents:
+            print(f"--- {agent.identity}\n{agent.log.read_text()[-3000:]}")

@@ -1,0 +1,68 @@
+"""Replicas of the agent wired as ``python -m ha_endpoint.agent`` wires them (cache, Lease, Octavia client,
+reconciler), over the fakes of :mod:`agent_fakes`, stepped by hand on one fake clock."""
+
+from __future__ import annotations
+
+from agent_fakes import Clock, FakeCluster, FakeConnection, FakeLease, FakeOctavia
+
+from ha_endpoint.agent.inputs import ZonePools
+from ha_endpoint.agent.kube import MachineCache
+from ha_endpoint.agent.lease import LeaseElector
+from ha_endpoint.agent.machines import MachineSource
+from ha_endpoint.agent.octavia import AgentOctavia
+from ha_endpoint.agent.reconcile import AgentSettings, Reconciler
+from ha_endpoint.agent.report import Metrics
+
+ZONES = {"az1": ZonePools("az1", "lb1", ((6443, "pool1"),)), "az2": ZonePools("az2", "lb2", ((6443, "pool2"),)),
+         "az3": ZonePools("az3", "lb3", ((6443, "pool3"),))}
+POOL = {"az1": "pool1", "az2": "pool2", "az3": "pool3"}
+DRAIN = 20.0
+LEASE = 15.0
+
+
+class World:
+    def __init__(self, drain: float = DRAIN, hook_warn_after: float = 600.0):
+        self.clock = Clock()
+        self.octavia = FakeOctavia(self.clock)
+        for az, zone in ZONES.items():
+            self.octavia.add_pool(POOL[az], zone.load_balancer_id)
+        self.cluster = FakeCluster(self.clock)
+        self.cluster.log = self.timeline = self.octavia.log  # one timeline: what happened, in order
+        self.settings = AgentSettings(MachineSource(cluster="prod"), ZONES, {}, drain, hook_warn_after)
+        self.logs: list[str] = []
+
+    def replica(self, identity: str) -> "Replica":
+        return Replica(self, identity)
+
+    def run(self, replicas: list["Replica"], seconds: float, step: float = 1.0) -> None:
+        """Let ``seconds`` pass, every replica stepping once per ``step``."""
+        end = self.clock.now + seconds
+        while self.clock.now < end:
+            for replica in replicas:
+                replica.step()
+            self.clock.advance(step)
+
+
+class Replica:
+    def __init__(self, world: World, identity: str):
+        self.world = world
+        self.lease = LeaseElector(FakeLease(world.cluster), identity, LEASE, world.clock, world.logs.append)
+        self.cache = MachineCache(world.cluster, world.logs.append)
+        self.cloud = AgentOctavia(clock=world.clock, sleep=world.clock.advance, call_timeout=30.0)
+        self.cloud._conn = FakeConnection(world.octavia)
+        self.metrics = Metrics()
+        self.reconciler = Reconciler(world.settings, self.cloud, world.cluster, self.cache, self.metrics,
+                                     world.clock, self.lease.leading, world.logs.append)
+
+    def step(self) -> bool:
+        """What the agent's threads do in one interval: renew the Lease, list the Machines (the watch), reconcile."""
+        self.lease.try_acquire_or_renew()
+        try:
+            self.cache.relist()
+        except Exception as error:  # as MachineCache.run: the management API did not answer
+            self.cache.unsynced(str(error))
+        return self.reconciler.reconcile()
+
+    def metric(self, name: str, **labels: str) -> float:
+        value = self.metrics.registry.get_sample_value(name, labels)
+        return 0.0 if value is None else value

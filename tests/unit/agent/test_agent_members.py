@@ -1,0 +1,246 @@
+"""The agent on a fake management cluster and a fake Octavia that behave like the real ones: machines join and
+count only when ONLINE, leave through our hook in order, maintenance, problems, faults."""
+
+from __future__ import annotations
+
+import openstack.exceptions as os_exc
+from agent_fakes import http_error
+from agent_harness import POOL, World
+
+from ha_endpoint.agent.inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, STATUS_ANNOTATION
+from ha_endpoint.agent.machines import MAINTENANCE_ANNOTATION
+
+
+def serving_cluster(world, names=(("cp-1", "az1", "10.0.1.11"), ("cp-2", "az2", "10.0.2.11"),
+                                  ("cp-3", "az3", "10.0.3.11"))):
+    for name, az, address in names:
+        world.cluster.add_machine(name, az, address)
+        world.octavia.serve(address)
+    agent = world.replica("agent-a")
+    world.run([agent], 15)
+    return agent
+
+
+def test_a_new_machine_joins_once_it_has_an_address_and_counts_only_when_online():
+    world = World()
+    agent = world.replica("agent-a")
+    world.cluster.add_machine("cp-1", "az1")
+    world.run([agent], 2)
+    assert world.octavia.named("cp-1") == []  # no address: nothing guessed
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION].startswith("problem: no InternalIP address")
+    world.cluster.set_address("cp-1", "10.0.1.11")
+    world.run([agent], 1)
+    [member] = world.octavia.named("cp-1")
+    assert (member.pool_id, member.address, member.protocol_port, member.tags) == \
+        ("pool1", "10.0.1.11", 6443, ["ha-endpoint:agent=default/prod"])
+    assert world.cluster.annotations("cp-1")[HOOK_ANNOTATION] == "ha-endpoint-agent"
+    world.run([agent], 5)  # ACTIVE, but its API server does not answer yet: OFFLINE
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == "joining: 6443 ACTIVE/OFFLINE"
+    assert agent.metric("ha_endpoint_agent_members", az="az1", state="joining") == 1
+    assert agent.metric("ha_endpoint_agent_members", az="az1", state="serving") == 0
+    world.octavia.serve("10.0.1.11")
+    world.run([agent], 8)
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == "serving: 6443 ACTIVE/ONLINE"
+    assert agent.metric("ha_endpoint_agent_members", az="az1", state="serving") == 1
+
+
+def test_deletion_drains_waits_for_another_online_member_then_deletes_and_only_then_releases_the_hook():
+    world = World()
+    agent = serving_cluster(world)
+    world.cluster.add_machine("cp-4", "az1", "10.0.1.12")  # KubeadmControlPlane: the new machine first
+    world.run([agent], 3)
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 3)
+    [old] = world.octavia.named("cp-1")
+    assert old.admin_state_up is False  # drained at once
+    assert "waiting for another ONLINE member in az1" in world.cluster.annotations("cp-1")[STATUS_ANNOTATION]
+    world.run([agent], 60)  # cp-4's API server never answers: cp-1 stays, held by our hook
+    assert world.octavia.named("cp-1") and "cp-1" in world.cluster.machines
+    world.octavia.serve("10.0.1.12")
+    world.run([agent], 60)
+    assert "cp-1" not in world.cluster.machines and world.octavia.named("cp-1") == []
+    timeline = [(t, what) for t, what in world.timeline if "cp-1" in what]
+    steps = [what for _, what in timeline]
+    assert steps == ["create cp-1", "delete requested cp-1", "admin down cp-1", "delete cp-1", "hook released cp-1",
+                     "machine gone cp-1"]
+    times = dict((what, t) for t, what in timeline)
+    assert times["delete cp-1"] - times["admin down cp-1"] >= 20  # the drain time
+    assert world.octavia.online("pool1", "cp-4")
+    assert world.cluster.reasons("cp-1") == ["HookReleased"]
+    assert agent.metric("ha_endpoint_agent_hook_wait_seconds_count") == 1
+
+
+def test_the_zones_only_member_leaves_when_the_endpoint_has_another_online_member():
+    world = World()
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"),))
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 60)
+    assert "cp-1" in world.cluster.machines  # the endpoint's only member: held
+    world.cluster.add_machine("cp-2", "az2", "10.0.2.11")
+    world.octavia.serve("10.0.2.11")
+    world.run([agent], 40)
+    assert "cp-1" not in world.cluster.machines and world.octavia.named("cp-1") == []
+
+
+def test_killed_mid_drain_the_other_replica_finishes_and_never_releases_early():
+    world = World()
+    a = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"), ("cp-4", "az1", "10.0.1.12")))
+    b = world.replica("agent-b")
+    world.run([a, b], 2)
+    world.cluster.delete_machine("cp-1")
+    world.run([a, b], 8)  # a drains, the drain time starts (20 s)
+    assert world.cluster.annotations("cp-1").get(DRAINING_SINCE_ANNOTATION)
+    started = float(world.cluster.annotations("cp-1")[DRAINING_SINCE_ANNOTATION])
+    writes = len(world.timeline)
+    world.run([b], 10)  # a is killed; b waits for the Lease to expire and writes nothing meanwhile
+    assert len(world.timeline) == writes and HOOK_ANNOTATION in world.cluster.annotations("cp-1")
+    world.run([b], 40)
+    assert "cp-1" not in world.cluster.machines
+    steps = [what for _, what in world.timeline if "cp-1" in what]
+    assert steps.index("delete cp-1") < steps.index("hook released cp-1")
+    deleted = next(t for t, what in world.octavia.log if what == "delete cp-1")
+    assert deleted - started >= 20  # b kept a's drain start (never shorter)
+    assert any("agent-b leads (took over from agent-a)" in line for line in world.logs)
+
+
+def test_the_maintenance_annotation_takes_the_member_out_and_back():
+    world = World()
+    agent = serving_cluster(world)
+    world.cluster.annotations("cp-2")[MAINTENANCE_ANNOTATION] = "kernel update"
+    world.run([agent], 3)
+    [member] = world.octavia.named("cp-2")
+    assert member.admin_state_up is False
+    assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION] == "maintenance: 6443 out (kernel update)"
+    assert agent.metric("ha_endpoint_agent_members", az="az2", state="out") == 1
+    del world.cluster.annotations("cp-2")[MAINTENANCE_ANNOTATION]
+    world.run([agent], 10)
+    assert world.octavia.named("cp-2")[0].admin_state_up is True
+    assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION] == "serving: 6443 ACTIVE/ONLINE"
+
+
+def test_machines_without_address_or_failure_domain_are_reported_on_the_machine():
+    world = World()
+    agent = world.replica("agent-a")
+    world.cluster.add_machine("cp-1", None, "10.0.1.11")
+    world.cluster.add_machine("cp-2", "az9", "10.0.9.11")
+    world.run([agent], 5)
+    assert world.octavia.members == {}
+    assert world.cluster.reasons("cp-1") == ["NotServed"] and world.cluster.reasons("cp-2") == ["NotServed"]
+    assert "spec.failureDomain" in world.cluster.events[0][2]
+    assert "'az9' is not a zone of the endpoint" in world.cluster.annotations("cp-2")[STATUS_ANNOTATION]
+    assert agent.metric("ha_endpoint_agent_machine_problems") == 2
+
+
+def test_octavia_409_and_5xx_are_retried():
+    world = World()
+    agent = world.replica("agent-a")
+    world.cluster.add_machine("cp-1", "az1", "10.0.1.11")
+    world.cluster.add_machine("cp-2", "az1", "10.0.1.12")  # two creates on one load balancer: the second meets 409
+    world.octavia.faults = [503, 502]
+    assert agent.step()
+    assert len(world.octavia.named("cp-1")) == 1 and len(world.octavia.named("cp-2")) == 1
+    assert world.octavia.conflicts >= 1
+    assert agent.metric("ha_endpoint_agent_errors_total", kind="cloud") == 0
+
+
+def test_a_cloud_failure_that_outlasts_the_retries_is_reported_not_swallowed():
+    world = World()
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"),))
+    world.cluster.add_machine("cp-2", "az1", "10.0.1.12")
+
+    def forbidden(pool_id, **attrs):
+        raise http_error(403, os_exc.ForbiddenException, "policy does not allow")
+    agent.cloud._conn.load_balancer.create_member = forbidden
+    agent.step()
+    assert world.cluster.reasons("cp-2") == ["MemberFailed"]
+    assert "403" in world.cluster.events[-1][2]
+    assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION].startswith("problem: cloud:")
+    assert agent.metric("ha_endpoint_agent_errors_total", kind="cloud") == 1
+
+
+def test_management_api_unreachable_deletes_nothing():
+    world = World()
+    agent = serving_cluster(world)
+    world.cluster.reachable = False
+    del world.cluster.machines["cp-2"]  # gone while nobody could see it
+    writes = len(world.timeline)
+    world.run([agent], 30)
+    assert len(world.timeline) == writes and world.octavia.named("cp-2")
+    assert agent.metric("ha_endpoint_agent_machines_synced") == 0
+    assert agent.metric("ha_endpoint_agent_errors_total", kind="unsynced") > 0
+    world.cluster.reachable = True  # a fresh list proves it gone: its member leaves the safe way
+    world.run([agent], 40)
+    assert world.octavia.named("cp-2") == []
+    assert [what for _, what in world.timeline[writes:]] == ["admin down cp-2", "delete cp-2"]
+
+
+def test_a_machine_held_too_long_raises_an_event_and_a_metric_and_is_not_released():
+    world = World(hook_warn_after=30)
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"),))
+    world.cluster.delete_machine("cp-1")  # the endpoint's only member: it may not leave
+    world.run([agent], 45)
+    assert "cp-1" in world.cluster.machines
+    assert world.cluster.reasons("cp-1") == ["HookHeldTooLong"]
+    assert agent.metric("ha_endpoint_agent_hooks_held_too_long") == 1
+    assert agent.metric("ha_endpoint_agent_hooks_waiting") == 1
+
+
+def test_members_of_others_are_never_touched():
+    world = World()
+    world.octavia.static_member(POOL["az1"], "static-1", "10.0.1.50", 6443, ["ha-endpoint:stack=ha-endpoint/dev"])
+    agent = serving_cluster(world)
+    world.cluster.add_machine("cp-9", "az1", "10.0.1.50")  # takes a static member's address
+    world.run([agent], 5)
+    [static] = world.octavia.named("static-1")
+    assert static.admin_state_up and world.octavia.named("cp-9") == []
+    assert "is taken by member static-1" in world.cluster.annotations("cp-9")[STATUS_ANNOTATION]
+
+
+def test_a_served_machine_that_turns_into_a_problem_keeps_its_member_as_it_is():
+    world = World()
+    agent = serving_cluster(world)
+    world.cluster.annotations("cp-2")[MAINTENANCE_ANNOTATION] = "x" * 5000  # refused: not a reason
+    world.cluster.machines["cp-3"]["status"]["addresses"] = []  # its provider lost the address for a while
+    writes = len(world.timeline)
+    world.run([agent], 60)
+    assert len(world.timeline) == writes
+    assert world.octavia.named("cp-2")[0].admin_state_up and world.octavia.named("cp-3")
+    assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION].startswith("problem: ")
+    assert world.cluster.reasons("cp-3") == ["NotServed"]
+
+
+def test_a_steady_state_and_a_drain_time_write_nothing_to_the_machines_at_every_pass():
+    world = World(drain=60)
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"), ("cp-4", "az1", "10.0.1.12")))
+    before = dict(world.cluster.patches)
+    world.run([agent], 20)
+    assert world.cluster.patches == before  # serving: nothing to say again
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 5)  # drained, drain time started
+    during = world.cluster.patches["cp-1"]
+    world.run([agent], 40)  # within the drain time: a status that counted down would be a patch per pass
+    assert world.cluster.patches["cp-1"] == during
+    assert "deleted after" in world.cluster.annotations("cp-1")[STATUS_ANNOTATION]
+
+
+def test_every_listener_of_the_zone_gets_the_member_on_its_member_port_and_the_hook_waits_for_all():
+    import dataclasses
+
+    from agent_harness import ZONES
+    from ha_endpoint.agent.inputs import ZonePools
+
+    world = World()
+    world.octavia.add_pool("pool1-443", "lb1")
+    zones = {**ZONES, "az1": ZonePools("az1", "lb1", ((443, "pool1-443"), (6443, "pool1")))}
+    world.settings = dataclasses.replace(world.settings, zones=zones, member_ports={443: 6443})
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"), ("cp-4", "az1", "10.0.1.12")))
+    assert sorted((m.pool_id, m.protocol_port) for m in world.octavia.named("cp-1")) == \
+        [("pool1", 6443), ("pool1-443", 6443)]
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == \
+        "serving: 443 ACTIVE/ONLINE; 6443 ACTIVE/ONLINE"
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 60)
+    assert "cp-1" not in world.cluster.machines and world.octavia.named("cp-1") == []
+    steps = [what for _, what in world.timeline if "cp-1" in what]
+    assert steps.index("hook released cp-1") > max(i for i, what in enumerate(steps) if what == "delete cp-1")
+    assert steps.count("delete cp-1") == 2
