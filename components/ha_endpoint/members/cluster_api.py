@@ -17,14 +17,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..agent.inputs import AGENT_TAG_PREFIX, agent_tag
 from ..agent.machines import MachineSource, members_from_machines
 from ..core.args import ClusterApiSourceArgs, EndpointArgs, MemberArgs
 from ..core.errors import ConfigError, Problem
 
 KEY = "memberSources.clusterApi"
-AGENT_TAG_PREFIX = "ha-endpoint:agent="
-"""The tag on every member the member agent writes (``ha-endpoint:agent=<namespace>/<cluster>``; the agent's
-``ha_endpoint.agent.inputs.AGENT_TAG_PREFIX``, the same value): ``up`` leaves such members alone (docs/members.md)."""
 GROUP = "cluster.x-k8s.io"
 VERSIONS = ("v1beta2", "v1beta1")
 """The Machine versions read, newest first (v1beta2 is served from Cluster API v1.11; v1beta1 until v1.16)."""
@@ -49,7 +47,7 @@ class ClusterApiSource:
             member = MemberArgs(name=machine.name, az=machine.az, address=machine.address, enabled=machine.enabled)
             member._source = "clusterApi"
             member._origin = f"{KEY}[Machine {self.machines.namespace}/{machine.name}]"
-            member._agent_tag = f"{AGENT_TAG_PREFIX}{self.machines.namespace}/{self.machines.cluster}"
+            member._agent_tag = agent_tag(self.machines)  # up leaves such members alone (docs/members.md)
             members.append(member)
         return members, [Problem(f"{KEY}: {problem.path}", problem.message) for problem in problems]
 
