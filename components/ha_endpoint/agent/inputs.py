@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from ..core.errors import HaEndpointError
-from ..watch.inputs import seconds
+from ..watch.inputs import OptionParser, OptionRefused, seconds
 from .machines import MachineSource
 
 PROG = "python -m ha_endpoint.agent"
@@ -70,21 +70,6 @@ def member_port(text: str) -> tuple[int, int]:
     return pair
 
 
-class _Refused(HaEndpointError):
-    """A value an option refuses (raised instead of exiting, for :func:`refusal`)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, exits: bool = True, **kwargs: Any):
-        super().__init__(*args, exit_on_error=exits, **kwargs)
-        self.exits = exits
-
-    def error(self, message: str):  # type: ignore[override]
-        if self.exits:
-            super().error(message)
-        raise _Refused(message)
-
-
 def refusal(option: str, value: str) -> Optional[str]:
     """Why the agent would refuse ``value`` for ``option`` (a flag such as ``--drain``), in its words; None when it
     takes it. The Deployment's checks ask this before anything is deployed."""
@@ -92,13 +77,13 @@ def refusal(option: str, value: str) -> Optional[str]:
         parser(exits=False).parse_args(["--outputs", "-", "--cluster", "x", option, value])
     except argparse.ArgumentError as error:
         return error.message
-    except _Refused as error:
+    except OptionRefused as error:
         return str(error)
     return None
 
 
 def parser(exits: bool = True) -> argparse.ArgumentParser:
-    found = _Parser(prog=PROG, description=DESCRIPTION, exits=exits)
+    found = OptionParser(prog=PROG, description=DESCRIPTION, exits=exits)
     found.add_argument("--outputs", required=True, help="the endpoint stack's outputs as JSON (zones: poolIds): a "
                        "file, or - for stdin")
     found.add_argument("--cluster", required=True, help="the Cluster API Cluster's name")

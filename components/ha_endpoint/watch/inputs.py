@@ -52,11 +52,14 @@ def stack(text: str) -> str:
     return text
 
 
-class _Refused(HaEndpointError):
-    """A value an option refuses (raised instead of exiting, for :func:`refusal`)."""
+class OptionRefused(HaEndpointError):
+    """A value an option refuses (raised instead of exiting, for :func:`refusal`; the member agent's too)."""
 
 
-class _Parser(argparse.ArgumentParser):
+class OptionParser(argparse.ArgumentParser):
+    """argparse that raises :class:`OptionRefused` instead of exiting when ``exits`` is false (the watcher's and the
+    member agent's command lines, asked by their Deployments' checks before anything is deployed)."""
+
     def __init__(self, *args: Any, exits: bool = True, **kwargs: Any):
         super().__init__(*args, exit_on_error=exits, **kwargs)
         self.exits = exits
@@ -64,12 +67,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         if self.exits:
             super().error(message)
-        raise _Refused(message)
+        raise OptionRefused(message)
 
 
 def parser(exits: bool = True) -> argparse.ArgumentParser:
     """The watcher's argument parser; with ``exits=False`` a refused argument raises instead of exiting."""
-    found = _Parser(prog=PROG, description=DESCRIPTION, exits=exits)
+    found = OptionParser(prog=PROG, description=DESCRIPTION, exits=exits)
     found.add_argument("--outputs", required=True, help="the endpoint stack's outputs as JSON: a file, or - for stdin")
     found.add_argument("--stack", type=stack, help="project/stack the endpoint must belong to (e.g. ha-endpoint/dev)")
     found.add_argument("--interval", type=seconds, default=5.0, help="seconds between polls (default 5)")
@@ -111,7 +114,7 @@ def refusal(option: str, value: Any) -> Optional[str]:
         parser(exits=False).parse_args(["--outputs", "-", *words])
     except argparse.ArgumentError as error:
         return error.message
-    except _Refused as error:
+    except OptionRefused as error:
         return str(error)
     return None
 

@@ -15,9 +15,10 @@ the cloud answers it does not have is refused at once. :func:`check_octavia` is 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, Protocol
+from typing import Callable, Iterator, Optional, Protocol
 
 import openstack.exceptions as os_exc
 import pulumi
@@ -104,7 +105,7 @@ class OpenStackOctaviaCatalog(OpenStackCatalog):
 
 
     def tagged_members(self, target: PollTarget, pool_names: list[str], tag: str) -> set[tuple[str, str, int]]:
-        try:
+        with _retryable(f"listing the members tagged {tag}"):
             conn = self.connection(target)
             found: set[tuple[str, str, int]] = set()
             for name in pool_names:
@@ -112,29 +113,30 @@ class OpenStackOctaviaCatalog(OpenStackCatalog):
                     found |= {(name, member.address, int(member.protocol_port))
                               for member in conn.load_balancer.members(pool, tags=tag)}
             return found
-        except HaEndpointError:
-            raise
-        except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException) as error:
-            raise NoLoadBalancerService(describe(error)) from None
-        except Exception as error:
-            if not cloud_failure(error):
-                raise
-            raise translate(error, f"listing the members tagged {tag}") from error
 
     def members_down(self, target: PollTarget, identity_tag: str, pool_names: set[str]) -> set[tuple[str, str]]:
-        try:
+        with _retryable("listing the members of the endpoint's pools"):
             conn = self.connection(target)
             pools = [pool for pool in conn.load_balancer.pools(tags=identity_tag) if pool.name in pool_names]
             return {(str(pool.name), str(member.name or "")) for pool in pools
                     for member in conn.load_balancer.members(pool.id) if member.is_admin_state_up is False}
-        except HaEndpointError:
+
+
+@contextlib.contextmanager
+def _retryable(what: str) -> Iterator[None]:
+    """A cloud failure inside the block as the cloud layer's categories (:func:`ha_endpoint.cloud.connection.
+    translate`: retry, re-authenticate, or :class:`CallFailed`), no load-balancer service as
+    :class:`NoLoadBalancerService`; anything else (a bug of ours, an SDK that changed) raised as itself."""
+    try:
+        yield
+    except HaEndpointError:
+        raise
+    except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException) as error:
+        raise NoLoadBalancerService(describe(error)) from None
+    except Exception as error:
+        if not cloud_failure(error):
             raise
-        except (os_exc.EndpointNotFound, os_exc.ServiceDisabledException) as error:
-            raise NoLoadBalancerService(describe(error)) from None
-        except Exception as error:
-            if not cloud_failure(error):
-                raise
-            raise translate(error, "listing the members of the endpoint's pools") from error
+        raise translate(error, what) from error
 
 
 _OPENSTACK = OpenStackOctaviaCatalog()
