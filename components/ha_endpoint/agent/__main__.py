@@ -9,7 +9,6 @@ Exit status: 0 when stopped, 2 when the arguments or the outputs are refused.
 
 from __future__ import annotations
 
-import json
 import signal
 import socket
 import sys
@@ -20,6 +19,7 @@ from typing import Optional, Sequence
 from pydantic import ValidationError
 
 from ..core.errors import HaEndpointError
+from ..watch.inputs import read_outputs
 from .inputs import parse, zones_of
 from .kube import KubernetesMachines, MachineCache
 from .lease import KubernetesLease, LeaseElector
@@ -36,11 +36,7 @@ def log(line: str) -> None:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse(argv)
     try:
-        if args.outputs == "-":
-            outputs = json.load(sys.stdin)
-        else:
-            with open(args.outputs) as file:
-                outputs = json.load(file)
+        outputs = read_outputs(args.outputs)
         source = MachineSource(cluster=args.cluster, namespace=args.namespace, addressType=args.address_type)
         settings = AgentSettings(source, zones_of(outputs, args.member_subnet), dict(args.member_port), args.drain,
                                  args.hook_warn_after)

@@ -8,7 +8,6 @@ the outputs or the record do not prove to be one endpoint's (nothing is written 
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 import threading
@@ -22,7 +21,7 @@ from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
 from ..readiness.cloud import OctaviaStatusSource
 from .decide import Thresholds
-from .inputs import parse, targets_of
+from .inputs import parse, read_outputs, targets_of
 from .observe import ZoneTarget, tcp_reach
 from .records import EndpointRecord, owner_of
 from .watcher import Watcher
@@ -47,11 +46,7 @@ def existing_load_balancers(conn: Any, targets: Sequence[ZoneTarget]) -> Iterato
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse(argv)
     try:
-        if args.outputs == "-":
-            outputs = json.load(sys.stdin)
-        else:
-            with open(args.outputs) as file:
-                outputs = json.load(file)
+        outputs = read_outputs(args.outputs)
         targets = targets_of(outputs)
         expected = StackIdentity(*args.stack.split("/", 1)) if args.stack else None
         conn = connect(args.cloud, args.region)

@@ -10,7 +10,9 @@ same words.
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import sys
 from typing import Any, Optional, Sequence
 
 from ..core.errors import HaEndpointError
@@ -137,3 +139,16 @@ def watched_outputs(fqdn: str, zones: dict[str, Any]) -> dict[str, Any]:
     ``zones``: what changes at every run (``ready``, ``published``, the gate) left out."""
     return {"fqdn": fqdn, "zones": {zone: {key: (out or {}).get(key) for key in ZONE_KEYS}
                                     for zone, out in sorted((zones or {}).items())}}
+
+
+def read_outputs(path: str) -> Any:
+    """The endpoint stack's outputs (``pulumi stack output --json``) from the file ``path``, or standard input for
+    ``-`` (the watcher's and the member agent's ``--outputs``)."""
+    try:
+        if path == "-":
+            return json.load(sys.stdin)
+        with open(path) as file:
+            return json.load(file)
+    except json.JSONDecodeError as error:
+        raise HaEndpointError(f"--outputs {path}: not JSON ({error}): give the endpoint stack's `pulumi stack output "
+                              "--json`") from None
