@@ -32,3 +32,19 @@ def test_what_it_takes_and_its_defaults():
     assert refusal("stack", "ha-endpoint/dev") is None
     assert refusal("no_such_option", "1") == "unrecognized arguments: --no-such-option 1"
     assert (default("interval"), default("unhealthy_polls"), default("connect_timeout")) == (5.0, 3, 2.0)
+
+
+@pytest.mark.parametrize("command", ["ha_endpoint.watch", "ha_endpoint.agent"])
+def test_outputs_that_are_not_json_are_refused_naming_the_option(command, tmp_path):
+    """What a user pastes by mistake (a table instead of `pulumi stack output --json`): exit 2, one line naming
+    --outputs and the command to run, no traceback; the watcher and the agent read the outputs one way."""
+    import subprocess
+    import sys
+
+    pasted = tmp_path / "outputs.txt"
+    pasted.write_text("Current stack outputs (2):\n    OUTPUT  VALUE\n")
+    extra = ["--cluster", "c", "--namespace", "n"] if command.endswith("agent") else []
+    done = subprocess.run([sys.executable, "-m", command, "--outputs", str(pasted), *extra], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"--outputs {pasted}: not JSON" in done.stderr and "pulumi stack output --json" in done.stderr
