@@ -217,3 +217,53 @@ def test_members_follow_machines_and_a_killed_leader_never_releases_a_hook_early
             agent.stop()
         for agent in agents:
             print(f"--- {agent.identity}\n{agent.log.read_text()[-3000:]}")
+
+
+# (verb, resource[/name], namespace, allowed?): every call the agent makes is allowed, the neighbours of each refused
+RBAC_CASES = [
+    ("get", "machines.cluster.x-k8s.io", "default", True),
+    ("list", "machines.cluster.x-k8s.io", "default", True),
+    ("watch", "machines.cluster.x-k8s.io", "default", True),
+    ("patch", "machines.cluster.x-k8s.io", "default", True),
+    ("get", "leases.coordination.k8s.io/rbac-agent", "default", True),
+    ("update", "leases.coordination.k8s.io/rbac-agent", "default", True),
+    ("create", "leases.coordination.k8s.io", "default", True),
+    ("create", "events", "default", True),
+    ("delete", "machines.cluster.x-k8s.io", "default", False),
+    ("create", "machines.cluster.x-k8s.io", "default", False),
+    ("update", "machines.cluster.x-k8s.io", "default", False),
+    ("patch", "machines.cluster.x-k8s.io", "kube-system", False),
+    ("list", "machines.cluster.x-k8s.io", "kube-system", False),
+    ("get", "secrets", "default", False),
+    ("list", "secrets", "default", False),
+    ("update", "leases.coordination.k8s.io/another-agent", "default", False),
+    ("delete", "leases.coordination.k8s.io/rbac-agent", "default", False),
+    ("list", "pods", "default", False),
+    ("create", "pods", "default", False),
+    ("patch", "clusters.cluster.x-k8s.io", "default", False),
+]
+
+
+def test_the_agents_service_account_may_make_its_calls_and_is_refused_everything_else(k8s):
+    """The agent's ServiceAccount, Role and RoleBinding (ha_endpoint.kubernetes.agent_manifests) applied to the local
+    API server (RBAC on), then asked as that ServiceAccount (`kubectl auth can-i --as`): the calls the agent makes are
+    allowed, the Machines of another namespace, deleting or creating Machines, Secrets, another agent's Lease and pods
+    are refused. Prints `call | expected | seen`."""
+    from ha_endpoint.agent.machines import MachineSource
+    from ha_endpoint.kubernetes.agent_manifests import AgentSpec, role_binding_manifest, role_manifest, \
+        service_account_manifest
+
+    spec = AgentSpec(name="rbac-agent", source=MachineSource(cluster="prod", namespace="default"),
+                     image="example.invalid/ha-endpoint:test", cloud="localcloud")
+    for manifest in (service_account_manifest(spec), role_manifest(spec), role_binding_manifest(spec)):
+        k8s.kubectl("apply", "-f", "-", stdin=json.dumps(manifest))
+    who = "system:serviceaccount:default:rbac-agent"
+    rows, wrong = [], []
+    for verb, resource, namespace, allowed in RBAC_CASES:
+        seen = k8s.kubectl("auth", "can-i", verb, resource, "-n", namespace, f"--as={who}", check=False).strip()
+        rows.append(f"{verb} {resource} -n {namespace} | {'allowed' if allowed else 'refused'} | "
+                    f"{'allowed' if seen == 'yes' else 'refused' if seen == 'no' else seen}")
+        if (seen == "yes") != allowed or seen not in ("yes", "no"):
+            wrong.append(rows[-1])
+    print("\ncall | expected | seen\n" + "\n".join(rows))
+    assert not wrong, wrong
