@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -52,7 +51,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localcloud import procs  # noqa: E402
 from localcloud.dataplane import client_ns, members, nodes  # noqa: E402
 from localcloud.k8s import cluster, layout as layouts, oncloud  # noqa: E402
 from localcloud.k8s import stack as k8s_stack  # noqa: E402
@@ -61,7 +59,6 @@ from localcloud.settings import AZS, PROJECT, USER, load_secrets  # noqa: E402
 
 NAME = "rollout"
 PORT = 6443
-HOOK = "pre-drain.delete.hook.machine.cluster.x-k8s.io/"
 ROLL = nodes.NodeSet(nodes.KUBERNETES.group, nodes.KUBERNETES.description,
                      tuple((f"ro-{n}", AZS[n % 3], f"10.10.10.{31 + n}") for n in range(9)),
                      nodes.KUBERNETES.rules, nodes.KUBERNETES.network)
@@ -158,24 +155,40 @@ def published(fqdn: str) -> list[str]:
 def rollout(case: str, mgmt: Management, etcd: Layout, everything: Layout, bins, old_gen: int, new_gen: int,
             marks: list) -> list[dict]:
     """KCP's sequence for the three AZs; what each step took."""
-    steps = []
+    steps, counted = [], {}
     for i, az in enumerate(AZS):
         old, new = everything.nodes[3 * old_gen + i], everything.nodes[3 * new_gen + i]
         old_machine, new_machine = f"cp-{old_gen}-{i}", f"cp-{new_gen}-{i}"
         began = time.monotonic()
         mgmt.api.add_machine(new_machine, az, new.address)          # 1. the new machine first
         ready = start_apiserver(etcd, everything, new, bins)
-        marks.append((time.monotonic(), f"{new_machine} ({new.address}) API server ready"))
+        answered = time.monotonic()
+        marks.append((answered, f"{new_machine} ({new.address}) API server ready"))
+        if case == "agent":   # when the agent counts it as capacity (its status annotation), beside KCP's sequence
+            threading.Thread(target=capacity_after, args=(mgmt, new_machine, answered, counted), daemon=True).start()
         released = mgmt.api.delete_as_cluster_api(old_machine, timeout=600)   # 2. deleted, hooks honoured
         marks.append((time.monotonic(), f"{old_machine} pre-drain hooks released"))
         cluster.stop_process(etcd, old, "kube-apiserver")          # 3. kcp-cleanup: the old API server stops
         marks.append((time.monotonic(), f"{old_machine} ({old.address}) API server stopped"))
         wait_for(lambda: mgmt.api.machine(old_machine) is None, f"{old_machine} gone", 60, 0.3)
         steps.append({"az": az, "new": new_machine, "new_ready_s": round(ready, 1), "old": old_machine,
+                      "counted": counted,
                       "hook_released_s": round(released, 1), "step_s": round(time.monotonic() - began, 1)})
         log(f"{case}: {az}: {new_machine} ready in {ready:.1f} s; {old_machine}'s hooks released after "
             f"{released:.1f} s; its API server stopped")
     return steps
+
+
+def capacity_after(mgmt: Management, machine: str, answered: float, counted: dict) -> None:
+    """Seconds from the machine's API server answering until the agent's annotation says `serving`."""
+    deadline = answered + 180
+    while time.monotonic() < deadline:
+        found = mgmt.api.machine(machine) or {}
+        if (found.get("metadata", {}).get("annotations") or {}).get("ha-endpoint.io/member", "").startswith(
+                "serving"):
+            counted[machine] = round(time.monotonic() - answered, 1)
+            return
+        time.sleep(0.5)
 
 
 def measured(case: str, loop_factory, work, tail: float) -> tuple[list[dict], object]:
@@ -270,12 +283,9 @@ def main(argv: list[str]) -> int:
             rows += static_rows
             log(f"static done: {totals(static_rows)}")
 
-            # --- agent: no static members, the agent follows the Machines (gen 1 now), then rolls gen 1 -> gen 2
-            agentic = {**config, "dns": {**config["dns"], "publish": "bootstrap"}}
-            agentic.pop("members")
-            stack.write_config(agentic)
-            done = stack.up(policy=False)
-            log(f"agent stack up (no static members, publish bootstrap) in {done.seconds:.1f} s")
+            # --- agent: the agent joins gen 1's Machines to the pools (beside the dead static members), then the
+            # stack moves to memberSources.clusterApi (`up` registers no member for a Machine the agent holds, and
+            # deletes the static ones); then gen 1 -> gen 2
             outputs = stack.outputs()
             (work / "outputs.json").write_text(json.dumps(outputs))
             subnet = cloud.conn.network.find_subnet(nodes.KUBERNETES.network[1]).id
@@ -288,12 +298,22 @@ def main(argv: list[str]) -> int:
             agent = subprocess.Popen(argv, stdout=agent_log.open("w"), stderr=subprocess.STDOUT,
                                      env={**os.environ, "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
                                           "OS_CLOUD": "localcloud"}, start_new_session=True, cwd=ROOT)
+            log(f"agent started (PID {agent.pid}, log {agent_log})")
 
             def serving(name):
                 machine = mgmt.api.machine(name) or {}
                 return (machine.get("metadata", {}).get("annotations") or {}).get("ha-endpoint.io/member", "") \
                     .startswith("serving")
             wait_for(lambda: all(serving(f"cp-1-{i}") for i in range(3)), "gen 1 served by the agent", 240)
+            log("agent: gen 1's members serving; the stack moves to memberSources.clusterApi")
+            agentic = {**config, "dns": {**config["dns"], "publish": "bootstrap"},
+                       "memberSources": {"clusterApi": {"cluster": "prod", "namespace": "default",
+                                                        "kubeconfig": str(mgmt.plan.kubeconfig)}}}
+            agentic.pop("members")
+            stack.write_config(agentic)
+            done = stack.up(policy=False)
+            log(f"agent stack up (memberSources.clusterApi, publish bootstrap) in {done.seconds:.1f} s")
+            outputs = stack.outputs()
             addresses = {z["floatingIp"] for z in outputs["zones"].values()}
             wait_for(lambda: set(published(fqdn)) == addresses, "the name lists every zone", 120)
             log("agent: gen 1's members serving in every zone")
@@ -327,7 +347,9 @@ def main(argv: list[str]) -> int:
     for case, steps in (("static", static_steps), ("agent", agent_steps)):
         for step in steps:
             print(f"  {case} {step['az']}: {step['new']} ready {step['new_ready_s']} s after start, {step['old']} "
-                  f"released {step['hook_released_s']} s after its deletion, step {step['step_s']} s")
+                  f"released {step['hook_released_s']} s after its deletion, step {step['step_s']} s"
+                  + (f"; counted as capacity {step['counted'][step['new']]} s after its API server answered"
+                     if step["new"] in step["counted"] else ""))
     print(table(rows))
     result = {"agent": totals([r for r in rows if r["case"] == "agent"]),
               "static": totals([r for r in rows if r["case"] == "static"])}
