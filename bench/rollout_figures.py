@@ -283,9 +283,9 @@ def main(argv: list[str]) -> int:
             rows += static_rows
             log(f"static done: {totals(static_rows)}")
 
-            # --- agent: the agent joins gen 1's Machines to the pools (beside the dead static members), then the
-            # stack moves to memberSources.clusterApi (`up` registers no member for a Machine the agent holds, and
-            # deletes the static ones); then gen 1 -> gen 2
+            # --- agent: the agent joins gen 1's Machines to the pools (beside the stack's static members, gen 0,
+            # whose API servers are gone: OFFLINE), then gen 1 -> gen 2. No `up` between: memberSources.clusterApi
+            # cannot name the members' subnet (k8s-subnet, not the zones' VIP subnets), see the module's docstring
             outputs = stack.outputs()
             (work / "outputs.json").write_text(json.dumps(outputs))
             subnet = cloud.conn.network.find_subnet(nodes.KUBERNETES.network[1]).id
@@ -305,15 +305,7 @@ def main(argv: list[str]) -> int:
                 return (machine.get("metadata", {}).get("annotations") or {}).get("ha-endpoint.io/member", "") \
                     .startswith("serving")
             wait_for(lambda: all(serving(f"cp-1-{i}") for i in range(3)), "gen 1 served by the agent", 240)
-            log("agent: gen 1's members serving; the stack moves to memberSources.clusterApi")
-            agentic = {**config, "dns": {**config["dns"], "publish": "bootstrap"},
-                       "memberSources": {"clusterApi": {"cluster": "prod", "namespace": "default",
-                                                        "kubeconfig": str(mgmt.plan.kubeconfig)}}}
-            agentic.pop("members")
-            stack.write_config(agentic)
-            done = stack.up(policy=False)
-            log(f"agent stack up (memberSources.clusterApi, publish bootstrap) in {done.seconds:.1f} s")
-            outputs = stack.outputs()
+            log("agent: gen 1's members serving (the stack's static members, gen 0, stay in the pools, OFFLINE)")
             addresses = {z["floatingIp"] for z in outputs["zones"].values()}
             wait_for(lambda: set(published(fqdn)) == addresses, "the name lists every zone", 120)
             log("agent: gen 1's members serving in every zone")
