@@ -197,7 +197,9 @@ def measured(case: str, loop_factory, work, tail: float) -> tuple[list[dict], ob
     result = work()
     time.sleep(tail)
     loop.end_now()
-    return [dict(row, case=case) for row in loop.rows(0.0)], result
+    failures = [(request.start, figures.client, request.error) for figures in loop.figures.values()
+                for request in figures.requests if not request.ok]
+    return [dict(row, case=case, began=loop.began, failures=sorted(failures)) for row in loop.rows(0.0)], result
 
 
 def totals(rows: list[dict]) -> dict:
@@ -342,6 +344,20 @@ def main(argv: list[str]) -> int:
                   f"released {step['hook_released_s']} s after its deletion, step {step['step_s']} s"
                   + (f"; counted as capacity {step['counted'][step['new']]} s after its API server answered"
                      if step["new"] in step["counted"] else ""))
+    for case in ("static", "agent"):
+        case_rows = [r for r in rows if r["case"] == case]
+        began = case_rows[0]["began"]
+        events = [(at - began, what) for at, what in marks if at >= began]
+        if case == "static":
+            events = [e for e in events if e[0] < case_rows[0]["began"] + 3600 and "cp-2-" not in e[1]
+                      and "cp-1-" not in e[1] or "cp-1-" in e[1] and "ready" in e[1]]
+        failures = case_rows[0]["failures"]
+        print(f"  {case}: failed requests (s since the clients started, client, error): "
+              + ("; ".join(f"{t:.1f} {c} {e[:110]}" for t, c, e in failures[:8]) or "none")
+              + (f"; ... {len(failures) - 8} more" if len(failures) > 8 else ""))
+        if case == "agent":
+            print("  agent: steps (s since the clients started): "
+                  + "; ".join(f"{t:.1f} {what}" for t, what in events if t >= 0))
     print(table(rows))
     result = {"agent": totals([r for r in rows if r["case"] == "agent"]),
               "static": totals([r for r in rows if r["case"] == "static"])}
