@@ -28,7 +28,7 @@ whole run, every API server talks to them; KCP adds an etcd member per new machi
 "ready" is the new kube-apiserver's /readyz (KCP waits for the Node and etcd member too); the static case's deletion
 has no drain/hook; one agent replica (the e2e test covers the two-replica take-over).
 
-Run (about 10 min; the shared first local cloud, `localcloud/up` starts it if needed):
+Run (6-7 min measured; the shared first local cloud, `localcloud/up` starts it if needed):
     .venv/bin/python bench/rollout_figures.py [--drain 10] [--tail 30] [--keep]
 The last line is one JSON object: {"agent": {"requests", "failed", "longest_gap_s"}, "static": {...}} (totals over
 the clients; longest_gap_s: the longest of the clients' times without an answer).
