@@ -1,0 +1,394 @@
+"""A full control-plane rollout behind the endpoint, with the member agent and without it (issue 48, item 4).
+
+On the shared local cloud's data plane: a Kubernetes control plane (localcloud/k8s: etcd + kube-apiserver v1.34.4)
+on Nova servers of its own (`ro-0`..`ro-8`, three per AZ on k8s-net at 10.10.10.31-39, each in its data-plane
+network namespace, as localcloud/k8s/oncloud.py hands a node over), this project's endpoint in front of them (a real
+`pulumi up` of the component: one Octavia ovn load balancer + floating IP per AZ, one Designate name), a management
+cluster on 127.0.0.1 (one etcd + one kube-apiserver) serving Cluster API v1.14.2's Machine CRD, and two clients
+looping `/readyz` through the endpoint's DNS name: kubectl (a new process per request) and client-go (one clientset,
+kept connections), as the failover tests run them (tests/e2e/k8s_clients.py).
+
+Cluster API's controllers are NOT run here: this script drives KubeadmControlPlane's documented rollout sequence
+itself, three times (one machine per AZ):
+  1. a new Machine in the zone (labels cluster-name + control-plane, failureDomain, status.addresses) and its API
+     server started on a new Nova server of that zone; KCP waits until it is ready;
+  2. the old Machine deleted: the Machine controller keeps its finalizer while any
+     `pre-drain.delete.hook.machine.cluster.x-k8s.io/*` annotation is on it (tests/e2e/test_k8s_member_agent.py's
+     `delete_as_cluster_api`), then goes on;
+  3. KCP's `pre-terminate.../kcp-cleanup` removes the machine's etcd member, after which its API server stops
+     serving: here its kube-apiserver is stopped (SIGTERM); KCP moves on once the Machine is gone.
+Cases:
+  - static: today's behaviour, the stack's `members[]` are the first three nodes, no agent (no hook: the deletion
+    goes on at once). Expected: the API goes down once the third old machine is gone.
+  - agent: the stack has no static members (`dns.publish: bootstrap`), one `python -m ha_endpoint.agent` process
+    keeps the members following the Machines (its hook holds each deletion until its member is drained and gone).
+
+What differs from a real KCP rollout: etcd is not rolled (three etcd members stay on the first three nodes for the
+whole run, every API server talks to them; KCP adds an etcd member per new machine and removes the old one's);
+"ready" is the new kube-apiserver's /readyz (KCP waits for the Node and etcd member too); the static case's deletion
+has no drain/hook; one agent replica (the e2e test covers the two-replica take-over).
+
+Run (6-7 min measured; the shared first local cloud, `localcloud/up` starts it if needed):
+    .venv/bin/python bench/rollout_figures.py [--drain 10] [--tail 30] [--keep]
+The last line is one JSON object: {"agent": {"requests", "failed", "longest_gap_s"}, "static": {...}} (totals over
+the clients; longest_gap_s: the longest of the clients' times without an answer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from localcloud.dataplane import client_ns, members, nodes  # noqa: E402
+from localcloud.k8s import cluster, layout as layouts, oncloud  # noqa: E402
+from localcloud.k8s import stack as k8s_stack  # noqa: E402
+from localcloud.k8s.layout import Layout, Node  # noqa: E402
+from localcloud.settings import AZS, PROJECT, USER, load_secrets  # noqa: E402
+
+NAME = "rollout"
+PORT = 6443
+ROLL = nodes.NodeSet(nodes.KUBERNETES.group, nodes.KUBERNETES.description,
+                     tuple((f"ro-{n}", AZS[n % 3], f"10.10.10.{31 + n}") for n in range(9)),
+                     nodes.KUBERNETES.rules, nodes.KUBERNETES.network)
+"""Generation g (0, 1, 2) of AZ i is ro-(3g+i): gen 0 holds etcd and the first API servers."""
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def plugged(cloud, servers: dict[str, str], timeout: float = 90.0) -> list[dict]:
+    """The data plane's record of each ROLL server, in ROLL's order, once plugged (oncloud.plugged for ROLL)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        by_server = {m["server_id"]: m for m in members.recorded(cloud).values() if m}
+        found = [by_server.get(servers[name]) for name, _, _ in ROLL.nodes]
+        if all(found):
+            return found
+        if time.monotonic() > deadline:
+            raise TimeoutError("the data plane has not plugged every ro-* server")
+        time.sleep(0.5)
+
+
+def prepare_nodes(cloud, fqdn: str) -> tuple[Layout, Layout, list[dict]]:
+    """The nine servers ensured, plugged and handed over; (etcd layout: gen 0, layout of all nine, plugged)."""
+    from localcloud.rest import Client
+
+    seeded = json.loads(cloud.seeded.read_text())
+    user = Client(USER, load_secrets(cloud)["user"], PROJECT).login()
+    servers = nodes.ensure(user, {az: seeded[f"{az}_subnet_id"] for az in AZS},
+                           {az: seeded[f"{az}_network_id"] for az in AZS}, seeded["image_id"], seeded["flavor"],
+                           timeout=300, nodeset=ROLL)
+    found = plugged(cloud, servers)
+    state = oncloud.state_dir(cloud, NAME)
+    all_nodes = tuple(Node(f"{NAME}-{n + 1}", m["ip"], 6443, 2379, 2380, ("ip", "netns", "exec", m["namespace"]))
+                      for n, m in enumerate(found))
+    everything = Layout(NAME, state, all_nodes, (fqdn, "127.0.0.1"))
+    etcd = replace(everything, nodes=all_nodes[:3])
+    if (state / "layout.json").exists():
+        oncloud.forget(layouts.load(state))   # an earlier run's: a fresh etcd cluster
+    layouts.save(everything)                  # `localcloud/down` and the cleanup stop every node by it
+    for member, node in zip(found, all_nodes):
+        oncloud.hand_over(cloud, member, everything, node.name)
+    return etcd, everything, found
+
+
+def start_apiserver(etcd: Layout, everything: Layout, node: Node, bins) -> float:
+    """``node``'s kube-apiserver (talking to gen 0's etcd members) started; seconds until /readyz answers."""
+    for directory in (everything.state, everything.node_dir(node)):
+        directory.mkdir(parents=True, exist_ok=True)
+        os.chmod(directory, 0o700)
+    credentials = cluster.certificates(everything)
+    cluster.start_process(etcd, node, "kube-apiserver", bins)
+    return cluster.wait_until(lambda: cluster.api_ready(node, credentials), f"kube-apiserver {node.name}", 180,
+                              everything.log(node, "kube-apiserver"))
+
+
+class Management:
+    """The management cluster on 127.0.0.1: one etcd member, one kube-apiserver, Cluster API's Machine CRD."""
+
+    def __init__(self, state: Path, bins):
+        from tests.e2e.test_k8s_member_agent import Cluster, machines_crd
+
+        plan = cluster.local_layout(f"{NAME}-mgmt", state)
+        self.plan = replace(plan, nodes=plan.nodes[:1])
+        layouts.save(self.plan)
+        cluster.up(self.plan, bins)
+        self.api = Cluster(self.plan, bins)
+        self.api.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(machines_crd()))
+        self.api.kubectl("wait", "--for=condition=Established", "crd/machines.cluster.x-k8s.io", "--timeout=60s")
+
+    def down(self) -> None:
+        cluster.down(self.plan)
+
+
+def wait_for(check, what: str, timeout: float, step: float = 0.5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(step)
+    raise TimeoutError(f"{what}: not within {timeout} s")
+
+
+def published(fqdn: str) -> list[str]:
+    from tests.e2e.failover import dns_server, resolve
+    try:
+        return resolve(fqdn, dns_server())
+    except Exception:  # noqa: BLE001
+        return []
+
+
+def rollout(case: str, mgmt: Management, etcd: Layout, everything: Layout, bins, old_gen: int, new_gen: int,
+            marks: list) -> list[dict]:
+    """KCP's sequence for the three AZs; what each step took."""
+    steps, counted = [], {}
+    for i, az in enumerate(AZS):
+        old, new = everything.nodes[3 * old_gen + i], everything.nodes[3 * new_gen + i]
+        old_machine, new_machine = f"cp-{old_gen}-{i}", f"cp-{new_gen}-{i}"
+        began = time.monotonic()
+        mgmt.api.add_machine(new_machine, az, new.address)          # 1. the new machine first
+        ready = start_apiserver(etcd, everything, new, bins)
+        answered = time.monotonic()
+        marks.append((answered, f"{new_machine} ({new.address}) API server ready"))
+        if case == "agent":   # when the agent counts it as capacity (its status annotation), beside KCP's sequence
+            threading.Thread(target=capacity_after, args=(mgmt, new_machine, answered, counted), daemon=True).start()
+        released = mgmt.api.delete_as_cluster_api(old_machine, timeout=600)   # 2. deleted, hooks honoured
+        marks.append((time.monotonic(), f"{old_machine} pre-drain hooks released"))
+        cluster.stop_process(etcd, old, "kube-apiserver")          # 3. kcp-cleanup: the old API server stops
+        marks.append((time.monotonic(), f"{old_machine} ({old.address}) API server stopped"))
+        wait_for(lambda: mgmt.api.machine(old_machine) is None, f"{old_machine} gone", 60, 0.3)
+        steps.append({"az": az, "new": new_machine, "new_ready_s": round(ready, 1), "old": old_machine,
+                      "counted": counted,
+                      "hook_released_s": round(released, 1), "step_s": round(time.monotonic() - began, 1)})
+        log(f"{case}: {az}: {new_machine} ready in {ready:.1f} s; {old_machine}'s hooks released after "
+            f"{released:.1f} s; its API server stopped")
+    return steps
+
+
+def capacity_after(mgmt: Management, machine: str, answered: float, counted: dict) -> None:
+    """Seconds from the machine's API server answering until the agent's annotation says `serving`."""
+    deadline = answered + 180
+    while time.monotonic() < deadline:
+        found = mgmt.api.machine(machine) or {}
+        if (found.get("metadata", {}).get("annotations") or {}).get("ha-endpoint.io/member", "").startswith(
+                "serving"):
+            counted[machine] = round(time.monotonic() - answered, 1)
+            return
+        time.sleep(0.5)
+
+
+def measured(case: str, loop_factory, work, tail: float) -> tuple[list[dict], object]:
+    loop = loop_factory().start()
+    time.sleep(5)
+    result = work()
+    time.sleep(tail)
+    loop.end_now()
+    failures = [(request.start, figures.client, request.error) for figures in loop.figures.values()
+                for request in figures.requests if not request.ok]
+    return [dict(row, case=case, began=loop.began, failures=sorted(failures)) for row in loop.rows(0.0)], result
+
+
+def totals(rows: list[dict]) -> dict:
+    return {"requests": sum(r["requests"] for r in rows), "failed": sum(r["failed"] for r in rows),
+            "longest_gap_s": round(max(r["longest_gap"] for r in rows), 1)}
+
+
+def table(rows: list[dict]) -> str:
+    lines = ["| case | client | requests | failed | longest gap (s) |", "| --- | --- | --- | --- | --- |"]
+    for r in rows:
+        gap = f"{'≥ ' if r['cut'] is not None else ''}{r['longest_gap']:.1f}"
+        lines.append(f"| {r['case']} | {r['client']} | {r['requests']} | {r['failed']} | {gap} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--drain", type=float, default=10.0, help="the agent's --drain (seconds)")
+    parser.add_argument("--tail", type=float, default=30.0, help="seconds the clients loop after the rollout")
+    parser.add_argument("--keep", action="store_true", help="leave the cluster, servers and stack running")
+    args = parser.parse_args(argv)
+
+    from localcloud.testing import ensure_up
+    from tests.e2e import failover
+    from tests.e2e.k8s_clients import K8S_CLIENTS, K8sClients, build_client_go
+    from tests.e2e.pulumi_cli import PulumiStack, project_environment
+    from ha_endpoint.kubernetes.kubeconfig import KubeconfigUser, render_kubeconfig
+
+    started = time.monotonic()
+    cloud = ensure_up()
+    subprocess.run([str(ROOT / "engine" / "build.sh")], cwd=ROOT, check=True, capture_output=True, timeout=3600)
+    bins = cluster.binaries()
+    cache = Path(os.environ.get("HA_ENDPOINT_CACHE", Path.home() / ".cache" / "ha-endpoint"))
+    client_go = build_client_go(cache)
+    work = Path(tempfile.mkdtemp(prefix="rollout-"))
+    endpoint = f"rollout-{uuid.uuid4().hex[:4]}"
+    config = k8s_stack.endpoint_config(name=endpoint, record=endpoint)
+    fqdn = k8s_stack.fqdn(config)
+    log(f"work dir {work}; endpoint {endpoint}, name {fqdn}")
+
+    environment = {**project_environment(), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml, "OS_CLOUD": "localcloud"}
+    etcd = everything = mgmt = stack = agent = None
+    rows: list[dict] = []
+    notes: list[str] = []
+    try:
+        etcd, everything, found = prepare_nodes(cloud.paths, fqdn)
+        log(f"nodes: {', '.join(f'{n.name}={n.address}' for n in everything.nodes)}")
+        up = cluster.up(etcd, bins)            # gen 0: etcd members + API servers
+        log(f"gen 0 (etcd + API servers) ready in {up.seconds:.1f} s")
+        mgmt = Management(work / "mgmt", bins)
+        log("management cluster ready, Machine CRD (Cluster API v1.14.2) established")
+        for i, az in enumerate(AZS):
+            mgmt.api.add_machine(f"cp-0-{i}", az, everything.nodes[i].address)
+
+        credentials = cluster.certificates(everything)
+        certificate, key = credentials.admin.pem()
+        kubeconfig = work / "endpoint.kubeconfig"
+        kubeconfig.write_text(render_kubeconfig(f"https://{fqdn}:{PORT}", NAME, f"{NAME}-admin",
+                                                credentials.ca.read_text(),
+                                                KubeconfigUser(client_certificate=certificate, client_key=key)))
+        kubeconfig.chmod(0o600)
+
+        # --- static: today's members[] (gen 0), no agent
+        static = {**config, "members": [{"name": f"ro-{i}", "address": everything.nodes[i].address, "az": az,
+                                         "subnet": nodes.KUBERNETES.network[1]} for i, az in enumerate(AZS)]}
+        stack = PulumiStack.create(work / "stack", "rollout", environment)
+        stack.write_config(static)
+        done = stack.up(policy=False)
+        log(f"static stack up in {done.seconds:.1f} s")
+        addresses = {z["floatingIp"] for z in stack.outputs()["zones"].values()}
+        wait_for(lambda: set(published(fqdn)) == addresses, "the name lists every zone", 120)
+
+        with client_ns.client_namespace(cloud.paths) as namespace:
+            clients = K8sClients(kubeconfig, namespace.name, bins.kubectl, client_go)
+
+            def loop():
+                return failover.Loop(f"https://{fqdn}:{PORT}/", failover.dns_server(), failover.build_go_client(cache),
+                                     3600, clients=K8S_CLIENTS, k8s=clients)
+
+            marks: list = []
+            static_rows, static_steps = measured(
+                "static", loop, lambda: rollout("static", mgmt, etcd, everything, bins, 0, 1, marks), args.tail)
+            rows += static_rows
+            log(f"static done: {totals(static_rows)}")
+
+            # --- agent: the agent joins gen 1's Machines to the pools (beside the stack's static members, gen 0,
+            # whose API servers are gone: OFFLINE), then gen 1 -> gen 2. No `up` between: memberSources.clusterApi
+            # cannot name the members' subnet (k8s-subnet, not the zones' VIP subnets), see the module's docstring
+            outputs = stack.outputs()
+            (work / "outputs.json").write_text(json.dumps(outputs))
+            subnet = cloud.conn.network.find_subnet(nodes.KUBERNETES.network[1]).id
+            argv = [sys.executable, "-m", "ha_endpoint.agent", "--outputs", str(work / "outputs.json"), "--cluster",
+                    "prod", "--kubeconfig", str(mgmt.plan.kubeconfig), "--drain", str(args.drain), "--interval", "1",
+                    "--identity", "rollout-agent", "--port", str(failover_free_port())]
+            for az in AZS:
+                argv += ["--member-subnet", f"{az}={subnet}"]
+            agent_log = work / "agent.log"
+            agent = subprocess.Popen(argv, stdout=agent_log.open("w"), stderr=subprocess.STDOUT,
+                                     env={**os.environ, "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
+                                          "OS_CLOUD": "localcloud"}, start_new_session=True, cwd=ROOT)
+            log(f"agent started (PID {agent.pid}, log {agent_log})")
+
+            def serving(name):
+                machine = mgmt.api.machine(name) or {}
+                return (machine.get("metadata", {}).get("annotations") or {}).get("ha-endpoint.io/member", "") \
+                    .startswith("serving")
+            wait_for(lambda: all(serving(f"cp-1-{i}") for i in range(3)), "gen 1 served by the agent", 240)
+            log("agent: gen 1's members serving (the stack's static members, gen 0, stay in the pools, OFFLINE)")
+            addresses = {z["floatingIp"] for z in outputs["zones"].values()}
+            wait_for(lambda: set(published(fqdn)) == addresses, "the name lists every zone", 120)
+            log("agent: gen 1's members serving in every zone")
+            agent_rows, agent_steps = measured(
+                "agent", loop, lambda: rollout("agent", mgmt, etcd, everything, bins, 1, 2, marks), args.tail)
+            rows += agent_rows
+            log(f"agent done: {totals(agent_rows)}")
+    finally:
+        if agent is not None and agent.poll() is None:
+            agent.terminate()
+            try:
+                agent.wait(30)
+            except subprocess.TimeoutExpired:
+                agent.kill()
+        if not args.keep:
+            for name, what in (("stack", lambda: stack and stack.destroy(check=False)),
+                               ("cluster", lambda: everything and cluster.down(everything)),
+                               ("hand back", lambda: everything and oncloud.hand_back(cloud.paths, everything.state)),
+                               ("management", lambda: mgmt and mgmt.down()),
+                               ("servers", lambda: delete_servers(cloud))):
+                try:
+                    what()
+                except Exception as error:  # noqa: BLE001
+                    log(f"cleanup {name}: {error}")
+    if not rows:
+        return 1
+    print(f"\nrollout figures {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: 3 of 3 control-plane machines "
+          f"replaced per case, KCP's sequence driven by this script (Cluster API's controllers not run); agent "
+          f"--drain {args.drain:g}; clients loop /readyz through {fqdn} every 0.5 s; {args.tail:g} s after the last "
+          f"step; {time.monotonic() - started:.0f} s in all")
+    for case, steps in (("static", static_steps), ("agent", agent_steps)):
+        for step in steps:
+            print(f"  {case} {step['az']}: {step['new']} ready {step['new_ready_s']} s after start, {step['old']} "
+                  f"released {step['hook_released_s']} s after its deletion, step {step['step_s']} s"
+                  + (f"; counted as capacity {step['counted'][step['new']]} s after its API server answered"
+                     if step["new"] in step["counted"] else ""))
+    for case in ("static", "agent"):
+        case_rows = [r for r in rows if r["case"] == case]
+        began = case_rows[0]["began"]
+        events = [(at - began, what) for at, what in marks if at >= began]
+        if case == "static":
+            events = [e for e in events if e[0] < case_rows[0]["began"] + 3600 and "cp-2-" not in e[1]
+                      and "cp-1-" not in e[1] or "cp-1-" in e[1] and "ready" in e[1]]
+        failures = case_rows[0]["failures"]
+        print(f"  {case}: failed requests (s since the clients started, client, error): "
+              + ("; ".join(f"{t:.1f} {c} {e[:110]}" for t, c, e in failures[:8]) or "none")
+              + (f"; ... {len(failures) - 8} more" if len(failures) > 8 else ""))
+        if case == "agent":
+            print("  agent: steps (s since the clients started): "
+                  + "; ".join(f"{t:.1f} {what}" for t, what in events if t >= 0))
+    print(table(rows))
+    result = {"agent": totals([r for r in rows if r["case"] == "agent"]),
+              "static": totals([r for r in rows if r["case"] == "static"])}
+    goal = result["agent"]["failed"] == 0 and result["static"]["failed"] > 0
+    print(f"goal ({'met' if goal else 'NOT met'}): with the agent no request failed, without it the API went down")
+    print(json.dumps(result))
+    return 0 if goal else 2
+
+
+def failover_free_port() -> int:
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def delete_servers(cloud) -> None:
+    """The ro-* servers and their ports (made by this script)."""
+    conn = cloud.conn
+    for name, _, _ in ROLL.nodes:
+        server = conn.compute.find_server(name)
+        if server:
+            conn.compute.delete_server(server)
+    for name, _, _ in ROLL.nodes:
+        server = conn.compute.find_server(name)
+        if server:
+            conn.compute.wait_for_delete(server, wait=120)
+        port = conn.network.find_port(name)
+        if port:
+            conn.network.delete_port(port)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
