@@ -135,13 +135,9 @@ class Management:
 
 
 def wait_for(check, what: str, timeout: float, step: float = 0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(step)
-    raise TimeoutError(f"{what}: not within {timeout} s")
+    """The agent e2e test's wait (one polling loop for both)."""
+    from tests.e2e.test_k8s_member_agent import wait_for as waited
+    return waited(check, what, timeout, step)
 
 
 def published(fqdn: str) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from ..core.errors import HaEndpointError
-from ..watch.inputs import OptionParser, OptionRefused, seconds
+from ..watch.inputs import OptionParser, flag, refused, seconds  # noqa: F401  (flag: the agent's flags too)
 from .machines import MachineSource
 
 PROG = "python -m ha_endpoint.agent"
@@ -73,13 +73,7 @@ def member_port(text: str) -> tuple[int, int]:
 def refusal(option: str, value: str) -> Optional[str]:
     """Why the agent would refuse ``value`` for ``option`` (a flag such as ``--drain``), in its words; None when it
     takes it. The Deployment's checks ask this before anything is deployed."""
-    try:
-        parser(exits=False).parse_args(["--outputs", "-", "--cluster", "x", option, value])
-    except argparse.ArgumentError as error:
-        return error.message
-    except OptionRefused as error:
-        return str(error)
-    return None
+    return refused(parser(exits=False), ["--outputs", "-", "--cluster", "x", option, value])
 
 
 def parser(exits: bool = True) -> argparse.ArgumentParser:
@@ -120,9 +114,6 @@ def parser(exits: bool = True) -> argparse.ArgumentParser:
 def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     return parser().parse_args(argv)
 
-
-def flag(option: str) -> str:
-    return "--" + option.replace("_", "-")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 import pulumi
-from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider
+from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider, UpdateResult
 
 from . import hosted
 
@@ -35,8 +35,7 @@ class PutBackProvider(ResourceProvider):
         return DiffResult(changes=olds.get("members") != news.get("members"), replaces=[],
                           delete_before_replace=False)
 
-    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> Any:
-        from pulumi.dynamic import UpdateResult
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         return UpdateResult({key: value for key, value in news.items() if key != "__provider"})
 
     def delete(self, _id: str, _props: dict[str, Any]) -> None:

@@ -111,9 +111,15 @@ def default(option: str) -> Any:
 def refusal(option: str, value: Any) -> Optional[str]:
     """Why the watcher would refuse ``value`` for ``option`` (its words, without the flag), or None when it takes it.
     ``True`` stands for a flag without a value (``--dry-run``)."""
-    words = [flag(option)] if value is True else [flag(option), str(value)]
+    return refused(parser(exits=False), ["--outputs", "-", *([flag(option)] if value is True
+                                                             else [flag(option), str(value)])])
+
+
+def refused(found: argparse.ArgumentParser, words: Sequence[str]) -> Optional[str]:
+    """Why ``found`` (an :class:`OptionParser` that does not exit) refuses ``words``, in its words; None when it takes
+    them (the watcher's and the member agent's ``refusal``)."""
     try:
-        parser(exits=False).parse_args(["--outputs", "-", *words])
+        found.parse_args(list(words))
     except argparse.ArgumentError as error:
         return error.message
     except OptionRefused as error:
