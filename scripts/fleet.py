@@ -55,12 +55,15 @@ class Outcome:
 
     stack: str
     file: str
-    result: str = "queued"  # queued, running, succeeded, failed, refused (the pack's preview), locked
+    result: str = "queued"  # queued, running, succeeded, failed, locked, refused (`up` stopped at its preview)
     phase: str = ""
     changes: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     published_zones: list[str] = field(default_factory=list)
     resources_done: int = 0
+    resource_seconds: dict[str, float] = field(default_factory=dict)
+    """Seconds the engine spent on the stack's resource steps, summed per service (they overlap: where the time goes,
+    not a wall time)."""
     error: str = ""
 
     @property
@@ -138,6 +141,17 @@ def published_zones(outputs: dict[str, Any]) -> list[str]:
     return sorted(az for az, zone in zones.items() if isinstance(zone, dict) and zone.get("published"))
 
 
+def service_of(resource_type: str) -> Optional[str]:
+    """What a step's time counts towards: the OpenStack service, our gates (readiness, drains), or nothing (the stack
+    and components, whose steps only wrap their children's)."""
+    if resource_type.startswith("openstack:"):
+        module = resource_type.split(":")[1].split("/")[0]
+        return {"loadbalancer": "octavia", "dns": "designate", "networking": "neutron"}.get(module, module)
+    if resource_type.startswith("pulumi-python:dynamic") or resource_type.startswith("haendpoint:index:"):
+        return None if resource_type == "haendpoint:index:HaEndpoint" else "gates"
+    return None
+
+
 def first_error(text: str) -> str:
     """The line of a failed command's output that says why (Pulumi's ``error:`` lines), else its last line."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -164,10 +178,19 @@ def run_stack(action: str, stack: StackFile, outcome: Outcome, lock: threading.L
     outcome.result = "running"
     pack = [str(ROOT / "policies")]
 
+    step_started: dict[str, float] = {}
+
     def on_event(event) -> None:
-        if event.res_outputs_event is not None:
+        if event.resource_pre_event is not None and event.resource_pre_event.metadata.op.value != "same":
+            step_started[event.resource_pre_event.metadata.urn] = time.monotonic()
+        elif event.res_outputs_event is not None:
+            metadata = event.res_outputs_event.metadata
+            service = service_of(metadata.type)
             with lock:
                 outcome.resources_done += 1
+                if service and metadata.urn in step_started:
+                    spent = time.monotonic() - step_started.pop(metadata.urn)
+                    outcome.resource_seconds[service] = round(outcome.resource_seconds.get(service, 0) + spent, 1)
         elif event.diagnostic_event is not None and event.diagnostic_event.severity == "error":
             with lock:
                 outcome.error = outcome.error or first_error(event.diagnostic_event.message)
@@ -183,7 +206,8 @@ def run_stack(action: str, stack: StackFile, outcome: Outcome, lock: threading.L
             outcome.changes = {k: v for k, v in (preview.change_summary or {}).items() if k != "same" and v}
         if action == "up":
             with lock:
-                outcome.phase, outcome.resources_done = "up", 0
+                outcome.phase, outcome.resources_done, outcome.resource_seconds = "up", 0, {}
+                step_started.clear()
             result = pulumi_stack.up(policy_packs=pack, on_event=on_event, on_output=lambda _: None)
             outcome.changes = {k: v for k, v in (result.summary.resource_changes or {}).items() if k != "same" and v}
             outcome.published_zones = published_zones(result.outputs)
@@ -205,8 +229,9 @@ def run_stack(action: str, stack: StackFile, outcome: Outcome, lock: threading.L
         outcome.result, outcome.error = "locked", first_error(str(error)) or "another update of this stack is running"
     except auto.CommandError as error:
         text = str(error)
-        refused = "mandatory policy violation" in text or "policy violation" in outcome.error
-        outcome.result = "refused" if refused and outcome.phase.startswith("preview") else "failed"
+        # stopped at the preview (the program's checks, the pack's mandatory rules, the cloud's answers at preview):
+        # nothing changed
+        outcome.result = "refused" if action == "up" and outcome.phase.startswith("preview") else "failed"
         outcome.error = outcome.error or first_error(text)
     except Exception as error:  # a bug or an environment fault in this stack's run: report it, run the others
         outcome.result, outcome.error = "failed", f"{type(error).__name__}: {error}"[:400]
@@ -291,6 +316,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     from rich.console import Console
     console = Console(stderr=args.json == "-")
+    if not console.is_terminal:
+        console = Console(stderr=args.json == "-", width=200)  # CI logs: whole names and reasons, not 80 columns
     try:
         stacks = shard(find_stacks(args.paths), args.shard)
         check_secrets(stacks, dict(os.environ))

@@ -1,0 +1,107 @@
+"""A fleet on the local cloud: N endpoint stacks of the dev shape brought up and destroyed by one command.
+
+    .venv/bin/python bench/fleet_figures.py                  # N = 1, 2, 4, 8, each at --parallel N and at 1
+    .venv/bin/python bench/fleet_figures.py --sizes 1 2      # a quicker look
+    .venv/bin/python bench/fleet_figures.py --no-serial      # only --parallel N
+
+Each case writes N stack files (the dev shape: three zones with their own member each, one TCP listener; names and
+records ``fleet-bench-<i>``) into a fresh fleet directory with a state backend of its own, runs ``scripts/fleet.py up``
+and then ``destroy`` over it, and reads the fleet's JSON report: the wall time, the time per endpoint, and where the
+steps' time went (seconds summed over each service's resource steps: Octavia, Neutron, Designate, our gates; they
+overlap, so they say what dominates, not a wall time). The last line is one JSON object of every case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.pulumi_cli import CONFIG_KEY, project_environment  # noqa: E402
+
+MEMBERS = {"az1": ("cp-0", "10.10.1.10"), "az2": ("cp-1", "10.10.2.10"), "az3": ("cp-2", "10.10.3.10")}
+
+
+def dev_shape(name: str) -> dict:
+    return {
+        "name": name, "loadBalancerProvider": "ovn", "floatingNetwork": "public", "allowedCidrs": ["0.0.0.0/0"],
+        "zones": {az: {"subnet": f"cp-{az}"} for az in MEMBERS},
+        "listeners": [{"port": 6443, "monitor": {"type": "TCP", "delay": 3, "timeout": 2, "maxRetries": 2,
+                                                 "maxRetriesDown": 3}}],
+        "members": [{"name": member, "address": address, "az": az} for az, (member, address) in MEMBERS.items()],
+        "memberPlacement": "own-zone",
+        "dns": {"dnsZone": "example.test.", "record": name, "ttl": 30, "publish": "when-ready"},
+        "readiness": {"timeoutSeconds": 900, "require": "online"},
+    }
+
+
+def fleet(environment: dict, action: str, directory: Path, parallel: int) -> tuple[float, dict]:
+    started = time.monotonic()
+    process = subprocess.run([sys.executable, str(ROOT / "scripts/fleet.py"), action, str(directory),
+                              "--parallel", str(parallel), "--json", "-"], cwd=ROOT, env=environment,
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    seconds = time.monotonic() - started
+    report = json.loads(process.stdout) if process.stdout.strip().startswith("{") else {}
+    if process.returncode != 0:
+        sys.exit(f"fleet {action} over {directory} exited {process.returncode}:\n{process.stderr[-4000:]}")
+    return seconds, report
+
+
+def case(size: int, parallel: int) -> dict:
+    environment = project_environment()
+    environment["OS_CLOUD"] = environment.get("OS_CLOUD", "localcloud")
+    with tempfile.TemporaryDirectory(prefix="fleet-bench-") as scratch:
+        directory, backend = Path(scratch) / "fleet", Path(scratch) / "state"
+        directory.mkdir()
+        backend.mkdir()
+        environment["PULUMI_BACKEND_URL"] = f"file://{backend}"
+        for i in range(size):
+            config = {"openstack:cloud": environment["OS_CLOUD"], CONFIG_KEY: dev_shape(f"fleet-bench-{i}")}
+            (directory / f"Pulumi.fleet-bench-{i}.yaml").write_text(yaml.safe_dump({"config": config}))
+        up_seconds, report = fleet(environment, "up", directory, parallel)
+        destroy_seconds, _ = fleet(environment, "destroy", directory, parallel)
+    services: dict[str, float] = {}
+    for stack in report["stacks"]:
+        for service, seconds in stack.get("resource_seconds", {}).items():
+            services[service] = round(services.get(service, 0) + seconds, 1)
+    return {"endpoints": size, "parallel": parallel, "up_s": round(up_seconds, 1),
+            "per_endpoint_s": round(up_seconds / size, 1), "destroy_s": round(destroy_seconds, 1),
+            "slowest_stack_s": max(s["seconds"] for s in report["stacks"]),
+            "published": sum(len(s["published_zones"]) for s in report["stacks"]), "step_seconds": services}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser.add_argument("--no-serial", action="store_true", help="skip the --parallel 1 cases")
+    args = parser.parse_args()
+    results = []
+    for size in args.sizes:
+        for parallel in sorted({size, 1} if not args.no_serial else {size}, reverse=True):
+            result = case(size, parallel)
+            results.append(result)
+            print(f"N={size} parallel={parallel}: up {result['up_s']} s ({result['per_endpoint_s']} s per endpoint), "
+                  f"destroy {result['destroy_s']} s, {result['published']} zones published", flush=True)
+    one = next((r["up_s"] for r in results if r["endpoints"] == 1), None)
+    print(f"\nfleet figures {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (dev shape: 3 zones, 1 member each)")
+    print("| endpoints | parallel | up (s) | per endpoint (s) | x one endpoint | destroy (s) | step seconds by service |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in results:
+        ratio = f"{r['up_s'] / one:.2f}" if one else "-"
+        steps = ", ".join(f"{k} {v}" for k, v in sorted(r["step_seconds"].items()))
+        print(f"| {r['endpoints']} | {r['parallel']} | {r['up_s']} | {r['per_endpoint_s']} | {ratio} | "
+              f"{r['destroy_s']} | {steps} |")
+    print(json.dumps({f"n{r['endpoints']}-p{r['parallel']}": r for r in results}))
+
+
+if __name__ == "__main__":
+    main()
