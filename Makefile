@@ -88,7 +88,7 @@ SECURITY_TESTS := tests/integration/test_scoped_credentials.py \
 	tests/unit/kubernetes/test_k8s_credential.py tests/unit/agent/test_agent_machines_properties.py
 .PHONY: test-security
 test-security: _venv _engine-and-localcloud _k8s _capi-crds   ## the agents' least privilege on the local cloud and API server; prints the refusal tables (also in make test)
-	$(PY) -m pytest -n 1 -rP -q -p no:cacheprovider -W ignore::DeprecationWarning $(SECURITY_TESTS)
+	$(PY) -m pytest -n 1 -rP --show-capture=stdout -q -p no:cacheprovider -W ignore::DeprecationWarning $(SECURITY_TESTS)
 
 # The project's own sources and both virtualenvs compiled (`make test` runs it at set-up; 0.6 s when nothing changed):
 # a clone's sources and a virtualenv installed before --compile-bytecode load compiled too. The local cloud's daemons

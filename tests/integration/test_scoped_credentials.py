@@ -17,19 +17,18 @@ from pathlib import Path
 from typing import Any, Callable
 
 import openstack
-import openstack.config
 import pytest
 from openstack import exceptions
 
 from ha_endpoint.cloud.access_rules import agent_calls, watcher_calls
-from ha_endpoint.kubernetes.credential import AGENT_ROLES, WATCHER_ROLES, CredentialSettings, clouds_yaml
+from ha_endpoint.kubernetes.credential import AGENT_ROLES, WATCHER_ROLES
 from localcloud.settings import Paths
 from localcloud.testing import Cleanup
+from tests import scoped_credentials
 
 pytestmark = pytest.mark.integration
 
 ALLOWED, REFUSED = "allowed", "refused"
-CLOUD = "agent"
 
 
 @dataclass(frozen=True)
@@ -144,19 +143,6 @@ def seen_of(action: Callable[[], Any]) -> str:
     return ALLOWED
 
 
-def _scoped(stack, name: str, rules: list[dict], roles: tuple[str, ...], auth_url: str, directory: Path
-            ) -> tuple[Any, str]:
-    """A connection with a new application credential of the stack's user carrying ``rules``, through the clouds.yaml
-    the component writes; and the credential's id."""
-    credential = stack.identity.create_application_credential(
-        user=stack.current_user_id, name=name, roles=[{"name": role} for role in roles], unrestricted=False, access_rules=rules)
-    path = directory / f"{name}.yaml"
-    path.write_text(clouds_yaml(CLOUD, CredentialSettings(auth_url=auth_url, region="RegionOne"), credential.id,
-                                credential.secret))
-    config = openstack.config.OpenStackConfig(config_files=[str(path)], load_envvars=False).get_one(cloud=CLOUD)
-    return openstack.connection.Connection(config=config), credential.id
-
-
 @pytest.fixture(scope="module")
 def table(localcloud, os_conn):
     unchecked = [conf for conf in ("octavia.conf", "designate.conf") if "service_type" not in Paths().conf(conf).read_text()]
@@ -164,7 +150,7 @@ def table(localcloud, os_conn):
                            "its services refuse every scoped credential: localcloud/restart rewrites them")
     stack = os_conn
     cleanup = Cleanup(localcloud)
-    made: list[str] = []
+    made: list[scoped_credentials.Scoped] = []
     world: dict[str, Any] = {}
     try:
         subnet = stack.network.find_subnet("cp-az1")
@@ -190,23 +176,21 @@ def table(localcloud, os_conn):
         foreign = admin.dns.create_zone(name=f"sec-{cleanup.prefix}-other.test.", email="hostmaster@example.test", ttl=60)
         world.update(zone=zone.id, zone_name=zone.name, fqdn=fqdn, record=record.id, other_record=other.id,
                      fip=fip.id, foreign_zone=foreign.id, foreign_zone_name=foreign.name)
-        auth_url = stack.config.auth["auth_url"]
         rules = {"agent": [call.rule() for call in agent_calls([world["pool"]], [subnet.id])],
                  "watcher": [call.rule() for call in watcher_calls([lb.id], [world["pool"]], zone.id, record.id)]}
         seen: dict[tuple[str, str], str] = {}
         with tempfile.TemporaryDirectory() as directory:
             for agent in ("agent", "watcher"):
-                conn, credential_id = _scoped(stack, f"{cleanup.prefix}-{agent}", rules[agent],
-                                              AGENT_ROLES if agent == "agent" else WATCHER_ROLES, auth_url,
-                                              Path(directory))
-                made.append(credential_id)
+                made.append(scoped_credentials.make(stack, f"{cleanup.prefix}-{agent}", rules[agent],
+                                                    AGENT_ROLES if agent == "agent" else WATCHER_ROLES, Path(directory)))
+                conn = made[-1].connect()
                 for row in (r for r in ROWS if r.agent == agent):
                     seen[(row.agent, row.call)] = seen_of(lambda: row.action(conn, stack, world))
                 conn.close()
         yield seen
     finally:
-        for credential_id in made:
-            stack.identity.delete_application_credential(stack.current_user_id, credential_id)
+        for scoped in made:
+            scoped_credentials.delete(stack, scoped)
         if "foreign_zone" in world:
             admin.dns.delete_zone(world["foreign_zone"], ignore_missing=True)
         leftovers = cleanup.run()

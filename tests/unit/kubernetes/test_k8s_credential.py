@@ -152,3 +152,28 @@ def test_the_stack_setting_problems_name_the_key(secret_config):
         _stack(cloud, secret_config)
     assert [p.path for p in error.value.problems] == ["ha-endpoint:kubernetes.watcher.credential"]
     assert cloud.registrations == []
+
+
+def _plain(value):
+    """``value`` with every secret (the engine's wire form) replaced by a marker: what the state shows in plain text."""
+    from pulumi.runtime import rpc  # noqa: PLC0415
+
+    if isinstance(value, dict):
+        if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
+            return "[secret]"
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("kind", ["agent", "watcher"])
+def test_the_credential_secret_is_never_plain_text_in_what_the_engine_records(kind):
+    import json  # noqa: PLC0415
+
+    done = run(kind, credential={"authUrl": KEYSTONE})
+    # the inputs the program sends (the credential's own secret output is marked secret by pulumi-openstack:
+    # additional_secret_outputs=["secret"])
+    plain = json.dumps(_plain([r.get("inputs") for r in done.registrations]), default=str)
+    assert "generated-secret-of-" not in plain and "application_credential_secret" not in plain
+    assert "[secret]" in plain
