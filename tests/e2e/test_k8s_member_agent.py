@@ -222,6 +222,15 @@ def test_members_follow_machines_and_a_killed_leader_never_releases_a_hook_early
                         30)
         assert 'ha_endpoint_agent_members{az="az1",state="serving"} 1.0' in text
         assert 'ha_endpoint_agent_hook_wait_seconds_count 1.0' in text
+        # no credential in plain text in the agents' logs: the application credential's secret, the kubeconfig's keys
+        secrets = [yaml.safe_load(credential.clouds_yaml.read_text())["clouds"][scoped_credentials.CLOUD]["auth"][
+            "application_credential_secret"]]
+        kubeconfig = yaml.safe_load(Path(k8s.plan.kubeconfig).read_text())
+        secrets += [value for user in kubeconfig.get("users", []) for key, value in (user.get("user") or {}).items()
+                    if key in ("client-key-data", "token", "password")]
+        for agent in agents:
+            logged = agent.log.read_text()
+            assert not [s for s in secrets if s and s in logged], f"{agent.identity}'s log holds a credential"
     finally:
         for agent in agents:
             agent.stop()
