@@ -213,15 +213,6 @@ def test_members_follow_machines_and_a_killed_leader_never_releases_a_hook_early
         after_kill = time.monotonic() - killed
         print(f"\nhook released {result['released']:.1f} s after the deletion, {after_kill:.1f} s after the leader "
               f"was killed (lease {LEASE} s, drain {DRAIN} s)")
-        assert after_kill <= LEASE + DRAIN + 10 + 5  # take-over, the drain time, 10 s (and the poll of this test)
-        wait_for(lambda: k8s.machine("cp-1") is None, "cp-1 gone", 30)
-        events = json.loads(k8s.kubectl("get", "events", "--field-selector", "involvedObject.name=cp-1", "-o",
-                                        "json"))["items"]
-        assert "HookReleased" in {event["reason"] for event in events}
-        text = wait_for(lambda: 'ha_endpoint_agent_leader 1.0' in (t := standby.metrics()) and t, "standby leads",
-                        30)
-        assert 'ha_endpoint_agent_members{az="az1",state="serving"} 1.0' in text
-        assert 'ha_endpoint_agent_hook_wait_seconds_count 1.0' in text
         # no credential in plain text in the agents' logs: the application credential's secret, the kubeconfig's keys
         secrets = [yaml.safe_load(credential.clouds_yaml.read_text())["clouds"][scoped_credentials.CLOUD]["auth"][
             "application_credential_secret"]]
@@ -231,6 +222,15 @@ def test_members_follow_machines_and_a_killed_leader_never_releases_a_hook_early
         for agent in agents:
             logged = agent.log.read_text()
             assert not [s for s in secrets if s and s in logged], f"{agent.identity}'s log holds a credential"
+        assert after_kill <= LEASE + DRAIN + 10 + 5  # take-over, the drain time, 10 s (and the poll of this test)
+        wait_for(lambda: k8s.machine("cp-1") is None, "cp-1 gone", 30)
+        events = json.loads(k8s.kubectl("get", "events", "--field-selector", "involvedObject.name=cp-1", "-o",
+                                        "json"))["items"]
+        assert "HookReleased" in {event["reason"] for event in events}
+        text = wait_for(lambda: 'ha_endpoint_agent_leader 1.0' in (t := standby.metrics()) and t, "standby leads",
+                        30)
+        assert 'ha_endpoint_agent_members{az="az1",state="serving"} 1.0' in text
+        assert 'ha_endpoint_agent_hook_wait_seconds_count 1.0' in text
     finally:
         for agent in agents:
             agent.stop()
