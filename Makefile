@@ -1,7 +1,7 @@
 # ha-endpoint: the two commands a newcomer needs are `make up` (the dev stack on the local cloud) and `make test`.
 # Each area adds its targets through a fragment in mk/ (engine, localcloud, ...).
 #
-# Public targets are the ones `make help` lists: a target line with a `## ` comment is one (at most 15;
+# Public targets are the ones `make help` lists: a target line with a `## ` comment is one (at most 16;
 # tests/unit/test_make_targets.py counts them). Every other target is a step of those, named with a leading `_`.
 
 SHELL := /bin/bash
@@ -78,6 +78,17 @@ SCALE_MEMBERS ?= 30
 test-scale: _venv _engine-and-localcloud   ## member sets at 30 members per zone rotated under real clients (~30 min; SCALE_MEMBERS=5 ~12 min, in CI)
 	HA_ENDPOINT_TEST_SET_MEMBERS=$(SCALE_MEMBERS) HA_ENDPOINT_RECORD_DURATIONS=0 \
 		$(PY) -m pytest -s -p no:cacheprovider tests/e2e/test_member_sets_engine.py
+
+# The agents' least privilege (issue 52, docs/security.md), alone: their scoped OpenStack credentials on the local
+# cloud (each call allowed or refused, the table `call | expected | seen`), their ServiceAccount on the local API
+# server (`kubectl auth can-i`), the credential's wiring under mocks and the Machines' untrusted input. All of it also
+# runs in make test. -rP prints the tables (the passed tests' output; -s is not seen through xdist).
+SECURITY_TESTS := tests/integration/test_scoped_credentials.py \
+	tests/e2e/test_k8s_member_agent.py::test_the_agents_service_account_may_make_its_calls_and_is_refused_everything_else \
+	tests/unit/kubernetes/test_k8s_credential.py tests/unit/agent/test_agent_machines_properties.py
+.PHONY: test-security
+test-security: _venv _engine-and-localcloud _k8s _capi-crds   ## the agents' least privilege on the local cloud and API server; prints the refusal tables (also in make test)
+	$(PY) -m pytest -n 1 -rP --show-capture=stdout -q -p no:cacheprovider -W ignore::DeprecationWarning $(SECURITY_TESTS)
 
 # The project's own sources and both virtualenvs compiled (`make test` runs it at set-up; 0.6 s when nothing changed):
 # a clone's sources and a virtualenv installed before --compile-bytecode load compiled too. The local cloud's daemons

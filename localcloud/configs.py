@@ -39,6 +39,7 @@ def transport_url(s: dict) -> str:
 
 
 def _authtoken(s: dict) -> dict:
+    """The service user's keystoneauth options (a service calling another one reuses them: _service_auth)."""
     return {
         'www_authenticate_uri': url('keystone'),
         'auth_url': url('keystone'),
@@ -51,6 +52,14 @@ def _authtoken(s: dict) -> dict:
         'region_name': REGION,
         'token_cache_time': 600,
     }
+
+
+def _authtoken_of(s: dict, service_type: str) -> dict:
+    """[keystone_authtoken] of a service API: with its catalog ``service_type``, without which keystonemiddleware
+    refuses every token of an application credential with access rules instead of checking its rules
+    (keystonemiddleware.auth_token.BaseAuthProtocol.validate_allowed_request: "Set service_type in
+    [keystone_authtoken] to allow access rule validation"); the agents' scoped credentials need it (docs/security.md)."""
+    return _authtoken(s) | {'service_type': service_type}
 
 
 POLICY = {'enforce_new_defaults': False, 'enforce_scope': False}
@@ -172,7 +181,7 @@ def neutron(p: Paths, s: dict) -> None:
             'default_availability_zones': '',
         },
         'database': {'connection': db_url(s, 'neutron')},
-        'keystone_authtoken': _authtoken(s),
+        'keystone_authtoken': _authtoken_of(s, 'network'),
         'oslo_concurrency': {'lock_path': ndir / 'lock'},
         'oslo_policy': POLICY,
         'oslo_messaging_notifications': {'driver': 'noop'},
@@ -269,7 +278,7 @@ def octavia(p: Paths, s: dict) -> None:
             'server_certs_key_passphrase': s['server_certs_key'],
         },
         'house_keeping': {'load_balancer_expiry_age': 60},
-        'keystone_authtoken': _authtoken(s),
+        'keystone_authtoken': _authtoken_of(s, 'load-balancer'),
         'service_auth': {k: v for k, v in _authtoken(s).items()
                          if k not in ('www_authenticate_uri', 'token_cache_time', 'region_name')},
         'neutron': {'region_name': REGION, 'endpoint_type': 'public'},
@@ -330,7 +339,7 @@ def designate(p: Paths, s: dict) -> None:
         'service:mdns': {'listen': mdns, 'workers': 1},
         'service:worker': {'workers': 1, **dns_config.WORKER_POLLING},
         'service:producer': {'workers': 1},
-        'keystone_authtoken': _authtoken(s),
+        'keystone_authtoken': _authtoken_of(s, 'dns'),
         'oslo_policy': POLICY,
         'oslo_messaging_notifications': {'driver': 'noop'},
         'oslo_concurrency': {'lock_path': ddir / 'lock'},
@@ -369,7 +378,7 @@ def placement(p: Paths, s: dict) -> None:
         'DEFAULT': {'log_file': p.log('placement-api')},
         'placement_database': {'connection': db_url(s, 'placement')},
         'api': {'auth_strategy': 'keystone'},
-        'keystone_authtoken': _authtoken(s),
+        'keystone_authtoken': _authtoken_of(s, 'placement'),
         'oslo_policy': POLICY,
     }))
 
@@ -393,7 +402,7 @@ def glance(p: Paths, s: dict) -> None:
         'os_glance_staging_store': {'filesystem_store_datadir': gdir / 'staging'},
         'os_glance_tasks_store': {'filesystem_store_datadir': gdir / 'tasks'},
         'paste_deploy': {'flavor': 'keystone', 'config_file': '/etc/glance/glance-api-paste.ini'},
-        'keystone_authtoken': _authtoken(s),
+        'keystone_authtoken': _authtoken_of(s, 'image'),
         'oslo_policy': POLICY,
         'oslo_messaging_notifications': {'driver': 'noop'},
         'oslo_concurrency': {'lock_path': gdir / 'lock'},
@@ -434,7 +443,7 @@ def nova(p: Paths, s: dict) -> None:
         'wsgi': {'api_paste_config': '/etc/nova/api-paste.ini'},
         'conductor': {'workers': 1},
         'scheduler': {'workers': 1},
-        'keystone_authtoken': _authtoken(s),
+        'keystone_authtoken': _authtoken_of(s, 'compute'),
         'placement': _service_auth(s),
         'neutron': _service_auth(s),
         'glance': {'region_name': REGION},

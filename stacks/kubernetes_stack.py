@@ -62,7 +62,9 @@ def build(settings: KubernetesSettings, endpoint: Any, root: str = DEFAULT_ROOT,
     watcher = None
     if settings.watcher is not None:
         spec = settings.watcher.spec(name, ref.stack)
-        watcher = WatcherDeployment(spec.name, ref, pulumi.Output.secret(settings.watcher.clouds_yaml), spec.cloud,
-                                    spec.image, namespace=spec.namespace, options=spec.options,
-                                    resources=spec.resources, root=f"{root}.watcher")
+        clouds_yaml = settings.watcher.clouds_yaml
+        watcher = WatcherDeployment(spec.name, ref, None if clouds_yaml is None else pulumi.Output.secret(clouds_yaml),
+                                    spec.cloud, spec.image, namespace=spec.namespace, options=spec.options,
+                                    resources=spec.resources, root=f"{root}.watcher",
+                                    credential=settings.watcher.credential)
     return KubernetesParts(access, cluster_api, watcher)

@@ -24,8 +24,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ha_endpoint.cloud.access_rules import agent_calls
+from ha_endpoint.kubernetes.credential import AGENT_ROLES
 from localcloud.k8s import cluster, layout
 from localcloud.testing import cloud_cleanup  # noqa: F401  (the fixture)
+from tests import scoped_credentials
 from tests.integration.test_readiness_cloud import build_zone
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]  # the local cloud (shared: no fault injected)
@@ -111,14 +114,17 @@ def free_port() -> int:
 
 
 class Agent:
-    def __init__(self, identity: str, outputs: Path, k8s: Cluster, localcloud, subnets: dict, log: Path):
+    def __init__(self, identity: str, outputs: Path, k8s: Cluster, credential: scoped_credentials.Scoped,
+                 subnets: dict, log: Path):
         self.identity, self.port, self.log = identity, free_port(), log
         argv = [sys.executable, "-m", "ha_endpoint.agent", "--outputs", str(outputs), "--cluster", "prod",
                 "--kubeconfig", str(k8s.plan.kubeconfig), "--drain", str(DRAIN), "--interval", "1",
                 "--lease-seconds", str(LEASE), "--identity", identity, "--port", str(self.port)]
         for az, subnet in subnets.items():
             argv += ["--member-subnet", f"{az}={subnet}"]
-        env = {**os.environ, "OS_CLIENT_CONFIG_FILE": localcloud.clouds_yaml, "OS_CLOUD": "localcloud"}
+        # only its own scoped credential (issue 52): the calls of ha_endpoint.cloud.access_rules.agent_calls
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("OS_")},
+               "OS_CLIENT_CONFIG_FILE": str(credential.clouds_yaml), "OS_CLOUD": scoped_credentials.CLOUD}
         self.process = subprocess.Popen(argv, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env,
                                         start_new_session=True)
 
@@ -162,7 +168,11 @@ def test_members_follow_machines_and_a_killed_leader_never_releases_a_hook_early
     outputs.write_text(json.dumps({"zones": {az: {"loadbalancerId": z.lb_id, "poolIds": {"6443": z.pool_id}}
                                              for az, z in zones.items()}}))
     subnets = {az: seed[f"{az}_subnet_id"] for az in zones}
-    agents = [Agent(name, outputs, k8s, localcloud, subnets, tmp_path / f"{name}.log") for name in ("agent-a",
+    credential = scoped_credentials.make(
+        conn, cloud_cleanup.name("agent"), [call.rule() for call in agent_calls([z.pool_id for z in zones.values()],
+                                                                                 subnets.values())],
+        AGENT_ROLES, tmp_path)
+    agents = [Agent(name, outputs, k8s, credential, subnets, tmp_path / f"{name}.log") for name in ("agent-a",
                                                                                                     "agent-b")]
     try:
         k8s.add_machine("cp-1", "az1", "10.10.1.41")
@@ -203,6 +213,15 @@ def test_members_follow_machines_and_a_killed_leader_never_releases_a_hook_early
         after_kill = time.monotonic() - killed
         print(f"\nhook released {result['released']:.1f} s after the deletion, {after_kill:.1f} s after the leader "
               f"was killed (lease {LEASE} s, drain {DRAIN} s)")
+        # no credential in plain text in the agents' logs: the application credential's secret, the kubeconfig's keys
+        secrets = [yaml.safe_load(credential.clouds_yaml.read_text())["clouds"][scoped_credentials.CLOUD]["auth"][
+            "application_credential_secret"]]
+        kubeconfig = yaml.safe_load(Path(k8s.plan.kubeconfig).read_text())
+        secrets += [value for user in kubeconfig.get("users", []) for key, value in (user.get("user") or {}).items()
+                    if key in ("client-key-data", "token", "password")]
+        for agent in agents:
+            logged = agent.log.read_text()
+            assert not [s for s in secrets if s and s in logged], f"{agent.identity}'s log holds a credential"
         assert after_kill <= LEASE + DRAIN + 10 + 5  # take-over, the drain time, 10 s (and the poll of this test)
         wait_for(lambda: k8s.machine("cp-1") is None, "cp-1 gone", 30)
         events = json.loads(k8s.kubectl("get", "events", "--field-selector", "involvedObject.name=cp-1", "-o",
@@ -215,6 +234,7 @@ def test_members_follow_machines_and_a_killed_leader_never_releases_a_hook_early
     finally:
         for agent in agents:
             agent.stop()
+        scoped_credentials.delete(conn, credential)
         for agent in agents:
             print(f"--- {agent.identity}\n{agent.log.read_text()[-3000:]}")
 

@@ -37,6 +37,7 @@ from .agent_deployment import AgentDeployment
 from .agent_manifests import AgentOptions
 from .access import ClusterAccess, Credentials, KubeconfigError
 from .cluster_api import ClusterApi
+from .credential import CredentialSettings
 from .endpoint_ref import EndpointRef, NodeSubnet, NotPublished
 from .guard import ControlPlaneEndpointGuard
 from .kubeconfig import render_kubeconfig, server_url
@@ -47,7 +48,7 @@ from .watcher_manifests import WatchOptions
 
 __all__ = [
     "AgentDeployment", "AgentOptions", "ClusterAccess", "ClusterApi", "ClusterApiSettings", "ControlPlaneEndpointGuard", "ControlPlaneRefSettings",
-    "Credentials", "CredentialsSettings", "EndpointRef", "IdentityRefSettings", "KubeconfigError",
+    "CredentialSettings", "Credentials", "CredentialsSettings", "EndpointRef", "IdentityRefSettings", "KubeconfigError",
     "KubernetesSettings", "NodeSubnet", "NotPublished", "WatchOptions", "WatcherDeployment", "WatcherSettings",
     "load_kubernetes_settings", "render_kubeconfig", "server_url",
 ]

@@ -21,9 +21,11 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from ..agent.machines import MachineSource
+from ..cloud.access_rules import agent_calls, zones_objects
 from ..core.errors import ConfigError, Problem
 from .agent_manifests import (DEFAULT_RESOURCES, AgentOptions, AgentSpec, deployment_manifest, role_binding_manifest,
                               role_manifest, secret_manifest, service_account_manifest, spec_problems)
+from .credential import AGENT_ROLES, ScopedCredential, credential_problems
 from .endpoint_ref import EndpointRef
 from .watcher_manifests import clouds_problems
 
@@ -39,12 +41,19 @@ def agent_outputs(zones: Mapping[str, Any]) -> dict[str, Any]:
 class AgentDeployment(pulumi.ComponentResource):
     """The member agent of ``endpoint`` (an HaEndpoint or an :class:`EndpointRef`) for the control-plane Machines of
     Cluster API cluster ``cluster`` in ``namespace``. Bad input raises :class:`~ha_endpoint.ConfigError` naming the
-    argument before anything is registered."""
+    argument before anything is registered.
 
-    def __init__(self, name: str, endpoint: Union[EndpointRef, Any], cluster: str, clouds_yaml: pulumi.Input[str],
-                 cloud: str, image: str, namespace: str = "default", address_type: str = "InternalIP",
-                 options: Optional[AgentOptions] = None, resources: Optional[Mapping[str, Mapping[str, str]]] = None,
-                 opts: Optional[pulumi.ResourceOptions] = None, root: Optional[str] = None):
+    Its OpenStack credentials: ``credential`` (:class:`~ha_endpoint.kubernetes.CredentialSettings`, or a mapping of
+    its keys) makes the agent its own application credential, allowed exactly the agent's calls on this endpoint's
+    pools (docs/security.md); or ``clouds_yaml`` (a secret Input, a clouds.yaml) gives it credentials made
+    elsewhere. One of the two."""
+
+    def __init__(self, name: str, endpoint: Union[EndpointRef, Any], cluster: str,
+                 clouds_yaml: Optional[pulumi.Input[str]], cloud: str, image: str, namespace: str = "default",
+                 address_type: str = "InternalIP", options: Optional[AgentOptions] = None,
+                 resources: Optional[Mapping[str, Mapping[str, str]]] = None,
+                 opts: Optional[pulumi.ResourceOptions] = None, root: Optional[str] = None,
+                 credential: Optional[Any] = None):
         root = root or f"AgentDeployment({name!r})"
         ref = endpoint if isinstance(endpoint, EndpointRef) else EndpointRef.of(endpoint, root)
         problems: list[Problem] = []
@@ -58,6 +67,8 @@ class AgentDeployment(pulumi.ComponentResource):
         if ref.zones is None:
             problems.append(Problem(root, "the endpoint gives no zones; use EndpointRef.of(<HaEndpoint>) or "
                                           "EndpointRef.from_stack_reference(<StackReference>)"))
+        settings, found = credential_problems(clouds_yaml, credential, root)
+        problems += found
         if isinstance(clouds_yaml, str):
             problems += clouds_problems(clouds_yaml, cloud, f"{root}.clouds_yaml")
         if problems:
@@ -74,6 +85,15 @@ class AgentDeployment(pulumi.ComponentResource):
                                                     opts=child)
         outputs_json = pulumi.Output.from_input(ref.zones).apply(
             lambda zones: json.dumps(agent_outputs(zones), indent=2, sort_keys=True))
+        self.credential: Optional[ScopedCredential] = None
+        if settings is not None:
+            subnets = [subnet for _, subnet in spec.options.member_subnet]
+            calls = pulumi.Output.from_input(ref.zones).apply(
+                lambda zones: agent_calls(zones_objects(zones)[1], subnets))
+            self.credential = ScopedCredential(
+                f"{name}-credential", f"{ref.stack or 'ha-endpoint'}-{name}".replace("/", "-"), cloud, settings,
+                AGENT_ROLES, calls, self, f"ha-endpoint member agent {namespace}/{name}: its pools' members only")
+            clouds_yaml = self.credential.clouds_yaml
         secret = secret_manifest(spec, pulumi.Output.secret(clouds_yaml), outputs_json)
         self.secret = k8s.core.v1.Secret(f"{name}-config", metadata=secret["metadata"], type=secret["type"],
                                          string_data=secret["stringData"], opts=child)

@@ -53,6 +53,9 @@ class EndpointRef:
     zones: Optional[pulumi.Input[dict]] = None
     """The endpoint's ``zones`` output (per AZ: loadbalancerId, poolIds, floatingIp, vipAddress, ...): what the DNS
     watcher polls; None when unknown."""
+    record_id: Optional[pulumi.Input[str]] = None
+    """The id of the endpoint's A record, ``<DNS zone id>/<recordset id>`` (what the DNS watcher writes; its scoped
+    credential is pinned to it); None when unknown (a StackReference)."""
     stack: Optional[str] = None
     """``<project>/<stack>`` of the endpoint (the identity its objects carry); None when unknown (a StackReference
     does not say it as a plain value)."""
@@ -85,6 +88,7 @@ class EndpointRef:
             floating_network_id=plan.floating_network_id,
             internal=plan.floating_network_id is None,
             zones=endpoint.zones,
+            record_id=endpoint.records.id,
             stack=f"{plan.identity.project}/{plan.identity.stack}",
         )
 

@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 
 from ..core.errors import ConfigError, Problem
 from ..core.messages import problems_from_pydantic  # the one pydantic -> Problem translation
+from .credential import CredentialSettings, credential_problems
 from .kubeconfig import CERTIFICATE_LABELS, KEY_LABELS, CredentialError, pem_data, pick_api_port
 from .manifests import CONTROL_PLANE_GROUP, not_a_k8s_name
 from .watcher_manifests import DEFAULT_RESOURCES, WatcherSpec, WatchOptions, clouds_problems, spec_problems
@@ -148,10 +149,14 @@ class WatcherSettings(_Settings):
     image: str
     """The container image: Python 3.11 or later on its PATH, with this package installed (pip install
     ha-endpoint); there is no published image."""
-    clouds_yaml: str
-    """The watcher's OpenStack credentials: the content of a clouds.yaml (store it encrypted)."""
+    credential: Optional[CredentialSettings] = None
+    """The watcher's own application credential, made by the stack and allowed only the watcher's calls on this
+    endpoint (docs/security.md); instead of cloudsYaml."""
+    clouds_yaml: Optional[str] = None
+    """The watcher's OpenStack credentials made elsewhere: the content of a clouds.yaml (store it encrypted); instead
+    of credential."""
     cloud: str
-    """The clouds.yaml entry to use (OS_CLOUD)."""
+    """The clouds.yaml entry to use (OS_CLOUD); with credential, the name of the entry written."""
     region: Optional[str] = None
     """The OpenStack region, overriding the entry's."""
     name: Optional[str] = None
@@ -269,6 +274,9 @@ def _plain_text(path: str, file: str) -> Problem:
 
 def _check_watcher(watcher: WatcherSettings, endpoint: Any, path: str, encrypted: bool) -> list[Problem]:
     problems = spec_problems(watcher.spec(endpoint.name, "<this stack>"), path, to_camel)
+    problems += credential_problems(watcher.clouds_yaml, watcher.credential, path, snake=False)[1]
+    if watcher.clouds_yaml is None:
+        return problems
     problems += clouds_problems(watcher.clouds_yaml, watcher.cloud, f"{path}.cloudsYaml")
     if not encrypted:
         problems.append(_plain_text(f"{path}.cloudsYaml", "clouds.yaml"))

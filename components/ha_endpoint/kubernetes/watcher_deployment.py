@@ -18,8 +18,10 @@ from typing import Any, Mapping, Optional, Union
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..cloud.access_rules import split_record_id, watcher_calls, zones_objects
 from ..core.errors import ConfigError, Problem
 from ..watch.inputs import watched_outputs
+from .credential import WATCHER_ROLES, CredentialSettings, ScopedCredential, credential_problems
 from .endpoint_ref import EndpointRef
 from .watcher_manifests import (DEFAULT_RESOURCES, WatcherSpec, WatchOptions, clouds_problems, deployment_manifest,
                                 project_stack, secret_manifest, spec_problems, stack_problems)
@@ -48,9 +50,12 @@ class WatcherDeployment(pulumi.ComponentResource):
     old pod may still run there; deploy it to a cluster that does not depend on this endpoint (a management cluster),
     where a lost AZ does not take the watcher with it.
 
-    - ``clouds_yaml`` (a secret Input: the content of a clouds.yaml) and ``cloud`` (its entry, ``OS_CLOUD``; and
-      ``options.region``) are the watcher's OpenStack credentials. The file must be self-contained: a ``cacert``
-      path would have to exist in the image.
+    - ``credential`` (:class:`~ha_endpoint.kubernetes.CredentialSettings` or a mapping of its keys) makes the watcher
+      its own application credential, allowed exactly its calls on this endpoint's load balancers, pools and record
+      (docs/security.md), written as entry ``cloud`` of its clouds.yaml; or ``clouds_yaml`` (a secret Input: the
+      content of a clouds.yaml) and ``cloud`` (its entry, ``OS_CLOUD``; and ``options.region``) give it credentials
+      made elsewhere (one of the two). The file must be self-contained: a ``cacert`` path would have to exist in the
+      image.
     - ``image``: there is no published image; any image with Python 3.11 or later on its PATH and this package
       installed (``pip install ha-endpoint``: the watcher needs neither pulumi-kubernetes nor write access to its
       filesystem) runs it, as user 65532.
@@ -66,15 +71,18 @@ class WatcherDeployment(pulumi.ComponentResource):
     is registered. Outputs: ``secret`` and ``deployment`` (the resources), ``stack``.
     """
 
-    def __init__(self, name: str, endpoint: Union[EndpointRef, Any], clouds_yaml: pulumi.Input[str], cloud: str,
-                 image: str, namespace: str = "default", stack: Optional[str] = None,
+    def __init__(self, name: str, endpoint: Union[EndpointRef, Any], clouds_yaml: Optional[pulumi.Input[str]],
+                 cloud: str, image: str, namespace: str = "default", stack: Optional[str] = None,
                  options: Optional[WatchOptions] = None, resources: Optional[Mapping[str, Mapping[str, str]]] = None,
-                 opts: Optional[pulumi.ResourceOptions] = None, root: Optional[str] = None):
+                 opts: Optional[pulumi.ResourceOptions] = None, root: Optional[str] = None,
+                 credential: Optional[Any] = None):
         root = root or f"WatcherDeployment({name!r})"
         ref = endpoint if isinstance(endpoint, EndpointRef) else EndpointRef.of(endpoint, root)
         spec = WatcherSpec(name, namespace, image, project_stack(stack or ref.stack or ""), cloud,
                            options or WatchOptions(), dict(resources or DEFAULT_RESOURCES))
         problems = _problems(spec, ref, stack, clouds_yaml, root)
+        settings, found = credential_problems(clouds_yaml, credential, root)
+        problems += found
         if problems:
             raise ConfigError(problems)
         super().__init__(WATCHER_DEPLOYMENT_TYPE, name, {"namespace": namespace, "stack": spec.stack}, opts)
@@ -82,7 +90,9 @@ class WatcherDeployment(pulumi.ComponentResource):
         # Waits for the record (ref.published): before it exists, the watcher would find nothing to watch.
         outputs_json = pulumi.Output.all(ref.fqdn, ref.zones, ref.published).apply(
             lambda values: json.dumps(watched_outputs(values[0], values[1]), indent=2, sort_keys=True))
-        secret = secret_manifest(spec, pulumi.Output.secret(clouds_yaml), outputs_json)
+        self.credential = _scoped(name, spec, ref, settings, self) if settings is not None else None
+        clouds = self.credential.clouds_yaml if self.credential is not None else pulumi.Output.secret(clouds_yaml)
+        secret = secret_manifest(spec, clouds, outputs_json)
         self.secret = k8s.core.v1.Secret(secret_name(name), metadata=secret["metadata"], type=secret["type"],
                                          string_data=secret["stringData"],
                                          opts=pulumi.ResourceOptions(parent=self))
@@ -92,6 +102,15 @@ class WatcherDeployment(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True))
         self.stack = spec.stack
         self.register_outputs({"deployment": f"{namespace}/{name}", "stack": spec.stack})
+
+
+def _scoped(name: str, spec: WatcherSpec, ref: EndpointRef, settings: CredentialSettings, parent: pulumi.Resource
+            ) -> ScopedCredential:
+    """The watcher's own application credential: its load balancers and pools, its DNS zone and record."""
+    calls = pulumi.Output.all(ref.zones, ref.record_id).apply(
+        lambda values: watcher_calls(*zones_objects(values[0]), *split_record_id(values[1])))
+    return ScopedCredential(f"{name}-credential", f"{spec.stack}-{name}".replace("/", "-"), spec.cloud, settings,
+                            WATCHER_ROLES, calls, parent, f"ha-endpoint DNS watcher {spec.namespace}/{name}: its record only")
 
 
 def _problems(spec: WatcherSpec, ref: EndpointRef, stack: Optional[str], clouds_yaml: Any, root: str
