@@ -15,6 +15,7 @@ from pathlib import Path
 from . import configs, ports, procs, seed, services
 from .dataplane import config as dataplane, ovn
 from .rest import Client
+from .swift import config as swift_config, server as swift_server
 from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, RPC_QUEUES, Paths, cache_dir,
                        load_secrets, scrub_logs)
 
@@ -365,6 +366,16 @@ class Up:
             self.run('nova', self.nova_manage() + ['cell_v2', 'discover_hosts'])
             say(f'mapped compute hosts {sorted(hosts - mapped)} to cell1 in {time.monotonic() - t:.1f}s')
 
+    def object_storage(self) -> None:
+        """Swift: the rings (built again when the servers' ports change), the account, container and object servers,
+        then the proxy (it authenticates through Keystone only per request)."""
+        self.once(f'swift-rings-{swift_config.ring_key()}', lambda: swift_config.build_rings(self.p))
+        for name in swift_server.SERVICES:
+            self.ensure(name)
+        for name in swift_server.SERVICES:
+            self.wait_ready(name)
+        say('object storage ready')
+
     def wait_queues(self, names: list, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while True:
@@ -389,7 +400,8 @@ class Up:
         if errors:
             raise errors[0]
         errors = parallel([threading.Thread(target=f) for f in
-                           (self.keystone, self.neutron, self.octavia, self.designate, self.compute)])
+                           (self.keystone, self.neutron, self.octavia, self.designate, self.compute,
+                            self.object_storage)])
         if errors:
             raise errors[0]
         missing = missing_queues(self.s, list(RPC_QUEUES))
@@ -399,6 +411,8 @@ class Up:
         t = time.monotonic()
         out = seed.cloud(self.p, self.s)
         say(f'seeded in {time.monotonic() - t:.1f}s (project {out["project_id"]})')
+        swift_server.ensure_bucket(self.p, self.s)
+        say(f'state bucket {swift_config.BUCKET} ready: {swift_server.backend_env(self.p)}')
         if dataplane.enabled(self.p):
             self.ensure('dataplane-members')
 
