@@ -20,17 +20,24 @@ case "${STATE:-file}" in
   swift)
     if [ -z "${HA_ENDPOINT_S3_ENDPOINT:-}" ]; then
       _ha_s3=${HA_ENDPOINT_STATE:-$HA_ENDPOINT_CACHE/localcloud}/state-backend.env
-      if [ -f "$_ha_s3" ]; then . "$_ha_s3"
-      else echo "scripts/env.sh: STATE=swift needs HA_ENDPOINT_S3_ENDPOINT (and _BUCKET, AWS_ACCESS_KEY_ID," \
-        "AWS_SECRET_ACCESS_KEY), or the local cloud's $_ha_s3: run \`make localcloud\` (docs/team-state.md)" >&2
+      if [ ! -f "$_ha_s3" ]; then
+        echo "scripts/env.sh: STATE=swift needs HA_ENDPOINT_S3_ENDPOINT (and _BUCKET, _REGION, AWS_ACCESS_KEY_ID," \
+          "AWS_SECRET_ACCESS_KEY), or the local cloud's $_ha_s3: run \`make localcloud\` (docs/team-state.md)" >&2
+        unset _ha_s3 _ha_root
+        return 2 2>/dev/null || exit 2
       fi
+      . "$_ha_s3"
       unset _ha_s3
     fi
     export AWS_ACCESS_KEY_ID="${AWS_ACCESS_KEY_ID:-}" AWS_SECRET_ACCESS_KEY="${AWS_SECRET_ACCESS_KEY:-}"
-    export PULUMI_BACKEND_URL="s3://${HA_ENDPOINT_S3_BUCKET:-pulumi-state}?endpoint=${HA_ENDPOINT_S3_ENDPOINT:-}&region=${HA_ENDPOINT_S3_REGION:-RegionOne}&use_path_style=true"
+    # path style (the bucket in the path: Swift's s3api serves no bucket host names here); checksums only where S3
+    # requires them (Swift 2.30 sends none: the SDK warned "Response has no supported checksum" on every read)
+    export PULUMI_BACKEND_URL="s3://${HA_ENDPOINT_S3_BUCKET:-pulumi-state}?endpoint=${HA_ENDPOINT_S3_ENDPOINT:-}&region=${HA_ENDPOINT_S3_REGION:-RegionOne}&use_path_style=true&response_checksum_validation=when_required"
     ;;
   *) echo "scripts/env.sh: STATE=${STATE} is not a state backend: use STATE=file (a folder here) or STATE=swift" \
-       "(the shared bucket, docs/team-state.md)" >&2 ;;
+       "(the shared bucket, docs/team-state.md)" >&2
+     unset _ha_root
+     return 2 2>/dev/null || exit 2 ;;
 esac
 # Secrets: no passphrase is set here. scripts/stack.sh gives the dev stack (a local cloud, nothing secret) its
 # well-known one; any other stack needs PULUMI_CONFIG_PASSPHRASE(_FILE) or a secrets provider of its own.
