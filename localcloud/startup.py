@@ -16,8 +16,8 @@ from . import configs, ports, procs, seed, services
 from .dataplane import config as dataplane, ovn
 from .rest import Client
 from .swift import config as swift_config, server as swift_server
-from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, RPC_QUEUES, Paths, cache_dir,
-                       load_secrets, scrub_logs)
+from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, REPO, RPC_QUEUES, SYSTEM_PYTHON, Paths,
+                       cache_dir, load_secrets, scrub_logs)
 
 T0 = time.monotonic()
 SCHEMA_CACHE = cache_dir() / 'localcloud-schema'
@@ -369,7 +369,8 @@ class Up:
     def object_storage(self) -> None:
         """Swift: the rings (built again when the servers' ports change), the account, container and object servers,
         then the proxy (it authenticates through Keystone only per request)."""
-        self.once(f'swift-rings-{swift_config.ring_key()}', lambda: swift_config.build_rings(self.p))
+        self.once(f'swift-rings-{swift_config.ring_key()}', lambda: self.run('swift-rings', [
+            SYSTEM_PYTHON, '-m', 'localcloud.swift.config'], env={**os.environ, 'PYTHONPATH': str(REPO)}))
         for name in swift_server.SERVICES:
             self.ensure(name)
         for name in swift_server.SERVICES:

@@ -92,8 +92,9 @@ def write(p: Paths, s: dict) -> None:
 
 def build_rings(p: Paths) -> None:
     """The three rings (``<ring>.ring.gz`` and its builder): 2^6 partitions, one replica, one device on this
-    server's port. Swift's own RingBuilder in this process (swift-ring-builder's nine runs took minutes on a loaded
-    machine, most of it importing Swift each time)."""
+    server's port. Swift's own RingBuilder, in a process of its own (``python3 -m localcloud.swift.config``):
+    swift-ring-builder's nine runs took minutes on a loaded machine, most of it importing Swift each time, and Swift
+    imported into `up`'s threads (eventlet) left its main thread waiting forever on a lock."""
     from swift.common.ring import RingBuilder
     for ring, service in RINGS.items():
         builder = RingBuilder(6, 1, 1)
@@ -102,3 +103,7 @@ def build_rings(p: Paths) -> None:
         builder.rebalance()
         builder.get_ring().save(str(swift_dir(p) / f'{ring}.ring.gz'))
         builder.save(str(swift_dir(p) / f'{ring}.builder'))
+
+
+if __name__ == '__main__':
+    build_rings(Paths())
