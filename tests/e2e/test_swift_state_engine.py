@@ -18,22 +18,22 @@ state records (none lost, none orphaned).
 
 from __future__ import annotations
 
-import json
 import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
+import yaml
 
 from localcloud.swift import server as swift_server
-from localcloud.testing import eventually
+from localcloud.testing import Cleanup, eventually
 from tests.e2e.pulumi_cli import REPO, PulumiStack
 
 # Swift's proxy is stopped in test 3: every S3 request of the cloud fails meanwhile.
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
 
 LOCK_MESSAGE = "the stack is currently locked by 1 lock(s)"
-PAUSE = 12  # seconds between the two security groups: the window in which each test acts
+PAUSE = 10  # seconds between the two security groups: the window in which each test acts
 
 PROGRAM = '''
 import time
@@ -72,6 +72,15 @@ def swift_environment(pulumi_environment: dict[str, str], state: Path) -> tuple[
 
 
 @pytest.fixture()
+def cloud_cleanup(localcloud):
+    """A name prefix of this test's own; whatever carries it is deleted from the cloud afterwards."""
+    cleanup = Cleanup(localcloud)
+    yield cleanup
+    leftovers = cleanup.run()
+    assert not leftovers, leftovers
+
+
+@pytest.fixture()
 def stack(localcloud, pulumi_environment, cloud_cleanup, tmp_path):
     """A stack of the program in the shared bucket, its project and stack named for this test only; destroyed and
     removed from the bucket afterwards."""
@@ -79,13 +88,20 @@ def stack(localcloud, pulumi_environment, cloud_cleanup, tmp_path):
     environment, url = swift_environment(pulumi_environment, localcloud.paths.root)
     name = f"swift-{uuid.uuid4().hex[:6]}"
     instance = PulumiStack.program(tmp_path / "program", f"state-{name}", name, PROGRAM, environment, backend_url=url)
-    instance.run("config", "set", "prefix", cloud_cleanup.name("sg"))
-    instance.run("config", "set", "openstack:cloud", "localcloud")
+    configure(instance, cloud_cleanup.name("sg"), PAUSE)
     yield instance
+    # the groups go with the test's prefix (cloud_cleanup): the stack leaves the bucket without a destroy
     localcloud.faults.clear_swift()
     instance.run("cancel", "--yes", check=False)
-    instance.destroy(check=False)
     instance.run("stack", "rm", "--yes", "--force", check=False)
+
+
+def configure(stack: PulumiStack, prefix: str, pause: float) -> None:
+    """The stack's settings, written into its file (its passphrase salt kept): no CLI run for each."""
+    settings = yaml.safe_load(stack.config_file.read_text()) or {}
+    project = yaml.safe_load((stack.workdir / "Pulumi.yaml").read_text())["name"]
+    settings["config"] = {"openstack:cloud": "localcloud", f"{project}:prefix": prefix, f"{project}:pause": str(pause)}
+    stack.config_file.write_text(yaml.safe_dump(settings))
 
 
 def recorded_groups(stack: PulumiStack) -> set[str]:
@@ -98,6 +114,18 @@ def recorded_groups(stack: PulumiStack) -> set[str]:
 def assert_state_matches_cloud(stack: PulumiStack, cloud, prefix: str) -> None:
     in_cloud = sorted(g.name for g in cloud.network.security_groups() if g.name.startswith(prefix))
     assert sorted(recorded_groups(stack)) == in_cloud, ("the state and the cloud differ", in_cloud)
+
+
+def assert_nothing_lost(stack: PulumiStack, cloud, prefix: str) -> None:
+    """After an interrupted update: the state parses, and every group of the stack in the cloud is in it, recorded or
+    as a pending creation (the interruption came between the cloud's answer and the state's write): recovery rolls
+    those back."""
+    deployment = stack.export()["deployment"]
+    known = {r["outputs"]["name"] for r in deployment.get("resources", [])
+             if r["type"] == "openstack:networking/secGroup:SecGroup"}
+    known |= {op["resource"]["inputs"].get("name") for op in deployment.get("pending_operations") or []}
+    in_cloud = {g.name for g in cloud.network.security_groups() if g.name.startswith(prefix)}
+    assert in_cloud <= known, ("in the cloud but not in the state", in_cloud - known, deployment)
 
 
 def spawn_up(stack: PulumiStack, log: Path):
@@ -118,7 +146,6 @@ def recover(stack: PulumiStack) -> subprocess.CompletedProcess:
 
 def test_a_second_up_of_the_stack_is_refused_while_the_first_runs(stack, cloud, cloud_cleanup, tmp_path):
     prefix = cloud_cleanup.name("sg")
-    stack.run("config", "set", "pause", str(PAUSE))
     first = spawn_up(stack, tmp_path / "first.log")
     first_created(cloud, prefix)
     second = stack.up(policy=False, check=False)
@@ -131,17 +158,16 @@ def test_a_second_up_of_the_stack_is_refused_while_the_first_runs(stack, cloud, 
 
 def test_a_killed_update_leaves_a_lock_that_recovery_clears(stack, cloud, cloud_cleanup, tmp_path):
     prefix = cloud_cleanup.name("sg")
-    stack.run("config", "set", "pause", str(PAUSE))
     killed = spawn_up(stack, tmp_path / "killed.log")
     first_created(cloud, prefix)
     PulumiStack.kill(killed)
     refused = stack.up(policy=False, check=False)
     assert refused.returncode != 0 and LOCK_MESSAGE in refused.output, refused.output[-2000:]
-    assert_state_matches_cloud(stack, cloud, prefix)  # the first group, recorded before the kill
+    assert_nothing_lost(stack, cloud, prefix)
     recovered = recover(stack)
     assert recovered.returncode == 0, recovered.stdout + recovered.stderr
     assert "1 stale lock(s) removed" in recovered.stdout, recovered.stdout
-    stack.run("config", "set", "pause", "0")
+    configure(stack, prefix, 0)
     stack.up(policy=False)
     assert recorded_groups(stack) == {f"{prefix}-first", f"{prefix}-second"}
     assert_state_matches_cloud(stack, cloud, prefix)
@@ -150,7 +176,6 @@ def test_a_killed_update_leaves_a_lock_that_recovery_clears(stack, cloud, cloud_
 def test_object_storage_stopped_mid_update_fails_it_clearly_and_loses_nothing(stack, cloud, cloud_cleanup, localcloud,
                                                                              tmp_path):
     prefix = cloud_cleanup.name("sg")
-    stack.run("config", "set", "pause", str(PAUSE))
     log = tmp_path / "faulted.log"
     faulted = spawn_up(stack, log)
     first_created(cloud, prefix)
@@ -162,10 +187,10 @@ def test_object_storage_stopped_mid_update_fails_it_clearly_and_loses_nothing(st
     output = log.read_text()
     endpoint = swift_server.read_env(localcloud.paths)["HA_ENDPOINT_S3_ENDPOINT"].split("//")[1]
     assert endpoint in output and "connection refused" in output, output[-3000:]
-    json.loads(stack.run("stack", "export").stdout)  # the state parses
+    assert_nothing_lost(stack, cloud, prefix)
     recovered = recover(stack)
     assert recovered.returncode == 0, recovered.stdout + recovered.stderr
-    stack.run("config", "set", "pause", "0")
+    configure(stack, prefix, 0)
     stack.up(policy=False)
     assert recorded_groups(stack) == {f"{prefix}-first", f"{prefix}-second"}
     assert_state_matches_cloud(stack, cloud, prefix)
