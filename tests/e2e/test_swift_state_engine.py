@@ -82,15 +82,14 @@ def cloud_cleanup(localcloud):
 
 @pytest.fixture()
 def stack(localcloud, pulumi_environment, cloud_cleanup, tmp_path):
-    """A stack of the program in the shared bucket, its project and stack named for this test only; destroyed and
-    removed from the bucket afterwards."""
+    """A stack of the program in the shared bucket, its project and stack named for this test only; removed from the
+    bucket afterwards (its groups are deleted by their prefix, cloud_cleanup)."""
     assert swift_server.read_env(localcloud.paths), "the cloud wrote no state-backend.env: run localcloud/up"
     environment, url = swift_environment(pulumi_environment, localcloud.paths.root)
     name = f"swift-{uuid.uuid4().hex[:6]}"
     instance = PulumiStack.program(tmp_path / "program", f"state-{name}", name, PROGRAM, environment, backend_url=url)
     configure(instance, cloud_cleanup.name("sg"), PAUSE)
     yield instance
-    # the groups go with the test's prefix (cloud_cleanup): the stack leaves the bucket without a destroy
     localcloud.faults.clear_swift()
     instance.run("cancel", "--yes", check=False)
     instance.run("stack", "rm", "--yes", "--force", check=False)
