@@ -114,7 +114,10 @@ if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
       octavia-api octavia-worker octavia-health-manager octavia-housekeeping designate-api designate-central \
       designate-worker designate-producer designate-mdns glance-api placement-api nova-api nova-conductor \
       nova-scheduler openvswitch-switch ovn-central ovn-host ovn-northd ovn-controller named \
-      swift-proxy swift-account swift-container swift-object; do
+      swift-proxy swift-account swift-container swift-object swift-account-auditor swift-account-reaper \
+      swift-account-replicator swift-container-auditor swift-container-reconciler swift-container-replicator \
+      swift-container-sharder swift-container-sync swift-container-updater swift-object-auditor \
+      swift-object-reconstructor swift-object-replicator swift-object-updater; do
     $SUDO systemctl disable --now "$unit" >/dev/null 2>&1 || true
   done
 fi
