@@ -142,7 +142,9 @@ def keystone(p: Paths, s: dict) -> None:
         'token': {'provider': 'fernet', 'expiration': 43200},
         'fernet_tokens': {'key_repository': kdir / 'fernet-keys'},
         'fernet_receipts': {'key_repository': kdir / 'fernet-receipts'},
-        'credential': {'key_repository': kdir / 'credential-keys'},
+        # not cached: Keystone's credential manager decrypts the cached dict in place (dogpile's memory backend hands
+        # out the same object), so every EC2 check after the first failed with KeyError 'encrypted_blob' (S3 API: 500)
+        'credential': {'key_repository': kdir / 'credential-keys', 'caching': False},
         'identity': {'password_hash_rounds': 4},
         'cache': {'enabled': True, 'backend': 'dogpile.cache.memory'},
         'oslo_policy': POLICY,
@@ -483,6 +485,7 @@ def nova(p: Paths, s: dict) -> None:
 
 def write_all(p: Paths, s: dict) -> None:
     from .dns import config as dns_config
+    from .swift import config as swift_config
     p.makedirs()
     dataplane.remember(p)
     (p.root / 'port-offset').write_text(f'{PORT_OFFSET}\n')
@@ -496,3 +499,4 @@ def write_all(p: Paths, s: dict) -> None:
     placement(p, s)
     glance(p, s)
     nova(p, s)
+    swift_config.write(p, s)

@@ -9,6 +9,7 @@ import time
 from . import procs, services
 from .dataplane import config as dataplane, ovn
 from .dns import server as dns_server
+from .swift import server as swift_server
 from .settings import PORT_OFFSET, Paths
 from .startup import Up, parallel, say
 
@@ -168,6 +169,7 @@ def status_rows(p: Paths) -> list:
 STATUS_SECTIONS = {
     'dns': dns_server.status,   # where clients ask: {"host": "127.0.0.1", "port": N}
     'dataplane': dataplane.mode,
+    'object_storage': swift_server.status,   # the S3 API, the state bucket, state-backend.env
 }
 
 

@@ -15,7 +15,8 @@ writes a provisioning_status straight into the Octavia database (the only way to
 Whole services (localcloud.service_faults): keystone-restart stops Keystone by its PID file and
 starts it again (nothing can authenticate meanwhile); octavia-api-unavailable makes the Octavia
 API answer 503 (or another 5xx) to every request for a number of seconds. The DNS server
-(localcloud.dns.faults): dns-stop / dns-start stop named and start it again.
+(localcloud.dns.faults): dns-stop / dns-start stop named and start it again. Object storage
+(localcloud.swift.faults): swift-proxy-stop / swift-proxy-start stop Swift's proxy and start it again.
 """
 import argparse
 import contextlib
@@ -31,13 +32,14 @@ from .dataplane.faults import DataPlaneFaults
 from .dns.faults import DnsFaults
 from .service_faults import ServiceFaults
 from .settings import DB_ADMIN, Paths
+from .swift.faults import SwiftFaults
 
 MEMBER_FAULTS = ('DOWN', 'DRAIN', 'MAINT')
 TABLES = {'member': 'member', 'pool': 'pool', 'listener': 'listener', 'health_monitor': 'health_monitor',
           'load_balancer': 'load_balancer', 'l7policy': 'l7policy', 'l7rule': 'l7rule'}
 
 
-class Faults(ServiceFaults, DataPlaneFaults, DnsFaults):
+class Faults(ServiceFaults, DataPlaneFaults, DnsFaults, SwiftFaults):
     def __init__(self, state: str | os.PathLike | None = None):
         self.paths = Paths(state)
 
@@ -106,6 +108,7 @@ class Faults(ServiceFaults, DataPlaneFaults, DnsFaults):
         self.clear_services()
         self.data_plane_clear()
         self.clear_dns()
+        self.clear_swift()
 
     # -- the Octavia worker ----------------------------------------------------------------------
     def _worker_pids(self) -> list[int]:
@@ -198,7 +201,10 @@ def main(argv=None) -> int:
                        ('keystone-start', 'start Keystone again as `up` does and wait until it answers'),
                        ('octavia-api-available', 'end an Octavia API fault now'),
                        ('dns-stop', 'stop named, the DNS server (by its PID file): nothing is answered'),
-                       ('dns-start', 'start named again as `up` does and wait until it listens')):
+                       ('dns-start', 'start named again as `up` does and wait until it listens'),
+                       ('swift-proxy-stop', 'stop Swift\'s proxy (by its PID file): object storage and its S3 API '
+                                            'refuse every request'),
+                       ('swift-proxy-start', 'start Swift\'s proxy again as `up` does and wait until it answers')):
         sub.add_parser(name, help=text)
     kr = sub.add_parser('keystone-restart', help='stop Keystone, keep it down --down seconds, start it, wait')
     kr.add_argument('--down', type=float, default=0.0, metavar='SECONDS')
@@ -260,8 +266,12 @@ def main(argv=None) -> int:
         print(json.dumps({'stopped_pid': f.dns_stop()}))
     elif c == 'dns-start':
         print(json.dumps({'pid': f.dns_start()}))
+    elif c == 'swift-proxy-stop':
+        print(json.dumps({'stopped_pid': f.swift_proxy_stop()}))
+    elif c == 'swift-proxy-start':
+        print(json.dumps({'pid': f.swift_proxy_start()}))
     if c not in ('force-error', 'force-status', 'keystone-stop', 'keystone-start', 'keystone-restart', 'dns-stop',
-                 'dns-start'):
+                 'dns-start', 'swift-proxy-stop', 'swift-proxy-start'):
         print(json.dumps({**f.read(), 'worker_frozen': _safe(f.worker_frozen), **f.services_state()},
                          sort_keys=True))
     return 0

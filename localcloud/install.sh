@@ -10,12 +10,15 @@ PKGS=(keystone neutron-server
       rabbitmq-server mariadb-server python3-pymysql python3-bcrypt python3-amqp uwsgi-plugin-python3 openssl
       glance-api placement-api nova-api nova-conductor nova-scheduler
       ovn-central ovn-host openvswitch-switch ethtool iproute2 python3-pip
-      bind9 bind9-utils bind9-dnsutils)
+      bind9 bind9-utils bind9-dnsutils
+      swift swift-proxy swift-account swift-container swift-object)
 # The data plane (localcloud/dataplane, on unless LOCALCLOUD_DATAPLANE=none): Debian 12's OVS 3.1 tools with
 # ovs-vswitchd 3.5 (localcloud/ovs-build.sh), the userspace datapath (no kernel module), OVN 23.03; ethtool turns
 # TX checksum offload off on every veth end.
 # DNS: named (bind9) is Designate's backend, rndc (bind9-utils) its control, dig (bind9-dnsutils) for users
 # (localcloud/dns).
+# Object storage: Swift's proxy with the S3 API (s3api + s3token middlewares ship in `swift`) and one account,
+# container and object server each (localcloud/swift): the shared Pulumi state of STATE=swift (docs/team-state.md).
 # Compute: no nova-compute package (it depends on a hypervisor: libvirt + qemu, or lxc, or ironic); the
 # nova-compute processes run python3-nova's own nova.cmd.compute with the fake virt driver (localcloud/services.py).
 
@@ -110,7 +113,11 @@ if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
   for unit in mariadb rabbitmq-server epmd.socket keystone neutron-api neutron-rpc-server neutron-server \
       octavia-api octavia-worker octavia-health-manager octavia-housekeeping designate-api designate-central \
       designate-worker designate-producer designate-mdns glance-api placement-api nova-api nova-conductor \
-      nova-scheduler openvswitch-switch ovn-central ovn-host ovn-northd ovn-controller named; do
+      nova-scheduler openvswitch-switch ovn-central ovn-host ovn-northd ovn-controller named \
+      swift-proxy swift-account swift-container swift-object swift-account-auditor swift-account-reaper \
+      swift-account-replicator swift-container-auditor swift-container-reconciler swift-container-replicator \
+      swift-container-sharder swift-container-sync swift-container-updater swift-object-auditor \
+      swift-object-reconstructor swift-object-replicator swift-object-updater; do
     $SUDO systemctl disable --now "$unit" >/dev/null 2>&1 || true
   done
 fi

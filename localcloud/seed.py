@@ -16,7 +16,8 @@ ROUTER = 'cp-router'
 # (service name, type, port name, path of the endpoint URL)
 CATALOG = (('neutron', 'network', 'neutron', ''), ('octavia', 'load-balancer', 'octavia', ''),
            ('designate', 'dns', 'designate', ''), ('nova', 'compute', 'nova', '/v2.1'),
-           ('placement', 'placement', 'placement', ''), ('glance', 'image', 'glance', ''))
+           ('placement', 'placement', 'placement', ''), ('glance', 'image', 'glance', ''),
+           ('swift', 'object-store', 'swift-proxy', '/v1/AUTH_%(project_id)s'))
 # Public flavors: (name, id, vCPUs, RAM MiB, disk GiB). The fake virt driver runs nothing; these only size claims.
 FLAVORS = (('m1.tiny', '1', 1, 512, 1), ('m1.small', '2', 1, 2048, 20))
 # A public raw image of a few KiB: Nova checks that it exists, the fake driver never boots it.

@@ -6,6 +6,7 @@ from pathlib import Path
 from . import configs, rest
 from .dataplane import config as dataplane
 from .dns import server as dns_server
+from .swift import server as swift_server
 from .settings import HOST, PKG, PORTS, REPO, SYSTEM_PYTHON, Paths, url
 
 OCTAVIA_PLUGIN = PKG / 'octavia_plugin'
@@ -114,6 +115,8 @@ def table(p: Paths) -> dict:
         # one parent that imported Nova once: localcloud/nova_services.py, children listed in etc/nova-services.json
         Service('nova', [SYSTEM_PYTHON, '-m', 'localcloud.nova_services', str(c('nova-services.json'))],
                 'localcloud.nova_services', [('tcp', PORTS['nova'])], url('nova', '/'), env={'PYTHONPATH': str(REPO)}),
+        # object storage (Swift and its S3 API): localcloud/swift
+        *swift_server.services(p),
         Service('heartbeat', [SYSTEM_PYTHON, '-m', 'localcloud.heartbeat', '--state', str(p.root)],
                 'localcloud.heartbeat', env={'PYTHONPATH': str(REPO)}),
     ]

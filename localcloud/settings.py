@@ -29,6 +29,10 @@ BASE_PORTS = {
     'ovn-sb': 6642,
     'named': 5300,        # the DNS server clients ask (tcp+udp): localcloud/dns
     'named-rndc': 5301,   # named's control channel (rndc), for Designate's worker
+    'swift-proxy': 8080,      # object storage: Swift's proxy with the S3 API (localcloud/swift)
+    'swift-object': 6200,
+    'swift-container': 6201,
+    'swift-account': 6202,
 }
 
 PROJECT = 'ha-endpoint'

@@ -15,8 +15,9 @@ from pathlib import Path
 from . import configs, ports, procs, seed, services
 from .dataplane import config as dataplane, ovn
 from .rest import Client
-from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, RPC_QUEUES, Paths, cache_dir,
-                       load_secrets, scrub_logs)
+from .swift import config as swift_config, server as swift_server
+from .settings import (ADMIN_USER, AZS, COMPUTE_HOSTS, DB_ADMIN, HOST, PORTS, REPO, RPC_QUEUES, SYSTEM_PYTHON, Paths,
+                       cache_dir, load_secrets, scrub_logs)
 
 T0 = time.monotonic()
 SCHEMA_CACHE = cache_dir() / 'localcloud-schema'
@@ -50,6 +51,19 @@ class Up:
         pid = procs.start(name, svc.argv, self.p.pidfile(name), self.p.log(name), svc.env, cwd=self.p.root)
         self.started.append(name)
         say(f'started {name} (pid {pid})')
+
+    def restart_if_reconfigured(self, name: str, conf: Path) -> None:
+        """Stop a running service whose configuration file changed since it started (``ensure`` then starts it with
+        this one): the file's digest at each start is kept in run/<name>.conf-sha1; one started by a checkout that kept
+        none counts as changed. (Keystone: the EC2 credential check of the S3 API needs ``[credential] caching``
+        off.)"""
+        digest = hashlib.sha1(conf.read_bytes()).hexdigest()
+        mark = self.p.run / f'{name}.conf-sha1'
+        svc = self.svcs[name]
+        if procs.alive(self.p.pidfile(name), svc.marker) and (not mark.exists() or mark.read_text() != digest):
+            procs.stop(self.p.pidfile(name), svc.marker, timeout=10)
+            say(f'stopped {name}: its configuration changed since it started')
+        mark.write_text(digest)
 
     def wait_ready(self, name: str, timeout: float = 120) -> None:
         svc = self.svcs[name]
@@ -198,6 +212,7 @@ class Up:
                      env={**os.environ, 'OS_BOOTSTRAP_PASSWORD': self.s['admin']})
             self.dump('keystone', boot_cache)
         self.once('schema-keystone', schema)
+        self.restart_if_reconfigured('keystone', self.p.conf('keystone.conf'))
         self.ensure('keystone')
         self.wait_ready('keystone')
         # re-run (idempotent) whenever the catalog grows: the name changes with it
@@ -365,6 +380,17 @@ class Up:
             self.run('nova', self.nova_manage() + ['cell_v2', 'discover_hosts'])
             say(f'mapped compute hosts {sorted(hosts - mapped)} to cell1 in {time.monotonic() - t:.1f}s')
 
+    def object_storage(self) -> None:
+        """Swift: the rings (built again when the servers' ports change), the account, container and object servers,
+        then the proxy (it authenticates through Keystone only per request)."""
+        self.once(f'swift-rings-{swift_config.ring_key()}', lambda: self.run('swift-rings', [
+            SYSTEM_PYTHON, '-m', 'localcloud.swift.config'], env={**os.environ, 'PYTHONPATH': str(REPO)}))
+        for name in swift_server.SERVICES:
+            self.ensure(name)
+        for name in swift_server.SERVICES:
+            self.wait_ready(name)
+        say('object storage ready')
+
     def wait_queues(self, names: list, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while True:
@@ -389,7 +415,8 @@ class Up:
         if errors:
             raise errors[0]
         errors = parallel([threading.Thread(target=f) for f in
-                           (self.keystone, self.neutron, self.octavia, self.designate, self.compute)])
+                           (self.keystone, self.neutron, self.octavia, self.designate, self.compute,
+                            self.object_storage)])
         if errors:
             raise errors[0]
         missing = missing_queues(self.s, list(RPC_QUEUES))
@@ -399,6 +426,8 @@ class Up:
         t = time.monotonic()
         out = seed.cloud(self.p, self.s)
         say(f'seeded in {time.monotonic() - t:.1f}s (project {out["project_id"]})')
+        swift_server.ensure_bucket(self.p, self.s)
+        say(f'state bucket {swift_config.BUCKET} ready: {swift_server.backend_env(self.p)}')
         if dataplane.enabled(self.p):
             self.ensure('dataplane-members')
 

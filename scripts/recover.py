@@ -4,8 +4,10 @@ A killed `pulumi up` leaves two things behind: the stack's lock (file backends) 
 engine had asked the cloud for but never recorded. Re-running `pulumi up` would create those again and orphan the
 first copies. This tool:
 
-1. checks the lock first: when the process that holds it is alive, it stops and changes nothing; otherwise it
-   repairs a checkpoint file the kill truncated (from the CLI's own backup) and removes the lock;
+1. checks the lock first (a lock file of the file backend, a lock object of the s3 backend of STATE=swift): when the
+   process that holds it is alive, or runs on another machine, it stops and changes nothing; otherwise it repairs a
+   checkpoint file the kill truncated (file backend only, from the CLI's own backup: an S3 object is written whole or
+   not at all) and removes the lock;
 2. waits until none of the stack's load balancers has been PENDING_* for 5 s (a write the killed update had sent
    lands first), then looks every pending create up in the stack's own cloud (its `openstack:cloud` and `openstack:region`) by name and
    type AND by the stack's identity (ha_endpoint.core.identity: the tag on load balancers, listeners and security groups,
@@ -27,12 +29,18 @@ stack) or `.venv/bin/python scripts/recover.py --stack dev` in an environment fr
 from __future__ import annotations
 
 import argparse
+import hashlib
+import hmac
 import json
 import os
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from xml.etree import ElementTree
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -57,20 +65,107 @@ def pulumi(*args: str, cwd: Path, capture: bool = True) -> str:
     return completed.stdout if capture else ""
 
 
-def stale_locks(stack: str, project: str) -> tuple[list[Path], list[dict]]:
-    """The lock files of a file backend whose holder is dead, and the holders still alive."""
-    backend = os.environ.get("PULUMI_BACKEND_URL", "")
-    if not backend.startswith("file://"):
-        return [], []
-    directory = Path(backend[len("file://"):].split("?")[0]) / ".pulumi/locks/organization" / project / stack
+def stale_locks(stack: str, project: str) -> tuple[list[str], list[dict]]:
+    """The locks of the stack (file backend: its lock files; s3 backend: its lock objects) whose holder is dead (a
+    process of this machine that no longer runs), and the holders that may be alive (on this machine and running, or
+    on another machine, which this tool cannot see)."""
     stale, alive = [], []
-    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
-        holder = json.loads(path.read_text())
+    for name, holder in lock_holders(stack, project, os.environ.get("PULUMI_BACKEND_URL", "")):
         if holder.get("hostname") == socket.gethostname() and not _alive(int(holder.get("pid", 0))):
-            stale.append(path)
+            stale.append(name)
         else:
             alive.append(holder)
     return stale, alive
+
+
+def lock_holders(stack: str, project: str, backend: str) -> list[tuple[str, dict]]:
+    """Each lock of the stack in the backend: its file or object name and what it says (pid, username, hostname,
+    timestamp), as the CLI's self-managed backend writes them (``.pulumi/locks/organization/<project>/<stack>/``)."""
+    where = f".pulumi/locks/organization/{project}/{stack}"
+    if backend.startswith("file://"):
+        directory = Path(backend[len("file://"):].split("?")[0]) / where
+        return [(str(path), json.loads(path.read_text()))
+                for path in (sorted(directory.glob("*.json")) if directory.is_dir() else [])]
+    if backend.startswith("s3://"):
+        bucket = S3Bucket.from_url(backend)
+        return [(key, json.loads(bucket.get(key))) for key in bucket.keys(where + "/") if key.endswith(".json")]
+    return []
+
+
+@dataclass
+class S3Bucket:
+    """The s3:// backend's bucket (``s3://<bucket>[/<prefix>]?endpoint=...&region=...``, path style), read with the
+    credentials the CLI uses (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) over AWS Signature Version 4: listing and
+    reading lock objects is all this tool does there (removing them is `pulumi cancel`'s)."""
+
+    endpoint: str
+    bucket: str
+    prefix: str
+    region: str
+
+    @classmethod
+    def from_url(cls, backend: str) -> "S3Bucket":
+        parsed = urllib.parse.urlsplit(backend)
+        query = dict(urllib.parse.parse_qsl(parsed.query))
+        if not query.get("endpoint"):
+            raise SystemExit(f"recover: the backend {backend.split('?')[0]} has no endpoint= option; this tool reads "
+                             "the locks of an S3 API given by its endpoint (scripts/env.sh, STATE=swift)")
+        return cls(query["endpoint"].rstrip("/"), parsed.netloc, parsed.path.strip("/"),
+                   query.get("region") or os.environ.get("AWS_REGION") or "us-east-1")
+
+    def keys(self, prefix: str) -> list[str]:
+        """Every key under ``prefix`` (relative to the backend's own prefix)."""
+        base = f"{self.prefix}/" if self.prefix else ""
+        keys, token = [], None
+        while True:
+            query = {"list-type": "2", "prefix": base + prefix, **({"continuation-token": token} if token else {})}
+            root = ElementTree.fromstring(self._get(f"/{self.bucket}", query))
+            ns = {"s3": root.tag.split("}")[0].strip("{")} if root.tag.startswith("{") else {}
+            find = (lambda node, tag: node.findall(f"s3:{tag}", ns)) if ns else (lambda node, tag: node.findall(tag))
+            keys += [key.text[len(base):] for item in find(root, "Contents") for key in find(item, "Key")]
+            more = find(root, "NextContinuationToken")
+            if not more or not more[0].text:
+                return keys
+            token = more[0].text
+
+    def get(self, key: str) -> bytes:
+        base = f"{self.prefix}/" if self.prefix else ""
+        return self._get(f"/{self.bucket}/{base}{key}", {})
+
+    def _get(self, path: str, query: dict[str, str]) -> bytes:
+        access, secret = os.environ.get("AWS_ACCESS_KEY_ID", ""), os.environ.get("AWS_SECRET_ACCESS_KEY", "")
+        if not access or not secret:
+            raise SystemExit("recover: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are needed to read the s3 "
+                             "backend's locks (scripts/env.sh sets them for STATE=swift)")
+        now = time.gmtime()
+        stamp, day = time.strftime("%Y%m%dT%H%M%SZ", now), time.strftime("%Y%m%d", now)
+        host = urllib.parse.urlsplit(self.endpoint).netloc
+        quote = lambda value, safe="-_.~": urllib.parse.quote(value, safe=safe)  # noqa: E731
+        canonical_query = "&".join(f"{quote(k)}={quote(v)}" for k, v in sorted(query.items()))
+        payload = hashlib.sha256(b"").hexdigest()
+        headers = {"host": host, "x-amz-content-sha256": payload, "x-amz-date": stamp}
+        signed = ";".join(sorted(headers))
+        canonical = "\n".join(["GET", quote(path, "/-_.~"), canonical_query,
+                               "".join(f"{k}:{headers[k]}\n" for k in sorted(headers)), signed, payload])
+        scope = f"{day}/{self.region}/s3/aws4_request"
+        to_sign = "\n".join(["AWS4-HMAC-SHA256", stamp, scope, hashlib.sha256(canonical.encode()).hexdigest()])
+        key = f"AWS4{secret}".encode()
+        for part in (day, self.region, "s3", "aws4_request"):
+            key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+        signature = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+        request = urllib.request.Request(
+            self.endpoint + quote(path, "/-_.~") + (f"?{canonical_query}" if canonical_query else ""),
+            headers={"x-amz-content-sha256": payload, "x-amz-date": stamp, "Authorization":
+                     f"AWS4-HMAC-SHA256 Credential={access}/{scope}, SignedHeaders={signed}, Signature={signature}"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.read()
+        except urllib.error.HTTPError as exc:
+            raise SystemExit(f"recover: GET {self.endpoint}{path} answered {exc.code}: "
+                             f"{exc.read()[:300].decode(errors='replace')}") from None
+        except OSError as exc:
+            raise SystemExit(f"recover: the s3 backend at {self.endpoint} cannot be reached ({exc}); its locks "
+                             "cannot be checked: try again once it answers") from None
 
 
 def repair_checkpoint(stack: str, project: str, backend: str | None = None) -> list[str]:
@@ -354,7 +449,10 @@ def main() -> None:
     project = project_name(cwd)
     stale, alive = stale_locks(options.stack, project)
     if alive:  # checked before anything is touched, the checkpoint included: a live update is never interrupted
-        raise SystemExit(f"recover: stack {options.stack} is locked by a live update ({alive}); wait for it to end")
+        raise SystemExit(f"recover: stack {options.stack} is locked by an update that may be live ({alive}): wait for it "
+                         "to end; a holder on another machine cannot be checked from here: once you know that run is "
+                         f"gone (a lost CI runner), `pulumi cancel --yes --stack {options.stack}` removes its lock, "
+                         "then run this again (docs/team-state.md)")
     for repair in ([] if options.dry_run else repair_checkpoint(options.stack, project)):
         print(f"recover: {repair}")
     if stale and not options.dry_run:

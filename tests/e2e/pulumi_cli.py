@@ -65,15 +65,18 @@ class CommandFailed(AssertionError):
 class PulumiStack:
     """A stack of a private copy of the project, with its own file backend."""
 
-    def __init__(self, workdir: Path, stack: str, environment: dict[str, str], backend: Optional[Path] = None):
+    def __init__(self, workdir: Path, stack: str, environment: dict[str, str], backend: Optional[Path] = None,
+                 backend_url: Optional[str] = None):
         """``backend``: the file backend's directory (default: ``workdir/.backend``); two stacks given the same one
-        can read each other through a StackReference."""
+        can read each other through a StackReference. ``backend_url``: another backend instead (e.g. the s3:// one of
+        STATE=swift, its credentials in ``environment``)."""
         self.workdir = workdir
         self.stack = stack
         self.backend = backend or workdir / ".backend"
-        self.backend.mkdir(parents=True, exist_ok=True)
-        self.env = {**environment, "PULUMI_BACKEND_URL": f"file://{self.backend}", "PULUMI_SKIP_CONFIRMATIONS": "true",
-                    "PULUMI_DEBUG_COMMANDS": "true"}  # enables `--event-log`
+        if backend_url is None:
+            self.backend.mkdir(parents=True, exist_ok=True)
+        self.env = {**environment, "PULUMI_BACKEND_URL": backend_url or f"file://{self.backend}",
+                    "PULUMI_SKIP_CONFIRMATIONS": "true", "PULUMI_DEBUG_COMMANDS": "true"}  # enables `--event-log`
         self.prefix: list[str] = []
         """A command prefix every CLI command runs under (e.g. ``ip netns exec <client namespace>``)."""
 
@@ -92,15 +95,16 @@ class PulumiStack:
         return instance
 
     @classmethod
-    def program(cls, workdir: Path, project: str, stack: str, source: str, environment: dict[str, str]) -> "PulumiStack":
+    def program(cls, workdir: Path, project: str, stack: str, source: str, environment: dict[str, str],
+                backend_url: Optional[str] = None) -> "PulumiStack":
         """A stack of a small Python program of its own (``source`` as its ``__main__.py``) in the project's
-        virtualenv, rather than of a copy of the project."""
+        virtualenv, rather than of a copy of the project (``backend_url``: as in the constructor)."""
         workdir.mkdir(parents=True)
         (workdir / "Pulumi.yaml").write_text(yaml.safe_dump({
             "name": project, "runtime": {"name": "python", "options": {"toolchain": "pip", "virtualenv": ".venv"}}}))
         (workdir / "__main__.py").write_text(source)
         (workdir / ".venv").symlink_to(REPO / ".venv")
-        instance = cls(workdir, stack, environment)
+        instance = cls(workdir, stack, environment, backend_url=backend_url)
         instance.run("stack", "init", stack, "--non-interactive")
         return instance
 
