@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 from ..cloud.errors import CloudError
 from ..core.errors import Problem
 from ..readiness.model import LiveMember
-from .capacity import PoolView, counts, removable, state
+from .capacity import PoolView, counts, removable, serving, state
 from .inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, HOOK_OWNER, STATUS_ANNOTATION, ZonePools, agent_tag
 from .kube import MachineApi, MachineCache
 from .machines import MachineMember, MachineSource, members_from_machines
@@ -159,7 +159,15 @@ class Reconciler:
             port = self.settings.member_ports.get(pool.port, pool.port)
             mine = [m for m in pool.members if self.tag in m.tags and m.name == member.name
                     and m.address == member.address]
-            if not mine:
+            live = mine[0] if mine else None
+            up, why = self._in_service(member, live, pool, pools)
+            if why and up is False and member.enabled:
+                self._event(machine, "WaitingForCondition", f"member kept out of the endpoint's pools (admin down) "
+                            f"until the Machine's condition {self.settings.source.ready_condition} is True: {why}; "
+                            "KubeadmControlPlane sets it once the Machine's API server pod is healthy (Machines it "
+                            "does not manage: give the agent --ready-condition with a condition they carry, or "
+                            "none)")
+            if live is None:
                 taken = [m for m in pool.members if m.address == member.address and m.protocol_port == port]
                 if taken:
                     self._say(member.name, "problem", f"{pool.port}: {member.address}:{port} is taken by member "
@@ -169,25 +177,47 @@ class Reconciler:
                 self._guard()
                 self.cloud.create(pool.pool_id, name=member.name, address=member.address, protocol_port=port,
                                   subnet_id=self.settings.zones[pool.az].subnet_id, tags=[self.tag],
-                                  admin_state_up=member.enabled)
+                                  admin_state_up=up)
                 self.log(f"Machine {member.name}: member {member.address}:{port} created in {pool.az} "
-                         f"(listener {pool.port})")
-                self._say(member.name, "joining", f"{pool.port} created")
-                continue
-            live = mine[0]
-            if live.admin_state_up != member.enabled:
-                self._guard()
-                self.cloud.set_admin(pool.pool_id, live.member_id, member.enabled)
-                self.log(f"Machine {member.name}: member {'back in service' if member.enabled else 'taken out'} "
-                         f"in {pool.az} (listener {pool.port})")
+                         f"(listener {pool.port}, admin {'up' if up else 'down: ' + (why or 'maintenance')})")
                 self._say(member.name, "joining" if member.enabled else "maintenance",
-                          f"{pool.port} {'put back' if member.enabled else 'taken out'}")
+                          f"{pool.port} created" + ("" if up else f", out until {why}" if why else ", out"))
+                continue
+            if live.admin_state_up != up:
+                self._guard()
+                self.cloud.set_admin(pool.pool_id, live.member_id, up)
+                self.log(f"Machine {member.name}: member {'put in service' if up else 'taken out'} in {pool.az} "
+                         f"(listener {pool.port}{': ' + why if why else ''})")
+                self._say(member.name, "joining" if member.enabled else "maintenance",
+                          f"{pool.port} {'put in service' if up else 'taken out'}" + (f" ({why})" if why else ""))
             elif not member.enabled:
                 self._say(member.name, "maintenance", f"{pool.port} out ({member.maintenance_reason})")
+            elif not up:
+                self._say(member.name, "joining", f"{pool.port} out until {why}")
             else:
                 what = state(live, pool.monitored)
                 self._say(member.name, "serving" if what == "serving" else "joining",
                           f"{pool.port} {live.provisioning_status}/{live.operating_status}")
+
+    def _in_service(self, member: MachineMember, live: Optional[LiveMember], pool: PoolView,
+                    pools: list[PoolView]) -> tuple[bool, str]:
+        """Whether ``member`` is wanted in service (admin up) in ``pool``, and, when its ready condition keeps it
+        out, why. The rule (docs/agent.md): out while in maintenance; in once the Machine's ready condition is True;
+        out while it is False (KubeadmControlPlane saw the API server pod not healthy); while it is absent or
+        Unknown, a member stays as it is (a new one: out), except that when no member of the listener serves in any
+        zone, it goes in: nothing is served that it could fail, and KubeadmControlPlane reaches the workload cluster
+        through this endpoint to set the condition at all (the first machine; an endpoint that is down)."""
+        if not member.enabled:
+            return False, ""
+        if member.ready is True:
+            return True, ""
+        if member.ready is False:
+            return False, member.ready_detail
+        if live is not None and live.admin_state_up:
+            return True, ""
+        nothing_serves = not any(serving(m, other.monitored) for other in pools if other.port == pool.port
+                                 for m in other.members)
+        return (True, "") if nothing_serves else (False, member.ready_detail)
 
     # -- leaving ----------------------------------------------------------------------------------------------
 
