@@ -31,6 +31,8 @@ has no drain/hook; one agent replica (the e2e test covers the two-replica take-o
 
 Run (6-7 min measured; the shared first local cloud, `localcloud/up` starts it if needed):
     .venv/bin/python bench/rollout_figures.py [--drain 10] [--tail 30] [--keep]
+In the agent case the agent's members are sampled from Octavia every 0.5 s; the summary prints the new members'
+states (admin state, provisioning/operating status) as they changed.
 The last line is one JSON object: {"agent": {"requests", "failed", "longest_gap_s"}, "static": {...}} (totals over
 the clients; longest_gap_s: the longest of the clients' times without an answer).
 """
