@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -400,7 +401,7 @@ def main(argv: list[str]) -> int:
                       and "cp-1-" not in e[1] or "cp-1-" in e[1] and "ready" in e[1]]
         failures = case_rows[0]["failures"]
         print(f"  {case}: failed requests (s since the clients started, client, error): "
-              + ("; ".join(f"{t:.1f} {c} {e[:110]}" for t, c, e in failures[:8]) or "none")
+              + ("; ".join(f"{t:.1f} {c} {shown(e)}" for t, c, e in failures[:8]) or "none")
               + (f"; ... {len(failures) - 8} more" if len(failures) > 8 else ""))
         if case == "agent":
             print("  agent: steps (s since the clients started): "
@@ -415,6 +416,14 @@ def main(argv: list[str]) -> int:
     print(f"goal ({'met' if goal else 'NOT met'}): with the agent no request failed, without it the API went down")
     print(json.dumps(result))
     return 0 if goal else 2
+
+
+def shown(error: str) -> str:
+    """A failed request's error, short: a /readyz answer's failing checks (``[-]shutdown failed``), else its start."""
+    failing = re.findall(r"\[-\]([\w/-]+)", error.replace("\\n", "\n"))
+    if failing:
+        return f"{error[:40]}... failing: {', '.join('[-]' + check for check in failing)}"
+    return error[:110]
 
 
 def failover_free_port() -> int:
