@@ -101,7 +101,7 @@ class Reconciler:
         raw = {m["metadata"]["name"]: m for m in machines if isinstance(m, dict) and source.selects(m)
                and isinstance((m.get("metadata") or {}).get("name"), str)}
         self._status = {}
-        self._coming: set[tuple[str, str]] = set()  # (pool id, Machine) of the members wanted in service
+        self._coming: set[tuple[str, str]] = set()  # (pool id, Machine) of the served Machines not in maintenance
         served = []
         for member in members:
             if member.az not in self.settings.zones:
