@@ -1,12 +1,13 @@
-"""One reconcile pass of the agent: the served Machines made the members of their zones' pools, and the members of
-deleting Machines drained, removed and their hooks released, in that order.
+"""One reconcile pass of the agent: the served Machines made the members of their zones' pools (once their ready
+condition says their API server is healthy), and the members of deleting Machines, once their zones keep capacity
+without them, drained, removed and their hooks released, in that order.
 
 A pass is level-triggered and keeps no state a replica could lose: what was done is read back from the pools (the
 agent's tag, admin state) and the Machines (our hook, our draining-since annotation), so a pass interrupted anywhere
 is finished by the next one, on this replica or on the one that takes over. Nothing is written from a view of the
 Machines that is not current (:class:`~.kube.MachineCache` not synced), nor by a replica that does not lead; a
 member is deleted only when its Machine is being deleted (or proven gone by a fresh list), once its zone keeps
-capacity without it; a hook is released only once the pools list none of the Machine's members.
+capacity without it, or, taken out, to be created again in service (the ovn provider's way back); a hook is released only once the pools list none of the Machine's members.
 """
 
 from __future__ import annotations
