@@ -11,7 +11,8 @@ kept connections), as the failover tests run them (tests/e2e/k8s_clients.py).
 Cluster API's controllers are NOT run here: this script drives KubeadmControlPlane's documented rollout sequence
 itself, three times (one machine per AZ):
   1. a new Machine in the zone (labels cluster-name + control-plane, failureDomain, status.addresses) and its API
-     server started on a new Nova server of that zone; KCP waits until it is ready;
+     server started on a new Nova server of that zone; KCP waits until it is ready, and (as KCP does once the
+     kube-apiserver pod is ready) sets the Machine's `APIServerPodHealthy` condition True when its /readyz answers;
   2. the old Machine deleted: the Machine controller keeps its finalizer while any
      `pre-drain.delete.hook.machine.cluster.x-k8s.io/*` annotation is on it (tests/e2e/test_k8s_member_agent.py's
      `delete_as_cluster_api`), then goes on;
@@ -30,6 +31,8 @@ has no drain/hook; one agent replica (the e2e test covers the two-replica take-o
 
 Run (6-7 min measured; the shared first local cloud, `localcloud/up` starts it if needed):
     .venv/bin/python bench/rollout_figures.py [--drain 10] [--tail 30] [--keep]
+In the agent case the agent's members are sampled from Octavia every 0.5 s; the summary prints the new members'
+states (admin state, provisioning/operating status) as they changed.
 The last line is one JSON object: {"agent": {"requests", "failed", "longest_gap_s"}, "static": {...}} (totals over
 the clients; longest_gap_s: the longest of the clients' times without an answer).
 """
@@ -39,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -156,9 +160,10 @@ def rollout(case: str, mgmt: Management, etcd: Layout, everything: Layout, bins,
         old, new = everything.nodes[3 * old_gen + i], everything.nodes[3 * new_gen + i]
         old_machine, new_machine = f"cp-{old_gen}-{i}", f"cp-{new_gen}-{i}"
         began = time.monotonic()
-        mgmt.api.add_machine(new_machine, az, new.address)          # 1. the new machine first
+        mgmt.api.add_machine(new_machine, az, new.address, api_server_healthy=False)   # 1. the new machine first
         ready = start_apiserver(etcd, everything, new, bins)
         answered = time.monotonic()
+        mgmt.api.api_server_healthy(new_machine)   # KCP: APIServerPodHealthy True once its API server is ready
         marks.append((answered, f"{new_machine} ({new.address}) API server ready"))
         if case == "agent":   # when the agent counts it as capacity (its status annotation), beside KCP's sequence
             threading.Thread(target=capacity_after, args=(mgmt, new_machine, answered, counted), daemon=True).start()
@@ -185,6 +190,46 @@ def capacity_after(mgmt: Management, machine: str, answered: float, counted: dic
             counted[machine] = round(time.monotonic() - answered, 1)
             return
         time.sleep(0.5)
+
+
+class MemberStates:
+    """The agent's members as Octavia lists them, sampled every 0.5 s while a case runs: each change of a
+    member's (admin state, provisioning/operating status), with its time."""
+
+    def __init__(self, conn, pools: list[str]):
+        self.conn, self.pools, self.changes, self._last = conn, pools, [], {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> "MemberStates":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            seen = set()
+            for pool in self.pools:
+                try:
+                    listed = list(self.conn.load_balancer.members(pool))
+                except Exception:  # noqa: BLE001  (a missed sample, not a figure)
+                    continue
+                for m in listed:
+                    if not any(tag.startswith("ha-endpoint:agent=") for tag in (m.tags or [])):
+                        continue
+                    key = (pool, m.id)
+                    seen.add(key)
+                    what = f"{'up' if m.is_admin_state_up else 'down'} {m.provisioning_status}/{m.operating_status}"
+                    if self._last.get(key) != what:
+                        self._last[key] = what
+                        self.changes.append((time.monotonic(), m.name, what))
+            for key in set(self._last) - seen:
+                self.changes.append((time.monotonic(), key[1][:8], "gone"))
+                del self._last[key]
+            self._stop.wait(0.5)
 
 
 def measured(case: str, loop_factory, work, tail: float) -> tuple[list[dict], object]:
@@ -240,6 +285,7 @@ def main(argv: list[str]) -> int:
     etcd = everything = mgmt = stack = agent = None
     rows: list[dict] = []
     notes: list[str] = []
+    states: list = []
     try:
         etcd, everything, found = prepare_nodes(cloud.paths, fqdn)
         log(f"nodes: {', '.join(f'{n.name}={n.address}' for n in everything.nodes)}")
@@ -307,8 +353,14 @@ def main(argv: list[str]) -> int:
             addresses = {z["floatingIp"] for z in outputs["zones"].values()}
             wait_for(lambda: set(published(fqdn)) == addresses, "the name lists every zone", 120)
             log("agent: gen 1's members serving in every zone")
-            agent_rows, agent_steps = measured(
-                "agent", loop, lambda: rollout("agent", mgmt, etcd, everything, bins, 1, 2, marks), args.tail)
+            sampler = MemberStates(cloud.conn, [pool for zone in outputs["zones"].values()
+                                                for pool in zone["poolIds"].values()]).start()
+            try:
+                agent_rows, agent_steps = measured(
+                    "agent", loop, lambda: rollout("agent", mgmt, etcd, everything, bins, 1, 2, marks), args.tail)
+            finally:
+                sampler.stop()
+            states = sampler.changes
             rows += agent_rows
             log(f"agent done: {totals(agent_rows)}")
     finally:
@@ -349,11 +401,14 @@ def main(argv: list[str]) -> int:
                       and "cp-1-" not in e[1] or "cp-1-" in e[1] and "ready" in e[1]]
         failures = case_rows[0]["failures"]
         print(f"  {case}: failed requests (s since the clients started, client, error): "
-              + ("; ".join(f"{t:.1f} {c} {e[:110]}" for t, c, e in failures[:8]) or "none")
+              + ("; ".join(f"{t:.1f} {c} {shown(e)}" for t, c, e in failures[:8]) or "none")
               + (f"; ... {len(failures) - 8} more" if len(failures) > 8 else ""))
         if case == "agent":
             print("  agent: steps (s since the clients started): "
                   + "; ".join(f"{t:.1f} {what}" for t, what in events if t >= 0))
+            print("  agent: new members' states as Octavia listed them (s since the clients started): "
+                  + "; ".join(f"{at - began:.1f} {name} {what}" for at, name, what in states
+                              if at >= began and name.startswith("cp-2-")))
     print(table(rows))
     result = {"agent": totals([r for r in rows if r["case"] == "agent"]),
               "static": totals([r for r in rows if r["case"] == "static"])}
@@ -361,6 +416,14 @@ def main(argv: list[str]) -> int:
     print(f"goal ({'met' if goal else 'NOT met'}): with the agent no request failed, without it the API went down")
     print(json.dumps(result))
     return 0 if goal else 2
+
+
+def shown(error: str) -> str:
+    """A failed request's error, short: a /readyz answer's failing checks (``[-]shutdown failed``), else its start."""
+    failing = re.findall(r"\[-\]([\w/-]+)", error.replace("\\n", "\n"))
+    if failing:
+        return f"{error[:40]}... failing: {', '.join('[-]' + check for check in failing)}"
+    return error[:110]
 
 
 def failover_free_port() -> int:

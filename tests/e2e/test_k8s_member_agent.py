@@ -4,7 +4,8 @@ Lease. Cluster API's controllers are not run here: the test plays the Machine co
 sequence (a deleting Machine keeps its finalizer until no `pre-drain.delete.hook.machine.cluster.x-k8s.io/*`
 annotation is left, then it goes).
 
-A new Machine's member joins its zone's pool and serves; a deleted Machine's member is drained and deleted before
+A new Machine's member joins its zone's pool once the Machine's APIServerPodHealthy condition is True (the test sets
+it, as KubeadmControlPlane does) and serves; a deleted Machine's member is drained and deleted before
 the hook is released, although the leading agent is killed mid-drain (the other replica finishes); the release
 comes within the Lease's take-over, the drain time and 10 s; Events and metrics say so."""
 
@@ -64,7 +65,9 @@ class Cluster:
         out = self.kubectl("get", "machines.cluster.x-k8s.io", name, "-o", "json", check=False)
         return json.loads(out) if out.strip() else None
 
-    def add_machine(self, name: str, az: str, address: str) -> None:
+    def add_machine(self, name: str, az: str, address: str, api_server_healthy: bool = True) -> None:
+        """A control-plane Machine with its address; ``api_server_healthy``: KubeadmControlPlane's
+        APIServerPodHealthy condition True on it (else absent: its API server is not ready yet)."""
         self.kubectl("apply", "-f", "-", stdin=json.dumps({
             "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
             "metadata": {"name": name, "namespace": "default", "finalizers": ["machine.cluster.x-k8s.io"],
@@ -74,6 +77,17 @@ class Cluster:
                                            "name": name}}}))
         self.kubectl("patch", "machines.cluster.x-k8s.io", name, "--subresource=status", "--type=merge", "-p",
                      json.dumps({"status": {"addresses": [{"type": "InternalIP", "address": address}]}}))
+        if api_server_healthy:
+            self.api_server_healthy(name)
+
+    def api_server_healthy(self, name: str) -> None:
+        """What KubeadmControlPlane does once the Machine's kube-apiserver pod is ready: its APIServerPodHealthy
+        condition True (Cluster API v1beta2 Machine status.conditions)."""
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        self.kubectl("patch", "machines.cluster.x-k8s.io", name, "--subresource=status", "--type=merge", "-p",
+                     json.dumps({"status": {"conditions": [{"type": "APIServerPodHealthy", "status": "True",
+                                                            "reason": "Running", "message": "",
+                                                            "lastTransitionTime": now}]}}))
 
     def delete_as_cluster_api(self, name: str, timeout: float) -> float:
         """Delete the Machine and play Cluster API's Machine controller: the finalizer stays while a pre-drain hook
@@ -188,10 +202,21 @@ def test_members_follow_machines_and_a_killed_leader_never_releases_a_hook_early
         for name in ("cp-1", "cp-2"):
             assert k8s.machine(name)["metadata"]["annotations"][HOOK + "ha-endpoint"] == "ha-endpoint-agent"
 
+        k8s.add_machine("cp-3", "az1", "10.10.1.42", api_server_healthy=False)  # KCP: the new machine first
+
+        def status(name):
+            return ((k8s.machine(name) or {}).get("metadata", {}).get("annotations") or {}).get(
+                "ha-endpoint.io/member", "")
+        said = wait_for(lambda: "APIServerPodHealthy is absent" in status("cp-3") and status("cp-3"), "cp-3 waits",
+                        60)
+        assert said == "joining: 6443 out until APIServerPodHealthy is absent"
+        time.sleep(3)
+        assert "cp-3" not in agent_members(conn, zones["az1"].pool_id)  # no member before its API server is healthy
         added = time.monotonic()
-        k8s.add_machine("cp-3", "az1", "10.10.1.42")  # KubeadmControlPlane: the new machine first
+        k8s.api_server_healthy("cp-3")
         wait_for(lambda: serving("cp-3"), "cp-3 serving", 120)
-        print(f"\ncp-3 counted as serving {time.monotonic() - added:.1f} s after it was created with its address")
+        print(f"\ncp-3 counted as serving {time.monotonic() - added:.1f} s after its APIServerPodHealthy condition "
+              "turned True")
         leader = json.loads(k8s.kubectl("get", "lease", "ha-endpoint-agent", "-o", "json"))["spec"]["holderIdentity"]
         (leading,), (standby,) = ([a for a in agents if (a.identity == leader) == want] for want in (True, False))
 

@@ -205,3 +205,37 @@ def test_the_pipeline_never_plans_without_the_members_of_a_source_not_read(tmp_p
     with pytest.raises(ConfigError) as refused:
         run(endpoint(tmp_path / "unused.kubeconfig"), Context(root="e"))
     assert [p.path for p in refused.value.problems] == ["e.memberSources"]
+
+
+def shared_network_machines() -> list[dict]:
+    """Control-plane Machines on one subnet shared by the zones (cp-extra, 10.10.100.0/24), not their VIP subnets."""
+    return [machine("k8s-cp-b", "az2", "10.10.100.21"), machine("k8s-cp-c", "az3", "10.10.100.31")]
+
+
+def test_machines_on_a_subnet_other_than_their_zones_join_on_the_subnet_given_per_zone(tmp_path):
+    cloud = FakeCloud.dev()
+    with serving(FakeMachinesApi(shared_network_machines()), tmp_path) as kubeconfig:
+        run = run_component(endpoint(kubeconfig, subnets={"az2": "cp-extra", "az3": "cp-extra"}), cloud,
+                            preview=False)
+    members = members_by_address(run)
+    assert members["10.10.100.21"]["inputs"]["subnetId"] == cloud.subnet_id("cp-extra")
+    assert members["10.10.100.31"]["inputs"]["subnetId"] == cloud.subnet_id("cp-extra")
+    assert members["10.10.1.10"]["inputs"]["subnetId"] == cloud.subnet_id("cp-az1")  # the static member's own
+
+
+def test_machines_outside_their_zones_subnet_are_refused_naming_the_key_that_fixes_it(tmp_path):
+    with serving(FakeMachinesApi(shared_network_machines()), tmp_path) as kubeconfig, \
+            pytest.raises(ConfigError) as refused:
+        run_component(endpoint(kubeconfig), FakeCloud.dev(), preview=True)
+    messages = [str(p) for p in refused.value.problems]
+    assert any(f"{KEY}[Machine default/k8s-cp-b].address: address 10.10.100.21 of member k8s-cp-b is outside its "
+               "subnet cp-az2 (10.10.2.0/24); fix the address, or set memberSources.clusterApi.subnets.az2 to the "
+               "subnet the address is on" == m for m in messages), messages
+
+
+def test_subnets_of_a_zone_the_endpoint_does_not_have_are_refused(tmp_path):
+    with serving(FakeMachinesApi(machines()), tmp_path) as kubeconfig, pytest.raises(ConfigError) as refused:
+        run_component(endpoint(kubeconfig, subnets={"az9": "cp-extra"}), FakeCloud.dev(), preview=True)
+    assert [str(p) for p in refused.value.problems] == [
+        f"{KEY}.subnets.az9: 'az9' is not a zone of the endpoint (it has az1, az2, az3); key subnets by the zones "
+        "whose Machines are not on the zone's VIP subnet"]

@@ -37,7 +37,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse(argv)
     try:
         outputs = read_outputs(args.outputs)
-        source = MachineSource(cluster=args.cluster, namespace=args.namespace, addressType=args.address_type)
+        source = MachineSource(cluster=args.cluster, namespace=args.namespace, addressType=args.address_type,
+                               readyCondition=args.ready_condition)
         settings = AgentSettings(source, zones_of(outputs, args.member_subnet), dict(args.member_port), args.drain,
                                  args.hook_warn_after)
     except ValidationError as error:

@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence
 
 from ..core.errors import HaEndpointError
 from ..watch.inputs import OptionParser, flag, refused, seconds  # noqa: F401  (flag: the agent's flags too)
-from .machines import MachineSource
+from .machines import API_SERVER_HEALTHY, MachineSource
 
 PROG = "python -m ha_endpoint.agent"
 DESCRIPTION = "Keep an endpoint's members following a Cluster API cluster's control-plane Machines."
@@ -58,6 +58,18 @@ def subnet(text: str) -> tuple[str, str]:
     return az, subnet_id
 
 
+def condition(text: str) -> Optional[str]:
+    """A condition type (``APIServerPodHealthy``), or ``none``."""
+    if text == "none":
+        return None
+    try:
+        MachineSource(cluster="x", readyCondition=text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a condition type such as {API_SERVER_HEALTHY} (letters, digits, "
+                                         f"'-', '_', '.', '/'), or none (got {text!r})") from None
+    return text
+
+
 def member_port(text: str) -> tuple[int, int]:
     """``<listener port>=<member port>``."""
     listener, _, member = text.partition("=")
@@ -84,6 +96,11 @@ def parser(exits: bool = True) -> argparse.ArgumentParser:
     found.add_argument("--namespace", default="default", help="the Cluster's namespace (default: default)")
     found.add_argument("--address-type", default="InternalIP", choices=["InternalIP", "ExternalIP"],
                        help="which Machine address is the member's (default InternalIP)")
+    found.add_argument("--ready-condition", type=condition, default=API_SERVER_HEALTHY, metavar="TYPE",
+                       help="the Machine condition (status.conditions[].type) that says its API server is ready: a "
+                       "member is put in service only once it is True, and taken out again while it is False "
+                       f"(default {API_SERVER_HEALTHY}, which KubeadmControlPlane sets; none: in service as soon as "
+                       "the Machine has an address)")
     found.add_argument("--member-subnet", type=subnet, action="append", default=[], metavar="AZ=SUBNET",
                        help="the subnet of a zone's members (repeat per zone; default: the load balancer's VIP "
                        "subnet)")

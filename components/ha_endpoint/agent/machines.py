@@ -13,7 +13,11 @@ Facts from Cluster API v1.14 (``api/core/v1beta2``): control-plane Machines carr
 ``cluster.x-k8s.io/cluster-name: <cluster>`` and ``cluster.x-k8s.io/control-plane: ""`` (KubeadmControlPlane sets
 both); ``status.addresses`` is a list of ``{type, address}`` with type one of Hostname, ExternalIP, InternalIP,
 ExternalDNS, InternalDNS; ``spec.failureDomain`` is the failure domain (CAPO's are the availability zones); a Machine
-being deleted has ``metadata.deletionTimestamp``.
+being deleted has ``metadata.deletionTimestamp``; KubeadmControlPlane sets the condition ``APIServerPodHealthy`` in
+each of its Machines' ``status.conditions`` (``{type, status: "True"|"False"|"Unknown", reason, message}``; read in
+``api/controlplane/kubeadm/v1beta2/kubeadm_control_plane_types.go``,
+``KubeadmControlPlaneMachineAPIServerPodHealthyCondition``; the v1beta1 Machines' ``status.conditions`` carry the same
+type), True once the Machine's kube-apiserver pod runs and is ready.
 """
 
 from __future__ import annotations
@@ -34,6 +38,12 @@ CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
 MAINTENANCE_ANNOTATION = "ha-endpoint.io/maintenance"
 """Ours: while a served Machine carries it (any value but ``"false"``; the value is the reason, shown in the
 Machine's status annotation), its member is taken out (admin down); removing it puts the member back."""
+
+API_SERVER_HEALTHY = "APIServerPodHealthy"
+"""The condition KubeadmControlPlane sets on each of its Machines about the Machine's API server: the default of
+:attr:`MachineSource.ready_condition`."""
+MAX_CONDITIONS = 64
+"""More conditions than this on one Machine is not a Machine's status; refused (read as absent)."""
 
 MAX_NAME = 253
 """A Kubernetes object name (a DNS subdomain) is at most 253 characters."""
@@ -67,6 +77,11 @@ class MachineSource(BaseModel):
     of ``cluster``."""
     address_type: AddressType = Field(AddressType.INTERNAL_IP, alias="addressType")
     """Which address of ``status.addresses`` is the member's (default InternalIP)."""
+    ready_condition: Optional[str] = Field(API_SERVER_HEALTHY, alias="readyCondition", min_length=1, max_length=316,
+                                           pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?$")
+    """The Machine condition that says its API server is ready (default ``APIServerPodHealthy``, which
+    KubeadmControlPlane sets); a member is put in service only once it is True. None: a member serves as soon as
+    its Machine has an address (Machines that carry no such condition, when nothing else says it)."""
 
     @field_validator("selector")
     @classmethod
@@ -116,6 +131,11 @@ class MachineMember(BaseModel):
     """True once the Machine has a ``deletionTimestamp``: its member is to be drained and removed."""
     uid: str = ""
     """The Machine's uid (a new Machine with an old one's name is another Machine)."""
+    ready: Optional[bool] = True
+    """The source's ready condition: True, False, or None (absent, Unknown, or not readable); True when the source
+    names no condition."""
+    ready_detail: str = ""
+    """What the condition says when it is not True (``APIServerPodHealthy is absent``, ``... False (reason)``)."""
 
 
 def _text(value: Any, limit: int) -> Optional[str]:
@@ -155,9 +175,31 @@ def _member(machine: Any, source: MachineSource) -> tuple[Optional[MachineMember
                              f"not a reason of at most {MAX_ANNOTATION} characters; shorten it (the member is left "
                              "as it is until then)")
     in_maintenance = reason is not None and reason.strip().lower() != "false"
+    ready, ready_detail = _condition(status.get("conditions"), source.ready_condition)
     return MachineMember(name=name, az=az, address=address, enabled=not in_maintenance,
                          maintenance_reason=reason if in_maintenance else None,
-                         deleting=bool(metadata.get("deletionTimestamp")), uid=uid), None
+                         deleting=bool(metadata.get("deletionTimestamp")), uid=uid, ready=ready,
+                         ready_detail=ready_detail), None
+
+
+def _condition(conditions: Any, wanted: Optional[str]) -> tuple[Optional[bool], str]:
+    """The status of condition ``wanted`` in ``status.conditions``: True, False, or None (absent, Unknown, or a
+    value that is not a condition list), and what it says when not True."""
+    if wanted is None:
+        return True, ""
+    if conditions is not None and (not isinstance(conditions, list) or len(conditions) > MAX_CONDITIONS):
+        return None, f"{wanted} not readable (status.conditions is not a list of at most {MAX_CONDITIONS})"
+    for entry in conditions or []:
+        if isinstance(entry, dict) and entry.get("type") == wanted:
+            status = entry.get("status")
+            reason = entry.get("reason") if isinstance(entry.get("reason"), str) else ""
+            said = f" ({reason[:64]})" if reason else ""
+            if status == "True":
+                return True, ""
+            if status == "False":
+                return False, f"{wanted} is False{said}"
+            return None, f"{wanted} is {str(status)[:16] or 'Unknown'}{said}"
+    return None, f"{wanted} is absent"
 
 
 def _address(addresses: Any, wanted: str, where: str) -> tuple[str, Optional[Problem]]:

@@ -1,12 +1,13 @@
-"""One reconcile pass of the agent: the served Machines made the members of their zones' pools, and the members of
-deleting Machines drained, removed and their hooks released, in that order.
+"""One reconcile pass of the agent: the served Machines made the members of their zones' pools (once their ready
+condition says their API server is healthy), and the members of deleting Machines, once their zones keep capacity
+without them, drained, removed and their hooks released, in that order.
 
 A pass is level-triggered and keeps no state a replica could lose: what was done is read back from the pools (the
 agent's tag, admin state) and the Machines (our hook, our draining-since annotation), so a pass interrupted anywhere
 is finished by the next one, on this replica or on the one that takes over. Nothing is written from a view of the
 Machines that is not current (:class:`~.kube.MachineCache` not synced), nor by a replica that does not lead; a
 member is deleted only when its Machine is being deleted (or proven gone by a fresh list), once its zone keeps
-capacity without it; a hook is released only once the pools list none of the Machine's members.
+capacity without it, or, taken out, to be created again in service (the ovn provider's way back); a hook is released only once the pools list none of the Machine's members.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Callable, Optional
 from ..cloud.errors import CloudError
 from ..core.errors import Problem
 from ..readiness.model import LiveMember
-from .capacity import PoolView, counts, removable, state
+from .capacity import PoolView, counts, removable, serving, state
 from .inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, HOOK_OWNER, STATUS_ANNOTATION, ZonePools, agent_tag
 from .kube import MachineApi, MachineCache
 from .machines import MachineMember, MachineSource, members_from_machines
@@ -63,6 +64,7 @@ class Reconciler:
         self._orphan_since: dict[str, float] = {}
         self._told: set[tuple[str, str]] = set()
         self._status: dict[str, dict[str, str]] = {}
+        self._coming: set[tuple[str, str]] = set()
 
     # -- the pass ---------------------------------------------------------------------------------------------
 
@@ -100,6 +102,7 @@ class Reconciler:
         raw = {m["metadata"]["name"]: m for m in machines if isinstance(m, dict) and source.selects(m)
                and isinstance((m.get("metadata") or {}).get("name"), str)}
         self._status = {}
+        self._coming: set[tuple[str, str]] = set()  # (pool id, Machine) of the served Machines not in maintenance
         served = []
         for member in members:
             if member.az not in self.settings.zones:
@@ -149,6 +152,11 @@ class Reconciler:
     # -- serving ----------------------------------------------------------------------------------------------
 
     def _serve(self, member: MachineMember, machine: dict[str, Any], pools: list[PoolView]) -> None:
+        """``member``'s Machine carries our hook, and each pool of its zone holds its member as wanted: created (in
+        service) once it is wanted in service, taken out (admin down) while it is not, and put back in service by
+        deleting the member taken out and creating it again at the next pass: the ovn provider never puts a member
+        it holds OFFLINE back in its backends when it is only set admin up (ha_endpoint.readiness.reconcile's
+        ``recreating``: the same rule as ``up``'s), and a created member is monitored from its creation."""
         annotations = machine["metadata"].get("annotations") or {}
         if annotations.get(HOOK_ANNOTATION) != HOOK_OWNER:
             self._guard()
@@ -159,7 +167,26 @@ class Reconciler:
             port = self.settings.member_ports.get(pool.port, pool.port)
             mine = [m for m in pool.members if self.tag in m.tags and m.name == member.name
                     and m.address == member.address]
-            if not mine:
+            live = mine[0] if mine else None
+            up, why = self._in_service(member, live, pool, pools)
+            if member.enabled:
+                self._coming.add((pool.pool_id, member.name))
+            if not up and why and member.enabled:
+                self._event(machine, "WaitingForCondition", f"member kept out of the endpoint's pools until the "
+                            f"Machine's condition {self.settings.source.ready_condition} is True: {why}; "
+                            "KubeadmControlPlane sets it once the Machine's API server pod is healthy (Machines it "
+                            "does not manage: give the agent --ready-condition with a condition they carry, or "
+                            "none)")
+            out = f"{pool.port} out ({member.maintenance_reason})" if not member.enabled else \
+                f"{pool.port} out until {why}"
+            if live is not None and live.provisioning_status == "PENDING_DELETE":
+                self._say(member.name, "joining" if member.enabled else "maintenance",
+                          f"{pool.port} deleting, to be created again in service" if up else out)
+                continue
+            if live is None:
+                if not up:
+                    self._say(member.name, "joining" if member.enabled else "maintenance", out)
+                    continue
                 taken = [m for m in pool.members if m.address == member.address and m.protocol_port == port]
                 if taken:
                     self._say(member.name, "problem", f"{pool.port}: {member.address}:{port} is taken by member "
@@ -169,42 +196,74 @@ class Reconciler:
                 self._guard()
                 self.cloud.create(pool.pool_id, name=member.name, address=member.address, protocol_port=port,
                                   subnet_id=self.settings.zones[pool.az].subnet_id, tags=[self.tag],
-                                  admin_state_up=member.enabled)
+                                  admin_state_up=True)
                 self.log(f"Machine {member.name}: member {member.address}:{port} created in {pool.az} "
                          f"(listener {pool.port})")
                 self._say(member.name, "joining", f"{pool.port} created")
                 continue
-            live = mine[0]
-            if live.admin_state_up != member.enabled:
+            if live.admin_state_up and not up:
                 self._guard()
-                self.cloud.set_admin(pool.pool_id, live.member_id, member.enabled)
-                self.log(f"Machine {member.name}: member {'back in service' if member.enabled else 'taken out'} "
-                         f"in {pool.az} (listener {pool.port})")
-                self._say(member.name, "joining" if member.enabled else "maintenance",
-                          f"{pool.port} {'put back' if member.enabled else 'taken out'}")
-            elif not member.enabled:
-                self._say(member.name, "maintenance", f"{pool.port} out ({member.maintenance_reason})")
+                self.cloud.set_admin(pool.pool_id, live.member_id, False)
+                self.log(f"Machine {member.name}: member taken out in {pool.az} (listener {pool.port}: "
+                         f"{why or 'maintenance'})")
+                self._say(member.name, "joining" if member.enabled else "maintenance", out)
+            elif not live.admin_state_up and up:
+                self._guard()
+                self.cloud.delete(pool.pool_id, live.member_id)
+                self.log(f"Machine {member.name}: member deleted in {pool.az} (listener {pool.port}), to be created "
+                         "again in service")
+                self._say(member.name, "joining", f"{pool.port} deleted, to be created again in service")
+            elif not up:
+                self._say(member.name, "joining" if member.enabled else "maintenance", out)
             else:
                 what = state(live, pool.monitored)
                 self._say(member.name, "serving" if what == "serving" else "joining",
                           f"{pool.port} {live.provisioning_status}/{live.operating_status}")
 
+    def _in_service(self, member: MachineMember, live: Optional[LiveMember], pool: PoolView,
+                    pools: list[PoolView]) -> tuple[bool, str]:
+        """Whether ``member`` is wanted in service in ``pool``, and, when its ready condition keeps it out, why. The
+        rule (docs/agent.md): out while in maintenance; in once the Machine's ready condition is True; out while it
+        is False (KubeadmControlPlane saw the API server pod not healthy); while it is absent or Unknown, a member
+        stays as it is (a new one: not created), except that when no member of the listener serves in any
+        zone, it goes in: nothing is served that it could fail, and KubeadmControlPlane reaches the workload cluster
+        through this endpoint to set the condition at all (the first machine; an endpoint that is down)."""
+        if not member.enabled:
+            return False, ""
+        if member.ready is True:
+            return True, ""
+        if member.ready is False:
+            return False, member.ready_detail
+        if live is not None and live.admin_state_up:
+            return True, ""
+        nothing_serves = not any(serving(m, other.monitored) for other in pools if other.port == pool.port
+                                 for m in other.members)
+        return (True, "") if nothing_serves else (False, member.ready_detail)
+
     # -- leaving ----------------------------------------------------------------------------------------------
 
     def _leave(self, pool: PoolView, live: LiveMember, pools: list[PoolView], excluded: frozenset[str],
                machine: Optional[dict[str, Any]]) -> None:
+        """Make before break: the member stays in service until its zone keeps capacity without it (another member
+        of the zone serving; when none does, the zone's other Machines, not in maintenance, are waited for:
+        KubeadmControlPlane's new machine; only a zone with no other Machine lets it go once another zone serves),
+        then it is drained (admin down), and deleted once the drain time has passed."""
         name = live.name
         if live.provisioning_status == "PENDING_DELETE":
             self._say(name, "draining", f"{pool.port} deleting")
+            return
+        kept = any(serving(m, pool.monitored) for m in pool.members
+                   if m.member_id != live.member_id and m.member_id not in excluded)
+        joining = [] if kept else sorted(other for pool_id, other in self._coming if pool_id == pool.pool_id)
+        if joining or not removable(live, pool, pools, excluded):
+            waits = f"{', '.join(joining)} to serve" if joining else "another ONLINE member"
+            self._say(name, "draining", f"{pool.port} in service, waiting for {waits} in {pool.az}")
             return
         if live.admin_state_up:
             self._guard()
             self.cloud.set_admin(pool.pool_id, live.member_id, False)
             self.log(f"member {name} ({live.address}) in {pool.az}: drained (admin down)")
-            self._say(name, "draining", f"{pool.port} drained, waiting for another ONLINE member in {pool.az}")
-            return
-        if not removable(live, pool, pools, excluded):
-            self._say(name, "draining", f"{pool.port} waiting for another ONLINE member in {pool.az}")
+            self._say(name, "draining", f"{pool.port} drained")
             return
         since = self._drain_since(live, machine)
         if since is None:

@@ -448,7 +448,7 @@ class MachineAddressType(StrEnum):
 class ClusterApiSourceArgs(_Model):
     """Members from the control-plane Machines of one Cluster API cluster, read from its management cluster at
     preview and up: name the Machine's, address from ``status.addresses``, zone from ``spec.failureDomain`` (CAPO's
-    failure domains are the availability zones), subnet its zone's."""
+    failure domains are the availability zones), subnet ``subnets[<zone>]``, else its zone's."""
 
     _where: ClassVar[str] = "memberSources.clusterApi."
 
@@ -465,6 +465,10 @@ class ClusterApiSourceArgs(_Model):
     selector: Optional[dict[str, str]] = None
     """Labels a served Machine carries (an empty value: the label, any value); default: the cluster's control-plane
     Machines (the labels cluster.x-k8s.io/cluster-name, with the cluster's name, and cluster.x-k8s.io/control-plane)."""
+    subnets: Optional[dict[str, pulumi.Input[str]]] = None
+    """Subnet (name or id) of the Machines' addresses, per zone (a key of zones), as a static member's `subnet`
+    (and the member agent's --member-subnet <zone>=<subnet id>); a zone left out: its VIP subnet. For Machines on a
+    network other than the zones' VIP subnets (e.g. one network shared by the AZs: the same subnet for every zone)."""
 
 
 class MemberSourcesArgs(_Model):

@@ -16,7 +16,7 @@ from typing import Optional
 
 from . import contract, predicates
 from .args import EndpointArgs, placed_zones, plain
-from .cloud_facts import CloudFacts, resolve_members
+from .cloud_facts import CloudFacts, MemberSpec, resolve_members
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity, parse_description
 
@@ -86,7 +86,7 @@ def _placement_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> lis
             problems.append(Problem(f"{path}.address",
                                     f"address {address} of member {member.name} is outside its subnet "
                                     f"{subnet.name} ({subnet.cidr}); fix the address, or set "
-                                    f"{member.path}.subnet to the subnet the address is on"))
+                                    f"{_subnet_key(member)} to the subnet the address is on"))
             continue
         for az in placed_zones(args, member.az):
             vip = facts.subnets.get(args.zones[az].subnet)
@@ -180,3 +180,11 @@ def _cidr_versions(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Pro
                                     f"refuses a CIDR of another IP version on its listeners; set allowedCidrs to the "
                                     f"IPv{version} client networks (e.g. ['{everyone}'])"))
     return problems
+
+
+def _subnet_key(member: MemberSpec) -> str:
+    """The key that sets ``member``'s subnet: a static member's own ``subnet``; the Machines' of a zone for a member
+    of ``memberSources.clusterApi`` (the member agent's: ``--member-subnet <zone>=<subnet id>``)."""
+    if member.source == "clusterApi":
+        return f"memberSources.clusterApi.subnets.{member.az}"
+    return f"{member.path}.subnet"

@@ -46,6 +46,8 @@ class AgentOptions:
     hook_warn_after: Optional[float] = None
     interval: Optional[float] = None
     lease_seconds: Optional[float] = None
+    ready_condition: Optional[str] = None
+    """The Machine condition that puts a member in service (``none``: at once); default APIServerPodHealthy."""
     member_subnet: tuple[tuple[str, str], ...] = ()
     member_port: tuple[tuple[int, int], ...] = ()
     region: Optional[str] = None
@@ -83,7 +85,7 @@ def _text(value: Any) -> str:
 
 def _option_words(options: AgentOptions) -> list[tuple[str, str]]:
     words = []
-    for option in ("drain", "hook_warn_after", "interval", "lease_seconds", "region"):
+    for option in ("drain", "hook_warn_after", "interval", "lease_seconds", "ready_condition", "region"):
         value = getattr(options, option)
         if value is not None:
             words.append((agent_inputs.flag(option), _text(value)))

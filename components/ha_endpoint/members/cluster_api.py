@@ -5,7 +5,8 @@ Which Machines, and what a Machine means as a member (its address from ``status.
 its zone from ``spec.failureDomain``, taken out while it carries the maintenance annotation, a problem naming it when
 it has no address or failure domain), is :func:`ha_endpoint.agent.machines.members_from_machines`'s: the member
 agent reads Machines through the same function, so a Machine is the same member to both. A Machine being deleted is
-left out (its member is drained by the agent, or leaves at this update).
+left out (its member is drained by the agent, or leaves at this update). A member's subnet is ``subnets[<zone>]``
+when given, else its zone's VIP subnet.
 
 The management cluster is reached with ``kubeconfig`` (a file), else ``KUBECONFIG`` or ``~/.kube/config``, else the
 in-cluster service account. A failed read (unreachable, refused, no Machine resource) fails the preview with what the
@@ -39,12 +40,19 @@ class ClusterApiSource:
                                       selector=settings.selector, addressType=str(settings.address_type))
 
     def read(self, args: EndpointArgs) -> tuple[list[MemberArgs], list[Problem]]:
+        subnets = self.settings.subnets or {}
+        unknown = sorted(set(subnets) - set(args.zones))
+        if unknown:
+            raise ConfigError([Problem(f"{KEY}.subnets.{az}", f"'{az}' is not a zone of the endpoint (it has "
+                                       f"{', '.join(sorted(args.zones))}); key subnets by the zones whose Machines "
+                                       "are not on the zone's VIP subnet") for az in unknown])
         found, problems = members_from_machines(self.list_machines(), self.machines)
         members = []
         for machine in found:
             if machine.deleting:
                 continue
-            member = MemberArgs(name=machine.name, az=machine.az, address=machine.address, enabled=machine.enabled)
+            member = MemberArgs(name=machine.name, az=machine.az, address=machine.address, enabled=machine.enabled,
+                                subnet=subnets.get(machine.az))
             member._source = "clusterApi"
             member._origin = f"{KEY}[Machine {self.machines.namespace}/{machine.name}]"
             member._agent_tag = agent_tag(self.machines)  # up leaves such members alone (docs/members.md)

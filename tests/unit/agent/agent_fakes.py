@@ -239,7 +239,9 @@ class FakeCluster:
 
     # what Cluster API and the tests do
     def add_machine(self, name: str, az: Optional[str] = "az1", address: Optional[str] = None,
-                    annotations: Optional[dict] = None) -> None:
+                    annotations: Optional[dict] = None, api_server: Optional[str] = "True") -> None:
+        """A Machine; ``api_server``: its APIServerPodHealthy condition's status as KubeadmControlPlane sets it
+        (None: absent)."""
         self.machines[name] = {
             "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
             "metadata": {"name": name, "namespace": self.namespace, "uid": f"uid-{name}",
@@ -247,6 +249,21 @@ class FakeCluster:
                          "annotations": dict(annotations or {}), "resourceVersion": str(next(self._version))},
             "spec": {"clusterName": self.cluster, **({"failureDomain": az} if az else {})},
             "status": {"addresses": [{"type": "InternalIP", "address": address}] if address else []}}
+        if api_server is not None:
+            self.set_api_server(name, api_server, logged=False)
+
+    def set_api_server(self, name: str, status: Optional[str], reason: str = "", logged: bool = True) -> None:
+        """KubeadmControlPlane's APIServerPodHealthy condition on the Machine ("True", "False", "Unknown"; None:
+        removed)."""
+        conditions = [c for c in self.machines[name]["status"].get("conditions", [])
+                      if c["type"] != "APIServerPodHealthy"]
+        if status is not None:
+            conditions.append({"type": "APIServerPodHealthy", "status": status,
+                               "reason": reason or ("Running" if status == "True" else "Provisioning"),
+                               "lastTransitionTime": rfc3339(self.clock())})
+        self.machines[name]["status"]["conditions"] = conditions
+        if logged:
+            self.log.append((self.clock(), f"APIServerPodHealthy {status} {name}"))
 
     def set_address(self, name: str, address: str) -> None:
         self.machines[name]["status"]["addresses"] = [{"type": "InternalIP", "address": address}]

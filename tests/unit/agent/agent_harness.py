@@ -3,12 +3,14 @@ reconciler), over the fakes of :mod:`agent_fakes`, stepped by hand on one fake c
 
 from __future__ import annotations
 
+from typing import Optional
+
 from agent_fakes import Clock, FakeCluster, FakeConnection, FakeLease, FakeOctavia
 
 from ha_endpoint.agent.inputs import ZonePools
 from ha_endpoint.agent.kube import MachineCache
 from ha_endpoint.agent.lease import LeaseElector
-from ha_endpoint.agent.machines import MachineSource
+from ha_endpoint.agent.machines import API_SERVER_HEALTHY, MachineSource
 from ha_endpoint.agent.octavia import AgentOctavia
 from ha_endpoint.agent.reconcile import AgentSettings, Reconciler
 from ha_endpoint.agent.report import Metrics
@@ -21,14 +23,15 @@ LEASE = 15.0
 
 
 class World:
-    def __init__(self, drain: float = DRAIN, hook_warn_after: float = 600.0):
+    def __init__(self, drain: float = DRAIN, hook_warn_after: float = 600.0,
+                 ready_condition: Optional[str] = API_SERVER_HEALTHY):
         self.clock = Clock()
         self.octavia = FakeOctavia(self.clock)
         for az, zone in ZONES.items():
             self.octavia.add_pool(POOL[az], zone.load_balancer_id)
         self.cluster = FakeCluster(self.clock)
         self.cluster.log = self.timeline = self.octavia.log  # one timeline: what happened, in order
-        self.settings = AgentSettings(MachineSource(cluster="prod"), ZONES, {}, drain, hook_warn_after)
+        self.settings = AgentSettings(MachineSource(cluster="prod", readyCondition=ready_condition), ZONES, {}, drain, hook_warn_after)
         self.logs: list[str] = []
 
     def replica(self, identity: str) -> "Replica":

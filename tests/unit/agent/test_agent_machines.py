@@ -89,3 +89,34 @@ def test_a_machine_listed_twice_is_served_by_neither_and_junk_is_refused():
 def test_an_empty_selector_is_refused():
     with pytest.raises(ValidationError, match="every Machine"):
         MachineSource(cluster="prod", selector={})
+
+
+def with_conditions(conditions, **kwargs):
+    found = machine(**kwargs)
+    found["status"]["conditions"] = conditions
+    return found
+
+
+@pytest.mark.parametrize("conditions, ready, said", [
+    ([{"type": "APIServerPodHealthy", "status": "True", "reason": "Running"}], True, ""),
+    ([{"type": "APIServerPodHealthy", "status": "False", "reason": "Failed"}], False,
+     "APIServerPodHealthy is False (Failed)"),
+    ([{"type": "APIServerPodHealthy", "status": "Unknown", "reason": "ConnectionDown"}], None,
+     "APIServerPodHealthy is Unknown (ConnectionDown)"),
+    ([{"type": "Ready", "status": "True"}], None, "APIServerPodHealthy is absent"),
+    (None, None, "APIServerPodHealthy is absent"),
+    ("not a list", None, "APIServerPodHealthy not readable (status.conditions is not a list of at most 64)"),
+])
+def test_the_api_server_condition_kubeadm_control_plane_sets_is_read_never_guessed(conditions, ready, said):
+    [member], problems = members_from_machines([with_conditions(conditions)], SOURCE)
+    assert (member.ready, member.ready_detail, problems) == (ready, said, [])
+
+
+def test_another_ready_condition_or_none_can_be_named():
+    healthy = with_conditions([{"type": "example.com/ApiReady", "status": "True"}])
+    [member], _ = members_from_machines([healthy], MachineSource(cluster="prod", readyCondition="example.com/ApiReady"))
+    assert member.ready is True
+    [member], _ = members_from_machines([machine()], MachineSource(cluster="prod", readyCondition=None))
+    assert member.ready is True
+    with pytest.raises(ValidationError, match="ready_condition|readyCondition"):
+        MachineSource(cluster="prod", readyCondition="not a condition")

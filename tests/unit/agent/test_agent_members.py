@@ -52,10 +52,11 @@ def test_deletion_drains_waits_for_another_online_member_then_deletes_and_only_t
     world.cluster.delete_machine("cp-1")
     world.run([agent], 3)
     [old] = world.octavia.named("cp-1")
-    assert old.admin_state_up is False  # drained at once
-    assert "waiting for another ONLINE member in az1" in world.cluster.annotations("cp-1")[STATUS_ANNOTATION]
-    world.run([agent], 60)  # cp-4's API server never answers: cp-1 stays, held by our hook
-    assert world.octavia.named("cp-1") and "cp-1" in world.cluster.machines
+    assert old.admin_state_up is True  # make before break: in service until cp-4 serves
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == \
+        "draining: 6443 in service, waiting for cp-4 to serve in az1"
+    world.run([agent], 60)  # cp-4's API server never answers: cp-1 stays, in service, held by our hook
+    assert world.octavia.named("cp-1")[0].admin_state_up is True and "cp-1" in world.cluster.machines
     world.octavia.serve("10.0.1.12")
     world.run([agent], 60)
     assert "cp-1" not in world.cluster.machines and world.octavia.named("cp-1") == []
@@ -244,3 +245,79 @@ def test_every_listener_of_the_zone_gets_the_member_on_its_member_port_and_the_h
     steps = [what for _, what in world.timeline if "cp-1" in what]
     assert steps.index("hook released cp-1") > max(i for i, what in enumerate(steps) if what == "delete cp-1")
     assert steps.count("delete cp-1") == 2
+
+
+def test_a_new_machine_serves_only_once_its_api_server_is_said_healthy_and_the_old_ones_hook_waits_for_it():
+    world = World()
+    agent = serving_cluster(world)
+    # KubeadmControlPlane: the new machine first; its address comes before its API server is ready, and its port
+    # accepts connections (the TCP monitor would call it ONLINE) before /readyz answers
+    world.cluster.add_machine("cp-4", "az1", "10.0.1.12", api_server=None)
+    world.octavia.serve("10.0.1.12")
+    world.run([agent], 3)
+    assert world.octavia.named("cp-4") == []  # no member while it is not wanted in service
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 60)
+    assert world.octavia.named("cp-4") == []
+    assert "cp-1" in world.cluster.machines and world.octavia.named("cp-1")[0].admin_state_up  # held, serving
+    assert world.cluster.annotations("cp-4")[STATUS_ANNOTATION] == \
+        "joining: 6443 out until APIServerPodHealthy is absent"
+    assert world.cluster.reasons("cp-4") == ["WaitingForCondition"]  # once, saying why
+    assert "APIServerPodHealthy is True: APIServerPodHealthy is absent" in world.cluster.events[-1][2]
+    world.cluster.set_api_server("cp-4", "Unknown")
+    world.run([agent], 10)
+    assert world.octavia.named("cp-4") == []
+    world.cluster.set_api_server("cp-4", "True")
+    world.run([agent], 60)
+    assert world.octavia.online("pool1", "cp-4")
+    assert "cp-1" not in world.cluster.machines and world.octavia.named("cp-1") == []
+    steps = [what for _, what in world.timeline if "cp-4" in what or "cp-1" in what]
+    assert steps.index("APIServerPodHealthy True cp-4") < steps.index("create cp-4") < \
+        steps.index("admin down cp-1") < steps.index("delete cp-1")
+    created = next(t for t, what in world.timeline if what == "create cp-4")
+    drained = next(t for t, what in world.timeline if what == "admin down cp-1")
+    assert drained - created >= world.octavia.health_seconds  # cp-1 served until cp-4 was ONLINE
+
+
+def test_a_condition_turned_false_takes_the_member_out_and_unknown_leaves_it_in():
+    world = World()
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"), ("cp-2", "az1", "10.0.1.12"),
+                                    ("cp-3", "az2", "10.0.2.11")))
+    world.cluster.set_api_server("cp-2", "Unknown", "ConnectionDown")  # KCP cannot reach the workload cluster
+    world.run([agent], 5)
+    assert world.octavia.named("cp-2")[0].admin_state_up is True
+    assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION] == "serving: 6443 ACTIVE/ONLINE"
+    world.cluster.set_api_server("cp-2", "False", "Failed")  # KCP saw the API server pod fail
+    world.run([agent], 5)
+    assert world.octavia.named("cp-2")[0].admin_state_up is False
+    assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION] == \
+        "joining: 6443 out until APIServerPodHealthy is False (Failed)"
+    world.cluster.set_api_server("cp-2", "True")
+    world.run([agent], 20)
+    [member] = world.octavia.named("cp-2")
+    assert member.admin_state_up is True  # put back in service: deleted and created again (the ovn provider's way)
+    assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION] == "serving: 6443 ACTIVE/ONLINE"
+    assert [what for _, what in world.timeline if what.endswith(" cp-2")][-4:] == [
+        "admin down cp-2", "APIServerPodHealthy True cp-2", "delete cp-2", "create cp-2"]
+
+
+def test_the_first_machine_serves_without_the_condition_kcp_can_only_set_through_the_endpoint():
+    world = World()
+    agent = world.replica("agent-a")
+    world.cluster.add_machine("cp-1", "az1", "10.0.1.11", api_server=None)
+    world.octavia.serve("10.0.1.11")
+    world.run([agent], 12)
+    assert world.octavia.named("cp-1")[0].admin_state_up is True  # nothing serves: nothing it could fail
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == "serving: 6443 ACTIVE/ONLINE"
+    world.cluster.add_machine("cp-2", "az2", "10.0.2.11", api_server=None)  # the endpoint serves now: cp-2 waits
+    world.octavia.serve("10.0.2.11")
+    world.run([agent], 12)
+    assert world.octavia.named("cp-2") == []
+
+
+def test_without_a_ready_condition_a_member_serves_once_its_machine_has_an_address():
+    world = World(ready_condition=None)
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"),))
+    world.cluster.add_machine("cp-2", "az1", "10.0.1.12", api_server=None)
+    world.run([agent], 3)
+    assert world.octavia.named("cp-2")[0].admin_state_up is True

@@ -34,7 +34,8 @@ def run_agent(**args):
 
 
 def test_two_replicas_run_the_agent_with_exactly_the_rights_it_needs():
-    run = run_agent(namespace="capi-prod", options=AgentOptions(drain=15, member_port=((443, 6443),)))
+    run = run_agent(namespace="capi-prod", options=AgentOptions(drain=15, member_port=((443, 6443),),
+                                                                ready_condition="Ready"))
     (deployment,), (role,), (binding,), (secret,) = (run.of_type(t) for t in (DEPLOYMENT_TYPE, ROLE_TYPE,
                                                                               BINDING_TYPE, SECRET_TYPE))
     spec = deployment["inputs"]["spec"]
@@ -43,8 +44,8 @@ def test_two_replicas_run_the_agent_with_exactly_the_rights_it_needs():
     (container,) = pod["containers"]
     assert pod["serviceAccountName"] == "member-agent" and deployment["inputs"]["metadata"]["namespace"] == "capi-prod"
     args = parse([a.replace("$(POD_NAME)", "member-agent-7d9f") for a in container["args"]])
-    assert (args.cluster, args.namespace, args.drain, args.member_port, args.lease, args.listen) == \
-        ("prod", "capi-prod", 15.0, [(443, 6443)], "member-agent", "0.0.0.0")
+    assert (args.cluster, args.namespace, args.drain, args.member_port, args.lease, args.listen,
+            args.ready_condition) == ("prod", "capi-prod", 15.0, [(443, 6443)], "member-agent", "0.0.0.0", "Ready")
     assert container["securityContext"]["allowPrivilegeEscalation"] is False
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
     assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] != 0
@@ -69,6 +70,8 @@ def test_two_replicas_run_the_agent_with_exactly_the_rights_it_needs():
     ({"address_type": "Hostname"}, "AgentDeployment('member-agent').address_type", "InternalIP"),
     ({"image": " "}, "AgentDeployment('member-agent').image", "there is no published image"),
     ({"options": AgentOptions(drain=0)}, "AgentDeployment('member-agent').options.drain", "above 0"),
+    ({"options": AgentOptions(ready_condition="API server")}, "AgentDeployment('member-agent').options.ready_condition",
+     "must be a condition type"),
     ({"clouds_yaml": "clouds: {other: {}}"}, "AgentDeployment('member-agent').clouds_yaml", "no entry 'openstack'"),
 ])
 def test_bad_input_is_refused_naming_the_key(args, path, words):
