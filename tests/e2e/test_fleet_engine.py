@@ -77,7 +77,7 @@ def test_one_command_brings_up_the_fleet_and_a_refused_stack_fails_alone(fleet_d
         assert stacks[name]["published_zones"] == list(FLEET[name])
         assert stacks[name]["changes"].get("create", 0) > 10
         assert len(resolve_a(f"{name}.example.test.")) == 2
-        assert {lb.availability_zone for lb in loadbalancers_named(cloud, f"{name}-")} == set(FLEET[name])
+        assert {lb.name for lb in loadbalancers_named(cloud, f"{name}-")} == {f"{name}-{az}-lb" for az in FLEET[name]}
     assert not loadbalancers_named(cloud, "fleet-e2e-lone-")  # refused at preview: nothing created
     assert "fleet up: 2 of 3 succeeded" in stderr
 
