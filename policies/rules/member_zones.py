@@ -76,7 +76,7 @@ def _pool_of(member: Any, pools: list[Any]) -> Any:
 
 
 def _in_service(member: Any) -> bool:
-    """Whether a registered member (or a member set's view of one) is capacity: admin state up, weight above 0."""
+    """Whether a registered member is capacity: admin state up, weight above 0."""
     found = props(member)
     return predicates.member_in_service(found.get("adminStateUp"), number(found.get("weight")))
 
