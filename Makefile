@@ -70,14 +70,14 @@ BUDGET_FILES = $(filter-out tests/budget.py,$(shell grep -rlF --include='*.py' '
 test-budgets: _venv _capi-crds   ## the property tests at their full Hypothesis budgets (CI runs it after make test)
 	HA_ENDPOINT_FULL_BUDGETS=1 HA_ENDPOINT_RECORD_DURATIONS=0 $(PY) -m pytest -n 2 -m "not integration and not e2e" -q $(BUDGET_FILES)
 
-# The member sets with real traffic (issue 27): 30 serving members per zone, rotated under real clients (186 Nova
-# servers on the data plane: 29 min on 2 cores, 2026-11-28), on request; SCALE_MEMBERS=5: the same in ~12 min, which
-# CI (.ci/run) runs after make test. Not in make test: beside it on 2 cores it does not fit the suite's 20 minutes.
+# Members at scale with real traffic (issue 27; per-member, the one member path since issue 47): 30 serving members
+# per zone, rotated under real clients, on request; SCALE_MEMBERS=5: the same at 5, which CI (.ci/run) runs after make
+# test. Not in make test: beside it on 2 cores it does not fit the suite's 20 minutes.
 SCALE_MEMBERS ?= 30
 .PHONY: test-scale
-test-scale: _venv _engine-and-localcloud   ## member sets at 30 members per zone rotated under real clients (~30 min; SCALE_MEMBERS=5 ~12 min, in CI)
-	HA_ENDPOINT_TEST_SET_MEMBERS=$(SCALE_MEMBERS) HA_ENDPOINT_RECORD_DURATIONS=0 \
-		$(PY) -m pytest -s -p no:cacheprovider tests/e2e/test_member_sets_engine.py
+test-scale: _venv _engine-and-localcloud   ## 30 members per zone rotated under real clients (SCALE_MEMBERS=5 in CI)
+	HA_ENDPOINT_TEST_SCALE_MEMBERS=$(SCALE_MEMBERS) HA_ENDPOINT_RECORD_DURATIONS=0 \
+		$(PY) -m pytest -s -p no:cacheprovider tests/e2e/test_members_at_scale.py
 
 # The agents' least privilege (issue 52, docs/security.md), alone: their scoped OpenStack credentials on the local
 # cloud (each call allowed or refused, the table `call | expected | seen`), their ServiceAccount on the local API

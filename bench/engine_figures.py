@@ -21,10 +21,7 @@ The machine is shared and its load moves the cloud's own speed from one minute t
 one zone's chain right before the up it is compared with, and --rounds N interleaves the two plugins (unpatched,
 patched, patched, unpatched, ...) and prints medians.
 
-With --batch, a third variant: the unpatched plugin with the dev shape's members as member sets (``memberUpdates:
-batch``), and issue 27's goal checked: its up / (three zones at once + empty-program up) at most 1.2.
-
-Run: .venv/bin/python bench/engine_figures.py [--cold] [--no-patched] [--batch] [--rounds N] [--events-dir DIR]
+Run: .venv/bin/python bench/engine_figures.py [--cold] [--no-patched] [--rounds N] [--events-dir DIR]
      (needs engine/build.sh and `make localcloud`)
 """
 
@@ -75,9 +72,9 @@ def engine_build(cold: bool) -> dict[str, float]:
     return figures
 
 
-def dev_shaped_endpoint(member_updates: str = "per-member") -> dict:
+def dev_shaped_endpoint() -> dict:
     dev = yaml.safe_load((ROOT / "Pulumi.amphora.yaml").read_text())["config"]["ha-endpoint:endpoint"]
-    return {**dev, "name": ENDPOINT, "dns": {**dev["dns"], "record": ENDPOINT}, "memberUpdates": member_updates}
+    return {**dev, "name": ENDPOINT, "dns": {**dev["dns"], "record": ENDPOINT}}
 
 
 def engine_on_local_cloud():
@@ -91,11 +88,9 @@ def engine_on_local_cloud():
 
 
 class Variant:
-    """One OpenStack plugin under test: its own PULUMI_HOME, an empty program and a dev-shaped stack (its members
-    written as ``member_updates`` says)."""
+    """One OpenStack plugin under test: its own PULUMI_HOME, an empty program and a dev-shaped stack."""
 
-    def __init__(self, label: str, plugin: Path, environment: dict[str, str], workdir: Path,
-                 member_updates: str = "per-member"):
+    def __init__(self, label: str, plugin: Path, environment: dict[str, str], workdir: Path):
         self.label, self.plugin = label, plugin
         self.clouds_yaml = environment["OS_CLIENT_CONFIG_FILE"]
         env = with_openstack_plugin(environment, plugin, workdir / "home")
@@ -108,7 +103,7 @@ class Variant:
         self.empty = PulumiStack(empty, "bench", env)
         self.empty.run("stack", "init", "bench", "--non-interactive")
         self.dev = PulumiStack.create(workdir / "dev", "bench", env)
-        self.dev.write_config(dev_shaped_endpoint(member_updates))
+        self.dev.write_config(dev_shaped_endpoint())
         self.rounds: list[dict] = []
 
     def previews(self) -> dict[str, float]:
@@ -250,8 +245,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1,
                         help="measurements per plugin, interleaved (unpatched, patched, patched, ...); medians")
     parser.add_argument("--events-dir", type=Path, help="also write each run's event log (JSON) there")
-    parser.add_argument("--batch", action="store_true",
-                        help="also the dev shape with memberUpdates: batch on the unpatched plugin (issue 27's goal)")
     options = parser.parse_args()
     build = engine_build(options.cold)
     patched = None if options.no_patched else patched_openstack_plugin()
@@ -260,8 +253,6 @@ def main() -> None:
         variants = [Variant("unpatched", current, environment, Path(workdir) / "unpatched")]
         if patched is not None:
             variants.append(Variant("patched", patched, environment, Path(workdir) / "patched"))
-        if options.batch:
-            variants.append(Variant("unpatched, batch", current, environment, Path(workdir) / "batch", "batch"))
         previews = {v.label: v.previews() for v in variants}
         for number in range(options.rounds):
             for variant in (variants if number % 2 == 0 else list(reversed(variants))):
@@ -313,11 +304,6 @@ def main() -> None:
                            ("lbaas_warnings", "neutron-lbaas warnings"), ("empty_up_s", "empty program up s"),
                            ("ratio", "ratio"), ("parallel_ratio", "ratio against 3 zones at once")):
             print(f"  {label:28s} {after.median(key):8.2f} -> {other.median(key):8.2f}")
-        if other.label == "unpatched, batch":
-            met = other.median("parallel_ratio") <= 1.2
-            print(f"  goal (issue 27): the dev shape's up / (three zones at once + empty-program up) at most 1.2 on the "
-                  f"unpatched plugin with memberUpdates: batch: {'met' if met else 'NOT met'} "
-                  f"({other.median('parallel_ratio'):.2f})")
         print(f"where the time went with {other.label} (median round)")
         typical = other.median_round()
         event_timings.report("dev shape up", typical["dev_up_s"], typical["up_events"])

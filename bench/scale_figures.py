@@ -4,7 +4,6 @@
     .venv/bin/python bench/scale_figures.py --members 3 30 90
     .venv/bin/python bench/scale_figures.py --mock-only
     .venv/bin/python bench/scale_figures.py --cloud-only --members 90 --no-rotation --no-cloud-own   # < 20 min
-    .venv/bin/python bench/scale_figures.py --paths batch --members 30 90              # the member-set path alone
     .venv/bin/python bench/scale_figures.py --cloud-only --members 3 30 90 --rotation-max 30   # the issue's figures
     .venv/bin/python bench/scale_figures.py --mock-only --mock-max-members 1           # the smallest mock case
 
@@ -14,19 +13,19 @@ zones x 500 members (one listener: 20,205 registrations), plus the size of the f
 
 Local cloud (the real engine and provider, 3 zones, one TCP listener, members per zone as given): `up`, a rotation
 that replaces every member (make-before-break: new members are created and ready before the old ones go), and
-`destroy`, with the cost per member, for each member path side by side (``--paths``, both by default):
-``per-member`` (``memberUpdates: per-member``: one Member and one MemberDrain resource per member; Octavia serializes
-writes per load balancer, so a zone's members are created one after another; zones run in parallel) and ``batch``
-(``memberUpdates: batch``: one MemberSet per pool, Octavia's batch member update in stages). During each rotation a
+`destroy`, with the cost per member, on the one member path (``per-member``: one Member and one MemberDrain resource
+per member; Octavia serializes writes per load balancer, so a zone's members are created one after another; zones run
+in parallel; issue 47 removed the batch path, docs/decisions/issue-47-one-write-path.md). During each rotation a
 poller lists every pool's members (one call per pool every 0.5 s) and reports the fewest members ONLINE with a
 weight above 0 it saw in any pool (the floor: never below the members per zone, since new members serve before old
-ones go). Then the issue's goals (issue 27) are checked per path: at most 1 s per added member per zone on `up`, a
+ones go). Then issue 27's goals are checked: at most 1 s per added member per zone on `up`, a
 rotation at 30 per zone at most twice that shape's `up`, destroy at 90 per zone at most 60 s.
 
 The cloud's own cost of a zone's members (openstacksdk directly, one load balancer, one TCP listener, pool and
 monitor): N members created one after another, each waited for (what the provider does, and what a make-before-break
 rotation needs), against Octavia's batch member update (`PUT /v2/lbaas/pools/{id}/members` with the whole list:
-one load-balancer write for all of them), both until every member is ACTIVE and ONLINE.
+one load-balancer write for all of them), both until every member is ACTIVE and ONLINE: what the removed batch path
+would save here.
 """
 
 from __future__ import annotations
@@ -52,7 +51,6 @@ from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import sized_endpoint
 zones, members, listeners = map(int, sys.argv[2:5])
 raw = sized_endpoint(zones, members, listeners, wide=True)
-raw["memberUpdates"] = sys.argv[5]
 cloud = FakeCloud.topology(preview=True, zones=zones, fip_count=zones + 5, wide=True)
 cpu = lambda: (lambda r: r.ru_utime + r.ru_stime)(resource.getrusage(resource.RUSAGE_SELF))
 start, start_cpu = time.perf_counter(), cpu()
@@ -65,8 +63,8 @@ print(json.dumps({"registrations": len(run.registrations), "seconds": seconds, "
 """
 
 
-PATHS = ("per-member", "batch")
-"""The member paths (``memberUpdates``) the figures compare."""
+PATHS = ("per-member",)
+"""The member path the figures measure (the one left since issue 47; the column stays for earlier results)."""
 
 
 def mock_figures(paths: tuple[str, ...] = PATHS, max_members: int = 0) -> None:
@@ -102,7 +100,7 @@ def cloud_figures(sizes: list[int], with_rotation: bool = True, paths: tuple[str
     cloud = ensure_up()
     environment = {**engine_environment(project_environment()), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
                    "OS_CLOUD": "localcloud"}
-    print(f"local cloud, real engine: 3 zones, one TCP listener ({describe(environment)}); paths side by side")
+    print(f"local cloud, real engine: 3 zones, one TCP listener ({describe(environment)})")
     print(f"  {'members/zone':>12s} {'path':>10s} {'up s':>8s} {'s/member':>9s} {'rotation s':>11s} "
           f"{'floor':>6s} {'destroy s':>10s}   per added member/zone: {'up s':>6s} {'rotation s':>10s} "
           f"{'destroy s':>9s}")
@@ -116,11 +114,11 @@ def cloud_figures(sizes: list[int], with_rotation: bool = True, paths: tuple[str
             with tempfile.TemporaryDirectory(prefix="scale-figures-") as workdir:
                 stack = PulumiStack.create(Path(workdir), "scale", environment)
                 try:
-                    stack.write_config(_endpoint(size, first_host=10, path=path))
+                    stack.write_config(_endpoint(size, first_host=10))
                     up = stack.up(policy=False)
                     rotation = None
                     if with_rotation and (not rotation_max or size <= rotation_max):
-                        stack.write_config(_endpoint(size, first_host=10 + size, path=path))
+                        stack.write_config(_endpoint(size, first_host=10 + size))
                         # the fewest members serving (ACTIVE or PENDING_UPDATE, ONLINE, weight > 0) in any pool
                         pools = {pool.name: pool.id for pool in cloud.conn.load_balancer.pools()
                                  if str(pool.name).startswith("scale-api")}
@@ -233,9 +231,9 @@ def _wait(predicate, timeout: float = 900, interval: float = 0.1) -> None:
         time.sleep(interval)
 
 
-def _endpoint(members_per_zone: int, first_host: int, path: str = "per-member") -> dict:
+def _endpoint(members_per_zone: int, first_host: int) -> dict:
     return {
-        "name": "scale-api", "floatingNetwork": "public", "memberUpdates": path,
+        "name": "scale-api", "floatingNetwork": "public",
         "zones": {f"az{z}": {"subnet": f"cp-az{z}"} for z in (1, 2, 3)},
         "listeners": [{"port": 6443, "monitor": {"type": "TCP"}}],
         "members": [{"name": f"cp-{z}-{host}", "address": f"10.10.{z}.{host}", "az": f"az{z}"}
@@ -254,8 +252,6 @@ def parser() -> argparse.ArgumentParser:
                         help="local cloud: up and destroy only (90 members per zone: a rotation alone takes ~14 min)")
     parser.add_argument("--no-cloud-own", action="store_true",
                         help="skip the cloud's own member costs (openstacksdk one by one vs batch update)")
-    parser.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS),
-                        help="the member paths (memberUpdates) to measure, side by side (default: both)")
     parser.add_argument("--rotation-max", type=int, default=0,
                         help="local cloud: rotate only the sizes with at most this many members per zone (0: all)")
     parser.add_argument("--mock-max-members", type=int, default=0,
@@ -267,11 +263,11 @@ def main(argv: list[str] | None = None) -> None:
     options = parser().parse_args(argv)
     started = time.perf_counter()
     if not options.cloud_only:
-        mock_figures(tuple(options.paths), options.mock_max_members)
+        mock_figures(PATHS, options.mock_max_members)
     if not options.mock_only:
         if not options.no_cloud_own:
             member_costs(options.members)
-        cloud_figures(options.members, with_rotation=not options.no_rotation, paths=tuple(options.paths),
+        cloud_figures(options.members, with_rotation=not options.no_rotation, paths=PATHS,
                       rotation_max=options.rotation_max)
     print(f"({time.perf_counter() - started:.0f} s; peak of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
 

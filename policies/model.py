@@ -10,7 +10,7 @@ what an unknown value means for it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
 from pulumi_policy.proxy import (
@@ -124,26 +124,3 @@ def with_defaults(config: Any, schema: dict[str, dict[str, Any]]) -> dict[str, A
     return {key: given.get(key, spec.get("default")) for key, spec in schema.items()} | {
         key: value for key, value in given.items() if key not in schema
     }
-
-
-@dataclass(eq=False)
-class PartView:
-    """One part of a resource that stands for several (a member set's members), as the resource it stands for: what
-    the rules read of a resource (``resource_type``, ``name``, ``urn``, ``props``, ``parent``, ``dependencies``,
-    ``property_dependencies``), the URN the engine registered (so a violation points at it), and ``whole``, that
-    resource. Views compare by identity, as the engine's resources do."""
-
-    resource_type: str
-    name: str
-    urn: str
-    props: dict[str, Any]
-    parent: Any
-    dependencies: list[Any] = field(default_factory=list)
-    property_dependencies: dict[str, list[Any]] = field(default_factory=dict)
-    whole: Optional[Any] = None
-
-
-def props_of(resource: Any) -> dict[str, Any]:
-    """A resource's properties as plain data (an empty mapping when it has none)."""
-    found = plain(resource.props) if resource.props is not None else {}
-    return found if isinstance(found, dict) else {}

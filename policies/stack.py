@@ -20,7 +20,6 @@ from ha_endpoint.core.contract import natural_key
 from ha_endpoint.core.facts import EndpointFacts
 
 from .declared import Declared, read_declared
-from .member_sets import is_member_set, member_views
 from .model import plain
 
 
@@ -100,8 +99,7 @@ def _unique(resources: Iterable[Any]) -> list[Any]:
 
 @dataclass
 class Endpoint:
-    """One HaEndpoint and everything parented under it, with views of the members of its member sets (judged as the
-    member resources they replace: :mod:`policies.member_sets`); ``facts`` are its declared facts when they are usable
+    """One HaEndpoint and everything parented under it; ``facts`` are its declared facts when they are usable
     (see :mod:`policies.declared`: ``declared.problems`` and ``declared.unknown`` say why not)."""
 
     resource: Any
@@ -181,16 +179,7 @@ def endpoints(resources: Iterable[Any]) -> list[Endpoint]:
             if id(ancestor) in found:
                 found[id(ancestor)].children.append(resource)
                 break
-    for endpoint in ordered:
-        endpoint.children.extend(_views(endpoint.children))
     return ordered
-
-
-def _views(children: list[Any]) -> list[Any]:
-    """What stands for the parts of some children, judged one by one as the resources they replace: each member set's
-    members (:mod:`policies.member_sets`), which join the pool resources."""
-    pools = [child for child in children if child.resource_type == contract.POOL_TYPE]
-    return [view for child in children if is_member_set(child) for view in member_views(child, pools)]
 
 
 def judged(resources: Iterable[Any]) -> Iterator[tuple[Endpoint, EndpointFacts]]:

@@ -353,11 +353,9 @@ ROLLBACKS: dict[str, tuple[Lookup, Callable[[Any, str], Any]]] = {
     "openstack:dns/recordSet:RecordSet": (_recordset, _delete_recordset),
 }
 # Resources whose creation leaves nothing to undo: an added port security group is added again, idempotently, by the
-# next update; the readiness and drain resources hold no cloud object; a member set's interrupted create or update
-# is finished by the next update (the members it created carry its tag: ha_endpoint.readiness.reconcile), so its
-# members are never rolled back here (removing them would take serving members out of their pool).
+# next update; the readiness and drain resources hold no cloud object.
 NOTHING_TO_UNDO = ("openstack:networking/portSecGroupAssociate:PortSecGroupAssociate", contract.READINESS_TYPE,
-                   contract.DRAIN_TYPE, contract.LEGACY_DYNAMIC_TYPE, *contract.MEMBER_SET_TYPES)
+                   contract.DRAIN_TYPE, contract.LEGACY_DYNAMIC_TYPE)
 
 
 def ours_in(deployment: dict, identity: StackIdentity) -> Ours:

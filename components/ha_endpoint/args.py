@@ -5,10 +5,10 @@ They are defined in :mod:`ha_endpoint.core.args`; this module names them for con
 
 from .core.args import (
     ClusterApiSourceArgs, MachineAddressType, MemberSourcesArgs, DnsArgs, EndpointArgs, LbMethod, ListenerArgs, ListenerProtocol, LoadBalancerProvider, MemberArgs, MemberPlacement,
-    MemberUpdates, MonitorArgs, MonitorType, PublishMode, ReadinessArgs, ReadinessRequirement, ZoneArgs,
+    MonitorArgs, MonitorType, PublishMode, ReadinessArgs, ReadinessRequirement, ZoneArgs,
 )
 
 __all__ = [
     "ClusterApiSourceArgs", "MachineAddressType", "MemberSourcesArgs", "DnsArgs", "EndpointArgs", "LbMethod", "ListenerArgs", "ListenerProtocol", "LoadBalancerProvider", "MemberArgs",
-    "MemberPlacement", "MemberUpdates", "MonitorArgs", "MonitorType", "PublishMode", "ReadinessArgs", "ReadinessRequirement", "ZoneArgs",
+    "MemberPlacement", "MonitorArgs", "MonitorType", "PublishMode", "ReadinessArgs", "ReadinessRequirement", "ZoneArgs",
 ]

@@ -12,7 +12,6 @@ from typing import Any
 
 from ha_endpoint.core import contract, predicates
 
-from ..member_sets import set_pool, unknown_sets
 from ..model import Violation, as_int, join, number
 from ..registry import rule, whole_number
 from ..stack import direct_dependencies, judged, props
@@ -39,15 +38,11 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
         for key, zone in facts.zones.items():
             if zone.backend != "octavia":
                 continue  # pools are Octavia's; another backend declares its members in the facts only
-            in_zone = [child for child in endpoint.children if endpoint.zone_of(child) == key]
             # the members the member agent holds (declared, no resource of the stack: docs/members.md) serve too
             held = {m.address for m in facts.members.values() if m.held_by_agent and m.az == key and m.weight > 0}
             pools = endpoint.in_zone(contract.POOL_TYPE, key)
             members = endpoint.in_zone(contract.MEMBER_TYPE, key)
-            unknown = [set_pool(s, pools) for s in unknown_sets(in_zone)]
             for pool in pools or [None]:
-                if unknown and (pool is None or pool in unknown):
-                    continue  # a member set whose members are not known yet (preview): nothing to count
                 in_pool = members if pool is None else [m for m in members if _pool_of(m, pools) is pool]
                 serving = {_member_key(m) for m in in_pool if _in_service(m)} | held
                 out = {_member_key(m) for m in in_pool} - serving
@@ -81,7 +76,7 @@ def _pool_of(member: Any, pools: list[Any]) -> Any:
 
 
 def _in_service(member: Any) -> bool:
-    """Whether a registered member (or a member set's view of one) is capacity: admin state up, weight above 0."""
+    """Whether a registered member is capacity: admin state up, weight above 0."""
     found = props(member)
     return predicates.member_in_service(found.get("adminStateUp"), number(found.get("weight")))
 

@@ -157,7 +157,7 @@ class NameSampler(Sampling):
 
 
 SERVING_PROVISIONING = ("ACTIVE", "PENDING_UPDATE")
-"""A member being updated (a batch update names it) keeps serving meanwhile."""
+"""A member being updated keeps serving meanwhile."""
 
 
 @dataclass(frozen=True)

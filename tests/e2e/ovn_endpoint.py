@@ -1,5 +1,5 @@
 """The endpoint on the local cloud's OVN provider with serving Nova servers as its members: what
-tests/e2e/test_ovn_engine.py and tests/e2e/test_member_sets_engine.py share (the stack's shape, booting the servers and
+tests/e2e/test_ovn_engine.py and tests/e2e/test_members_at_scale.py share (the stack's shape, booting the servers and
 waiting until the data plane serves them, asking a zone's address who answers, over and over while an update runs,
 and whether a drained member still got new connections; the OVN northbound rows of load balancers).
 """

@@ -236,35 +236,6 @@ def readiness(cloud, name: str, inputs: dict) -> dict:
     raise ReadinessFailed(f"load balancer {lb_id}: members not ready after {inputs.get('timeout_seconds')}s")
 
 
-def member_set(cloud, name: str, inputs: dict) -> dict:
-    """A MemberSet (``memberUpdates: batch``): each member checked as the cloud checks a member (its pool, its
-    subnet, its address in that subnet, its address and port once per pool), then created with an id of its own, as
-    the staged batch updates leave them: ACTIVE/ONLINE (ACTIVE/OFFLINE when the entry takes it out: admin down)."""
-    pool_id, members = inputs.get("pool_id"), inputs.get("members")
-    if not known(members):
-        return {}
-    ids = {}
-    for entry in members:
-        if not known(entry):
-            continue
-        state = {"poolId": pool_id, "subnetId": entry.get("subnet_id"), "address": entry.get("address"),
-                 "protocolPort": entry.get("protocol_port"), "name": entry.get("name"),
-                 "weight": entry.get("weight", 1), "adminStateUp": entry.get("admin_state_up", True),
-                 "tags": inputs.get("tags")}
-        outputs = member(cloud, f"{name}/{entry.get('name')}", state)
-        if not cloud.preview:
-            ids[entry["name"]] = member_id = cloud.new_id()
-            cloud.kind(MEMBER)[member_id] = {**state, **outputs}
-    if cloud.preview:
-        return {}
-    down = sorted(entry["name"] for entry in members if entry.get("admin_state_up", True) is False)
-    return {"member_ids": ids, "statuses": {name_: "ACTIVE/OFFLINE" if name_ in down else "ACTIVE/ONLINE"
-                                            for name_ in ids},
-            "weights": {entry["name"]: entry.get("weight", 1) for entry in members}, "taken_out": down,
-            "owned_ids": sorted(ids.values()), "ready": True, "not_ready_reason": None,
-            "last_change": {"created": len(ids), "writes": 1 if ids else 0}}
-
-
 LB = "openstack:loadbalancer/loadBalancer:LoadBalancer"
 LISTENER = "openstack:loadbalancer/listener:Listener"
 POOL = "openstack:loadbalancer/pool:Pool"
@@ -286,8 +257,6 @@ HANDLERS: dict[str, Callable[..., dict]] = {
     "haendpoint:index:MemberDrain": readiness,
     "pulumi-python:dynamic/haendpoint:PutBack": lambda cloud, name, inputs: dict(inputs),  # a record, no API call
     "haendpoint:index:PutBack": lambda cloud, name, inputs: dict(inputs),
-    "pulumi-python:dynamic/haendpoint:MemberSet": member_set,
-    "haendpoint:index:MemberSet": member_set,
     "pulumi:providers:openstack": lambda cloud, name, inputs: dict(inputs),  # a provider's state is its inputs
 }
 

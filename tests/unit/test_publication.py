@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ha_endpoint.core import contract
-from ha_endpoint.resources.dns import (NothingToPublish, TooFewZonesReady, _non_empty, floor_problem,
+from ha_endpoint.resources.dns import (NotPublishable, _non_empty, floor_problem,
                                        published_addresses)
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint, internal_endpoint, unpublishing_endpoint
@@ -43,7 +43,7 @@ def test_below_the_floor_the_update_stops_before_dns_changes_naming_every_zone_n
     cloud = FakeCloud.dev()
     cloud.unready_azs.update(unready)
     raw = unpublishing_endpoint(**({} if floor is None else {"minReadyZones": floor}))
-    with pytest.raises(TooFewZonesReady) as caught:
+    with pytest.raises(NotPublishable) as caught:
         run_component(raw, cloud, preview=False)
     message = str(caught.value)
     expected_floor = 2 if floor is None else floor  # default: every zone but one
@@ -62,7 +62,7 @@ def test_the_floor_rule_counts_ready_zones_and_names_the_others():
 
 
 def test_no_address_at_all_is_still_refused_by_name():
-    with pytest.raises(NothingToPublish, match="api.example.test.: no availability zone is ready"):
+    with pytest.raises(NotPublishable, match="api.example.test.: no availability zone is ready"):
         _non_empty([], "api.example.test.")
 
 

@@ -264,14 +264,3 @@ def test_recovery_looks_only_after_the_stacks_load_balancers_stayed_out_of_pendi
 def test_recovery_goes_on_after_the_timeout_naming_what_is_still_pending():
     still, waited, _ = _settle(pending_for=1000, timeout=30)
     assert still == ["lb-dev"] and 30 <= waited <= 32
-
-
-@pytest.mark.parametrize("kind", contract.MEMBER_SET_TYPES)
-def test_a_member_sets_interrupted_create_is_left_to_the_next_update_and_its_members_kept(kind):
-    """The members a killed member-set create wrote carry the set's tag: the next `up` takes them over and finishes
-    the rotation; removing them here would take serving members out of their pool."""
-    conn = FakeConn()
-    pending = [creating(kind, "k8s-api-az1-6443-members", pool_id="pool-dev",
-                        members=[{"name": "cp-0", "address": "10.10.1.10", "protocol_port": 6443}])]
-    undone, unknown, left = recover.roll_back(conn, pending, DEV_STATE)
-    assert conn.deleted == [] and (undone, unknown, left) == ([], [], [])

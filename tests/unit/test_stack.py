@@ -41,7 +41,7 @@ BAD = {  # the issue's invalid cases, through the whole program: the exact messa
     "unknown key": (lambda raw: raw.update(flaotingNetwork="public"), [
         f"{R}.flaotingNetwork: flaotingNetwork is not a setting here; did you mean floatingNetwork? Fix its spelling "
         "or remove it (the settings here: name, backend, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, "
-        "listeners, members, memberSources, memberPlacement, memberUpdates, dns, readiness, tags)"]),
+        "listeners, members, memberSources, memberPlacement, dns, readiness, tags)"]),
     "one zone": (lambda raw: [raw["zones"].pop("az2"), raw["zones"].pop("az3"), raw.update(members=raw["members"][:1])],
                  [f"{R}.zones: 1 zone(s) given (az1); an HA endpoint needs at least 2: add another availability zone "
                   "and its subnet"]),

@@ -1,9 +1,8 @@
 """Issue 46, finding 1: one way to take a member out (``members[].enabled: false``, weight 0 meaning the same) that
-works on every provider and every ``memberUpdates`` mode, against the Pulumi mocks and the fake cloud: the member is
-registered administratively down (the ovn provider ignores the weight: ha_endpoint.core.predicates.drains_admin_down),
-the zone's gate does not wait for it, and it does not count as a zone's capacity (the validation, below; the pack:
-tests/policies/test_member_sets.py). The member set's writes and waits: tests/unit/readiness/test_member_set.py; the
-per-member drain keeping it out under ovn: tests/unit/readiness/test_drain.py."""
+works on every provider, against the Pulumi mocks and the fake cloud: the member is registered administratively down
+(the ovn provider ignores the weight: ha_endpoint.core.predicates.drains_admin_down), the zone's gate does not wait
+for it, and it does not count as a zone's capacity (the validation, below; the pack:
+tests/policies/test_pack_taken_out_members.py). The drain keeping it out under ovn: tests/unit/readiness/test_drain.py."""
 
 from __future__ import annotations
 
@@ -18,10 +17,10 @@ ROOT = "ha-endpoint:endpoint"
 OUT = {"name": "cp-3", "address": "10.10.1.11", "az": "az1"}   # a second member in az1, the one taken out
 
 
-def endpoint(provider: str, updates: str, how: dict) -> dict:
-    """The amphora shape on ``provider`` with ``memberUpdates: updates`` and cp-3 in az1 taken out by ``how``."""
+def endpoint(provider: str, how: dict) -> dict:
+    """The amphora shape on ``provider`` with cp-3 in az1 taken out by ``how``."""
     raw = amphora_endpoint()
-    raw["loadBalancerProvider"], raw["memberUpdates"] = provider, updates
+    raw["loadBalancerProvider"] = provider
     if provider == "ovn":
         for listener in raw["listeners"]:
             listener["monitor"] = {"type": "TCP"}
@@ -34,9 +33,8 @@ HOW = [pytest.param({"enabled": False}, id="enabled-false"), pytest.param({"weig
 
 @pytest.mark.parametrize("how", HOW)
 @pytest.mark.parametrize("provider", ["amphora", "ovn"])
-@pytest.mark.parametrize("updates", ["per-member", "handover"])
-def test_a_member_taken_out_is_registered_admin_down_and_its_gate_does_not_wait_for_it(updates, provider, how):
-    run = run_component(endpoint(provider, updates, how), FakeCloud.dev(), preview=False)
+def test_a_member_taken_out_is_registered_admin_down_and_its_gate_does_not_wait_for_it(provider, how):
+    run = run_component(endpoint(provider, how), FakeCloud.dev(), preview=False)
     gate = run.named(contract.readiness_name("k8s-api", "az1"))
     for port in (6443, 22623):
         out = run.named(contract.member_name("k8s-api", "az1", port, OUT["address"]))
@@ -51,21 +49,6 @@ def test_a_member_taken_out_is_registered_admin_down_and_its_gate_does_not_wait_
     assert run.outputs["zones"]["az1"]["ready"] is True
 
 
-@pytest.mark.parametrize("how", HOW)
-@pytest.mark.parametrize("provider", ["amphora", "ovn"])
-def test_batch_writes_a_member_taken_out_admin_down_and_its_gate_does_not_wait_for_it(provider, how):
-    run = run_component(endpoint(provider, "batch", how), FakeCloud.dev(), preview=False)
-    gate = run.named(contract.readiness_name("k8s-api", "az1"))
-    for port in (6443, 22623):
-        member_set = run.named(contract.member_set_name("k8s-api", "az1", port))
-        entries = {entry["name"]: entry for entry in member_set["inputs"]["members"]}
-        assert entries["cp-3"]["admin_state_up"] is False and "admin_state_up" not in entries["cp-0"]
-        ids = member_set["state"]["member_ids"]
-        assert gate["inputs"]["pools"][contract.pool_name("k8s-api", "az1", port)]["member_ids"] == [ids["cp-0"]]
-    assert run.outputs["zones"]["az1"]["memberStatuses"]["6443"] == {"cp-0": "ACTIVE/ONLINE",
-                                                                     "cp-3": "ACTIVE/OFFLINE"}
-
-
 def last(run, name: str) -> dict:
     """The latest registration of ``name`` (the fake cloud keeps every run's)."""
     return [r for r in run.registrations if r["name"] == name][-1]
@@ -78,8 +61,8 @@ def test_under_ovn_a_member_put_back_is_recreated_deleting_the_old_one_first():
     ha_endpoint.backends.octavia.checks.members_put_back_from). The member that stayed in service, and a member put back
     on amphora (whose health monitor takes it back), are updated in place as before."""
     cloud = FakeCloud.dev()
-    run_component(endpoint("ovn", "per-member", {"enabled": False}), cloud, preview=False)
-    run = run_component(endpoint("ovn", "per-member", {"enabled": True}), cloud, preview=False)
+    run_component(endpoint("ovn", {"enabled": False}), cloud, preview=False)
+    run = run_component(endpoint("ovn", {"enabled": True}), cloud, preview=False)
     for port in (6443, 22623):
         back = last(run, contract.member_name("k8s-api", "az1", port, OUT["address"]))
         kept = last(run, contract.member_name("k8s-api", "az1", port, "10.10.1.10"))
@@ -96,21 +79,18 @@ def test_under_ovn_a_member_put_back_is_recreated_deleting_the_old_one_first():
         assert record["urn"] in back["dependencies"], back["dependencies"]
     assert not [r for r in run.registrations if r["name"].endswith("-put-back") and r is not record], \
         "one record, in the zone that puts members back"
-    again = run_component(endpoint("ovn", "per-member", {"enabled": True}), cloud, preview=False)
+    again = run_component(endpoint("ovn", {"enabled": True}), cloud, preview=False)
     assert last(again, contract.member_name("k8s-api", "az1", 6443, OUT["address"]))["replace_on_changes"] == [], \
         "the members it created in service are not put back"
     assert [r for r in again.registrations if r["name"].endswith("-put-back")] == [record], \
         "the record lasts one update (the fake cloud keeps every run's registrations)"
 
 
-@pytest.mark.parametrize("provider, updates", [("amphora", "per-member"), ("ovn", "handover")])
-def test_a_member_put_back_on_amphora_or_in_the_handover_update_is_updated_in_place(provider, updates):
-    """On amphora the health monitor takes a member set admin up again back; in the handover update the member
-    resources are retained on delete (a replacement would leave the old member behind), and the member set of the
-    next update (batch) re-creates it."""
+def test_a_member_put_back_on_amphora_is_updated_in_place():
+    """On amphora the health monitor takes a member set admin up again back: no replacement."""
     cloud = FakeCloud.dev()
-    run_component(endpoint(provider, updates, {"enabled": False}), cloud, preview=False)
-    run = run_component(endpoint(provider, updates, {"enabled": True}), cloud, preview=False)
+    run_component(endpoint("amphora", {"enabled": False}), cloud, preview=False)
+    run = run_component(endpoint("amphora", {"enabled": True}), cloud, preview=False)
     back = last(run, contract.member_name("k8s-api", "az1", 6443, OUT["address"]))
     assert back["replace_on_changes"] == [] and "adminStateUp" not in back["inputs"]
 

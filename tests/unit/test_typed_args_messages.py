@@ -81,7 +81,7 @@ def test_the_readmes_example_typo():
         "invalid endpoint configuration (1 problem):\n"
         "  - EndpointArgs.member_placment: member_placment is not a setting here; did you mean member_placement? Fix "
         "its spelling or remove it (the settings here: name, backend, load_balancer_provider, floating_network, allowed_cidrs, "
-        "zones, listeners, members, member_sources, member_placement, member_updates, dns, readiness, tags)")
+        "zones, listeners, members, member_sources, member_placement, dns, readiness, tags)")
 
 
 def test_the_removed_load_balancer_create_keyword_is_refused_with_the_fix():
@@ -93,6 +93,15 @@ def test_the_removed_load_balancer_create_keyword_is_refused_with_the_fix():
         "  - EndpointArgs.load_balancer_create: load_balancer_create is no longer a setting: each zone's load "
         "balancer, listeners, pools and health monitors are always created per object (the single-call mode was "
         "removed); remove load_balancer_create")
+
+
+def test_the_removed_member_updates_keyword_is_refused_with_the_fix():
+    with pytest.raises(ConfigError) as caught:
+        EndpointArgs(name="k8s-api", zones=ZONES, listeners=[ListenerArgs(port=6443)], member_updates="batch")
+    assert str(caught.value).startswith(
+        "invalid endpoint configuration (1 problem):\n"
+        "  - EndpointArgs.member_updates: member_updates is no longer a setting: every member is its own resource")
+    assert str(caught.value).endswith("; remove member_updates")
 
 
 def test_a_wrong_value_in_a_typed_argument_names_the_key_and_the_fix():

@@ -143,7 +143,7 @@ def test_unknown_key_and_wrong_enum_are_reported_together():
         "use one of them",
         f"{ROOT}.zonez: zonez is not a setting here; did you mean zones? Fix its spelling or remove it (the settings "
         "here: name, backend, loadBalancerProvider, floatingNetwork, allowedCidrs, zones, listeners, members, memberSources, "
-        "memberPlacement, memberUpdates, dns, readiness, tags)",
+        "memberPlacement, dns, readiness, tags)",
     ]
 
 
@@ -157,6 +157,20 @@ def test_the_removed_load_balancer_create_key_is_refused_with_the_fix(mode):
         f"{ROOT}.loadBalancerCreate: loadBalancerCreate is no longer a setting: each zone's load balancer, listeners, "
         "pools and health monitors are always created per object (the single-call mode was removed); remove "
         "loadBalancerCreate",
+    ]
+
+
+@pytest.mark.parametrize("mode", ["per-member", "handover", "batch"])
+def test_the_removed_member_updates_key_is_refused_with_the_fix(mode):
+    """memberUpdates was a setting until issue 47 kept one member write path: a configuration that still gives it
+    (any value) is told what happens now, where a stack deployed with batch or handover finds its way over, and to
+    remove the key; nothing is planned."""
+    raw = amphora_config()
+    raw["memberUpdates"] = mode
+    assert problems_of(raw) == [
+        f"{ROOT}.memberUpdates: memberUpdates is no longer a setting: every member is its own resource, written and "
+        "drained on its own (per-member; batch and handover were removed in issue 47). A stack deployed with batch or "
+        "handover moves first: docs/readiness.md 'memberUpdates (removed)'; remove memberUpdates",
     ]
 
 

@@ -10,6 +10,8 @@ import datetime
 import threading
 from typing import Any, Callable, Iterator, Optional, Protocol
 
+from ..core.errors import HaEndpointError
+
 GROUP = "cluster.x-k8s.io"
 VERSION = "v1beta2"
 """The Machine version read (Cluster API v1.14 serves v1beta2 and v1beta1; the fields read are the same in both)."""
@@ -33,7 +35,7 @@ class MachineApi(Protocol):
         """A Kubernetes Event on the Machine."""
 
 
-class Expired(Exception):
+class Expired(HaEndpointError):
     """The watch's resourceVersion is too old (410 Gone): list again."""
 
 

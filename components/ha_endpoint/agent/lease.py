@@ -14,6 +14,8 @@ import datetime
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional, Protocol
 
+from ..core.errors import HaEndpointError
+
 
 @dataclass(frozen=True)
 class LeaseRecord:
@@ -24,7 +26,7 @@ class LeaseRecord:
     resource_version: str = ""
 
 
-class Conflict(Exception):
+class Conflict(HaEndpointError):
     """Somebody else wrote the Lease first (409)."""
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from ..cloud.errors import CloudError
-from ..core.errors import Problem
+from ..core.errors import HaEndpointError, Problem
 from ..readiness.model import LiveMember
 from .capacity import PoolView, counts, removable, serving, state
 from .inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, HOOK_OWNER, STATUS_ANNOTATION, ZonePools, agent_tag
@@ -30,7 +30,7 @@ RANK = ("serving", "joining", "maintenance", "draining", "removed", "problem")
 """States of the status annotation, the later the more a user must know (the annotation shows the latest)."""
 
 
-class NotLeading(Exception):
+class NotLeading(HaEndpointError):
     """The Lease was lost during the pass: stop writing."""
 
 

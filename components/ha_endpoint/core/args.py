@@ -86,20 +86,6 @@ class MemberPlacement(StrEnum):
     """Every zone's."""
 
 
-class MemberUpdates(StrEnum):
-    """How the members of a pool are written to Octavia."""
-
-    PER_MEMBER = "per-member"
-    """One resource per member (each created, drained and deleted on its own; Octavia takes one write per load
-    balancer at a time)."""
-    HANDOVER = "handover"
-    """As per-member, with every member resource and its drain retained on delete: run one update with it before
-    moving a deployed stack to batch, which then takes the members over without deleting them."""
-    BATCH = "batch"
-    """One member set per pool: Octavia's batch member update, in stages (new members added and ready, leaving ones
-    at weight 0 for drainSeconds, then removed)."""
-
-
 class PublishMode(StrEnum):
     """When a zone's address enters the DNS record."""
 
@@ -571,10 +557,6 @@ class EndpointArgs(_Model):
     API cluster)."""
     member_placement: Optional[MemberPlacement] = MemberPlacement.OWN_ZONE
     """own-zone (default): members join their own zone's load balancer; all-zones: every zone's."""
-    member_updates: Optional[MemberUpdates] = MemberUpdates.PER_MEMBER
-    """per-member (default): one resource per member; batch: one member set per pool, written with Octavia's batch
-    member update in stages (make-before-break and drain kept); handover: per-member with the member resources
-    retained on delete, for one update before a deployed stack moves to batch."""
     dns: Optional[DnsArgs] = None
     """DNS name of the endpoint; omit to publish no record."""
     readiness: Optional[ReadinessArgs] = Field(default_factory=ReadinessArgs)

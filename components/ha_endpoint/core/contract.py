@@ -105,10 +105,6 @@ def zone_record_label(record: str, az: str) -> str:
 
 READINESS_TYPE = "pulumi-python:dynamic/haendpoint:MemberReadiness"
 DRAIN_TYPE = "pulumi-python:dynamic/haendpoint:MemberDrain"
-MEMBER_SET_TYPE = "pulumi-python:dynamic/haendpoint:MemberSet"
-HOSTED_MEMBER_SET_TYPE = "haendpoint:index:MemberSet"
-"""A member set as the component package's provider host registers it (see ``ha_endpoint.readiness.hosted``)."""
-MEMBER_SET_TYPES = (MEMBER_SET_TYPE, HOSTED_MEMBER_SET_TYPE)
 LEGACY_DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
 """The generic token of every Python dynamic resource; MemberReadiness and MemberDrain had it before they got their
 own and carry it as an alias, so deployed stacks update in place."""
@@ -134,31 +130,6 @@ def secgroup_rule_name(secgroup: str, protocol: str, port: int, remote_cidr: str
 def member_drain_name(endpoint: str, az: str, port: int, address: str) -> str:
     """The MemberDrain companion of one member resource (drains it before it is deleted), keyed like it."""
     return f"{member_name(endpoint, az, port, address)}-drain"
-
-
-def member_set_name(endpoint: str, az: str, port: int) -> str:
-    """The member set of zone ``az``'s pool of listener ``port`` (``memberUpdates: batch``): one resource that owns
-    every member of that pool and writes them with Octavia's batch member update."""
-    return f"{endpoint}-{az}-{port}-members"
-
-
-MEMBER_SET_SUFFIX = "-members"
-
-
-def member_name_in_set(set_name: str, key: str) -> str:
-    """The name a member of the set ``set_name`` is judged under (by the pack, in messages): the name its own member
-    resource would have (:func:`member_name`), from the set's name and the member's key (its address, or
-    ``by-name-<name>``)."""
-    return f"{set_name.removesuffix(MEMBER_SET_SUFFIX)}-member-{member_key(key)}"
-
-
-SET_TAG_PREFIX = "ha-endpoint:set="
-
-
-def member_set_tag(pool_name_: str) -> str:
-    """The tag a member set writes on every member it creates (besides the stack's identity tag): with the pool it
-    names, it proves a member recorded nowhere (an update interrupted after its create) is that set's own."""
-    return f"{SET_TAG_PREFIX}{pool_name_}"
 
 
 def legacy_member_name(endpoint: str, az: str, port: int, member: str) -> str:

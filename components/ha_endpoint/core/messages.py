@@ -225,6 +225,9 @@ def _description(where: _Where) -> str:
 REMOVED: dict[tuple[type, str], str] = {
     (EndpointArgs, "loadBalancerCreate"): "each zone's load balancer, listeners, pools and health monitors are always "
                                           "created per object (the single-call mode was removed)",
+    (EndpointArgs, "memberUpdates"): "every member is its own resource, written and drained on its own (per-member; "
+                                     "batch and handover were removed in issue 47). A stack deployed with batch or "
+                                     "handover moves first: docs/readiness.md 'memberUpdates (removed)'",
 }
 """Keys that were settings once (the model, the camelCase key) -> what happens now instead: a configuration that
 still gives one is told to remove it, not to fix its spelling."""

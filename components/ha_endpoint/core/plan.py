@@ -117,8 +117,6 @@ class ListenerPlan(predicates.MonitoredListener):
     members: tuple[MemberPlan, ...]
     certificate_ref: Optional[str] = None
     """The certificate a TERMINATED_HTTPS listener serves (its Barbican reference; may be an Output)."""
-    member_set_name: str = ""
-    """Its pool's member set (``memberUpdates: batch``): :func:`ha_endpoint.core.contract.member_set_name`."""
     timeouts: tuple[tuple[str, int], ...] = ()
     """The listener timeouts sent to Octavia, as (pulumi-openstack argument, milliseconds): the configured ones and
     the data timeouts' default where they apply (:func:`listener_timeouts`); none under ovn or on UDP/SCTP."""
@@ -163,9 +161,6 @@ class ZonePlan:
     preflight: Optional[pulumi.Output] = None
     """When some inputs are Outputs: fails with every problem once they are known (:mod:`ha_endpoint.pipeline`); the
     zone's load balancer waits for it."""
-    member_updates: str = "per-member"
-    """How its members are written: ``per-member`` resources, ``handover`` (those, retained on delete) or ``batch``
-    (one member set per pool)."""
 
 
 @dataclass(frozen=True)
@@ -313,8 +308,7 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec
                     listeners=listeners, floating=floating,
                     vip_secgroup_association_name=contract.vip_port_secgroup_name(name, az),
                     readiness_name=contract.readiness_name(name, az), readiness=readiness,
-                    octavia_az=az if predicates.pins_availability_zone(args.load_balancer_provider) else None,
-                    member_updates=str(args.member_updates or "per-member"))
+                    octavia_az=az if predicates.pins_availability_zone(args.load_balancer_provider) else None)
 
 
 def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: ListenerArgs,
@@ -346,8 +340,7 @@ def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: Lis
     cidrs = () if predicates.is_ovn(args.load_balancer_provider) else tuple(args.allowed_cidrs)
     return ListenerPlan(port, member_port, listener.protocol, predicates.POOL_PROTOCOL[listener.protocol], method, cidrs,
                         contract.listener_name(name, az, port), contract.pool_name(name, az, port), monitor, members,
-                        listener.certificate_ref, contract.member_set_name(name, az, port),
-                        listener_timeouts(args.load_balancer_provider, listener))
+                        listener.certificate_ref, listener_timeouts(args.load_balancer_provider, listener))
 
 
 def listener_timeouts(provider: Optional[str], listener: ListenerArgs) -> tuple[tuple[str, int], ...]:

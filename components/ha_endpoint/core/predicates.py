@@ -180,16 +180,14 @@ def is_ovn(provider: Optional[str]) -> bool:
 
 
 def drains_admin_down(provider: Optional[str]) -> bool:
-    """Whether a member's drain (its ``MemberDrain`` under ``memberUpdates: per-member``, the drain stage of its
-    ``MemberSet`` under ``batch``) also sets the member administratively down.
+    """Whether a member's drain (its ``MemberDrain``) also sets the member administratively down.
 
     Under ``ovn`` a member's weight does nothing (ovn-octavia-provider 3.1.2 keeps a weight-0 member among the OVN load
     balancer's backends: it got new connections until it was deleted); an admin-down member the provider takes out of
     them (it rewrites the load balancer's VIPs without it, and Octavia lists the member OFFLINE). Other providers
     (amphora) stop sending new connections at weight 0 and the member stays up. The provider then overwrites the
-    member's OFFLINE with ERROR (OVN dropped its health check) and its next rewrite of the backends takes it back: a
-    member set drains such members one per write, each repeated once that ERROR is in
-    (:meth:`ha_endpoint.readiness.reconcile._Reconcile.keep_out`)."""
+    member's OFFLINE with ERROR (OVN dropped its health check) and its next rewrite of the backends takes it back: the
+    drain watches the member through its grace and drains it again (:mod:`ha_endpoint.readiness.held_out`)."""
     return is_ovn(provider)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional
 
-import openstack.exceptions as os_exc
 
 from ..cloud.connection import connect, http_status
 from ..cloud.connection import translated as _translated
@@ -106,7 +105,7 @@ class OctaviaStatusSource:
 
     def list_members(self, pool_id: str, missing_ok: bool = False) -> list[LiveMember]:
         """Every member of the pool with its address, port, attributes and statuses: one
-        ``GET .../pools/{pool_id}/members`` (what a member set reconciles against); with ``missing_ok``, none when
+        ``GET .../pools/{pool_id}/members`` (what a drain's watch reads); with ``missing_ok``, none when
         the pool no longer exists (a drain's watch: nothing left to keep out)."""
         conn = self._connection()
         self.calls += 1
@@ -117,20 +116,6 @@ class OctaviaStatusSource:
             if missing_ok and exc.__cause__ is not None and http_status(exc.__cause__) == 404:
                 return []
             raise
-
-    def put_members(self, pool_id: str, members: list[dict[str, Any]], additive_only: bool) -> None:
-        """Octavia's batch member update, one ``PUT .../pools/{pool_id}/members``: members are matched on address and
-        port, created, updated, and (unless ``additive_only``) every member of the pool the list leaves out is
-        deleted. Octavia answers 202 and applies it with the load balancer in PENDING_UPDATE (a write meanwhile gets
-        409). openstacksdk has no call for it, so it goes through the load-balancer service's adapter; an error
-        status becomes openstacksdk's own exception, classified like every other call."""
-        conn = self._connection()
-        self.calls += 1
-        params = {"additive_only": "true"} if additive_only else {}
-        with translated(f"updating the members of pool {pool_id} in one batch"):
-            response = conn.load_balancer.put(f"/lbaas/pools/{pool_id}/members", json={"members": members},
-                                              params=params, raise_exc=False)
-            os_exc.raise_from_response(response)
 
     def reauth(self) -> None:
         """Drop the connection and authenticate a new one (fetches a fresh token now)."""

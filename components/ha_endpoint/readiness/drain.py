@@ -14,8 +14,8 @@ default 300), ``admin_down`` (bool, default false: drain by admin state as well 
 default false, recorded only when true: the configuration takes the member out, ``enabled: false``, and its member
 resource writes it admin down), ``cloud`` (optional clouds.yaml entry). Create/update/read make no API call, except
 when a drain with ``admin_down`` starts recording ``taken_out`` (created so, or updated to it): then the member is set
-admin down again (its weight kept) and kept out of the backends through the provider's overwrite (:mod:`.held_out`,
-as a member set does), else the ovn provider's next rewrite of the backends would take it back.
+admin down again (its weight kept) and kept out of the backends through the provider's overwrite (:mod:`.held_out`),
+else the ovn provider's next rewrite of the backends would take it back.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget(),
 
     def keep_out(until: float, retried: Callable[[Callable[[], Any], str], Any]) -> None:
         """Under ``admin_down`` (the ovn provider) the grace watches the member and drains it again when the provider
-        overwrote its drain or took it back (:mod:`.held_out`: the rule a member set's drain follows too)."""
+        overwrote its drain or took it back (:mod:`.held_out`)."""
         def listing() -> list:
             return retried(lambda: source.list_members(pool_id, missing_ok=True), "list its pool")
 

@@ -241,20 +241,3 @@ class ZoneDead(ReadinessError):
         members = "; ".join(m.phrase() for m in self.not_ready) or f"{_plural(total, 'member')} waited for"
         super().__init__(f"load balancer {load_balancer.load_balancer_id}: the zone is dead ({why}): {members}. "
                          f"{load_balancer.sentence()}")
-
-
-class MemberSetConflict(ReadinessError):
-    """A member set was asked for a member whose address and port a member it cannot prove its own already takes in
-    the pool (Octavia keys members on address and port, so a batch entry would take that member over). Nothing was
-    written."""
-
-
-class HandoverSkipped(MemberSetConflict):
-    """A member set that did not go through ``memberUpdates: handover`` found members of the stack's per-member
-    resources at its wanted addresses: taking them would let the engine delete them with those resources at the end
-    of the update. Nothing was written."""
-
-
-class MemberSetTimeout(ReadinessError):
-    """One stage of a member set's update kept failing transiently (409 while the load balancer is PENDING_*, 5xx, no
-    answer) until its deadline; the message names the stage, the pool and what the pool holds so far."""

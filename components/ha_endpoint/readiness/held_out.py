@@ -72,7 +72,7 @@ def hold_out(watches: Iterable[Watch], listing: Callable[[], list[LiveMember]],
              sleep: Callable[[float], None], until_drained_again: bool = False) -> None:
     """Look at the pool's listing every :data:`POLL` seconds until ``until`` and drain again (``drain_again``: one
     write, applied before it returns) every watched member the rule says; with ``until_drained_again``, stop as soon
-    as every watched member still listed was drained again once (a member set's drain, before its next member's)."""
+    as every watched member still listed was drained again once (a member taken out: :mod:`.drain`)."""
     watches = list(watches)
     while True:
         listed = {m.member_id: m for m in listing()}

@@ -33,7 +33,6 @@ def hosted_type(type_name: str) -> str:
 
 HOSTED_TYPES = {hosted_type("MemberReadiness"): "ha_endpoint.readiness.provider:MemberReadinessProvider",
                 hosted_type("MemberDrain"): "ha_endpoint.readiness.drain:MemberDrainProvider",
-                hosted_type("MemberSet"): "ha_endpoint.readiness.member_set:MemberSetProvider",
                 hosted_type("PutBack"): "ha_endpoint.readiness.put_back:PutBackProvider"}
 """Token -> the provider class that serves it (``module:class``), in the host."""
 

@@ -40,7 +40,7 @@ PROVIDER_KEY = "__provider"
 
 
 class InputError(HaEndpointError, ValueError):
-    """An input property is invalid.
+    """An input property is invalid, or does not say which cloud to poll (:mod:`.target`).
 
     Attributes:
         property: the property path, e.g. ``"pools.api.member_ids"``.

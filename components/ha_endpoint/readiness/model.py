@@ -103,14 +103,8 @@ class PoolExpectation:
     monitored: bool
     name: str = ""
     hold_seconds: float = 0.0
-    held_member_ids: Optional[frozenset[str]] = None
-    """The members ``hold_seconds`` applies to (``None``: every member). A member set holds only the members it has
-    just created: the ones it kept were judged before."""
-
     def holds(self, member_id: str) -> float:
         """How long ``member_id`` must have been ready without a break before it counts."""
-        if self.held_member_ids is not None and member_id not in self.held_member_ids:
-            return 0.0
         return self.hold_seconds
 
     @property
@@ -154,14 +148,13 @@ def is_online(status: MemberStatus, monitored: bool) -> bool:
 
 @dataclass(frozen=True)
 class LiveMember:
-    """One member of a pool as Octavia lists it, with what a member set compares and writes back.
+    """One member of a pool as Octavia lists it (what a drain's watch and the member agent read).
 
     Attributes:
         member_id, address, protocol_port, name, weight: as listed.
-        tags: its tags (the stack's identity tag and the set's tag on the members a set created).
+        tags: its tags (the stack's identity tag; the member agent's tag on the members it adds).
         provisioning_status, operating_status: as listed.
-        subnet_id, monitor_port, monitor_address, admin_state_up, backup: as listed; written back unchanged when a
-            batch update must name the member (Octavia resets what a batch entry leaves out to its default).
+        subnet_id, monitor_port, monitor_address, admin_state_up, backup: as listed.
     """
 
     member_id: str
@@ -186,15 +179,3 @@ class LiveMember:
     def endpoint(self) -> str:
         """``address:port``, what Octavia keys a pool's members on."""
         return f"{self.address}:{self.protocol_port}"
-
-    def entry(self, **changes: object) -> dict[str, object]:
-        """The member as an entry of a batch update, every attribute it has (``changes`` applied)."""
-        entry: dict[str, object] = {"address": self.address, "protocol_port": self.protocol_port, "name": self.name,
-                                    "weight": self.weight, "tags": list(self.tags),
-                                    "admin_state_up": self.admin_state_up, "backup": self.backup}
-        optional = {"subnet_id": self.subnet_id, "monitor_port": self.monitor_port,
-                    "monitor_address": self.monitor_address}
-        entry.update({key: value for key, value in optional.items() if value is not None})
-        entry.update(changes)
-        # an optional attribute is never sent as null (Octavia keeps an attribute a batch entry leaves out)
-        return {key: value for key, value in entry.items() if value is not None or key not in optional}

@@ -34,7 +34,7 @@ from ..cloud.connection import http_status
 from ..core import contract
 from . import cloud, hosted
 from .errors import FetchFailed, MemberFailed, MemberGone, ReadinessError, ReadinessTimeout, ZoneDead
-from .target import CloudTarget, StackConfigured, TargetError, resolve
+from .target import CloudTarget, StackConfigured, resolve
 from .inputs import (DEFAULT_DEAD_AFTER_SECONDS, ON_NOT_READY, PROVIDER_KEY, InputError, ReadinessInputs,
                      parse_readiness, polls_count, positive_number, wait_identity, without_provider)
 from .model import Requirement
@@ -161,7 +161,7 @@ def not_ready_outputs(props: Mapping[str, Any], exc: ReadinessError) -> dict[str
     return outs
 
 
-REPORTED = (ReadinessError, InputError, TargetError)
+REPORTED = (ReadinessError, InputError)
 """Failures whose message is the whole story: raised from the provider method itself with no traceback of their own
 and no chained cause, so that the engine's dynamic-provider host (which reports ``traceback.format_exc()``) shows the
 message under the host's and the method's frames only, never keystoneauth's or openstacksdk's."""
@@ -171,9 +171,6 @@ def wait_and_record(props: Mapping[str, Any], stack: CloudTarget = CloudTarget()
     """Validate, wait, and return the outputs (raises one of :data:`REPORTED`). A zone that does not become ready is
     recorded as not ready when ``on_not_ready`` is ``unpublish`` (:func:`zone_not_ready`), else fails the update."""
     inputs = parse_readiness(props)
-    known = [reason for reason in props.get("members_not_ready") or [] if isinstance(reason, str) and reason]
-    if inputs.unpublishes and known:  # a member set of the zone found its members not ready: no second wait
-        return not_ready_outputs(props, ReadinessError("; ".join(known)))
     try:
         return outputs(props, run_wait(inputs, resolve(props, stack)))
     except ReadinessError as exc:
@@ -214,11 +211,9 @@ class MemberReadinessProvider(InputsChecked):
     input_failures = staticmethod(check_failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        # a zone recorded not ready (on_not_ready: unpublish) is checked again at every update until it serves; a
-        # member set's verdict (memberUpdates: batch) that changed is a new verdict
+        # a zone recorded not ready (on_not_ready: unpublish) is checked again at every update until it serves
         changed = (wait_identity(olds) != wait_identity(news) or stale_reference(olds, news)
-                   or olds.get("ready") is False
-                   or (olds.get("members_not_ready") or []) != (news.get("members_not_ready") or []))
+                   or olds.get("ready") is False)
         return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
@@ -277,7 +272,6 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
         stable_polls: int = DEFAULT_STABLE_POLLS,
         on_not_ready: str = "fail",
         dead_after_seconds: float = DEFAULT_DEAD_AFTER_SECONDS,
-        members_not_ready: Optional[pulumi.Input[list]] = None,
         opts: Optional[pulumi.ResourceOptions] = None,
     ) -> None:
         """``pools``: logical pool name -> ``{"pool_id": Input[str], "member_ids": [Input[str]], "monitored": bool}``;
@@ -299,8 +293,6 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
             "region": region,
             "cloud_source": cloud_source,
         }
-        if members_not_ready is not None:  # only under memberUpdates: batch (other gates' inputs stay as they were)
-            props["members_not_ready"] = members_not_ready
         props.update({key: None for key in OUTPUT_NAMES})
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
         hosted.register(self, MemberReadinessProvider(), READINESS_TYPE_NAME, name, props, opts)  # see .hosted

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from ..core.errors import HaEndpointError
+from .inputs import InputError
 
 SOURCES = ("readiness", "provider", "stack")
 
@@ -25,15 +25,6 @@ class CloudTarget:
     region: Optional[str] = None
 
 
-class TargetError(HaEndpointError, ValueError):
-    """The inputs do not say which cloud to poll; ``property`` and ``reason`` name the input and the fix."""
-
-    def __init__(self, property_: str, reason: str) -> None:
-        super().__init__(f"{property_}: {reason}")
-        self.property = property_
-        self.reason = reason
-
-
 def stack_defaults(config: Any) -> CloudTarget:
     """The default provider's cloud and region from the stack configuration a dynamic provider is configured with."""
     if config is None:
@@ -42,13 +33,13 @@ def stack_defaults(config: Any) -> CloudTarget:
 
 
 def resolve(props: Mapping[str, Any], stack: CloudTarget) -> CloudTarget:
-    """The cloud and region to poll for a gate's or drain's inputs; :class:`TargetError` when it cannot be told."""
+    """The cloud and region to poll for a gate's or drain's inputs; :class:`InputError` when it cannot be told."""
     cloud, region = _text(props.get("cloud")), _text(props.get("region"))
     source = props.get("cloud_source") or "stack"
     if source not in SOURCES:
-        raise TargetError("cloud_source", f"must be one of {', '.join(SOURCES)}, got {source!r}")
+        raise InputError("cloud_source", f"must be one of {', '.join(SOURCES)}, got {source!r}")
     if source == "provider" and cloud is None:
-        raise TargetError("cloud", "the OpenStack provider given to the endpoint names no clouds.yaml entry "
+        raise InputError("cloud", "the OpenStack provider given to the endpoint names no clouds.yaml entry "
                           "(its `cloud` is unset), so the readiness gates and drains cannot poll the same cloud as "
                           "its resources; give that provider `cloud` (and `region`), or set readiness.cloud and "
                           "readiness.region to the clouds.yaml entry and region of that cloud")
@@ -74,7 +65,7 @@ class StackConfigured:
             return None
         try:
             resolve(news, self.stack)
-        except TargetError as exc:
+        except InputError as exc:
             return exc.property, exc.reason
         return None
 

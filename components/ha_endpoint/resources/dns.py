@@ -31,12 +31,9 @@ class PublishedZone:
     not_ready_reason: Optional[pulumi.Output[Optional[str]]] = None
 
 
-class NothingToPublish(HaEndpointError, pulumi.RunError):
-    """No zone is ready, so there is no address for the record (Designate refuses an empty recordset)."""
-
-
-class TooFewZonesReady(HaEndpointError, pulumi.RunError):
-    """Fewer zones than ``readiness.minReadyZones`` are ready: the update stops before the record changes."""
+class NotPublishable(HaEndpointError, pulumi.RunError):
+    """The record cannot change: fewer zones than ``readiness.minReadyZones`` are ready, or none is (Designate refuses
+    an empty recordset); the update stops before the record changes, the message names the zones and the fix."""
 
 
 def published_addresses(pairs: Sequence[tuple[Optional[str], bool]]) -> list[str]:
@@ -60,7 +57,7 @@ def _publish(values: list, zones: Sequence[PublishedZone], floor: int) -> list[s
     states = [(zone.az, ready, why) for zone, (_address, (ready, why)) in zip(zones, values)]
     problem = floor_problem(states, floor)
     if problem is not None:
-        raise TooFewZonesReady(problem)
+        raise NotPublishable(problem)
     for az, ready, why in states:
         if not ready and why:
             pulumi.log.warn(f"zone {az} is not published: {why}")
@@ -79,7 +76,7 @@ def _verdict(zone: PublishedZone) -> pulumi.Output[tuple[bool, Optional[str]]]:
 
 def addresses_output(zones: Sequence[PublishedZone], floor: int = 0) -> pulumi.Output[list[str]]:
     """The published addresses as one output, computed from every zone's address and verdict; fewer than ``floor``
-    ready zones raise :class:`TooFewZonesReady`, and each zone left out with a reason is logged as a warning."""
+    ready zones raise :class:`NotPublishable`, and each zone left out with a reason is logged as a warning."""
     pairs = [pulumi.Output.all(zone.address, _verdict(zone)) for zone in zones]
     return pulumi.Output.all(*pairs).apply(lambda values: _publish([tuple(v) for v in values], zones, floor))
 
@@ -115,6 +112,6 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
 
 def _non_empty(records: list[str], fqdn: str) -> list[str]:
     if not records:
-        raise NothingToPublish(f"{fqdn}: no availability zone is ready, so there is no address to publish; see the "
+        raise NotPublishable(f"{fqdn}: no availability zone is ready, so there is no address to publish; see the "
                                "zones' readiness errors, or use dns.publish: bootstrap for the first node")
     return records

@@ -2,8 +2,7 @@
 
 Serves: version discovery, ``GET /v2/lbaas/pools/{id}/members`` (paginated like Octavia: ``members_links`` with a
 ``next`` href when more than ``page_size`` members), ``GET /v2/lbaas/loadbalancers/{id}`` and
-``PUT /v2/lbaas/pools/{id}/members/{member_id}``, and the batch member update ``PUT /v2/lbaas/pools/{id}/members``
-(recorded in ``batches`` with its query and body, answered 202 with no body, as Octavia does). ``failures`` queues HTTP statuses returned by the next requests
+``PUT /v2/lbaas/pools/{id}/members/{member_id}``. ``failures`` queues HTTP statuses returned by the next requests
 (any method, discovery excluded); the entry ``"html"`` answers 200 with an HTML page instead, as a proxy in front of
 the API might. Every request path is logged in ``requests``.
 """
@@ -93,7 +92,6 @@ class FakeOctaviaHTTP:
         self.lbs: dict[str, list[str]] = {}
         self.failures: list[int] = []
         self.requests: list[str] = []
-        self.batches: list[dict] = []
         self.member_updates: list[dict] = []   # each PUT of one member: its id and the attributes written
         self.lock = threading.Lock()
         self._server: Optional[_Server] = None
@@ -142,11 +140,6 @@ class FakeOctaviaHTTP:
 
     def answer(self, method: str, path: str, query: dict, body: dict) -> tuple[int, dict]:
         if m := re.fullmatch(r"/v2/lbaas/pools/([^/]+)/members", path):
-            if method == "PUT":
-                if m.group(1) not in self.pools:
-                    return 404, {"faultstring": f"Pool {m.group(1)} could not be found."}
-                self.batches.append({"pool": m.group(1), "query": query, "body": body})
-                return 202, {}
             return self._list(m.group(1), query)
         if m := re.fullmatch(r"/v2/lbaas/pools/([^/]+)/members/([^/]+)", path):
             pool = self.pools.get(m.group(1), {})

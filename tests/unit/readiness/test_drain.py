@@ -18,7 +18,7 @@ from ha_endpoint.readiness.drain import DrainTimeout, MemberDrainProvider, drain
 from ha_endpoint.cloud.connection import describe
 from ha_endpoint.cloud.errors import AuthExpired
 from ha_endpoint.readiness.errors import AuthFailed
-from octavia_batch_fake import BatchOctavia
+from octavia_pool_fake import PoolOctavia
 from readiness_fakes import FakeClock, FakeCloud, conflict, expired, http_error, transient
 
 FIX = ("check the clouds.yaml entry the stack uses (openstack:cloud, readiness.cloud or OS_CLOUD): the password or "
@@ -116,10 +116,10 @@ def test_a_drain_recorded_without_admin_down_drains_by_weight_alone_and_never_li
 
 @pytest.fixture
 def ovn(monkeypatch):
-    """Octavia with the ovn provider (tests/unit/readiness/octavia_batch_fake.py): weight ignored, an admin-down
+    """Octavia with the ovn provider (tests/unit/readiness/octavia_pool_fake.py): weight ignored, an admin-down
     member's OFFLINE overwritten with ERROR 1.5 s after it left the backends, taken back by the pool's next write."""
     clock = FakeClock()
-    fake = BatchOctavia(clock, ovn_early_online=True, ovn_overwrite_after=1.5)
+    fake = PoolOctavia(clock, ovn_early_online=True, ovn_overwrite_after=1.5)
     for address in ("10.10.1.10", "10.10.1.11", "10.10.1.12"):
         fake.add_member("p1", address)
     monkeypatch.setattr(cloud, "connect", fake.connect)

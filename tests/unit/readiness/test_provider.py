@@ -364,18 +364,3 @@ def test_check_reports_a_bad_on_not_ready_or_dead_after_seconds():
         ["on_not_ready"]
     failures = MemberReadinessProvider().check({}, props(dead_after_seconds=0, pools=UNKNOWN)).failures
     assert [f.property for f in failures] == ["dead_after_seconds"]
-
-
-def test_a_member_sets_not_ready_verdict_unpublishes_the_zone_without_a_second_wait(fake):
-    """memberUpdates: batch: the set already waited its timeout for its members; the gate takes its verdict."""
-    fake.set_members("p1", 2, oper="OFFLINE")
-    reason = "load balancer lb-1: 1 of 2 members not ready after 600s (...)"
-    outs = MemberReadinessProvider().create(props(on_not_ready="unpublish", members_not_ready=[None, reason])).outs
-    assert outs["ready"] is False and outs["not_ready_reason"] == reason
-    assert fake.clock.now == 0 and fake.member_list_calls == []
-    provider_ = MemberReadinessProvider()
-    olds = {**outs, "__provider": "serialized-provider"}
-    assert provider_.diff("id", olds, props(on_not_ready="unpublish", members_not_ready=[None, None])).changes
-    fake.set_members("p1", 2)
-    outs = provider_.update("id", olds, props(on_not_ready="unpublish", members_not_ready=[None, None])).outs
-    assert outs["ready"] is True  # once the sets are ready, the gate waits as always

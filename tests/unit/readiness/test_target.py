@@ -7,7 +7,8 @@ from pulumi.dynamic.config import Config
 
 from ha_endpoint.readiness.drain import MemberDrainProvider
 from ha_endpoint.readiness.provider import MemberReadinessProvider
-from ha_endpoint.readiness.target import CloudTarget, TargetError, resolve, stack_defaults
+from ha_endpoint.readiness.inputs import InputError
+from ha_endpoint.readiness.target import CloudTarget, resolve, stack_defaults
 
 STACK = CloudTarget("localcloud", "RegionOne")
 
@@ -25,7 +26,7 @@ def test_the_target_is_the_providers(props, expected):
 
 
 def test_an_explicit_provider_without_a_cloud_is_refused_not_replaced_by_the_stacks():
-    with pytest.raises(TargetError) as caught:
+    with pytest.raises(InputError) as caught:
         resolve({"cloud": None, "region": "RegionTwo", "cloud_source": "provider"}, STACK)
     assert caught.value.property == "cloud"
     assert "give that provider `cloud`" in caught.value.reason and "readiness.cloud" in caught.value.reason

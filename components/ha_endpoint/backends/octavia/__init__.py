@@ -2,7 +2,7 @@
 
 What it asks the cloud at preview (:mod:`.checks`: its availability zones, the listeners' certificates) and how it serves a zone
 (:mod:`.serving`: the load balancer, listeners, pools, monitors, members, floating IP and the member waits). Its
-settings are the endpoint's top-level keys (``loadBalancerProvider``, ``memberUpdates``, listener timeouts), where
+settings are the endpoint's top-level keys (``loadBalancerProvider``, listener timeouts), where
 deployed stacks have them. The pack holds zones declared ``backend: octavia`` to its Octavia rules (zone placement,
 pools, OVN limits).
 """

@@ -149,19 +149,16 @@ class MembersUnreadable(CloudError):
 def members_put_back_from(args: EndpointArgs, target: PollTarget, identity_tag: str, root: str,
                           clock: Optional[Callable[[], float]] = None, sleep: Optional[Callable[[float], None]] = None,
                           timeout_seconds: Optional[float] = None) -> Optional[frozenset[tuple[str, str]]]:
-    """Under the ovn provider, with members written one by one (``memberUpdates: per-member``) and a health monitor:
+    """Under the ovn provider, with a health monitor:
     (pool name, member name) of the members the endpoint's pools list administratively down now, that the
     configuration may put back (``enabled: true`` again). The plan has those re-created rather than set admin up
     (:attr:`ha_endpoint.core.plan.MemberPlan.put_back`): ovn-octavia-provider 3.1.2's
     ``OvnProviderHelper.member_update`` keeps a monitored member it holds OFFLINE out of the OVN backends for good when
-    it is only set admin up; ``member_create`` puts it back. Empty when nothing applies (``batch``: the member set
-    re-creates it itself; ``handover``: its member resources are retained on delete, so the member waits for the
-    ``batch`` update); None (with a warning) when there is no cloud to ask (:class:`NoCloudToAsk`): such a member is
+    it is only set admin up; ``member_create`` puts it back. Empty when nothing applies; None (with a warning) when there is no cloud to ask (:class:`NoCloudToAsk`): such a member is
     then only set admin up, and the gate times out naming it. A failed call is retried as the DNS records' are
     (:func:`ha_endpoint.cloud.catalog.published_records`); if it still fails, :class:`MembersUnreadable`: a transient
     error never changes the plan."""
     if not predicates.drains_admin_down(args.load_balancer_provider) or \
-            str(args.member_updates or "per-member") != "per-member" or \
             not any(listener.monitor is not None for listener in args.listeners) or not isinstance(args.name, str):
         return frozenset()
     pools = {contract.pool_name(args.name, az, listener.port) for az in args.zones for listener in args.listeners}

@@ -8,18 +8,13 @@ floating IP (allocated from the floating network, or the user's own one, which i
 (waits until every member of every pool is ready as ``readiness.require`` says; ``provisioned`` under bootstrap
 publication) and one ``MemberDrain`` per member (a no-op at ``readiness.drainSeconds`` 0: the drains always exist so
 that changing drainSeconds is an in-place update of theirs, never a deletion that drains members still in service).
-
-``memberUpdates: batch``: instead of the members and their drains, one ``MemberSet`` per pool
-(:mod:`ha_endpoint.readiness.member_set`) writes the pool's members with Octavia's batch update in stages, and the
-gate waits for the set's members. ``handover``: the per-member resources, retained on delete, and per pool a member
-set that holds nothing and records the handover (the update before ``batch`` on a stack deployed per-member; see
-:meth:`_OctaviaZone._member_set`).
+Members are written one resource each, the one write path (issue 47: docs/decisions/issue-47-one-write-path.md).
 """
 
 from __future__ import annotations
 
 from importlib.metadata import version
-from typing import Any, Mapping, Optional, TypeVar
+from typing import Mapping, Optional, TypeVar
 
 import pulumi
 import pulumi_openstack as openstack
@@ -27,7 +22,6 @@ import pulumi_openstack as openstack
 from ...core import predicates
 from ...core.plan import ListenerPlan, ZonePlan
 from ...readiness.drain import MemberDrain
-from ...readiness.member_set import MemberSet
 from ...readiness.provider import MemberReadiness
 from ...readiness.put_back import PutBack
 from ..plugin import ZoneServing, after_checks, poll_inputs
@@ -73,7 +67,6 @@ class _OctaviaZone:
         self.pool_ids: dict[int, pulumi.Output[str]] = {}
         self.monitors: dict[int, openstack.loadbalancer.Monitor] = {}
         self.members: dict[int, dict[str, openstack.loadbalancer.Member]] = {}
-        self.member_sets: dict[int, MemberSet] = {}
         self.member_ids: dict[int, pulumi.Output[dict]] = {}
         self._last_write: Optional[pulumi.Resource] = None
         self._put_back_record: Optional[PutBack] = None
@@ -97,15 +90,12 @@ class _OctaviaZone:
                     "pool_id": self.pool_ids[listener.port],
                     "member_ids": self._gate_member_ids(listener.port, zone),
                     "monitored": listener.monitor is not None,
-                    # a member set held the members it created before it returned: the gate holds nothing again
-                    "hold_seconds": 0 if listener.port in self.member_sets else _online_hold(zone, listener),
+                    "hold_seconds": _online_hold(zone, listener),
                 } for listener in zone.listeners},
             require=require, timeout_seconds=zone.readiness.timeout_seconds,
             poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
             on_not_ready=str(zone.readiness.on_zone_not_ready), dead_after_seconds=zone.readiness.dead_after_seconds,
             cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
-            members_not_ready=[member_set.not_ready_reason for member_set in self.member_sets.values()]
-            if self.member_sets else None,
             opts=pulumi.ResourceOptions(parent=parent, depends_on=list(self.monitors.values()) or None))
         self.drains = [
             MemberDrain(member.drain_name, pool_id=self.pool_ids[listener.port],
@@ -115,8 +105,7 @@ class _OctaviaZone:
                         taken_out=not member.in_service, cloud=where.cloud,
                         region=where.region, cloud_source=where.cloud_source,
                         opts=pulumi.ResourceOptions(parent=parent, aliases=[
-                            pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None,
-                            retain_on_delete=True if zone.member_updates == "handover" else None))
+                            pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None))
             for listener in zone.listeners if listener.port in self.members for member in listener.members]
         # The floating IP is associated once the zone is ready, never before: under the ovn provider the association
         # is programmed by the provider's driver agent, which rewrites the OVN load balancer's VIP list from its own
@@ -143,15 +132,10 @@ class _OctaviaZone:
         configuration takes out is administratively down: never ONLINE, and no capacity)."""
         listener = next(listener for listener in zone.listeners if listener.port == port)
         serving = {member.member for member in listener.members if member.in_service}
-        if port in self.member_sets:
-            return self.member_sets[port].member_ids.apply(
-                lambda ids: sorted(member_id for name, member_id in (ids or {}).items() if name in serving))
         return [member.id for name, member in self.members.get(port, {}).items() if name in serving]
 
     def _member_statuses(self, port: int) -> pulumi.Output[dict]:
-        """Member name -> its statuses as last seen (``ACTIVE/ONLINE``): the member set's, else the gate's."""
-        if port in self.member_sets:
-            return self.member_sets[port].statuses
+        """Member name -> its statuses as last seen by the gate (``ACTIVE/ONLINE``)."""
         return pulumi.Output.all(self.member_ids[port], self.readiness.statuses).apply(
             lambda both: {name: (both[1] or {}).get(member_id) for name, member_id in (both[0] or {}).items()})
 
@@ -201,14 +185,8 @@ class _OctaviaZone:
                 spec.name, name=spec.name, pool_id=pool.id, type=spec.type, delay=spec.delay, timeout=spec.timeout,
                 max_retries=spec.max_retries, max_retries_down=spec.max_retries_down,
                 opts=self._after_previous_write(child), **http))
-        if zone.member_updates == "batch":
-            self._member_set(listener, zone, child, pool.id)
-            return
         members = self.members[listener.port] = {}
         put_back = self._put_back(zone, child)
-        # handover: the step before batch; the member resources (and their drains) leave the stack at the next
-        # update without being deleted, and the member sets take their members over (see _member_set)
-        retained = pulumi.ResourceOptions(retain_on_delete=True) if zone.member_updates == "handover" else None
         for member in listener.members:
             aliases = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=member.legacy_name)] if member.legacy_name
                                              else None)
@@ -231,56 +209,11 @@ class _OctaviaZone:
                     pulumi.ResourceOptions(depends_on=([self.member_ports[member.member]]
                                             if member.member in self.member_ports else [])
                                            + ([put_back] if member.put_back else []) or None)),
-                    pulumi.ResourceOptions.merge(retained, pulumi.ResourceOptions(
-                        replace_on_changes=["adminStateUp"], delete_before_replace=True) if member.put_back else None)),
+                    pulumi.ResourceOptions(replace_on_changes=["adminStateUp"], delete_before_replace=True)
+                    if member.put_back else None),
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {})))
         self.member_ids[listener.port] = pulumi.Output.all(
             **{name: resource.id for name, resource in members.items()})
-        if zone.member_updates == "handover":
-            self._handover_set(listener, zone, child, pool.id)
-
-    def _handover_set(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
-                      pool_id: pulumi.Input[str]) -> None:
-        """``memberUpdates: handover``: the pool's member set, registered under the name ``batch`` gives it, holding
-        no member and writing nothing: its state is the record that the per-member resources are retained on
-        delete, without which the set refuses (at the next update, under ``batch``) to adopt their members."""
-        MemberSet(listener.member_set_name, **self._set_of(listener, zone, child, pool_id), members=[],
-                  handover=True, opts=child)
-
-    def _set_of(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
-                pool_id: pulumi.Input[str]) -> dict:
-        """What a pool's member set is, whatever it holds: its pool and load balancer, the tags, the stack's
-        identity, whether the pool is monitored, and the cloud it polls."""
-        where = poll_inputs(zone.readiness.target, child.parent)
-        return {"loadbalancer_id": self.loadbalancer.id, "pool_id": pool_id, "pool_name": listener.pool_name,
-                "tags": list(zone.tags), "identity_tag": zone.identity.tag, "monitored": listener.monitor is not None,
-                "cloud": where.cloud, "region": where.region, "cloud_source": where.cloud_source}
-
-    def _member_set(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions,
-                    pool_id: pulumi.Input[str]) -> None:
-        """``memberUpdates: batch``: one :class:`MemberSet` owns the pool's members and writes them in staged batches
-        (new ones added and ready, leaving ones drained, then removed). Upgrading a stack deployed with per-member
-        resources: one update with ``handover`` records those resources (and their drains) as retained on delete,
-        and the set's own record of it (:meth:`_handover_set`); the next one, with ``batch``, drops them from the
-        stack without a call to the cloud, and the member set adopts their live members by address and port (they
-        carry the stack's identity tag): no member is recreated or drained, and the set writes nothing when they are
-        as configured. Without the handover update the engine would delete the old member resources after the set
-        adopted their members: the set refuses, before any write (``HandoverSkipped``)."""
-        entries = _set_entries(listener)
-        ports = [self.member_ports[member.member] for member in listener.members if member.member in self.member_ports]
-        bootstrap = zone.publish == "bootstrap"
-        member_set = self.member_sets[listener.port] = self._written(MemberSet(
-            listener.member_set_name, **self._set_of(listener, zone, child, pool_id), members=entries,
-            hold_seconds=_online_hold(zone, listener),
-            require="provisioned" if bootstrap else zone.readiness.require,
-            timeout_seconds=zone.readiness.timeout_seconds,
-            poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
-            on_not_ready=str(zone.readiness.on_zone_not_ready), dead_after_seconds=zone.readiness.dead_after_seconds,
-            drain_seconds=zone.readiness.drain_seconds,
-            admin_down=predicates.drains_admin_down(zone.load_balancer_provider),
-            opts=pulumi.ResourceOptions.merge(self._after_previous_write(child),
-                                              pulumi.ResourceOptions(depends_on=ports or None))))
-        self.member_ids[listener.port] = member_set.member_ids
 
     def _floating_ip(self, zone: ZonePlan, child: pulumi.ResourceOptions,
                      after: pulumi.Resource) -> pulumi.Output[Optional[str]]:
@@ -300,15 +233,6 @@ class _OctaviaZone:
             floating.association_name, floating_ip=address, port_id=self.loadbalancer.vip_port_id,
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[after])))
         return self.floating_ip_association.floating_ip
-
-
-def _set_entries(listener: ListenerPlan) -> list[dict[str, Any]]:
-    """The pool's members as a member set takes them (:mod:`ha_endpoint.readiness.set_inputs`)."""
-    return [{"name": member.member, "address": member.address, "protocol_port": member.protocol_port,
-             "weight": member.weight, "subnet_id": member.subnet.id,
-             **({"monitor_port": member.monitor_port} if member.monitor_port else {}),
-             **({"admin_state_up": False} if not member.in_service else {})}
-            for member in listener.members]
 
 
 def _online_hold(zone: ZonePlan, listener: ListenerPlan) -> int:

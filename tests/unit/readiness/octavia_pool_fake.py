@@ -1,17 +1,12 @@
-"""A stateful in-memory Octavia for the member set: pools of members keyed on address and port, the batch member
-update with Octavia's semantics, a load balancer that takes one write at a time, and time from a FakeClock.
+"""A stateful in-memory Octavia for the member drains: pools of members keyed on address and port, a load
+balancer that takes one write at a time, the ovn provider's drain behaviour, and time from a FakeClock.
 
-What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersController.put``):
+What it does as Octavia does:
 
 - a single member update (``PUT .../members/{id}``: weight, admin state) is one write of its own, recorded in
   ``member_updates``; 404 for a member the pool does not list;
-- a write (batch update, single member update) while the load balancer is not ACTIVE answers **409** ("Load
+- a write (member update or delete) while the load balancer is not ACTIVE answers **409** ("Load
   Balancer ... is immutable and cannot be updated");
-- a batch update matches its entries to the pool's members on (address, protocol_port): an entry with no match is
-  **created** (PENDING_CREATE), one with a match **updated** (PENDING_UPDATE; an attribute the entry leaves out keeps
-  its value, except ``weight``, ``admin_state_up`` and ``backup``, which take their defaults 1, true, false as
-  Octavia's wsme type fills them), every member the list leaves out is **deleted** (PENDING_DELETE) unless
-  ``additive_only``; a batch that changes nothing is a no-op (no PENDING_UPDATE);
 - while it applies, the load balancer is PENDING_UPDATE for ``apply_seconds``; then created and updated members are
   ACTIVE, deleted ones gone;
 - a created member is operating OFFLINE until its health monitor found it up ``online_after`` seconds after it
@@ -39,26 +34,17 @@ What it does as Octavia does (octavia/api/v2/controllers/member.py, ``MembersCon
 Every change is recorded in ``timeline`` (time, and per pool the members with their statuses and weights), so a
 test can assert what a client would have seen at any moment: how many members served, and in which order members
 were drained and removed. ``faults[op]`` queues exceptions the next calls of ``op`` (``"list"``, ``"put"``,
-``"get_lb"``) raise before they are served; ``busy[n]`` makes another writer's update land just before the n-th
-batch this client sends (the load balancer PENDING_UPDATE for that many seconds: 409s); ``kill_after_puts`` stops
-the client (:class:`Killed`, as a SIGKILL would) at its first call once that many batches were accepted.
+``"get_lb"``) raise before they are served.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Any, Optional
 
-import requests
-
 from readiness_fakes import FakeClock, http_error
 from openstack import exceptions as os_exc
-
-
-class Killed(BaseException):
-    """The update's process dies here (nothing catches it, as nothing survives a SIGKILL)."""
 
 
 @dataclass
@@ -111,17 +97,7 @@ class Snapshot:
         return {m.endpoint: m for m in self.pools[pool_id]}
 
 
-def _response(status: int, body: Optional[dict] = None) -> requests.Response:
-    response = requests.Response()
-    response.status_code = status
-    response.reason = requests.status_codes._codes[status][0].replace("_", " ").title()
-    response.headers["Content-Type"] = "application/json"
-    response._content = json.dumps(body or {}).encode()
-    response.url = "http://octavia.fake/v2/lbaas"
-    return response
-
-
-class BatchOctavia:
+class PoolOctavia:
     """One load balancer ``lb-1`` and its pools (see the module docstring)."""
 
     def __init__(self, clock: FakeClock, apply_seconds: float = 2.0, online_after: float = 3.0,
@@ -138,7 +114,6 @@ class BatchOctavia:
         self.pools: dict[str, dict[str, FakeMember]] = {}
         self.dead: set[str] = set()
         self.faults: dict[str, list[Exception]] = {}
-        self.puts: list[dict[str, Any]] = []
         self.member_updates: list[dict[str, Any]] = []
         self.member_deletes: list[dict[str, Any]] = []
         self.refused: list[tuple[float, str]] = []
@@ -148,9 +123,6 @@ class BatchOctavia:
         self._applying: Optional[tuple[float, str, list]] = None
         self._ids = 0
         self.tokens = 0
-        self.busy: dict[int, float] = {}
-        self.put_attempts = 0
-        self.kill_after_puts: Optional[int] = None
 
     # ----- building ----------------------------------------------------------------------------------------------
     def add_pool(self, pool_id: str) -> None:
@@ -253,9 +225,6 @@ class BatchOctavia:
             pool_id: tuple(replace(m) for m in pool.values()) for pool_id, pool in self.pools.items()}))
 
     def _fault(self, op: str) -> None:
-        if self.kill_after_puts is not None and len(self.puts) >= self.kill_after_puts:
-            self.kill_after_puts = None
-            raise Killed()
         pending = self.faults.get(op)
         if pending:
             raise pending.pop(0)
@@ -268,61 +237,6 @@ class BatchOctavia:
         if pool_id not in self.pools:
             raise http_error(404, os_exc.NotFoundException, f"Pool {pool_id} could not be found.")
         return [replace(m) for m in self.pools[pool_id].values()]
-
-    def batch(self, pool_id: str, entries: list[dict], additive_only: bool) -> requests.Response:
-        self.advance()
-        self.calls.append(f"PUT {pool_id}")
-        self._fault("put")
-        self.put_attempts += 1
-        if self.put_attempts in self.busy and self.lb_status == "ACTIVE":  # another writer got there first
-            self.lb_status = "PENDING_UPDATE"
-            self._applying = (self.clock.now + self.busy[self.put_attempts], pool_id, [])
-            self._record()
-        if pool_id not in self.pools:
-            return _response(404, {"faultstring": f"Pool {pool_id} could not be found."})
-        if self.lb_status != "ACTIVE":
-            self.refused.append((self.clock.now, "PUT"))
-            return _response(409, {"faultstring": "Load Balancer lb-1 is immutable and cannot be updated."})
-        pool = self.pools[pool_id]
-        old = {m.endpoint: m for m in pool.values()}
-        wanted = {(e["address"], e["protocol_port"]) for e in entries}
-        created, updated, deleted = [], [], []
-        for entry in entries:
-            found = old.get((entry["address"], entry["protocol_port"]))
-            if found is None:
-                member = FakeMember(self._new_id(), entry["address"], entry["protocol_port"], entry.get("name", ""),
-                                    entry.get("weight", 1), list(entry.get("tags") or []),
-                                    subnet_id=entry.get("subnet_id"), monitor_port=entry.get("monitor_port"),
-                                    is_admin_state_up=entry.get("admin_state_up", True),
-                                    backup=entry.get("backup", False), ovn=self.ovn_overwrite_after is not None,
-                                    in_backends=entry.get("admin_state_up", True),
-                                    provider_status="ONLINE" if entry.get("admin_state_up", True) else "OFFLINE")
-                created.append(member)
-            else:
-                updated.append((found, entry))
-        if not additive_only:
-            deleted = [m for m in pool.values() if m.endpoint not in wanted]
-        if not (created or updated or deleted):
-            return _response(202)
-        for member in created:
-            pool[member.id] = member
-        for member, entry in updated:
-            member.provisioning_status = "PENDING_UPDATE"
-            member.weight = entry.get("weight", 1)
-            member.is_admin_state_up = entry.get("admin_state_up", True)
-            member.backup = entry.get("backup", False)
-            for key in ("name", "tags", "monitor_port", "monitor_address"):
-                if key in entry:
-                    setattr(member, key, entry[key])
-        for member in deleted:
-            member.provisioning_status = "PENDING_DELETE"
-        self.lb_status = "PENDING_UPDATE"
-        self._applying = (self.clock.now + self.apply_seconds, pool_id, entries)
-        self.puts.append({"at": self.clock.now, "pool": pool_id, "additive_only": additive_only,
-                          "entries": entries, "created": len(created), "updated": len(updated),
-                          "deleted": [m.endpoint for m in deleted]})
-        self._record()
-        return _response(202)
 
     def update_member(self, pool_id: str, member_id: str, attributes: dict[str, Any]) -> FakeMember:
         self.advance()
@@ -371,9 +285,9 @@ class BatchOctavia:
 
 
 class _Proxy:
-    """``conn.load_balancer`` as openstacksdk's proxy offers it, over a BatchOctavia."""
+    """``conn.load_balancer`` as openstacksdk's proxy offers it, over a PoolOctavia."""
 
-    def __init__(self, fake: BatchOctavia) -> None:
+    def __init__(self, fake: PoolOctavia) -> None:
         self._fake = fake
 
     def members(self, pool_id: str, **_query: Any):
@@ -392,15 +306,9 @@ class _Proxy:
             if not ignore_missing:
                 raise
 
-    def put(self, url: str, json: Optional[dict] = None, params: Optional[dict] = None, **_kwargs: Any):
-        assert url.startswith("/lbaas/pools/") and url.endswith("/members"), url
-        pool_id = url.split("/")[3]
-        additive = (params or {}).get("additive_only") == "true"
-        return self._fake.batch(pool_id, (json or {})["members"], additive)
-
 
 class _Connection:
-    def __init__(self, fake: BatchOctavia) -> None:
+    def __init__(self, fake: PoolOctavia) -> None:
         self.load_balancer = _Proxy(fake)
         self.session = SimpleNamespace(get_token=self._token)
         self._fake = fake
