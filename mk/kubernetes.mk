@@ -8,7 +8,7 @@
 # `make test` builds them in its set-up) and one cluster of three etcd members and three API servers on 127.0.0.1,
 # state in $(HA_ENDPOINT_CACHE)/k8s/local: `.venv/bin/python -m localcloud.k8s up` (options: e.g. --san
 # api.example.test), `... down` (localcloud/k8s/README.md).
-.PHONY: _capi-crds _k8s test-k8s
+.PHONY: _capi-crds _k8s
 
 KUBERNETES_CAPI_FETCH := tests/unit/kubernetes/capi/fetch.sh
 
@@ -18,5 +18,3 @@ _capi-crds:                # fetch (or reuse) the Cluster API CRDs the Kubernete
 _k8s:                      # build (or reuse) the Kubernetes parts; prints their cache dirs
 	@engine/build.sh --k8s
 
-test-k8s: _venv _engine-and-localcloud _k8s   ## the real control plane behind the endpoint, alone (tests/e2e/test_k8s_endpoint.py; also in make test)
-	$(PY) -m pytest -s tests/e2e/test_k8s_endpoint.py

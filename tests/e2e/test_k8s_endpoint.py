@@ -17,8 +17,8 @@ until HTTP/2's health check drops it).
 
 Exclusive (it stops a chassis and deletes a load balancer), and never on the first cloud (``own_cloud``): it starts,
 re-addresses and stops the cloud's own cluster (``oncloud.NAME``) and writes its ``endpoint.kubeconfig``, the very
-ones a user's `STACK=k8s make up` keeps on the first cloud. In `make test`, a lane 2..'s cloud; alone: `make
-test-k8s`. It needs the data plane's ovs-vswitchd 3.5 (localcloud/ovs-build.sh): Debian 12's 3.1.0 aborted on a
+ones a user's `STACK=k8s make up` keeps on the first cloud. In `make test`, a lane 2..'s cloud; alone:
+`.venv/bin/python -m pytest -s tests/e2e/test_k8s_endpoint.py`. It needs the data plane's ovs-vswitchd 3.5 (localcloud/ovs-build.sh): Debian 12's 3.1.0 aborted on a
 conntrack assertion under the cluster's traffic, every ~33 s.
 """
 
