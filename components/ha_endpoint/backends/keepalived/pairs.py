@@ -29,7 +29,7 @@ import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, ReadResult, ResourceProvider, UpdateResult
 
 from ...cloud.connection import connect, http_status, translated
-from ...cloud.errors import CallFailed
+from ...cloud.errors import CallFailed, TransientFetchError
 from ...cloud.retry import call_with_retries
 from ...readiness import hosted
 from ...readiness.target import CloudTarget, StackConfigured, resolve
@@ -98,7 +98,6 @@ def _change(props: Mapping[str, Any], stack: CloudTarget, add: bool, added_pair:
                     _write(conn, port, pairs, groups)
                 except Exception as error:
                     if http_status(error) == 412:  # the port changed since it was read: read it again
-                        from ...cloud.errors import TransientFetchError
                         raise TransientFetchError("the port changed while it was written (412)") from error
                     raise
             return result
