@@ -86,6 +86,12 @@ def test_a_member_of_no_zone_gets_no_instance_and_a_tcp_listener_is_checked_by_a
     assert "/dev/tcp/127.0.0.1/22623" in config.render("a", "10.10.2.10", [tcp])
 
 
+def test_a_zone_of_one_member_has_no_peer_block():
+    alone = config.ZoneVrrp("ep", "az1", "10.10.1.100", 7, (("cp-0", "10.10.1.10"),), 6443, "/readyz")
+    text = config.render("cp-0", "10.10.1.10", [alone], interface="m-1234")
+    assert "unicast_peer" not in text and "10.10.1.100/32 dev m-1234" in text and "interface m-1234\n" in text
+
+
 def test_cloud_init_and_static_pod_carry_the_same_configuration():
     text = config.render("cp-0", "10.10.1.10", [ZONE])
     fragment = config.cloud_init(text)

@@ -93,8 +93,10 @@ def render(member: str, address: str, zones: list[ZoneVrrp], interface: str = DE
         peers = [peer for name, peer in zone.members if name != member]
         lines += [f"vrrp_instance {zone.instance} {{", "    state BACKUP", f"    interface {interface}",
                   f"    virtual_router_id {zone.router_id}", f"    priority {zone.priority(member)}",
-                  f"    advert_int {ADVERT_INT}", f"    unicast_src_ip {address}", "    unicast_peer {",
-                  *[f"        {peer}" for peer in peers], "    }", "    virtual_ipaddress {",
+                  f"    advert_int {ADVERT_INT}", f"    unicast_src_ip {address}",
+                  # a zone of one member has no peer to advertise to (an empty block is keepalived's error)
+                  *(["    unicast_peer {", *[f"        {peer}" for peer in peers], "    }"] if peers else []),
+                  "    virtual_ipaddress {",
                   f"        {zone.vip}/32 dev {interface}", "    }", "    track_script {",
                   f"        check_{zone.instance}", "    }", "}", ""]
     return "\n".join(lines)
