@@ -285,7 +285,7 @@ def member_vip(cloud, name: str, inputs: dict) -> dict:
     if added_pair:
         port["allowed_address_pairs"].append(vip)
     port["security_groups"].add(group)
-    return {"port_id": port["id"], "added_pair": added_pair, "added_group": added_group}
+    return {"held_port_id": port["id"], "added_pair": added_pair, "added_group": added_group}
 
 
 def vip_readiness(cloud, name: str, inputs: dict) -> dict:
@@ -370,7 +370,7 @@ def _detach_groups(cloud, _id: str, state: dict) -> None:
 
 
 def _remove_vip(cloud, _id: str, state: dict) -> None:
-    port = cloud.ports.get(state.get("port_id"))
+    port = cloud.ports.get(state.get("held_port_id"))
     if port is None:
         return
     if state.get("added_pair"):

@@ -76,7 +76,7 @@ def test_create_adds_the_vip_and_group_beside_the_users_own_and_delete_removes_o
     fake = network(_port())
     provider = pairs.MemberVipProvider()
     created = provider.create(_props())
-    assert created.outs["port_id"] == "port-1" and created.outs["added_pair"] and created.outs["added_group"]
+    assert created.outs["held_port_id"] == "port-1" and created.outs["added_pair"] and created.outs["added_group"]
     assert fake.port.allowed_address_pairs == [
         {"ip_address": "10.10.1.250", "mac_address": "fa:16:3e:00:00:09"}, {"ip_address": VIP}]
     assert fake.port.security_group_ids == ["default", GROUP]
@@ -114,6 +114,17 @@ def test_a_vip_change_moves_the_pair_in_place(network):
     updated = provider.update(created.id, created.outs, _props(vip_address="10.10.1.101"))
     assert [pair["ip_address"] for pair in fake.port.allowed_address_pairs] == ["10.10.1.250", "10.10.1.101"]
     assert updated.outs["added_pair"] is True
+
+
+def test_an_update_with_the_same_vip_never_removes_it_first(network):
+    fake = network(_port())
+    provider = pairs.MemberVipProvider()
+    created = provider.create(_props())
+    writes = len(fake.writes)
+    updated = provider.update(created.id, created.outs, _props(cloud="other"))
+    assert len(fake.writes) == writes and updated.outs["added_pair"] is True  # nothing written, still ours
+    provider.delete(created.id, updated.outs)
+    assert [pair["ip_address"] for pair in fake.port.allowed_address_pairs] == ["10.10.1.250"]
 
 
 def test_the_vip_port_is_online_when_the_cloud_shows_it_held(network):

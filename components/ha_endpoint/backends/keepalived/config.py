@@ -35,6 +35,8 @@ CHECK_FALL = 2
 """Failed checks in a row before the member gives the VIP up."""
 CHECK_RISE = 2
 """Good checks in a row before the member may hold the VIP again."""
+GARP_REFRESH = 5
+"""Seconds between the holder's repeated gratuitous ARPs."""
 TOP_PRIORITY = 150
 PRIORITY_STEP = 10
 DEFAULT_INTERFACE = "eth0"
@@ -83,7 +85,10 @@ def check_command(zone: ZoneVrrp) -> str:
 def render(member: str, address: str, zones: list[ZoneVrrp], interface: str = DEFAULT_INTERFACE) -> str:
     """keepalived.conf of ``member`` (at ``address``) for every zone in ``zones`` it is a member of."""
     lines = ["global_defs {", f"    router_id {member}", "    script_user root", "    enable_script_security",
-             "    vrrp_garp_master_delay 1", "    vrrp_garp_master_repeat 3", "}", ""]
+             "    vrrp_garp_master_delay 1", "    vrrp_garp_master_repeat 3",
+             # the holder repeats its gratuitous ARPs: OVN learns a virtual port's holder from them, and forgets it
+             # when the VIP leaves the port's allowed address pairs even for a moment
+             f"    vrrp_garp_master_refresh {GARP_REFRESH}", "}", ""]
     served = [zone for zone in zones if member in dict(zone.members)]
     for zone in served:
         lines += [f"vrrp_script check_{zone.instance} {{", f'    script "{check_command(zone)}"',

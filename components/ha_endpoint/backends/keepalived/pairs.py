@@ -45,8 +45,9 @@ class PortNotUsable(CallFailed):
 
 def _port(conn: Any, props: Mapping[str, Any]) -> Any:
     """The member's port: by id, else by its fixed address on the zone's network."""
-    if props.get("port_id"):
-        return conn.network.get_port(props["port_id"])
+    port_id = props.get("port_id") or props.get("held_port_id")
+    if port_id:
+        return conn.network.get_port(port_id)
     found = list(conn.network.ports(network_id=props["network_id"], fixed_ips=f"ip_address={props['address']}"))
     if len(found) != 1:
         raise PortNotUsable(f"member {props['member']}: {len(found)} ports hold address {props['address']} on network "
@@ -72,7 +73,7 @@ def _change(props: Mapping[str, Any], stack: CloudTarget, add: bool, added_pair:
                 port = _port(conn, props)
             except Exception as error:
                 if not add and http_status(error) == 404:
-                    return {"port_id": props.get("port_id"), "added_pair": False, "added_group": False}
+                    return {"held_port_id": props.get("held_port_id"), "added_pair": False, "added_group": False}
                 raise
             if add and port.is_port_security_enabled is False:
                 raise PortNotUsable(f"member {props['member']}'s port {port.id} has port security disabled: Neutron "
@@ -83,11 +84,11 @@ def _change(props: Mapping[str, Any], stack: CloudTarget, add: bool, added_pair:
             has_pair = any(pair.get("ip_address") == props["vip_address"] for pair in pairs)
             has_group = props["group_id"] in groups
             if add:
-                result = {"port_id": port.id, "added_pair": not has_pair, "added_group": not has_group}
+                result = {"held_port_id": port.id, "added_pair": not has_pair, "added_group": not has_group}
                 pairs += [] if has_pair else [{"ip_address": props["vip_address"]}]
                 groups += [] if has_group else [props["group_id"]]
             else:
-                result = {"port_id": port.id, "added_pair": added_pair and has_pair,
+                result = {"held_port_id": port.id, "added_pair": added_pair and has_pair,
                           "added_group": added_group and has_group}
                 if result["added_pair"]:
                     pairs = [pair for pair in pairs if pair.get("ip_address") != props["vip_address"]]
@@ -122,6 +123,16 @@ class MemberVipProvider(StackConfigured, ResourceProvider):
         return CreateResult(f"vip-{uuid.uuid4().hex}", {**_inputs(props), **outs})
 
     def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        held = olds.get("held_port_id") or olds.get("port_id")
+        if all(olds.get(key) == news.get(key) for key in ("vip_address", "group_id")) and \
+                news.get("port_id") in (None, held):
+            # the same VIP and group (on the same port): never removed and added again, which would make OVN forget
+            # the VIP's holder until its next gratuitous ARP; only what is missing is added
+            outs = _change(news, self.stack, add=True)
+            if outs["held_port_id"] == held:
+                outs["added_pair"] = outs["added_pair"] or bool(olds.get("added_pair"))
+                outs["added_group"] = outs["added_group"] or bool(olds.get("added_group"))
+                return UpdateResult({**_inputs(news), **outs})
         _change(olds, self.stack, add=False, added_pair=bool(olds.get("added_pair")),
                 added_group=bool(olds.get("added_group")))
         return UpdateResult({**_inputs(news), **_change(news, self.stack, add=True)})
@@ -139,10 +150,10 @@ def _inputs(props: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class MemberVip(pulumi.dynamic.Resource, module="haendpoint", name=TYPE_NAME):
-    """One member port holding one zone's VIP (see the module). Outputs: ``port_id`` (the port found),
+    """One member port holding one zone's VIP (see the module). Outputs: ``held_port_id`` (the port found),
     ``added_pair``/``added_group`` (what this resource added, and so removes)."""
 
-    port_id: pulumi.Output[str]
+    held_port_id: pulumi.Output[str]
     added_pair: pulumi.Output[bool]
     added_group: pulumi.Output[bool]
 
@@ -152,5 +163,5 @@ class MemberVip(pulumi.dynamic.Resource, module="haendpoint", name=TYPE_NAME):
                  cloud_source: str, opts: Optional[pulumi.ResourceOptions] = None) -> None:
         props = {"member": member, "port_id": port_id, "address": address, "network_id": network_id,
                  "vip_address": vip_address, "group_id": group_id, "cloud": cloud, "region": region,
-                 "cloud_source": cloud_source, "added_pair": None, "added_group": None}
+                 "cloud_source": cloud_source, "held_port_id": None, "added_pair": None, "added_group": None}
         hosted.register(self, MemberVipProvider(), TYPE_NAME, name, props, opts)

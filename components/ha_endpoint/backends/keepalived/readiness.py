@@ -10,9 +10,11 @@ polls, deadline, dead zone, ``on_not_ready``, the same outputs), waiting for one
 * operating ``ONLINE`` when the zone serves. With ``probe`` addresses (the zone's floating IP, which the machine
   running Pulumi reaches): a TCP connection to every listener port of each of them is accepted, i.e. a member holds
   the VIP and its listener answers. Without (an internal endpoint, whose VIP the runner may not reach): the cloud's
-  view, the VIP port's ``status`` ``ACTIVE`` or a ``binding:host_id``: under ML2/OVN a port whose address is in other
-  ports' allowed address pairs is an OVN virtual port, which ovn-controller claims on the chassis of the member that
-  answers ARP for it (its ``virtual_parent``), and Neutron's OVN driver records that host on the port.
+  view, the VIP port's ``binding:host_id``: under ML2/OVN a port whose address is in other ports' allowed address pairs
+  is an OVN virtual port, which ovn-controller claims on the chassis of the member that answers ARP for it (its
+  ``virtual_parent``), and Neutron's OVN driver records that host on the port (its ``status`` stays DOWN). Measured on
+  the local cloud (Neutron Zed): both stay when the holder gives the VIP up, so this view proves that a member
+  claimed the VIP once, not that one holds it now (docs/keepalived.md).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ class VipStatusSource:
     def held(self, port: Any) -> bool:
         if self.probe:
             return all(answers(address, listener) for address in self.probe for listener in self.ports)
-        return port.status == ACTIVE or bool(port.binding_host_id)
+        return bool(port.binding_host_id)
 
     def fetch_pool(self, port_id: str) -> list[MemberStatus]:
         port = self._port(port_id)
