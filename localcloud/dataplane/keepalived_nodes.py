@@ -1,6 +1,7 @@
 """Debian's keepalived in the local cloud's member namespaces, configured from a keepalived stack's outputs.
 
     .venv/bin/python -m localcloud.dataplane.keepalived_nodes start < outputs.json   # pulumi stack output --json
+    .venv/bin/python -m localcloud.dataplane.keepalived_nodes peers      # a second node per zone (cp-3..cp-5)
     .venv/bin/python -m localcloud.dataplane.keepalived_nodes holders                # who holds which address
     .venv/bin/python -m localcloud.dataplane.keepalived_nodes stop
 
@@ -18,6 +19,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from ..settings import Paths
@@ -73,8 +75,12 @@ def stop_one(member: str) -> bool:
     pidfile = _dir() / f"{member}.pid"
     if not pidfile.exists():
         return False
+    pid = int(pidfile.read_text())
     try:
-        os.kill(int(pidfile.read_text()), signal.SIGTERM)
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(100):  # until it is gone: a new keepalived refuses to start beside it ("already running")
+            time.sleep(0.1)
+            os.kill(pid, 0)
     except ProcessLookupError:
         pass
     pidfile.unlink()
@@ -97,12 +103,28 @@ def holders() -> dict[str, list[str]]:
     return result
 
 
+def peers() -> dict[str, str]:
+    """The second node of each zone (:data:`nodes.KEEPALIVED_PEERS`), created where missing and ACTIVE."""
+    from ..rest import Client
+    from ..settings import AZS, PROJECT, USER
+    from . import nodes
+
+    paths = Paths()
+    secrets, seed = (json.loads((paths.root / name).read_text()) for name in ("secrets.json", "seed.json"))
+    user = Client(USER, secrets["user"], PROJECT).login()
+    return nodes.ensure(user, {az: seed[f"{az}_subnet_id"] for az in AZS},
+                        {az: seed[f"{az}_network_id"] for az in AZS}, seed["image_id"], seed["flavor"],
+                        nodeset=nodes.KEEPALIVED_PEERS)
+
+
 def main(argv: list[str]) -> int:
     action = argv[1] if len(argv) > 1 else ""
     if action == "start":
         print("\n".join(start(json.load(sys.stdin))))
     elif action == "stop":
         print("\n".join(stop()))
+    elif action == "peers":
+        print(json.dumps(peers()))
     elif action == "holders":
         print(json.dumps(holders(), indent=1))
     else:
