@@ -10,7 +10,8 @@ multicast settings, which the cloud's operator chooses (Neutron's ``[DEFAULT] ig
 port security admits a packet only if a security-group rule does. Unicast advertisements are ordinary IP packets
 (protocol 112) between fixed addresses of one network: delivered on every ML2 driver, and admitted by one rule per
 peer address, which the backend creates. So each member advertises from its own address (``unicast_src_ip``) to every
-other member of the zone (``unicast_peer``). (Not measured on the local cloud in this change: see docs/keepalived.md.)
+other member of the zone (``unicast_peer``): on the local cloud (ML2/OVN) the VIP moved between the two nodes of a
+zone this way (docs/keepalived.md).
 
 Timing (the issue's goal: the VIP moves within 3 s after its holder's listener stops): ``advert_int 1``; the track
 script runs every second with a 1 s timeout, ``fall 2`` (two failed checks in a row, 1-2 s after the listener stops)
