@@ -31,17 +31,19 @@ def keepalived_endpoint() -> dict:
 
 
 def two_per_zone() -> dict:
+    """Pulumi.keepalived.yaml's endpoint: two members per zone, cp-0..cp-2 at 10.10.N.10, cp-3..cp-5 at .11."""
     raw = keepalived_endpoint()
-    raw["members"] += [{"name": f"cp-{n + 3}", "address": f"10.10.{n + 1}.11", "az": f"az{n + 1}"} for n in range(3)]
+    assert sorted(member["address"] for member in raw["members"]) == sorted(
+        f"10.10.{n}.{host}" for n in range(1, 4) for host in (10, 11))
     return raw
 
 
-def cloud_with_members(preview: bool = False, extra: bool = False) -> FakeCloud:
+def cloud_with_members(preview: bool = False) -> FakeCloud:
+    """The dev cloud with a port at each member's address (the servers' ports)."""
     cloud = FakeCloud.dev(preview)
     for n in range(1, 4):
-        cloud.add_member_port(f"cp-az{n}", f"10.10.{n}.10")
-        if extra:
-            cloud.add_member_port(f"cp-az{n}", f"10.10.{n}.11")
+        for host in (10, 11):
+            cloud.add_member_port(f"cp-az{n}", f"10.10.{n}.{host}")
     return cloud
 
 
@@ -115,7 +117,7 @@ def test_the_zones_of_one_endpoint_get_distinct_router_ids():
 
 
 def test_keepalived_serves_every_zone_with_a_vip_port_its_members_hold_and_no_octavia_object():
-    cloud = cloud_with_members(extra=True)
+    cloud = cloud_with_members()
     run = run_component(two_per_zone(), cloud, preview=False)
     assert not OCTAVIA_TYPES & {registration["type"] for registration in run.registrations}
     vips = {az: run.named(f"k8s-api-{az}-vip") for az in MEMBERS}
@@ -139,7 +141,7 @@ def test_keepalived_serves_every_zone_with_a_vip_port_its_members_hold_and_no_oc
 
 
 def test_the_vrrp_group_admits_vrrp_from_the_zones_members_and_clients_on_the_listener():
-    run = run_component(two_per_zone(), cloud_with_members(extra=True), preview=False)
+    run = run_component(two_per_zone(), cloud_with_members(), preview=False)
     group = run.named("k8s-api-az2-vrrp")
     rules = [r["inputs"] for r in run.of_type("openstack:networking/secGroupRule:SecGroupRule")
              if r["inputs"]["securityGroupId"] == group["id"]]
@@ -149,7 +151,7 @@ def test_the_vrrp_group_admits_vrrp_from_the_zones_members_and_clients_on_the_li
 
 
 def test_each_member_gets_its_zones_keepalived_configuration_with_the_vip_and_its_peer():
-    run = run_component(two_per_zone(), cloud_with_members(extra=True), preview=False)
+    run = run_component(two_per_zone(), cloud_with_members(), preview=False)
     zone = run.outputs["zones"]["az3"]
     for name, peer in (("cp-2", "10.10.3.11"), ("cp-5", "10.10.3.10")):
         text = zone["keepalived"][name]["config"]
@@ -230,7 +232,8 @@ def test_a_cloud_without_allowed_address_pairs_is_refused():
 def test_a_member_port_without_port_security_and_a_member_on_another_network_are_refused():
     cloud = FakeCloud.dev(preview=True)
     cloud.add_member_port("cp-az1", "10.10.1.10", port_security=False)
-    cloud.add_member_port("cp-az2", "10.10.2.10")
+    for address in ("10.10.1.11", "10.10.2.10", "10.10.2.11", "10.10.3.11"):
+        cloud.add_member_port(f"cp-az{address.split('.')[2]}", address)
     island = cloud.add_member_port("island-sub", "10.99.0.10")
     raw = keepalived_endpoint()
     raw["members"][2]["port"] = island
