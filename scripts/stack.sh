@@ -37,6 +37,8 @@ case "$action" in
   up)
     # The k8s stack: the cluster on the local cloud's nodes first, the stack's file and credentials (localcloud/k8s/stack.py)
     [ "$stack" != k8s ] || .venv/bin/python -m localcloud.k8s.stack prepare --stack "$stack"
+    # The keepalived stack: the second node of each zone on the local cloud's data plane (docs/keepalived.md)
+    [ "$stack" != keepalived ] || .venv/bin/python -m localcloud.dataplane.keepalived_nodes peers >/dev/null
     # The pack's verdict comes before anything changes: a mandatory violation stops here, with nothing created.
     pulumi preview --non-interactive --policy-pack policies --stack "$stack"
     pulumi up --yes --non-interactive --skip-preview --policy-pack policies --stack "$stack"

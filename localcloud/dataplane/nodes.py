@@ -56,6 +56,12 @@ KUBERNETES = NodeSet(
     (_tcp(API_PORT, API_PORT, {'remote_ip_prefix': '0.0.0.0/0'}),
      _tcp(ETCD_PORTS[0], ETCD_PORTS[1], {'remote_group_id': 'self'})),
     network=('k8s-net', 'k8s-subnet', '10.10.10.0/24'))
+KEEPALIVED_PEERS = NodeSet(
+    'cp-nodes', 'localcloud control-plane nodes: the API port open to every client',
+    tuple((f'cp-{n + 3}', az, f'10.10.{n + 1}.11') for n, az in enumerate(AZS)),
+    (_tcp(API_PORT, API_PORT, {'remote_ip_prefix': '0.0.0.0/0'}),))
+"""A second node per zone (cp-3/cp-4/cp-5 at 10.10.N.11), for the keepalived backend's failover within a zone; made
+on demand (``python -m localcloud.dataplane.keepalived_nodes peers``), never by the seed."""
 NODES = CONTROL_PLANE.nodes   # (name, az, address) of the dev stack's members
 GROUP = CONTROL_PLANE.group
 

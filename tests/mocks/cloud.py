@@ -76,6 +76,8 @@ class FakeCloud(pulumi.runtime.Mocks):
         # categories: TransientFetchError, AuthExpired, CallFailed)
         self.records_errors: list[Exception] = []
         self.unready_azs: set[str] = set()  # zones whose readiness gate answers ready=False
+        # Neutron's extensions (the keepalived backend needs allowed-address-pairs)
+        self.network_extensions: set[str] = {"allowed-address-pairs", "port-security", "security-group"}
         self.lock = threading.RLock()
         self.counter = 0
         self.networks: dict[str, dict] = {}
@@ -126,8 +128,20 @@ class FakeCloud(pulumi.runtime.Mocks):
     def add_port(self, network_id: str, fixed_ips: list[tuple[str, str]], owner: str = "", device: str = "") -> str:
         port_id = self.new_id()
         self.ports[port_id] = {"id": port_id, "network_id": network_id, "fixed_ips": list(fixed_ips),
-                               "device_owner": owner, "device_id": device, "security_groups": set()}
+                               "device_owner": owner, "device_id": device, "security_groups": set(),
+                               "port_security": True, "allowed_address_pairs": []}
         return port_id
+
+    def add_member_port(self, subnet_name: str, address: str, port_security: bool = True) -> str:
+        """A server's port at ``address`` on subnet ``subnet_name`` (what the keepalived backend adds its VIP to)."""
+        subnet = self.subnets[self.subnet_id(subnet_name)]
+        subnet.used.add(address)
+        port_id = self.add_port(subnet.network_id, [(subnet.id, address)], "compute:nova", f"server-{address}")
+        self.ports[port_id]["port_security"] = port_security
+        return port_id
+
+    def port_at(self, address: str) -> dict:
+        return next(port for port in self.ports.values() if any(ip == address for _, ip in port["fixed_ips"]))
 
     def add_floating_pool(self, network_id: str, first: str, count: int) -> None:
         start = ipaddress.ip_address(first)
@@ -240,6 +254,25 @@ class FakeCatalog:
         self.asked.append(("azs", target))
         self._available()
         return [OctaviaAz(az, az not in self.cloud.disabled_azs) for az in sorted(self.cloud.azs)]
+
+    def network_extensions(self, target):
+        self.asked.append(("extensions", target))
+        self._available()
+        return set(self.cloud.network_extensions)
+
+    def subnet_network(self, target, subnet: str):
+        found = [s for s in self.cloud.subnets.values() if subnet in (s.id, s.name)]
+        return found[0].network_id if found else None
+
+    def member_port(self, target, port_id, address, network_id):
+        from ha_endpoint.backends.keepalived.checks import PortFacts
+
+        ports = [self.cloud.ports[port_id]] if port_id in self.cloud.ports else [] if port_id else \
+            [port for port in self.cloud.ports.values() if port["network_id"] == network_id
+             and any(ip == address for _, ip in port["fixed_ips"])]
+        if len(ports) != 1:
+            return None
+        return PortFacts(ports[0]["id"], ports[0]["network_id"], ports[0]["port_security"])
 
     def certificate(self, target, ref: str):
         self.asked.append(("certificate", ref))

@@ -236,6 +236,45 @@ def readiness(cloud, name: str, inputs: dict) -> dict:
     raise ReadinessFailed(f"load balancer {lb_id}: members not ready after {inputs.get('timeout_seconds')}s")
 
 
+def member_vip(cloud, name: str, inputs: dict) -> dict:
+    """A keepalived MemberVip: the VIP added to the member port's allowed address pairs and the zone's group to its
+    groups, as the provider does (a port found by id, else by address on the network; port security must be on)."""
+    if cloud.preview or not known(inputs):
+        return {}
+    port_id = inputs.get("port_id")
+    ports = [cloud.ports[port_id]] if port_id else [
+        port for port in cloud.ports.values() if port["network_id"] == inputs.get("network_id")
+        and any(ip == inputs.get("address") for _, ip in port["fixed_ips"])]
+    if len(ports) != 1:
+        raise CloudError(f"{name}: {len(ports)} ports hold {inputs.get('address')}")
+    port = ports[0]
+    if not port["port_security"]:
+        raise CloudError(f"{name}: port {port['id']} has port security disabled")
+    vip, group = inputs["vip_address"], inputs["group_id"]
+    added_pair = vip not in port["allowed_address_pairs"]
+    added_group = group not in port["security_groups"]
+    if added_pair:
+        port["allowed_address_pairs"].append(vip)
+    port["security_groups"].add(group)
+    return {"held_port_id": port["id"], "added_pair": added_pair, "added_group": added_group}
+
+
+def vip_readiness(cloud, name: str, inputs: dict) -> dict:
+    """A keepalived zone's VipReadiness: ready once its VIP port exists and every member port of the zone holds the
+    VIP in its allowed address pairs; a zone in ``cloud.unready_azs`` never is (as :func:`readiness`)."""
+    if cloud.preview:
+        return {}
+    port_id = inputs.get("loadbalancer_id")
+    port = cloud.ports.get(port_id)
+    az = name.rsplit("-", 2)[-2] if name.endswith("-ready") else None
+    if port is not None and az not in cloud.unready_azs:
+        return {"ready": True, "not_ready_reason": None}
+    reason = f"VIP port {port_id}: the zone is dead (no member has held the VIP for 60s)"
+    if inputs.get("on_not_ready") == "unpublish":
+        return {"ready": False, "not_ready_reason": reason}
+    raise ReadinessFailed(f"VIP port {port_id}: not held after {inputs.get('timeout_seconds')}s")
+
+
 LB = "openstack:loadbalancer/loadBalancer:LoadBalancer"
 LISTENER = "openstack:loadbalancer/listener:Listener"
 POOL = "openstack:loadbalancer/pool:Pool"
@@ -258,6 +297,10 @@ HANDLERS: dict[str, Callable[..., dict]] = {
     "pulumi-python:dynamic/haendpoint:PutBack": lambda cloud, name, inputs: dict(inputs),  # a record, no API call
     "haendpoint:index:PutBack": lambda cloud, name, inputs: dict(inputs),
     "pulumi:providers:openstack": lambda cloud, name, inputs: dict(inputs),  # a provider's state is its inputs
+    "pulumi-python:dynamic/haendpoint:MemberVip": member_vip,
+    "haendpoint:index:MemberVip": member_vip,
+    "pulumi-python:dynamic/haendpoint:VipReadiness": vip_readiness,
+    "haendpoint:index:VipReadiness": vip_readiness,
 }
 
 
@@ -295,8 +338,26 @@ def _detach_groups(cloud, _id: str, state: dict) -> None:
         port["security_groups"].difference_update(state.get("securityGroupIds") or [])
 
 
+def _remove_vip(cloud, _id: str, state: dict) -> None:
+    port = cloud.ports.get(state.get("held_port_id"))
+    if port is None:
+        return
+    if state.get("added_pair"):
+        port["allowed_address_pairs"].remove(state["vip_address"])
+    if state.get("added_group"):
+        port["security_groups"].discard(state["group_id"])
+
+
+def _delete_port(cloud, port_id: str, _state: dict) -> None:
+    port = cloud.ports.pop(port_id, None)
+    for subnet_id, address in (port or {}).get("fixed_ips", []):
+        cloud.subnets[subnet_id].used.discard(address)
+
+
 DELETERS = {
     LB: _delete_lb,
+    "openstack:networking/port:Port": _delete_port,
+    "pulumi-python:dynamic/haendpoint:MemberVip": _remove_vip,
     "openstack:networking/floatingIp:FloatingIp": _delete_fip,
     "openstack:networking/floatingIpAssociate:FloatingIpAssociate": _disassociate,
     "openstack:networking/portSecGroupAssociate:PortSecGroupAssociate": _detach_groups,

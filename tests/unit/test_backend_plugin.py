@@ -66,9 +66,9 @@ def test_the_chosen_backends_preview_refuses_what_it_cannot_serve(preview):
 
 def test_an_unregistered_name_lists_every_registered_backend():
     raw = served_by_plugin()
-    raw["backend"] = "keepalived"
+    raw["backend"] = "haproxy"
     with pytest.raises(ConfigError) as caught:
         run_component(raw, FakeCloud.dev(), preview=True)
     assert [str(problem) for problem in caught.value.problems] == [
-        f"{ROOT}.backend: no backend is registered as 'keepalived' (registered: octavia, {NAME}); set backend to one "
+        f"{ROOT}.backend: no backend is registered as 'haproxy' (registered: keepalived, octavia, {NAME}); set backend to one "
         "of them, or leave it out for the default"]

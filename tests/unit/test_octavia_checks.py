@@ -343,6 +343,7 @@ def test_a_cloud_without_a_load_balancer_service_is_refused_at_preview_not_warne
         problems = check_octavia(args, target, "ha-endpoint:endpoint")
     assert [problem.path for problem in problems] == ["ha-endpoint:endpoint.zones"]
     assert "no load-balancer service (Octavia)" in problems[0].message and not warnings
+    assert "set backend: keepalived" in problems[0].message  # the backend for clouds without Octavia
 
 
 def test_the_real_catalog_names_the_members_its_pools_list_admin_down():

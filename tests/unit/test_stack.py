@@ -60,9 +60,9 @@ BAD = {  # the issue's invalid cases, through the whole program: the exact messa
         f"{R}.dns.ttl: ttl is 0, below the least allowed, 1; give a value from 1 to 86400, e.g. ttl: 30"]),
     "byo ip not ipv4": (lambda raw: raw["zones"]["az3"].update(floatingIp="fe80::1"), [
         f"{R}.zones.az3.floatingIp: 'fe80::1' is not an IPv4 address; give the address of an existing floating IP"]),
-    "unknown backend": (lambda raw: raw.update(backend="keepalived"), [
-        f"{R}.backend: no backend is registered as 'keepalived' (registered: octavia); set backend to one of them, or "
-        "leave it out for the default"]),
+    "unknown backend": (lambda raw: raw.update(backend="haproxy"), [
+        f"{R}.backend: no backend is registered as 'haproxy' (registered: keepalived, octavia); set backend to one of "
+        "them, or leave it out for the default"]),
 }
 
 

@@ -437,13 +437,14 @@ def test_an_unknown_backend_is_named_with_the_registered_ones_and_reported_with_
     from ha_endpoint.pipeline import run
 
     raw = amphora_config()
-    raw["backend"] = "keepalived"
+    raw["backend"] = "haproxy"
     raw["zones"]["az2"]["subnet"] = raw["zones"]["az1"]["subnet"]
     with pytest.raises(ConfigError) as caught:
         run(raw)
     assert [problem.path for problem in caught.value.problems] == [f"{ROOT}.backend", f"{ROOT}.zones.az2.subnet"]
     assert str(caught.value.problems[0]) == (
-        f"{ROOT}.backend: no backend is registered as 'keepalived' (registered: octavia); set backend to one of them, "
+        f"{ROOT}.backend: no backend is registered as 'haproxy' (registered: keepalived, octavia); set backend to one "
+        "of them, "
         "or leave it out for the default")
-    assert names() == ("octavia",)
+    assert names() == ("keepalived", "octavia")
     assert load_endpoint_args(amphora_config()).backend == "octavia"  # the default

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from ..core.errors import ConfigError
 from ..core.validation import unknown_backend
-from . import octavia
+from . import keepalived, octavia
 from .plugin import Backend
 
 REGISTRY: dict[str, Backend] = {
     octavia.BACKEND.name: octavia.BACKEND,
+    keepalived.BACKEND.name: keepalived.BACKEND,
 }
 """Every backend, by the name the ``backend`` key gives."""
 

@@ -538,8 +538,9 @@ class EndpointArgs(_Model):
     name: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
     """Prefix of every resource name: lowercase letters, digits and '-', at most 40 characters."""
     backend: Optional[str] = Field(DEFAULT_BACKEND, min_length=1)
-    """What serves each availability zone: a backend registered by this name (ha_endpoint.backends; default octavia,
-    one Octavia load balancer per zone)."""
+    """What serves each availability zone: a backend registered by this name (ha_endpoint.backends): octavia
+    (default; one Octavia load balancer per zone) or keepalived (a VIP per zone that its members hold with VRRP, for
+    clouds without Octavia)."""
     load_balancer_provider: Optional[LoadBalancerProvider] = LoadBalancerProvider.AMPHORA
     """Octavia provider driver: amphora (default) or ovn."""
     floating_network: Optional[pulumi.Input[str]] = None

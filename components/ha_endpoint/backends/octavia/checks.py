@@ -241,8 +241,10 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Pro
             {az.name: az for az in catalog.octavia_azs(target)}
     except NoLoadBalancerService as reason:
         return [Problem(f"{root}.zones", f"the cloud has no load-balancer service (Octavia) in its catalog ({reason}), "
-                                         "and each zone's load balancer is an Octavia load balancer; use a cloud with "
-                                         "Octavia (openstack catalog list: load-balancer)")]
+                                         "and each zone's load balancer is an Octavia load balancer; set backend: "
+                                         "keepalived (a VIP per zone held by its members with VRRP: "
+                                         "docs/keepalived.md), or use a cloud with Octavia (openstack catalog list: "
+                                         "load-balancer)")]
     except CatalogUnavailable as reason:
         pulumi.log.warn(f"{root}.zones: Octavia's availability zones could not be checked at preview ({reason}); "
                         "Octavia refuses an unknown one when the load balancers are created")

@@ -1,0 +1,14 @@
+"""The keepalived backend: each availability zone served by a VIP that the zone's members hold with VRRP, for clouds
+without a load-balancer service (Octavia).
+
+What it refuses at preview (:mod:`.checks`), how it serves a zone (:mod:`.serving`: the VIP port, the VRRP group, the
+VIP in each member port's allowed address pairs (:mod:`.pairs`), the floating IP and the zone's readiness
+(:mod:`.readiness`)), and what runs on the members (:mod:`.config`: keepalived's configuration, as a file, a
+cloud-init fragment and a static pod, in the zone's ``keepalived`` output). docs/keepalived.md.
+"""
+
+from ..plugin import Backend
+from .checks import NAME, check_keepalived
+from .serving import serve
+
+BACKEND = Backend(name=NAME, serve=serve, preview=check_keepalived)

@@ -1,0 +1,173 @@
+"""What the keepalived backend refuses at preview, every problem at once, each naming its key and the fix.
+
+From the configuration alone, the options keepalived cannot honour: the clients reach the member holding the VIP
+directly, with no proxy in between, so there is no TLS to terminate (``TERMINATED_HTTPS``), no per-listener health
+monitor (the member's own track script decides who holds the VIP), no weights and no balancing method (one member
+serves a zone at a time), and none of the Octavia settings (``loadBalancerProvider``, listener
+timeouts).
+
+From the cloud (through the preview's catalog, :mod:`ha_endpoint.cloud.catalog`): Neutron's ``allowed-address-pairs``
+extension (without it no member port can hold the VIP), each member's port (found by ``members[].port``, else by its
+address on the zone's network): there, with port security on (Neutron ignores allowed address pairs without it), and
+on the zone's network (VRRP and the VIP's ARP stay within one L2 segment). A cloud that cannot be asked gets a
+warning; :class:`~.pairs.MemberVip` checks the port again when it writes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Protocol
+
+import openstack.exceptions as os_exc
+import pulumi
+
+from ...cloud.catalog import CatalogUnavailable, OpenStackCatalog, current_catalog, unavailable_on_cloud_failure
+from ...core import predicates
+from ...core.args import EndpointArgs, MonitorArgs, placed_zones
+from ...core.errors import Problem
+from ...core.plan import PollTarget
+
+NAME = "keepalived"
+EXTENSION = "allowed-address-pairs"
+OCTAVIA_KEYS = {"load_balancer_provider": "loadBalancerProvider"}
+
+
+@dataclass(frozen=True)
+class PortFacts:
+    """A member's port as the backend needs it."""
+
+    port_id: str
+    network_id: str
+    port_security: bool
+
+
+class KeepalivedCatalog(Protocol):
+    """What the checks ask the cloud (the fake cloud's catalog answers them too, in tests)."""
+
+    def network_extensions(self, target: PollTarget) -> set[str]:
+        """The aliases of Neutron's extensions; :class:`CatalogUnavailable` when the cloud cannot be asked."""
+        ...
+
+    def subnet_network(self, target: PollTarget, subnet: str) -> Optional[str]:
+        """The network of subnet ``subnet`` (name or id); None when there is none."""
+        ...
+
+    def member_port(self, target: PollTarget, port_id: Optional[str], address: Optional[str],
+                    network_id: Optional[str]) -> Optional[PortFacts]:
+        """The port ``port_id``, else the one holding ``address`` on ``network_id``; None when there is none."""
+        ...
+
+
+class OpenStackKeepalivedCatalog(OpenStackCatalog):
+    """The real cloud's answers, through the preview catalog's connection."""
+
+    def network_extensions(self, target: PollTarget) -> set[str]:
+        with unavailable_on_cloud_failure():
+            return {str(extension.alias) for extension in self.connection(target).network.extensions()}
+
+    def subnet_network(self, target: PollTarget, subnet: str) -> Optional[str]:
+        with unavailable_on_cloud_failure():
+            found = self.connection(target).network.find_subnet(subnet, ignore_missing=True)
+            return str(found.network_id) if found is not None else None
+
+    def member_port(self, target: PollTarget, port_id: Optional[str], address: Optional[str],
+                    network_id: Optional[str]) -> Optional[PortFacts]:
+        with unavailable_on_cloud_failure():
+            conn = self.connection(target)
+            if port_id:
+                try:
+                    ports = [conn.network.get_port(port_id)]
+                except os_exc.NotFoundException:
+                    return None
+            else:
+                ports = list(conn.network.ports(network_id=network_id, fixed_ips=f"ip_address={address}"))
+            if len(ports) != 1:
+                return None
+            port = ports[0]
+            return PortFacts(str(port.id), str(port.network_id), port.is_port_security_enabled is not False)
+
+
+_OPENSTACK = OpenStackKeepalivedCatalog()
+
+
+def refused_options(args: EndpointArgs, root: str) -> list[Problem]:
+    """The configuration's options keepalived cannot honour."""
+    problems: list[Problem] = []
+    for key, name in OCTAVIA_KEYS.items():
+        if key in args.model_fields_set and getattr(args, key) is not None:
+            problems.append(Problem(f"{root}.{name}", f"is an Octavia setting, and the {NAME} backend has no load "
+                                    f"balancer; remove {name}"))
+    for index, listener in enumerate(args.listeners):
+        path = f"{root}.listeners[{index}]"
+        if str(listener.protocol) == "TERMINATED_HTTPS":
+            problems.append(Problem(f"{path}.protocol", f"the {NAME} backend cannot terminate TLS: the clients reach "
+                                    "the member holding the VIP directly; use protocol HTTPS (TLS passed through to "
+                                    "the members) or TCP"))
+        if listener.monitor is not None and listener.monitor != MonitorArgs():
+            problems.append(Problem(f"{path}.monitor", f"the {NAME} backend has no per-listener health monitor: each "
+                                    "member's track script checks its own listener and gives the VIP up when it "
+                                    "fails; remove the monitor"))
+        if listener.lb_method is not None:
+            problems.append(Problem(f"{path}.lbMethod", f"the {NAME} backend balances nothing: one member of a zone "
+                                    "holds its VIP at a time; remove lbMethod"))
+        for field, _ in predicates.TIMEOUT_KEYS:
+            if getattr(listener, field) is not None:
+                problems.append(Problem(f"{path}.{_camel(field)}", f"the {NAME} backend has no proxy whose timeouts "
+                                        f"it could set; remove {_camel(field)}"))
+    for index, member in enumerate(args.members):
+        if member.weight not in (0, 1, None):
+            problems.append(Problem(f"{root}.members[{index}].weight", f"the {NAME} backend cannot weigh members: "
+                                    "one member of a zone holds its VIP at a time (its priority is its place in the "
+                                    "zone's members by name); use weight 1, or 0 to take the member out"))
+    return problems
+
+
+def check_keepalived(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
+    """The keepalived backend's preview (:attr:`ha_endpoint.backends.plugin.Backend.preview`)."""
+    problems = refused_options(args, root)
+    catalog: KeepalivedCatalog = current_catalog(_OPENSTACK)
+    try:
+        problems += _cloud_problems(args, target, root, catalog)
+    except CatalogUnavailable as reason:
+        pulumi.log.warn(f"{root}.zones: the cloud could not be asked whether it has Neutron's {EXTENSION} extension "
+                        f"and where the members' ports are ({reason}); the {NAME} backend checks each member's port "
+                        "when it adds the VIP to it")
+    return problems
+
+
+def _cloud_problems(args: EndpointArgs, target: PollTarget, root: str, catalog: KeepalivedCatalog) -> list[Problem]:
+    if EXTENSION not in catalog.network_extensions(target):
+        return [Problem(f"{root}.backend", f"the cloud's Neutron has no {EXTENSION} extension (openstack extension "
+                        f"list --network), so no member port can hold a zone's VIP; ask the cloud's operator to "
+                        "enable it, or use backend octavia")]
+    problems: list[Problem] = []
+    networks = {az: catalog.subnet_network(target, zone.subnet) for az, zone in args.zones.items()
+                if isinstance(zone.subnet, str)}
+    for index, member in enumerate(args.members):
+        if member.server is not None or not isinstance(member.address, str) or not isinstance(member.port, (str, type(None))):
+            continue  # a server's port, or a value not known yet: checked when the VIP is added to it
+        path = f"{root}.members[{index}]"
+        for az in placed_zones(args, member.az):
+            network = networks.get(az)
+            if network is None:
+                continue  # an unknown subnet: the endpoint's lookups refuse it
+            port = catalog.member_port(target, member.port, member.address, network)
+            if port is None:
+                problems.append(Problem(path, f"no port holds {member.address} on the network of zone {az}'s subnet, "
+                                        f"and the {NAME} backend adds the zone's VIP to the port of each of its "
+                                        "members; give the member's port (port) or server, or its address on that "
+                                        "network"))
+            elif port.network_id != network:
+                problems.append(Problem(f"{path}.port", f"port {port.port_id} is on network {port.network_id}, not on "
+                                        f"zone {az}'s ({network}): VRRP and the VIP stay within one network; put the "
+                                        "zone's members and its subnet on one network"))
+            elif not port.port_security:
+                problems.append(Problem(path, f"port {port.port_id} has port security disabled, so Neutron ignores "
+                                        "the VIP in its allowed address pairs and the VRRP group; enable it (openstack "
+                                        "port set --enable-port-security) or use backend octavia"))
+    return problems
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part.capitalize() for part in rest)

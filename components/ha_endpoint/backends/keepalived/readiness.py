@@ -1,0 +1,167 @@
+"""VipReadiness: a zone's readiness under keepalived, created (or updated) once a member holds the zone's VIP and
+answers on it.
+
+The gate is the Octavia backend's (:mod:`ha_endpoint.readiness.provider`: the same inputs, the same waiter, stable
+polls, deadline, dead zone, ``on_not_ready``, the same outputs), waiting for one "member": the VIP port, in one "pool"
+(the VIP port too). Only the status source differs (:class:`VipStatusSource`), and what it reports:
+
+* provisioning ``ACTIVE`` once the VIP port exists (the ``provisioned`` requirement, bootstrap publication); a VIP port
+  deleted behind the stack's back is gone (the waiter's ``MemberGone``).
+* operating ``ONLINE`` when the zone serves. With ``probe`` addresses (the zone's floating IP, which the machine
+  running Pulumi reaches): a TCP connection to every listener port of each of them is accepted, i.e. a member holds
+  the VIP and its listener answers. Without (an internal endpoint, whose VIP the runner may not reach): the cloud's
+  view, the VIP port's ``binding:host_id``: under ML2/OVN a port whose address is in other ports' allowed address pairs
+  is an OVN virtual port, which ovn-controller claims on the chassis of the member that answers ARP for it (its
+  ``virtual_parent``), and Neutron's OVN driver records that host on the port (its ``status`` stays DOWN). Measured on
+  the local cloud (Neutron Zed): both stay when the holder gives the VIP up, so this view proves that a member
+  claimed the VIP once, not that one holds it now (docs/keepalived.md).
+"""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from typing import Any, Mapping, Optional
+
+import pulumi
+from pulumi.dynamic import CreateResult, DiffResult, ReadResult, UpdateResult
+
+from ...cloud.connection import connect
+from ...readiness import hosted
+from ...readiness.cloud import translated
+from ...readiness.errors import ReadinessError
+from ...readiness.inputs import parse_readiness, without_provider
+from ...readiness.model import ACTIVE, LoadBalancerStatus, MemberStatus
+from ...readiness.provider import (OUTPUT_NAMES, REPORTED, InputsChecked, _now, _sleep, check_failures,
+                                   not_ready_outputs, outputs, stale_reference, zone_not_ready)
+from ...readiness.inputs import wait_identity
+from ...readiness.target import CloudTarget, resolve
+from ...readiness.waiter import wait_for_members
+
+TYPE_NAME = "VipReadiness"
+CONNECT_SECONDS = 2.0
+
+
+def answers(address: str, port: int, timeout: float = CONNECT_SECONDS) -> bool:
+    """Whether ``address:port`` accepts a TCP connection within ``timeout``."""
+    try:
+        with socket.create_connection((address, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+class VipStatusSource:
+    """The VIP port's statuses as the waiter reads a pool's members (one ``GET /v2.0/ports/{id}`` per poll)."""
+
+    def __init__(self, target: CloudTarget, probe: list[str], ports: list[int]) -> None:
+        self.target, self.probe, self.ports = target, probe, ports
+        self._conn: Any = None
+
+    def _connection(self) -> Any:
+        if self._conn is None:
+            with translated("building the OpenStack connection (OS_CLOUD / clouds.yaml)"):
+                self._conn = connect(self.target.cloud, self.target.region)
+        return self._conn
+
+    def _port(self, port_id: str) -> Optional[Any]:
+        with translated(f"reading VIP port {port_id}"):
+            return self._connection().network.find_port(port_id, ignore_missing=True)
+
+    def held(self, port: Any) -> bool:
+        if self.probe:
+            return all(answers(address, listener) for address in self.probe for listener in self.ports)
+        return bool(port.binding_host_id)
+
+    def fetch_pool(self, port_id: str) -> list[MemberStatus]:
+        port = self._port(port_id)
+        if port is None:
+            return []
+        return [MemberStatus(port_id, ACTIVE, "ONLINE" if self.held(port) else "OFFLINE")]
+
+    def fetch_load_balancer(self, port_id: str) -> LoadBalancerStatus:
+        port = self._port(port_id)
+        host = (port.binding_host_id or "no host") if port is not None else "gone"
+        return LoadBalancerStatus(port_id, str(port.status) if port is not None else "DELETED", host)
+
+    def reauth(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def wait_and_record(props: Mapping[str, Any], stack: CloudTarget) -> dict[str, Any]:
+    """The gate's wait (as :func:`ha_endpoint.readiness.provider.wait_and_record`) over the VIP port."""
+    inputs = parse_readiness(props)
+    source = VipStatusSource(resolve(props, stack), list(props.get("probe") or []),
+                             [int(port) for port in props.get("listener_ports") or []])
+    try:
+        result = wait_for_members(inputs.wait_spec(), fetch_pool=source.fetch_pool,
+                                  fetch_load_balancer=source.fetch_load_balancer, reauth=source.reauth,
+                                  clock=_now, sleep=_sleep)
+        return outputs(props, result)
+    except ReadinessError as exc:
+        if inputs.unpublishes and zone_not_ready(exc):
+            return not_ready_outputs(props, exc)
+        raise
+    finally:
+        source.close()
+
+
+class VipReadinessProvider(InputsChecked):
+    """The CRUD of :class:`VipReadiness`."""
+
+    input_failures = staticmethod(check_failures)
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        changed = (wait_identity(olds) != wait_identity(news) or stale_reference(olds, news)
+                   or olds.get("ready") is False or olds.get("probe") != news.get("probe"))
+        return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        try:
+            outs = wait_and_record(props, self.stack)
+        except REPORTED as exc:
+            raise exc.with_traceback(None) from None
+        return CreateResult(f"ready-{uuid.uuid4().hex}", outs)
+
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        try:
+            outs = wait_and_record(news, self.stack)
+        except REPORTED as exc:
+            raise exc.with_traceback(None) from None
+        return UpdateResult(outs)
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        return ReadResult(id_, without_provider(props))
+
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        return None
+
+
+class VipReadiness(pulumi.dynamic.Resource, module="haendpoint", name=TYPE_NAME):
+    """A keepalived zone's readiness gate (named ``contract.readiness_name``): exists once a member holds the VIP and
+    answers. Outputs as :class:`ha_endpoint.readiness.provider.MemberReadiness`'s."""
+
+    ready: pulumi.Output[bool]
+    statuses: pulumi.Output[dict]
+    waited_seconds: pulumi.Output[float]
+    not_ready_reason: pulumi.Output[Optional[str]]
+
+    def __init__(self, name: str, *, vip_port_id: pulumi.Input[str], probe: pulumi.Input[list],
+                 listener_ports: list[int], require: str, timeout_seconds: float, poll_interval_seconds: float,
+                 stable_polls: int, on_not_ready: str, dead_after_seconds: float, cloud: pulumi.Input[Optional[str]],
+                 region: pulumi.Input[Optional[str]], cloud_source: str,
+                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
+        props: dict[str, Any] = {
+            "loadbalancer_id": vip_port_id,
+            "pools": {"vip": {"pool_id": vip_port_id, "member_ids": [vip_port_id], "monitored": True}},
+            "probe": probe, "listener_ports": listener_ports, "require": require, "timeout_seconds": timeout_seconds,
+            "poll_interval_seconds": poll_interval_seconds, "stable_polls": stable_polls,
+            "on_not_ready": on_not_ready, "dead_after_seconds": dead_after_seconds, "cloud": cloud, "region": region,
+            "cloud_source": cloud_source}
+        props.update({key: None for key in OUTPUT_NAMES})
+        hosted.register(self, VipReadinessProvider(), TYPE_NAME, name, props, opts)

@@ -1,0 +1,163 @@
+"""How the keepalived backend serves one availability zone: a VIP that the zone's members hold with VRRP.
+
+Children of the zone:
+
+* the VIP port (``<endpoint>-<az>-vip``): a Neutron port on the zone's subnet with no device, that only reserves the
+  address (and carries the VIP security group, and the floating IP);
+* the zone's VRRP group (``<endpoint>-<az>-vrrp``): admits VRRP (IP protocol 112) from each of the zone's members and
+  ``allowedCidrs`` on the listener ports (the clients reach the member that holds the VIP directly: there is no
+  proxy in between);
+* per member, a :class:`~.pairs.MemberVip`: the VIP in the member port's allowed address pairs and the VRRP group on
+  it, added and removed without touching the port's other pairs and groups;
+* the floating IP (allocated, or the user's own, associated only: never created or deleted), associated with the VIP
+  port once the zone is ready, as the Octavia backend does;
+* the zone's :class:`~.readiness.VipReadiness`.
+
+The zone's outputs: ``vip_address``, ``vip_port_id``, ``floating_ip``, ``vrrp_group_id`` and ``keepalived``: per member
+of the zone, its keepalived configuration (``config``), the same as a cloud-init fragment (``cloud_init``) and as a
+static pod manifest with the KubeadmControlPlane ``files`` that install both (``static_pod``, ``kubeadm_files``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+import pulumi
+import pulumi_openstack as openstack
+
+from ...core import predicates
+from ...core.plan import ZonePlan
+from ...core.args import plain
+from ..plugin import ZoneServing, after_checks, poll_inputs
+from . import config
+from .pairs import MemberVip
+from .readiness import VipReadiness
+
+
+def serve(zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
+          member_ports: Mapping[str, pulumi.Resource]) -> ZoneServing:
+    """The zone's VIP port, VRRP group, address pairs, floating IP and readiness
+    (:data:`ha_endpoint.backends.plugin.Serve`)."""
+    return _KeepalivedZone(zone, vip_group_id, parent, member_ports).serving
+
+
+def zone_members(zone: ZonePlan) -> list[Any]:
+    """The zone's members (those in service), by name: every listener has the same ones."""
+    seen: dict[str, Any] = {}
+    for listener in zone.listeners:
+        for member in listener.members:
+            if member.in_service:
+                seen.setdefault(member.member, member)
+    return [seen[name] for name in sorted(seen)]
+
+
+def vrrp_zone(zone: ZonePlan, vip: str, addresses: Mapping[str, str]) -> config.ZoneVrrp:
+    """The zone as keepalived sees it (``addresses``: member name -> address, known): the first listener's member
+    port is the tracked one, over HTTPS at /readyz for an HTTPS listener, else a TCP connect."""
+    listener = zone.listeners[0]
+    path = "/readyz" if listener.protocol == "HTTPS" else None
+    return config.ZoneVrrp(zone.endpoint, zone.az, vip, config.router_id(zone.endpoint, _zone_index(zone)),
+                           tuple((member.member, addresses[member.member]) for member in zone_members(zone)),
+                           listener.member_port, path)
+
+
+class _KeepalivedZone:
+    """The resources of one zone (kept on the instance for tests and readers)."""
+
+    def __init__(self, zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
+                 member_ports: Mapping[str, pulumi.Resource]):
+        child = pulumi.ResourceOptions(parent=parent)
+        prefix = f"{zone.endpoint}-{zone.az}"
+        where = poll_inputs(zone.readiness.target, parent)
+        members = zone_members(zone)
+        self.vip_port = openstack.networking.Port(
+            f"{prefix}-vip", name=f"{prefix}-vip", network_id=after_checks(zone.preflight, zone.vip_subnet.network_id),
+            fixed_ips=[openstack.networking.PortFixedIpArgs(subnet_id=zone.vip_subnet.id)],
+            security_group_ids=[vip_group_id], admin_state_up=True, tags=list(zone.tags),
+            description=zone.identity.describe(f"HA endpoint {zone.endpoint}: keepalived VIP of zone {zone.az}",
+                                               f"{prefix}-vip"), opts=child)
+        vip = self.vip_port.all_fixed_ips.apply(lambda ips: ips[0])
+        self.group = openstack.networking.SecGroup(
+            f"{prefix}-vrrp", name=f"{prefix}-vrrp", tags=list(zone.tags),
+            description=f"HA endpoint {zone.endpoint} zone {zone.az}: VRRP between its members, clients on the "
+                        "listener ports", opts=child)
+        self.rules = [openstack.networking.SecGroupRule(
+            f"{prefix}-vrrp-from-{member.member}", security_group_id=self.group.id, direction="ingress",
+            ethertype="IPv4", protocol="vrrp", remote_ip_prefix=pulumi.Output.from_input(member.address).apply(
+                lambda address: f"{address}/32"), description="VRRP from a member of the zone", opts=child)
+            for member in members]
+        for listener in zone.listeners:
+            protocol = predicates.listener_rule_protocol(listener.protocol)
+            for cidr in listener.allowed_cidrs:
+                label = cidr if plain(cidr) else "allowed"
+                self.rules.append(openstack.networking.SecGroupRule(
+                    f"{prefix}-vrrp-{protocol}-{listener.member_port}-{label}", security_group_id=self.group.id,
+                    direction="ingress", ethertype="IPv4", protocol=protocol, port_range_min=listener.member_port,
+                    port_range_max=listener.member_port, remote_ip_prefix=cidr,
+                    description="client -> listener on the VIP holder", opts=child))
+        self.pairs = [MemberVip(
+            f"{prefix}-{member.member}-vip", member=member.member,
+            port_id=getattr(member_ports.get(member.member), "port_id", None), address=member.address,
+            network_id=member.subnet.network_id, vip_address=vip, group_id=self.group.id, cloud=where.cloud,
+            region=where.region, cloud_source=where.cloud_source,
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=self.rules or None)) for member in members]
+        self.floating_ip_resource: Optional[openstack.networking.FloatingIp] = None
+        floating_ip = self._floating_ip(zone, child)
+        bootstrap = zone.publish == "bootstrap"
+        require = "provisioned" if bootstrap else zone.readiness.require
+        probe = floating_ip.apply(lambda address: [address] if address else [])
+        self.readiness = VipReadiness(
+            zone.readiness_name, vip_port_id=self.vip_port.id, probe=probe,
+            listener_ports=[listener.port for listener in zone.listeners], require=require,
+            timeout_seconds=zone.readiness.timeout_seconds,
+            poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
+            on_not_ready=str(zone.readiness.on_zone_not_ready), dead_after_seconds=zone.readiness.dead_after_seconds,
+            cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=self.pairs or None))
+        names = [member.member for member in members]
+        keepalived = pulumi.Output.all(vip, *[member.address for member in members]).apply(
+            lambda values: _member_outputs(zone, values[0], dict(zip(names, values[1:]))))
+        self.serving = ZoneServing(
+            published_address=floating_ip if zone.floating.mode != "none" else vip,
+            exists=self.vip_port, exists_label="VIP port created", readiness=self.readiness,
+            ready=self.readiness.ready, requirement="VIP held and answering" if not bootstrap else "VIP port provisioned",
+            not_ready_reason=self.readiness.not_ready_reason,
+            outputs={"vip_address": vip, "vip_port_id": self.vip_port.id, "floating_ip": floating_ip,
+                     "vrrp_group_id": self.group.id, "keepalived": keepalived})
+
+    def _floating_ip(self, zone: ZonePlan, child: pulumi.ResourceOptions) -> pulumi.Output[Optional[str]]:
+        """The zone's floating IP (allocated, or the user's own), associated with the VIP port. Associated at once:
+        the readiness probes the zone through it (no driver races to avoid here, unlike Octavia's ovn provider)."""
+        floating = zone.floating
+        if floating.mode == "none":
+            return pulumi.Output.from_input(None)
+        if floating.mode == "byo":
+            address: pulumi.Input[str] = floating.byo.address
+        else:
+            self.floating_ip_resource = openstack.networking.FloatingIp(
+                floating.name, pool=floating.network_name, tags=[zone.identity.tag],
+                description=zone.identity.describe(f"{floating.name}: HA endpoint VIP of zone {zone.az}",
+                                                   floating.name), opts=child)
+            address = self.floating_ip_resource.address
+        self.floating_ip_association = openstack.networking.FloatingIpAssociate(
+            floating.association_name, floating_ip=address, port_id=self.vip_port.id, opts=child)
+        return self.floating_ip_association.floating_ip
+
+
+def _zone_index(zone: ZonePlan) -> int:
+    """The zone's place among its endpoint's zones, from its name (``az3`` -> 2; else 0): each zone of an endpoint
+    gets its own virtual_router_id."""
+    digits = "".join(ch for ch in zone.az if ch.isdigit())
+    return int(digits) - 1 if digits else 0
+
+
+def _member_outputs(zone: ZonePlan, vip: str, addresses: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """Per member of the zone: its keepalived configuration, cloud-init fragment, static pod and kubeadm files."""
+    vrrp = vrrp_zone(zone, vip, addresses)
+    outputs = {}
+    for name, address in vrrp.members:
+        text = config.render(name, address, [vrrp])
+        pod = config.static_pod(name, text)
+        outputs[name] = {"config": text, "cloud_init": config.cloud_init(text), "static_pod": pod,
+                         "kubeadm_files": config.kubeadm_files(text, pod), "priority": vrrp.priority(name)}
+    return outputs
