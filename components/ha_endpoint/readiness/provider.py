@@ -206,9 +206,11 @@ class InputsChecked(StackConfigured, ResourceProvider):
 
 
 class MemberReadinessProvider(InputsChecked):
-    """The CRUD of :class:`MemberReadiness`."""
+    """The CRUD of :class:`MemberReadiness`; a backend's zone gate reuses it with its own wait (``wait``)."""
 
     input_failures = staticmethod(check_failures)
+    wait = staticmethod(wait_and_record)
+    """``wait(props, stack)``: wait for the zone and give the gate's outputs."""
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         # a zone recorded not ready (on_not_ready: unpublish) is checked again at every update until it serves
@@ -218,14 +220,14 @@ class MemberReadinessProvider(InputsChecked):
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         try:
-            outs = wait_and_record(props, self.stack)
+            outs = self.wait(props, self.stack)
         except REPORTED as exc:
             raise exc.with_traceback(None) from None
         return CreateResult(f"ready-{uuid.uuid4().hex}", outs)
 
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         try:
-            outs = wait_and_record(news, self.stack)
+            outs = self.wait(news, self.stack)
         except REPORTED as exc:
             raise exc.with_traceback(None) from None
         return UpdateResult(outs)

@@ -20,21 +20,19 @@ polls, deadline, dead zone, ``on_not_ready``, the same outputs), waiting for one
 from __future__ import annotations
 
 import socket
-import uuid
 from typing import Any, Mapping, Optional
 
 import pulumi
-from pulumi.dynamic import CreateResult, DiffResult, ReadResult, UpdateResult
+from pulumi.dynamic import DiffResult
 
 from ...cloud.connection import connect
 from ...readiness import hosted
 from ...readiness.cloud import translated
 from ...readiness.errors import ReadinessError
-from ...readiness.inputs import parse_readiness, without_provider
+from ...readiness.inputs import parse_readiness
 from ...readiness.model import ACTIVE, LoadBalancerStatus, MemberStatus
-from ...readiness.provider import (OUTPUT_NAMES, REPORTED, InputsChecked, _now, _sleep, check_failures,
-                                   not_ready_outputs, outputs, stale_reference, zone_not_ready)
-from ...readiness.inputs import wait_identity
+from ...readiness.provider import (OUTPUT_NAMES, MemberReadinessProvider, _now, _sleep, not_ready_outputs, outputs,
+                                   zone_not_ready)
 from ...readiness.target import CloudTarget, resolve
 from ...readiness.waiter import wait_for_members
 
@@ -111,35 +109,16 @@ def wait_and_record(props: Mapping[str, Any], stack: CloudTarget) -> dict[str, A
         source.close()
 
 
-class VipReadinessProvider(InputsChecked):
-    """The CRUD of :class:`VipReadiness`."""
+class VipReadinessProvider(MemberReadinessProvider):
+    """The CRUD of :class:`VipReadiness`: the zone gate's, with this backend's wait; a change of probe is a new
+    verdict too."""
 
-    input_failures = staticmethod(check_failures)
+    wait = staticmethod(wait_and_record)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        changed = (wait_identity(olds) != wait_identity(news) or stale_reference(olds, news)
-                   or olds.get("ready") is False or olds.get("probe") != news.get("probe"))
+        result = super().diff(_id, olds, news)
+        changed = result.changes or olds.get("probe") != news.get("probe")
         return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
-
-    def create(self, props: dict[str, Any]) -> CreateResult:
-        try:
-            outs = wait_and_record(props, self.stack)
-        except REPORTED as exc:
-            raise exc.with_traceback(None) from None
-        return CreateResult(f"ready-{uuid.uuid4().hex}", outs)
-
-    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        try:
-            outs = wait_and_record(news, self.stack)
-        except REPORTED as exc:
-            raise exc.with_traceback(None) from None
-        return UpdateResult(outs)
-
-    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        return ReadResult(id_, without_provider(props))
-
-    def delete(self, _id: str, _props: dict[str, Any]) -> None:
-        return None
 
 
 class VipReadiness(pulumi.dynamic.Resource, module="haendpoint", name=TYPE_NAME):

@@ -20,7 +20,7 @@ static pod manifest with the KubeadmControlPlane ``files`` that install both (``
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping
 
 import pulumi
 import pulumi_openstack as openstack
@@ -28,6 +28,7 @@ import pulumi_openstack as openstack
 from ...core import predicates
 from ...core.plan import ZonePlan
 from ...core.args import plain
+from ..floating_ip import floating_ip as floating_ip_of
 from ..plugin import ZoneServing, after_checks, poll_inputs
 from . import config
 from .pairs import MemberVip
@@ -101,8 +102,9 @@ class _KeepalivedZone:
             network_id=member.subnet.network_id, vip_address=vip, group_id=self.group.id, cloud=where.cloud,
             region=where.region, cloud_source=where.cloud_source,
             opts=pulumi.ResourceOptions(parent=parent, depends_on=self.rules or None)) for member in members]
-        self.floating_ip_resource: Optional[openstack.networking.FloatingIp] = None
-        floating_ip = self._floating_ip(zone, child)
+        # associated at once: the readiness probes the zone through it (no driver races here, unlike Octavia's ovn
+        # provider)
+        self.floating_ip_resource, floating_ip = floating_ip_of(zone, self.vip_port.id, child)
         bootstrap = zone.publish == "bootstrap"
         require = "provisioned" if bootstrap else zone.readiness.require
         probe = floating_ip.apply(lambda address: [address] if address else [])
@@ -124,24 +126,6 @@ class _KeepalivedZone:
             not_ready_reason=self.readiness.not_ready_reason,
             outputs={"vip_address": vip, "vip_port_id": self.vip_port.id, "floating_ip": floating_ip,
                      "vrrp_group_id": self.group.id, "keepalived": keepalived})
-
-    def _floating_ip(self, zone: ZonePlan, child: pulumi.ResourceOptions) -> pulumi.Output[Optional[str]]:
-        """The zone's floating IP (allocated, or the user's own), associated with the VIP port. Associated at once:
-        the readiness probes the zone through it (no driver races to avoid here, unlike Octavia's ovn provider)."""
-        floating = zone.floating
-        if floating.mode == "none":
-            return pulumi.Output.from_input(None)
-        if floating.mode == "byo":
-            address: pulumi.Input[str] = floating.byo.address
-        else:
-            self.floating_ip_resource = openstack.networking.FloatingIp(
-                floating.name, pool=floating.network_name, tags=[zone.identity.tag],
-                description=zone.identity.describe(f"{floating.name}: HA endpoint VIP of zone {zone.az}",
-                                                   floating.name), opts=child)
-            address = self.floating_ip_resource.address
-        self.floating_ip_association = openstack.networking.FloatingIpAssociate(
-            floating.association_name, floating_ip=address, port_id=self.vip_port.id, opts=child)
-        return self.floating_ip_association.floating_ip
 
 
 def _zone_index(zone: ZonePlan) -> int:

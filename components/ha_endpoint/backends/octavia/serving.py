@@ -24,6 +24,7 @@ from ...core.plan import ListenerPlan, ZonePlan
 from ...readiness.drain import MemberDrain
 from ...readiness.provider import MemberReadiness
 from ...readiness.put_back import PutBack
+from ..floating_ip import floating_ip as floating_ip_of
 from ..plugin import ZoneServing, after_checks, poll_inputs
 
 
@@ -112,8 +113,8 @@ class _OctaviaZone:
         # copy while octavia-api rewrites it from another; associated while members were still being written, a
         # zone's floating IP lost that race and stayed dark after `up` (a CI run: az3's floating IP never answered).
         # And when a zone's load balancer is replaced, its floating IP moves to the successor only once it serves.
-        self.floating_ip_resource: Optional[openstack.networking.FloatingIp] = None
-        floating_ip = self._floating_ip(zone, child, after=self.readiness)
+        self.floating_ip_resource, floating_ip = floating_ip_of(
+            zone, self.loadbalancer.vip_port_id, child, pulumi.ResourceOptions(depends_on=[self.readiness]))
         self.serving = ZoneServing(
             published_address=floating_ip if zone.floating.mode != "none" else lb.vip_address,
             exists=lb, exists_label="load balancer ACTIVE", readiness=self.readiness, ready=self.readiness.ready,
@@ -214,25 +215,6 @@ class _OctaviaZone:
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {})))
         self.member_ids[listener.port] = pulumi.Output.all(
             **{name: resource.id for name, resource in members.items()})
-
-    def _floating_ip(self, zone: ZonePlan, child: pulumi.ResourceOptions,
-                     after: pulumi.Resource) -> pulumi.Output[Optional[str]]:
-        """The zone's floating IP (allocated, or the user's own), associated with the VIP port after ``after``."""
-        floating = zone.floating
-        if floating.mode == "none":
-            return pulumi.Output.from_input(None)
-        if floating.mode == "byo":
-            address: pulumi.Input[str] = floating.byo.address
-        else:
-            self.floating_ip_resource = openstack.networking.FloatingIp(
-                floating.name, pool=floating.network_name, tags=[zone.identity.tag],
-                description=zone.identity.describe(f"{floating.name}: HA endpoint VIP of zone {zone.az}",
-                                                   floating.name), opts=child)
-            address = self.floating_ip_resource.address
-        self.floating_ip_association = openstack.networking.FloatingIpAssociate(
-            floating.association_name, floating_ip=address, port_id=self.loadbalancer.vip_port_id,
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[after])))
-        return self.floating_ip_association.floating_ip
 
 
 def _online_hold(zone: ZonePlan, listener: ListenerPlan) -> int:
