@@ -85,7 +85,8 @@ test-scale: _venv _engine-and-localcloud   ## 30 members per zone rotated under 
 # runs in make test. -rP prints the tables (the passed tests' output; -s is not seen through xdist).
 SECURITY_TESTS := tests/integration/test_scoped_credentials.py \
 	tests/e2e/test_k8s_member_agent.py::test_the_agents_service_account_may_make_its_calls_and_is_refused_everything_else \
-	tests/unit/kubernetes/test_k8s_credential.py tests/unit/agent/test_agent_machines_properties.py
+	tests/unit/kubernetes/test_k8s_credential.py tests/unit/agent/test_agent_machines_properties.py \
+	tests/e2e/test_credential_state.py
 .PHONY: test-security
 test-security: _venv _engine-and-localcloud _k8s _capi-crds   ## the agents' least privilege on the local cloud and API server; prints the refusal tables (also in make test)
 	$(PY) -m pytest -n 1 -rP --show-capture=stdout -q -p no:cacheprovider -W ignore::DeprecationWarning $(SECURITY_TESTS)
