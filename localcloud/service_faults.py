@@ -41,6 +41,50 @@ class ServiceFaults:
             fcntl.flock(lock, fcntl.LOCK_EX)
             yield
 
+    # -- a supervised service stopped by a fault, started again as `up` starts it ----------------------
+    def _fault_marker(self, svc) -> Path:
+        """Marks ``svc`` stopped by a fault (``clear`` starts it again)."""
+        return self.paths.run / f'{svc.name}.stopped-by-fault'
+
+    def _fault_pid(self, svc) -> int | None:
+        return procs.alive(self.paths.pidfile(svc.name), svc.marker)
+
+    def _fault_stop(self, svc) -> int | None:
+        """Stop ``svc`` (its session, by PID file); returns the PID it had (None if it was not running)."""
+        with self._control_lock():
+            pid = self._fault_pid(svc)
+            if pid is not None:
+                self._fault_marker(svc).write_text(f'{time.time():.3f}\n')
+                procs.stop(self.paths.pidfile(svc.name), svc.marker, timeout=10)
+            return pid
+
+    def _fault_start(self, svc, timeout: float, poll: float) -> int:
+        """Start ``svc`` as `up` does (no-op when it runs) and wait until it is ready; returns its PID."""
+        from . import services
+        with self._control_lock():
+            pid = self._fault_pid(svc) or procs.start(svc.name, svc.argv, self.paths.pidfile(svc.name),
+                                                      self.paths.log(svc.name), svc.env, cwd=self.paths.root)
+            deadline = time.monotonic() + timeout
+            while not services.ready(svc):
+                if time.monotonic() > deadline or not self._fault_pid(svc):
+                    raise RuntimeError(f'{svc.name} is not ready {timeout:.0f}s after its start; see '
+                                       f'{self.paths.log(svc.name)}')
+                time.sleep(poll)
+            self._fault_marker(svc).unlink(missing_ok=True)
+            return pid
+
+    @contextlib.contextmanager
+    def _fault_down(self, svc, timeout: float, poll: float):
+        self._fault_stop(svc)
+        try:
+            yield self
+        finally:
+            self._fault_start(svc, timeout, poll)
+
+    def _fault_clear(self, svc, timeout: float, poll: float) -> None:
+        if self._fault_marker(svc).exists():
+            self._fault_start(svc, timeout, poll)
+
     def _stopped_marker(self):
         return self.paths.run / 'keystone.stopped-by-fault'
 
