@@ -23,6 +23,10 @@ def _ini(sections: dict) -> str:
 
 
 def _write(path: Path, text: str, mode: int = 0o600) -> None:
+    """Write path atomically; the same text is not written again, so a file's mtime says when its content last
+    changed (``Up.ensure`` restarts a service whose configuration is newer than its process)."""
+    if path.exists() and path.read_text() == text and (path.stat().st_mode & 0o777) == mode:
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + '.tmp')
     tmp.write_text(text)

@@ -1,4 +1,5 @@
 """The daemons of the local cloud: how each is started, what it listens on, how it is checked."""
+import re
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +139,28 @@ def table(p: Paths) -> dict:
 # before it starts their successors (now children of `nova`), which would otherwise find their port taken.
 RETIRED = {'nova-api': 'nova-api', 'nova-conductor': 'nova-conductor', 'nova-scheduler': 'nova-scheduler',
            'nova-compute': 'localcloud.nova_compute'}
+
+
+def config_files(svc: Service, p: Paths) -> set[Path]:
+    """The configuration files of the state directory that svc reads: those its command line or environment names,
+    and those these name in turn (a paste file, a key, an included file)."""
+    pattern = re.compile(re.escape(str(p.etc)) + r'/[^\s\'",;]+')
+
+    def named_in(text: str) -> set[Path]:
+        return {Path(m) for m in pattern.findall(text) if Path(m).is_file()}
+    found = named_in(' '.join(map(str, svc.argv)) + ' ' + ' '.join(map(str, svc.env.values())))
+    for path in list(found):
+        try:
+            found |= named_in(path.read_text(errors='replace'))
+        except OSError:
+            pass
+    return found
+
+
+def changed_since(svc: Service, p: Paths, started: float) -> set[str]:
+    """The names of svc's configuration files written after ``started`` (epoch seconds); configs write a file only
+    when its content changes."""
+    return {f.name for f in config_files(svc, p) if f.stat().st_mtime > started}
 
 
 def port_open(proto: str, port: int) -> bool:

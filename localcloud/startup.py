@@ -44,26 +44,19 @@ class Up:
 
     # -- processes -------------------------------------------------------------------------------
     def ensure(self, name: str) -> None:
+        """Start service name unless it runs; one that runs with a configuration file changed since it started (a
+        newer checkout's configuration, e.g. issue 52's service_type for access rules) is stopped and started."""
         svc = self.svcs[name]
         pid = procs.alive(self.p.pidfile(name), svc.marker)
         if pid:
-            return
+            changed = services.changed_since(svc, self.p, procs.started_at(pid))
+            if not changed:
+                return
+            procs.stop(self.p.pidfile(name), svc.marker, timeout=10)
+            say(f'stopped {name}: {", ".join(sorted(changed))} changed since it started')
         pid = procs.start(name, svc.argv, self.p.pidfile(name), self.p.log(name), svc.env, cwd=self.p.root)
         self.started.append(name)
         say(f'started {name} (pid {pid})')
-
-    def restart_if_reconfigured(self, name: str, conf: Path) -> None:
-        """Stop a running service whose configuration file changed since it started (``ensure`` then starts it with
-        this one): the file's digest at each start is kept in run/<name>.conf-sha1; one started by a checkout that kept
-        none counts as changed. (Keystone: the EC2 credential check of the S3 API needs ``[credential] caching``
-        off.)"""
-        digest = hashlib.sha1(conf.read_bytes()).hexdigest()
-        mark = self.p.run / f'{name}.conf-sha1'
-        svc = self.svcs[name]
-        if procs.alive(self.p.pidfile(name), svc.marker) and (not mark.exists() or mark.read_text() != digest):
-            procs.stop(self.p.pidfile(name), svc.marker, timeout=10)
-            say(f'stopped {name}: its configuration changed since it started')
-        mark.write_text(digest)
 
     def wait_ready(self, name: str, timeout: float = 120) -> None:
         svc = self.svcs[name]
@@ -212,7 +205,6 @@ class Up:
                      env={**os.environ, 'OS_BOOTSTRAP_PASSWORD': self.s['admin']})
             self.dump('keystone', boot_cache)
         self.once('schema-keystone', schema)
-        self.restart_if_reconfigured('keystone', self.p.conf('keystone.conf'))
         self.ensure('keystone')
         self.wait_ready('keystone')
         # re-run (idempotent) whenever the catalog grows: the name changes with it

@@ -27,3 +27,27 @@ def test_exited_is_true_only_once_the_recorded_process_is_gone(tmp_path):
     os.kill(pid, 9)
     os.waitpid(pid, 0)
     assert procs.exited(pidfile)
+
+
+def test_a_running_service_counts_as_reconfigured_only_when_a_file_it_reads_changed(tmp_path):
+    """`localcloud/up` on a running cloud restarts a service whose configuration a newer checkout changed (issue 52:
+    every service's `service_type`, without which access rules refused what they allow) and no other: configs writes
+    a file only when its text changes, and a service reads the files its command line names and those they name."""
+    import time
+
+    from localcloud import configs, services
+    from localcloud.settings import Paths
+
+    p = Paths(tmp_path)
+    p.makedirs()
+    configs._write(p.conf("paste.ini"), "[pipeline:main]\n")
+    configs._write(p.conf("svc.conf"), f"[DEFAULT]\napi_paste_config = {p.conf('paste.ini')}\n")
+    svc = services.Service("svc", ["/usr/bin/svc", "--config-file", str(p.conf("svc.conf"))], "svc")
+    assert services.config_files(svc, p) == {p.conf("svc.conf"), p.conf("paste.ini")}
+    started = time.time() + 0.01
+    time.sleep(0.05)
+    configs._write(p.conf("svc.conf"), f"[DEFAULT]\napi_paste_config = {p.conf('paste.ini')}\n")   # same text
+    configs._write(p.conf("paste.ini"), "[pipeline:main]\n")
+    assert services.changed_since(svc, p, started) == set()
+    configs._write(p.conf("paste.ini"), "[pipeline:main]\npipeline = authtoken\n")
+    assert services.changed_since(svc, p, started) == {"paste.ini"}
