@@ -26,6 +26,7 @@ class Service:
     ports: list = field(default_factory=list)   # [(proto, port)]
     health_url: str | None = None     # answers HTTP when ready
     env: dict = field(default_factory=dict)
+    reads: list = field(default_factory=list)  # configuration files it reads that its command line does not name
 
 
 def _uwsgi(name: str, wsgi_file: str, port: int, p: Paths, env: dict | None = None,
@@ -109,7 +110,8 @@ def table(p: Paths) -> dict:
         dns_server.service(p),  # named, Designate's backend: localcloud/dns
         Service('placement-api', _uwsgi('placement-api', '/usr/bin/placement-api', PORTS['placement'], p,
                                         env={'OS_PLACEMENT_CONFIG_DIR': str(p.etc)}),
-                'placement-api', [('tcp', PORTS['placement'])], url('placement', '/')),
+                'placement-api', [('tcp', PORTS['placement'])], url('placement', '/'),
+                reads=[c('placement.conf')]),   # from OS_PLACEMENT_CONFIG_DIR
         Service('glance-api', ['/usr/bin/glance-api', '--config-file', str(c('glance-api.conf'))],
                 'glance-api', [('tcp', PORTS['glance'])], url('glance', '/')),
         # nova-api, nova-conductor, nova-scheduler and one nova-compute (fake virt driver) per AZ host, forked from
@@ -148,7 +150,7 @@ def config_files(svc: Service, p: Paths) -> set[Path]:
 
     def named_in(text: str) -> set[Path]:
         return {Path(m) for m in pattern.findall(text) if Path(m).is_file()}
-    found = named_in(' '.join(map(str, svc.argv)) + ' ' + ' '.join(map(str, svc.env.values())))
+    found = named_in(' '.join(map(str, [*svc.argv, *svc.env.values(), *svc.reads])))
     for path in list(found):
         try:
             found |= named_in(path.read_text(errors='replace'))
