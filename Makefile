@@ -20,8 +20,11 @@ help:                      ## this list
 # selects another stack (scripts/stack.sh).
 .PHONY: up down preview recover watch
 
+# When make started and how busy the cores had been: `up`'s cold-run summary (scripts/cold_summary.py) counts from them
+MAKE_STARTED := $(shell date +%s.%N) $(shell awk '/^cpu /{print $$2 + $$3 + $$4 + $$7 + $$8 + $$9; exit}' /proc/stat)
+
 up: _venv _engine-and-localcloud   ## pulumi up of the dev stack on the local cloud (installs, builds and starts what is missing)
-	scripts/stack.sh up
+	@t=$$(date +%s.%N) && scripts/stack.sh up && $(PY) scripts/cold_summary.py $(MAKE_STARTED) $$t
 
 down: _venv _engine        ## pulumi destroy of the dev stack
 	scripts/stack.sh down

@@ -1,5 +1,6 @@
 """localcloud control: up / down / status / reset / restart (runs on the system python, /usr/bin/python3)."""
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -11,7 +12,7 @@ from .dataplane import config as dataplane, ovn
 from .dns import server as dns_server
 from .swift import server as swift_server
 from .settings import PORT_OFFSET, Paths
-from .startup import Up, parallel, say
+from .startup import T0, Up, parallel, say
 
 
 # -- commands ------------------------------------------------------------------------------------
@@ -35,6 +36,9 @@ def cmd_up(p: Paths, args) -> int:
         return 1
     say(f'started this time: {", ".join(up.started) or "nothing (all running)"}')
     say('ready')
+    # for `make up`'s cold-run summary (scripts/cold_summary.py): how long this start took
+    (p.run / 'last-up.json').write_text(json.dumps({'seconds': round(time.monotonic() - T0, 1),
+                                                    'started': len(up.started), 'finished': time.time()}) + '\n')
     print(f'clouds.yaml: {p.clouds_yaml}')
     print(f'  export OS_CLIENT_CONFIG_FILE={p.clouds_yaml} OS_CLOUD=localcloud   # or: . {p.root}/env.sh')
     return 0
