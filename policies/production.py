@@ -7,13 +7,14 @@ that is stricter in production takes these two settings (:data:`CONFIG`) and ask
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from ha_endpoint.core import contract
 
 from .model import Violation
-from .stack import Endpoint, props, stack_name
+from .stack import Endpoint, endpoints, props, stack_name
 
 CONFIG: dict[str, dict[str, Any]] = {
     "productionStackPattern": {
@@ -59,3 +60,27 @@ def production_reason(endpoint: Endpoint, config: dict[str, Any]) -> Optional[st
         if tagged:
             return f"load balancers tagged '{tag}'"
     return None
+
+
+Judge = Callable[[Endpoint, str, list[Any], dict[str, Any]], Iterable[Violation]]
+
+
+def production_check(policy: str) -> Callable[[Judge], Callable[[list[Any], dict[str, Any]], list[Violation]]]:
+    """Make a stack check of ``policy`` from ``judge(endpoint, reason, resources, config)``, which is asked about each
+    production endpoint only (``reason`` says why it is production); a bad ``productionStackPattern`` is the one
+    violation, since nothing can be judged."""
+
+    def wrap(judge: Judge) -> Callable[[list[Any], dict[str, Any]], list[Violation]]:
+        @functools.wraps(judge)
+        def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
+            problem = config_problem(config, policy)
+            if problem is not None:
+                return [problem]
+            violations: list[Violation] = []
+            for endpoint in endpoints(resources):
+                reason = production_reason(endpoint, config)
+                if reason is not None:
+                    violations.extend(judge(endpoint, reason, resources, config))
+            return violations
+        return check
+    return wrap

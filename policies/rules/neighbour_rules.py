@@ -15,9 +15,9 @@ from ha_endpoint.core import contract, predicates
 
 from ..model import UNKNOWN, Violation, as_int
 from ..neighbours import group_role, neighbours
-from ..production import CONFIG as PRODUCTION_CONFIG, config_problem, production_reason
+from ..production import CONFIG as PRODUCTION_CONFIG, production_check
 from ..registry import rule
-from ..stack import endpoints, props
+from ..stack import Endpoint, props
 
 NAME = "ha-endpoint-production-neighbour-rules"
 CONFIG: dict[str, dict[str, Any]] = PRODUCTION_CONFIG
@@ -36,28 +36,18 @@ GROUPS = {
       "In a production stack no security-group rule declared beside the endpoint opens its VIP or members' "
                "group to 0.0.0.0/0 (or ::/0).",
       config=CONFIG)
-def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
-    problem = config_problem(config, NAME)
-    if problem is not None:
-        return [problem]
+@production_check(NAME)
+def check(endpoint: Endpoint, reason: str, resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
-    rules = neighbours(resources, contract.SECGROUP_RULE_TYPE)
-    for endpoint in endpoints(resources):
-        reason = None
-        for rule in rules:
-            role = group_role(endpoint, rule)
-            if role is None:
-                continue
-            reason = reason or production_reason(endpoint, config)
-            if reason is None:
-                break
-            opening = _opening(props(rule))
-            if opening is None:
-                continue
-            where, fix = GROUPS[role[0]]
-            violations.append(Violation(
-                f"security group rule {rule.name} (declared beside endpoint {endpoint.name}) {opening} "
-                f"{where.format(group=role[1])} in a production stack ({reason}); {fix}", rule.urn))
+    for rule in neighbours(resources, contract.SECGROUP_RULE_TYPE):
+        role = group_role(endpoint, rule)
+        opening = None if role is None else _opening(props(rule))
+        if opening is None:
+            continue
+        where, fix = GROUPS[role[0]]
+        violations.append(Violation(
+            f"security group rule {rule.name} (declared beside endpoint {endpoint.name}) {opening} "
+            f"{where.format(group=role[1])} in a production stack ({reason}); {fix}", rule.urn))
     return violations
 
 

@@ -14,9 +14,9 @@ from typing import Any
 from ha_endpoint.core import predicates
 
 from ..model import Violation
-from ..production import CONFIG as PRODUCTION_CONFIG, config_problem, production_reason
+from ..production import CONFIG as PRODUCTION_CONFIG, production_check
 from ..registry import rule
-from ..stack import endpoints
+from ..stack import Endpoint
 
 NAME = "ha-endpoint-outage-floor"
 CONFIG: dict[str, dict[str, Any]] = PRODUCTION_CONFIG
@@ -25,22 +25,14 @@ CONFIG: dict[str, dict[str, Any]] = PRODUCTION_CONFIG
 @rule(NAME,
       "In a production stack, an endpoint with readiness.onZoneNotReady unpublish keeps readiness.minReadyZones >= 2.",
       config=CONFIG)
-def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
-    problem = config_problem(config, NAME)
-    if problem is not None:
-        return [problem]
-    violations: list[Violation] = []
-    for endpoint in endpoints(resources):
-        if endpoint.facts is None:
-            continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
-        readiness = endpoint.facts.readiness
-        if readiness.on_zone_not_ready != "unpublish":
-            continue
-        reason = production_reason(endpoint, config)
-        if reason is None:
-            continue
-        found = predicates.min_ready_zones_problem(readiness.min_ready_zones, len(endpoint.facts.zones))
-        if found is not None:
-            violations.append(Violation(f"endpoint {endpoint.name} in a production stack ({reason}): {found}",
-                                        endpoint.resource.urn))
-    return violations
+@production_check(NAME)
+def check(endpoint: Endpoint, reason: str, resources: list[Any], config: dict[str, Any]) -> list[Violation]:
+    if endpoint.facts is None:
+        return []  # ha-endpoint-declared-facts / facts-known-at-preview say why
+    readiness = endpoint.facts.readiness
+    if readiness.on_zone_not_ready != "unpublish":
+        return []
+    found = predicates.min_ready_zones_problem(readiness.min_ready_zones, len(endpoint.facts.zones))
+    if found is None:
+        return []
+    return [Violation(f"endpoint {endpoint.name} in a production stack ({reason}): {found}", endpoint.resource.urn)]

@@ -17,9 +17,9 @@ from typing import Any
 from ha_endpoint.core import contract, predicates
 
 from ..model import UNKNOWN, Violation, as_int
-from ..production import CONFIG as PRODUCTION_CONFIG, config_problem, production_reason
+from ..production import CONFIG as PRODUCTION_CONFIG, production_check
 from ..registry import rule, whole_number
-from ..stack import endpoints, props
+from ..stack import Endpoint, props
 
 NAME = "ha-endpoint-production-listener-timeouts"
 CONFIG: dict[str, dict[str, Any]] = {
@@ -35,35 +35,29 @@ CONFIG: dict[str, dict[str, Any]] = {
       "In a production stack no amphora listener's client or member data timeout is below minDataTimeoutMs (idle "
       "kubectl watch, logs -f and exec sessions would be cut).",
       config=CONFIG)
-def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
-    problem = config_problem(config, NAME)
-    if problem is not None:
-        return [problem]
+@production_check(NAME)
+def check(endpoint: Endpoint, reason: str, resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     minimum = as_int(config.get("minDataTimeoutMs")) or predicates.WATCH_IDLE_MS
     violations: list[Violation] = []
-    for endpoint in endpoints(resources):
-        reason = production_reason(endpoint, config)
-        if reason is None:
+    for listener in endpoint.of_type(contract.LISTENER_TYPE):
+        values = props(listener)
+        protocol = values.get("protocol")
+        if not isinstance(protocol, str) or \
+                not predicates.listener_timeouts_apply(endpoint.provider(endpoint.zone_of(listener)), protocol):
             continue
-        for listener in endpoint.of_type(contract.LISTENER_TYPE):
-            values = props(listener)
-            protocol = values.get("protocol")
-            if not isinstance(protocol, str) or \
-                    not predicates.listener_timeouts_apply(endpoint.provider(endpoint.zone_of(listener)), protocol):
+        for key in predicates.DATA_TIMEOUT_KEYS:
+            value = values.get(key)
+            if value is UNKNOWN:
+                violations.append(Violation(
+                    f"listener {listener.name}: its {key} is unknown at preview, so cutting idle API connections "
+                    f"cannot be ruled out in a production stack ({reason}); pass {key} as a plain value",
+                    listener.urn))
                 continue
-            for key in predicates.DATA_TIMEOUT_KEYS:
-                value = values.get(key)
-                if value is UNKNOWN:
-                    violations.append(Violation(
-                        f"listener {listener.name}: its {key} is unknown at preview, so cutting idle API connections "
-                        f"cannot be ruled out in a production stack ({reason}); pass {key} as a plain value",
-                        listener.urn))
-                    continue
-                cut = predicates.data_timeout_problem(key, as_int(value), minimum)
-                if cut is not None:
-                    default = f" (or leave it out for the endpoint's default, {predicates.WATCH_IDLE_MS})" \
-                        if predicates.WATCH_IDLE_MS >= minimum else ""
-                    violations.append(Violation(
-                        f"listener {listener.name}: {cut}, in a production stack ({reason}); set {key} to at least "
-                        f"{minimum}{default}", listener.urn))
+            cut = predicates.data_timeout_problem(key, as_int(value), minimum)
+            if cut is not None:
+                default = f" (or leave it out for the endpoint's default, {predicates.WATCH_IDLE_MS})" \
+                    if predicates.WATCH_IDLE_MS >= minimum else ""
+                violations.append(Violation(
+                    f"listener {listener.name}: {cut}, in a production stack ({reason}); set {key} to at least "
+                    f"{minimum}{default}", listener.urn))
     return violations

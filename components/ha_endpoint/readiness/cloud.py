@@ -12,7 +12,7 @@ default), so a poll costs one call per pool whatever the number of members.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 
 from ..cloud.connection import connect, http_status
@@ -78,30 +78,16 @@ class OctaviaStatusSource:
                                          **({"admin_state_up": False} if admin_down else {})}
         how = ", ".join([*([f"weight {weight}"] if weight is not None else []),
                          *(["admin state down"] if admin_down else [])])
-        try:
-            with translated(f"draining member {member_id} in pool {pool_id} ({how})"):
-                conn.load_balancer.update_member(member_id, pool_id, **attributes)
-        except FetchFailed as exc:
-            cause = exc.__cause__
-            if cause is not None and http_status(cause) == 404:
-                return False
-            raise
-        return True
+        return _unless_gone(f"draining member {member_id} in pool {pool_id} ({how})",
+                            lambda: conn.load_balancer.update_member(member_id, pool_id, **attributes))
 
     def remove_member(self, pool_id: str, member_id: str) -> bool:
         """Delete one member: one ``DELETE .../pools/{pool_id}/members/{member_id}``; ``False`` when it (or its pool)
         no longer exists."""
         conn = self._connection()
         self.calls += 1
-        try:
-            with translated(f"deleting member {member_id} in pool {pool_id}"):
-                conn.load_balancer.delete_member(member_id, pool_id, ignore_missing=False)
-        except FetchFailed as exc:
-            cause = exc.__cause__
-            if cause is not None and http_status(cause) == 404:
-                return False
-            raise
-        return True
+        return _unless_gone(f"deleting member {member_id} in pool {pool_id}",
+                            lambda: conn.load_balancer.delete_member(member_id, pool_id, ignore_missing=False))
 
     def list_members(self, pool_id: str, missing_ok: bool = False) -> list[LiveMember]:
         """Every member of the pool with its address, port, attributes and statuses: one
@@ -149,3 +135,17 @@ def live_member(member: Any) -> LiveMember:
         monitor_port=optional("monitor_port"), monitor_address=optional("monitor_address"),
         admin_state_up=bool(getattr(member, "is_admin_state_up", True) is not False),
         backup=bool(getattr(member, "backup", False)))
+
+
+def _unless_gone(doing: str, write: Callable[[], object]) -> bool:
+    """Make one write to a member: ``True`` when made, ``False`` when the member (or its pool) no longer exists (404);
+    any other failure raised as :func:`translated` classifies it."""
+    try:
+        with translated(doing):
+            write()
+    except FetchFailed as exc:
+        cause = exc.__cause__
+        if cause is not None and http_status(cause) == 404:
+            return False
+        raise
+    return True

@@ -44,8 +44,20 @@ class Requirement(str, enum.Enum):
         return "provisioning ACTIVE"
 
 
+class _TwoStatuses:
+    """What an Octavia object's two statuses read as in a message."""
+
+    provisioning_status: str
+    operating_status: str
+
+    @property
+    def label(self) -> str:
+        """``"<provisioning>/<operating>"``, e.g. ``"ACTIVE/ONLINE"``."""
+        return f"{self.provisioning_status}/{self.operating_status}"
+
+
 @dataclass(frozen=True)
-class MemberStatus:
+class MemberStatus(_TwoStatuses):
     """One pool member as Octavia's member listing reports it.
 
     Attributes:
@@ -58,14 +70,9 @@ class MemberStatus:
     provisioning_status: str
     operating_status: str
 
-    @property
-    def label(self) -> str:
-        """``"<provisioning>/<operating>"``, e.g. ``"ACTIVE/ONLINE"``."""
-        return f"{self.provisioning_status}/{self.operating_status}"
-
 
 @dataclass(frozen=True)
-class LoadBalancerStatus:
+class LoadBalancerStatus(_TwoStatuses):
     """A load balancer's two statuses, reported in failure messages.
 
     Attributes:
@@ -77,11 +84,6 @@ class LoadBalancerStatus:
     load_balancer_id: str
     provisioning_status: str
     operating_status: str
-
-    @property
-    def label(self) -> str:
-        """``"<provisioning>/<operating>"``."""
-        return f"{self.provisioning_status}/{self.operating_status}"
 
 
 @dataclass(frozen=True)
