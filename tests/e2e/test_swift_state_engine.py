@@ -18,6 +18,8 @@ state records (none lost, none orphaned).
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import uuid
 from pathlib import Path
@@ -27,6 +29,7 @@ import yaml
 
 from localcloud.swift import server as swift_server
 from localcloud.testing import Cleanup, eventually
+from tests.e2e.openstack_client import openstack_client_bin
 from tests.e2e.pulumi_cli import REPO, PulumiStack
 
 # Swift's proxy is stopped in test 3: every S3 request of the cloud fails meanwhile.
@@ -194,3 +197,48 @@ def test_object_storage_stopped_mid_update_fails_it_clearly_and_loses_nothing(st
     assert recorded_groups(stack) == {f"{prefix}-first", f"{prefix}-second"}
     assert_state_matches_cloud(stack, cloud, prefix)
     stack.preview("--expect-no-changes", policy=False)
+
+
+def team_setup_blocks() -> list[str]:
+    """The shell blocks of docs/team-state.md's "A team's setup from zero": the cloud's side, then each member's
+    variables."""
+    page = (REPO / "docs" / "team-state.md").read_text()
+    section = page.split("## A team's setup from zero", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.*?)```", section, re.S)
+
+
+def test_the_team_setup_from_zero_pastes_and_reaches_the_teams_bucket(stack, localcloud, tmp_path):
+    """docs/team-state.md's setup as a member of the team pastes it (python-openstackclient, the project user's
+    credentials of the local cloud, no admin role): the bucket, an EC2 credential and the S3 endpoint; then the
+    variables block filled with what those printed, `. scripts/env.sh` and `pulumi stack ls --all` list the stack
+    that another test's credentials created in the bucket."""
+    cloud_side, variables = team_setup_blocks()[:2]
+    shell = {**stack.env, "PATH": f"{openstack_client_bin()}:{stack.env['PATH']}",
+             "OS_CLIENT_CONFIG_FILE": str(localcloud.clouds_yaml), "OS_CLOUD": "localcloud"}
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "PULUMI_BACKEND_URL", "STATE"):
+        shell.pop(key, None)     # what the pasted blocks set, nothing inherited
+    done = subprocess.run(["bash", "-eo", "pipefail", "-c", cloud_side], cwd=tmp_path, env=shell,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{cloud_side}\n--- output ---\n{done.stdout}{done.stderr}"
+    credential = json.loads(re.search(r"^\{.*?^\}", done.stdout, re.M | re.S).group(0))
+    endpoint = done.stdout.strip().splitlines()[-1]
+    assert endpoint == swift_server.read_env(localcloud.paths)["HA_ENDPOINT_S3_ENDPOINT"], done.stdout
+    filled = {"HA_ENDPOINT_S3_ENDPOINT": endpoint, "AWS_ACCESS_KEY_ID": credential["access"],
+              "AWS_SECRET_ACCESS_KEY": credential["secret"], "PULUMI_CONFIG_PASSPHRASE": "team-passphrase"}
+    pasted = "\n".join(_filled(line, filled) for line in variables.splitlines())
+    try:
+        listed = subprocess.run(["bash", "-eo", "pipefail", "-c", f"{pasted}\n. scripts/env.sh\npulumi stack ls --all"],
+                                cwd=REPO, env=shell, capture_output=True, text=True, timeout=300)
+        assert listed.returncode == 0, f"{pasted}\n--- output ---\n{listed.stdout}{listed.stderr}"
+        assert stack.stack in listed.stdout, listed.stdout
+    finally:
+        subprocess.run(["openstack", "ec2", "credentials", "delete", credential["access"]], env=shell, check=True,
+                       capture_output=True, timeout=120)
+
+
+def _filled(line: str, values: dict[str, str]) -> str:
+    """A line of the variables block with its placeholder replaced, as a member fills it in."""
+    export = re.match(r"export (\w+)=\S+(.*)", line)
+    if export is None or export.group(1) not in values:
+        return line
+    return f"export {export.group(1)}={values[export.group(1)]}{export.group(2)}"
