@@ -111,6 +111,23 @@ build_part() {
     mv "$tmp" "$dir"
 }
 
+# build_beside <largest> <part>...: build the parts, <largest> (when it is one of them and not alone) in the background
+# and the others one after another beside it, so that both cores work on a cold cache (issue 53: the CLI's compile
+# and link ran mostly on one core, 586 s wall for 607 CPU-s on 2 cores, 2026-12-01; kube-apiserver's likewise). Their
+# lines may interleave; each part's own lines name it. A part that fails stops the one in the background too.
+build_beside() {
+    local largest=$1 pid="" part
+    shift
+    local -a rest=()
+    for part in "$@"; do
+        if [ "$part" = "$largest" ] && [ "$#" -gt 1 ]; then build_part "$part" & pid=$!; else rest+=("$part"); fi
+    done
+    [ -z "$pid" ] || trap "kill $pid 2>/dev/null || true" EXIT
+    for part in "${rest[@]}"; do build_part "$part"; done
+    if [ -n "$pid" ] && ! wait "$pid"; then trap - EXIT; echo "engine: part $largest failed (see above)" >&2; exit 1; fi
+    trap - EXIT
+}
+
 # prefetch <part>...: download the Go modules of these parts in the background (network-bound; the go command's
 # module cache is safe for concurrent use), so that later parts' downloads overlap earlier parts' compiles.
 prefetch_pids=()
@@ -163,7 +180,7 @@ if [ "$mode" = k8s ]; then
     for part in $ENGINE_K8S_PARTS; do [ -f "$(part_dir "$part")/.complete" ] || missing+=("$part"); done
     echo "engine: Kubernetes parts to build: ${missing[*]:-none}" >&2
     if [ "${#missing[@]}" -gt 1 ]; then prefetch "${missing[@]:1}"; fi
-    for part in "${missing[@]}"; do build_part "$part" >&2; done
+    build_beside kube "${missing[@]}" >&2
     for pid in "${prefetch_pids[@]}"; do wait "$pid" || true; done
     for part in $ENGINE_K8S_PARTS; do part_dir "$part"; done
     echo "engine: Kubernetes parts ready: $(elapsed "$t_start") s" >&2
@@ -185,18 +202,7 @@ header="built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), $(nproc) cores, $(e
 header+=" GOMODCACHE $(du -sh "$(go env GOMODCACHE)" 2>/dev/null | cut -f1 || echo 0) /"
 header+=" GOCACHE $(du -sh "$(go env GOCACHE)" 2>/dev/null | cut -f1 || echo 0) before; parts built: ${missing[*]:-none}"
 if [ "${#missing[@]}" -gt 1 ]; then prefetch "${missing[@]:1}"; fi
-# Two builds at once on a cold cache: the CLI (the largest part, whose compile and link run mostly on one core: 586 s
-# wall for 607 CPU-s on 2 cores, 2026-12-01) in the background, the other parts one after another beside it, so that
-# both cores work (issue 53). Their output lines may interleave; each part's own lines say which part they are.
-cli_pid=""
-rest=()
-for part in "${missing[@]}"; do
-    if [ "$part" = cli ] && [ "${#missing[@]}" -gt 1 ]; then build_part cli & cli_pid=$!; else rest+=("$part"); fi
-done
-[ -z "$cli_pid" ] || trap 'kill "$cli_pid" 2>/dev/null || true' EXIT   # another part failed: the CLI's build too
-for part in "${rest[@]}"; do build_part "$part"; done
-if [ -n "$cli_pid" ] && ! wait "$cli_pid"; then trap - EXIT; echo "engine: part cli failed (see above)" >&2; exit 1; fi
-trap - EXIT
+build_beside cli "${missing[@]}"
 for pid in "${prefetch_pids[@]}"; do wait "$pid" || true; done
 
 # Assemble: every part's bin/ into one bin/ (on PATH), its other files beside it; hard links, copies if need be.
