@@ -98,6 +98,20 @@ def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
                       "a floating IP is given but floatingNetwork is not set; set floatingNetwork to the external "
                       "network of that address, or remove floatingIp for an internal endpoint")
     yield from _check_cidrs(args, root)
+    yield from _check_adoption(args, root)
+
+
+def _check_adoption(args: EndpointArgs, root: str) -> Iterable[Problem]:
+    """``zones.<az>.adopt``: Octavia load balancers only, each adopted by one zone (docs/adoption.md)."""
+    adopted = [(zone_args.adopt.load_balancer, zone) for zone, zone_args in args.zones.items() if zone_args.adopt]
+    if adopted and args.backend != "octavia":
+        yield Problem(f"{root}.zones.{adopted[0][1]}.adopt",
+                      f"adopt takes over an Octavia load balancer, and backend is {args.backend}; remove adopt, or "
+                      "set backend: octavia")
+    for ref, zones in _duplicates(adopted):
+        yield Problem(f"{root}.zones.{zones[1]}.adopt.loadBalancer",
+                      f"load balancer '{ref}' is already adopted by zone {zones[0]}; one load balancer serves one "
+                      f"zone: remove adopt from zone {zones[1]}")
 
 
 def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:

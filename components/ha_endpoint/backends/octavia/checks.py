@@ -114,6 +114,20 @@ class OpenStackOctaviaCatalog(OpenStackCatalog):
                               for member in conn.load_balancer.members(pool, tags=tag)}
             return found
 
+    def adoptable(self, target: PollTarget, ref: str):
+        """The load balancer ``ref`` to adopt, with its tree (:func:`.adoption.read_tree`)."""
+        from .adoption import read_tree
+
+        with _retryable(f"reading load balancer {ref} to adopt"):
+            return read_tree(self.connection(target), ref)
+
+    def a_recordset(self, target: PollTarget, dns_zone_id: str, fqdn: str):
+        """The A record set ``fqdn`` (:func:`.adoption.read_record`)."""
+        from .adoption import read_record
+
+        with _retryable(f"reading record set {fqdn}"):
+            return read_record(self.connection(target), dns_zone_id, fqdn)
+
     def members_down(self, target: PollTarget, identity_tag: str, pool_names: set[str]) -> set[tuple[str, str]]:
         with _retryable("listing the members of the endpoint's pools"):
             conn = self.connection(target)
