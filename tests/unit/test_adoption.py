@@ -164,3 +164,17 @@ def test_one_load_balancer_adopted_by_two_zones_or_by_another_backend_is_refused
     raw = adopting(allowReplacement="yes")
     with pytest.raises(ConfigError, match=r"zones\.az1\.adopt\.allowReplacement"):
         run_component(raw, FakeCloud.dev(), preview=True)
+
+
+def test_the_adopted_zone_alone_is_the_way_back_and_any_other_single_zone_is_refused():
+    cloud = FakeCloud.dev()
+    capo_lb(cloud)
+    raw = adopting()
+    for az in ("az2", "az3"):
+        del raw["zones"][az]
+    raw["members"] = [member for member in raw["members"] if member["az"] == "az1"]
+    run = run_component(raw, cloud, preview=True)
+    assert [r["name"] for r in run.of_type(contract.LOADBALANCER_TYPE)] == ["k8s-api-az1-lb"]
+    del raw["zones"]["az1"]["adopt"]
+    with pytest.raises(ConfigError, match=r"zones: 1 zone\(s\) given \(az1\); an HA endpoint needs at least 2"):
+        run_component(raw, FakeCloud.dev(), preview=True)

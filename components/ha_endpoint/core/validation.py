@@ -78,7 +78,10 @@ def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Pr
 
 def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
     zone_names = list(args.zones)
-    if len(zone_names) < 2:
+    # one zone is the way back of an adoption (docs/adoption.md "Undo"): the adopted load balancer alone, every
+    # other zone's address out of DNS before its load balancer goes; any other single zone is no HA endpoint
+    back_to_one = len(zone_names) == 1 and args.zones[zone_names[0]].adopt is not None
+    if len(zone_names) < 2 and not back_to_one:
         yield Problem(f"{root}.zones", f"{len(zone_names)} zone(s) given ({', '.join(zone_names) or 'none'}); "
                                        "an HA endpoint needs at least 2: add another availability zone and its subnet")
     for zone in zone_names:
