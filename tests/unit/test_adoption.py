@@ -25,7 +25,8 @@ def capo_lb(cloud: FakeCloud, **changes) -> AdoptedLoadBalancer:
         ref="capo-kubeapi", id="lb-1", name="capo-kubeapi", vip_subnet_id=cloud.subnet_id("cp-az1"),
         vip_port_id=vip_port, vip_address="10.10.1.200", provider="amphora", availability_zone="az1",
         listeners=(AdoptedListener("listener-1", 6443, "TCP", "pool-1", "TCP", "monitor-1", "HTTPS",
-                                   (AdoptedMember("member-1", "10.10.1.10", 6443, cloud.subnet_id("cp-az1")),)),),
+                                   (AdoptedMember("member-1", "10.10.1.10", 6443, cloud.subnet_id("cp-az1"),
+                                                  "capo-control-plane-0"),)),),
         floating_ip=FloatingIpFacts("172.24.4.50", fip.id, fip.network_id, vip_port,
                                     PortFacts(vip_port, "Octavia", "lb-1", False)))
     found = AdoptedLoadBalancer(**{**found.__dict__, **changes})
@@ -57,9 +58,13 @@ def test_the_adopted_tree_and_floating_ip_are_imported_and_retained(preview):
         "k8s-api-az1-6443-member-10.10.1.10": ("pool-1/member-1", True),
         "k8s-api-az1-fip-assoc": (fip_id, True),
     }
-    # the adopted objects get the stack's identity: the update that follows the import writes it
+    # the adopted objects get the stack's identity (the update that follows the import writes it) and keep their
+    # names (CAPO finds its objects by name); what had no name gets the endpoint's
     lb = run.named("k8s-api-az1-lb")["inputs"]
-    assert "ha-endpoint:stack=ha-endpoint/dev" in lb["tags"] and lb["name"] == "k8s-api-az1-lb"
+    assert "ha-endpoint:stack=ha-endpoint/dev" in lb["tags"] and lb["name"] == "capo-kubeapi"
+    assert "[ha-endpoint ha-endpoint/dev k8s-api-az1-lb]" in lb["description"]
+    assert run.named("k8s-api-az1-6443-member-10.10.1.10")["inputs"]["name"] == "capo-control-plane-0"
+    assert run.named("k8s-api-az1-6443-listener")["inputs"]["name"] == "k8s-api-az1-6443-listener"
     # the adopted floating IP is brought, never allocated (so never deleted); the other zones allocate theirs
     assert sorted(r["name"] for r in run.of_type(contract.FLOATING_IP_TYPE)) == ["k8s-api-az2-fip", "k8s-api-az3-fip"]
     # the adopted member is never drained when the zone goes: it is left serving

@@ -90,6 +90,7 @@ class AdoptedMember:
     address: str
     protocol_port: int
     subnet_id: Optional[str] = None
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,9 @@ class AdoptedListener:
     monitor_id: Optional[str] = None
     monitor_type: Optional[str] = None
     members: tuple[AdoptedMember, ...] = ()
+    name: str = ""
+    pool_name: str = ""
+    monitor_name: str = ""
 
 
 @dataclass(frozen=True)

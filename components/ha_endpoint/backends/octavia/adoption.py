@@ -60,12 +60,14 @@ def read_tree(conn, ref: str) -> AdoptedLoadBalancer:
         pool = conn.load_balancer.get_pool(listener.default_pool_id) if listener.default_pool_id else None
         monitor = conn.load_balancer.get_health_monitor(pool.health_monitor_id) \
             if pool is not None and pool.health_monitor_id else None
-        members = tuple(AdoptedMember(member.id, member.address, int(member.protocol_port), member.subnet_id or None)
+        members = tuple(AdoptedMember(member.id, member.address, int(member.protocol_port), member.subnet_id or None,
+                                      member.name or "")
                         for member in conn.load_balancer.members(pool.id)) if pool is not None else ()
         listeners.append(AdoptedListener(
             listener.id, int(listener.protocol_port), str(listener.protocol), pool.id if pool else None,
             str(pool.protocol) if pool else None, monitor.id if monitor else None,
-            str(monitor.type) if monitor else None, members))
+            str(monitor.type) if monitor else None, members, listener.name or "", (pool.name or "") if pool else "",
+            (monitor.name or "") if monitor else ""))
     floating = None
     for ip in conn.network.ips(port_id=lb.vip_port_id):
         floating = FloatingIpFacts(address=ip.floating_ip_address, id=ip.id, network_id=ip.floating_network_id,

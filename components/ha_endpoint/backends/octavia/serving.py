@@ -74,11 +74,12 @@ class _OctaviaZone:
         self._put_back_record: Optional[PutBack] = None
         self.adopted_members: dict[int, set[str]] = {}
         # An adopted tree (zones.<az>.adopt) is imported: each object it has becomes the stack's with its identity
-        # written by the update that follows the import, and is retained (never deleted) when the zone or the stack
-        # goes (docs/decisions/issue-50-adoption.md).
+        # (tags, description) written by the update that follows the import, keeps its name (the tool that made it
+        # finds it by name: CAPO would build a second tree beside a renamed one) and is retained (never deleted)
+        # when the zone or the stack goes (docs/decisions/issue-50-adoption.md).
         self.adopted = zone.adopted if zone.adopt_tree else None
         self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
-            zone.lb_name, name=zone.lb_name, availability_zone=zone.octavia_az,
+            zone.lb_name, name=self.adopted.name or zone.lb_name if self.adopted else zone.lb_name, availability_zone=zone.octavia_az,
             vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),
             loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
@@ -180,14 +181,16 @@ class _OctaviaZone:
         tls = {"default_tls_container_ref": listener.certificate_ref} if listener.certificate_ref is not None else {}
         found = self.adopted.listener(listener.port) if self.adopted is not None else None
         resource = self._written(openstack.loadbalancer.Listener(
-            listener.listener_name, name=listener.listener_name, loadbalancer_id=self.loadbalancer.id,
+            listener.listener_name, name=found.name or listener.listener_name if found else listener.listener_name,
+            loadbalancer_id=self.loadbalancer.id,
             protocol=listener.protocol, protocol_port=listener.port, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: port {listener.port}",
                                                listener.listener_name),
             opts=adopting(self._after_previous_write(child), found.id if found else None),
             **cidrs, **tls, **dict(listener.timeouts)))
         pool = self._written(openstack.loadbalancer.Pool(
-            listener.pool_name, name=listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
+            listener.pool_name, name=found.pool_name or listener.pool_name if found and found.pool_id
+            else listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
             lb_method=listener.lb_method, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: members of port {listener.port}",
                                                listener.pool_name),
@@ -198,7 +201,8 @@ class _OctaviaZone:
             spec = listener.monitor
             http = {"url_path": spec.url_path, "expected_codes": spec.expected_codes} if spec.url_path else {}
             self.monitors[listener.port] = self._written(openstack.loadbalancer.Monitor(
-                spec.name, name=spec.name, pool_id=pool.id, type=spec.type, delay=spec.delay, timeout=spec.timeout,
+                spec.name, name=found.monitor_name or spec.name if found and found.monitor_id else spec.name,
+                pool_id=pool.id, type=spec.type, delay=spec.delay, timeout=spec.timeout,
                 max_retries=spec.max_retries, max_retries_down=spec.max_retries_down,
                 opts=adopting(self._after_previous_write(child), found.monitor_id if found else None), **http))
         members = self.members[listener.port] = {}
@@ -211,7 +215,8 @@ class _OctaviaZone:
                 self.adopted_members.setdefault(listener.port, set()).add(member.member)
                 aliases = adopting(aliases, f"{found.pool_id}/{existing.id}")
             members[member.member] = self._written(openstack.loadbalancer.Member(
-                member.resource_name, name=member.member, pool_id=pool.id, address=member.address,
+                member.resource_name, name=existing.name or member.member if existing else member.member,
+                pool_id=pool.id, address=member.address,
                 protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight,
                 # a member is registered once its port admits the load balancer and deregistered before its port
                 # stops admitting it: a rotation otherwise detached the old ports' group while OVN still sent them
