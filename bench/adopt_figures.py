@@ -175,6 +175,8 @@ def run_case(case: str, cloud, stack, go_client, server, cleanup) -> list[dict]:
     for zone, values in sorted(outputs["zones"].items()):
         print(f"    {zone}: load balancer {values['loadbalancerId']} floating IP {values['floatingIp']} "
               f"ready {values['ready']}")
+    for row in rows:
+        print(f"    {line(row)}", flush=True)
     running = loops(case, fip, server, go_client, name_exists=True)
     stack.write_config(endpoint_config(("az1",)))
     back = stack.up()
@@ -189,7 +191,8 @@ def run_case(case: str, cloud, stack, go_client, server, cleanup) -> list[dict]:
           f"{'its VIP' if ip.port_id == lb.vip_port_id else ip.port_id}, answers {ask(fip)!r}" +
           (f"; {FQDN} -> {', '.join(record)}" if record is not None else ""), flush=True)
     for row in rows:
-        print(f"    {line(row)}")
+        if row["phase"] == "undo":
+            print(f"    {line(row)}")
     return rows
 
 
