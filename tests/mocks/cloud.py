@@ -321,7 +321,7 @@ class FakeCatalog:
                 if pools.get(state.get("poolId")) in pool_names and tag in (state.get("tags") or [])}
 
     def adoptable(self, target, ref: str):
-        from ha_endpoint.backends.octavia.adoption import NotAdoptable
+        from ha_endpoint.backends.octavia.adopted_tree import NotAdoptable
 
         self.asked.append(("adoptable", ref))
         self._available()
