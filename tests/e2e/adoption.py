@@ -128,8 +128,8 @@ def line(row: dict) -> str:
 
 def adopted_lines(preview: str) -> list[str]:
     """The preview's lines about the adopted objects (import, then update) and the record."""
-    keep = ("import", "~ ", "=>", "+-", "-+", "warning")
-    return [text.rstrip() for text in preview.splitlines() if any(key in text for key in keep)][:40]
+    keep = ("import", "~ ", "=>", "+-", "-+", "tags", "warning")
+    return [text.rstrip() for text in preview.splitlines() if any(key in text for key in keep)][:60]
 
 
 @dataclass
