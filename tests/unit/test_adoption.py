@@ -164,3 +164,22 @@ def test_the_adopted_zone_alone_is_the_way_back_and_any_other_single_zone_is_ref
     del raw["zones"]["az1"]["adopt"]
     with pytest.raises(ConfigError, match=r"zones: 1 zone\(s\) given \(az1\); an HA endpoint needs at least 2"):
         run_component(raw, FakeCloud.dev(), preview=True)
+
+
+def test_the_taken_over_record_stays_adopted_once_it_publishes_every_zone():
+    """A later run finds the record publishing all three zones; its description says it was taken over, so it is
+    still imported and retained (the way back leaves it publishing the adopted address)."""
+    from ha_endpoint.core.cloud_facts import ADOPTED_RECORD_TEXT
+
+    cloud = FakeCloud.dev()
+    capo_lb(cloud)
+    zone_id = next(iter(cloud.dns_zones))
+    cloud.foreign_records[(zone_id, "api.example.test.")] = ("rs-1", ("172.24.4.50",))
+    run = run_component(adopting(), cloud)
+    record = run.named("k8s-api-dns")
+    assert record["inputs"]["description"].startswith(ADOPTED_RECORD_TEXT) and record["retain_on_delete"]
+    state = cloud.kind(contract.RECORDSET_TYPE)["rs-1"]
+    cloud.foreign_records[(zone_id, "api.example.test.")] = ("rs-1", tuple(sorted(state["records"])))
+    cloud.registrations.clear()
+    run = run_component(adopting(), cloud, preview=True)
+    assert imported(run)["k8s-api-dns"] == (f"{zone_id}/rs-1", True)

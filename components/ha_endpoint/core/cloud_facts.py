@@ -171,12 +171,22 @@ class CloudFacts:
     endpoint's record takes it over (:func:`ha_endpoint.core.checks.check_cloud_facts` refuses any other)."""
 
 
+ADOPTED_RECORD_TEXT = "HA endpoint: one A record per ready availability zone; adopted, left in place when it goes"
+"""The description (before the identity suffix) of a record set the endpoint took over: how later runs, which find it
+publishing every zone, know it is still the adopted one (retained when the endpoint goes)."""
+
+
 def adopted_record_taken_over(args: EndpointArgs, facts: "CloudFacts") -> bool:
     """Whether the endpoint's record takes over the record set found at its name (:attr:`CloudFacts.adopted_record`):
-    it publishes nothing but the adopted load balancers' addresses (their floating IPs, or VIPs)."""
+    it publishes nothing but the adopted load balancers' addresses (their floating IPs, or VIPs), or it is the one
+    an earlier run took over (its description says so: :data:`ADOPTED_RECORD_TEXT`)."""
     record = facts.adopted_record
     if record is None or not facts.adopted:
         return False
+    dns = args.dns
+    fqdn = f"{dns.record}.{dns.dns_zone}" if dns is not None else None
+    if ADOPTED_RECORD_TEXT in ((facts.published or {}).get(fqdn) or ""):
+        return True
     addresses = {found.floating_ip.address if found.floating_ip else found.vip_address
                  for found in facts.adopted.values()}
     return bool(record.records) and set(record.records) <= addresses

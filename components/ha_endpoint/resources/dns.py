@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_openstack as openstack
 
+from ..core.cloud_facts import ADOPTED_RECORD_TEXT
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
 from ..core.plan import DnsPlan
@@ -98,7 +99,8 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
     main = openstack.dns.RecordSet(
         plan.resource_name, zone_id=plan.dns_zone_id, name=plan.fqdn, type="A", ttl=plan.ttl,
         records=addresses_output(zones, floor).apply(lambda records: _non_empty(records, plan.fqdn)),
-        description=identity.describe("HA endpoint: one A record per ready availability zone", plan.resource_name),
+        description=identity.describe(ADOPTED_RECORD_TEXT if adopted is not None else
+                                      "HA endpoint: one A record per ready availability zone", plan.resource_name),
         opts=opts)
     per_zone = {}
     by_az = {zone.az: zone for zone in zones}
