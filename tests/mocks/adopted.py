@@ -8,7 +8,7 @@ from ha_endpoint.core.cloud_facts import (AdoptedListener, AdoptedLoadBalancer, 
 from .cloud import FakeCloud
 
 
-def capo_lb(cloud: FakeCloud, **changes) -> AdoptedLoadBalancer:
+def capo_lb(cloud: FakeCloud, ref: str = "capo-kubeapi", **changes) -> AdoptedLoadBalancer:
     """A CAPO-style load balancer in az1 (cp-az1, amphora) with a 6443 TCP listener, pool, HTTPS monitor, member
     cp-0 and floating IP 172.24.4.50, registered in ``cloud`` as adoptable by name and id."""
     fip = next(fip for fip in cloud.floating_ips.values() if fip.address == "172.24.4.50")
@@ -23,5 +23,5 @@ def capo_lb(cloud: FakeCloud, **changes) -> AdoptedLoadBalancer:
         floating_ip=FloatingIpFacts("172.24.4.50", fip.id, fip.network_id, vip_port,
                                     PortFacts(vip_port, "Octavia", "lb-1", False)))
     found = AdoptedLoadBalancer(**{**found.__dict__, **changes})
-    cloud.adoptable = {"capo-kubeapi": found, "lb-1": found}
+    cloud.adoptable = {ref: found, "lb-1": found}
     return found
