@@ -101,10 +101,10 @@ def _tree_problems(args: EndpointArgs, facts: CloudFacts, found, az: str, path: 
         if existing.pool_protocol is not None and existing.pool_protocol != str(wanted_pool):
             problems.append(Problem(f"{key}.protocol",
                                     f"{name}'s pool on port {listener.port} is {existing.pool_protocol}, and the "
-                                    f"endpoint's would be {wanted_pool}: adopting it would replace the pool that "
-                                    "serves; adopt a load balancer whose pool protocol matches, or set "
-                                    f"zones.{az}.adopt.allowReplacement: true only where the load balancer itself "
-                                    "differs"))
+                                    f"endpoint's would be {wanted_pool}: Octavia cannot change a pool's protocol, "
+                                    "so adopting it would replace the pool that serves; this tree cannot be taken "
+                                    f"over as it is: remove zones.{az}.adopt and bring its floating IP instead "
+                                    f"(zones.{az}.floatingIp with takeOverFloatingIp: true) to build the zone anew"))
         monitor = listener.monitor
         if existing.monitor_type is not None and monitor is not None and existing.monitor_type != str(monitor.type):
             problems.append(Problem(f"{key}.monitor.type",
