@@ -11,6 +11,7 @@ With CONNECT_TIMEOUT_S, each request is made with ``timeout=(CONNECT_TIMEOUT_S, 
 30 unless given): urllib3 gives each address that connect timeout, and a connected request that hears nothing for
 READ_TIMEOUT_S fails (its zone went dark after it connected).
 """
+import ipaddress
 import json
 import socket
 import sys
@@ -30,10 +31,14 @@ timeout = (float(sys.argv[5]), float(sys.argv[6]) if len(sys.argv) > 6 else 30.0
 host, port = server.rsplit(":", 1)
 name = urllib.parse.urlsplit(url).hostname
 system_getaddrinfo = socket.getaddrinfo
+try:
+    literal = bool(ipaddress.ip_address(name))
+except ValueError:
+    literal = False
 
 
 def getaddrinfo(host_, port_, family=0, type_=0, proto=0, flags=0):
-    if host_ != name:
+    if host_ != name or literal:  # an address (a loop over a floating IP) is its own answer
         return system_getaddrinfo(host_, port_, family, type_, proto, flags)
     answer = dns.query.udp(dns.message.make_query(name, "A"), host, port=int(port), timeout=2)
     addresses = [item.address for rrset in answer.answer if rrset.rdtype == dns.rdatatype.A for item in rrset]

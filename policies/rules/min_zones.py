@@ -1,7 +1,8 @@
 """The endpoint spans at least ``minZones`` distinct availability zones.
 
 One load balancer per AZ is the point of the endpoint: with fewer than two distinct AZs (or two zones that are the
-same AZ under different names) an AZ outage takes the whole API down.
+same AZ under different names) an AZ outage takes the whole API down. One zone that adopted an existing load balancer
+is let through: it is the way back to that load balancer alone (docs/adoption.md).
 """
 
 from __future__ import annotations
@@ -37,12 +38,21 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
         else:
             continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
         distinct = sorted({az for az in azs if isinstance(az, str) and az})
+        if _way_back(endpoint):
+            continue  # the adopted load balancer alone: the way back of an adoption (docs/adoption.md)
         if len(distinct) < minimum:
             violations.append(Violation(
                 f"endpoint {endpoint.name}'s {source} span {len(distinct)} distinct availability zone(s) "
                 f"({join(distinct)}); at least {minimum} are required: add zones, each in its own AZ with its own "
                 f"subnet", endpoint.resource.urn))
     return violations
+
+
+def _way_back(endpoint: Any) -> bool:
+    """One zone, and it adopted an existing load balancer (``zones.<az>.adopt``): the way back to that load balancer
+    alone, which the component allows for such a zone only."""
+    zones = list(endpoint.facts.zones.values()) if endpoint.facts is not None else []
+    return len(zones) == 1 and zones[0].adopted
 
 
 def _zone_az(endpoint: Any, lb: Any, declared: Any) -> Any:

@@ -93,6 +93,10 @@ class FakeCloud(pulumi.runtime.Mocks):
         self.calls: list[tuple[str, dict, str]] = []  # token, arguments, provider reference
         self.deleted: list[tuple[str, str]] = []
         self.current = threading.local()
+        # load balancers another tool made, by name and id, that ``zones.<az>.adopt`` may take over (the preview's
+        # answer: an AdoptedLoadBalancer), and A record sets another tool made: (zone id, name) -> (id, records)
+        self.adoptable: dict[str, Any] = {}
+        self.foreign_records: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
 
     # ----- building the cloud -------------------------------------------------------------------------------------
     def new_id(self) -> str:
@@ -228,6 +232,19 @@ class FakeCloud(pulumi.runtime.Mocks):
             self.registrations.append(record)
             if not args.custom:
                 return "", args.inputs
+            if args.resource_id:  # imported (the import resource option): the existing object, updated to inputs
+                record["import_id"] = args.resource_id
+                resource_id = args.resource_id.rsplit("/", 1)[-1]
+                found = next((lb for lb in self.adoptable.values() if lb.id == resource_id), None)
+                state = {**args.inputs, **({"vipPortId": found.vip_port_id, "vipAddress": found.vip_address}
+                                           if found is not None else {})}
+                record["id"], record["state"] = resource_id, state
+                if not self.preview:
+                    self.kind(args.typ)[resource_id] = state
+                    if args.typ == "openstack:networking/floatingIpAssociate:FloatingIpAssociate" and \
+                            known(args.inputs.get("portId")):  # the update after the import: moved by Neutron
+                        self.floating_ips[resource_id].port_id = args.inputs["portId"]
+                return resource_id, state
             resource_id, state = resources.create(self, args.typ, args.name, args.inputs)
             record["id"], record["state"] = resource_id, state
             return resource_id, state
@@ -303,13 +320,31 @@ class FakeCatalog:
                 for state in self.cloud.kind(MEMBER).values()
                 if pools.get(state.get("poolId")) in pool_names and tag in (state.get("tags") or [])}
 
+    def adoptable(self, target, ref: str):
+        from ha_endpoint.backends.octavia.adopted_tree import NotAdoptable
+
+        self.asked.append(("adoptable", ref))
+        self._available()
+        found = self.cloud.adoptable.get(ref)
+        if found is None:
+            raise NotAdoptable(f"no load balancer '{ref}' was found (openstack loadbalancer list); give the name or "
+                               "id of an existing one")
+        return found
+
+    def a_recordset(self, target, dns_zone_id: str, fqdn: str):
+        from ha_endpoint.core.cloud_facts import AdoptedRecord
+
+        found = self.cloud.foreign_records.get((dns_zone_id, fqdn))
+        return AdoptedRecord(found[0], dns_zone_id, found[1]) if found else None
+
     def a_records(self, target, dns_zone_id: str):
         self.asked.append(("a_records", dns_zone_id))
         if self.cloud.records_errors:
             raise self.cloud.records_errors.pop(0)
-        return {state["name"]: state.get("description") for state in
-                self.cloud.kind("openstack:dns/recordSet:RecordSet").values()
-                if state.get("zoneId") == dns_zone_id and state.get("type", "A") == "A"}
+        found = {state["name"]: state.get("description") for state in
+                 self.cloud.kind("openstack:dns/recordSet:RecordSet").values()
+                 if state.get("zoneId") == dns_zone_id and state.get("type", "A") == "A"}
+        return {**{name: None for zone, name in self.cloud.foreign_records if zone == dns_zone_id}, **found}
 
 
 def known(value: Any) -> bool:

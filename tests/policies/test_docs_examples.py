@@ -11,6 +11,8 @@ import pytest
 import yaml
 
 from policy_harness import run_preview, run_program_for_pack
+from ha_endpoint.core.cloud_facts import AdoptedListener
+from tests.mocks.adopted import capo_lb
 from tests.mocks.cloud import FakeCloud
 from tests.mocks.machines_api import FakeMachinesApi, machine, serving
 
@@ -35,7 +37,7 @@ def test_the_documentation_shows_examples():
 def test_each_configuration_example_passes_validation_and_the_pack(endpoint, preview, tmp_path):
     source = (endpoint.get("memberSources") or {}).get("clusterApi")
     if source is None:
-        assert run_preview(endpoint, preview=preview).violations() == []
+        assert run_preview(endpoint, _cloud_for(endpoint, preview), preview=preview).violations() == []
         return
     # members from Cluster API machines: a management cluster (tests/mocks/machines_api.py) with one control-plane
     # Machine of the example's cluster in each zone, on the zone's subnet of the fake cloud (10.10.<n>.0/24)
@@ -47,6 +49,21 @@ def test_each_configuration_example_passes_validation_and_the_pack(endpoint, pre
         run = run_preview(example, preview=preview)
     assert run.violations() == []
     assert sorted(run.facts()["members"]) == sorted(m["metadata"]["name"] for m in machines)
+
+
+def _cloud_for(endpoint: dict, preview: bool) -> FakeCloud:
+    """The fake cloud, holding the load balancer an example adopts (docs/adoption.md) in CAPO's shape on the
+    example's provider, with a listener, pool and monitor of the example's first listener."""
+    cloud = FakeCloud.dev(preview=preview)
+    for az, zone in endpoint["zones"].items():
+        if "adopt" in zone:
+            listener = endpoint["listeners"][0]
+            ovn = endpoint.get("loadBalancerProvider") == "ovn"
+            capo_lb(cloud, zone["adopt"]["loadBalancer"], provider=endpoint.get("loadBalancerProvider", "amphora"),
+                    availability_zone=None if ovn else az, vip_subnet_id=cloud.subnet_id(zone["subnet"]),
+                    listeners=(AdoptedListener("listener-1", listener["port"], "TCP", "pool-1", "TCP", "monitor-1",
+                                               listener["monitor"]["type"]),))
+    return cloud
 
 
 @pytest.mark.parametrize("page, source", PYTHON_EXAMPLES, ids=[f"python-{n}" for n in range(len(PYTHON_EXAMPLES))])

@@ -89,6 +89,16 @@ def nothing_held(args: EndpointArgs, target: PollTarget, root: str, identity_tag
     return MembersHeld()
 
 
+Adopted = Callable[[EndpointArgs, PollTarget, str, Optional[str]], Any]
+"""``adopted(args, target, root, dns_zone_id)``: what the zones' ``adopt`` keys take over, as found at preview (an
+:class:`ha_endpoint.backends.octavia.adoption.Adoption`: ``adopted``, ``record``, ``problems``)."""
+
+
+def nothing_adopted(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id: Optional[str]) -> Any:
+    """The answer of a backend that adopts nothing (validation refuses ``adopt`` for it)."""
+    return None
+
+
 @dataclass(frozen=True)
 class Backend:
     """A backend as the registry holds it: its name (the ``backend`` key's value, declared in each zone's facts), how
@@ -98,6 +108,7 @@ class Backend:
     serve: Serve
     preview: Preview = no_preview
     held: Held = nothing_held
+    adopted: Adopted = nothing_adopted
 
 
 @dataclass(frozen=True)

@@ -316,6 +316,21 @@ class ListenerArgs(_Model):
         return value
 
 
+class AdoptArgs(_Model):
+    """An existing load balancer this zone takes over (docs/adoption.md): its listeners at the endpoint's ports, their
+    pools, monitors and members, and the floating IP on its VIP become the zone's own through Pulumi's ``import``
+    resource option. They get the stack's identity (tags, names, descriptions: the preview shows these as updates)
+    and are never deleted by the stack: removing the zone, the key or the stack leaves them serving as they are."""
+
+    load_balancer: str = Field(min_length=1)
+    """Name or id of the Octavia load balancer to take over (e.g. CAPO's ``k8s-clusterapi-cluster-<ns>-<cluster>-kubeapi``)."""
+    allow_replacement: Optional[bool] = Field(False, strict=True)
+    """Where the configuration differs from the adopted load balancer in what Octavia cannot change in place (its VIP
+    subnet, provider or availability zone), build the zone's load balancer new instead, and move the adopted floating
+    IP to it once it serves; the adopted load balancer is then left as it is (never deleted). Off: such a difference
+    is refused at preview, naming it."""
+
+
 class ZoneArgs(_Model):
     """One availability zone of the endpoint: where its load balancer's VIP lives."""
 
@@ -326,6 +341,9 @@ class ZoneArgs(_Model):
     take_over_floating_ip: Optional[bool] = False
     """Let the endpoint move floatingIp from the port it is associated with now (another server or load balancer,
     which then loses it). Off: such an address is refused at preview."""
+    adopt: Optional[AdoptArgs] = None
+    """Take over an existing load balancer as this zone's (``{loadBalancer: <name or id>}``) instead of creating one:
+    see :class:`AdoptArgs` and docs/adoption.md. Octavia backend only."""
 
     @field_validator("subnet")
     @classmethod

@@ -16,7 +16,7 @@ from typing import Optional
 
 from . import contract, predicates
 from .args import EndpointArgs, placed_zones, plain
-from .cloud_facts import CloudFacts, MemberSpec, resolve_members
+from .cloud_facts import CloudFacts, MemberSpec, adopted_record_taken_over, resolve_members
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity, parse_description
 
@@ -26,7 +26,107 @@ def check_cloud_facts(args: EndpointArgs, facts: CloudFacts, root: str,
     """Every problem of ``args`` that only the cloud ``facts`` reveal, in a stable order (``identity``: the stack
     whose records are this endpoint's own)."""
     return [*_placement_problems(args, facts, root), *_refused_by_the_cloud(args, facts, root),
-            *_names_taken(args, facts, root, identity)]
+            *_names_taken(args, facts, root, identity), *adoption_problems(args, facts, root)]
+
+
+def adoption_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
+    """What adopting each zone's load balancer (``zones.<az>.adopt``) would do that interrupts traffic: replace the
+    load balancer (a VIP subnet, provider or availability zone Octavia cannot change in place) unless
+    ``allowReplacement``; replace a listener, pool, monitor or member of its tree (another protocol, monitor type or
+    member subnet), or move its floating IP, always (change the configuration to what serves, or build anew)."""
+    problems: list[Problem] = []
+    for az, found in sorted(facts.adopted.items()):
+        zone = args.zones[az]
+        path = f"{root}.zones.{az}"
+        adopt = zone.adopt
+        name = f"load balancer {found.name or found.id} ({found.id})"
+        allow = f"set {path.removeprefix(root + '.')}.adopt.allowReplacement: true to build a new one and move the " \
+                "floating IP to it once it serves (the adopted one is left as it is)"
+        subnet = facts.subnets.get(zone.subnet) if plain(zone.subnet) else None
+        differences = []
+        if subnet is not None and subnet.id != found.vip_subnet_id:
+            differences.append((f"{path}.subnet", f"its VIP is on subnet {found.vip_subnet_id}, and zones.{az}.subnet "
+                                                  f"is {subnet.name} ({subnet.id}); set subnet: {found.vip_subnet_id}"))
+        if found.provider and found.provider != str(args.load_balancer_provider):
+            differences.append((f"{root}.loadBalancerProvider",
+                                f"its provider is {found.provider}, and loadBalancerProvider is "
+                                f"{args.load_balancer_provider}; set loadBalancerProvider: {found.provider}"))
+        wanted_az = az if predicates.pins_availability_zone(args.load_balancer_provider) else None
+        if (found.availability_zone or None) != wanted_az:
+            differences.append((f"{path}.adopt", f"it is in Octavia availability zone "
+                                                 f"{found.availability_zone or '(none)'}, and the endpoint pins it to "
+                                                 f"{wanted_az or '(none)'}; adopt it in zone "
+                                                 f"{found.availability_zone or '<its AZ>'}"))
+        if differences and not adopt.allow_replacement:
+            for key, why in differences:
+                problems.append(Problem(key, f"adopting {name} in zone {az} would replace it, which interrupts "
+                                             f"its clients: {why}, or {allow}"))
+            continue
+        floating = found.floating_ip
+        if floating is not None and isinstance(zone.floating_ip, str) and zone.floating_ip != floating.address:
+            problems.append(Problem(f"{path}.floatingIp",
+                                    f"{name} serves floating IP {floating.address}, and floatingIp {zone.floating_ip} "
+                                    f"would take its place (its clients lose the address); remove floatingIp: the "
+                                    f"adopted zone keeps {floating.address}"))
+        if floating is not None and facts.floating_network_id and floating.network_id != facts.floating_network_id:
+            problems.append(Problem(f"{root}.floatingNetwork",
+                                    f"{name} serves floating IP {floating.address} of network {floating.network_id}, "
+                                    f"not of floatingNetwork {args.floating_network}; set floatingNetwork to that "
+                                    "network"))
+        if differences:
+            continue  # allowed: built anew beside it, nothing of its tree is taken over
+        problems += _tree_problems(args, facts, found, az, path, name)
+    return problems
+
+
+def _tree_problems(args: EndpointArgs, facts: CloudFacts, found, az: str, path: str, name: str) -> list[Problem]:
+    """What of the adopted tree the configuration would replace: a listener of another protocol on a port of the
+    endpoint, a pool of another protocol, a monitor of another type, a member at a member's address and port on
+    another subnet."""
+    problems: list[Problem] = []
+    placed = [member for member in resolve_members(args, facts) if az in placed_zones(args, member.az)]
+    for index, listener in enumerate(args.listeners):
+        existing = found.listener(listener.port)
+        key = f"{path.rsplit('.zones.', 1)[0]}.listeners[{index}]"
+        if existing is None:
+            continue
+        if existing.protocol != str(listener.protocol):
+            problems.append(Problem(f"{key}.protocol",
+                                    f"{name}'s listener on port {listener.port} is {existing.protocol}, and the "
+                                    f"endpoint's is {listener.protocol}: Octavia cannot change a listener's protocol, "
+                                    f"so adopting it would replace the listener that serves; set protocol: "
+                                    f"{existing.protocol}"))
+            continue
+        wanted_pool = predicates.POOL_PROTOCOL[listener.protocol]
+        if existing.pool_protocol is not None and existing.pool_protocol != str(wanted_pool):
+            problems.append(Problem(f"{key}.protocol",
+                                    f"{name}'s pool on port {listener.port} is {existing.pool_protocol}, and the "
+                                    f"endpoint's would be {wanted_pool}: Octavia cannot change a pool's protocol, "
+                                    "so adopting it would replace the pool that serves; this tree cannot be taken "
+                                    f"over as it is: remove zones.{az}.adopt and bring its floating IP instead "
+                                    f"(zones.{az}.floatingIp with takeOverFloatingIp: true) to build the zone anew"))
+        monitor = listener.monitor
+        if existing.monitor_type is not None and monitor is not None and existing.monitor_type != str(monitor.type):
+            problems.append(Problem(f"{key}.monitor.type",
+                                    f"{name}'s health monitor on port {listener.port} is {existing.monitor_type}, and "
+                                    f"the endpoint's is {monitor.type}: Octavia cannot change a monitor's type, and "
+                                    f"a pool holds one monitor; set monitor.type: {existing.monitor_type}"))
+        for member in placed:
+            match = _adopted_member(existing, member.address, listener.member_port or listener.port)
+            if match is not None and match.subnet_id and member.subnet is not None and \
+                    plain(member.subnet.id) and match.subnet_id != member.subnet.id:
+                problems.append(Problem(f"{path.rsplit('.zones.', 1)[0]}.{member.path}.subnet",
+                                        f"{name}'s member {member.address}:{match.protocol_port} is on subnet "
+                                        f"{match.subnet_id}, and member {member.name}'s subnet is "
+                                        f"{member.subnet.name} ({member.subnet.id}): adopting it would replace the "
+                                        f"member; set the member's subnet: {match.subnet_id}"))
+    return problems
+
+
+def _adopted_member(listener, address: Optional[str], port: int):
+    """The adopted pool's member at ``address``:``port``, if any."""
+    return next((member for member in listener.members if member.address == address and
+                 member.protocol_port == port), None)
 
 
 def _names_taken(args: EndpointArgs, facts: CloudFacts, root: str, identity: StackIdentity) -> list[Problem]:
@@ -43,6 +143,8 @@ def _names_taken(args: EndpointArgs, facts: CloudFacts, root: str, identity: Sta
     for key, resource, name in names:
         if name not in facts.published:
             continue
+        if key == "record" and adopted_record_taken_over(args, facts):
+            continue  # the adopted load balancers' own record: the endpoint's record takes it over
         owner = _owner(facts.published[name], identity, resource)
         if owner is None:
             continue
@@ -108,8 +210,9 @@ def _placement_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> lis
         brought = facts.floating_ips.get(az)
         if brought is not None and not plain(brought.port, brought.network_id):
             continue
+        adopted = facts.adopted.get(az)
         if brought is not None and brought.port is not None and not brought.port.ours and \
-                not zone.take_over_floating_ip:
+                not zone.take_over_floating_ip and not (adopted is not None and brought.port_id == adopted.vip_port_id):
             port = brought.port
             problems.append(Problem(f"{root}.zones.{az}.floatingIp",
                                     f"floating IP {brought.address} is associated with port {port.id} (device "

@@ -83,6 +83,65 @@ class ServerFacts:
 
 
 @dataclass(frozen=True)
+class AdoptedMember:
+    """A member of an adopted pool."""
+
+    id: str
+    address: str
+    protocol_port: int
+    subnet_id: Optional[str] = None
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class AdoptedListener:
+    """A listener of an adopted load balancer, with its default pool and that pool's monitor and members."""
+
+    id: str
+    port: int
+    protocol: str
+    pool_id: Optional[str] = None
+    pool_protocol: Optional[str] = None
+    monitor_id: Optional[str] = None
+    monitor_type: Optional[str] = None
+    members: tuple[AdoptedMember, ...] = ()
+    name: str = ""
+    pool_name: str = ""
+    monitor_name: str = ""
+
+
+@dataclass(frozen=True)
+class AdoptedRecord:
+    """The DNS record set that publishes an adopted load balancer's address under the endpoint's name."""
+
+    id: str
+    zone_id: str
+    records: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AdoptedLoadBalancer:
+    """An existing load balancer a zone takes over (``zones.<az>.adopt``), as the preview found it: what Octavia
+    cannot change in place (VIP subnet, provider, availability zone), its listeners' trees, and the floating IP on
+    its VIP port (None: none)."""
+
+    ref: str
+    id: str
+    name: str
+    vip_subnet_id: str
+    vip_port_id: str
+    vip_address: str
+    provider: str
+    availability_zone: Optional[str]
+    listeners: tuple[AdoptedListener, ...] = ()
+    floating_ip: Optional[FloatingIpFacts] = None
+
+    def listener(self, port: int) -> Optional[AdoptedListener]:
+        """The listener on ``port``, if the load balancer has one."""
+        return next((listener for listener in self.listeners if listener.port == port), None)
+
+
+@dataclass(frozen=True)
 class CloudFacts:
     """Everything the plan reads from the cloud, as plain values (known at preview time). Facts of inputs that are
     Outputs (resources declared beside the component) are not here: :mod:`ha_endpoint.pipeline` looks them up once
@@ -105,6 +164,32 @@ class CloudFacts:
     :func:`ha_endpoint.backends.octavia.checks.members_put_back_from`); None: not known."""
     agent_held: frozenset[tuple[str, str, int]] = frozenset()
     """``(pool name, address, port)`` of the members the member agent holds already: ``up`` leaves them to it."""
+    adopted: dict[str, AdoptedLoadBalancer] = field(default_factory=dict)
+    """AZ -> the load balancer that zone adopts (``zones.<az>.adopt``), as found at preview."""
+    adopted_record: Optional[AdoptedRecord] = None
+    """The record set another tool made that publishes the endpoint's name with adopted addresses only: the
+    endpoint's record takes it over (:func:`ha_endpoint.core.checks.check_cloud_facts` refuses any other)."""
+
+
+ADOPTED_RECORD_TEXT = "HA endpoint: one A record per ready availability zone; adopted, left in place when it goes"
+"""The description (before the identity suffix) of a record set the endpoint took over: how later runs, which find it
+publishing every zone, know it is still the adopted one (retained when the endpoint goes)."""
+
+
+def adopted_record_taken_over(args: EndpointArgs, facts: "CloudFacts") -> bool:
+    """Whether the endpoint's record takes over the record set found at its name (:attr:`CloudFacts.adopted_record`):
+    it publishes nothing but the adopted load balancers' addresses (their floating IPs, or VIPs), or it is the one
+    an earlier run took over (its description says so: :data:`ADOPTED_RECORD_TEXT`)."""
+    record = facts.adopted_record
+    if record is None or not facts.adopted:
+        return False
+    dns = args.dns
+    fqdn = f"{dns.record}.{dns.dns_zone}" if dns is not None else None
+    if ADOPTED_RECORD_TEXT in ((facts.published or {}).get(fqdn) or ""):
+        return True
+    addresses = {found.floating_ip.address if found.floating_ip else found.vip_address
+                 for found in facts.adopted.values()}
+    return bool(record.records) and set(record.records) <= addresses
 
 
 def member_subnet_ref(args: EndpointArgs, member: MemberArgs) -> Any:

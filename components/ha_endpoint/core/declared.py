@@ -37,6 +37,7 @@ def endpoint_facts(plan: EndpointPlan) -> EndpointFacts:
                                        address=zone.floating.byo.address if zone.floating.byo else None,
                                        id=zone.floating.byo.id if zone.floating.byo else None),
             members=sorted({member.member for listener in zone.listeners for member in listener.members}),
+            adopted=zone.adopted is not None,
         ) for zone in plan.zones},
         members={member.name: MemberFact(name=member.name, az=member.az, address=member.address,
                                          subnet_id=member.subnet.id, port_id=member.port_id, weight=member.weight,

@@ -80,6 +80,8 @@ class ZoneFact(_Fact):
     vip_subnet_id: str
     floating_ip: FloatingIpFact
     members: list[str] = Field(default_factory=list, description="Names of the members in this zone's pools.")
+    adopted: bool = Field(False, description="Whether the zone took over an existing load balancer (zones.<az>.adopt, "
+                          "docs/adoption.md): one such zone alone is the way back to it, not an HA endpoint.")
 
 
 class MemberFact(_Fact):

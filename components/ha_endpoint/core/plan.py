@@ -17,8 +17,8 @@ import pulumi
 
 from . import contract, predicates
 from .args import EndpointArgs, ListenerArgs, placed_zones, plain
-from .cloud_facts import (CloudFacts, FloatingIpFacts, MemberSpec, NetworkFacts, RouterFacts, SubnetFacts,
-                          resolve_members)
+from .cloud_facts import (AdoptedLoadBalancer, AdoptedRecord, CloudFacts, FloatingIpFacts, MemberSpec, NetworkFacts,
+                          RouterFacts, SubnetFacts, adopted_record_taken_over, resolve_members)
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity
 
@@ -161,6 +161,13 @@ class ZonePlan:
     preflight: Optional[pulumi.Output] = None
     """When some inputs are Outputs: fails with every problem once they are known (:mod:`ha_endpoint.pipeline`); the
     zone's load balancer waits for it."""
+    adopted: Optional[AdoptedLoadBalancer] = None
+    """The load balancer this zone takes over (``zones.<az>.adopt``), as found at preview; its floating IP is the
+    zone's (``floating.byo``)."""
+    adopt_tree: bool = False
+    """Whether the adopted load balancer and its tree are imported (False with ``allowReplacement`` where the
+    configuration differs from it in what Octavia cannot change: the zone's load balancer is then built new and only
+    the floating IP's association is taken over)."""
 
 
 @dataclass(frozen=True)
@@ -208,6 +215,9 @@ class DnsPlan:
     ttl: int
     publish: str
     zone_records: tuple[tuple[str, str, str], ...]
+    adopted_record: Optional[AdoptedRecord] = None
+    """The record set another tool made at ``fqdn`` that publishes adopted addresses only: the endpoint's record is
+    imported from it (and left, never deleted, when the endpoint goes)."""
     delete_first: frozenset[str] = frozenset()
     """The records (resource names) whose name the DNS zone holds already as this stack's record of that resource:
     Designate keeps one recordset per zone, name and type, so replacing one of them (``pulumi up --replace``, a
@@ -271,7 +281,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
             if args.dns.per_zone_records else ()
         records = ((contract.recordset_name(name), fqdn), *((resource, name_) for _, resource, name_ in per_zone))
         dns = DnsPlan(contract.recordset_name(name), facts.dns_zone_id or "", args.dns.dns_zone, fqdn, args.dns.ttl,
-                      args.dns.publish, per_zone, _delete_first(records, facts.published, identity))
+                      args.dns.publish, per_zone, facts.adopted_record if adopted_record_taken_over(args, facts)
+                      else None, _delete_first(records, facts.published, identity))
     members = tuple(sorted((replace(member, held_by_agent=_held_by_agent(args, facts, member)) for member in resolved),
                            key=lambda member: member.name))
     return EndpointPlan(name=name, backend=args.backend, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,
@@ -295,11 +306,13 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec
     placed = [member for member in resolved if az in placed_zones(args, member.az)]
     listeners = tuple(_listener_plan(args, facts, az, listener, placed)
                       for listener in sorted(args.listeners, key=lambda listener: listener.port))
+    adopted = facts.adopted.get(az)
+    brought = args.zones[az].floating_ip or (adopted is not None and adopted.floating_ip is not None)
     if args.floating_network is None:
         floating = FloatingPlan("none")
     else:
-        floating = FloatingPlan("byo" if args.zones[az].floating_ip else "allocate",
-                                None if args.zones[az].floating_ip else contract.floating_ip_name(name, az),
+        floating = FloatingPlan("byo" if brought else "allocate",
+                                None if brought else contract.floating_ip_name(name, az),
                                 contract.floating_ip_association_name(name, az), facts.floating_network_id,
                                 facts.floating_network_name, facts.floating_ips.get(az))
     return ZonePlan(endpoint=name, identity=identity, load_balancer_provider=args.load_balancer_provider, tags=tags,
@@ -308,7 +321,20 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec
                     listeners=listeners, floating=floating,
                     vip_secgroup_association_name=contract.vip_port_secgroup_name(name, az),
                     readiness_name=contract.readiness_name(name, az), readiness=readiness,
-                    octavia_az=az if predicates.pins_availability_zone(args.load_balancer_provider) else None)
+                    octavia_az=az if predicates.pins_availability_zone(args.load_balancer_provider) else None,
+                    adopted=adopted, adopt_tree=adopted is not None and not _replaces(args, facts, az))
+
+
+def _replaces(args: EndpointArgs, facts: CloudFacts, az: str) -> bool:
+    """Whether zone ``az``'s configuration differs from its adopted load balancer in what Octavia cannot change in
+    place (what ``adopt.allowReplacement`` lets the zone build anew: :func:`ha_endpoint.core.checks.adoption_problems`
+    refuses it otherwise)."""
+    found = facts.adopted[az]
+    subnet = facts.subnets.get(args.zones[az].subnet)
+    wanted_az = az if predicates.pins_availability_zone(args.load_balancer_provider) else None
+    return (subnet is not None and subnet.id != found.vip_subnet_id) or \
+        bool(found.provider and found.provider != str(args.load_balancer_provider)) or \
+        (found.availability_zone or None) != wanted_az
 
 
 def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: ListenerArgs,

@@ -78,7 +78,10 @@ def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Pr
 
 def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
     zone_names = list(args.zones)
-    if len(zone_names) < 2:
+    # one zone is the way back of an adoption (docs/adoption.md "Undo"): the adopted load balancer alone, every
+    # other zone's address out of DNS before its load balancer goes; any other single zone is no HA endpoint
+    back_to_one = len(zone_names) == 1 and args.zones[zone_names[0]].adopt is not None
+    if len(zone_names) < 2 and not back_to_one:
         yield Problem(f"{root}.zones", f"{len(zone_names)} zone(s) given ({', '.join(zone_names) or 'none'}); "
                                        "an HA endpoint needs at least 2: add another availability zone and its subnet")
     for zone in zone_names:
@@ -98,6 +101,20 @@ def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
                       "a floating IP is given but floatingNetwork is not set; set floatingNetwork to the external "
                       "network of that address, or remove floatingIp for an internal endpoint")
     yield from _check_cidrs(args, root)
+    yield from _check_adoption(args, root)
+
+
+def _check_adoption(args: EndpointArgs, root: str) -> Iterable[Problem]:
+    """``zones.<az>.adopt``: Octavia load balancers only, each adopted by one zone (docs/adoption.md)."""
+    adopted = [(zone_args.adopt.load_balancer, zone) for zone, zone_args in args.zones.items() if zone_args.adopt]
+    if adopted and args.backend != "octavia":
+        yield Problem(f"{root}.zones.{adopted[0][1]}.adopt",
+                      f"adopt takes over an Octavia load balancer, and backend is {args.backend}; remove adopt, or "
+                      "set backend: octavia")
+    for ref, zones in _duplicates(adopted):
+        yield Problem(f"{root}.zones.{zones[1]}.adopt.loadBalancer",
+                      f"load balancer '{ref}' is already adopted by zone {zones[0]}; one load balancer serves one "
+                      f"zone: remove adopt from zone {zones[1]}")
 
 
 def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:

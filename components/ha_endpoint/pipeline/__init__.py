@@ -104,9 +104,19 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     refused = backend.preview(args, target, context.root)
     held = backend.held(args, target, context.root, context.identity.tag) if not refused else MembersHeld()
     answers = ask_at_preview(args, target, context.root, facts.dns_zone_id if facts else None)
-    if refused or held.problems or answers.problems or lookups:
-        raise CloudLookupError(refused + held.problems + answers.problems + lookups)
+    adoption = backend.adopted(args, target, context.root, facts.dns_zone_id if facts else None) \
+        if not refused else None
+    adopting = adoption.problems if adoption is not None else []
+    if refused or held.problems or answers.problems or lookups or adopting:
+        raise CloudLookupError(refused + held.problems + answers.problems + lookups + adopting)
     facts = replace(facts, members_down=held.down, agent_held=held.agent_held)
+    if adoption is not None:
+        # an adopted zone's floating IP is the one on its load balancer's VIP: associated, never created or deleted
+        floating = {**{az: found.floating_ip for az, found in adoption.adopted.items()
+                       if found.floating_ip is not None and not isinstance(args.zones[az].floating_ip, str)},
+                    **facts.floating_ips}
+        facts = replace(facts, adopted=dict(adoption.adopted), adopted_record=adoption.record,
+                        floating_ips=floating)
     return facts if args.dns is None else replace(facts, published=answers.published)
 
 

@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_openstack as openstack
 
+from ..core.cloud_facts import ADOPTED_RECORD_TEXT
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
 from ..core.plan import DnsPlan
@@ -91,10 +92,15 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
     # before the old name is deleted, so that the old name answers until the new one does (plan.DnsPlan.delete_first).
     opts = pulumi.ResourceOptions(parent=parent, depends_on=gates,
                                   delete_before_replace=plan.resource_name in plan.delete_first)
+    adopted = plan.adopted_record
+    if adopted is not None:  # the adopted load balancer's record (docs/adoption.md): imported, left when we go
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
+            import_=f"{adopted.zone_id}/{adopted.id}", retain_on_delete=True))
     main = openstack.dns.RecordSet(
         plan.resource_name, zone_id=plan.dns_zone_id, name=plan.fqdn, type="A", ttl=plan.ttl,
         records=addresses_output(zones, floor).apply(lambda records: _non_empty(records, plan.fqdn)),
-        description=identity.describe("HA endpoint: one A record per ready availability zone", plan.resource_name),
+        description=identity.describe(ADOPTED_RECORD_TEXT if adopted is not None else
+                                      "HA endpoint: one A record per ready availability zone", plan.resource_name),
         opts=opts)
     per_zone = {}
     by_az = {zone.az: zone for zone in zones}

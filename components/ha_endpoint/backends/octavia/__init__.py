@@ -8,7 +8,8 @@ pools, OVN limits).
 """
 
 from ..plugin import Backend
+from .adoption import adopted_from
 from .checks import check_octavia, held
 from .serving import serve
 
-BACKEND = Backend(name="octavia", serve=serve, preview=check_octavia, held=held)
+BACKEND = Backend(name="octavia", serve=serve, preview=check_octavia, held=held, adopted=adopted_from)

@@ -34,6 +34,7 @@ from ...core.args import EndpointArgs, placed_zones
 from ...core.errors import Problem
 from ...core.plan import PollTarget
 from ..plugin import MembersHeld
+from .adopted_tree import read_record, read_tree
 
 
 class NoLoadBalancerService(CloudError):
@@ -113,6 +114,16 @@ class OpenStackOctaviaCatalog(OpenStackCatalog):
                     found |= {(name, member.address, int(member.protocol_port))
                               for member in conn.load_balancer.members(pool, tags=tag)}
             return found
+
+    def adoptable(self, target: PollTarget, ref: str):
+        """The load balancer ``ref`` to adopt, with its tree (:func:`.adopted_tree.read_tree`)."""
+        with _retryable(f"reading load balancer {ref} to adopt"):
+            return read_tree(self.connection(target), ref)
+
+    def a_recordset(self, target: PollTarget, dns_zone_id: str, fqdn: str):
+        """The A record set ``fqdn`` (:func:`.adopted_tree.read_record`)."""
+        with _retryable(f"reading record set {fqdn}"):
+            return read_record(self.connection(target), dns_zone_id, fqdn)
 
     def members_down(self, target: PollTarget, identity_tag: str, pool_names: set[str]) -> set[tuple[str, str]]:
         with _retryable("listing the members of the endpoint's pools"):

@@ -20,6 +20,7 @@ import pulumi
 import pulumi_openstack as openstack
 
 from ...core import predicates
+from ...core.cloud_facts import AdoptedListener, AdoptedMember
 from ...core.plan import ListenerPlan, ZonePlan
 from ...readiness.drain import MemberDrain
 from ...readiness.provider import MemberReadiness
@@ -71,12 +72,19 @@ class _OctaviaZone:
         self.member_ids: dict[int, pulumi.Output[dict]] = {}
         self._last_write: Optional[pulumi.Resource] = None
         self._put_back_record: Optional[PutBack] = None
+        self.adopted_members: dict[int, set[str]] = {}
+        # An adopted tree (zones.<az>.adopt) is imported: each object it has becomes the stack's with its identity
+        # (tags, description) written by the update that follows the import, keeps its name (the tool that made it
+        # finds it by name: CAPO would build a second tree beside a renamed one) and is retained (never deleted)
+        # when the zone or the stack goes (docs/decisions/issue-50-adoption.md).
+        self.adopted = zone.adopted if zone.adopt_tree else None
         self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
-            zone.lb_name, name=zone.lb_name, availability_zone=zone.octavia_az,
+            zone.lb_name, name=self.adopted.name or zone.lb_name if self.adopted else zone.lb_name, availability_zone=zone.octavia_az,
             vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),
             loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
-                                               zone.lb_name), opts=child)
+                                               zone.lb_name),
+            opts=adopting(child, self.adopted.id if self.adopted else None))
         for listener in zone.listeners:
             self._listener(listener, zone, child)
         self.vip_association = openstack.networking.PortSecGroupAssociate(
@@ -106,15 +114,20 @@ class _OctaviaZone:
                         taken_out=not member.in_service, cloud=where.cloud,
                         region=where.region, cloud_source=where.cloud_source,
                         opts=pulumi.ResourceOptions(parent=parent, aliases=[
-                            pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None))
+                            pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None,
+                            # an adopted member is left serving when the zone goes: never drained
+                            retain_on_delete=True if member.member in self.adopted_members.get(listener.port, ())
+                            else None))
             for listener in zone.listeners if listener.port in self.members for member in listener.members]
         # The floating IP is associated once the zone is ready, never before: under the ovn provider the association
         # is programmed by the provider's driver agent, which rewrites the OVN load balancer's VIP list from its own
         # copy while octavia-api rewrites it from another; associated while members were still being written, a
         # zone's floating IP lost that race and stayed dark after `up` (a CI run: az3's floating IP never answered).
         # And when a zone's load balancer is replaced, its floating IP moves to the successor only once it serves.
+        adopted_floating = zone.adopted.floating_ip if zone.adopted is not None else None
         self.floating_ip_resource, floating_ip = floating_ip_of(
-            zone, self.loadbalancer.vip_port_id, child, pulumi.ResourceOptions(depends_on=[self.readiness]))
+            zone, self.loadbalancer.vip_port_id, child, adopting(pulumi.ResourceOptions(depends_on=[self.readiness]),
+                                                                 adopted_floating.id if adopted_floating else None))
         self.serving = ZoneServing(
             published_address=floating_ip if zone.floating.mode != "none" else lb.vip_address,
             exists=lb, exists_label="load balancer ACTIVE", readiness=self.readiness, ready=self.readiness.ready,
@@ -166,33 +179,44 @@ class _OctaviaZone:
     def _listener(self, listener: ListenerPlan, zone: ZonePlan, child: pulumi.ResourceOptions) -> None:
         cidrs = {"allowed_cidrs": list(listener.allowed_cidrs)} if listener.allowed_cidrs else {}
         tls = {"default_tls_container_ref": listener.certificate_ref} if listener.certificate_ref is not None else {}
+        found = self.adopted.listener(listener.port) if self.adopted is not None else None
         resource = self._written(openstack.loadbalancer.Listener(
-            listener.listener_name, name=listener.listener_name, loadbalancer_id=self.loadbalancer.id,
+            listener.listener_name, name=found.name or listener.listener_name if found else listener.listener_name,
+            loadbalancer_id=self.loadbalancer.id,
             protocol=listener.protocol, protocol_port=listener.port, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: port {listener.port}",
                                                listener.listener_name),
-            opts=self._after_previous_write(child), **cidrs, **tls, **dict(listener.timeouts)))
+            opts=adopting(self._after_previous_write(child), found.id if found else None),
+            **cidrs, **tls, **dict(listener.timeouts)))
         pool = self._written(openstack.loadbalancer.Pool(
-            listener.pool_name, name=listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
+            listener.pool_name, name=found.pool_name or listener.pool_name if found and found.pool_id
+            else listener.pool_name, listener_id=resource.id, protocol=listener.pool_protocol,
             lb_method=listener.lb_method, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: members of port {listener.port}",
-                                               listener.pool_name), opts=self._after_previous_write(child)))
+                                               listener.pool_name),
+            opts=adopting(self._after_previous_write(child), found.pool_id if found else None)))
         self.pools[listener.port] = pool
         self.pool_ids[listener.port] = pool.id
         if listener.monitor is not None:
             spec = listener.monitor
             http = {"url_path": spec.url_path, "expected_codes": spec.expected_codes} if spec.url_path else {}
             self.monitors[listener.port] = self._written(openstack.loadbalancer.Monitor(
-                spec.name, name=spec.name, pool_id=pool.id, type=spec.type, delay=spec.delay, timeout=spec.timeout,
+                spec.name, name=found.monitor_name or spec.name if found and found.monitor_id else spec.name,
+                pool_id=pool.id, type=spec.type, delay=spec.delay, timeout=spec.timeout,
                 max_retries=spec.max_retries, max_retries_down=spec.max_retries_down,
-                opts=self._after_previous_write(child), **http))
+                opts=adopting(self._after_previous_write(child), found.monitor_id if found else None), **http))
         members = self.members[listener.port] = {}
         put_back = self._put_back(zone, child)
         for member in listener.members:
             aliases = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=member.legacy_name)] if member.legacy_name
                                              else None)
+            existing = adopted_member(found, member.address, member.protocol_port)
+            if existing is not None:
+                self.adopted_members.setdefault(listener.port, set()).add(member.member)
+                aliases = adopting(aliases, f"{found.pool_id}/{existing.id}")
             members[member.member] = self._written(openstack.loadbalancer.Member(
-                member.resource_name, name=member.member, pool_id=pool.id, address=member.address,
+                member.resource_name, name=existing.name or member.member if existing else member.member,
+                pool_id=pool.id, address=member.address,
                 protocol_port=member.protocol_port, subnet_id=member.subnet.id, weight=member.weight,
                 # a member is registered once its port admits the load balancer and deregistered before its port
                 # stops admitting it: a rotation otherwise detached the old ports' group while OVN still sent them
@@ -215,6 +239,23 @@ class _OctaviaZone:
                 **({"monitor_port": member.monitor_port} if member.monitor_port else {})))
         self.member_ids[listener.port] = pulumi.Output.all(
             **{name: resource.id for name, resource in members.items()})
+
+
+def adopting(opts: pulumi.ResourceOptions, import_id: Optional[str]) -> pulumi.ResourceOptions:
+    """``opts``, taking over the existing object ``import_id`` when given: Pulumi's ``import`` (the engine reads
+    it, then updates it to the program's inputs: names, tags, descriptions, monitor settings) and
+    ``retain_on_delete`` (removing the zone or the stack leaves it as it is: the stack did not create it)."""
+    if import_id is None:
+        return opts
+    return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(import_=import_id, retain_on_delete=True))
+
+
+def adopted_member(found: Optional[AdoptedListener], address: object, port: int) -> Optional[AdoptedMember]:
+    """The member of the adopted listener's pool at ``address``:``port`` (an address not known yet matches none)."""
+    if found is None or found.pool_id is None or not isinstance(address, str):
+        return None
+    return next((member for member in found.members if member.address == address and member.protocol_port == port),
+                None)
 
 
 def _online_hold(zone: ZonePlan, listener: ListenerPlan) -> int:
