@@ -9,8 +9,9 @@ What the user notices, checked here:
   IP, and after ``up`` every node runs exactly the configuration the component output (the ``start`` check says
   "already" for each);
 * the curl line answers, and through the name each published address reaches its own zone's members;
-* keepalived stopped on az1's holder: a client asking the zone's address every 0.1 s gets its answers from the zone's
-  other node afterwards (the gap and the failed requests are printed, not asserted);
+* keepalived stopped on az1's holder: a probe asking the zone's address every 0.1 s gets its answers from the zone's
+  other node afterwards, and no failover client looping over the name (tests/e2e/failover.py) loses a request in the
+  end (their table, the gap and the failed requests are printed, not asserted);
 * ``down``: no VIP port, VRRP group, floating IP or A record of the stack left, the member ports without the VIP in
   their allowed address pairs, no keepalived left running.
 
@@ -23,6 +24,7 @@ with a file backend of its own.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -34,12 +36,15 @@ import pytest
 
 from localcloud.dataplane import keepalived_nodes
 from localcloud.settings import PORT_OFFSET
+from tests.e2e import failover
 from tests.e2e.cloud_checks import published
 from tests.e2e.pulumi_cli import REPO
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.own_cloud]  # never the user's (first) cloud
 
 ENDPOINT, FQDN, PORT = "k8s-api", "api.example.test.", 6443
+LOOP_SECONDS, LOSE_AT = 20.0, 5.0
+"""The failover clients loop 20 s over the name; keepalived stops on az1's holder 5 s in."""
 ZONES = {"az1": ("cp-0", "cp-3"), "az2": ("cp-1", "cp-4"), "az3": ("cp-2", "cp-5")}
 
 
@@ -131,37 +136,46 @@ def test_keepalived_stack_up_failover_and_down(tmp_path, localcloud, pulumi_envi
         for az, address in floating.items():
             assert _curl(address, 3).split()[1:] == [az], (az, address, _curl(address, 3))
 
-        # az1: keepalived stopped on the holder; a client asks every 0.1 s (a new connection each time, 1 s timeout)
+        # az1: keepalived stopped on its holder, while the failover clients loop over the name (tests/e2e/failover.py:
+        # curl, Go's net/http, requests, with their defaults and bounded) and a probe asks az1's address every 0.1 s
+        # (a new connection each time, 1 s timeout)
         vip = outputs["zones"]["az1"]["vipAddress"]
         holder = _holder(vip)
         other = next(member for member in ZONES["az1"] if member != holder)
+        cache = Path(os.environ.get("HA_ENDPOINT_CACHE", Path.home() / ".cache" / "ha-endpoint"))
+        loop = failover.Loop(f"https://{FQDN.rstrip('.')}:{PORT}/", failover.dns_server(),
+                             failover.build_go_client(cache), duration=LOOP_SECONDS, interval=0.2).start()
         log: list[tuple[float, str]] = []
         stop = threading.Event()
 
-        def client() -> None:
+        def probe() -> None:
             while not stop.is_set():
                 started = time.monotonic()
                 log.append((started, _curl(floating["az1"]).split()[0]))
                 time.sleep(max(0.0, 0.1 - (time.monotonic() - started)))
 
-        thread = threading.Thread(target=client)
+        thread = threading.Thread(target=probe)
         thread.start()
-        time.sleep(2)
-        t0 = time.monotonic()
+        time.sleep(max(0.0, LOSE_AT - loop.now()))
+        t0, lost_at = time.monotonic(), loop.now()
         assert keepalived_nodes.stop_one(holder)
-        time.sleep(10)
+        loop.finish()
         stop.set()
         thread.join()
+        rows = [dict(row, way=f"az1 holder ({holder}) keepalived stopped", watcher=False)
+                for row in loop.rows(lost_at)]
         after = [(t - t0, who) for t, who in log if t >= t0]
         failed = [t for t, who in after if who.startswith("failed")]
         last_old = max((t for t, who in after if who == holder), default=0.0)
         first_new = min((t for t, who in after if who == other), default=None)
-        print(f"az1: keepalived stopped on {holder} at t = 0: last answer from it t = {last_old:.2f} s, "
-              f"first from {other} t = {first_new if first_new is None else round(first_new, 2)} s, "
-              f"{len(failed)} of {len(after)} requests failed")
+        print(failover.table(rows))
+        print(f"az1's address, every 0.1 s: keepalived stopped on {holder} at t = 0; last answer from it "
+              f"t = {last_old:.2f} s, first from {other} t = "
+              f"{'never' if first_new is None else f'{first_new:.2f} s'}; {len(failed)} of {len(after)} failed")
         assert {who for t, who in log if t < t0} == {holder}, log
         assert first_new is not None and after[-1][1] == other, after
         assert _holder(vip) == other
+        assert [row["client"] for row in rows if row["lost"]] == [], failover.table(rows)
         # keepalived back on the first node (it takes the VIP back: the higher priority preempts)
         keepalived_nodes.start(outputs)
     except BaseException:
