@@ -49,13 +49,16 @@ ZONES = {"az1": ("cp-0", "cp-3"), "az2": ("cp-1", "cp-4"), "az3": ("cp-2", "cp-5
 
 
 def _checkout(root: Path) -> Path:
-    """This work tree's tracked files, with its virtualenv linked."""
+    """This work tree's tracked files, with its virtualenv linked and no encryption salt in the stack's file."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
     for name in files.decode().split("\0"):
         if name and (REPO / name).is_file():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, root / name)
     (root / ".venv").symlink_to(REPO / ".venv")
+    stack_file = root / "Pulumi.keepalived.yaml"  # a local run's salt (another passphrase's) would refuse ours
+    stack_file.write_text("".join(line for line in stack_file.read_text().splitlines(keepends=True)
+                                  if not line.startswith("encryptionsalt:")))
     return root
 
 
