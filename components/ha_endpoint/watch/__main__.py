@@ -37,10 +37,24 @@ def existing_load_balancers(conn: Any, targets: Sequence[ZoneTarget]) -> Iterato
     watcher's polls find it unhealthy. A watcher restarted during that outage must start."""
     for target in targets:
         try:
-            yield target.zone, conn.load_balancer.get_load_balancer(target.load_balancer_id)
+            if target.backend == "keepalived":  # the zone's VIP port: its description names the stack
+                yield target.zone, conn.network.get_port(target.load_balancer_id)
+            else:
+                yield target.zone, conn.load_balancer.get_load_balancer(target.load_balancer_id)
         except openstack.exceptions.NotFoundException:
             log(f"zone {target.zone}: load balancer {target.load_balancer_id} is gone (the owner is proven by the "
                 f"other zones'; this zone counts as unhealthy)")
+
+
+def status_source(targets: Sequence[ZoneTarget], cloud: Optional[str], region: Optional[str]) -> Any:
+    """The gates' client for the endpoint's backend: Octavia's, or the keepalived VIP ports' (no probe of its own:
+    the watcher's TCP connect to each zone's address is the probe, and without it, the VIP port's host)."""
+    if {target.backend for target in targets} == {"keepalived"}:
+        from ..backends.keepalived.readiness import VipStatusSource
+        from ..readiness.target import CloudTarget
+
+        return VipStatusSource(CloudTarget(cloud, region), [], [])
+    return OctaviaStatusSource(cloud, region)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -50,8 +64,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         targets = targets_of(outputs)
         expected = StackIdentity(*args.stack.split("/", 1)) if args.stack else None
         conn = connect(args.cloud, args.region)
-        owner = owner_of(existing_load_balancers(conn, targets), expected)
-        watcher = Watcher(targets, OctaviaStatusSource(args.cloud, args.region),
+        suffixes = {target.zone: target.object_suffix for target in targets}
+        owner = owner_of(existing_load_balancers(conn, targets), expected, suffixes.__getitem__)
+        watcher = Watcher(targets, status_source(targets, args.cloud, args.region),
                           EndpointRecord(conn, outputs["fqdn"], owner),
                           Thresholds(args.unhealthy_polls, args.healthy_polls),
                           None if args.no_reach else tcp_reach(args.connect_timeout), dry_run=args.dry_run, log=log)
