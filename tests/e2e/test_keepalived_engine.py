@@ -12,6 +12,8 @@ What the user notices, checked here:
 * keepalived stopped on az1's holder: a probe asking the zone's address every 0.1 s gets its answers from the zone's
   other node afterwards, and no failover client looping over the name (tests/e2e/failover.py) loses a request in the
   end (their table, the gap and the failed requests are printed, not asserted);
+* az2 lost (keepalived stopped on both its nodes) with the DNS watcher running at its defaults: its address leaves
+  DNS and comes back once they run again, the watcher acting on az2 alone (the clients' table and the times printed);
 * ``down``: no VIP port, VRRP group, floating IP or A record of the stack left, the member ports without the VIP in
   their allowed address pairs, no keepalived left running.
 
@@ -31,6 +33,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -43,8 +46,8 @@ from tests.e2e.pulumi_cli import REPO
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.own_cloud]  # never the user's (first) cloud
 
 ENDPOINT, FQDN, PORT = "k8s-api", "api.example.test.", 6443
-LOOP_SECONDS, LOSE_AT = 20.0, 5.0
-"""The failover clients loop 20 s over the name; keepalived stops on az1's holder 5 s in."""
+LOOP_SECONDS, ZONE_LOOP_SECONDS, LOSE_AT = 20.0, 40.0, 5.0
+"""The failover clients loop 20 s over the name while az1's holder stops, 40 s while az2 is lost; each 5 s in."""
 ZONES = {"az1": ("cp-0", "cp-3"), "az2": ("cp-1", "cp-4"), "az3": ("cp-2", "cp-5")}
 
 
@@ -181,6 +184,39 @@ def test_keepalived_stack_up_failover_and_down(tmp_path, localcloud, pulumi_envi
         assert [row["client"] for row in rows if row["lost"]] == [], failover.table(rows)
         # keepalived back on the first node (it takes the VIP back: the higher priority preempts)
         keepalived_nodes.start(outputs)
+
+        # az2 lost: keepalived stopped on both its nodes while the watcher runs (its defaults) and the clients loop
+        watcher = failover.watch(SimpleNamespace(stack="keepalived", env=environment), outputs)
+        assert "watching " in watcher.first_lines, failover.stop_watching(watcher)
+        fqdn = FQDN.rstrip(".")
+        loop = failover.Loop(f"https://{fqdn}:{PORT}/", failover.dns_server(),
+                             failover.build_go_client(cache), duration=ZONE_LOOP_SECONDS).start()
+        time.sleep(max(0.0, LOSE_AT - loop.now()))
+        lost_at = loop.now()
+        for member in ZONES["az2"]:
+            keepalived_nodes.stop_one(member)
+        left = None
+        while loop.now() < ZONE_LOOP_SECONDS:
+            if left is None and floating["az2"] not in failover.resolve(fqdn, failover.dns_server()):
+                left = loop.now() - lost_at
+            time.sleep(0.25)
+        loop.finish()
+        zone_rows = [dict(row, way="az2 lost (both nodes' keepalived stopped)", watcher=True)
+                     for row in loop.rows(lost_at)]
+        restored = time.monotonic()
+        keepalived_nodes.start(outputs)
+        back = None
+        while back is None and time.monotonic() - restored < 90:
+            if floating["az2"] in failover.resolve(fqdn, failover.dns_server()):
+                back = time.monotonic() - restored
+            time.sleep(0.25)
+        log = failover.stop_watching(watcher)
+        print(failover.table(zone_rows))
+        print(f"az2's address left DNS {'never' if left is None else f'{left:.1f} s'} after its nodes stopped, came "
+              f"back {'never' if back is None else f'{back:.1f} s'} after they started again")
+        print(log)
+        assert left is not None and back is not None, log
+        assert failover.watcher_actions(log) and all("az2" in line for line in failover.watcher_actions(log)), log
     except BaseException:
         subprocess.run(["scripts/stack.sh", "down"], cwd=checkout, env=environment, timeout=1200)  # then the failure
         raise
