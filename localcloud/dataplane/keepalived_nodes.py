@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -188,6 +189,9 @@ def follow(stack_file: Path, timeout: float = 900.0, interval: float = 1.0) -> N
     ``timeout``); prints what it starts."""
     import openstack
 
+    if shutil.which("keepalived") is None:  # else the zones' gates would wait their whole timeout for nothing
+        raise SystemExit("follow: keepalived is not installed on this machine: run localcloud/install.sh (it installs "
+                         "Debian's keepalived), then `up` again")
     args = stack_args(stack_file)
     conn = openstack.connect(cloud=os.environ.get("OS_CLOUD", "localcloud"))
     waiting, deadline = sorted(args.zones), time.monotonic() + timeout
