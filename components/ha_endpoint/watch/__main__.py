@@ -46,14 +46,24 @@ def existing_load_balancers(conn: Any, targets: Sequence[ZoneTarget]) -> Iterato
                 f"other zones'; this zone counts as unhealthy)")
 
 
-def status_source(targets: Sequence[ZoneTarget], cloud: Optional[str], region: Optional[str]) -> Any:
-    """The gates' client for the endpoint's backend: Octavia's, or the keepalived VIP ports' (no probe of its own:
-    the watcher's TCP connect to each zone's address is the probe, and without it, the VIP port's host)."""
+def status_source(targets: Sequence[ZoneTarget], cloud: Optional[str], region: Optional[str], reach: bool) -> Any:
+    """The gates' client for the endpoint's backend: Octavia's, or the keepalived VIP ports': a zone whose VIP port
+    exists counts as held, and the watcher's TCP connect to the zone's address decides (Neutron shows no holder to
+    a project's user: ``binding:host_id`` is an admin's attribute, and it keeps the last holder's host anyway), so
+    a keepalived endpoint is not watched without that connect."""
     if {target.backend for target in targets} == {"keepalived"}:
+        if not reach:
+            raise HaEndpointError("--no-reach: a keepalived zone's health is whether its address answers (Neutron "
+                                  "does not show who holds a VIP now); run the watcher where it reaches the zones' "
+                                  "addresses, without --no-reach")
         from ..backends.keepalived.readiness import VipStatusSource
         from ..readiness.target import CloudTarget
 
-        return VipStatusSource(CloudTarget(cloud, region), [], [])
+        class VipPorts(VipStatusSource):
+            def held(self, port: Any) -> bool:
+                return True
+
+        return VipPorts(CloudTarget(cloud, region), [], [])
     return OctaviaStatusSource(cloud, region)
 
 
@@ -66,7 +76,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         conn = connect(args.cloud, args.region)
         suffixes = {target.zone: target.object_suffix for target in targets}
         owner = owner_of(existing_load_balancers(conn, targets), expected, suffixes.__getitem__)
-        watcher = Watcher(targets, status_source(targets, args.cloud, args.region),
+        watcher = Watcher(targets, status_source(targets, args.cloud, args.region, not args.no_reach),
                           EndpointRecord(conn, outputs["fqdn"], owner),
                           Thresholds(args.unhealthy_polls, args.healthy_polls),
                           None if args.no_reach else tcp_reach(args.connect_timeout), dry_run=args.dry_run, log=log)

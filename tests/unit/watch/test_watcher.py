@@ -280,3 +280,14 @@ def test_the_owner_of_a_keepalived_endpoint_is_the_one_its_vip_ports_name():
 def test_outputs_with_neither_a_load_balancer_nor_a_vip_port_are_refused_naming_the_zone():
     with pytest.raises(Exception, match="zone az1 of the outputs has neither a load balancer"):
         targets_of({"fqdn": "api.example.test.", "zones": {"az1": {"floatingIp": "172.24.4.11"}}})
+
+
+def test_a_keepalived_endpoint_is_watched_by_connecting_to_its_zones_addresses_only():
+    """Neutron shows a project's user no VIP holder: the VIP port existing counts as held, the connect decides; and
+    without the connect there is nothing to judge, so --no-reach is refused with the reason."""
+    from ha_endpoint.watch.__main__ import status_source
+
+    targets = targets_of(KEEPALIVED_OUTPUTS)
+    with pytest.raises(Exception, match="--no-reach: a keepalived zone's health is whether its address answers"):
+        status_source(targets, None, None, reach=False)
+    assert status_source(targets, None, None, reach=True).held(SimpleNamespace(binding_host_id=None)) is True
