@@ -24,6 +24,7 @@ from .decide import Thresholds
 from .inputs import parse, read_outputs, targets_of
 from .observe import ZoneTarget, tcp_reach
 from .records import EndpointRecord, owner_of
+from .vip_ports import VipPortSource
 from .watcher import Watcher
 
 
@@ -47,23 +48,15 @@ def existing_load_balancers(conn: Any, targets: Sequence[ZoneTarget]) -> Iterato
 
 
 def status_source(targets: Sequence[ZoneTarget], cloud: Optional[str], region: Optional[str], reach: bool) -> Any:
-    """The gates' client for the endpoint's backend: Octavia's, or the keepalived VIP ports': a zone whose VIP port
-    exists counts as held, and the watcher's TCP connect to the zone's address decides (Neutron shows no holder to
-    a project's user: ``binding:host_id`` is an admin's attribute, and it keeps the last holder's host anyway), so
-    a keepalived endpoint is not watched without that connect."""
+    """The gates' client for the endpoint's backend: Octavia's, or the keepalived zones' VIP ports
+    (:class:`~ha_endpoint.watch.vip_ports.VipPortSource`: the watcher's connect to each zone's address decides, so a
+    keepalived endpoint is not watched without it)."""
     if {target.backend for target in targets} == {"keepalived"}:
         if not reach:
             raise HaEndpointError("--no-reach: a keepalived zone's health is whether its address answers (Neutron "
                                   "does not show who holds a VIP now); run the watcher where it reaches the zones' "
                                   "addresses, without --no-reach")
-        from ..backends.keepalived.readiness import VipStatusSource
-        from ..readiness.target import CloudTarget
-
-        class VipPorts(VipStatusSource):
-            def held(self, port: Any) -> bool:
-                return True
-
-        return VipPorts(CloudTarget(cloud, region), [], [])
+        return VipPortSource(cloud, region)
     return OctaviaStatusSource(cloud, region)
 
 

@@ -20,7 +20,7 @@ from .observe import ZoneTarget
 
 PROG = "python -m ha_endpoint.watch"
 DESCRIPTION = "Keep an endpoint's A record following its zones' health."
-ZONE_KEYS = ("loadbalancerId", "poolIds", "floatingIp", "vipAddress", "vipPortId")
+ZONE_KEYS = ("loadbalancerId", "poolIds", "floatingIp", "vipAddress")
 """What the watcher reads of each zone in the stack's ``zones`` output."""
 
 

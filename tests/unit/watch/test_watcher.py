@@ -290,4 +290,9 @@ def test_a_keepalived_endpoint_is_watched_by_connecting_to_its_zones_addresses_o
     targets = targets_of(KEEPALIVED_OUTPUTS)
     with pytest.raises(Exception, match="--no-reach: a keepalived zone's health is whether its address answers"):
         status_source(targets, None, None, reach=False)
-    assert status_source(targets, None, None, reach=True).held(SimpleNamespace(binding_host_id=None)) is True
+    source = status_source(targets, None, None, reach=True)
+    ports = {"vip-az1": SimpleNamespace(id="vip-az1", binding_host_id=None)}  # no holder shown, as to a project user
+    source._conn = SimpleNamespace(network=SimpleNamespace(find_port=lambda port_id, ignore_missing: ports.get(port_id)))
+    assert zone_health(source, targets[0], lambda address, port: None).healthy
+    gone = zone_health(source, targets[1], lambda address, port: None)  # az2's VIP port deleted behind the stack
+    assert not gone.healthy and gone.reason == "no ONLINE member in pool 6443 (no member)"
