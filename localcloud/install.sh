@@ -10,11 +10,13 @@ PKGS=(keystone neutron-server
       rabbitmq-server mariadb-server python3-pymysql python3-bcrypt python3-amqp uwsgi-plugin-python3 openssl
       glance-api placement-api nova-api nova-conductor nova-scheduler
       ovn-central ovn-host openvswitch-switch ethtool iproute2 python3-pip
-      bind9 bind9-utils bind9-dnsutils
+      bind9 bind9-utils bind9-dnsutils keepalived curl
       swift swift-proxy swift-account swift-container swift-object)
 # The data plane (localcloud/dataplane, on unless LOCALCLOUD_DATAPLANE=none): Debian 12's OVS 3.1 tools with
 # ovs-vswitchd 3.5 (localcloud/ovs-build.sh), the userspace datapath (no kernel module), OVN 23.03; ethtool turns
 # TX checksum offload off on every veth end.
+# The keepalived backend's nodes: Debian's keepalived in the member namespaces, curl for its track script
+# (localcloud/dataplane/keepalived_nodes.py, STACK=keepalived).
 # DNS: named (bind9) is Designate's backend, rndc (bind9-utils) its control, dig (bind9-dnsutils) for users
 # (localcloud/dns).
 # Object storage: Swift's proxy with the S3 API (s3api + s3token middlewares ship in `swift`) and one account,
@@ -113,7 +115,7 @@ if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
   for unit in mariadb rabbitmq-server epmd.socket keystone neutron-api neutron-rpc-server neutron-server \
       octavia-api octavia-worker octavia-health-manager octavia-housekeeping designate-api designate-central \
       designate-worker designate-producer designate-mdns glance-api placement-api nova-api nova-conductor \
-      nova-scheduler openvswitch-switch ovn-central ovn-host ovn-northd ovn-controller named \
+      nova-scheduler openvswitch-switch keepalived ovn-central ovn-host ovn-northd ovn-controller named \
       swift-proxy swift-account swift-container swift-object swift-account-auditor swift-account-reaper \
       swift-account-replicator swift-container-auditor swift-container-reconciler swift-container-replicator \
       swift-container-sharder swift-container-sync swift-container-updater swift-object-auditor \

@@ -6,6 +6,8 @@
 #                              reach it (scripts/reach_endpoint.py: its name, the DNS server, a curl line)
 #   scripts/stack.sh preview   pulumi preview --diff
 #   scripts/stack.sh down      pulumi destroy --yes
+# STACK=keepalived: `up` makes the second node of each zone, starts keepalived on the nodes while `up` runs
+# (localcloud/dataplane/keepalived_nodes.py follow) and checks them against the outputs after; `down` stops them.
 #   scripts/stack.sh outputs   the outputs as JSON
 #   scripts/stack.sh recover   after an update was killed mid-way: drop a dead lock, delete what it created but never
 #                              recorded (only objects provably this stack's and not recorded in its state), then
@@ -41,16 +43,32 @@ case "$action" in
     [ "$stack" != keepalived ] || .venv/bin/python -m localcloud.dataplane.keepalived_nodes peers >/dev/null
     # The pack's verdict comes before anything changes: a mandatory violation stops here, with nothing created.
     pulumi preview --non-interactive --policy-pack policies --stack "$stack"
+    # The keepalived stack: the nodes start keepalived as soon as each zone's VIP port has its address, while `up`
+    # waits for a member to hold the VIP (as cloud-init does on a real node), and are checked against the outputs after
+    if [ "$stack" = keepalived ]; then
+      .venv/bin/python -m localcloud.dataplane.keepalived_nodes follow "Pulumi.$stack.yaml" &
+      follower=$!
+      trap 'kill "$follower" 2>/dev/null || true' EXIT
+    fi
     pulumi up --yes --non-interactive --skip-preview --policy-pack policies --stack "$stack"
     outputs=$(pulumi stack output --json --stack "$stack")
     echo "$outputs"
+    if [ "$stack" = keepalived ]; then
+      kill "$follower" 2>/dev/null || true
+      wait "$follower" 2>/dev/null || true
+      .venv/bin/python -m localcloud.dataplane.keepalived_nodes start <<<"$outputs"
+    fi
     .venv/bin/python scripts/reach_endpoint.py <<<"$outputs"
     [ "$stack" != k8s ] || .venv/bin/python -m localcloud.k8s.stack after-up --stack "$stack"
     ;;
   preview)
     [ "$stack" != k8s ] || .venv/bin/python -m localcloud.k8s.stack prepare --stack "$stack"
     pulumi preview --diff --non-interactive --policy-pack policies --stack "$stack" ;;
-  down) pulumi destroy --yes --non-interactive --skip-preview --stack "$stack" ;;
+  down)
+    pulumi destroy --yes --non-interactive --skip-preview --stack "$stack"
+    # The keepalived stack: the nodes' keepalived stopped (its VIPs are gone)
+    [ "$stack" != keepalived ] || .venv/bin/python -m localcloud.dataplane.keepalived_nodes stop
+    ;;
   outputs) pulumi stack output --json --stack "$stack" ;;
   recover) .venv/bin/python scripts/recover.py --stack "$stack" ;;
   watch)

@@ -161,6 +161,20 @@ def test_each_member_gets_its_zones_keepalived_configuration_with_the_vip_and_it
     assert zone["keepalived"]["cp-2"]["priority"] > zone["keepalived"]["cp-5"]["priority"]
 
 
+def test_the_lab_nodes_render_during_up_exactly_what_the_component_outputs_after_it():
+    """localcloud's keepalived nodes start while `up` runs (keepalived_nodes follow): from the stack's file and the
+    VIP port's address, with the component's renderer; what they run is what the outputs say."""
+    from pathlib import Path
+
+    from localcloud.dataplane import keepalived_nodes
+
+    run = run_component(two_per_zone(), cloud_with_members(), preview=False)
+    args = keepalived_nodes.stack_args(Path("Pulumi.keepalived.yaml"))
+    for az, zone in run.outputs["zones"].items():
+        assert keepalived_nodes.zone_outputs(args, az, zone["vipAddress"]) == \
+            {"vipAddress": zone["vipAddress"], "keepalived": zone["keepalived"]}
+
+
 def test_destroy_removes_only_the_pairs_and_groups_it_added_and_keeps_the_users_floating_ip():
     cloud = cloud_with_members()
     port = cloud.port_at("10.10.1.10")

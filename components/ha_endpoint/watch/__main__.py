@@ -24,6 +24,7 @@ from .decide import Thresholds
 from .inputs import parse, read_outputs, targets_of
 from .observe import ZoneTarget, tcp_reach
 from .records import EndpointRecord, owner_of
+from .vip_ports import VipPortSource
 from .watcher import Watcher
 
 
@@ -37,10 +38,26 @@ def existing_load_balancers(conn: Any, targets: Sequence[ZoneTarget]) -> Iterato
     watcher's polls find it unhealthy. A watcher restarted during that outage must start."""
     for target in targets:
         try:
-            yield target.zone, conn.load_balancer.get_load_balancer(target.load_balancer_id)
+            if target.backend == "keepalived":  # the zone's VIP port: its description names the stack
+                yield target.zone, conn.network.get_port(target.load_balancer_id)
+            else:
+                yield target.zone, conn.load_balancer.get_load_balancer(target.load_balancer_id)
         except openstack.exceptions.NotFoundException:
             log(f"zone {target.zone}: load balancer {target.load_balancer_id} is gone (the owner is proven by the "
                 f"other zones'; this zone counts as unhealthy)")
+
+
+def status_source(targets: Sequence[ZoneTarget], cloud: Optional[str], region: Optional[str], reach: bool) -> Any:
+    """The gates' client for the endpoint's backend: Octavia's, or the keepalived zones' VIP ports
+    (:class:`~ha_endpoint.watch.vip_ports.VipPortSource`: the watcher's connect to each zone's address decides, so a
+    keepalived endpoint is not watched without it)."""
+    if {target.backend for target in targets} == {"keepalived"}:
+        if not reach:
+            raise HaEndpointError("--no-reach: a keepalived zone's health is whether its address answers (Neutron "
+                                  "does not show who holds a VIP now); run the watcher where it reaches the zones' "
+                                  "addresses, without --no-reach")
+        return VipPortSource(cloud, region)
+    return OctaviaStatusSource(cloud, region)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -50,8 +67,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         targets = targets_of(outputs)
         expected = StackIdentity(*args.stack.split("/", 1)) if args.stack else None
         conn = connect(args.cloud, args.region)
-        owner = owner_of(existing_load_balancers(conn, targets), expected)
-        watcher = Watcher(targets, OctaviaStatusSource(args.cloud, args.region),
+        suffixes = {target.zone: target.object_suffix for target in targets}
+        owner = owner_of(existing_load_balancers(conn, targets), expected, suffixes.__getitem__)
+        watcher = Watcher(targets, status_source(targets, args.cloud, args.region, not args.no_reach),
                           EndpointRecord(conn, outputs["fqdn"], owner),
                           Thresholds(args.unhealthy_polls, args.healthy_polls),
                           None if args.no_reach else tcp_reach(args.connect_timeout), dry_run=args.dry_run, log=log)

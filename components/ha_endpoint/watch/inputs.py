@@ -135,8 +135,17 @@ def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
                               "--json` (a stack with dns configured)")
     found = []
     for zone, out in sorted(zones.items()):
-        found.append(ZoneTarget(zone, out["loadbalancerId"], {str(port): pool for port, pool in out["poolIds"].items()},
-                                out.get("floatingIp") or out.get("vipAddress")))
+        address = out.get("floatingIp") or out.get("vipAddress")
+        if out.get("loadbalancerId") and isinstance(out.get("poolIds"), dict):
+            found.append(ZoneTarget(zone, out["loadbalancerId"],
+                                    {str(port): pool for port, pool in out["poolIds"].items()}, address))
+        elif out.get("vipPortId") and "keepalived" in out and outputs.get("ports"):  # the keepalived backend's
+            found.append(ZoneTarget(zone, out["vipPortId"], {str(port): out["vipPortId"] for port in outputs["ports"]},
+                                    address, backend="keepalived"))
+        else:
+            raise HaEndpointError(f"zone {zone} of the outputs has neither a load balancer (loadbalancerId, poolIds) "
+                                  "nor a keepalived VIP port (vipPortId, keepalived, and the endpoint's ports): give "
+                                  "the endpoint stack's `pulumi stack output --json`")
     return found
 
 

@@ -32,12 +32,21 @@ class ZoneTarget:
         load_balancer_id: the zone's Octavia load balancer (``loadbalancerId``).
         pool_ids: listener port -> pool id (``poolIds``).
         address: what DNS publishes for the zone (``floatingIp``, else ``vipAddress``).
+        backend: ``octavia``, or ``keepalived``: then ``load_balancer_id`` and every pool id are the zone's VIP port
+            (``vipPortId``), polled through :class:`ha_endpoint.backends.keepalived.readiness.VipStatusSource` as its
+            gate polls it, and ``pool_ids`` holds the endpoint's listener ports.
     """
 
     zone: str
     load_balancer_id: str
     pool_ids: Mapping[str, str]
     address: Optional[str]
+    backend: str = "octavia"
+
+    @property
+    def object_suffix(self) -> str:
+        """How the name of the object that proves the zone's owner ends (its description names it)."""
+        return f"-{self.zone}-vip" if self.backend == "keepalived" else f"-{self.zone}-lb"
 
 
 def tcp_reach(timeout: float = 2.0) -> Reach:

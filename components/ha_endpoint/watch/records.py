@@ -11,7 +11,7 @@ of the same name made by hand or by another stack included, is refused with the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from ..core import contract
 from ..core.errors import HaEndpointError
@@ -30,13 +30,14 @@ class Owner:
     endpoint: str
 
 
-def owner_of(load_balancers: Iterable[tuple[str, Any]], expected: Optional[StackIdentity]) -> Owner:
-    """The one owner the zones' load balancers (``(zone, load balancer)``, those that exist) name in their
-    descriptions."""
+def owner_of(load_balancers: Iterable[tuple[str, Any]], expected: Optional[StackIdentity],
+             suffix_of: Callable[[str], str] = lambda zone: f"-{zone}-lb") -> Owner:
+    """The one owner the zones' load balancers (``(zone, load balancer)``, those that exist; under keepalived the
+    zones' VIP ports, ``suffix_of``: how their names end) name in their descriptions."""
     owners = set()
     for zone, lb in load_balancers:
         parsed = parse_description(getattr(lb, "description", None))
-        suffix = f"-{zone}-lb"
+        suffix = suffix_of(zone)
         if parsed is None or not parsed[1].endswith(suffix):
             raise NotTheEndpoints(f"load balancer {lb.id} of zone {zone} carries no endpoint identity in its "
                                   f"description ({getattr(lb, 'description', None)!r}): not watching it")

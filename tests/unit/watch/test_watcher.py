@@ -234,3 +234,65 @@ def test_the_outputs_give_one_target_per_zone():
                                    ZoneTarget("az2", "lb-az2", {"6443": "pool-az2"}, "10.10.2.5")]
     with pytest.raises(Exception, match="no fqdn or no zones"):
         targets_of({"zones": {}})
+
+
+# -- the keepalived backend -------------------------------------------------------------------------------------------
+
+KEEPALIVED_OUTPUTS = {"fqdn": "api.example.test.", "ports": [6443], "zones": {
+    zone: {"vipPortId": f"vip-{zone}", "vipAddress": f"10.10.{n}.9", "floatingIp": address, "keepalived": {},
+           "vrrpGroupId": f"vrrp-{zone}"} for n, (zone, address) in enumerate(ZONES.items(), start=1)}}
+
+
+class VipPorts:
+    """The keepalived zones' VIP ports as VipStatusSource reports them without a probe: the port's host stays the
+    last holder's even when no node holds the VIP any more (measured: docs/keepalived.md)."""
+
+    def fetch_load_balancer(self, port_id):
+        return LoadBalancerStatus(port_id, "DOWN", "cmp-az1")
+
+    def fetch_pool(self, port_id):
+        return [MemberStatus(port_id, "ACTIVE", "ONLINE")]
+
+
+def test_a_keepalived_zone_whose_nodes_are_all_gone_leaves_dns_by_its_address_not_answering():
+    targets = targets_of(KEEPALIVED_OUTPUTS)
+    assert targets[0] == ZoneTarget("az1", "vip-az1", {"6443": "vip-az1"}, ZONES["az1"], backend="keepalived")
+    dark = {ZONES["az2"]}
+    record, lines = Record(ZONES.values()), []
+    watch = Watcher(targets, VipPorts(), record, Thresholds(3, 2),
+                    lambda address, port: f"{address}:{port} does not accept a connection" if address in dark else None,
+                    log=lines.append)
+    for _ in range(3):
+        watch.poll()
+    assert record.writes == [[ZONES["az1"], ZONES["az3"]]]
+    assert any("zone az2 is stably unhealthy: 172.24.4.12:6443 does not accept a connection" in line for line in lines)
+
+
+def test_the_owner_of_a_keepalived_endpoint_is_the_one_its_vip_ports_name():
+    ports = [(zone, SimpleNamespace(id=f"vip-{zone}", description=DEV.describe("VIP", f"k8s-api-{zone}-vip")))
+             for zone in ZONES]
+    suffixes = {target.zone: target.object_suffix for target in targets_of(KEEPALIVED_OUTPUTS)}
+    assert owner_of(ports, DEV, suffixes.__getitem__) == Owner(DEV, "k8s-api")
+    with pytest.raises(NotTheEndpoints, match="carries no endpoint identity"):
+        owner_of(ports, DEV)  # read as load balancers' names, they prove nothing
+
+
+def test_outputs_with_neither_a_load_balancer_nor_a_vip_port_are_refused_naming_the_zone():
+    with pytest.raises(Exception, match="zone az1 of the outputs has neither a load balancer"):
+        targets_of({"fqdn": "api.example.test.", "zones": {"az1": {"floatingIp": "172.24.4.11"}}})
+
+
+def test_a_keepalived_endpoint_is_watched_by_connecting_to_its_zones_addresses_only():
+    """Neutron shows a project's user no VIP holder: the VIP port existing counts as held, the connect decides; and
+    without the connect there is nothing to judge, so --no-reach is refused with the reason."""
+    from ha_endpoint.watch.__main__ import status_source
+
+    targets = targets_of(KEEPALIVED_OUTPUTS)
+    with pytest.raises(Exception, match="--no-reach: a keepalived zone's health is whether its address answers"):
+        status_source(targets, None, None, reach=False)
+    source = status_source(targets, None, None, reach=True)
+    ports = {"vip-az1": SimpleNamespace(id="vip-az1", binding_host_id=None)}  # no holder shown, as to a project user
+    source._conn = SimpleNamespace(network=SimpleNamespace(find_port=lambda port_id, ignore_missing: ports.get(port_id)))
+    assert zone_health(source, targets[0], lambda address, port: None).healthy
+    gone = zone_health(source, targets[1], lambda address, port: None)  # az2's VIP port deleted behind the stack
+    assert not gone.healthy and gone.reason == "no ONLINE member in pool 6443 (no member)"

@@ -76,6 +76,33 @@ def router_id(endpoint: str, zone_index: int) -> int:
     return (zlib.crc32(endpoint.encode()) % 200 + zone_index) % 255 + 1
 
 
+def zone_index(az: str) -> int:
+    """The zone's place among its endpoint's zones, from its name (``az3`` -> 2; else 0): each zone of an endpoint
+    gets its own virtual_router_id."""
+    digits = "".join(ch for ch in az if ch.isdigit())
+    return int(digits) - 1 if digits else 0
+
+
+def zone_vrrp(endpoint: str, az: str, vip: str, members: list[tuple[str, str]], protocol: str,
+              check_port: int) -> ZoneVrrp:
+    """The zone as keepalived sees it: ``members`` (name, address) in service in the zone, the tracked listener's
+    protocol and member port (asked over HTTPS at /readyz for an ``HTTPS`` listener, else a TCP connect)."""
+    return ZoneVrrp(endpoint, az, vip, router_id(endpoint, zone_index(az)), tuple(sorted(members)), check_port,
+                    "/readyz" if protocol == "HTTPS" else None)
+
+
+def member_files(zone: ZoneVrrp) -> dict[str, dict]:
+    """Per member of the zone: its keepalived configuration, cloud-init fragment, static pod, kubeadm files and
+    priority (the zone's ``keepalived`` output)."""
+    outputs = {}
+    for name, address in zone.members:
+        text = render(name, address, [zone])
+        pod = static_pod(name, text)
+        outputs[name] = {"config": text, "cloud_init": cloud_init(text), "static_pod": pod,
+                         "kubeadm_files": kubeadm_files(text, pod), "priority": zone.priority(name)}
+    return outputs
+
+
 def check_command(zone: ZoneVrrp) -> str:
     """The track script: the member's own listener, on its loopback address."""
     if zone.check_path is None:

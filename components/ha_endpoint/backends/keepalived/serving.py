@@ -54,12 +54,11 @@ def zone_members(zone: ZonePlan) -> list[Any]:
 
 def vrrp_zone(zone: ZonePlan, vip: str, addresses: Mapping[str, str]) -> config.ZoneVrrp:
     """The zone as keepalived sees it (``addresses``: member name -> address, known): the first listener's member
-    port is the tracked one, over HTTPS at /readyz for an HTTPS listener, else a TCP connect."""
+    port is the tracked one."""
     listener = zone.listeners[0]
-    path = "/readyz" if listener.protocol == "HTTPS" else None
-    return config.ZoneVrrp(zone.endpoint, zone.az, vip, config.router_id(zone.endpoint, _zone_index(zone)),
-                           tuple((member.member, addresses[member.member]) for member in zone_members(zone)),
-                           listener.member_port, path)
+    return config.zone_vrrp(zone.endpoint, zone.az, vip,
+                            [(member.member, addresses[member.member]) for member in zone_members(zone)],
+                            listener.protocol, listener.member_port)
 
 
 class _KeepalivedZone:
@@ -118,7 +117,7 @@ class _KeepalivedZone:
             opts=pulumi.ResourceOptions(parent=parent, depends_on=self.pairs or None))
         names = [member.member for member in members]
         keepalived = pulumi.Output.all(vip, *[member.address for member in members]).apply(
-            lambda values: _member_outputs(zone, values[0], dict(zip(names, values[1:]))))
+            lambda values: config.member_files(vrrp_zone(zone, values[0], dict(zip(names, values[1:])))))
         self.serving = ZoneServing(
             published_address=floating_ip if zone.floating.mode != "none" else vip,
             exists=self.vip_port, exists_label="VIP port created", readiness=self.readiness,
@@ -126,22 +125,3 @@ class _KeepalivedZone:
             not_ready_reason=self.readiness.not_ready_reason,
             outputs={"vip_address": vip, "vip_port_id": self.vip_port.id, "floating_ip": floating_ip,
                      "vrrp_group_id": self.group.id, "keepalived": keepalived})
-
-
-def _zone_index(zone: ZonePlan) -> int:
-    """The zone's place among its endpoint's zones, from its name (``az3`` -> 2; else 0): each zone of an endpoint
-    gets its own virtual_router_id."""
-    digits = "".join(ch for ch in zone.az if ch.isdigit())
-    return int(digits) - 1 if digits else 0
-
-
-def _member_outputs(zone: ZonePlan, vip: str, addresses: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-    """Per member of the zone: its keepalived configuration, cloud-init fragment, static pod and kubeadm files."""
-    vrrp = vrrp_zone(zone, vip, addresses)
-    outputs = {}
-    for name, address in vrrp.members:
-        text = config.render(name, address, [vrrp])
-        pod = config.static_pod(name, text)
-        outputs[name] = {"config": text, "cloud_init": config.cloud_init(text), "static_pod": pod,
-                         "kubeadm_files": config.kubeadm_files(text, pod), "priority": vrrp.priority(name)}
-    return outputs

@@ -1,0 +1,43 @@
+"""The keepalived backend's zones as the watcher polls them: one ``GET /v2.0/ports/{id}`` of the zone's VIP port per
+poll, reported in the shapes :func:`ha_endpoint.watch.observe.zone_health` reads (a load balancer and one pool).
+
+A VIP port that exists counts as held: Neutron shows a project's user no VIP holder (``binding:host_id`` is an
+admin's attribute, and it keeps the last holder's host when nobody holds the VIP: docs/keepalived.md), so the
+watcher's TCP connect to the zone's address decides. A VIP port gone is a zone with no member, as a deleted load
+balancer's pool is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..cloud.connection import connect
+from ..cloud.errors import AuthExpired
+from ..readiness.cloud import translated
+from ..readiness.model import ACTIVE, LoadBalancerStatus, MemberStatus
+
+
+class VipPortSource:
+    """Status fetches of the zones' VIP ports over one connection, dropped when the token is rejected (the next
+    poll authenticates again)."""
+
+    def __init__(self, cloud: Optional[str] = None, region: Optional[str] = None) -> None:
+        self.cloud, self.region = cloud, region
+        self._conn: Any = None
+
+    def _port(self, port_id: str) -> Optional[Any]:
+        try:
+            with translated(f"reading VIP port {port_id}"):
+                if self._conn is None:
+                    self._conn = connect(self.cloud, self.region)
+                return self._conn.network.find_port(port_id, ignore_missing=True)
+        except AuthExpired:
+            self._conn = None
+            raise
+
+    def fetch_load_balancer(self, port_id: str) -> LoadBalancerStatus:
+        port = self._port(port_id)
+        return LoadBalancerStatus(port_id, ACTIVE if port is not None else "DELETED", "VIP port")
+
+    def fetch_pool(self, port_id: str) -> list[MemberStatus]:
+        return [MemberStatus(port_id, ACTIVE, "ONLINE")] if self._port(port_id) is not None else []
