@@ -225,6 +225,15 @@ def test_every_option_keepalived_cannot_honour_is_refused_at_once_naming_its_key
     assert "remove the monitor" in found[1] and "use weight 1" in found[4]
 
 
+def test_an_internal_vip_is_refused_since_no_user_can_prove_which_member_holds_it():
+    """A zone with no floating IP could never count as ready (found on the local cloud: the project user cannot read
+    the VIP port's binding:host_id), so the preview refuses it instead of an `up` that waits until its timeout."""
+    raw = keepalived_endpoint()
+    del raw["floatingNetwork"]
+    found = [p for p in _refusals(raw, cloud_with_members(preview=True)) if ".floatingNetwork" in p]
+    assert len(found) == 1 and "set floatingNetwork" in found[0] and "backend octavia" in found[0], found
+
+
 def test_tls_termination_is_refused_with_the_fix():
     raw = keepalived_endpoint()
     cloud = cloud_with_members(preview=True)

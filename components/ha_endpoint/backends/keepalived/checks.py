@@ -114,6 +114,12 @@ def refused_options(args: EndpointArgs, root: str) -> list[Problem]:
             if getattr(listener, field) is not None:
                 problems.append(Problem(f"{path}.{_camel(field)}", f"the {NAME} backend has no proxy whose timeouts "
                                         f"it could set; remove {_camel(field)}"))
+    if args.floating_network is None:
+        problems.append(Problem(f"{root}.floatingNetwork", f"is not set, and the {NAME} backend proves a zone ready by "
+                                "connecting to its VIP through the zone's floating IP; an internal VIP cannot be "
+                                "proven (which member holds it is an admin's attribute of the VIP port, "
+                                "binding:host_id), so no zone would ever count as ready; set floatingNetwork, or use "
+                                "backend octavia for an internal endpoint"))
     for index, member in enumerate(args.members):
         if member.weight not in (0, 1, None):
             problems.append(Problem(f"{root}.members[{index}].weight", f"the {NAME} backend cannot weigh members: "
