@@ -31,6 +31,10 @@ RANK = ("serving", "joining", "maintenance", "draining", "removed", "problem")
 PENDING_POLL = 0.5
 """Seconds between passes while a change is pending (a member not yet ACTIVE/ONLINE, PENDING_* or leaving, a hook
 waiting): Octavia reports no change, so it is polled, fast only while something waits on it (else ``--interval``)."""
+PENDING_WINDOW = 30.0
+"""How long after the last change (a write of the agent's, a state of its members) a pending change is polled every
+``PENDING_POLL``; then every ``--interval``: a member that does not come ONLINE (its server down), a deletion
+waiting for a Machine's condition (which the watch reports) are not worth six listings a second."""
 
 
 class NotLeading(HaEndpointError):
@@ -70,11 +74,15 @@ class Reconciler:
         self._coming: set[tuple[str, str]] = set()
         self._pending = False
         self._due: Optional[float] = None
+        self._seen: tuple[tuple[str, str, bool, str, str], ...] = ()
+        self._changed_at = float("-inf")
 
     def next_pass_in(self, interval: float) -> float:
         """Seconds until the next pass is due without a change of the Machines: ``interval``; ``PENDING_POLL`` while
-        a change of the pools is pending; at most until the earliest drain time of the last pass ends."""
-        wait = min(interval, PENDING_POLL) if self._pending else interval
+        a change of the pools is pending, up to ``PENDING_WINDOW`` after the last change; at most until the
+        earliest drain time of the last pass ends."""
+        fast = self._pending and self.clock() - self._changed_at <= PENDING_WINDOW
+        wait = min(interval, PENDING_POLL) if fast else interval
         if self._due is not None:
             wait = min(wait, max(0.0, self._due - self.clock()))
         return wait
@@ -138,6 +146,10 @@ class Reconciler:
         self.metrics.problems.set(len(problems))
         pools = [PoolView(az, port, pool_id, self.cloud.monitored(pool_id), tuple(self.cloud.members(pool_id)))
                  for az, zone in sorted(self.settings.zones.items()) for port, pool_id in zone.pools]
+        seen = tuple(sorted((pool.pool_id, m.member_id, m.admin_state_up, m.provisioning_status, m.operating_status)
+                            for pool in pools for m in pool.members if self.tag in m.tags))
+        if seen != self._seen:
+            self._seen, self._changed_at = seen, self.clock()
         self.metrics.set_members(counts(pools, self.tag), sorted(self.settings.zones))
         wanted = {(m.az, m.name, m.address) for m in served if not m.deleting}
         # A Machine that is there but not served (a problem: no address for a while, a refused annotation) keeps
@@ -398,5 +410,7 @@ class Reconciler:
         self._told.add(key)
 
     def _guard(self) -> None:
+        """Before every write: stop when not leading. A write is a change (the fast polls go on after it)."""
         if not self.leading():
             raise NotLeading()
+        self._changed_at = self.clock()

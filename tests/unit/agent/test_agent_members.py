@@ -9,7 +9,7 @@ from agent_harness import DRAIN, POOL, World
 
 from ha_endpoint.agent.inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, STATUS_ANNOTATION
 from ha_endpoint.agent.machines import MAINTENANCE_ANNOTATION
-from ha_endpoint.agent.reconcile import PENDING_POLL
+from ha_endpoint.agent.reconcile import PENDING_POLL, PENDING_WINDOW
 
 
 def serving_cluster(world, names=(("cp-1", "az1", "10.0.1.11"), ("cp-2", "az2", "10.0.2.11"),
@@ -338,6 +338,8 @@ def test_paced_by_its_own_loop_the_agent_follows_octavia_at_its_fast_poll_and_is
     world.run_paced(agent, 10, interval=5.0)
     assert world.octavia.named("cp-4") == [] and world.octavia.named("cp-1")[0].admin_state_up
     assert agent.reconciler.next_pass_in(5.0) == PENDING_POLL  # cp-1's deletion waits for cp-4
+    world.run_paced(agent, PENDING_WINDOW, interval=5.0)  # cp-4's condition does not come: nothing changes
+    assert agent.reconciler.next_pass_in(5.0) == 5.0  # the watch reports the condition; Octavia is left alone
     world.cluster.set_api_server("cp-4", "True")
     world.run_paced(agent, 60, interval=5.0)
     assert "cp-1" not in world.cluster.machines and world.octavia.named("cp-1") == []
