@@ -290,14 +290,15 @@ class Reconciler:
         KubeadmControlPlane's new machine; only a zone with no other Machine lets it go once another zone serves),
         then it is drained (admin down), and deleted once the drain time has passed."""
         name = live.name
-        self._waiting()  # on the zone's other members, its drain, its deletion: polled until it is gone
         if live.provisioning_status == "PENDING_DELETE":
+            self._waiting()  # until the pools list it no more: then the hook goes
             self._say(name, "draining", f"{pool.port} deleting")
             return
         kept = any(serving(m, pool.monitored) for m in pool.members
                    if m.member_id != live.member_id and m.member_id not in excluded)
         joining = [] if kept else sorted(other for pool_id, other in self._coming if pool_id == pool.pool_id)
         if joining or not removable(live, pool, pools, excluded):
+            self._waiting()  # on the zone's (or the endpoint's) other members
             waits = f"{', '.join(joining)} to serve" if joining else "another ONLINE member"
             self._say(name, "draining", f"{pool.port} in service, waiting for {waits} in {pool.az}")
             return
@@ -319,6 +320,7 @@ class Reconciler:
         self._guard()
         called = self.clock()
         self.cloud.delete(pool.pool_id, live.member_id)
+        self._waiting()
         self._orphan_since.pop(live.member_id, None)
         self.log(f"member {name} ({live.address}) in {pool.az}: deleted (listener {pool.port}; the call took "
                  f"{self.clock() - called:.1f} s)")
@@ -355,9 +357,8 @@ class Reconciler:
                 continue
             deleted_at = timestamp(meta.get("deletionTimestamp"))
             held = now - deleted_at if deleted_at is not None else 0.0
-            if name in ours:
+            if name in ours:  # its member is leaving: _leave says what that waits for
                 waiting += 1
-                self._waiting()
                 if held > self.settings.hook_warn_after:
                     too_long += 1
                     self._event(machine, "HookHeldTooLong", f"our deletion hook holds this Machine for {held:.0f} s "

@@ -358,3 +358,13 @@ def test_paced_by_its_own_loop_the_agent_follows_octavia_at_its_fast_poll_and_is
     world.run_paced(agent, 20, interval=5.0)
     assert len(world.timeline) == writes  # steady passes write nothing,
     assert agent.cloud.calls - calls == 4 * len(POOL)  # and list the pools once per interval
+
+
+def test_during_the_drain_time_the_agent_waits_for_its_end_without_listing_the_pools():
+    world = World()
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"), ("cp-4", "az1", "10.0.1.12")))
+    world.cluster.delete_machine("cp-1")
+    agent.step()  # cp-4 serves the zone: cp-1 is drained at once, its drain time starts
+    drained = next(t for t, what in world.timeline if what == "admin down cp-1")
+    assert float(world.cluster.annotations("cp-1")[DRAINING_SINCE_ANNOTATION]) == drained
+    assert agent.reconciler.next_pass_in(60.0) == DRAIN  # the next pass when the drain time ends, none before
