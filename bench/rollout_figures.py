@@ -164,16 +164,19 @@ def rollout(case: str, mgmt: Management, etcd: Layout, everything: Layout, bins,
         ready = start_apiserver(etcd, everything, new, bins)
         answered = time.monotonic()
         mgmt.api.api_server_healthy(new_machine)   # KCP: APIServerPodHealthy True once its API server is ready
+        patched = time.monotonic()
         marks.append((answered, f"{new_machine} ({new.address}) API server ready"))
         if case == "agent":   # when the agent counts it as capacity (its status annotation), beside KCP's sequence
             threading.Thread(target=capacity_after, args=(mgmt, new_machine, answered, counted), daemon=True).start()
         released = mgmt.api.delete_as_cluster_api(old_machine, timeout=600)   # 2. deleted, hooks honoured
-        marks.append((time.monotonic(), f"{old_machine} pre-drain hooks released"))
+        seen_released = time.monotonic()
+        marks.append((seen_released, f"{old_machine} pre-drain hooks released"))
         cluster.stop_process(etcd, old, "kube-apiserver")          # 3. kcp-cleanup: the old API server stops
         marks.append((time.monotonic(), f"{old_machine} ({old.address}) API server stopped"))
         wait_for(lambda: mgmt.api.machine(old_machine) is None, f"{old_machine} gone", 60, 0.3)
         steps.append({"az": az, "new": new_machine, "new_ready_s": round(ready, 1), "old": old_machine,
-                      "counted": counted,
+                      "counted": counted, "answered": answered, "patched": patched,
+                      "deleted": seen_released - released, "seen_released": seen_released,
                       "hook_released_s": round(released, 1), "step_s": round(time.monotonic() - began, 1)})
         log(f"{case}: {az}: {new_machine} ready in {ready:.1f} s; {old_machine}'s hooks released after "
             f"{released:.1f} s; its API server stopped")
@@ -197,7 +200,7 @@ class MemberStates:
     member's (admin state, provisioning/operating status), with its time."""
 
     def __init__(self, conn, pools: list[str]):
-        self.conn, self.pools, self.changes, self._last = conn, pools, [], {}
+        self.conn, self.pools, self.changes, self._last, self._names = conn, pools, [], {}, {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -222,14 +225,103 @@ class MemberStates:
                         continue
                     key = (pool, m.id)
                     seen.add(key)
+                    self._names[key] = m.name
                     what = f"{'up' if m.is_admin_state_up else 'down'} {m.provisioning_status}/{m.operating_status}"
                     if self._last.get(key) != what:
                         self._last[key] = what
                         self.changes.append((time.monotonic(), m.name, what))
             for key in set(self._last) - seen:
-                self.changes.append((time.monotonic(), key[1][:8], "gone"))
+                self.changes.append((time.monotonic(), self._names.get(key, key[1][:8]), "gone"))
                 del self._last[key]
             self._stop.wait(0.5)
+
+
+CLOCK = time.time() - time.monotonic()
+"""Wall clock minus this script's monotonic clock: the agent's log lines (UTC to the millisecond) on its marks."""
+
+
+def agent_events(log_file: Path) -> list[tuple[float, str]]:
+    """The agent's log lines as (this script's monotonic time, text)."""
+    import datetime
+
+    found = []
+    for line in log_file.read_text(errors="replace").splitlines():
+        stamp, _, text = line.partition(" ")
+        try:
+            at = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+        except ValueError:
+            continue
+        found.append((at.timestamp() - CLOCK, text))
+    return found
+
+
+def first(events, test, after: float = float("-inf")):
+    return next((at for at, what in events if at >= after and test(what)), None)
+
+
+def timelines(steps: list[dict], events: list[tuple[float, str]], states: list, monitor: dict,
+              drain: float) -> tuple[list[str], dict]:
+    """Per replaced machine, where the time went (seconds): the new machine's, from its API server answering to
+    the agent counting its member as capacity; the old machine's, from its deletion to our hook's release."""
+    detection = monitor["delay"] * monitor["maxRetries"]
+    lines, figures = [], {"capacity_beyond_detection_s": [], "hook_released_s": [], "hook_after_zone_check_s": []}
+
+    def at(value, origin):
+        return "-" if value is None else f"{value - origin:.1f}"
+
+    for step in steps:
+        new, old, answered, deleted = step["new"], step["old"], step["answered"], step["deleted"]
+        member_states = [(t, what) for t, name, what in states if name == new]
+        created = first(events, lambda w: w.startswith(f"Machine {new}: member ") and " created in " in w)
+        call = next((re.search(r"call took ([\d.]+) s", w).group(1) for t, w in events if t == created), "?")
+        active = first(member_states, lambda w: "ACTIVE/" in w)
+        online = first(member_states, lambda w: w.endswith("ACTIVE/ONLINE"))
+        counted = first(events, lambda w: w.startswith(f"Machine {new}: status serving"))
+        beyond = None if counted is None else counted - answered - detection
+        figures["capacity_beyond_detection_s"].append(None if beyond is None else round(beyond, 1))
+        lines.append(f"  agent {step['az']} {new} (s after its API server answered): condition True patched "
+                     f"{at(step['patched'], answered)}, member created {at(created, answered)} (the call {call} s), "
+                     f"ACTIVE {at(active, answered)}, ONLINE {at(online, answered)} (Octavia sampled every 0.5 s), "
+                     f"counted {at(counted, answered)} (the script saw it "
+                     f"{step['counted'].get(new, '-')}); health monitor detection {detection:g} s (delay "
+                     f"{monitor['delay']} x maxRetries {monitor['maxRetries']}); counted beyond it: "
+                     f"{'-' if beyond is None else f'{beyond:.1f}'} s (goal 10: "
+                     f"{'met' if beyond is not None and beyond <= 10 else 'NOT met'})")
+        seen = first(events, lambda w: w.startswith(f"Machine {old}: status draining"), deleted - 1)
+        drained = first(events, lambda w: w.startswith(f"member {old} (") and "drained (admin down" in w, deleted)
+        removed = first(events, lambda w: w.startswith(f"member {old} (") and ": deleted (listener" in w, deleted)
+        gone = first([(t, w) for t, name, w in states if name == old], lambda w: w == "gone", deleted)
+        released = first(events, lambda w: w.startswith(f"Machine {old}: hook released"), deleted)
+        zone_ok = None if online is None else max(online, deleted)
+        after_zone = None if released is None or zone_ok is None else released - zone_ok
+        figures["hook_released_s"].append(None if released is None else round(released - deleted, 1))
+        figures["hook_after_zone_check_s"].append(None if after_zone is None else round(after_zone, 1))
+        total = None if released is None else released - deleted
+        lines.append(f"  agent {step['az']} {old} (s after its deletion): seen deleting {at(seen, deleted)}, "
+                     f"{new} ONLINE {at(online, deleted)}, admin down (zone check passed, drain starts) "
+                     f"{at(drained, deleted)}, member deleted {at(removed, deleted)} (drain {drain:g} s), gone "
+                     f"{at(gone, deleted)}, hook released {at(released, deleted)} (the script saw it "
+                     f"{at(step['seen_released'], deleted)}); goal drain + 10 = {drain + 10:g}: "
+                     f"{'met' if total is not None and total <= drain + 10 else 'NOT met'}; from the zone check "
+                     f"allowing it ({new} ONLINE or the deletion, the later): "
+                     f"{'-' if after_zone is None else f'{after_zone:.1f}'} s")
+    return lines, figures
+
+
+def scraped(port: int) -> str:
+    """The agent's passes: how many, how long on average (its /metrics)."""
+    import urllib.request
+    try:
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    except OSError as error:
+        return f"metrics not read: {error}"
+    value = {m.group(1): float(m.group(2)) for m in re.finditer(
+        r"^(ha_endpoint_agent_reconcile_seconds_(?:sum|count)|ha_endpoint_agent_errors_total\{[^}]*\}) "
+        r"([\d.e+-]+)$", text, re.M)}
+    count = value.get("ha_endpoint_agent_reconcile_seconds_count", 0)
+    errors = ", ".join(f"{k.split('{')[1][:-1]} {v:g}" for k, v in value.items() if k.startswith("ha_endpoint_agent_errors"))
+    return (f"{count:.0f} passes, {value.get('ha_endpoint_agent_reconcile_seconds_sum', 0) / max(count, 1):.2f} s "
+            f"each on average; errors: {errors or 'none'}")
 
 
 def measured(case: str, loop_factory, work, tail: float) -> tuple[list[dict], object]:
@@ -282,7 +374,8 @@ def main(argv: list[str]) -> int:
     log(f"work dir {work}; endpoint {endpoint}, name {fqdn}")
 
     environment = {**project_environment(), "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml, "OS_CLOUD": "localcloud"}
-    etcd = everything = mgmt = stack = agent = None
+    etcd = everything = mgmt = stack = agent = agent_log = None
+    passes = ""
     rows: list[dict] = []
     notes: list[str] = []
     states: list = []
@@ -335,7 +428,7 @@ def main(argv: list[str]) -> int:
             subnet = cloud.conn.network.find_subnet(nodes.KUBERNETES.network[1]).id
             argv = [sys.executable, "-m", "ha_endpoint.agent", "--outputs", str(work / "outputs.json"), "--cluster",
                     "prod", "--kubeconfig", str(mgmt.plan.kubeconfig), "--drain", str(args.drain), "--interval", "1",
-                    "--identity", "rollout-agent", "--port", str(failover_free_port())]
+                    "--identity", "rollout-agent", "--port", str(metrics_port := failover_free_port())]
             for az in AZS:
                 argv += ["--member-subnet", f"{az}={subnet}"]
             agent_log = work / "agent.log"
@@ -361,6 +454,7 @@ def main(argv: list[str]) -> int:
             finally:
                 sampler.stop()
             states = sampler.changes
+            passes = scraped(metrics_port)
             rows += agent_rows
             log(f"agent done: {totals(agent_rows)}")
     finally:
@@ -409,6 +503,14 @@ def main(argv: list[str]) -> int:
             print("  agent: new members' states as Octavia listed them (s since the clients started): "
                   + "; ".join(f"{at - began:.1f} {name} {what}" for at, name, what in states
                               if at >= began and name.startswith("cp-2-")))
+    if agent_log is not None and agent_steps:
+        lines, figures = timelines(agent_steps, agent_events(agent_log), states, config["listeners"][0]["monitor"],
+                                   args.drain)
+        print("  agent: where the time went, per machine (s); the agent's log lines to the millisecond, Octavia as "
+              "this script sampled it")
+        print("\n".join(lines))
+        print(f"  agent: {passes}")
+        print(f"  agent: per machine {json.dumps(figures)}")
     print(table(rows))
     result = {"agent": totals([r for r in rows if r["case"] == "agent"]),
               "static": totals([r for r in rows if r["case"] == "static"])}

@@ -28,6 +28,13 @@ from .report import Metrics
 
 RANK = ("serving", "joining", "maintenance", "draining", "removed", "problem")
 """States of the status annotation, the later the more a user must know (the annotation shows the latest)."""
+PENDING_POLL = 0.5
+"""Seconds between passes while a change is pending (a member not yet ACTIVE/ONLINE, PENDING_* or leaving, a hook
+waiting): Octavia reports no change, so it is polled, fast only while something waits on it (else ``--interval``)."""
+PENDING_WINDOW = 30.0
+"""How long after the last change (a write of the agent's, a state of its members) a pending change is polled every
+``PENDING_POLL``; then every ``--interval``: a member that does not come ONLINE (its server down), a deletion
+waiting for a Machine's condition (which the watch reports) are not worth six listings a second."""
 
 
 class NotLeading(HaEndpointError):
@@ -65,6 +72,27 @@ class Reconciler:
         self._told: set[tuple[str, str]] = set()
         self._status: dict[str, dict[str, str]] = {}
         self._coming: set[tuple[str, str]] = set()
+        self._pending = False
+        self._due: Optional[float] = None
+        self._seen: tuple[tuple[str, str, bool, str, str], ...] = ()
+        self._changed_at = float("-inf")
+
+    def next_pass_in(self, interval: float) -> float:
+        """Seconds until the next pass is due without a change of the Machines: ``interval``; ``PENDING_POLL`` while
+        a change of the pools is pending, up to ``PENDING_WINDOW`` after the last change; at most until the
+        earliest drain time of the last pass ends."""
+        fast = self._pending and self.clock() - self._changed_at <= PENDING_WINDOW
+        wait = min(interval, PENDING_POLL) if fast else interval
+        if self._due is not None:
+            wait = min(wait, max(0.0, self._due - self.clock()))
+        return wait
+
+    def _waiting(self, until: Optional[float] = None) -> None:
+        """Something of this pass waits on Octavia (``until``: on the clock alone, up to then)."""
+        if until is None:
+            self._pending = True
+        else:
+            self._due = until if self._due is None else min(self._due, until)
 
     # -- the pass ---------------------------------------------------------------------------------------------
 
@@ -103,6 +131,7 @@ class Reconciler:
                and isinstance((m.get("metadata") or {}).get("name"), str)}
         self._status = {}
         self._coming: set[tuple[str, str]] = set()  # (pool id, Machine) of the served Machines not in maintenance
+        self._pending, self._due = False, None
         served = []
         for member in members:
             if member.az not in self.settings.zones:
@@ -117,6 +146,10 @@ class Reconciler:
         self.metrics.problems.set(len(problems))
         pools = [PoolView(az, port, pool_id, self.cloud.monitored(pool_id), tuple(self.cloud.members(pool_id)))
                  for az, zone in sorted(self.settings.zones.items()) for port, pool_id in zone.pools]
+        seen = tuple(sorted((pool.pool_id, m.member_id, m.admin_state_up, m.provisioning_status, m.operating_status)
+                            for pool in pools for m in pool.members if self.tag in m.tags))
+        if seen != self._seen:
+            self._seen, self._changed_at = seen, self.clock()
         self.metrics.set_members(counts(pools, self.tag), sorted(self.settings.zones))
         wanted = {(m.az, m.name, m.address) for m in served if not m.deleting}
         # A Machine that is there but not served (a problem: no address for a while, a refused annotation) keeps
@@ -180,6 +213,7 @@ class Reconciler:
             out = f"{pool.port} out ({member.maintenance_reason})" if not member.enabled else \
                 f"{pool.port} out until {why}"
             if live is not None and live.provisioning_status == "PENDING_DELETE":
+                self._waiting()
                 self._say(member.name, "joining" if member.enabled else "maintenance",
                           f"{pool.port} deleting, to be created again in service" if up else out)
                 continue
@@ -194,29 +228,36 @@ class Reconciler:
                               "remove it from the endpoint's members[] first")
                     continue
                 self._guard()
+                called = self.clock()
                 self.cloud.create(pool.pool_id, name=member.name, address=member.address, protocol_port=port,
                                   subnet_id=self.settings.zones[pool.az].subnet_id, tags=[self.tag],
                                   admin_state_up=True)
+                self._waiting()
                 self.log(f"Machine {member.name}: member {member.address}:{port} created in {pool.az} "
-                         f"(listener {pool.port})")
+                         f"(listener {pool.port}; the call took {self.clock() - called:.1f} s)")
                 self._say(member.name, "joining", f"{pool.port} created")
                 continue
             if live.admin_state_up and not up:
                 self._guard()
+                called = self.clock()
                 self.cloud.set_admin(pool.pool_id, live.member_id, False)
                 self.log(f"Machine {member.name}: member taken out in {pool.az} (listener {pool.port}: "
-                         f"{why or 'maintenance'})")
+                         f"{why or 'maintenance'}; the call took {self.clock() - called:.1f} s)")
                 self._say(member.name, "joining" if member.enabled else "maintenance", out)
             elif not live.admin_state_up and up:
                 self._guard()
+                called = self.clock()
                 self.cloud.delete(pool.pool_id, live.member_id)
+                self._waiting()
                 self.log(f"Machine {member.name}: member deleted in {pool.az} (listener {pool.port}), to be created "
-                         "again in service")
+                         f"again in service (the call took {self.clock() - called:.1f} s)")
                 self._say(member.name, "joining", f"{pool.port} deleted, to be created again in service")
             elif not up:
                 self._say(member.name, "joining" if member.enabled else "maintenance", out)
             else:
                 what = state(live, pool.monitored)
+                if what != "serving":
+                    self._waiting()
                 self._say(member.name, "serving" if what == "serving" else "joining",
                           f"{pool.port} {live.provisioning_status}/{live.operating_status}")
 
@@ -250,38 +291,45 @@ class Reconciler:
         then it is drained (admin down), and deleted once the drain time has passed."""
         name = live.name
         if live.provisioning_status == "PENDING_DELETE":
+            self._waiting()  # until the pools list it no more: then the hook goes
             self._say(name, "draining", f"{pool.port} deleting")
             return
         kept = any(serving(m, pool.monitored) for m in pool.members
                    if m.member_id != live.member_id and m.member_id not in excluded)
         joining = [] if kept else sorted(other for pool_id, other in self._coming if pool_id == pool.pool_id)
         if joining or not removable(live, pool, pools, excluded):
+            self._waiting()  # on the zone's (or the endpoint's) other members
             waits = f"{', '.join(joining)} to serve" if joining else "another ONLINE member"
             self._say(name, "draining", f"{pool.port} in service, waiting for {waits} in {pool.az}")
             return
         if live.admin_state_up:
             self._guard()
+            called = self.clock()
             self.cloud.set_admin(pool.pool_id, live.member_id, False)
-            self.log(f"member {name} ({live.address}) in {pool.az}: drained (admin down)")
+            self.log(f"member {name} ({live.address}) in {pool.az}: drained (admin down; the call took "
+                     f"{self.clock() - called:.1f} s)")
             self._say(name, "draining", f"{pool.port} drained")
-            return
-        since = self._drain_since(live, machine)
-        if since is None:
-            return
-        if self.clock() - since < self.settings.drain_seconds:  # the status names the end, not a countdown: a
-            # status that changed at every pass would be a patch, a watch event and another pass, in a loop
-            end = datetime.datetime.fromtimestamp(since + self.settings.drain_seconds, datetime.timezone.utc)
-            self._say(name, "draining", f"{pool.port} drained, deleted after {end:%H:%M:%S}Z (drain time)")
+        since = self._drain_since(live, machine)  # starts at the admin down, in the same pass
+        end = since + self.settings.drain_seconds
+        if self.clock() < end:  # the status names the end, not a countdown: a status that changed at every pass
+            # would be a patch, a watch event and another pass, in a loop
+            self._waiting(until=end)
+            shown = datetime.datetime.fromtimestamp(end, datetime.timezone.utc)
+            self._say(name, "draining", f"{pool.port} drained, deleted after {shown:%H:%M:%S}Z (drain time)")
             return
         self._guard()
+        called = self.clock()
         self.cloud.delete(pool.pool_id, live.member_id)
+        self._waiting()
         self._orphan_since.pop(live.member_id, None)
-        self.log(f"member {name} ({live.address}) in {pool.az}: deleted (listener {pool.port})")
+        self.log(f"member {name} ({live.address}) in {pool.az}: deleted (listener {pool.port}; the call took "
+                 f"{self.clock() - called:.1f} s)")
         self._say(name, "draining", f"{pool.port} deleted")
 
-    def _drain_since(self, live: LiveMember, machine: Optional[dict[str, Any]]) -> Optional[float]:
-        """When the drain time of ``live`` started: kept on a deleting Machine (a replica taking over goes on from
-        there); in memory for a member whose Machine is gone or stays. None when it starts now."""
+    def _drain_since(self, live: LiveMember, machine: Optional[dict[str, Any]]) -> float:
+        """When the drain time of ``live`` (admin down) started: kept on a deleting Machine (a replica taking over
+        goes on from there); in memory for a member whose Machine is gone or stays. Now, written, when it had
+        none (the pass that took it out; a replica that finds it out without a start: never shorter)."""
         deleting = machine is not None and machine["metadata"].get("deletionTimestamp")
         if deleting:
             text = (machine["metadata"].get("annotations") or {}).get(DRAINING_SINCE_ANNOTATION)
@@ -289,16 +337,14 @@ class Reconciler:
                 return float(text) if text is not None else self._start_drain(live.name)
             except ValueError:
                 return self._start_drain(live.name)
-        if live.member_id not in self._orphan_since:
-            self._orphan_since[live.member_id] = self.clock()
-            return None
-        return self._orphan_since[live.member_id]
+        return self._orphan_since.setdefault(live.member_id, self.clock())
 
-    def _start_drain(self, name: str) -> None:
+    def _start_drain(self, name: str) -> float:
         self._guard()
-        self.cache.store(self.kube.annotate(name, {DRAINING_SINCE_ANNOTATION: f"{self.clock():.3f}"}))
+        now = self.clock()
+        self.cache.store(self.kube.annotate(name, {DRAINING_SINCE_ANNOTATION: f"{now:.3f}"}))
         self._say(name, "draining", f"drain time started ({self.settings.drain_seconds:.0f} s)")
-        return None
+        return now
 
     # -- hooks ------------------------------------------------------------------------------------------------
 
@@ -311,7 +357,7 @@ class Reconciler:
                 continue
             deleted_at = timestamp(meta.get("deletionTimestamp"))
             held = now - deleted_at if deleted_at is not None else 0.0
-            if name in ours:
+            if name in ours:  # its member is leaving: _leave says what that waits for
                 waiting += 1
                 if held > self.settings.hook_warn_after:
                     too_long += 1
@@ -346,6 +392,7 @@ class Reconciler:
         if (meta.get("annotations") or {}).get(STATUS_ANNOTATION) != text:
             self._guard()
             self.cache.store(self.kube.annotate(meta["name"], {STATUS_ANNOTATION: text}))
+            self.log(f"Machine {meta['name']}: status {text}")
 
     def _problem(self, problem: Problem, raw: dict[str, dict[str, Any]]) -> None:
         name = problem.path.split(":")[0].rpartition("/")[2]
@@ -364,5 +411,7 @@ class Reconciler:
         self._told.add(key)
 
     def _guard(self) -> None:
+        """Before every write: stop when not leading. A write is a change (the fast polls go on after it)."""
         if not self.leading():
             raise NotLeading()
+        self._changed_at = self.clock()

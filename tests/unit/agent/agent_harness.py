@@ -33,6 +33,11 @@ class World:
         self.cluster.log = self.timeline = self.octavia.log  # one timeline: what happened, in order
         self.settings = AgentSettings(MachineSource(cluster="prod", readyCondition=ready_condition), ZONES, {}, drain, hook_warn_after)
         self.logs: list[str] = []
+        self.said: list[tuple[float, str]] = []  # the replicas' log lines with their time
+
+    def log(self, line: str) -> None:
+        self.logs.append(line)
+        self.said.append((self.clock.now, line))
 
     def replica(self, identity: str) -> "Replica":
         return Replica(self, identity)
@@ -45,6 +50,14 @@ class World:
                 replica.step()
             self.clock.advance(step)
 
+    def run_paced(self, replica: "Replica", seconds: float, interval: float) -> None:
+        """Let ``seconds`` pass with ``replica`` stepping as ``python -m ha_endpoint.agent``'s loop does without a
+        change of the Machines: the next pass when :meth:`Reconciler.next_pass_in` says."""
+        end = self.clock.now + seconds
+        while self.clock.now < end:
+            replica.step()
+            self.clock.advance(max(0.01, replica.reconciler.next_pass_in(interval)))
+
 
 class Replica:
     def __init__(self, world: World, identity: str):
@@ -55,7 +68,7 @@ class Replica:
         self.cloud._conn = FakeConnection(world.octavia)
         self.metrics = Metrics()
         self.reconciler = Reconciler(world.settings, self.cloud, world.cluster, self.cache, self.metrics,
-                                     world.clock, self.lease.leading, world.logs.append)
+                                     world.clock, self.lease.leading, world.log)
 
     def step(self) -> bool:
         """What the agent's threads do in one interval: renew the Lease, list the Machines (the watch), reconcile."""

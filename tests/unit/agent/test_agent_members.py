@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import openstack.exceptions as os_exc
 from agent_fakes import http_error
-from agent_harness import POOL, World
+from agent_harness import DRAIN, POOL, World
 
 from ha_endpoint.agent.inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, STATUS_ANNOTATION
 from ha_endpoint.agent.machines import MAINTENANCE_ANNOTATION
+from ha_endpoint.agent.reconcile import PENDING_POLL, PENDING_WINDOW
 
 
 def serving_cluster(world, names=(("cp-1", "az1", "10.0.1.11"), ("cp-2", "az2", "10.0.2.11"),
@@ -321,3 +322,49 @@ def test_without_a_ready_condition_a_member_serves_once_its_machine_has_an_addre
     world.cluster.add_machine("cp-2", "az1", "10.0.1.12", api_server=None)
     world.run([agent], 3)
     assert world.octavia.named("cp-2")[0].admin_state_up is True
+
+
+def test_paced_by_its_own_loop_the_agent_follows_octavia_at_its_fast_poll_and_is_quiet_when_nothing_waits():
+    """The agent's loop at its default interval (5 s): while a change is pending it looks again every
+    PENDING_POLL, so a new member counts, an old one is drained, deleted and its hook released at the first pass after
+    Octavia or the drain time allows it; the drain time starts at the admin down itself; once nothing waits, a
+    pass every interval."""
+    world = World()
+    agent = serving_cluster(world)
+    assert agent.reconciler.next_pass_in(5.0) == 5.0  # steady: nothing waits on Octavia
+    world.cluster.add_machine("cp-4", "az1", "10.0.1.12", api_server=None)
+    world.octavia.serve("10.0.1.12")
+    world.cluster.delete_machine("cp-1")
+    world.run_paced(agent, 10, interval=5.0)
+    assert world.octavia.named("cp-4") == [] and world.octavia.named("cp-1")[0].admin_state_up
+    assert agent.reconciler.next_pass_in(5.0) == PENDING_POLL  # cp-1's deletion waits for cp-4
+    world.run_paced(agent, PENDING_WINDOW, interval=5.0)  # cp-4's condition does not come: nothing changes
+    assert agent.reconciler.next_pass_in(5.0) == 5.0  # the watch reports the condition; Octavia is left alone
+    world.cluster.set_api_server("cp-4", "True")
+    world.run_paced(agent, 60, interval=5.0)
+    assert "cp-1" not in world.cluster.machines and world.octavia.named("cp-1") == []
+    at = {what: t for t, what in reversed(world.timeline)}
+    assert at["create cp-4"] - at["APIServerPodHealthy True cp-4"] <= PENDING_POLL
+    online = at["create cp-4"] + world.octavia.health_seconds  # when the fake Octavia lists it ONLINE
+    counted = next(t for t, line in world.said if line.startswith("Machine cp-4: status serving"))
+    assert online <= counted <= online + PENDING_POLL
+    assert online <= at["admin down cp-1"] <= online + PENDING_POLL  # make before break, no later than needed
+    assert at["admin down cp-1"] <= at["delete cp-1"] - DRAIN <= at["admin down cp-1"] + PENDING_POLL  # the
+    # drain time, from the admin down
+    gone = at["delete cp-1"] + world.octavia.pending_seconds  # when the fake Octavia no longer lists it
+    assert gone <= at["hook released cp-1"] <= gone + PENDING_POLL
+    assert agent.reconciler.next_pass_in(5.0) == 5.0  # nothing waits any more
+    calls, writes = agent.cloud.calls, len(world.timeline)
+    world.run_paced(agent, 20, interval=5.0)
+    assert len(world.timeline) == writes  # steady passes write nothing,
+    assert agent.cloud.calls - calls == 4 * len(POOL)  # and list the pools once per interval
+
+
+def test_during_the_drain_time_the_agent_waits_for_its_end_without_listing_the_pools():
+    world = World()
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"), ("cp-4", "az1", "10.0.1.12")))
+    world.cluster.delete_machine("cp-1")
+    agent.step()  # cp-4 serves the zone: cp-1 is drained at once, its drain time starts
+    drained = next(t for t, what in world.timeline if what == "admin down cp-1")
+    assert float(world.cluster.annotations("cp-1")[DRAINING_SINCE_ANNOTATION]) == drained
+    assert agent.reconciler.next_pass_in(60.0) == DRAIN  # the next pass when the drain time ends, none before
