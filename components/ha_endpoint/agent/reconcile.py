@@ -237,7 +237,13 @@ class Reconciler:
                          f"(listener {pool.port}; the call took {self.clock() - called:.1f} s)")
                 self._say(member.name, "joining", f"{pool.port} created")
                 continue
-            if live.admin_state_up and not up:
+            if live.admin_state_up and not up and not member.enabled and \
+                    not removable(live, pool, pools, frozenset()):
+                # maintenance as deletion: never the endpoint's last serving member of the listener
+                self._waiting()
+                self._say(member.name, "maintenance", f"{pool.port} in service ({member.maintenance_reason}), "
+                          f"waiting for another ONLINE member before it is taken out")
+            elif live.admin_state_up and not up:
                 self._guard()
                 called = self.clock()
                 self.cloud.set_admin(pool.pool_id, live.member_id, False)

@@ -120,6 +120,23 @@ def test_the_maintenance_annotation_takes_the_member_out_and_back():
     assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION] == "serving: 6443 ACTIVE/ONLINE"
 
 
+def test_maintenance_never_takes_out_the_last_serving_member_of_the_endpoint():
+    """The maintenance annotation waits as a deletion does: while no other member serves the listener anywhere, the
+    member stays in service and says why; it goes out once another machine serves."""
+    world = World()
+    agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"),))
+    world.cluster.annotations("cp-1")[MAINTENANCE_ANNOTATION] = "kernel update"
+    world.run([agent], 10)
+    assert world.octavia.named("cp-1")[0].admin_state_up is True
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == \
+        "maintenance: 6443 in service (kernel update), waiting for another ONLINE member before it is taken out"
+    world.cluster.add_machine("cp-2", "az2", "10.0.2.11")
+    world.octavia.serve("10.0.2.11")
+    world.run([agent], 15)
+    assert world.octavia.named("cp-1")[0].admin_state_up is False
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == "maintenance: 6443 out (kernel update)"
+
+
 def test_machines_without_address_or_failure_domain_are_reported_on_the_machine():
     world = World()
     agent = world.replica("agent-a")
