@@ -90,6 +90,24 @@ def test_up_again_starts_nothing_and_status_reports_all_running(localcloud):
     assert sum(r['pss'] for r in rows) < 4 * 2 ** 30
 
 
+def test_up_restarts_exactly_the_service_whose_configuration_changed(localcloud):
+    """A cloud started by an older checkout keeps running with that checkout's configuration unless `up` restarts what
+    changed (issue 52: without every service's service_type, access-rule credentials were refused with 401). Here a
+    hand edit of designate-producer's file (a periodic-task daemon no test waits on) stands for the older text: `up`
+    writes the file back, stops that service alone and starts it again; the next `up` starts nothing."""
+    env = dict(os.environ, HA_ENDPOINT_STATE=str(localcloud.paths.root))
+    conf = localcloud.paths.conf('designate-producer.conf')
+    written = conf.read_text()
+    conf.write_text(written + '# an older checkout\n')
+    out = subprocess.run([str(PKG / 'up')], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert 'stopped designate-producer: designate-producer.conf changed since it started' in out.stdout, out.stdout
+    assert 'started this time: designate-producer\n' in out.stdout, out.stdout
+    assert conf.read_text() == written
+    again = subprocess.run([str(PKG / 'up')], env=env, capture_output=True, text=True, timeout=300)
+    assert 'started this time: nothing (all running)' in again.stdout, again.stdout
+
+
 def test_no_password_is_on_a_command_line_or_in_a_log_others_can_read(localcloud):
     """Secrets go by file (mode 0600), environment or stdin: /proc/*/cmdline is readable by every user, and so would
     be a world-readable log that quotes one."""
