@@ -183,3 +183,34 @@ def test_the_taken_over_record_stays_adopted_once_it_publishes_every_zone():
     cloud.registrations.clear()
     run = run_component(adopting(), cloud, preview=True)
     assert imported(run)["k8s-api-dns"] == (f"{zone_id}/rs-1", True)
+
+
+def test_the_tree_read_from_the_cloud_holds_only_the_adopted_load_balancers_listeners():
+    """openstacksdk lists every listener of the project when its filter keyword is wrong (``loadbalancer_id`` is
+    dropped without a word: measured on the local cloud, where `make test` adopted the dev stack's listener beside
+    it). The reading asks with the right keyword and keeps only listeners that name the load balancer."""
+    from types import SimpleNamespace
+
+    from ha_endpoint.backends.octavia.adopted_tree import read_tree
+
+    def listener(lid, lb, port):
+        return SimpleNamespace(id=lid, load_balancers=[{"id": lb}], protocol_port=port, protocol="TCP",
+                               default_pool_id=None, name=f"{lid}-name")
+
+    everyone = [listener("other-6443", "other-lb", 6443), listener("capo-6443", "capo-lb", 6443)]
+
+    class LoadBalancer:
+        def find_load_balancer(self, ref, ignore_missing):
+            return SimpleNamespace(id="capo-lb", name=ref, vip_port_id="vip", vip_subnet_id="subnet",
+                                   vip_address="10.10.1.5", provider="ovn", availability_zone=None)
+
+        def listeners(self, **query):   # as openstacksdk: its own keyword filters, any other is ignored
+            wanted = query.get("load_balancer_id")
+            return [item for item in everyone if wanted is None or item.load_balancers[0]["id"] == wanted]
+
+    conn = SimpleNamespace(load_balancer=LoadBalancer(), network=SimpleNamespace(ips=lambda port_id: []))
+    tree = read_tree(conn, "capo-kubeapi")
+    assert [found.id for found in tree.listeners] == ["capo-6443"]
+    everyone.reverse()
+    LoadBalancer.listeners = lambda self, **query: everyone   # a cloud that filters nothing
+    assert [found.id for found in read_tree(conn, "capo-kubeapi").listeners] == ["capo-6443"]

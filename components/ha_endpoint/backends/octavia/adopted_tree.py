@@ -28,7 +28,12 @@ def read_tree(conn, ref: str) -> AdoptedLoadBalancer:
         raise NotAdoptable(f"no load balancer '{ref}' was found (openstack loadbalancer list); give the name or id "
                            "of an existing one")
     listeners = []
-    for listener in conn.load_balancer.listeners(loadbalancer_id=lb.id):
+    # openstacksdk's filter is load_balancer_id: an unknown keyword (loadbalancer_id) is dropped without a word and
+    # lists every listener of the project (measured, openstacksdk of requirements.txt); each listener is also
+    # checked to be this load balancer's, so that another load balancer's tree is never adopted
+    for listener in conn.load_balancer.listeners(load_balancer_id=lb.id):
+        if not any(ref.get("id") == lb.id for ref in listener.load_balancers or ()):
+            continue
         pool = conn.load_balancer.get_pool(listener.default_pool_id) if listener.default_pool_id else None
         monitor = conn.load_balancer.get_health_monitor(pool.health_monitor_id) \
             if pool is not None and pool.health_monitor_id else None
