@@ -51,13 +51,16 @@ def parts(since: float) -> list[tuple[str, str]]:
         lines = info.read_text().splitlines()
         built = re.match(r"built (\S+)", lines[0])
         if built and epoch(built.group(1)) >= since - 60:
+            built_now = 0
             for line in lines[1:]:
-                part = re.match(r"(\w[\w-]*): .*: ([\d.]+) s \(CPU ([\d.]+) s\)", line)
-                if part:
+                part = re.match(r"(\w[\w-]*): .*: ([\d.]+) s \(CPU ([\d.]+) s\) \[([\w.-]+)\]", line)
+                # a part this run built (its cache directory is new), not one an assembly reused
+                if part and (cache / "engine/parts" / part.group(4)).stat().st_mtime >= since:
+                    built_now += 1
                     found.append((f"engine part {part.group(1)}",
                                   f"{float(part.group(2)):.0f} s (CPU {float(part.group(3)):.0f} s)"))
             total = re.search(r"^total: ([\d.]+) s", info.read_text(), re.M)
-            if total:
+            if total and built_now:
                 found.append(("engine, all parts", f"{float(total.group(1)):.0f} s"))
     last_up = state / "run/last-up.json"
     if found and last_up.exists():

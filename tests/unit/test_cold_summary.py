@@ -18,6 +18,9 @@ total: 1006.0 s (cold only if the Go caches were empty)
 def summary(tmp_path: Path, built_at: float, started: float) -> str:
     engine = tmp_path / "cache/engine/current"
     engine.mkdir(parents=True)
+    for part in ("cli-3611e58f0c06060d", "openstack-x"):
+        (tmp_path / "cache/engine/parts" / part).mkdir(parents=True)
+        os.utime(tmp_path / "cache/engine/parts" / part, (built_at, built_at))
     (engine / "BUILD_INFO").write_text(BUILD_INFO.format(when=time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                            time.gmtime(built_at))))
     (tmp_path / "cache/localcloud-install.json").write_text(
@@ -41,3 +44,17 @@ def test_a_cold_run_lists_each_part_it_built_with_its_wall_and_cpu_time(tmp_path
 
 def test_a_warm_run_prints_nothing(tmp_path):
     assert summary(tmp_path, built_at=time.time() - 86400, started=time.time() - 60) == ""
+
+
+def test_an_engine_assembled_from_parts_built_before_lists_no_part(tmp_path):
+    """A change to engine/build.sh re-assembles the engine (a new BUILD_INFO) from the parts already built: nothing
+    was built, so nothing is listed as if it had been."""
+    out = summary(tmp_path, built_at=time.time() - 100, started=time.time() - 1500)
+    assert "engine part cli" in out
+    for part in ("cli-3611e58f0c06060d", "openstack-x"):
+        os.utime(tmp_path / "cache/engine/parts" / part, (time.time() - 86400, time.time() - 86400))
+    out = subprocess.run([sys.executable, str(SCRIPT), str(time.time() - 1500), "0", str(time.time() - 41)],
+                         env={**os.environ, "HA_ENDPOINT_CACHE": str(tmp_path / "cache"),
+                              "HA_ENDPOINT_STATE": str(tmp_path / "state")},
+                         capture_output=True, text=True, check=True).stdout
+    assert "engine part" not in out and "engine, all parts" not in out
