@@ -21,6 +21,13 @@ def adopting(**adopt) -> dict:
     return raw
 
 
+def refusals(raw: dict, cloud: FakeCloud, error: type = ConfigError) -> list:
+    """The problems a preview of ``raw`` on ``cloud`` stops at."""
+    with pytest.raises(error) as caught:
+        run_component(raw, cloud, preview=True)
+    return caught.value.problems
+
+
 def imported(run) -> dict[str, tuple[str, bool]]:
     """Resource name -> (import id, retained) of every imported resource."""
     return {r["name"]: (r["import_id"], r["retain_on_delete"]) for r in run.registrations if r.get("import_id")}
@@ -64,9 +71,8 @@ def test_objects_the_adopted_load_balancer_lacks_are_created_not_imported():
 
 def test_a_load_balancer_that_does_not_exist_is_refused_naming_the_key():
     cloud = FakeCloud.dev()
-    with pytest.raises(CloudLookupError) as caught:
-        run_component(adopting(), cloud, preview=True)
-    assert [str(problem) for problem in caught.value.problems] == [
+    problems = refusals(adopting(), cloud, CloudLookupError)
+    assert [str(problem) for problem in problems] == [
         f"{ROOT}.zones.az1.adopt.loadBalancer: no load balancer 'capo-kubeapi' was found (openstack loadbalancer "
         "list); give the name or id of an existing one"]
     assert not [r for r in cloud.registrations if r["custom"]], "nothing is created"
@@ -75,9 +81,8 @@ def test_a_load_balancer_that_does_not_exist_is_refused_naming_the_key():
 def test_a_different_vip_subnet_would_replace_the_load_balancer_and_is_refused():
     cloud = FakeCloud.dev()
     capo_lb(cloud, vip_subnet_id=cloud.subnet_id("cp-extra"))
-    with pytest.raises(ConfigError) as caught:
-        run_component(adopting(), cloud, preview=True)
-    problems = [str(problem) for problem in caught.value.problems]
+    problems = refusals(adopting(), cloud)
+    problems = [str(problem) for problem in problems]
     assert len(problems) == 1 and problems[0].startswith(f"{ROOT}.zones.az1.subnet: adopting load balancer "
                                                          "capo-kubeapi (lb-1) in zone az1 would replace it")
     assert f"set subnet: {cloud.subnet_id('cp-extra')}" in problems[0]
@@ -97,14 +102,12 @@ def test_allow_replacement_builds_a_new_load_balancer_and_moves_only_the_floatin
 def test_a_listener_of_another_protocol_or_a_monitor_of_another_type_is_refused():
     cloud = FakeCloud.dev()
     capo_lb(cloud, listeners=(AdoptedListener("listener-1", 6443, "HTTPS", "pool-1", "HTTPS", "monitor-1", "TCP"),))
-    with pytest.raises(ConfigError) as caught:
-        run_component(adopting(), cloud, preview=True)
-    assert [problem.path for problem in caught.value.problems] == [f"{ROOT}.listeners[0].protocol"]
-    assert "set protocol: HTTPS" in str(caught.value.problems[0])
+    problems = refusals(adopting(), cloud)
+    assert [problem.path for problem in problems] == [f"{ROOT}.listeners[0].protocol"]
+    assert "set protocol: HTTPS" in str(problems[0])
     capo_lb(cloud, listeners=(AdoptedListener("listener-1", 6443, "TCP", "pool-1", "TCP", "monitor-1", "TCP"),))
-    with pytest.raises(ConfigError) as caught:
-        run_component(adopting(), cloud, preview=True)
-    assert [str(problem) for problem in caught.value.problems] == [
+    problems = refusals(adopting(), cloud)
+    assert [str(problem) for problem in problems] == [
         f"{ROOT}.listeners[0].monitor.type: load balancer capo-kubeapi (lb-1)'s health monitor on port 6443 is TCP, "
         "and the endpoint's is HTTPS: Octavia cannot change a monitor's type, and a pool holds one monitor; set "
         "monitor.type: TCP"]
@@ -116,9 +119,8 @@ def test_a_floating_ip_given_beside_the_adopted_one_would_move_it_and_is_refused
     raw = adopting()
     raw["zones"]["az1"]["floatingIp"] = "172.24.4.51"
     cloud.bring_floating_ip(cloud.network_id("public"), "172.24.4.51")
-    with pytest.raises(ConfigError) as caught:
-        run_component(raw, cloud, preview=True)
-    assert [str(problem) for problem in caught.value.problems] == [
+    problems = refusals(raw, cloud)
+    assert [str(problem) for problem in problems] == [
         f"{ROOT}.zones.az1.floatingIp: load balancer capo-kubeapi (lb-1) serves floating IP 172.24.4.50, and "
         "floatingIp 172.24.4.51 would take its place (its clients lose the address); remove floatingIp: the adopted "
         "zone keeps 172.24.4.50"]
@@ -142,9 +144,8 @@ def test_the_record_that_publishes_the_adopted_address_is_taken_over_and_any_oth
 def test_one_load_balancer_adopted_by_two_zones_or_by_another_backend_is_refused():
     raw = adopting()
     raw["zones"]["az2"]["adopt"] = {"loadBalancer": "capo-kubeapi"}
-    with pytest.raises(ConfigError) as caught:
-        run_component(raw, FakeCloud.dev(), preview=True)
-    assert [str(problem) for problem in caught.value.problems] == [
+    problems = refusals(raw, FakeCloud.dev())
+    assert [str(problem) for problem in problems] == [
         f"{ROOT}.zones.az2.adopt.loadBalancer: load balancer 'capo-kubeapi' is already adopted by zone az1; one load "
         "balancer serves one zone: remove adopt from zone az2"]
     raw = adopting(allowReplacement="yes")
