@@ -48,8 +48,12 @@ class Up:
         newer checkout's configuration, e.g. issue 52's service_type for access rules) is stopped and started."""
         svc = self.svcs[name]
         pid = procs.alive(self.p.pidfile(name), svc.marker)
-        if pid:
-            changed = services.changed_since(svc, self.p, procs.started_at(pid))
+        try:
+            started = procs.started_at(pid) if pid else None
+        except OSError:
+            started = None  # it exited since: started below
+        if started is not None:
+            changed = services.changed_since(svc, self.p, started)
             if not changed:
                 return
             procs.stop(self.p.pidfile(name), svc.marker, timeout=10)
