@@ -26,7 +26,10 @@ MAKE_STARTED := $(shell date +%s.%N) $(shell awk '/^cpu /{print $$2 + $$3 + $$4 
 up: _venv _engine-and-localcloud   ## pulumi up of the dev stack on the local cloud (installs, builds and starts what is missing)
 	@t=$$(date +%s.%N) && scripts/stack.sh up && $(PY) scripts/cold_summary.py $(MAKE_STARTED) $$t
 
-down: _venv _engine        ## pulumi destroy of the dev stack
+# `down` too asks the local cloud to be up and answering first (idempotent: a few seconds on a running cloud): a CI
+# run's `make down` right after `make test` met Designate answering 503 for Keystone (2026-12-02) and left the dev
+# stack in the cloud.
+down: _venv _engine-and-localcloud   ## pulumi destroy of the dev stack
 	scripts/stack.sh down
 
 preview: _venv _engine-and-localcloud   ## pulumi preview of the dev stack with the policy pack

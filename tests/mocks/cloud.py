@@ -228,7 +228,8 @@ class FakeCloud(pulumi.runtime.Mocks):
                       "aliases": getattr(self.current, "aliases", []),
                       "delete_before_replace": getattr(self.current, "delete_before_replace", False),
                       "retain_on_delete": getattr(self.current, "retain_on_delete", False),
-                      "replace_on_changes": getattr(self.current, "replace_on_changes", [])}
+                      "replace_on_changes": getattr(self.current, "replace_on_changes", []),
+                      "ignore_changes": getattr(self.current, "ignore_changes", [])}
             self.registrations.append(record)
             if not args.custom:
                 return "", args.inputs

@@ -53,6 +53,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.mocks.current.delete_before_replace = request.deleteBeforeReplace
         self.mocks.current.retain_on_delete = request.retainOnDelete
         self.mocks.current.replace_on_changes = list(request.replaceOnChanges)
+        self.mocks.current.ignore_changes = list(request.ignoreChanges)
         return super().RegisterResource(request)
 
     def RegisterResourceOutputs(self, request):

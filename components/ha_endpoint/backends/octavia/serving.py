@@ -213,7 +213,12 @@ class _OctaviaZone:
             existing = adopted_member(found, member.address, member.protocol_port)
             if existing is not None:
                 self.adopted_members.setdefault(listener.port, set()).add(member.member)
-                aliases = adopting(aliases, f"{found.pool_id}/{existing.id}")
+                # taken as it is, never updated for its name or tags: an update that does not set the admin state
+                # makes the ovn provider report the member NO_MONITOR until its health next changes
+                # (ovn-octavia-provider 3.1.2, OvnProviderHelper.member_update), so the gate waited out its timeout
+                # on an adopted member that served all along (a CI run of tests/e2e/test_adoption_engine.py)
+                aliases = pulumi.ResourceOptions.merge(adopting(aliases, f"{found.pool_id}/{existing.id}"),
+                                                       pulumi.ResourceOptions(ignore_changes=["name", "tags"]))
             members[member.member] = self._written(openstack.loadbalancer.Member(
                 member.resource_name, name=existing.name or member.member if existing else member.member,
                 pool_id=pool.id, address=member.address,
