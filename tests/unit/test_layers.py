@@ -88,3 +88,16 @@ def test_the_core_imports_neither_pulumi_resources_nor_openstack():
         names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
         names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
         assert not {name for name in names if name.split(".")[0] in ("pulumi_openstack", "openstack")}, path
+
+
+def test_every_exception_of_the_package_has_the_one_root():
+    """A caller catches every error of the package with ``HaEndpointError`` (core/errors.py): no class of the package
+    derives from a builtin exception alone (an adopted load balancer that is not found was an ``Exception``)."""
+    import builtins
+
+    builtin_errors = {name for name, value in vars(builtins).items()
+                      if isinstance(value, type) and issubclass(value, BaseException)}
+    alone = [f"{module_name(path)}.{node.name}" for path in sorted(PACKAGE.rglob("*.py"))
+             for node in ast.walk(parse(path)) if isinstance(node, ast.ClassDef) and node.bases
+             and all(isinstance(base, ast.Name) and base.id in builtin_errors for base in node.bases)]
+    assert alone == ["ha_endpoint.core.errors.HaEndpointError"]

@@ -10,9 +10,10 @@ import openstack.exceptions as os_exc
 
 from ...core.cloud_facts import (AdoptedListener, AdoptedLoadBalancer, AdoptedMember, AdoptedRecord,
                                  FloatingIpFacts, PortFacts)
+from ...core.errors import HaEndpointError
 
 
-class NotAdoptable(Exception):
+class NotAdoptable(HaEndpointError):
     """The load balancer named by ``adopt.loadBalancer`` does not exist, or the name matches several."""
 
 
