@@ -8,13 +8,19 @@ Each case writes N stack files (the dev shape: three zones with their own member
 records ``fleet-bench-<i>``) into a fresh fleet directory with a state backend of its own, runs ``scripts/fleet.py up``
 and then ``destroy`` over it, and reads the fleet's JSON report: the wall time, the time per endpoint, and where the
 steps' time went (seconds summed over each service's resource steps: Octavia, Neutron, Designate, our gates; they
-overlap, so they say what dominates, not a wall time). The last line is one JSON object of every case.
+overlap, so they say what dominates, not a wall time). Beside them, the CPU the `up` took: the whole machine's
+(every process, the local cloud's services included, from /proc/stat) and the fleet command's own process tree's (the
+engines, language hosts, providers and gates: getrusage of the waited children), with how many of the machine's cores
+were busy on average. A case whose machine CPU-seconds are about its cores times its wall time is bound by the
+machine: no parallelism makes it faster there. The last line is one JSON object of every case.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -44,6 +50,19 @@ def dev_shape(name: str) -> dict:
     }
 
 
+def machine_cpu_seconds() -> float:
+    """CPU-seconds every process of the machine has used since boot (user, nice, system, irq, softirq, steal)."""
+    with open("/proc/stat") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:]]
+    return (sum(fields[:3]) + sum(fields[5:8])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_seconds() -> float:
+    """CPU-seconds of this process's waited children and their waited descendants."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def fleet(environment: dict, action: str, directory: Path, parallel: int) -> tuple[float, dict]:
     started = time.monotonic()
     process = subprocess.run([sys.executable, str(ROOT / "scripts/fleet.py"), action, str(directory),
@@ -67,7 +86,9 @@ def case(size: int, parallel: int) -> dict:
         for i in range(size):
             config = {"openstack:cloud": environment["OS_CLOUD"], CONFIG_KEY: dev_shape(f"fleet-bench-{i}")}
             (directory / f"Pulumi.fleet-bench-{i}.yaml").write_text(yaml.safe_dump({"config": config}))
+        machine, runner = machine_cpu_seconds(), children_cpu_seconds()
         up_seconds, report = fleet(environment, "up", directory, parallel)
+        machine, runner = machine_cpu_seconds() - machine, children_cpu_seconds() - runner
         destroy_seconds, _ = fleet(environment, "destroy", directory, parallel)
     services: dict[str, float] = {}
     for stack in report["stacks"]:
@@ -76,7 +97,9 @@ def case(size: int, parallel: int) -> dict:
     return {"endpoints": size, "parallel": parallel, "up_s": round(up_seconds, 1),
             "per_endpoint_s": round(up_seconds / size, 1), "destroy_s": round(destroy_seconds, 1),
             "slowest_stack_s": max(s["seconds"] for s in report["stacks"]),
-            "published": sum(len(s["published_zones"]) for s in report["stacks"]), "step_seconds": services}
+            "published": sum(len(s["published_zones"]) for s in report["stacks"]), "step_seconds": services,
+            "machine_cpu_s": round(machine, 1), "fleet_cpu_s": round(runner, 1),
+            "cores_busy": round(machine / up_seconds, 2)}
 
 
 def main() -> None:
@@ -93,13 +116,20 @@ def main() -> None:
                   f"destroy {result['destroy_s']} s, {result['published']} zones published", flush=True)
     one = next((r["up_s"] for r in results if r["endpoints"] == 1), None)
     print(f"\nfleet figures {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (dev shape: 3 zones, 1 member each)")
-    print("| endpoints | parallel | up (s) | per endpoint (s) | x one endpoint | destroy (s) | step seconds by service |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print(f"| endpoints | parallel | up (s) | per endpoint (s) | x one endpoint | destroy (s) | machine CPU (s) | "
+          f"fleet's own CPU (s) | cores busy (of {os.cpu_count()}) | step seconds by service |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         ratio = f"{r['up_s'] / one:.2f}" if one else "-"
         steps = ", ".join(f"{k} {v}" for k, v in sorted(r["step_seconds"].items()))
         print(f"| {r['endpoints']} | {r['parallel']} | {r['up_s']} | {r['per_endpoint_s']} | {ratio} | "
-              f"{r['destroy_s']} | {steps} |")
+              f"{r['destroy_s']} | {r['machine_cpu_s']} | {r['fleet_cpu_s']} | {r['cores_busy']} | {steps} |")
+    if one:
+        base = next(r for r in results if r["endpoints"] == 1)
+        for r in results:
+            floor = r["machine_cpu_s"] / (os.cpu_count() or 1)
+            print(f"N={r['endpoints']} parallel={r['parallel']}: its CPU alone needs at least {floor:.1f} s on "
+                  f"{os.cpu_count()} cores = {floor / one:.2f} x one endpoint ({base['machine_cpu_s']} CPU-s for one)")
     print(json.dumps({f"n{r['endpoints']}-p{r['parallel']}": r for r in results}))
 
 

@@ -397,10 +397,15 @@ def test_4_up_while_a_zone_does_not_serve_leaves_it_unpublished_in_bounded_time_
 
 
 def test_5_once_the_zone_serves_again_the_next_up_publishes_it_again(stack, servers, localcloud):
+    """The same `up` gives az1's serving member `weight: 2`: under ovn a member is written in place only for its admin
+    state (any other update makes the provider report it NO_MONITOR until its health next changes, and the watcher
+    took a serving zone out of DNS): the member is not updated, stays ONLINE, and the preview's warning says why."""
     members = {zone: server.id for zone, server in servers["second"].items()}
     members["az2"] = servers["spare"]["az2"].id
-    stack.write_config(endpoint_config(members, onZoneNotReady="unpublish", deadAfterSeconds=DEAD_AFTER,
-                                       minReadyZones=2))
+    config = endpoint_config(members, onZoneNotReady="unpublish", deadAfterSeconds=DEAD_AFTER, minReadyZones=2)
+    [weighted] = [member for member in config["members"] if member["az"] == "az1"]
+    weighted["weight"] = 2
+    stack.write_config(config)
     [pool] = pools_of(localcloud.conn, stack.outputs()["zones"]["az2"]["loadbalancerId"])
     eventually("az2's member ONLINE again (the zone serves)", lambda: [
         m.operating_status for m in localcloud.conn.load_balancer.members(pool.id)] == ["ONLINE"], 90, 1)
@@ -409,7 +414,11 @@ def test_5_once_the_zone_serves_again_the_next_up_publishes_it_again(stack, serv
     assert (zones["az2"]["ready"], zones["az2"]["published"], zones["az2"]["notReadyReason"]) == (True, True, None)
     assert published(localcloud.conn, FQDN) == {zones[zone]["floatingIp"] for zone in ZONES}
     assert ask(zones["az2"]["floatingIp"]).split() == [servers["spare"]["az2"].name, "az2"]
-    print(f"\nup once az2 serves again: {up.seconds:.1f}s; az2 published again")
+    [az1] = localcloud.conn.load_balancer.members(zones["az1"]["poolIds"][str(PORT)])
+    assert (az1.operating_status, az1.weight) == ("ONLINE", 1), (az1.operating_status, az1.weight)
+    assert "members[0].weight: weight 2 does nothing under loadBalancerProvider ovn" in up.output, up.output[-3000:]
+    print(f"\nup once az2 serves again (az1's member given weight 2): {up.seconds:.1f}s; az2 published again; az1's "
+          f"member {az1.provisioning_status}/{az1.operating_status} weight {az1.weight}")
 
 
 def test_6_destroy_leaves_nothing_in_octavia_neutron_or_ovn(stack, localcloud, seen):

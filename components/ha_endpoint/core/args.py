@@ -386,7 +386,8 @@ class MemberArgs(_Model):
     to it."""
     weight: Optional[int] = Field(1, ge=0, le=256, strict=True)
     """Share of new connections among the zone's members in service; 0 takes the member out, as enabled: false
-    does."""
+    does. The ovn provider ignores it (equal shares): under ovn it is written when the member is created, never
+    updated."""
     enabled: Optional[bool] = Field(True, strict=True)
     """false takes the member out (e.g. its node's maintenance) on every provider: it stays in its pools,
     administratively down (admin_state_up false, which the ovn provider needs: it ignores the weight), gets no new

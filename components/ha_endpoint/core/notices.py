@@ -14,7 +14,7 @@ from .errors import Problem
 
 def notices(args: EndpointArgs, root: str) -> tuple[Problem, ...]:
     """Every notice of ``args`` (key paths under ``root``), in a stable order."""
-    return tuple(open_to_everyone(args, root))
+    return tuple(open_to_everyone(args, root) + ovn_weights(args, root))
 
 
 def open_to_everyone(args: EndpointArgs, root: str) -> list[Problem]:
@@ -35,3 +35,24 @@ def open_to_everyone(args: EndpointArgs, root: str) -> list[Problem]:
                           f"{'admit' if several else 'admits'} {cidrs}: {reach}; set allowedCidrs to the client "
                           "networks that need the endpoint (e.g. allowedCidrs: ['10.0.0.0/8']). The policy pack refuses "
                           "it in a production stack")]
+
+
+def ovn_weights(args: EndpointArgs, root: str) -> list[Problem]:
+    """A weight other than 0 or 1 under ``ovn``: that provider ignores it (every member of a pool in service gets an
+    equal share), and it is written when the member is created, never updated (an update that leaves the admin state
+    out makes the provider report the member NO_MONITOR: :mod:`ha_endpoint.backends.octavia.serving`). Said once, for
+    the first such member."""
+    if not predicates.is_ovn(args.load_balancer_provider):
+        return []
+    weighted = [(index, member) for index, member in enumerate(args.members or ())
+                if member.weight not in (None, 0, 1)]
+    if not weighted:
+        return []
+    index, member = weighted[0]
+    more = f" (and {len(weighted) - 1} more)" if len(weighted) > 1 else ""
+    return [Problem(f"{root}.members[{index}].weight",
+                    f"weight {member.weight}{more} does nothing under loadBalancerProvider ovn: the provider gives every "
+                    "member in service an equal share, and the component writes a member's weight only when it creates "
+                    "the member, never in place (an update that leaves the admin state alone makes the ovn provider "
+                    "report the member NO_MONITOR, which the gates and the watcher read as not serving); remove the "
+                    "weight, or take the member out with enabled: false (or weight: 0)")]
