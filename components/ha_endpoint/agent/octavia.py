@@ -2,7 +2,7 @@
 retried by the package's one policy (:func:`ha_endpoint.cloud.retry.call_with_retries`: 409 while the load balancer
 is PENDING_*, 5xx, connection failures and timeouts are retried; a 403 or a bad request is reported at once).
 
-Built on the readiness gates' client (:class:`~ha_endpoint.readiness.cloud.OctaviaStatusSource`: one connection,
+Built on the readiness gates' client (:class:`~ha_endpoint.gates.cloud.OctaviaStatusSource`: one connection,
 rebuilt on re-authentication). Which members are the agent's to write is decided by the caller (their tag).
 """
 
@@ -12,9 +12,9 @@ from typing import Any, Callable, Optional, TypeVar
 
 from ..cloud.connection import http_status
 from ..cloud.retry import Backoff, call_with_retries
-from ..readiness.cloud import OctaviaStatusSource, translated
-from ..readiness.errors import FetchFailed
-from ..readiness.model import LiveMember
+from ..gates.cloud import OctaviaStatusSource, translated
+from ..gates.errors import FetchFailed
+from ..gates.model import LiveMember
 
 T = TypeVar("T")
 

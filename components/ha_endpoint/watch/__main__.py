@@ -19,7 +19,7 @@ import openstack.exceptions
 from ..cloud.connection import connect
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
-from ..readiness.cloud import OctaviaStatusSource
+from ..gates.cloud import OctaviaStatusSource
 from .decide import Thresholds
 from .inputs import parse, read_outputs, targets_of
 from .observe import ZoneTarget, tcp_reach
