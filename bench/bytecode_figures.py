@@ -32,7 +32,7 @@ PYTHON = REPO / ".venv" / "bin" / "python"
 IMPORTS = {
     "program": "import pulumi, pulumi_openstack; from pulumi_openstack import loadbalancer, networking, dns, compute; "
                "import ha_endpoint.resources.endpoint",
-    "dynamic provider": "import pulumi.dynamic, ha_endpoint.readiness.drain, ha_endpoint.readiness.cloud",
+    "dynamic provider": "import pulumi.dynamic, ha_endpoint.gates.drain, ha_endpoint.gates.cloud",
     "policy pack": "import pulumi_policy, policies.pack",
 }
 

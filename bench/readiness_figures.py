@@ -9,7 +9,7 @@ last member ONLINE to the gate opening at most one poll interval (<= 1 s at the 
 Sources of the figures:
 - "simulated": the pure waiter with a fake clock (exact, no I/O).
 - "loopback": the real openstacksdk and the readiness provider's status source against a small Octavia v2 API on
-  127.0.0.1 (tests/unit/readiness/octavia_http_fake.py); HTTP requests are counted at the server, time is real.
+  127.0.0.1 (tests/unit/gates/octavia_http_fake.py); HTTP requests are counted at the server, time is real.
 - "local cloud": the local OpenStack (real Keystone + Octavia + heartbeat daemon) with --local-cloud: a zone built
   as in tests/integration/test_readiness_cloud.py; latency measured against a 20 Hz sampler of the member's
   statuses; member listings counted at the HTTP transport while the provider's own wait (run_wait) runs.
@@ -26,12 +26,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "unit" / "readiness")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "unit" / "gates")]
 
-from ha_endpoint.readiness import cloud  # noqa: E402
-from ha_endpoint.readiness.model import LoadBalancerStatus, MemberStatus, PoolExpectation  # noqa: E402
-from ha_endpoint.readiness.inputs import parse_readiness  # noqa: E402
-from ha_endpoint.readiness.waiter import wait_for_members  # noqa: E402
+from ha_endpoint.gates import cloud  # noqa: E402
+from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus, PoolExpectation  # noqa: E402
+from ha_endpoint.gates.inputs import parse_readiness  # noqa: E402
+from ha_endpoint.gates.waiter import wait_for_members  # noqa: E402
 
 MEMBER_COUNTS = (3, 30, 300)
 ENVIRONMENT_CONNECT = cloud.connect
@@ -202,7 +202,7 @@ def cloud_figures(trials: int) -> None:
     from localcloud.testing import Cleanup, ensure_up
     from test_readiness_cloud import build_zone, gate_latency
 
-    from ha_endpoint.readiness.provider import run_wait
+    from ha_endpoint.gates.provider import run_wait
 
     counter = ListingCounter()
     local = ensure_up()

@@ -8,7 +8,7 @@ It is Pulumi's Python component provider (``pulumi.provider.experimental``: the 
   result with the float, so the strict integer fields (ports, delays, timeouts, ttl, weights) would refuse every
   number a YAML or TypeScript program gives. :class:`EndpointProvider` converts whole floats of integer properties
   back, at every nesting level.
-- The readiness gates and drains are served here (:mod:`ha_endpoint.readiness.hosted` says why): the host answers
+- The readiness gates and drains are served here (:mod:`ha_endpoint.gates.hosted` says why): the host answers
   check/diff/create/update/read/delete for ``haendpoint:index:MemberReadiness`` and ``haendpoint:index:MemberDrain``
   with the dynamic providers' own classes, in this process's virtualenv, blocking calls in worker threads.
 """
@@ -34,7 +34,7 @@ from pulumi.runtime import proto, rpc
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2_grpc
 
-from .readiness import hosted
+from .gates import hosted
 from .resources.endpoint import HaEndpoint
 
 

@@ -1,3 +1,3 @@
 """``components.readiness.drain`` of stacks deployed before the rename: see the package docstring."""
 
-from ha_endpoint.readiness.drain import MemberDrain, MemberDrainProvider  # noqa: F401
+from ha_endpoint.gates.drain import MemberDrain, MemberDrainProvider  # noqa: F401

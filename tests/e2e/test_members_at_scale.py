@@ -226,7 +226,7 @@ def test_2_a_full_rotation_with_drain_fails_no_request_and_never_serves_fewer_th
     assert sampler.published_without_serving(zone_of) == []
     # The drain takes each old member out of the OVN load balancer's backends (admin state down, repeated once the
     # provider's ERROR is in); the drains of one pool run at once and one drain's write can take another drained
-    # member back, until that member's watch drains it again (ha_endpoint/readiness/held_out.py): bursts, printed.
+    # member back, until that member's watch drains it again (ha_endpoint/gates/held_out.py): bursts, printed.
     for zone in ZONES:
         assert askers.failures[zone] == [], (zone, askers.failures[zone][:5])
     bursts = {zone: ovn_endpoint.bursts_after_drain(
@@ -243,7 +243,7 @@ def test_3_per_member_drains_of_several_members_of_a_pool_at_once_keep_each_out_
         tmp_path_factory, pulumi_environment, servers, localcloud, seen):
     """Under ovn, every member of each pool (PER_MEMBER_N) replaced in one `up`: their
     MemberDrains run at once, and one drain's write can take another drained member back among the backends (the
-    provider's ERROR over that member's drain, ha_endpoint/readiness/held_out.py); each drain watches its member
+    provider's ERROR over that member's drain, ha_endpoint/gates/held_out.py); each drain watches its member
     through the grace and drains it again. One asker per zone (10 requests a second) runs through the rotation.
 
     Asserted: no request failed; an old member answers requests started after its drain took effect only in bursts

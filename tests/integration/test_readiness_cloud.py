@@ -19,9 +19,9 @@ import pytest
 from keystoneauth1 import exceptions as ks_exc
 from openstack import exceptions as os_exc
 
-from ha_endpoint.readiness import cloud, drain, provider
-from ha_endpoint.readiness.errors import MemberFailed, ReadinessTimeout
-from ha_endpoint.readiness.provider import MemberReadinessProvider
+from ha_endpoint.gates import cloud, drain, provider
+from ha_endpoint.gates.errors import MemberFailed, ReadinessTimeout
+from ha_endpoint.gates.provider import MemberReadinessProvider
 
 pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")]
 

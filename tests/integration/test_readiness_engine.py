@@ -31,8 +31,8 @@ import json
 
 import pulumi
 
-from ha_endpoint.readiness.drain import MemberDrain
-from ha_endpoint.readiness.provider import MemberReadiness
+from ha_endpoint.gates.drain import MemberDrain
+from ha_endpoint.gates.provider import MemberReadiness
 
 cfg = pulumi.Config()
 pool = cfg.require("pool")
@@ -126,7 +126,7 @@ def test_up_stores_a_plain_reference_and_no_credentials_and_a_second_preview_cha
     for resource in dynamic:
         serialized = resource["outputs"]["__provider"]
         assert isinstance(serialized, str), "the serialized provider is not stored as a secret"
-        assert b"ha_endpoint.readiness" in base64.b64decode(serialized)
+        assert b"ha_endpoint.gates" in base64.b64decode(serialized)
     secrets = json.loads(Path(localcloud.paths.secrets).read_text())
     assert not [name for name, value in secrets.items() if value in state], "no credential in the state"
     project.run("preview", "--expect-no-changes")

@@ -36,8 +36,8 @@ import time
 import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, Resource, ResourceProvider, UpdateResult
 
-from ha_endpoint.readiness.drain import MemberDrain
-from ha_endpoint.readiness.provider import MemberReadiness
+from ha_endpoint.gates.drain import MemberDrain
+from ha_endpoint.gates.provider import MemberReadiness
 
 
 def connect():

@@ -10,8 +10,8 @@ import openstack.exceptions as os_exc
 import pytest
 
 from ha_endpoint.backends.keepalived import pairs, readiness
-from ha_endpoint.readiness.errors import ReadinessTimeout
-from ha_endpoint.readiness.target import CloudTarget
+from ha_endpoint.gates.errors import ReadinessTimeout
+from ha_endpoint.gates.target import CloudTarget
 
 VIP, GROUP = "10.10.1.100", "grp-vrrp"
 

@@ -1,5 +1,5 @@
 """The package's folders are its layers, and no import runs back up one: ``core`` (pure) <- ``cloud`` (asks
-OpenStack) <- ``readiness`` (the gates' dynamic providers) <- ``watch`` (DNS that follows health, on the gates'
+OpenStack) <- ``gates`` (the gates' dynamic providers) <- ``watch`` (DNS that follows health, on the gates'
 client) <- ``agent`` (members that follow Cluster API Machines) <- ``members`` (the member
 sources, read into one list) <- ``backends`` (what serves a zone, by name) <- ``pipeline`` (arguments to a checked plan) <- ``resources``
 (the component) <- ``kubernetes`` (the add-on) <- the package's entry points (``__init__``,
@@ -13,7 +13,7 @@ import gc
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "components" / "ha_endpoint"
-LAYERS = ["core", "cloud", "readiness", "watch", "agent", "members", "backends", "pipeline", "resources", "kubernetes",
+LAYERS = ["core", "cloud", "gates", "watch", "agent", "members", "backends", "pipeline", "resources", "kubernetes",
           "top"]
 LAZY = {("ha_endpoint", "ha_endpoint.resources.endpoint")}
 

@@ -22,7 +22,7 @@ from ha_endpoint.core import contract
 from ha_endpoint.core.plan import PollTarget
 from tests.mocks import CloudError, FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint
-from tests.unit.readiness.readiness_fakes import http_error
+from tests.unit.gates.gate_fakes import http_error
 
 CERTIFICATE = "https://barbican.example:9311/v1/containers/0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10"
 

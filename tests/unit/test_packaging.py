@@ -29,7 +29,7 @@ from pulumi.runtime import proto, rpc
 from ha_endpoint import HaEndpoint, hosting, load_endpoint_args
 
 from ha_endpoint.core import contract
-from ha_endpoint.readiness import hosted
+from ha_endpoint.gates import hosted
 from tests.mocks import FakeCloud, run_program
 from tests.mocks.configs import amphora_endpoint
 

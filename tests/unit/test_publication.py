@@ -115,7 +115,7 @@ def drains_of(run) -> dict[str, dict]:
 
 @pytest.mark.parametrize("drain_seconds", [30, 0])
 def test_every_member_gets_a_drain_whatever_drain_seconds_is(drain_seconds):
-    """At 0 s too: a drain's deletion is then a no-op (components/ha_endpoint/readiness/drain.py), and its existence makes a
+    """At 0 s too: a drain's deletion is then a no-op (components/ha_endpoint/gates/drain.py), and its existence makes a
     later change of drainSeconds an update rather than a deletion."""
     raw = amphora_endpoint()
     raw["readiness"] = {"drainSeconds": drain_seconds}

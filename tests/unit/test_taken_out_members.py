@@ -2,7 +2,7 @@
 works on every provider, against the Pulumi mocks and the fake cloud: the member is registered administratively down
 (the ovn provider ignores the weight: ha_endpoint.core.predicates.drains_admin_down), the zone's gate does not wait
 for it, and it does not count as a zone's capacity (the validation, below; the pack:
-tests/policies/test_pack_taken_out_members.py). The drain keeping it out under ovn: tests/unit/readiness/test_drain.py."""
+tests/policies/test_pack_taken_out_members.py). The drain keeping it out under ovn: tests/unit/gates/test_drain.py."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_under_ovn_a_member_put_back_is_recreated_deleting_the_old_one_first():
         assert "adminStateUp" not in kept["inputs"] and kept["replace_on_changes"] == []
         assert kept["delete_before_replace"] is False
     # the zone registers its put-back record first and the re-created members wait for it: the dynamic provider
-    # is registered before the engine deletes the old member's drain (ha_endpoint.readiness.put_back)
+    # is registered before the engine deletes the old member's drain (ha_endpoint.gates.put_back)
     record = last(run, "k8s-api-az1-lb-put-back")
     assert record["type"].endswith("PutBack") and record["inputs"]["members"] == [OUT["name"]], record["inputs"]
     for port in (6443, 22623):

@@ -10,7 +10,6 @@ Exit status: 0 when stopped, 2 when the arguments or the outputs are refused.
 
 from __future__ import annotations
 
-import signal
 import socket
 import sys
 import threading
@@ -20,7 +19,7 @@ from typing import Optional, Sequence
 from pydantic import ValidationError
 
 from ..core.errors import HaEndpointError
-from ..watch.inputs import read_outputs
+from ..watch.inputs import cannot_run, read_outputs, stop_on_signals
 from .inputs import parse, zones_of
 from .kube import KubernetesMachines, MachineCache
 from .lease import KubernetesLease, LeaseElector
@@ -46,20 +45,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                  args.hook_warn_after)
     except ValidationError as error:
         problems = "; ".join(f"--{'-'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
-        print(f"ha_endpoint.agent: {problems}", file=sys.stderr)
-        return 2
+        return cannot_run("ha_endpoint.agent", problems)
     except (HaEndpointError, ValueError, KeyError, OSError) as error:
-        print(f"ha_endpoint.agent: {error}", file=sys.stderr)
-        return 2
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+        return cannot_run("ha_endpoint.agent", error)
+    stop = stop_on_signals()
     try:
         kube = KubernetesMachines(source.namespace, source.label_selector, args.kubeconfig)
     except Exception as error:  # no in-cluster service account and no usable kubeconfig
-        print(f"ha_endpoint.agent: the management cluster: {error}; run it in the cluster (its ServiceAccount) or "
-              "give --kubeconfig", file=sys.stderr)
-        return 2
+        return cannot_run("ha_endpoint.agent", f"the management cluster: {error}; run it in the cluster (its "
+                          "ServiceAccount) or give --kubeconfig")
     lease = LeaseElector(KubernetesLease(args.lease, source.namespace), args.identity or socket.gethostname(),
                          args.lease_seconds, time.time, log)
     cache = MachineCache(kube, log)

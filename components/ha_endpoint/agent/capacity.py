@@ -1,5 +1,5 @@
 """What the agent judges about pools, pure: which members count as capacity, and when a leaving member may be
-deleted. The rules are the readiness gates' (:mod:`ha_endpoint.readiness.model`): a member counts only when
+deleted. The rules are the readiness gates' (:mod:`ha_endpoint.gates.model`): a member counts only when
 provisioning ACTIVE and operating ONLINE (NO_MONITOR only in a pool without a health monitor), and in service
 (admin state up).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from ..readiness.model import LiveMember, is_online
+from ..gates.model import LiveMember, is_online
 
 
 @dataclass(frozen=True)

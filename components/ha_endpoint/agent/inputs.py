@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from ..core.errors import HaEndpointError
-from ..watch.inputs import OptionParser, flag, refused, seconds  # noqa: F401  (flag: the agent's flags too)
+from ..watch.inputs import OptionParser, add_cloud_options, flag, refused, seconds  # noqa: F401  (flag: the agent's flags too)
 from .machines import API_SERVER_HEALTHY, MachineSource
 
 PROG = "python -m ha_endpoint.agent"
@@ -123,8 +123,7 @@ def parser(exits: bool = True) -> argparse.ArgumentParser:
     found.add_argument("--port", type=port, default=9464, help="port of /metrics, /healthz, /readyz (default 9464)")
     found.add_argument("--kubeconfig", help="kubeconfig of the management cluster (default: in-cluster, then "
                        "KUBECONFIG)")
-    found.add_argument("--cloud", help="clouds.yaml entry (default: OS_CLOUD)")
-    found.add_argument("--region", help="region (default: the entry's)")
+    add_cloud_options(found)
     return found
 
 

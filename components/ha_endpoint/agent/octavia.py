@@ -2,7 +2,7 @@
 retried by the package's one policy (:func:`ha_endpoint.cloud.retry.call_with_retries`: 409 while the load balancer
 is PENDING_*, 5xx, connection failures and timeouts are retried; a 403 or a bad request is reported at once).
 
-Built on the readiness gates' client (:class:`~ha_endpoint.readiness.cloud.OctaviaStatusSource`: one connection,
+Built on the readiness gates' client (:class:`~ha_endpoint.gates.cloud.OctaviaStatusSource`: one connection,
 rebuilt on re-authentication). Which members are the agent's to write is decided by the caller (their tag).
 """
 
@@ -12,9 +12,9 @@ from typing import Any, Callable, Optional, TypeVar
 
 from ..cloud.connection import http_status
 from ..cloud.retry import Backoff, call_with_retries
-from ..readiness.cloud import OctaviaStatusSource, translated
-from ..readiness.errors import FetchFailed
-from ..readiness.model import LiveMember
+from ..gates.cloud import OctaviaStatusSource, translated
+from ..gates.errors import FetchFailed
+from ..gates.model import LiveMember
 
 T = TypeVar("T")
 
@@ -64,26 +64,24 @@ class AgentOctavia(OctaviaStatusSource):
 
     def set_admin(self, pool_id: str, member_id: str, up: bool) -> bool:
         """Admin state up (serve) or down (drain: the ovn provider ignores weights); False when it is gone."""
-        def call() -> bool:
-            self.calls += 1
-            try:
-                with translated(f"setting member {member_id} of pool {pool_id} admin {'up' if up else 'down'}"):
-                    self._connection().load_balancer.update_member(member_id, pool_id, admin_state_up=up)
-            except FetchFailed as exc:
-                if exc.__cause__ is not None and http_status(exc.__cause__) == 404:
-                    return False
-                raise
-            return True
-        return self._retried(call)
+        return self._retried(lambda: self._unless_gone(
+            f"setting member {member_id} of pool {pool_id} admin {'up' if up else 'down'}",
+            lambda: self._connection().load_balancer.update_member(member_id, pool_id, admin_state_up=up)))
 
     def delete(self, pool_id: str, member_id: str) -> None:
         """Delete a member (already gone is done)."""
-        def call() -> None:
-            self.calls += 1
-            try:
-                with translated(f"deleting member {member_id} of pool {pool_id}"):
-                    self._connection().load_balancer.delete_member(member_id, pool_id, ignore_missing=False)
-            except FetchFailed as exc:
-                if exc.__cause__ is None or http_status(exc.__cause__) != 404:
-                    raise
-        self._retried(call)
+        self._retried(lambda: self._unless_gone(
+            f"deleting member {member_id} of pool {pool_id}",
+            lambda: self._connection().load_balancer.delete_member(member_id, pool_id, ignore_missing=False)))
+
+    def _unless_gone(self, what: str, write: Callable[[], Any]) -> bool:
+        """One counted ``write`` of a member, its failures worded as ``what``; False when the member is gone (404)."""
+        self.calls += 1
+        try:
+            with translated(what):
+                write()
+        except FetchFailed as exc:
+            if exc.__cause__ is not None and http_status(exc.__cause__) == 404:
+                return False
+            raise
+        return True

@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 from ..cloud.errors import CloudError
 from ..core.errors import HaEndpointError, Problem
-from ..readiness.model import LiveMember
+from ..gates.model import LiveMember
 from .capacity import PoolView, counts, removable, serving, state
 from .inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, HOOK_OWNER, STATUS_ANNOTATION, ZonePools, agent_tag
 from .kube import MachineApi, MachineCache

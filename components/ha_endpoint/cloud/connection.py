@@ -1,7 +1,7 @@
 """The cloud layer: one way to reach OpenStack (:func:`connect`) and one classification of what a failed call means.
 
 Every part of the package that talks to openstacksdk directly -- the readiness gates and drains
-(:mod:`ha_endpoint.readiness.cloud`), the preview's questions (:mod:`ha_endpoint.cloud.catalog`) and recovery
+(:mod:`ha_endpoint.gates.cloud`), the preview's questions (:mod:`ha_endpoint.cloud.catalog`) and recovery
 (``scripts/recover.py``) -- builds its connection with :func:`connect` and sorts failures with :func:`classify`; how
 often and how long to retry is :mod:`ha_endpoint.cloud.retry`'s, beside it. Credentials come from the standard
 OpenStack client environment, read when a connection is built: ``OS_CLOUD`` / ``OS_CLIENT_CONFIG_FILE`` /
@@ -211,7 +211,7 @@ def _not_json(exc: BaseException) -> Optional[str]:
 def translate(exc: BaseException, action: str, terminal: type[CallFailed] = CallFailed) -> Exception:
     """The category of a failed cloud call made while doing ``action``, as an exception: :class:`TransientFetchError`
     (retry), :class:`AuthExpired` (re-authenticate, then retry) or ``terminal`` (report; the readiness gate's
-    :class:`ha_endpoint.readiness.errors.FetchFailed`, say)."""
+    :class:`ha_endpoint.gates.errors.FetchFailed`, say)."""
     category = classify(exc)
     if category is Category.TRANSIENT:
         return TransientFetchError(describe(exc))

@@ -5,17 +5,18 @@ Octavia's PENDING_* objects are immutable --, 429, 5xx, connection failures and 
 discovered or answers something that is not JSON, openstacksdk's generic errors and OS errors are transient; 401
 means re-authenticate, then retry; anything else is reported at once), and raised as the categories of
 :mod:`ha_endpoint.cloud.errors`. This module says how long and how often: a :class:`Backoff`,
-:func:`reauthenticate` (what a rejected token leads to) and :func:`call_with_retries`, the loop the member drain and
-recovery use; the readiness waiter's poll loop uses the same classification, backoff and re-authentication. Pure:
-clock and sleep are injected.
+:func:`reauthenticate` (what a rejected token leads to) and :func:`call_with_retries`, the retry the member drain and
+recovery use, over the one polling loop (:func:`ha_endpoint.cloud.poll.poll`); the readiness waiter's polls use the
+same loop, classification, backoff and re-authentication. Pure: clock and sleep are injected.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional, TypeVar
+from typing import Callable, Iterator, Optional, TypeVar, Union
 
 from .errors import AuthExpired, CloudError, TransientFetchError
+from .poll import NOT_YET, Signal, poll
 
 T = TypeVar("T")
 MAX_AUTH_RETRIES = 3
@@ -122,23 +123,27 @@ def call_with_retries(action: Callable[[], T], *, timeout_seconds: float, clock:
     """``action()``, retried on :class:`TransientFetchError` (after the backoff's delay) and on
     :class:`AuthExpired` (after :func:`reauthenticate`) until ``timeout_seconds``; then :class:`RetriesExhausted`.
     :class:`CredentialsRefused` when re-authentication is refused; other errors propagate at once."""
-    attempts = attempts if attempts is not None else Attempts()
-    deadline = clock() + timeout_seconds
-    delays = backoff.delays()
+    tally = attempts if attempts is not None else Attempts()
     auth_failures = 0
-    while True:
-        attempts.count += 1
+
+    def attempt() -> Union[T, Signal]:
+        nonlocal auth_failures
+        tally.count += 1
         try:
             return action()
         except TransientFetchError as exc:
-            attempts.last = exc.reason
+            tally.last = exc.reason
+            return NOT_YET
         except AuthExpired as exc:
             auth_failures += 1
             unreachable = reauthenticate(reauth, exc.reason, auth_failures)
-            if unreachable is None:
-                continue
-            attempts.last = unreachable
-        now = clock()
-        if now >= deadline:
-            raise RetriesExhausted(attempts.count, attempts.last)
-        sleep(min(next(delays), deadline - now))
+            if unreachable is not None:
+                tally.last = unreachable
+                return NOT_YET
+        return attempt()  # a new token: at once (reauthenticate refuses after max_retries rejections in a row)
+
+    def exhausted() -> T:
+        raise RetriesExhausted(tally.count, tally.last)
+
+    return poll(attempt, deadline=clock() + timeout_seconds, clock=clock, sleep=sleep, delays=backoff.delays(),
+                on_deadline=exhausted)

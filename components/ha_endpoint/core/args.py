@@ -130,6 +130,14 @@ def plain(*values: object) -> bool:
     return not any(is_output(value) for value in values)
 
 
+def joined(*parts: Any) -> Any:
+    """The parts as one string, or an Output of it when one of them is not known yet (the one place the core makes an
+    Output: the inputs are Pulumi's here)."""
+    if plain(*parts):
+        return "".join(parts)
+    return pulumi.Output.concat(*parts)
+
+
 def member_path(member: "MemberArgs", index: int) -> str:
     """Where messages name the member at ``index`` of the resolved list (:mod:`ha_endpoint.members`):
     ``members[<index>]`` for a static member, else where its source read it (``memberSources.clusterApi[Machine

@@ -3,7 +3,7 @@ path) and how to fix it.
 
 Every exception the package raises is a :class:`HaEndpointError` (a caller can catch them all with it): the
 configuration's and the lookups' problems here, the cloud layer's (:mod:`ha_endpoint.cloud.errors`), the readiness
-gates' (:mod:`ha_endpoint.readiness.errors`) and the Kubernetes add-on's.
+gates' (:mod:`ha_endpoint.gates.errors`) and the Kubernetes add-on's.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import enum
 import re
 import types
 import typing
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional
 
 import annotated_types
@@ -94,19 +95,18 @@ def problems_from_pydantic(error: ValidationError, root: str, model: type[BaseMo
     return list(problems.values())
 
 
+@dataclass
 class _Where:
     """What a location in the arguments holds: the key as written, the field behind it, the type of the value."""
 
-    def __init__(self, key: str, field: Optional[FieldInfo], annotation: Any, owner: Optional[type],
-                 whole_field: bool) -> None:
-        self.key = key
-        self.field = field
-        self.annotation = annotation
-        self.owner = owner
-        self.whole_field = whole_field
-        """True when the value is the field's own (not an item of its list or map): its bounds apply."""
-        self.snake = False
-        """True when the caller names settings in snake_case (keywords of the argument classes)."""
+    key: str
+    field: Optional[FieldInfo]
+    annotation: Any
+    owner: Optional[type]
+    whole_field: bool
+    """True when the value is the field's own (not an item of its list or map): its bounds apply."""
+    snake: bool = False
+    """True when the caller names settings in snake_case (keywords of the argument classes)."""
 
 
 def _locate(model: type[BaseModel], loc: list[Any]) -> _Where:

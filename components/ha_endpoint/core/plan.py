@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping, Optional
-
-import pulumi
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
 from . import contract, predicates
-from .args import EndpointArgs, ListenerArgs, placed_zones, plain
+from .args import EndpointArgs, ListenerArgs, joined, placed_zones, plain
 from .cloud_facts import (AdoptedLoadBalancer, AdoptedRecord, CloudFacts, FloatingIpFacts, MemberSpec, NetworkFacts,
                           RouterFacts, SubnetFacts, adopted_record_taken_over, resolve_members)
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity
+
+if TYPE_CHECKING:  # an Output is made above the core (the pipeline's preflight); the plan only carries it
+    import pulumi
 
 
 @dataclass(frozen=True)
@@ -438,9 +439,7 @@ def _rule(group: str, protocol: str, port: Optional[int], cidr, label: Optional[
 
 def _join_name(label: str, dns_zone):
     """``label.dns_zone`` (the zone fully qualified), an Output when the zone is one."""
-    if plain(dns_zone):
-        return f"{label}.{dns_zone}"
-    return pulumi.Output.concat(label, ".", dns_zone)
+    return joined(label, ".", dns_zone)
 
 
 def _delete_first(records: Iterable[tuple[str, Any]], published: Optional[Mapping[str, Optional[str]]],

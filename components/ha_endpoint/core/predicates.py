@@ -187,7 +187,7 @@ def drains_admin_down(provider: Optional[str]) -> bool:
     them (it rewrites the load balancer's VIPs without it, and Octavia lists the member OFFLINE). Other providers
     (amphora) stop sending new connections at weight 0 and the member stays up. The provider then overwrites the
     member's OFFLINE with ERROR (OVN dropped its health check) and its next rewrite of the backends takes it back: the
-    drain watches the member through its grace and drains it again (:mod:`ha_endpoint.readiness.held_out`)."""
+    drain watches the member through its grace and drains it again (:mod:`ha_endpoint.gates.held_out`)."""
     return is_ovn(provider)
 
 

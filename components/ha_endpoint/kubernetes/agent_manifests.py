@@ -20,15 +20,13 @@ from typing import Any, Mapping, Optional
 from ..agent import inputs as agent_inputs
 from ..agent.machines import MachineSource
 from ..core.errors import Problem
+from .daemon_manifests import (OUTPUTS_PATH, config_env, config_mounts, config_secret, config_volumes,
+                               image_and_cloud_problems, option_text, pod_security, resources, selector)
 from .manifests import not_a_k8s_name
 
-MOUNT_DIR = "/etc/ha-endpoint"
-CLOUDS_FILE = "clouds.yaml"
-OUTPUTS_FILE = "outputs.json"
 COMMAND = ["python", "-m", "ha_endpoint.agent"]
 CONTAINER = "agent"
 METRICS_PORT = 9464
-RUN_AS = 65532
 REPLICAS = 2
 GRACE_SECONDS = 90
 """SIGTERM stops the agent between two passes; a pass's Octavia calls retry for up to 60 s."""
@@ -67,11 +65,7 @@ class AgentSpec:
 
 def spec_problems(spec: AgentSpec, root: str) -> list[Problem]:
     problems = [Problem(f"{root}.name", why) for why in [not_a_k8s_name(spec.name or "")] if why]
-    if not (spec.image or "").strip():
-        problems.append(Problem(f"{root}.image", "is empty; give an image with Python and this package installed "
-                                                 "(pip install 'ha-endpoint[agent]'): there is no published image"))
-    if not (spec.cloud or "").strip():
-        problems.append(Problem(f"{root}.cloud", "is empty; give the clouds.yaml entry the agent uses"))
+    problems += image_and_cloud_problems(spec.image, spec.cloud, root, "pip install 'ha-endpoint[agent]'", "agent")
     for option, value in _option_words(spec.options):
         why = agent_inputs.refusal(option, value)
         if why is not None:
@@ -79,16 +73,12 @@ def spec_problems(spec: AgentSpec, root: str) -> list[Problem]:
     return problems
 
 
-def _text(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
 def _option_words(options: AgentOptions) -> list[tuple[str, str]]:
     words = []
     for option in ("drain", "hook_warn_after", "interval", "lease_seconds", "ready_condition", "region"):
         value = getattr(options, option)
         if value is not None:
-            words.append((agent_inputs.flag(option), _text(value)))
+            words.append((agent_inputs.flag(option), option_text(value)))
     words += [("--member-subnet", f"{az}={subnet}") for az, subnet in options.member_subnet]
     words += [("--member-port", f"{listener}={member}") for listener, member in options.member_port]
     return words
@@ -96,7 +86,7 @@ def _option_words(options: AgentOptions) -> list[tuple[str, str]]:
 
 def agent_args(spec: AgentSpec) -> list[str]:
     source = spec.source
-    args = ["--outputs", f"{MOUNT_DIR}/{OUTPUTS_FILE}", "--cluster", source.cluster, "--namespace", source.namespace,
+    args = ["--outputs", OUTPUTS_PATH, "--cluster", source.cluster, "--namespace", source.namespace,
             "--address-type", source.address_type.value, "--lease", spec.name, "--identity", "$(POD_NAME)",
             "--listen", "0.0.0.0", "--port", str(METRICS_PORT)]
     for option, value in _option_words(spec.options):
@@ -138,45 +128,39 @@ def role_binding_manifest(spec: AgentSpec) -> dict[str, Any]:
 
 def secret_manifest(spec: AgentSpec, clouds_yaml: Any, outputs_json: Any) -> dict[str, Any]:
     """The ``Secret`` (unnamed: the program names it, so that new files make a new Secret and a rollout)."""
-    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque", "metadata": _meta(spec),
-            "stringData": {CLOUDS_FILE: clouds_yaml, OUTPUTS_FILE: outputs_json}}
+    return config_secret(_meta(spec), clouds_yaml, outputs_json)
 
 
 def deployment_manifest(spec: AgentSpec, secret_name: Any) -> dict[str, Any]:
-    selector = {key: value for key, value in labels(spec.name).items() if key != "app.kubernetes.io/part-of"}
+    matching = selector(labels(spec.name))
     probe = {"httpGet": {"path": "/healthz", "port": "metrics"}, "periodSeconds": 10, "failureThreshold": 6,
              "timeoutSeconds": 3}
     container = {
         "name": CONTAINER, "image": spec.image, "command": list(COMMAND), "args": agent_args(spec),
         "env": [{"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
-                {"name": "OS_CLIENT_CONFIG_FILE", "value": f"{MOUNT_DIR}/{CLOUDS_FILE}"},
-                {"name": "OS_CLOUD", "value": spec.cloud}, {"name": "HOME", "value": "/tmp"},
-                {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"}],
+                *config_env(spec.cloud)],
         "ports": [{"name": "metrics", "containerPort": METRICS_PORT, "protocol": "TCP"}],
         "livenessProbe": probe,
         "readinessProbe": {**probe, "httpGet": {"path": "/readyz", "port": "metrics"}, "failureThreshold": 2},
-        "volumeMounts": [{"name": "config", "mountPath": MOUNT_DIR, "readOnly": True},
-                         {"name": "tmp", "mountPath": "/tmp"}],
-        "resources": {kind: dict(values) for kind, values in spec.resources.items()},
+        "volumeMounts": config_mounts(),
+        "resources": resources(spec.resources),
         "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "privileged": False,
                             "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}},
     }
     pod = {
         "serviceAccountName": spec.name, "automountServiceAccountToken": True,
         "terminationGracePeriodSeconds": GRACE_SECONDS,
-        "securityContext": {"runAsNonRoot": True, "runAsUser": RUN_AS, "runAsGroup": RUN_AS, "fsGroup": RUN_AS,
-                            "seccompProfile": {"type": "RuntimeDefault"}},
+        "securityContext": pod_security(),
         "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-            {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": selector},
+            {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": matching},
                                                 "topologyKey": "kubernetes.io/hostname"}}]}},
         "containers": [container],
-        "volumes": [{"name": "config", "secret": {"secretName": secret_name, "defaultMode": 0o440}},
-                    {"name": "tmp", "emptyDir": {"sizeLimit": "16Mi"}}],
+        "volumes": config_volumes(secret_name),
     }
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(spec, spec.name),
             "spec": {"replicas": REPLICAS, "strategy": {"type": "RollingUpdate",
                                                         "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}},
-                     "selector": {"matchLabels": selector},
+                     "selector": {"matchLabels": matching},
                      "template": {"metadata": {"labels": labels(spec.name)}, "spec": pod}}}
 
 

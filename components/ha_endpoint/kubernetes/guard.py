@@ -23,7 +23,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 from pulumi.dynamic import UpdateResult
 
 from ..core.errors import HaEndpointError
-from ..readiness.provider import UNKNOWN as UNKNOWN_WIRE, contains_unknown
+from ..gates.provider import UNKNOWN as UNKNOWN_WIRE, contains_unknown
 
 GUARD_TYPE_NAME = "ControlPlaneEndpointGuard"
 GUARD_TYPE = f"pulumi-python:dynamic/haendpoint:{GUARD_TYPE_NAME}"

@@ -23,14 +23,12 @@ import yaml
 
 from ..core.errors import Problem
 from ..watch import inputs as watch_inputs
+from .daemon_manifests import (OUTPUTS_PATH, config_env, config_mounts, config_secret, config_volumes,
+                               image_and_cloud_problems, option_text, pod_security, resources, selector)
 from .manifests import not_a_k8s_name
 
-MOUNT_DIR = "/etc/ha-endpoint"
-CLOUDS_FILE = "clouds.yaml"
-OUTPUTS_FILE = "outputs.json"
 COMMAND = ["python", "-m", "ha_endpoint.watch"]
 CONTAINER = "watcher"
-RUN_AS = 65532
 """The pod's user and group (the customary unprivileged ``nonroot`` id); the image needs no user of its own."""
 DEFAULT_RESOURCES: Mapping[str, Mapping[str, str]] = {
     "requests": {"cpu": "20m", "memory": "128Mi"},  # Python with openstacksdk loaded: about 85 MB
@@ -94,7 +92,7 @@ def option_problems(options: WatchOptions, root: str, key: Callable[[str], str] 
         value = getattr(options, option.name)
         if value is None or value is False:
             continue
-        why = watch_inputs.refusal(option.name, value if value is True else _text(value))
+        why = watch_inputs.refusal(option.name, value if value is True else option_text(value))
         if why is not None:
             problems.append(Problem(f"{root}.{key(option.name)}", why))
     return problems
@@ -105,11 +103,7 @@ def spec_problems(spec: WatcherSpec, root: str, key: Callable[[str], str] = str)
     problems = [Problem(f"{root}.{key(item)}", why) for item, value in (("name", spec.name),
                                                                         ("namespace", spec.namespace))
                 if (why := not_a_k8s_name(value or "")) is not None]
-    if not (spec.image or "").strip():
-        problems.append(Problem(f"{root}.image", "is empty; give an image with Python and this package installed "
-                                                 "(pip install ha-endpoint): there is no published image"))
-    if not (spec.cloud or "").strip():
-        problems.append(Problem(f"{root}.cloud", "is empty; give the clouds.yaml entry the watcher uses"))
+    problems += image_and_cloud_problems(spec.image, spec.cloud, root, "pip install ha-endpoint", "watcher")
     return problems + option_problems(spec.options, root, key)
 
 
@@ -140,21 +134,14 @@ def clouds_problems(text: str, cloud: str, path: str) -> list[Problem]:
 
 def watcher_args(stack: str, options: WatchOptions) -> list[str]:
     """The watcher's arguments: the outputs file, the stack, and every option set in ``options``."""
-    args = ["--outputs", f"{MOUNT_DIR}/{OUTPUTS_FILE}", "--stack", stack]
+    args = ["--outputs", OUTPUTS_PATH, "--stack", stack]
     for option in fields(WatchOptions):
         value = getattr(options, option.name)
         if value is True:
             args.append(watch_inputs.flag(option.name))
         elif value is not None and value is not False:
-            args += [watch_inputs.flag(option.name), _text(value)]
+            args += [watch_inputs.flag(option.name), option_text(value)]
     return args
-
-
-def _text(value: Any) -> str:
-    """A value as the command line gives it: ``2.0`` as ``2``, as the user wrote it in the stack's YAML."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def grace_seconds(options: WatchOptions) -> int:
@@ -175,41 +162,32 @@ def secret_manifest(spec: WatcherSpec, clouds_yaml: Any, outputs_json: Any) -> d
     """The ``Secret`` (``clouds_yaml`` and ``outputs_json`` may be Inputs). It has no name: the program names it
     (``<resource name>-<suffix>``), so that a change of either file makes a new Secret and the Deployment, which
     names it, restarts its pod on the new files."""
-    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-            "metadata": {"namespace": spec.namespace, "labels": labels(spec.name)},
-            "stringData": {CLOUDS_FILE: clouds_yaml, OUTPUTS_FILE: outputs_json}}
+    return config_secret({"namespace": spec.namespace, "labels": labels(spec.name)}, clouds_yaml, outputs_json)
 
 
 def deployment_manifest(spec: WatcherSpec, secret_name: Any) -> dict[str, Any]:
     """The ``Deployment``: one replica, ``Recreate`` (the old pod is gone before the new one starts: two watchers
     must never write the record at once), the Secret ``secret_name`` (may be an Input) mounted read-only."""
-    selector = {key: value for key, value in labels(spec.name).items() if key != "app.kubernetes.io/part-of"}
-    env = [{"name": "OS_CLIENT_CONFIG_FILE", "value": f"{MOUNT_DIR}/{CLOUDS_FILE}"},
-           {"name": "OS_CLOUD", "value": spec.cloud},
-           {"name": "HOME", "value": "/tmp"},  # the root filesystem is read-only; /tmp is an emptyDir
-           {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"}]
+    matching = selector(labels(spec.name))
     container = {
         "name": CONTAINER,
         "image": spec.image,
         "command": list(COMMAND),
         "args": watcher_args(spec.stack, spec.options),
-        "env": env,
-        "volumeMounts": [{"name": "config", "mountPath": MOUNT_DIR, "readOnly": True},
-                         {"name": "tmp", "mountPath": "/tmp"}],
-        "resources": {kind: dict(values) for kind, values in spec.resources.items()},
+        "env": config_env(spec.cloud),
+        "volumeMounts": config_mounts(),
+        "resources": resources(spec.resources),
         "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                             "capabilities": {"drop": ["ALL"]}},
     }
     pod = {
         "automountServiceAccountToken": False,
         "terminationGracePeriodSeconds": grace_seconds(spec.options),
-        "securityContext": {"runAsNonRoot": True, "runAsUser": RUN_AS, "runAsGroup": RUN_AS, "fsGroup": RUN_AS,
-                            "seccompProfile": {"type": "RuntimeDefault"}},
+        "securityContext": pod_security(),
         "containers": [container],
-        "volumes": [{"name": "config", "secret": {"secretName": secret_name, "defaultMode": 0o440}},
-                    {"name": "tmp", "emptyDir": {"sizeLimit": "16Mi"}}],
+        "volumes": config_volumes(secret_name),
     }
     return {"apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": spec.name, "namespace": spec.namespace, "labels": labels(spec.name)},
-            "spec": {"replicas": 1, "strategy": {"type": "Recreate"}, "selector": {"matchLabels": selector},
+            "spec": {"replicas": 1, "strategy": {"type": "Recreate"}, "selector": {"matchLabels": matching},
                      "template": {"metadata": {"labels": labels(spec.name)}, "spec": pod}}}

@@ -1,22 +1,8 @@
-"""Readiness gates and member drains for the endpoint's zones (Pulumi dynamic resources over openstacksdk).
+"""Compatibility for stacks deployed before the gates' folder was named ``gates`` (it was ``readiness``).
 
-- :mod:`.model`, :mod:`.errors`, :mod:`.waiter`: the pure waiting logic (injected fetchers, clock and sleep).
-- :mod:`.cloud`: status fetches and member weights over the cloud layer's connection (:mod:`ha_endpoint.cloud`).
-- :mod:`.inputs`: the resources' property bags (validation, change detection).
-- :mod:`.provider`: :class:`MemberReadiness`; :mod:`.drain`: :class:`MemberDrain`.
-
-The resource classes import Pulumi's dynamic providers; import them from their modules
-(``ha_endpoint.readiness.provider``), which are the paths recorded in the stacks' state.
+Pulumi stores a dynamic resource's provider in the state as a dill reference to its class, by module path
+(``ha_endpoint.readiness.provider.MemberReadinessProvider``, ``ha_endpoint.readiness.drain.MemberDrainProvider``,
+``ha_endpoint.readiness.put_back.PutBackProvider``), and updates and deletes the resource with the provider stored
+then. These modules resolve those references to the current classes of :mod:`ha_endpoint.gates`; the gate's and the
+drain's diff report a changed reference as an in-place update, which records the new path. Nothing else imports them.
 """
-
-from ..cloud.errors import AuthExpired, TransientFetchError
-from ..cloud.retry import Backoff
-from .errors import AuthFailed, FetchFailed, MemberFailed, MemberGone, ReadinessError, ReadinessTimeout, ZoneDead
-from .model import LoadBalancerStatus, MemberStatus, PoolExpectation, Requirement
-from .waiter import WaitResult, WaitSpec, wait_for_members
-
-__all__ = [
-    "AuthExpired", "AuthFailed", "Backoff", "FetchFailed", "LoadBalancerStatus", "MemberFailed", "MemberGone",
-    "MemberStatus", "PoolExpectation", "ReadinessError", "ReadinessTimeout", "Requirement", "TransientFetchError",
-    "WaitResult", "WaitSpec", "ZoneDead", "wait_for_members",
-]

@@ -8,9 +8,7 @@ the outputs or the record do not prove to be one endpoint's (nothing is written 
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
 import time
 from typing import Any, Iterator, Optional, Sequence
 
@@ -19,9 +17,9 @@ import openstack.exceptions
 from ..cloud.connection import connect
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
-from ..readiness.cloud import OctaviaStatusSource
+from ..gates.cloud import OctaviaStatusSource
 from .decide import Thresholds
-from .inputs import parse, read_outputs, targets_of
+from .inputs import cannot_run, parse, read_outputs, stop_on_signals, targets_of
 from .observe import ZoneTarget, tcp_reach
 from .records import EndpointRecord, owner_of
 from .vip_ports import VipPortSource
@@ -74,19 +72,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                           Thresholds(args.unhealthy_polls, args.healthy_polls),
                           None if args.no_reach else tcp_reach(args.connect_timeout), dry_run=args.dry_run, log=log)
     except (HaEndpointError, ValueError, KeyError, OSError) as error:
-        print(f"ha_endpoint.watch: {error}", file=sys.stderr)
-        return 2
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+        return cannot_run("ha_endpoint.watch", error)
+    stop = stop_on_signals()
     try:
         if args.once:
             watcher.poll()
         else:
             watcher.run(stop, args.interval)
     except HaEndpointError as error:  # the record stopped being the endpoint's, or the cloud refuses the watcher
-        print(f"ha_endpoint.watch: {error}", file=sys.stderr)
-        return 2
+        return cannot_run("ha_endpoint.watch", error)
     return 0
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
+import threading
 from typing import Any, Optional, Sequence
 
 from ..core.errors import HaEndpointError
@@ -87,9 +89,14 @@ def parser(exits: bool = True) -> argparse.ArgumentParser:
     found.add_argument("--connect-timeout", type=seconds, default=2.0, help="seconds a connect may take (default 2)")
     found.add_argument("--dry-run", action="store_true", help="log what would change, write nothing")
     found.add_argument("--once", action="store_true", help="one poll, then exit")
+    add_cloud_options(found)
+    return found
+
+
+def add_cloud_options(found: argparse.ArgumentParser) -> None:
+    """The daemons' ``--cloud`` and ``--region``: where the endpoint's load balancers are asked."""
     found.add_argument("--cloud", help="clouds.yaml entry (default: OS_CLOUD)")
     found.add_argument("--region", help="region (default: the entry's)")
-    return found
 
 
 def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
@@ -167,3 +174,17 @@ def read_outputs(path: str) -> Any:
     except json.JSONDecodeError as error:
         raise HaEndpointError(f"--outputs {path}: not JSON ({error}): give the endpoint stack's `pulumi stack output "
                               "--json`") from None
+
+
+def stop_on_signals() -> threading.Event:
+    """An event that SIGINT and SIGTERM set: a daemon's loops (the watcher's, the agent's) end once it is set."""
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    return stop
+
+
+def cannot_run(daemon: str, why: object) -> int:
+    """Say on stderr why ``daemon`` (``ha_endpoint.watch``, ``ha_endpoint.agent``) cannot run; its exit status, 2."""
+    print(f"{daemon}: {why}", file=sys.stderr)
+    return 2

@@ -1,5 +1,5 @@
 """One zone's health, polled as the readiness gates poll: one load balancer fetch and one member listing per pool
-(:class:`ha_endpoint.readiness.cloud.OctaviaStatusSource`), then, where the watcher runs on a network that reaches
+(:class:`ha_endpoint.gates.cloud.OctaviaStatusSource`), then, where the watcher runs on a network that reaches
 them, a TCP connect to the zone's published address on every port.
 
 A zone is unhealthy when its load balancer is gone or in ERROR, when a pool has no ONLINE member, or when its address
@@ -15,8 +15,8 @@ from typing import Callable, Mapping, Optional
 
 from ..cloud.connection import http_status
 from ..cloud.errors import AuthExpired, TransientFetchError
-from ..readiness.errors import FetchFailed
-from ..readiness.model import ERROR, is_online
+from ..gates.errors import FetchFailed
+from ..gates.model import ERROR, is_online
 from .decide import Health
 
 Reach = Callable[[str, int], Optional[str]]

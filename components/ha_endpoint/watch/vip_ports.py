@@ -13,8 +13,8 @@ from typing import Any, Optional
 
 from ..cloud.connection import connect
 from ..cloud.errors import AuthExpired
-from ..readiness.cloud import translated
-from ..readiness.model import ACTIVE, LoadBalancerStatus, MemberStatus
+from ..gates.cloud import translated
+from ..gates.model import ACTIVE, LoadBalancerStatus, MemberStatus
 
 
 class VipPortSource:

@@ -59,7 +59,7 @@ def test_everything_but_the_kubernetes_package_works_without_pulumi_kubernetes()
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert {"ha_endpoint.resources.endpoint", "ha_endpoint.core.validation", "ha_endpoint.readiness.provider"} <= set(
+    assert {"ha_endpoint.resources.endpoint", "ha_endpoint.core.validation", "ha_endpoint.gates.provider"} <= set(
         result["imported"])
     assert result["loaded"] == []
     assert "fqdn" in result["stack"]["outputs"] and "kubeconfig" not in result["stack"]["outputs"]

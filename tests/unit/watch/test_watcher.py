@@ -11,8 +11,8 @@ from openstack.exceptions import NotFoundException
 
 from ha_endpoint.cloud.errors import TransientFetchError
 from ha_endpoint.core.identity import StackIdentity
-from ha_endpoint.readiness.errors import FetchFailed
-from ha_endpoint.readiness.model import LoadBalancerStatus, MemberStatus
+from ha_endpoint.gates.errors import FetchFailed
+from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus
 from ha_endpoint.watch.inputs import targets_of
 from ha_endpoint.watch.decide import Thresholds
 from ha_endpoint.watch.observe import ZoneTarget, zone_health

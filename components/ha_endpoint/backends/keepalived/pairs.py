@@ -31,8 +31,8 @@ from pulumi.dynamic import CreateResult, DiffResult, ReadResult, ResourceProvide
 from ...cloud.connection import connect, http_status, translated
 from ...cloud.errors import CallFailed, TransientFetchError
 from ...cloud.retry import call_with_retries
-from ...readiness import hosted
-from ...readiness.target import CloudTarget, StackConfigured, resolve
+from ...gates import hosted
+from ...gates.target import CloudTarget, StackConfigured, resolve
 
 TYPE_NAME = "MemberVip"
 WRITE_SECONDS = 120.0

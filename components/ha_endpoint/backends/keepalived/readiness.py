@@ -1,7 +1,7 @@
 """VipReadiness: a zone's readiness under keepalived, created (or updated) once a member holds the zone's VIP and
 answers on it.
 
-The gate is the Octavia backend's (:mod:`ha_endpoint.readiness.provider`: the same inputs, the same waiter, stable
+The gate is the Octavia backend's (:mod:`ha_endpoint.gates.provider`: the same inputs, the same waiter, stable
 polls, deadline, dead zone, ``on_not_ready``, the same outputs), waiting for one "member": the VIP port, in one "pool"
 (the VIP port too). Only the status source differs (:class:`VipStatusSource`), and what it reports:
 
@@ -26,15 +26,15 @@ import pulumi
 from pulumi.dynamic import DiffResult
 
 from ...cloud.connection import connect
-from ...readiness import hosted
-from ...readiness.cloud import translated
-from ...readiness.errors import ReadinessError
-from ...readiness.inputs import parse_readiness
-from ...readiness.model import ACTIVE, LoadBalancerStatus, MemberStatus
-from ...readiness.provider import (OUTPUT_NAMES, MemberReadinessProvider, _now, _sleep, not_ready_outputs, outputs,
+from ...gates import hosted
+from ...gates.cloud import translated
+from ...gates.errors import ReadinessError
+from ...gates.inputs import parse_readiness
+from ...gates.model import ACTIVE, LoadBalancerStatus, MemberStatus
+from ...gates.provider import (OUTPUT_NAMES, MemberReadinessProvider, _now, _sleep, not_ready_outputs, outputs,
                                    zone_not_ready)
-from ...readiness.target import CloudTarget, resolve
-from ...readiness.waiter import wait_for_members
+from ...gates.target import CloudTarget, resolve
+from ...gates.waiter import wait_for_members
 
 TYPE_NAME = "VipReadiness"
 CONNECT_SECONDS = 2.0
@@ -92,7 +92,7 @@ class VipStatusSource:
 
 
 def wait_and_record(props: Mapping[str, Any], stack: CloudTarget) -> dict[str, Any]:
-    """The gate's wait (as :func:`ha_endpoint.readiness.provider.wait_and_record`) over the VIP port."""
+    """The gate's wait (as :func:`ha_endpoint.gates.provider.wait_and_record`) over the VIP port."""
     inputs = parse_readiness(props)
     source = VipStatusSource(resolve(props, stack), list(props.get("probe") or []),
                              [int(port) for port in props.get("listener_ports") or []])
@@ -123,7 +123,7 @@ class VipReadinessProvider(MemberReadinessProvider):
 
 class VipReadiness(pulumi.dynamic.Resource, module="haendpoint", name=TYPE_NAME):
     """A keepalived zone's readiness gate (named ``contract.readiness_name``): exists once a member holds the VIP and
-    answers. Outputs as :class:`ha_endpoint.readiness.provider.MemberReadiness`'s."""
+    answers. Outputs as :class:`ha_endpoint.gates.provider.MemberReadiness`'s."""
 
     ready: pulumi.Output[bool]
     statuses: pulumi.Output[dict]

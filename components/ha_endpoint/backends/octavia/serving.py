@@ -22,9 +22,9 @@ import pulumi_openstack as openstack
 from ...core import predicates
 from ...core.cloud_facts import AdoptedListener, AdoptedMember
 from ...core.plan import ListenerPlan, ZonePlan
-from ...readiness.drain import MemberDrain
-from ...readiness.provider import MemberReadiness
-from ...readiness.put_back import PutBack
+from ...gates.drain import MemberDrain
+from ...gates.provider import MemberReadiness
+from ...gates.put_back import PutBack
 from ..floating_ip import floating_ip as floating_ip_of
 from ..plugin import ZoneServing, after_checks, poll_inputs
 
@@ -155,7 +155,7 @@ class _OctaviaZone:
 
     def _put_back(self, zone: ZonePlan, child: pulumi.ResourceOptions) -> Optional[PutBack]:
         """The zone's record of the members it puts back (re-created delete-first), registered once, before any of
-        them: see :mod:`ha_endpoint.readiness.put_back` for the engine's failure it prevents."""
+        them: see :mod:`ha_endpoint.gates.put_back` for the engine's failure it prevents."""
         names = sorted({member.member for listener in zone.listeners for member in listener.members
                         if member.put_back})
         if names and self._put_back_record is None:

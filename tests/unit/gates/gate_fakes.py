@@ -10,7 +10,7 @@ import requests
 from openstack import exceptions as os_exc
 
 from ha_endpoint.cloud.errors import AuthExpired, TransientFetchError
-from ha_endpoint.readiness.model import LoadBalancerStatus, MemberStatus
+from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus
 
 Frame = Union[dict[str, tuple[str, str]], Exception]
 """One poll's view: member id -> (provisioning, operating), or an exception the listing raises."""

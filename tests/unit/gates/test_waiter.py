@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from ha_endpoint.cloud.errors import AuthExpired
-from ha_endpoint.readiness.errors import (AuthFailed, FetchFailed, MemberFailed, MemberGone,
+from ha_endpoint.gates.errors import (AuthFailed, FetchFailed, MemberFailed, MemberGone,
                                           ReadinessTimeout, ZoneDead)
-from ha_endpoint.readiness.model import LoadBalancerStatus, PoolExpectation, Requirement
-from ha_endpoint.readiness.waiter import Backoff, WaitSpec, wait_for_members
-from readiness_fakes import FakeClock, ScriptedSource, expired, transient
+from ha_endpoint.gates.model import LoadBalancerStatus, PoolExpectation, Requirement
+from ha_endpoint.gates.waiter import Backoff, WaitSpec, wait_for_members
+from gate_fakes import FakeClock, ScriptedSource, expired, transient
 
 A, O = "ACTIVE", "ONLINE"
 POOL = PoolExpectation("pool-a", ("m1", "m2", "m3"), monitored=True, name="api")

@@ -31,8 +31,8 @@ def mocks():
 
 @pulumi.runtime.test
 def test_readiness_and_drain_register_with_plain_serialized_providers(mocks):
-    from ha_endpoint.readiness.drain import MemberDrain
-    from ha_endpoint.readiness.provider import MemberReadiness
+    from ha_endpoint.gates.drain import MemberDrain
+    from ha_endpoint.gates.provider import MemberReadiness
 
     pool_id = pulumi.Output.from_input("pool-1")
     ready = MemberReadiness(

@@ -22,9 +22,11 @@ A member gone, being deleted, or with a write pending is left alone until the ne
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Union
 
+from ..cloud.poll import NOT_YET, Signal, poll
 from .model import DELETING, LiveMember
 
 OVERWRITTEN_WITHIN = 5.0
@@ -74,7 +76,8 @@ def hold_out(watches: Iterable[Watch], listing: Callable[[], list[LiveMember]],
     write, applied before it returns) every watched member the rule says; with ``until_drained_again``, stop as soon
     as every watched member still listed was drained again once (a member taken out: :mod:`.drain`)."""
     watches = list(watches)
-    while True:
+
+    def look() -> Union[None, Signal]:
         listed = {m.member_id: m for m in listing()}
         for watch in watches:
             reason = watch.look(listed.get(watch.member_id), clock())
@@ -83,9 +86,6 @@ def hold_out(watches: Iterable[Watch], listing: Callable[[], list[LiveMember]],
                 watch.drained_again(clock())
         present = [w for w in watches if w.member_id in listed
                    and listed[w.member_id].provisioning_status not in DELETING]
-        if until_drained_again and all(w.redrains for w in present):
-            return
-        left = until - clock()
-        if left <= 0:
-            return
-        sleep(min(POLL, left))
+        return None if until_drained_again and all(w.redrains for w in present) else NOT_YET
+
+    poll(look, deadline=until, clock=clock, sleep=sleep, delays=itertools.repeat(POLL), on_deadline=lambda: None)

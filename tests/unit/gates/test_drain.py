@@ -13,13 +13,13 @@ import traceback
 
 from openstack import exceptions as os_exc
 
-from ha_endpoint.readiness import cloud, drain
-from ha_endpoint.readiness.drain import DrainTimeout, MemberDrainProvider, drain_member
+from ha_endpoint.gates import cloud, drain
+from ha_endpoint.gates.drain import DrainTimeout, MemberDrainProvider, drain_member
 from ha_endpoint.cloud.connection import describe
 from ha_endpoint.cloud.errors import AuthExpired
-from ha_endpoint.readiness.errors import AuthFailed
+from ha_endpoint.gates.errors import AuthFailed
 from octavia_pool_fake import PoolOctavia
-from readiness_fakes import FakeClock, FakeCloud, conflict, expired, http_error, transient
+from gate_fakes import FakeClock, FakeCloud, conflict, expired, http_error, transient
 
 FIX = ("check the clouds.yaml entry the stack uses (openstack:cloud, readiness.cloud or OS_CLOUD): the password or "
        "application credential, the project and domain names, and that the user still has the member and "
@@ -116,7 +116,7 @@ def test_a_drain_recorded_without_admin_down_drains_by_weight_alone_and_never_li
 
 @pytest.fixture
 def ovn(monkeypatch):
-    """Octavia with the ovn provider (tests/unit/readiness/octavia_pool_fake.py): weight ignored, an admin-down
+    """Octavia with the ovn provider (tests/unit/gates/octavia_pool_fake.py): weight ignored, an admin-down
     member's OFFLINE overwritten with ERROR 1.5 s after it left the backends, taken back by the pool's next write."""
     clock = FakeClock()
     fake = PoolOctavia(clock, ovn_early_online=True, ovn_overwrite_after=1.5)
@@ -214,7 +214,7 @@ def test_check_rejects_negative_grace():
 
 def test_drain_provider_pickles_by_reference():
     raw = base64.b64decode(serialize_provider(MemberDrainProvider()))
-    assert b"ha_endpoint.readiness.drain" in raw and len(raw) < 200
+    assert b"ha_endpoint.gates.drain" in raw and len(raw) < 200
     assert isinstance(dill.loads(raw), MemberDrainProvider)
 
 
@@ -282,7 +282,7 @@ def test_a_drain_failure_reaches_the_user_without_chained_tracebacks(fake):
     except DrainTimeout:
         report = traceback.format_exc()
     lines = report.splitlines()
-    assert report.count("Traceback") == 1 and lines[-1].startswith("ha_endpoint.readiness.drain.DrainTimeout: member")
+    assert report.count("Traceback") == 1 and lines[-1].startswith("ha_endpoint.gates.drain.DrainTimeout: member")
     assert [line.rsplit(" in ", 1)[1] for line in lines if line.startswith("  File ")] == [
         "test_a_drain_failure_reaches_the_user_without_chained_tracebacks", "delete"]
 

@@ -26,9 +26,10 @@ any other exception propagates unchanged (the cloud layer turns terminal failure
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Optional
+from typing import Callable, Iterable, Mapping, Optional, Union
 
 from ..cloud.errors import AuthExpired, TransientFetchError
+from ..cloud.poll import AGAIN, NOT_YET, Signal, poll  # the one polling loop (its steady cadence)
 from ..cloud.retry import MAX_AUTH_RETRIES, Backoff, CredentialsRefused, reauthenticate  # the one retry policy
 from .errors import (
     AuthFailed,
@@ -46,8 +47,6 @@ FetchPool = Callable[[str], Iterable[MemberStatus]]
 """Lists one pool's members (pool id -> statuses of every member in it): exactly one API call."""
 FetchLoadBalancer = Callable[[str], LoadBalancerStatus]
 """Fetches a load balancer's statuses (load balancer id -> statuses); used only for failure messages."""
-MIN_PAUSE_FRACTION = 0.1
-"""Even after a fetch slower than the interval, pause this fraction of it: a slow API is not polled back to back."""
 DEFAULT_STABLE_POLLS = 2
 """Consecutive polls a member must be ready in before it counts as ready."""
 
@@ -115,12 +114,6 @@ class WaitResult:
     flaps: Mapping[str, int] = field(default_factory=dict)
 
 
-def _pause(delay: float, spent: float) -> float:
-    """The sleep that starts the next poll ``delay`` after the last one started (polls keep a steady cadence, so
-    fetch time does not add to the gate's latency); at least a tenth of the delay when a fetch was slow."""
-    return max(delay - spent, delay * MIN_PAUSE_FRACTION)
-
-
 @dataclass
 class _Wait:
     spec: WaitSpec
@@ -144,20 +137,20 @@ class _Wait:
 
     def run(self) -> WaitResult:
         start = self.clock()
-        deadline = start + self.spec.timeout_seconds
-        delays = self.spec.backoff.delays()
-        while True:
-            poll_start = self.clock()
+
+        def step() -> Union[WaitResult, Signal]:
             observed, retry_now = self._attempt()
             if observed is not None and self._all_stable():
                 return self._result(observed, self.clock() - start)
             if observed is not None and self.spec.dead_after_seconds is not None:
                 self._check_dead(self.clock())
-            now = self.clock()
-            if now >= deadline:
-                raise self._timeout()
-            if not retry_now:
-                self.sleep(min(_pause(next(delays), now - poll_start), deadline - now))
+            return AGAIN if retry_now else NOT_YET
+
+        def timed_out() -> WaitResult:
+            raise self._timeout()
+
+        return poll(step, deadline=start + self.spec.timeout_seconds, clock=self.clock, sleep=self.sleep,
+                    delays=self.spec.backoff.delays(), on_deadline=timed_out, steady=True)
 
     def _attempt(self) -> tuple[Optional[dict[str, dict[str, MemberStatus]]], bool]:
         """One poll: (statuses per pool, False), or (None, retry at once?) when a fetch failed."""

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.budget import examples
 
-from ha_endpoint.readiness.errors import MemberFailed, MemberGone, ReadinessTimeout, ZoneDead
-from ha_endpoint.readiness.model import MemberStatus, PoolExpectation, Requirement, is_down, is_ready
-from ha_endpoint.readiness.waiter import Backoff, WaitSpec, wait_for_members
-from readiness_fakes import FakeClock, ScriptedSource, transient
+from ha_endpoint.gates.errors import MemberFailed, MemberGone, ReadinessTimeout, ZoneDead
+from ha_endpoint.gates.model import MemberStatus, PoolExpectation, Requirement, is_down, is_ready
+from ha_endpoint.gates.waiter import Backoff, WaitSpec, wait_for_members
+from gate_fakes import FakeClock, ScriptedSource, transient
 
 PROVISIONING = ["ACTIVE", "ACTIVE", "ACTIVE", "PENDING_CREATE", "PENDING_UPDATE", "ERROR", "PENDING_DELETE"]
 OPERATING = ["ONLINE", "ONLINE", "OFFLINE", "NO_MONITOR", "ERROR", "DRAINING"]

@@ -2,7 +2,7 @@
 
 The connection is :func:`ha_endpoint.cloud.connection.connect` (the seam tests replace here, as ``connect``), the
 failures are sorted by :func:`ha_endpoint.cloud.connection.classify`; a failure retrying cannot fix is the gate's
-:class:`~ha_endpoint.readiness.errors.FetchFailed`.
+:class:`~ha_endpoint.gates.errors.FetchFailed`.
 
 API cost: :meth:`OctaviaStatusSource.fetch_pool` is one ``GET /v2/lbaas/pools/{pool_id}/members``; openstacksdk
 follows ``members_links`` only when Octavia paginates (more members than its ``pagination_max_limit``, 1000 by

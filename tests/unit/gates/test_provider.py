@@ -1,5 +1,5 @@
 """MemberReadiness's provider called directly, as the engine's dynamic-provider host calls it, with a fake
-openstacksdk connection injected through ``ha_endpoint.readiness.cloud.connect``; and its serialization."""
+openstacksdk connection injected through ``ha_endpoint.gates.cloud.connect``; and its serialization."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.output import Unknown
 
-from ha_endpoint.readiness import cloud, provider
-from ha_endpoint.readiness.errors import FetchFailed, MemberFailed, MemberGone, ReadinessTimeout
-from ha_endpoint.readiness.inputs import InputError
-from ha_endpoint.readiness.provider import UNKNOWN, MemberReadinessProvider
+from ha_endpoint.gates import cloud, provider
+from ha_endpoint.gates.errors import FetchFailed, MemberFailed, MemberGone, ReadinessTimeout
+from ha_endpoint.gates.inputs import InputError
+from ha_endpoint.gates.provider import UNKNOWN, MemberReadinessProvider
 from keystone_http_fake import FakeKeystoneHTTP
 from octavia_http_fake import FakeOctaviaHTTP
-from readiness_fakes import FakeClock, FakeCloud, http_error
+from gate_fakes import FakeClock, FakeCloud, http_error
 
 SENTINELS = {
     "OS_CLOUD": "sentinel-cloud-name",
@@ -171,7 +171,7 @@ def test_provider_pickles_by_reference_without_credentials(monkeypatch, fake):
     after = serialize_provider(instance)
     assert before == after
     raw = base64.b64decode(after)
-    assert b"ha_endpoint.readiness.provider" in raw and b"MemberReadinessProvider" in raw
+    assert b"ha_endpoint.gates.provider" in raw and b"MemberReadinessProvider" in raw
     assert len(raw) < 200, "pickled by reference: no code, no captured objects"
     for value in SENTINELS.values():
         assert value.encode() not in raw
@@ -192,8 +192,8 @@ def test_a_provider_reference_from_before_the_rename_still_resolves_and_is_re_re
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
     from components.readiness import drain as old_drain, provider as old_provider  # noqa: E402
-    from ha_endpoint.readiness.drain import MemberDrainProvider
-    from ha_endpoint.readiness.provider import stale_reference
+    from ha_endpoint.gates.drain import MemberDrainProvider
+    from ha_endpoint.gates.provider import stale_reference
 
     assert old_provider.MemberReadinessProvider is MemberReadinessProvider
     assert old_drain.MemberDrainProvider is MemberDrainProvider
@@ -201,13 +201,40 @@ def test_a_provider_reference_from_before_the_rename_still_resolves_and_is_re_re
     try:
         raw = dill.dumps(MemberReadinessProvider())
     finally:
-        MemberReadinessProvider.__module__ = "ha_endpoint.readiness.provider"
+        MemberReadinessProvider.__module__ = "ha_endpoint.gates.provider"
     assert b"components.readiness.provider" in raw
     legacy = base64.b64encode(raw).decode()
     assert isinstance(dill.loads(base64.b64decode(legacy)), MemberReadinessProvider)
     current = base64.b64encode(dill.dumps(MemberReadinessProvider())).decode()
     assert stale_reference({"__provider": legacy}, {"__provider": current})
     assert not stale_reference({"__provider": current}, {"__provider": current})
+
+
+@pytest.mark.parametrize("module, name", [("provider", "MemberReadinessProvider"), ("drain", "MemberDrainProvider"),
+                                          ("put_back", "PutBackProvider")])
+def test_a_provider_reference_from_before_the_gates_folder_still_resolves(module, name):
+    """Stacks deployed when the gates' folder was `readiness` hold `ha_endpoint.readiness.<module>.<class>` (the dev
+    state of 2026-12-02 holds the provider's and the drain's): the compatibility modules resolve it to the current
+    class, and the diff reports the old reference as an in-place update that re-records it under `gates`."""
+    import base64
+    import importlib
+
+    import dill
+
+    from ha_endpoint.gates.provider import stale_reference
+
+    cls = getattr(importlib.import_module(f"ha_endpoint.gates.{module}"), name)
+    cls.__module__ = f"ha_endpoint.readiness.{module}"  # as the state of such a stack holds it
+    try:
+        raw = dill.dumps(cls())
+    finally:
+        cls.__module__ = f"ha_endpoint.gates.{module}"
+    assert f"ha_endpoint.readiness.{module}".encode() in raw
+    legacy = base64.b64encode(raw).decode()
+    assert type(dill.loads(base64.b64decode(legacy))) is cls
+    current = base64.b64encode(dill.dumps(cls())).decode()
+    assert b"ha_endpoint.gates." + module.encode() in base64.b64decode(current)
+    assert stale_reference({"__provider": legacy}, {"__provider": current})
 
 
 @pytest.mark.parametrize("given, polls", [(None, 2), (1, 1), (3, 3), (2.0, 2)])  # the engine sends numbers as floats
@@ -298,7 +325,7 @@ def test_a_refused_re_authentication_reaches_the_user_as_one_precise_message(mon
         "the password or application credential, the project and domain names, and that the user still has the "
         "member and load-balancer_member roles in the project; then run `pulumi up` again"
     )
-    assert report.splitlines()[-1] == f"ha_endpoint.readiness.errors.AuthFailed: {message}"
+    assert report.splitlines()[-1] == f"ha_endpoint.gates.errors.AuthFailed: {message}"
     assert frames(report) == ["host_report", "<lambda>", "create"], report
     assert clock.now == 0, "at once"
 
@@ -307,11 +334,11 @@ def test_the_timeout_and_member_failures_reach_the_user_without_chained_tracebac
     fake.set_members("p1", 2)
     fake.pools["p1"]["p1-m000"] = ("ERROR", "OFFLINE", 1)
     report = host_report(lambda: MemberReadinessProvider().create(props()))
-    assert report.splitlines()[-1].startswith("ha_endpoint.readiness.errors.MemberFailed: member p1-m000 in pool")
+    assert report.splitlines()[-1].startswith("ha_endpoint.gates.errors.MemberFailed: member p1-m000 in pool")
     assert frames(report) == ["host_report", "<lambda>", "create"], report
     fake.pools["p1"]["p1-m000"] = ("ACTIVE", "OFFLINE", 1)
     report = host_report(lambda: MemberReadinessProvider().update("id", props(), props(timeout_seconds=2)))
-    assert report.splitlines()[-1].startswith("ha_endpoint.readiness.errors.ReadinessTimeout: load balancer lb-1: ")
+    assert report.splitlines()[-1].startswith("ha_endpoint.gates.errors.ReadinessTimeout: load balancer lb-1: ")
     assert frames(report) == ["host_report", "<lambda>", "update"], report
 
 

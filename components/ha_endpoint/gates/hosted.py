@@ -31,9 +31,9 @@ def hosted_type(type_name: str) -> str:
     return f"{PACKAGE}:index:{type_name}"
 
 
-HOSTED_TYPES = {hosted_type("MemberReadiness"): "ha_endpoint.readiness.provider:MemberReadinessProvider",
-                hosted_type("MemberDrain"): "ha_endpoint.readiness.drain:MemberDrainProvider",
-                hosted_type("PutBack"): "ha_endpoint.readiness.put_back:PutBackProvider",
+HOSTED_TYPES = {hosted_type("MemberReadiness"): "ha_endpoint.gates.provider:MemberReadinessProvider",
+                hosted_type("MemberDrain"): "ha_endpoint.gates.drain:MemberDrainProvider",
+                hosted_type("PutBack"): "ha_endpoint.gates.put_back:PutBackProvider",
                 hosted_type("VipReadiness"): "ha_endpoint.backends.keepalived.readiness:VipReadinessProvider",
                 hosted_type("MemberVip"): "ha_endpoint.backends.keepalived.pairs:MemberVipProvider"}
 """Token -> the provider class that serves it (``module:class``), in the host."""

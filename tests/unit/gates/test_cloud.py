@@ -10,16 +10,16 @@ import requests
 from keystoneauth1 import exceptions as ks_exc
 from openstack import exceptions as os_exc
 
-from ha_endpoint.readiness import cloud
+from ha_endpoint.gates import cloud
 from ha_endpoint.cloud.connection import Category, classify, describe
 from ha_endpoint.cloud.errors import AuthExpired, TransientFetchError
-from ha_endpoint.readiness.cloud import OctaviaStatusSource
-from ha_endpoint.readiness.errors import AuthFailed, FetchFailed, ReadinessTimeout
-from ha_endpoint.readiness.model import PoolExpectation
-from ha_endpoint.readiness.waiter import WaitSpec, wait_for_members
+from ha_endpoint.gates.cloud import OctaviaStatusSource
+from ha_endpoint.gates.errors import AuthFailed, FetchFailed, ReadinessTimeout
+from ha_endpoint.gates.model import PoolExpectation
+from ha_endpoint.gates.waiter import WaitSpec, wait_for_members
 from keystone_http_fake import FakeKeystoneHTTP
 from octavia_http_fake import PROXY_PAGE, FakeOctaviaHTTP
-from readiness_fakes import FakeClock, http_error
+from gate_fakes import FakeClock, http_error
 
 # openstacksdk's own deprecation notices about its internals, not about this code.
 pytestmark = pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")

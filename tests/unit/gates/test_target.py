@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from pulumi.dynamic.config import Config
 
-from ha_endpoint.readiness.drain import MemberDrainProvider
-from ha_endpoint.readiness.provider import MemberReadinessProvider
-from ha_endpoint.readiness.inputs import InputError
-from ha_endpoint.readiness.target import CloudTarget, resolve, stack_defaults
+from ha_endpoint.gates.drain import MemberDrainProvider
+from ha_endpoint.gates.provider import MemberReadinessProvider
+from ha_endpoint.gates.inputs import InputError
+from ha_endpoint.gates.target import CloudTarget, resolve, stack_defaults
 
 STACK = CloudTarget("localcloud", "RegionOne")
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Any, Optional
 
-from readiness_fakes import FakeClock, http_error
+from gate_fakes import FakeClock, http_error
 from openstack import exceptions as os_exc
 
 

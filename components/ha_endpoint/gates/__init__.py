@@ -1,0 +1,22 @@
+"""Readiness gates and member drains for the endpoint's zones (Pulumi dynamic resources over openstacksdk).
+
+- :mod:`.model`, :mod:`.errors`, :mod:`.waiter`: the pure waiting logic (injected fetchers, clock and sleep).
+- :mod:`.cloud`: status fetches and member weights over the cloud layer's connection (:mod:`ha_endpoint.cloud`).
+- :mod:`.inputs`: the resources' property bags (validation, change detection).
+- :mod:`.provider`: :class:`MemberReadiness`; :mod:`.drain`: :class:`MemberDrain`.
+
+The resource classes import Pulumi's dynamic providers; import them from their modules
+(``ha_endpoint.gates.provider``), which are the paths recorded in the stacks' state.
+"""
+
+from ..cloud.errors import AuthExpired, TransientFetchError
+from ..cloud.retry import Backoff
+from .errors import AuthFailed, FetchFailed, MemberFailed, MemberGone, ReadinessError, ReadinessTimeout, ZoneDead
+from .model import LoadBalancerStatus, MemberStatus, PoolExpectation, Requirement
+from .waiter import WaitResult, WaitSpec, wait_for_members
+
+__all__ = [
+    "AuthExpired", "AuthFailed", "Backoff", "FetchFailed", "LoadBalancerStatus", "MemberFailed", "MemberGone",
+    "MemberStatus", "PoolExpectation", "ReadinessError", "ReadinessTimeout", "Requirement", "TransientFetchError",
+    "WaitResult", "WaitSpec", "ZoneDead", "wait_for_members",
+]

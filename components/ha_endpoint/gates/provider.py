@@ -1,0 +1,300 @@
+"""MemberReadiness: a Pulumi dynamic resource that is created (or updated) only once a zone's members are ready.
+
+Give it the zone's load balancer, its pools and the member ids expected in each; its create and update block until
+every member meets the requirement (``online``: ACTIVE/ONLINE, NO_MONITOR counting in unmonitored pools;
+``provisioned``: ACTIVE) and fail with :class:`~.errors.MemberFailed` at the first provisioning ERROR or
+:class:`~.errors.ReadinessTimeout` at the deadline. Make whatever must wait for serving members (the zone's DNS
+record, and through the engine's delete ordering the removal of replaced members) depend on it.
+
+Lifecycle: diff reports a change when the load balancer, the pools, the member ids, the requirement or the cloud
+change (never a replacement; timing inputs alone change nothing); read (refresh) makes no API call and returns the
+recorded state; delete makes no API call (the resource owns nothing in the cloud).
+
+Serialization: Pulumi pickles the provider object with dill into the state (``__provider``). The provider holds no
+attributes and its class lives in an importable module, so dill stores a reference to
+``ha_endpoint.gates.provider.MemberReadinessProvider`` (a few dozen bytes), not code or credentials: the engine's
+provider process imports the module (install this package in the program's environment, or run from the project
+root) and reads credentials from ``OS_CLOUD`` / ``clouds.yaml`` inside each method. Because nothing secret is
+captured, ``serialize_as_secret_always = False`` opts out of Pulumi's default of storing ``__provider`` as a secret
+(it still becomes one if a secret Output were ever captured), which keeps the state readable and the diff stable.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Mapping, Optional
+
+import pulumi
+from pulumi.output import Unknown
+from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
+from pulumi.dynamic import UpdateResult
+
+from ..cloud.connection import http_status
+from ..core import contract
+from . import cloud, hosted
+from .errors import FetchFailed, MemberFailed, MemberGone, ReadinessError, ReadinessTimeout, ZoneDead
+from .target import CloudTarget, StackConfigured, resolve
+from .inputs import (DEFAULT_DEAD_AFTER_SECONDS, ON_NOT_READY, PROVIDER_KEY, InputError, ReadinessInputs,
+                     parse_readiness, polls_count, positive_number, wait_identity, without_provider)
+from .model import Requirement
+from .waiter import DEFAULT_STABLE_POLLS, WaitResult, wait_for_members
+
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+"""Pulumi's wire value for an input not known yet (during preview)."""
+
+OUTPUT_NAMES = (
+    "ready", "all_online", "ready_member_ids", "statuses", "waited_seconds", "polls", "api_calls",
+    "transient_errors", "reauths", "not_ready_reason",
+)
+
+
+def _now() -> float:
+    """The waiter's clock (tests replace it)."""
+    return time.monotonic()
+
+
+def _sleep(seconds: float) -> None:
+    """The waiter's sleep (tests replace it)."""
+    time.sleep(seconds)
+
+
+def contains_unknown(value: Any) -> bool:
+    """Whether a property value holds a value unknown during preview, at any depth (the engine's wire string, or
+    ``pulumi.output.Unknown`` as the dynamic-provider host deserializes it for check and diff)."""
+    if isinstance(value, Unknown):
+        return True
+    if isinstance(value, str):
+        return value == UNKNOWN
+    if isinstance(value, Mapping):
+        return any(contains_unknown(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(contains_unknown(v) for v in value)
+    return False
+
+
+def check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
+    """Input problems, reported by ``pulumi preview`` before anything is created; unknown values are skipped."""
+    if not contains_unknown(news):
+        try:
+            parse_readiness(news)
+        except InputError as exc:
+            return [CheckFailure(exc.property, exc.reason)]
+        return []
+    failures = []
+    require = news.get("require")
+    if not contains_unknown(require) and require not in (None, *(r.value for r in Requirement)):
+        failures.append(CheckFailure("require", f"must be 'online' or 'provisioned', got {require!r}"))
+    on_not_ready_value = news.get("on_not_ready")
+    if not contains_unknown(on_not_ready_value) and on_not_ready_value not in (None, *ON_NOT_READY):
+        failures.append(CheckFailure("on_not_ready", f"must be 'fail' or 'unpublish', got {on_not_ready_value!r}"))
+    for key in ("timeout_seconds", "poll_interval_seconds", "dead_after_seconds"):
+        if not contains_unknown(news.get(key)):
+            try:
+                positive_number(news, key, 1.0)
+            except InputError as exc:
+                failures.append(CheckFailure(exc.property, exc.reason))
+    if not contains_unknown(news.get("stable_polls")):
+        try:
+            polls_count(news, "stable_polls", DEFAULT_STABLE_POLLS)
+        except InputError as exc:
+            failures.append(CheckFailure(exc.property, exc.reason))
+    return failures
+
+
+READINESS_TYPE_NAME = "MemberReadiness"
+
+
+def run_wait(inputs: ReadinessInputs, where: CloudTarget = CloudTarget()) -> WaitResult:
+    """Wait against the cloud ``where`` names: a connection built here, closed on return."""
+    source = cloud.OctaviaStatusSource(where.cloud, where.region)
+    try:
+        return wait_for_members(
+            inputs.wait_spec(),
+            fetch_pool=source.fetch_pool,
+            fetch_load_balancer=source.fetch_load_balancer,
+            reauth=source.reauth,
+            clock=_now,
+            sleep=_sleep,
+        )
+    finally:
+        source.close()
+
+
+def outputs(props: Mapping[str, Any], result: WaitResult) -> dict[str, Any]:
+    """The state recorded after a successful wait: the inputs plus what the wait observed."""
+    outs = without_provider(props)
+    outs.update(
+        ready=True,
+        all_online=result.all_online,
+        ready_member_ids=sorted(result.statuses),
+        statuses={member_id: status.label for member_id, status in sorted(result.statuses.items())},
+        waited_seconds=round(result.waited_seconds, 3),
+        polls=result.polls,
+        api_calls=result.api_calls,
+        transient_errors=result.transient_errors,
+        reauths=result.reauths,
+        not_ready_reason=None,
+    )
+    return outs
+
+
+NOT_READY = (ZoneDead, ReadinessTimeout, MemberFailed, MemberGone)
+"""What the zone itself did (it never served within the wait), as opposed to failures of the credentials or of the
+cloud's API, which fail the update whatever ``on_not_ready`` says."""
+
+
+def zone_not_ready(exc: ReadinessError) -> bool:
+    """Whether a failed wait says the zone does not serve: one of :data:`NOT_READY`, or its load balancer or pool gone
+    (a listing answered 404)."""
+    if isinstance(exc, NOT_READY):
+        return True
+    return isinstance(exc, FetchFailed) and exc.__cause__ is not None and http_status(exc.__cause__) == 404
+
+
+def not_ready_outputs(props: Mapping[str, Any], exc: ReadinessError) -> dict[str, Any]:
+    """The state recorded when a zone did not become ready and ``on_not_ready`` is ``unpublish``: ``ready`` false and
+    the reason, which the endpoint's outputs show; the next update checks the zone again."""
+    outs = without_provider(props)
+    outs.update({name: None for name in OUTPUT_NAMES})
+    outs.update(ready=False, all_online=False, ready_member_ids=[], statuses={}, not_ready_reason=str(exc))
+    return outs
+
+
+REPORTED = (ReadinessError, InputError)
+"""Failures whose message is the whole story: raised from the provider method itself with no traceback of their own
+and no chained cause, so that the engine's dynamic-provider host (which reports ``traceback.format_exc()``) shows the
+message under the host's and the method's frames only, never keystoneauth's or openstacksdk's."""
+
+
+def wait_and_record(props: Mapping[str, Any], stack: CloudTarget = CloudTarget()) -> dict[str, Any]:
+    """Validate, wait, and return the outputs (raises one of :data:`REPORTED`). A zone that does not become ready is
+    recorded as not ready when ``on_not_ready`` is ``unpublish`` (:func:`zone_not_ready`), else fails the update."""
+    inputs = parse_readiness(props)
+    try:
+        return outputs(props, run_wait(inputs, resolve(props, stack)))
+    except ReadinessError as exc:
+        if inputs.unpublishes and zone_not_ready(exc):
+            return not_ready_outputs(props, exc)
+        raise
+
+
+def stale_reference(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
+    """Whether the state holds a provider reference of an older version (e.g. under ``components.`` before the
+    package was ``ha_endpoint``): an in-place update re-records it, so that a later delete finds the provider."""
+    old, new = olds.get(PROVIDER_KEY), news.get(PROVIDER_KEY)
+    return isinstance(old, str) and isinstance(new, str) and old != new
+
+
+class InputsChecked(StackConfigured, ResourceProvider):
+    """A dynamic provider whose ``check`` reports what :meth:`input_failures` finds in the inputs, and where they
+    cannot say which cloud to poll. Stateless: every method builds what it needs and keeps nothing."""
+
+    serialize_as_secret_always = False
+
+    @staticmethod
+    def input_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
+        """The inputs' own failures (values still unknown at preview are not judged)."""
+        raise NotImplementedError
+
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        failures = self.input_failures(news)
+        where = self.target_failure(news, contains_unknown)
+        if where is not None:
+            failures.append(CheckFailure(*where))
+        return CheckResult(news, failures)
+
+
+class MemberReadinessProvider(InputsChecked):
+    """The CRUD of :class:`MemberReadiness`; a backend's zone gate reuses it with its own wait (``wait``)."""
+
+    input_failures = staticmethod(check_failures)
+    wait = staticmethod(wait_and_record)
+    """``wait(props, stack)``: wait for the zone and give the gate's outputs."""
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        # a zone recorded not ready (on_not_ready: unpublish) is checked again at every update until it serves
+        changed = (wait_identity(olds) != wait_identity(news) or stale_reference(olds, news)
+                   or olds.get("ready") is False)
+        return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        try:
+            outs = self.wait(props, self.stack)
+        except REPORTED as exc:
+            raise exc.with_traceback(None) from None
+        return CreateResult(f"ready-{uuid.uuid4().hex}", outs)
+
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        try:
+            outs = self.wait(news, self.stack)
+        except REPORTED as exc:
+            raise exc.with_traceback(None) from None
+        return UpdateResult(outs)
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        return ReadResult(id_, without_provider(props))
+
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        return None
+
+
+class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINESS_TYPE_NAME):
+    """A zone's readiness gate: exists once every member of its pools meets the requirement.
+
+    Name it ``f"{endpoint}-{az}-ready"`` (``ha_endpoint.core.contract.readiness_name``). Outputs:
+
+    - ``ready`` (bool): the requirement was met; false only with ``on_not_ready="unpublish"`` when the zone did not
+      become ready (else a failed wait fails the deployment).
+    - ``not_ready_reason`` (str or null): why the zone is not ready (the wait's failure message).
+    - ``all_online`` (bool): every member was also ACTIVE/ONLINE (may be false with ``require="provisioned"``).
+    - ``ready_member_ids`` (list of str), ``statuses`` (member id -> ``"ACTIVE/ONLINE"``).
+    - ``waited_seconds`` (number), ``polls``, ``api_calls``, ``transient_errors``, ``reauths`` (int).
+    """
+
+    ready: pulumi.Output[bool]
+    all_online: pulumi.Output[bool]
+    ready_member_ids: pulumi.Output[list]
+    statuses: pulumi.Output[dict]
+    waited_seconds: pulumi.Output[float]
+    not_ready_reason: pulumi.Output[Optional[str]]
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        loadbalancer_id: pulumi.Input[str],
+        pools: Mapping[str, Mapping[str, Any]],
+        require: str = "online",
+        timeout_seconds: float = 600,
+        poll_interval_seconds: float = 1.0,
+        cloud: pulumi.Input[Optional[str]] = None,
+        region: pulumi.Input[Optional[str]] = None,
+        cloud_source: str = "stack",
+        stable_polls: int = DEFAULT_STABLE_POLLS,
+        on_not_ready: str = "fail",
+        dead_after_seconds: float = DEFAULT_DEAD_AFTER_SECONDS,
+        opts: Optional[pulumi.ResourceOptions] = None,
+    ) -> None:
+        """``pools``: logical pool name -> ``{"pool_id": Input[str], "member_ids": [Input[str]], "monitored": bool}``;
+        ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`); ``stable_polls``: consecutive ready
+        polls a member needs (a flapping member does not count); ``on_not_ready``, ``dead_after_seconds``: what a
+        zone that does not become ready does (:mod:`.inputs`). Typed
+        ``pulumi-python:dynamic/haendpoint:MemberReadiness``, aliased to the generic dynamic token it had before
+        (``haendpoint:index:MemberReadiness`` in the component package's provider host: :mod:`.hosted`)."""
+        props: dict[str, Any] = {
+            "loadbalancer_id": loadbalancer_id,
+            "pools": pools,
+            "require": require,
+            "timeout_seconds": timeout_seconds,
+            "poll_interval_seconds": poll_interval_seconds,
+            "stable_polls": stable_polls,
+            "on_not_ready": on_not_ready,
+            "dead_after_seconds": dead_after_seconds,
+            "cloud": cloud,
+            "region": region,
+            "cloud_source": cloud_source,
+        }
+        props.update({key: None for key in OUTPUT_NAMES})
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
+        hosted.register(self, MemberReadinessProvider(), READINESS_TYPE_NAME, name, props, opts)  # see .hosted
