@@ -32,6 +32,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from localcloud.settings import state_dir  # noqa: E402
 from tests.e2e.pulumi_cli import CONFIG_KEY, project_environment  # noqa: E402
 
 MEMBERS = {"az1": ("cp-0", "10.10.1.10"), "az2": ("cp-1", "10.10.2.10"), "az3": ("cp-2", "10.10.3.10")}
@@ -55,6 +56,43 @@ def machine_cpu_seconds() -> float:
     with open("/proc/stat") as stat:
         fields = [int(value) for value in stat.readline().split()[1:]]
     return (sum(fields[:3]) + sum(fields[5:8])) / os.sysconf("SC_CLK_TCK")
+
+
+SERVICE_GROUPS = (("octavia-api", "octavia-api"), ("octavia", "octavia (worker, driver agent, health)"),
+                  ("neutron", "neutron"), ("ovn", "ovn + ovs"), ("ovs", "ovn + ovs"), ("keystone", "keystone"),
+                  ("designate", "designate + named"), ("named", "designate + named"), ("mariadb", "mariadb"),
+                  ("mysqld", "mariadb"), ("rabbitmq", "rabbitmq"))
+
+
+def cloud_cpu_seconds() -> dict[str, float]:
+    """CPU-seconds each of the local cloud's services has used (the processes below each pid file of its run
+    directory, and their children that exited), grouped as SERVICE_GROUPS names them; the rest of its services as "other"."""
+    tick = os.sysconf("SC_CLK_TCK")
+    processes: dict[int, tuple[int, float]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # utime, stime, and cutime, cstime: its own and its children's that exited (alive ones count themselves)
+        processes[int(entry)] = (int(fields[1]), sum(int(value) for value in fields[11:15]) / tick)
+    roots: dict[int, str] = {}
+    for pid_file in (state_dir() / "run").glob("*.pid"):
+        try:
+            roots[int(pid_file.read_text().split()[0])] = pid_file.stem
+        except (OSError, ValueError, IndexError):
+            continue
+    used: dict[str, float] = {}
+    for pid, (parent, seconds) in processes.items():
+        hops = 0
+        while pid not in roots and pid in processes and hops < 64:
+            pid, hops = processes[pid][0], hops + 1
+        if pid in roots:
+            group = next((name for prefix, name in SERVICE_GROUPS if roots[pid].startswith(prefix)), "other")
+            used[group] = used.get(group, 0.0) + seconds
+    return used
 
 
 def children_cpu_seconds() -> float:
@@ -86,9 +124,10 @@ def case(size: int, parallel: int) -> dict:
         for i in range(size):
             config = {"openstack:cloud": environment["OS_CLOUD"], CONFIG_KEY: dev_shape(f"fleet-bench-{i}")}
             (directory / f"Pulumi.fleet-bench-{i}.yaml").write_text(yaml.safe_dump({"config": config}))
-        machine, runner = machine_cpu_seconds(), children_cpu_seconds()
+        machine, runner, cloud = machine_cpu_seconds(), children_cpu_seconds(), cloud_cpu_seconds()
         up_seconds, report = fleet(environment, "up", directory, parallel)
         machine, runner = machine_cpu_seconds() - machine, children_cpu_seconds() - runner
+        cloud = {name: round(seconds - cloud.get(name, 0.0), 1) for name, seconds in cloud_cpu_seconds().items()}
         destroy_seconds, _ = fleet(environment, "destroy", directory, parallel)
     services: dict[str, float] = {}
     for stack in report["stacks"]:
@@ -99,7 +138,8 @@ def case(size: int, parallel: int) -> dict:
             "slowest_stack_s": max(s["seconds"] for s in report["stacks"]),
             "published": sum(len(s["published_zones"]) for s in report["stacks"]), "step_seconds": services,
             "machine_cpu_s": round(machine, 1), "fleet_cpu_s": round(runner, 1),
-            "cores_busy": round(machine / up_seconds, 2)}
+            "cores_busy": round(machine / up_seconds, 2),
+            "cloud_cpu_s": dict(sorted(cloud.items(), key=lambda item: -item[1]))}
 
 
 def main() -> None:
@@ -124,6 +164,11 @@ def main() -> None:
         steps = ", ".join(f"{k} {v}" for k, v in sorted(r["step_seconds"].items()))
         print(f"| {r['endpoints']} | {r['parallel']} | {r['up_s']} | {r['per_endpoint_s']} | {ratio} | "
               f"{r['destroy_s']} | {r['machine_cpu_s']} | {r['fleet_cpu_s']} | {r['cores_busy']} | {steps} |")
+    for r in results:
+        cloud = ", ".join(f"{name} {seconds}" for name, seconds in r["cloud_cpu_s"].items())
+        rest = round(r["machine_cpu_s"] - r["fleet_cpu_s"] - sum(r["cloud_cpu_s"].values()), 1)
+        print(f"N={r['endpoints']} parallel={r['parallel']}: CPU-s by process: the fleet's own {r['fleet_cpu_s']}; the "
+              f"cloud's services {cloud}; anything else on the machine {rest}")
     if one:
         base = next(r for r in results if r["endpoints"] == 1)
         for r in results:
