@@ -95,6 +95,8 @@ def _watcher_rows() -> list[Row]:
     return [
         Row("watcher", "GET our load balancer", ALLOWED, lambda c, s, w: lb(c).get_load_balancer(w["lb"])),
         Row("watcher", "GET members of our pool", ALLOWED, lambda c, s, w: list(lb(c).members(w["pool"]))),
+        Row("watcher", "GET our keepalived zone's VIP port", ALLOWED, lambda c, s, w: c.network.get_port(w["vip_port"])),
+        Row("watcher", "GET another port", REFUSED, lambda c, s, w: c.network.get_port(w["other_port"])),
         Row("watcher", "GET zones?name=<our zone>", ALLOWED, lambda c, s, w: _one(c.dns.zones(name=w["zone_name"]))),
         Row("watcher", "GET recordsets?name=<our fqdn> in our zone", ALLOWED,
             lambda c, s, w: _one(c.dns.recordsets(w["zone"], name=w["fqdn"]))),
@@ -167,6 +169,9 @@ def table(localcloud, os_conn):
                                                          lb_algorithm="ROUND_ROBIN", loadbalancer_id=lb.id).id
             _wait(stack, lb.id)
         world.update(lb=lb.id, subnet=subnet.id, **pools)
+        for key in ("vip_port", "other_port"):  # a keepalived zone's VIP port (no device), and a port not ours
+            world[key] = cleanup.add("port", stack.network.create_port(
+                network_id=subnet.network_id, fixed_ips=[{"subnet_id": subnet.id}], name=cleanup.name(key))).id
         world["other_member"] = _member(stack, world, "other_pool", 21)
         zone = cleanup.add("zone", stack.dns.create_zone(name=f"sec-{cleanup.prefix}.test.",
                                                          email="hostmaster@example.test", ttl=60))
@@ -180,7 +185,8 @@ def table(localcloud, os_conn):
         world.update(zone=zone.id, zone_name=zone.name, fqdn=fqdn, record=record.id, other_record=other.id,
                      fip=fip.id, foreign_zone=foreign.id, foreign_zone_name=foreign.name)
         rules = {"agent": [call.rule() for call in agent_calls([world["pool"]], [subnet.id])],
-                 "watcher": [call.rule() for call in watcher_calls([lb.id], [world["pool"]], zone.id, record.id)]}
+                 "watcher": [call.rule() for call in watcher_calls([lb.id], [world["pool"]], zone.id, record.id,
+                                                                   vip_port_ids=[world["vip_port"]])]}
         seen: dict[tuple[str, str], str] = {}
         with tempfile.TemporaryDirectory() as directory:
             for agent in ("agent", "watcher"):

@@ -5,8 +5,8 @@ them (docs/security.md).
 - the member agent (:mod:`ha_endpoint.agent.octavia`): per pool of the endpoint, read the pool, list its members,
   create a member, admin up/down and delete a member (any member id of that pool: Octavia's paths name the pool);
   and Octavia's own read of the members' subnet, made with the agent's token;
-- the DNS watcher (:mod:`ha_endpoint.watch`): per zone, read its load balancer and list its pools' members; find the
-  DNS zone by name and the record in it, update the record.
+- the DNS watcher (:mod:`ha_endpoint.watch`): per zone, read its load balancer and list its pools' members (a
+  keepalived zone: read its VIP port); find the DNS zone by name and the record in it, update the record.
 
 keystonemiddleware matches a request when the method and service type are equal and the path matches the rule's
 pattern (``*`` or ``{name}``: one path segment, ``**``: any), on the path only: a query string (``?name=``) is never
@@ -64,14 +64,15 @@ def agent_calls(pool_ids: Iterable[str], subnet_ids: Iterable[str] = ()) -> list
 
 
 def watcher_calls(load_balancer_ids: Iterable[str], pool_ids: Iterable[str], zone_id: Optional[str] = None,
-                  recordset_id: Optional[str] = None) -> list[Call]:
-    """The DNS watcher's calls on the endpoint's load balancers and pools and its A record ``recordset_id`` in DNS
-    zone ``zone_id`` (each ``None`` when unknown, e.g. an endpoint read through a StackReference: then any zone's or
-    record's id)."""
+                  recordset_id: Optional[str] = None, vip_port_ids: Iterable[str] = ()) -> list[Call]:
+    """The DNS watcher's calls on the endpoint's load balancers and pools, its keepalived zones' VIP ports
+    ``vip_port_ids``, and its A record ``recordset_id`` in DNS zone ``zone_id`` (each ``None`` when unknown, e.g. an
+    endpoint read through a StackReference: then any zone's or record's id)."""
     calls = [Call("load_balancer.get_load_balancer", LOAD_BALANCER, "GET", f"{OCTAVIA_ROOT}/loadbalancers/{lb}")
              for lb in sorted(set(load_balancer_ids))]
     calls += [Call("load_balancer.members", LOAD_BALANCER, "GET", f"{OCTAVIA_ROOT}/pools/{pool}/members")
               for pool in sorted(set(pool_ids))]
+    calls += [Call("network.get_port", NETWORK, "GET", f"/v2.0/ports/{port}") for port in sorted(set(vip_port_ids))]
     zone = f"{DESIGNATE_ROOT}/zones/{zone_id or ANY}"
     calls += [Call("dns.zones", DNS, "GET", f"{DESIGNATE_ROOT}/zones"),
               Call("dns.recordsets", DNS, "GET", f"{zone}/recordsets"),
@@ -90,6 +91,12 @@ def zones_objects(zones: Optional[Mapping[str, object]]) -> tuple[list[str], lis
         ids = out.get("poolIds") or {}
         pools += [str(p) for p in (ids.values() if isinstance(ids, Mapping) else ids) if p]
     return load_balancers, pools
+
+
+def vip_ports(zones: Optional[Mapping[str, object]]) -> list[str]:
+    """The VIP port ids of the endpoint's keepalived zones (per AZ: vipPortId, and no loadbalancerId)."""
+    return [str(out["vipPortId"]) for out in (zones or {}).values()
+            if isinstance(out, Mapping) and out.get("vipPortId") and not out.get("loadbalancerId")]
 
 
 def split_record_id(record_id: Optional[str]) -> tuple[Optional[str], Optional[str]]:

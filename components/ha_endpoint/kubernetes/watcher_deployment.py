@@ -18,7 +18,7 @@ from typing import Any, Mapping, Optional, Union
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..cloud.access_rules import split_record_id, watcher_calls, zones_objects
+from ..cloud.access_rules import split_record_id, vip_ports, watcher_calls, zones_objects
 from ..core.errors import ConfigError, Problem
 from ..watch.inputs import watched_outputs
 from .credential import WATCHER_ROLES, CredentialSettings, ScopedCredential, credential_problems
@@ -88,8 +88,8 @@ class WatcherDeployment(pulumi.ComponentResource):
         super().__init__(WATCHER_DEPLOYMENT_TYPE, name, {"namespace": namespace, "stack": spec.stack}, opts)
         self.spec = spec
         # Waits for the record (ref.published): before it exists, the watcher would find nothing to watch.
-        outputs_json = pulumi.Output.all(ref.fqdn, ref.zones, ref.published).apply(
-            lambda values: json.dumps(watched_outputs(values[0], values[1]), indent=2, sort_keys=True))
+        outputs_json = pulumi.Output.all(ref.fqdn, ref.zones, ref.published, ref.ports).apply(
+            lambda values: json.dumps(watched_outputs(values[0], values[1], values[3]), indent=2, sort_keys=True))
         self.credential = _scoped(name, spec, ref, settings, self) if settings is not None else None
         clouds = self.credential.clouds_yaml if self.credential is not None else pulumi.Output.secret(clouds_yaml)
         secret = secret_manifest(spec, clouds, outputs_json)
@@ -106,9 +106,11 @@ class WatcherDeployment(pulumi.ComponentResource):
 
 def _scoped(name: str, spec: WatcherSpec, ref: EndpointRef, settings: CredentialSettings, parent: pulumi.Resource
             ) -> ScopedCredential:
-    """The watcher's own application credential: its load balancers and pools, its DNS zone and record."""
+    """The watcher's own application credential: its load balancers and pools (or keepalived VIP ports), its DNS
+    zone and record."""
     calls = pulumi.Output.all(ref.zones, ref.record_id).apply(
-        lambda values: watcher_calls(*zones_objects(values[0]), *split_record_id(values[1])))
+        lambda values: watcher_calls(*zones_objects(values[0]), *split_record_id(values[1]),
+                                     vip_port_ids=vip_ports(values[0])))
     return ScopedCredential(f"{name}-credential", f"{spec.stack}-{name}".replace("/", "-"), spec.cloud, settings,
                             WATCHER_ROLES, calls, parent, f"ha-endpoint DNS watcher {spec.namespace}/{name}: its record only")
 

@@ -22,7 +22,7 @@ from .observe import ZoneTarget
 
 PROG = "python -m ha_endpoint.watch"
 DESCRIPTION = "Keep an endpoint's A record following its zones' health."
-ZONE_KEYS = ("loadbalancerId", "poolIds", "floatingIp", "vipAddress")
+ZONE_KEYS = ("loadbalancerId", "poolIds", "floatingIp", "vipAddress", "vipPortId")
 """What the watcher reads of each zone in the stack's ``zones`` output."""
 
 
@@ -146,21 +146,23 @@ def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
         if out.get("loadbalancerId") and isinstance(out.get("poolIds"), dict):
             found.append(ZoneTarget(zone, out["loadbalancerId"],
                                     {str(port): pool for port, pool in out["poolIds"].items()}, address))
-        elif out.get("vipPortId") and "keepalived" in out and outputs.get("ports"):  # the keepalived backend's
+        elif out.get("vipPortId") and outputs.get("ports"):  # a VIP port and no load balancer: keepalived's
             found.append(ZoneTarget(zone, out["vipPortId"], {str(port): out["vipPortId"] for port in outputs["ports"]},
                                     address, backend="keepalived"))
         else:
             raise HaEndpointError(f"zone {zone} of the outputs has neither a load balancer (loadbalancerId, poolIds) "
-                                  "nor a keepalived VIP port (vipPortId, keepalived, and the endpoint's ports): give "
+                                  "nor a keepalived VIP port (vipPortId, and the endpoint's ports): give "
                                   "the endpoint stack's `pulumi stack output --json`")
     return found
 
 
-def watched_outputs(fqdn: str, zones: dict[str, Any]) -> dict[str, Any]:
-    """The outputs the watcher reads (``fqdn``, and per zone :data:`ZONE_KEYS`), from the stack's ``fqdn`` and
-    ``zones``: what changes at every run (``ready``, ``published``, the gate) left out."""
-    return {"fqdn": fqdn, "zones": {zone: {key: (out or {}).get(key) for key in ZONE_KEYS}
-                                    for zone, out in sorted((zones or {}).items())}}
+def watched_outputs(fqdn: str, zones: dict[str, Any], ports: Optional[list] = None) -> dict[str, Any]:
+    """The outputs the watcher reads (``fqdn``, ``ports``, and per zone :data:`ZONE_KEYS`), from the stack's ``fqdn``,
+    ``zones`` and ``ports``: what changes at every run (``ready``, ``published``, the gate, a keepalived zone's member
+    configuration) left out."""
+    return {"fqdn": fqdn, "ports": sorted(ports or []),
+            "zones": {zone: {key: (out or {}).get(key) for key in ZONE_KEYS}
+                      for zone, out in sorted((zones or {}).items())}}
 
 
 def read_outputs(path: str) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..cloud.connection import connect
+from ..cloud.connection import connect, http_status
 from ..cloud.errors import AuthExpired
 from ..gates.cloud import translated
 from ..gates.model import ACTIVE, LoadBalancerStatus, MemberStatus
@@ -26,11 +26,19 @@ class VipPortSource:
         self._conn: Any = None
 
     def _port(self, port_id: str) -> Optional[Any]:
+        """The port, or None when Neutron answers 404. Read by id only (``GET /v2.0/ports/{id}``): openstacksdk's
+        ``find_port`` follows a 404 with a listing by name, which a watcher's scoped credential is refused
+        (:func:`ha_endpoint.cloud.access_rules.watcher_calls` allows the read by id alone)."""
         try:
             with translated(f"reading VIP port {port_id}"):
                 if self._conn is None:
                     self._conn = connect(self.cloud, self.region)
-                return self._conn.network.find_port(port_id, ignore_missing=True)
+                try:
+                    return self._conn.network.get_port(port_id)
+                except Exception as error:
+                    if http_status(error) == 404:
+                        return None
+                    raise
         except AuthExpired:
             self._conn = None
             raise

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from ha_endpoint import ConfigError, HaEndpoint
-from ha_endpoint.cloud.access_rules import agent_calls, split_record_id, watcher_calls, zones_objects
+from ha_endpoint.cloud.access_rules import agent_calls, split_record_id, vip_ports, watcher_calls, zones_objects
 from ha_endpoint.kubernetes import AgentDeployment, CredentialSettings, WatcherDeployment
 from ha_endpoint.kubernetes.credential import (AGENT_ROLES, APPLICATION_CREDENTIAL_TYPE, WATCHER_ROLES,
                                                clouds_yaml, credential_name)
@@ -102,6 +102,19 @@ def test_the_zones_output_gives_the_load_balancers_and_pools():
                                                                                             "poolIds": {"6443": "p3"}}}
     assert zones_objects(zones) == (["lb1", "lb2"], ["p1", "p2", "p3"])
     assert split_record_id("z/r") == ("z", "r") and split_record_id("r") == (None, None)
+
+
+def test_a_keepalived_zone_gives_the_watcher_its_vip_port_to_read_and_nothing_else():
+    """A keepalived zone has a VIP port and no load balancer: the watcher's credential may read that port by id (the
+    in-cluster watcher polls it), no other port, and nothing of Octavia for it; an Octavia zone's VIP port is not
+    read (its load balancer is)."""
+    zones = {"az1": {"vipPortId": "port1", "floatingIp": "172.24.4.11"},
+             "az2": {"loadbalancerId": "lb2", "poolIds": {"6443": "p3"}, "vipPortId": "lb2-port"}}
+    assert vip_ports(zones) == ["port1"] and zones_objects(zones) == (["lb2"], ["p3"])
+    rules = [call.rule() for call in watcher_calls(*zones_objects(zones), "z", "r", vip_port_ids=vip_ports(zones))]
+    assert {"service": "network", "method": "GET", "path": "/v2.0/ports/port1"} in rules
+    assert [rule for rule in rules if rule["service"] == "network"] == [
+        {"service": "network", "method": "GET", "path": "/v2.0/ports/port1"}]
 
 
 def _config_error(kind: str, **args) -> ConfigError:

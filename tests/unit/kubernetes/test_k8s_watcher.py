@@ -93,8 +93,27 @@ def test_the_secret_holds_the_clouds_yaml_and_what_the_watcher_reads_of_the_outp
     fips = {r["name"]: r["state"]["address"] for r in run.of_type("openstack:networking/floatingIp:FloatingIp")}
     assert {t.zone: t.address for t in targets} == {az: fips[f"k8s-api-{az}-fip"] for az in lbs}
     assert sorted(t.address for t in targets) == ["172.24.4.100", "172.24.4.101", "172.24.4.102"]
-    assert all(set(zone) == {"loadbalancerId", "poolIds", "floatingIp", "vipAddress"}  # not what changes per run
-               for zone in outputs["zones"].values())
+    assert all(set(zone) == {"loadbalancerId", "poolIds", "floatingIp", "vipAddress", "vipPortId"}  # not what
+               for zone in outputs["zones"].values())                                     # changes per run
+    assert outputs["ports"] == [6443, 22623]
+
+
+def test_a_keepalived_endpoint_is_watched_in_the_cluster_by_its_vip_ports():
+    """The keepalived backend's endpoint (Pulumi.keepalived.yaml): the Secret's outputs carry each zone's VIP port and
+    the endpoint's ports, and the watcher's own parsing finds a keepalived target per zone (it read only Octavia's
+    before, and refused to start)."""
+    from tests.unit.test_keepalived import cloud_with_members, two_per_zone
+
+    def program():
+        return WatcherDeployment("dns-watcher", HaEndpoint("k8s-api", two_per_zone()), CLOUDS_YAML, "openstack", IMAGE)
+    run = run_program(program, cloud_with_members(), preview=False, outputs=lambda watcher: {})
+    (secret,) = run.of_type(SECRET_TYPE)
+    outputs = json.loads(secret_value(secret["inputs"]["stringData"])["outputs.json"])
+    targets = targets_of(outputs)
+    assert [(t.zone, t.backend) for t in targets] == [("az1", "keepalived"), ("az2", "keepalived"),
+                                                      ("az3", "keepalived")]
+    assert all(t.load_balancer_id == outputs["zones"][t.zone]["vipPortId"] and t.load_balancer_id for t in targets)
+    assert "keepalived" not in outputs["zones"]["az1"]   # the members' configuration stays out of the Secret
 
 
 def test_children_are_the_components_and_go_to_the_provider_the_user_gives():

@@ -3,6 +3,7 @@ it may write, the loop's log and writes."""
 
 from __future__ import annotations
 
+import json
 import threading
 from types import SimpleNamespace
 
@@ -13,7 +14,7 @@ from ha_endpoint.cloud.errors import TransientFetchError
 from ha_endpoint.core.identity import StackIdentity
 from ha_endpoint.gates.errors import FetchFailed
 from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus
-from ha_endpoint.watch.inputs import targets_of
+from ha_endpoint.watch.inputs import targets_of, watched_outputs
 from ha_endpoint.watch.decide import Thresholds
 from ha_endpoint.watch.observe import ZoneTarget, zone_health
 from ha_endpoint.watch.records import EndpointRecord, NotTheEndpoints, Owner, owner_of
@@ -292,7 +293,25 @@ def test_a_keepalived_endpoint_is_watched_by_connecting_to_its_zones_addresses_o
         status_source(targets, None, None, reach=False)
     source = status_source(targets, None, None, reach=True)
     ports = {"vip-az1": SimpleNamespace(id="vip-az1", binding_host_id=None)}  # no holder shown, as to a project user
-    source._conn = SimpleNamespace(network=SimpleNamespace(find_port=lambda port_id, ignore_missing: ports.get(port_id)))
+    source._conn = SimpleNamespace(network=SimpleNamespace(get_port=lambda port_id: _port_or_404(ports, port_id)))
     assert zone_health(source, targets[0], lambda address, port: None).healthy
     gone = zone_health(source, targets[1], lambda address, port: None)  # az2's VIP port deleted behind the stack
     assert not gone.healthy and gone.reason == "no ONLINE member in pool 6443 (no member)"
+
+
+def _port_or_404(ports: dict, port_id: str):
+    """Neutron's ``GET /v2.0/ports/{id}``: the port, or a 404."""
+    if port_id not in ports:
+        raise NotFoundException("Port not found", http_status=404)
+    return ports[port_id]
+
+
+def test_the_in_cluster_watcher_reads_a_keepalived_endpoint_from_its_watched_outputs():
+    """The WatcherDeployment's Secret holds watched_outputs (not the stack's whole outputs, whose keepalived zones carry
+    their members' configuration): the endpoint's ports and each zone's VIP port are in it, so the in-cluster watcher
+    finds the same keepalived targets as `make watch` does from the full outputs."""
+    watched = watched_outputs(KEEPALIVED_OUTPUTS["fqdn"], KEEPALIVED_OUTPUTS["zones"], KEEPALIVED_OUTPUTS["ports"])
+    assert "keepalived" not in json.dumps(watched)
+    assert [(t.zone, t.load_balancer_id, t.pool_ids, t.backend) for t in targets_of(watched)] == [
+        (t.zone, t.load_balancer_id, t.pool_ids, t.backend) for t in targets_of(KEEPALIVED_OUTPUTS)]
+    assert {t.backend for t in targets_of(watched)} == {"keepalived"}
