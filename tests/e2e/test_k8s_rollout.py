@@ -12,9 +12,11 @@ whole time, as the bench's agent case has them), the agent serving generation 1'
 
 1. the rollout, the bench's agent case: 3 of 3 machines replaced (``cp-1-*`` -> ``cp-2-*``): no request of any client
    fails, and no zone is ever without a member in service and ``ONLINE`` (Octavia sampled every 0.5 s);
-2. ``ha-endpoint.io/maintenance`` on ``cp-2-0`` (az1's only machine: its member is taken out once another zone
-   serves), then removed: no request fails; the member is listed admin down while annotated, and is back (created
-   again) ``ACTIVE``/``ONLINE`` after;
+2. ``ha-endpoint.io/maintenance`` on ``cp-2-0`` once a second machine of az1 serves (``cp-3-0``, on ``ro-3``:
+   maintenance takes a member out once its zone keeps capacity without it; a zone's only agent member would be
+   held for good here, since the zone's static member, which never serves, counts as one joining:
+   ``ha_endpoint.agent.capacity.removable``), then removed: no request fails; the member is listed admin down while
+   annotated, and is back (created again) ``ACTIVE``/``ONLINE`` after;
 3. ``APIServerPodHealthy`` False on ``cp-2-1`` (az2's only machine: taken out at once), then True: no request fails;
    the member is taken out, then created again ``ACTIVE``/``ONLINE``.
 Each prints its per-client table (``-s``).
@@ -191,6 +193,13 @@ def out_and_back(rolled: Rolled, machine: str, az: str, take_out, put_back, stat
 def test_2_maintenance_takes_a_member_out_and_its_removal_puts_it_back_with_no_failed_request(rolled):
     start = rolled.loop.now()
     kubectl = rolled.mgmt.api.kubectl
+    # a second machine in az1 (on cp-1-0's server, free since the rollout): maintenance waits for another serving
+    # member of the zone, and the zone's stack member (no API server) is one that never serves
+    spare = rolled.everything.nodes[3]
+    rolled.mgmt.api.add_machine("cp-3-0", "az1", spare.address, api_server_healthy=False)
+    rollout.start_apiserver(rolled.etcd, rolled.everything, spare, rolled.bins)
+    rolled.mgmt.api.api_server_healthy("cp-3-0")
+    rollout.wait_for(lambda: rolled.mgmt.serving("cp-3-0"), "cp-3-0 serving", 120)
     out_and_back(rolled, "cp-2-0", "az1",
                  lambda: kubectl("annotate", "machines.cluster.x-k8s.io", "cp-2-0",
                                  "ha-endpoint.io/maintenance=kernel update"),
