@@ -32,7 +32,7 @@ whole run, every API server talks to them; KCP adds an etcd member per new machi
 "ready" is the new kube-apiserver's /readyz (KCP waits for the Node and etcd member too); the static case's deletion
 has no drain/hook; one agent replica (the e2e test covers the two-replica take-over).
 
-Run (6-7 min measured; the shared first local cloud, `localcloud/up` starts it if needed):
+Run (6-7 min measured; a cloud of its own, see docs/agent.md; `localcloud/up` starts it if needed):
     .venv/bin/python bench/rollout_figures.py [--drain 10] [--tail 30] [--keep]
 In the agent case the agent's members are sampled from Octavia every 0.5 s; the summary prints the new members'
 states (admin state, provisioning/operating status) as they changed.
