@@ -21,15 +21,18 @@ itself, three times (one machine per AZ):
 Cases:
   - static: today's behaviour, the stack's `members[]` are the first three nodes, no agent (no hook: the deletion
     goes on at once). Expected: the API goes down once the third old machine is gone.
-  - agent: the stack has no static members (`dns.publish: bootstrap`), one `python -m ha_endpoint.agent` process
-    keeps the members following the Machines (its hook holds each deletion until its member is drained and gone).
+  - agent: then, on the same stack (its static members, gen 0, whose API servers the static case stopped, stay in
+    the pools OFFLINE), one `python -m ha_endpoint.agent` process joins gen 1's Machines and keeps the members
+    following them (its hook holds each deletion until its member is drained and gone) while gen 1 -> gen 2.
+The machinery (nodes, management cluster, KCP's sequence, the agent, the samples, the rows) is tests/e2e/rollout.py,
+which tests/e2e/test_k8s_rollout.py asserts the agent case with (in `make test`).
 
 What differs from a real KCP rollout: etcd is not rolled (three etcd members stay on the first three nodes for the
 whole run, every API server talks to them; KCP adds an etcd member per new machine and removes the old one's);
 "ready" is the new kube-apiserver's /readyz (KCP waits for the Node and etcd member too); the static case's deletion
 has no drain/hook; one agent replica (the e2e test covers the two-replica take-over).
 
-Run (6-7 min measured; the shared first local cloud, `localcloud/up` starts it if needed):
+Run (6-7 min measured; a cloud of its own, see docs/agent.md; `localcloud/up` starts it if needed):
     .venv/bin/python bench/rollout_figures.py [--drain 10] [--tail 30] [--keep]
 In the agent case the agent's members are sampled from Octavia every 0.5 s; the summary prints the new members'
 states (admin state, provisioning/operating status) as they changed.
@@ -46,195 +49,20 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localcloud.dataplane import client_ns, members, nodes  # noqa: E402
-from localcloud.k8s import cluster, layout as layouts, oncloud  # noqa: E402
+from localcloud.dataplane import client_ns, nodes  # noqa: E402
+from localcloud.k8s import cluster  # noqa: E402
 from localcloud.k8s import stack as k8s_stack  # noqa: E402
-from localcloud.k8s.layout import Layout, Node  # noqa: E402
-from localcloud.settings import AZS, PROJECT, USER, load_secrets  # noqa: E402
-
-NAME = "rollout"
-PORT = 6443
-ROLL = nodes.NodeSet(nodes.KUBERNETES.group, nodes.KUBERNETES.description,
-                     tuple((f"ro-{n}", AZS[n % 3], f"10.10.10.{31 + n}") for n in range(9)),
-                     nodes.KUBERNETES.rules, nodes.KUBERNETES.network)
-"""Generation g (0, 1, 2) of AZ i is ro-(3g+i): gen 0 holds etcd and the first API servers."""
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-def plugged(cloud, servers: dict[str, str], timeout: float = 90.0) -> list[dict]:
-    """The data plane's record of each ROLL server, in ROLL's order, once plugged (oncloud.plugged for ROLL)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        by_server = {m["server_id"]: m for m in members.recorded(cloud).values() if m}
-        found = [by_server.get(servers[name]) for name, _, _ in ROLL.nodes]
-        if all(found):
-            return found
-        if time.monotonic() > deadline:
-            raise TimeoutError("the data plane has not plugged every ro-* server")
-        time.sleep(0.5)
-
-
-def prepare_nodes(cloud, fqdn: str) -> tuple[Layout, Layout, list[dict]]:
-    """The nine servers ensured, plugged and handed over; (etcd layout: gen 0, layout of all nine, plugged)."""
-    from localcloud.rest import Client
-
-    seeded = json.loads(cloud.seeded.read_text())
-    user = Client(USER, load_secrets(cloud)["user"], PROJECT).login()
-    servers = nodes.ensure(user, {az: seeded[f"{az}_subnet_id"] for az in AZS},
-                           {az: seeded[f"{az}_network_id"] for az in AZS}, seeded["image_id"], seeded["flavor"],
-                           timeout=300, nodeset=ROLL)
-    found = plugged(cloud, servers)
-    state = oncloud.state_dir(cloud, NAME)
-    all_nodes = tuple(Node(f"{NAME}-{n + 1}", m["ip"], 6443, 2379, 2380, ("ip", "netns", "exec", m["namespace"]))
-                      for n, m in enumerate(found))
-    everything = Layout(NAME, state, all_nodes, (fqdn, "127.0.0.1"))
-    etcd = replace(everything, nodes=all_nodes[:3])
-    if (state / "layout.json").exists():
-        oncloud.forget(layouts.load(state))   # an earlier run's: a fresh etcd cluster
-    layouts.save(everything)                  # `localcloud/down` and the cleanup stop every node by it
-    for member, node in zip(found, all_nodes):
-        oncloud.hand_over(cloud, member, everything, node.name)
-    return etcd, everything, found
-
-
-def start_apiserver(etcd: Layout, everything: Layout, node: Node, bins) -> float:
-    """``node``'s kube-apiserver (talking to gen 0's etcd members) started; seconds until /readyz answers."""
-    for directory in (everything.state, everything.node_dir(node)):
-        directory.mkdir(parents=True, exist_ok=True)
-        os.chmod(directory, 0o700)
-    credentials = cluster.certificates(everything)
-    cluster.start_process(etcd, node, "kube-apiserver", bins)
-    return cluster.wait_until(lambda: cluster.api_ready(node, credentials), f"kube-apiserver {node.name}", 180,
-                              everything.log(node, "kube-apiserver"))
-
-
-class Management:
-    """The management cluster on 127.0.0.1: one etcd member, one kube-apiserver, Cluster API's Machine CRD."""
-
-    def __init__(self, state: Path, bins):
-        from tests.e2e.test_k8s_member_agent import Cluster, machines_crd
-
-        plan = cluster.local_layout(f"{NAME}-mgmt", state)
-        self.plan = replace(plan, nodes=plan.nodes[:1])
-        layouts.save(self.plan)
-        cluster.up(self.plan, bins)
-        self.api = Cluster(self.plan, bins)
-        self.api.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(machines_crd()))
-        self.api.kubectl("wait", "--for=condition=Established", "crd/machines.cluster.x-k8s.io", "--timeout=60s")
-
-    def down(self) -> None:
-        cluster.down(self.plan)
-
-
-def wait_for(check, what: str, timeout: float, step: float = 0.5):
-    """The agent e2e test's wait (one polling loop for both)."""
-    from tests.e2e.test_k8s_member_agent import wait_for as waited
-    return waited(check, what, timeout, step)
-
-
-def published(fqdn: str) -> list[str]:
-    from tests.e2e.failover import dns_server, resolve
-    try:
-        return resolve(fqdn, dns_server())
-    except Exception:  # noqa: BLE001
-        return []
-
-
-def rollout(case: str, mgmt: Management, etcd: Layout, everything: Layout, bins, old_gen: int, new_gen: int,
-            marks: list) -> list[dict]:
-    """KCP's sequence for the three AZs; what each step took."""
-    steps, counted = [], {}
-    for i, az in enumerate(AZS):
-        old, new = everything.nodes[3 * old_gen + i], everything.nodes[3 * new_gen + i]
-        old_machine, new_machine = f"cp-{old_gen}-{i}", f"cp-{new_gen}-{i}"
-        began = time.monotonic()
-        mgmt.api.add_machine(new_machine, az, new.address, api_server_healthy=False)   # 1. the new machine first
-        ready = start_apiserver(etcd, everything, new, bins)
-        answered = time.monotonic()
-        mgmt.api.api_server_healthy(new_machine)   # KCP: APIServerPodHealthy True once its API server is ready
-        patched = time.monotonic()
-        marks.append((answered, f"{new_machine} ({new.address}) API server ready"))
-        if case == "agent":   # when the agent counts it as capacity (its status annotation), beside KCP's sequence
-            threading.Thread(target=capacity_after, args=(mgmt, new_machine, answered, counted), daemon=True).start()
-        released = mgmt.api.delete_as_cluster_api(old_machine, timeout=600)   # 2. deleted, hooks honoured
-        seen_released = time.monotonic()
-        marks.append((seen_released, f"{old_machine} pre-drain hooks released"))
-        cluster.stop_process(etcd, old, "kube-apiserver")          # 3. kcp-cleanup: the old API server stops
-        marks.append((time.monotonic(), f"{old_machine} ({old.address}) API server stopped"))
-        wait_for(lambda: mgmt.api.machine(old_machine) is None, f"{old_machine} gone", 60, 0.3)
-        steps.append({"az": az, "new": new_machine, "new_ready_s": round(ready, 1), "old": old_machine,
-                      "counted": counted, "answered": answered, "patched": patched,
-                      "deleted": seen_released - released, "seen_released": seen_released,
-                      "hook_released_s": round(released, 1), "step_s": round(time.monotonic() - began, 1)})
-        log(f"{case}: {az}: {new_machine} ready in {ready:.1f} s; {old_machine}'s hooks released after "
-            f"{released:.1f} s; its API server stopped")
-    return steps
-
-
-def capacity_after(mgmt: Management, machine: str, answered: float, counted: dict) -> None:
-    """Seconds from the machine's API server answering until the agent's annotation says `serving`."""
-    deadline = answered + 180
-    while time.monotonic() < deadline:
-        found = mgmt.api.machine(machine) or {}
-        if (found.get("metadata", {}).get("annotations") or {}).get("ha-endpoint.io/member", "").startswith(
-                "serving"):
-            counted[machine] = round(time.monotonic() - answered, 1)
-            return
-        time.sleep(0.5)
-
-
-class MemberStates:
-    """The agent's members as Octavia lists them, sampled every 0.5 s while a case runs: each change of a
-    member's (admin state, provisioning/operating status), with its time."""
-
-    def __init__(self, conn, pools: list[str]):
-        self.conn, self.pools, self.changes, self._last, self._names = conn, pools, [], {}, {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self) -> "MemberStates":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(10)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            seen = set()
-            for pool in self.pools:
-                try:
-                    listed = list(self.conn.load_balancer.members(pool))
-                except Exception:  # noqa: BLE001  (a missed sample, not a figure)
-                    continue
-                for m in listed:
-                    if not any(tag.startswith("ha-endpoint:agent=") for tag in (m.tags or [])):
-                        continue
-                    key = (pool, m.id)
-                    seen.add(key)
-                    self._names[key] = m.name
-                    what = f"{'up' if m.is_admin_state_up else 'down'} {m.provisioning_status}/{m.operating_status}"
-                    if self._last.get(key) != what:
-                        self._last[key] = what
-                        self.changes.append((time.monotonic(), m.name, what))
-            for key in set(self._last) - seen:
-                self.changes.append((time.monotonic(), self._names.get(key, key[1][:8]), "gone"))
-                del self._last[key]
-            self._stop.wait(0.5)
-
+from localcloud.settings import AZS  # noqa: E402
+from tests.e2e.rollout import (PORT, Management, MemberStates, clean_up, endpoint_kubeconfig, log,  # noqa: E402
+                               measured, prepare_nodes, published, rollout, shown, start_agent, stop_agent, table,
+                               totals, wait_for)
 
 CLOCK = time.time() - time.monotonic()
 """Wall clock minus this script's monotonic clock: the agent's log lines (UTC to the millisecond) on its marks."""
@@ -324,30 +152,6 @@ def scraped(port: int) -> str:
             f"each on average; errors: {errors or 'none'}")
 
 
-def measured(case: str, loop_factory, work, tail: float) -> tuple[list[dict], object]:
-    loop = loop_factory().start()
-    time.sleep(5)
-    result = work()
-    time.sleep(tail)
-    loop.end_now()
-    failures = [(request.start, figures.client, request.error) for figures in loop.figures.values()
-                for request in figures.requests if not request.ok]
-    return [dict(row, case=case, began=loop.began, failures=sorted(failures)) for row in loop.rows(0.0)], result
-
-
-def totals(rows: list[dict]) -> dict:
-    return {"requests": sum(r["requests"] for r in rows), "failed": sum(r["failed"] for r in rows),
-            "longest_gap_s": round(max(r["longest_gap"] for r in rows), 1)}
-
-
-def table(rows: list[dict]) -> str:
-    lines = ["| case | client | requests | failed | longest gap (s) |", "| --- | --- | --- | --- | --- |"]
-    for r in rows:
-        gap = f"{'≥ ' if r['cut'] is not None else ''}{r['longest_gap']:.1f}"
-        lines.append(f"| {r['case']} | {r['client']} | {r['requests']} | {r['failed']} | {gap} |")
-    return "\n".join(lines)
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--drain", type=float, default=10.0, help="the agent's --drain (seconds)")
@@ -359,7 +163,6 @@ def main(argv: list[str]) -> int:
     from tests.e2e import failover
     from tests.e2e.k8s_clients import K8S_CLIENTS, K8sClients, build_client_go
     from tests.e2e.pulumi_cli import PulumiStack, project_environment
-    from ha_endpoint.kubernetes.kubeconfig import KubeconfigUser, render_kubeconfig
 
     started = time.monotonic()
     cloud = ensure_up()
@@ -389,13 +192,7 @@ def main(argv: list[str]) -> int:
         for i, az in enumerate(AZS):
             mgmt.api.add_machine(f"cp-0-{i}", az, everything.nodes[i].address)
 
-        credentials = cluster.certificates(everything)
-        certificate, key = credentials.admin.pem()
-        kubeconfig = work / "endpoint.kubeconfig"
-        kubeconfig.write_text(render_kubeconfig(f"https://{fqdn}:{PORT}", NAME, f"{NAME}-admin",
-                                                credentials.ca.read_text(),
-                                                KubeconfigUser(client_certificate=certificate, client_key=key)))
-        kubeconfig.chmod(0o600)
+        kubeconfig = endpoint_kubeconfig(everything, fqdn, work / "endpoint.kubeconfig")
 
         # --- static: today's members[] (gen 0), no agent
         static = {**config, "members": [{"name": f"ro-{i}", "address": everything.nodes[i].address, "az": az,
@@ -425,29 +222,16 @@ def main(argv: list[str]) -> int:
             # cannot name the members' subnet (k8s-subnet, not the zones' VIP subnets), see the module's docstring
             outputs = stack.outputs()
             (work / "outputs.json").write_text(json.dumps(outputs))
-            subnet = cloud.conn.network.find_subnet(nodes.KUBERNETES.network[1]).id
-            argv = [sys.executable, "-m", "ha_endpoint.agent", "--outputs", str(work / "outputs.json"), "--cluster",
-                    "prod", "--kubeconfig", str(mgmt.plan.kubeconfig), "--drain", str(args.drain), "--interval", "1",
-                    "--identity", "rollout-agent", "--port", str(metrics_port := failover_free_port())]
-            for az in AZS:
-                argv += ["--member-subnet", f"{az}={subnet}"]
             agent_log = work / "agent.log"
-            agent = subprocess.Popen(argv, stdout=agent_log.open("w"), stderr=subprocess.STDOUT,
-                                     env={**os.environ, "OS_CLIENT_CONFIG_FILE": cloud.clouds_yaml,
-                                          "OS_CLOUD": "localcloud"}, start_new_session=True, cwd=ROOT)
+            agent, metrics_port = start_agent(cloud, mgmt, work / "outputs.json", args.drain, agent_log)
             log(f"agent started (PID {agent.pid}, log {agent_log})")
-
-            def serving(name):
-                machine = mgmt.api.machine(name) or {}
-                return (machine.get("metadata", {}).get("annotations") or {}).get("ha-endpoint.io/member", "") \
-                    .startswith("serving")
-            wait_for(lambda: all(serving(f"cp-1-{i}") for i in range(3)), "gen 1 served by the agent", 240)
+            wait_for(lambda: all(mgmt.serving(f"cp-1-{i}") for i in range(3)), "gen 1 served by the agent", 240)
             log("agent: gen 1's members serving (the stack's static members, gen 0, stay in the pools, OFFLINE)")
             addresses = {z["floatingIp"] for z in outputs["zones"].values()}
             wait_for(lambda: set(published(fqdn)) == addresses, "the name lists every zone", 120)
             log("agent: gen 1's members serving in every zone")
-            sampler = MemberStates(cloud.conn, [pool for zone in outputs["zones"].values()
-                                                for pool in zone["poolIds"].values()]).start()
+            sampler = MemberStates(cloud.conn, {pool: az for az, zone in outputs["zones"].items()
+                                                for pool in zone["poolIds"].values()}).start()
             try:
                 agent_rows, agent_steps = measured(
                     "agent", loop, lambda: rollout("agent", mgmt, etcd, everything, bins, 1, 2, marks), args.tail)
@@ -458,22 +242,9 @@ def main(argv: list[str]) -> int:
             rows += agent_rows
             log(f"agent done: {totals(agent_rows)}")
     finally:
-        if agent is not None and agent.poll() is None:
-            agent.terminate()
-            try:
-                agent.wait(30)
-            except subprocess.TimeoutExpired:
-                agent.kill()
+        stop_agent(agent)
         if not args.keep:
-            for name, what in (("stack", lambda: stack and stack.destroy(check=False)),
-                               ("cluster", lambda: everything and cluster.down(everything)),
-                               ("hand back", lambda: everything and oncloud.hand_back(cloud.paths, everything.state)),
-                               ("management", lambda: mgmt and mgmt.down()),
-                               ("servers", lambda: delete_servers(cloud))):
-                try:
-                    what()
-                except Exception as error:  # noqa: BLE001
-                    log(f"cleanup {name}: {error}")
+            clean_up(cloud, stack, everything, mgmt)
     if not rows:
         return 1
     print(f"\nrollout figures {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: 3 of 3 control-plane machines "
@@ -518,37 +289,6 @@ def main(argv: list[str]) -> int:
     print(f"goal ({'met' if goal else 'NOT met'}): with the agent no request failed, without it the API went down")
     print(json.dumps(result))
     return 0 if goal else 2
-
-
-def shown(error: str) -> str:
-    """A failed request's error, short: a /readyz answer's failing checks (``[-]shutdown failed``), else its start."""
-    failing = re.findall(r"\[-\]([\w/-]+)", error.replace("\\n", "\n"))
-    if failing:
-        return f"{error[:40]}... failing: {', '.join('[-]' + check for check in failing)}"
-    return error[:110]
-
-
-def failover_free_port() -> int:
-    import socket
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def delete_servers(cloud) -> None:
-    """The ro-* servers and their ports (made by this script)."""
-    conn = cloud.conn
-    for name, _, _ in ROLL.nodes:
-        server = conn.compute.find_server(name)
-        if server:
-            conn.compute.delete_server(server)
-    for name, _, _ in ROLL.nodes:
-        server = conn.compute.find_server(name)
-        if server:
-            conn.compute.wait_for_delete(server, wait=120)
-        port = conn.network.find_port(name)
-        if port:
-            conn.network.delete_port(port)
 
 
 if __name__ == "__main__":

@@ -216,13 +216,7 @@ def up(layout: Layout, bins: Binaries, timeout: float = 180.0) -> Started:
     """Start what is not running: the three etcd members at once (they wait for each other), then the API servers;
     return once every member is healthy and every API server ready (start and wait times)."""
     started = time.monotonic()
-    for directory in (layout.state, *(layout.node_dir(node) for node in layout.nodes)):
-        directory.mkdir(parents=True, exist_ok=True)
-        os.chmod(directory, 0o700)  # keys, etcd's data and logs: the owner's only
-    credentials = certificates(layout)
-    for node in layout.nodes:
-        start_process(layout, node, "etcd", bins)
-    _wait_all(layout, credentials, "etcd", timeout, bins)
+    credentials = etcd_up(layout, bins, timeout)
     etcd_done = time.monotonic()
     for node in layout.nodes:
         start_process(layout, node, "kube-apiserver", bins)
@@ -230,6 +224,19 @@ def up(layout: Layout, bins: Binaries, timeout: float = 180.0) -> Started:
     write_kubeconfig(layout, layout.nodes[0], credentials, layout.kubeconfig)
     done = time.monotonic()
     return Started(done - started, etcd_done - started, done - etcd_done)
+
+
+def etcd_up(layout: Layout, bins: Binaries, timeout: float = 180.0) -> Credentials:
+    """Start the etcd members that are not running (at once: they wait for each other); return once every member is
+    healthy (the cluster's credentials)."""
+    for directory in (layout.state, *(layout.node_dir(node) for node in layout.nodes)):
+        directory.mkdir(parents=True, exist_ok=True)
+        os.chmod(directory, 0o700)  # keys, etcd's data and logs: the owner's only
+    credentials = certificates(layout)
+    for node in layout.nodes:
+        start_process(layout, node, "etcd", bins)
+    _wait_all(layout, credentials, "etcd", timeout, bins)
+    return credentials
 
 
 def node_up(layout: Layout, node: Node, bins: Binaries, timeout: float = 120.0) -> float:

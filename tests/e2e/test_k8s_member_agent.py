@@ -81,14 +81,16 @@ class Cluster:
         if api_server_healthy:
             self.api_server_healthy(name)
 
-    def api_server_healthy(self, name: str) -> None:
+    def api_server_healthy(self, name: str, healthy: bool = True) -> None:
         """What KubeadmControlPlane does once the Machine's kube-apiserver pod is ready: its APIServerPodHealthy
-        condition True (Cluster API v1beta2 Machine status.conditions)."""
+        condition True (Cluster API v1beta2 Machine status.conditions); ``healthy=False``: what it does when it sees
+        the pod not running, the condition False."""
         now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         self.kubectl("patch", "machines.cluster.x-k8s.io", name, "--subresource=status", "--type=merge", "-p",
-                     json.dumps({"status": {"conditions": [{"type": "APIServerPodHealthy", "status": "True",
-                                                            "reason": "Running", "message": "",
-                                                            "lastTransitionTime": now}]}}))
+                     json.dumps({"status": {"conditions": [{
+                         "type": "APIServerPodHealthy", "status": "True" if healthy else "False",
+                         "reason": "Running" if healthy else "PodFailed", "message": "" if healthy else
+                         "the kube-apiserver pod is not running", "lastTransitionTime": now}]}}))
 
     def delete_as_cluster_api(self, name: str, timeout: float) -> float:
         """Delete the Machine and play Cluster API's Machine controller: the finalizer stays while a pre-drain hook
