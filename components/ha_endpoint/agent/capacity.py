@@ -37,16 +37,24 @@ def state(member: LiveMember, monitored: bool) -> str:
     return "serving" if serving(member, monitored) else "joining"
 
 
+def may_serve(member: LiveMember) -> bool:
+    """Whether a member not serving now may still come to serve by itself: in service, and neither failed
+    (provisioning ``ERROR``) nor judged down by its health monitor (operating ``ERROR``): a new machine's member
+    being created or not yet checked. A member that is down (e.g. a static member whose server is gone) is not
+    waited for."""
+    return member.admin_state_up and "ERROR" not in (member.provisioning_status, member.operating_status)
+
+
 def removable(leaving: LiveMember, pool: PoolView, pools: Iterable[PoolView], excluded: frozenset[str]) -> bool:
     """Whether ``leaving`` may be deleted from ``pool`` without taking capacity the endpoint needs: its zone's pool
     still has a serving member other than it (and other than ``excluded``, the ids of every member leaving now);
-    or, when no other member is in that pool at all (it was the zone's only one), some other zone's pool of the
-    same listener port has a serving member."""
-    others = [m for m in pool.members if m.member_id != leaving.member_id]
-    if any(serving(m, pool.monitored) and m.member_id not in excluded for m in others):
+    or, when no other member of that pool may still come to serve (:func:`may_serve`: it was the zone's only live
+    one), some other zone's pool of the same listener port has a serving member."""
+    others = [m for m in pool.members if m.member_id != leaving.member_id and m.member_id not in excluded]
+    if any(serving(m, pool.monitored) for m in others):
         return True
-    if [m for m in others if m.member_id not in excluded]:
-        return False  # the zone has other members, none serving yet (a new machine joining): wait for it
+    if any(may_serve(m) for m in others):
+        return False  # a member of the zone joining (a new machine's, not checked yet): wait for it
     return any(serving(m, other.monitored) and m.member_id not in excluded
                for other in pools if other.port == pool.port and other.pool_id != pool.pool_id
                for m in other.members)

@@ -62,6 +62,8 @@ class _Member:
     weight: int = 1
     deleted_at: Optional[float] = None
     healthy_since: Optional[float] = None
+    down: bool = False
+    """Judged down by its health monitor (operating ERROR): its server is gone."""
 
 
 class _Obj:
@@ -101,12 +103,15 @@ class FakeOctavia:
             if m.address == address:
                 m.healthy_since = None
 
-    def static_member(self, pool_id: str, name: str, address: str, port: int, tags: list) -> None:
-        """A member made by someone else (the component), already ACTIVE."""
-        member = _Member(f"m{next(self._ids)}", pool_id, name, address, port, tags, True, self.clock() - 100)
+    def static_member(self, pool_id: str, name: str, address: str, port: int, tags: list, down: bool = False) -> None:
+        """A member made by someone else (the component), already ACTIVE: ONLINE, or with ``down`` judged down by
+        its health monitor (ERROR: its server is gone)."""
+        member = _Member(f"m{next(self._ids)}", pool_id, name, address, port, tags, True, self.clock() - 100,
+                         down=down)
         self.members[member.id] = member
-        self.serve(address)
-        member.healthy_since = self.clock() - 100
+        if not down:
+            self.serve(address)
+            member.healthy_since = self.clock() - 100
 
     # statuses, computed from the clock
     def _statuses(self, m: _Member) -> tuple[str, str]:
@@ -119,6 +124,8 @@ class FakeOctavia:
             return "ACTIVE", "OFFLINE"
         if not self.monitored[m.pool_id]:
             return "ACTIVE", "NO_MONITOR"
+        if m.down:
+            return "ACTIVE", "ERROR"
         if m.healthy_since is not None and now >= max(m.healthy_since, m.created) + self.health_seconds:
             return "ACTIVE", "ONLINE"
         return "ACTIVE", "OFFLINE"

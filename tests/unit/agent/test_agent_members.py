@@ -137,6 +137,28 @@ def test_maintenance_never_takes_out_the_last_serving_member_of_the_endpoint():
     assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == "maintenance: 6443 out (kernel update)"
 
 
+def test_a_member_of_the_zone_that_is_down_and_not_ours_does_not_hold_maintenance_or_a_deletion():
+    """A zone's pool also holds a static member whose server is gone (ERROR, not the agent's: the stack's members[]):
+    it will not serve, so it is not waited for as a machine joining. The zone's only agent member goes out for its
+    maintenance once another zone serves, and a deleted machine's hook is released (seen in
+    tests/e2e/test_k8s_rollout.py: such a member held the maintenance for good)."""
+    world = World()
+    world.octavia.static_member(POOL["az1"], "static-0", "10.0.1.50", 6443, ["ha-endpoint:stack=ha-endpoint/dev"],
+                                down=True)
+    agent = serving_cluster(world)
+    world.cluster.annotations("cp-1")[MAINTENANCE_ANNOTATION] = "kernel update"
+    world.run([agent], 5)
+    assert world.octavia.named("cp-1")[0].admin_state_up is False
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == "maintenance: 6443 out (kernel update)"
+    world.cluster.delete_machine("cp-2")
+    world.octavia.static_member(POOL["az2"], "static-1", "10.0.2.50", 6443, ["ha-endpoint:stack=ha-endpoint/dev"],
+                                down=True)
+    world.run([agent], DRAIN + 15)
+    assert "cp-2" not in world.cluster.machines and world.octavia.named("cp-2") == []
+    [static] = world.octavia.named("static-0")
+    assert static.admin_state_up  # never touched
+
+
 def test_machines_without_address_or_failure_domain_are_reported_on_the_machine():
     world = World()
     agent = world.replica("agent-a")
