@@ -182,7 +182,7 @@ def test_keepalived_stack_up_failover_and_down(tmp_path, localcloud, pulumi_envi
         assert first_new is not None and after[-1][1] == other, after
         assert _holder(vip) == other
         assert [row["client"] for row in rows if row["lost"]] == [], failover.table(rows)
-        # keepalived back on the first node (it takes the VIP back: the higher priority preempts)
+        # keepalived back on the first node (nopreempt: it leaves the VIP with the other node)
         keepalived_nodes.start(outputs)
 
         # az2 lost: keepalived stopped on both its nodes while the watcher runs (its defaults) and the clients loop

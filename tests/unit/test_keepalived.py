@@ -82,6 +82,16 @@ def test_the_track_script_checks_the_members_own_listener_fast_enough_to_move_th
     assert "track_script {\n        check_k8s_api_az1\n    }" in _instance(text)
 
 
+def test_a_member_whose_listener_comes_back_leaves_the_vip_where_it_is():
+    """nopreempt in every member's instance (which starts BACKUP, as nopreempt needs): the member with the higher
+    priority does not take the VIP back from the one that took it over (no second switch: docs/keepalived.md)."""
+    for name, address in ZONE.members:
+        text = config.render(name, address, [ZONE])
+        assert "vrrp_instance k8s_api_az1 {\n    state BACKUP\n    nopreempt\n" in text
+        assert "    state MASTER" not in text
+        assert yaml.safe_load(config.cloud_init(text))["write_files"][0]["content"] == text  # what cloud-init writes
+
+
 def test_a_member_of_no_zone_gets_no_instance_and_a_tcp_listener_is_checked_by_a_connect():
     tcp = config.ZoneVrrp("ep", "az2", "10.10.2.100", 7, (("a", "10.10.2.10"), ("b", "10.10.2.11")), 22623, None)
     assert "vrrp_instance" not in config.render("cp-0", "10.10.1.10", [tcp])
