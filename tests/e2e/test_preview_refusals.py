@@ -69,13 +69,19 @@ def test_a_real_preview_refuses_it_with_the_key_and_the_fix(case, pulumi_environ
     change, expected = CASES[case]
     raw = dev()
     change(raw)
-    stack = PulumiStack.create(tmp_path / "prr", "prr-preview", pulumi_environment)
+    stack = refused(PulumiStack.create(tmp_path / "prr", "prr-preview", pulumi_environment), raw, expected)
+    assert stack.resources() == []
+
+
+def refused(stack: PulumiStack, raw: dict, expected: str) -> PulumiStack:
+    """``stack`` after a real preview of ``raw`` that is refused naming ``{KEY}.{expected}`` (the key, then the
+    message and its fix), without a traceback."""
     stack.write_config(raw)
     result = stack.preview(check=False)
     assert result.returncode != 0
     assert f"{KEY}.{expected}" in " ".join(result.output.split()), result.output[-3000:]
     assert "Traceback" not in result.output
-    assert stack.resources() == []
+    return stack
 
 
 @pytest.mark.parametrize("description, owner", [
@@ -234,10 +240,5 @@ def test_a_real_preview_refuses_a_keepalived_topology_with_the_key_and_the_fix(c
                                                                                 pulumi_environment, tmp_path):
     raw = keepalived(member_ports)
     expected = KEEPALIVED_CASES[case](raw, member_ports)
-    stack = PulumiStack.create(tmp_path / "prk", "prk-refused", pulumi_environment)
-    stack.write_config(raw)
-    result = stack.preview(check=False)
-    assert result.returncode != 0
-    assert f"{KEY}.{expected}" in " ".join(result.output.split()), result.output[-3000:]
-    assert "Traceback" not in result.output
-    _nothing_of(cloud, stack)
+    _nothing_of(cloud, refused(PulumiStack.create(tmp_path / "prk", "prk-refused", pulumi_environment), raw,
+                               expected))
