@@ -93,10 +93,14 @@ def zones_objects(zones: Optional[Mapping[str, object]]) -> tuple[list[str], lis
     return load_balancers, pools
 
 
+def is_vip_zone(out: object) -> bool:
+    """Whether one zone of the endpoint's ``zones`` output is a keepalived zone's: a VIP port and no load balancer."""
+    return isinstance(out, Mapping) and bool(out.get("vipPortId")) and not out.get("loadbalancerId")
+
+
 def vip_ports(zones: Optional[Mapping[str, object]]) -> list[str]:
-    """The VIP port ids of the endpoint's keepalived zones (per AZ: vipPortId, and no loadbalancerId)."""
-    return [str(out["vipPortId"]) for out in (zones or {}).values()
-            if isinstance(out, Mapping) and out.get("vipPortId") and not out.get("loadbalancerId")]
+    """The VIP port ids of the endpoint's keepalived zones (:func:`is_vip_zone`)."""
+    return [str(out["vipPortId"]) for out in (zones or {}).values() if is_vip_zone(out)]
 
 
 def split_record_id(record_id: Optional[str]) -> tuple[Optional[str], Optional[str]]:

@@ -17,13 +17,16 @@ import sys
 import threading
 from typing import Any, Optional, Sequence
 
+from ..cloud.access_rules import is_vip_zone
 from ..core.errors import HaEndpointError
 from .observe import ZoneTarget
 
 PROG = "python -m ha_endpoint.watch"
 DESCRIPTION = "Keep an endpoint's A record following its zones' health."
-ZONE_KEYS = ("loadbalancerId", "poolIds", "floatingIp", "vipAddress", "vipPortId")
-"""What the watcher reads of each zone in the stack's ``zones`` output."""
+ZONE_KEYS = ("loadbalancerId", "poolIds", "floatingIp", "vipAddress")
+"""What the watcher reads of an Octavia zone in the stack's ``zones`` output."""
+VIP_ZONE_KEYS = ("vipPortId", "floatingIp", "vipAddress")
+"""What it reads of a keepalived zone (a VIP port, no load balancer), with the endpoint's ``ports``."""
 
 
 def seconds(text: str) -> float:
@@ -146,7 +149,7 @@ def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
         if out.get("loadbalancerId") and isinstance(out.get("poolIds"), dict):
             found.append(ZoneTarget(zone, out["loadbalancerId"],
                                     {str(port): pool for port, pool in out["poolIds"].items()}, address))
-        elif out.get("vipPortId") and outputs.get("ports"):  # a VIP port and no load balancer: keepalived's
+        elif is_vip_zone(out) and outputs.get("ports"):  # the keepalived backend's
             found.append(ZoneTarget(zone, out["vipPortId"], {str(port): out["vipPortId"] for port in outputs["ports"]},
                                     address, backend="keepalived"))
         else:
@@ -157,12 +160,15 @@ def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
 
 
 def watched_outputs(fqdn: str, zones: dict[str, Any], ports: Optional[list] = None) -> dict[str, Any]:
-    """The outputs the watcher reads (``fqdn``, ``ports``, and per zone :data:`ZONE_KEYS`), from the stack's ``fqdn``,
-    ``zones`` and ``ports``: what changes at every run (``ready``, ``published``, the gate, a keepalived zone's member
-    configuration) left out."""
-    return {"fqdn": fqdn, "ports": sorted(ports or []),
-            "zones": {zone: {key: (out or {}).get(key) for key in ZONE_KEYS}
-                      for zone, out in sorted((zones or {}).items())}}
+    """The outputs the watcher reads, from the stack's ``fqdn``, ``zones`` and ``ports``: ``fqdn``, per zone
+    :data:`ZONE_KEYS` (or :data:`VIP_ZONE_KEYS` for a keepalived zone) and, with a keepalived zone, ``ports``; what
+    changes at every run (``ready``, ``published``, the gate, a keepalived zone's member configuration) left out. An
+    Octavia endpoint's are what they were before keepalived zones were watched: its watcher's Secret is unchanged."""
+    watched = {zone: {key: (out or {}).get(key) for key in (VIP_ZONE_KEYS if is_vip_zone(out) else ZONE_KEYS)}
+               for zone, out in sorted((zones or {}).items())}
+    vip = any(is_vip_zone(out) for out in watched.values())
+    return {"fqdn": fqdn, "zones": watched, **({"ports": sorted(ports or [])} if vip else {})}
+
 
 
 def read_outputs(path: str) -> Any:
