@@ -14,7 +14,7 @@ itself, three times (one machine per AZ):
      server started on a new Nova server of that zone; KCP waits until it is ready, and (as KCP does once the
      kube-apiserver pod is ready) sets the Machine's `APIServerPodHealthy` condition True when its /readyz answers;
   2. the old Machine deleted: the Machine controller keeps its finalizer while any
-     `pre-drain.delete.hook.machine.cluster.x-k8s.io/*` annotation is on it (tests/e2e/test_k8s_member_agent.py's
+     `pre-drain.delete.hook.machine.cluster.x-k8s.io/*` annotation is on it (tests/e2e/management.py's
      `delete_as_cluster_api`), then goes on;
   3. KCP's `pre-terminate.../kcp-cleanup` removes the machine's etcd member, after which its API server stops
      serving: here its kube-apiserver is stopped (SIGTERM); KCP moves on once the Machine is gone.

@@ -57,7 +57,7 @@ def log(message: str) -> None:
 
 def wait_for(check, what: str, timeout: float, step: float = 0.5):
     """The agent e2e test's wait (one polling loop for every Machine test)."""
-    from tests.e2e.test_k8s_member_agent import wait_for as waited
+    from tests.e2e.management import wait_for as waited
     return waited(check, what, timeout, step)
 
 
@@ -124,7 +124,7 @@ class Management:
     """The management cluster on 127.0.0.1: one etcd member, one kube-apiserver, Cluster API's Machine CRD."""
 
     def __init__(self, state: Path, bins):
-        from tests.e2e.test_k8s_member_agent import Cluster, machines_crd
+        from tests.e2e.management import Cluster, machines_crd
 
         plan = cluster.local_layout(f"{NAME}-mgmt", state)
         self.plan = replace(plan, nodes=plan.nodes[:1])

@@ -46,7 +46,7 @@ from localcloud.settings import AZS
 from tests.e2e import failover, rollout
 from tests.e2e.k8s_clients import K8S_CLIENTS, K8sClients, build_client_go
 from tests.e2e.pulumi_cli import PulumiStack
-from tests.e2e.test_k8s_member_agent import agent_members
+from tests.e2e.management import agent_members
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive, pytest.mark.own_cloud]
 
