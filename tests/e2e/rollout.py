@@ -39,6 +39,7 @@ from localcloud.dataplane import members, nodes
 from localcloud.k8s import cluster, layout as layouts, oncloud
 from localcloud.k8s.layout import Layout, Node
 from localcloud.settings import AZS, PROJECT, USER, load_secrets
+from tests.e2e import management
 
 REPO = Path(__file__).resolve().parents[2]
 NAME = "rollout"
@@ -56,9 +57,8 @@ def log(message: str) -> None:
 
 
 def wait_for(check, what: str, timeout: float, step: float = 0.5):
-    """The agent e2e test's wait (one polling loop for every Machine test)."""
-    from tests.e2e.management import wait_for as waited
-    return waited(check, what, timeout, step)
+    """The agent e2e tests' wait (tests/e2e/management.py), every 0.5 s by default."""
+    return management.wait_for(check, what, timeout, step)
 
 
 def plugged(cloud, servers: dict[str, str], timeout: float = 90.0) -> list[dict]:
@@ -124,14 +124,12 @@ class Management:
     """The management cluster on 127.0.0.1: one etcd member, one kube-apiserver, Cluster API's Machine CRD."""
 
     def __init__(self, state: Path, bins):
-        from tests.e2e.management import Cluster, machines_crd
-
         plan = cluster.local_layout(f"{NAME}-mgmt", state)
         self.plan = replace(plan, nodes=plan.nodes[:1])
         layouts.save(self.plan)
         cluster.up(self.plan, bins)
-        self.api = Cluster(self.plan, bins)
-        self.api.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(machines_crd()))
+        self.api = management.Cluster(self.plan, bins)
+        self.api.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(management.machines_crd()))
         self.api.kubectl("wait", "--for=condition=Established", "crd/machines.cluster.x-k8s.io", "--timeout=60s")
 
     def status(self, machine: str) -> str:
