@@ -39,6 +39,18 @@ class Cluster:
         assert done.returncode == 0 or not check, f"kubectl {' '.join(args)}: {done.stderr[-2000:]}"
         return done.stdout
 
+    def install_machines(self) -> None:
+        """Cluster API's Machine CRD applied and Established. Read from the CRD's status: `kubectl wait
+        --for=condition=Established` right after the apply fails instead of waiting while the new CRD has no
+        conditions yet (".status.conditions accessor error: <nil>", seen on a quiet machine, 2026-12-03)."""
+        self.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(machines_crd()))
+
+        def established() -> bool:
+            crd = json.loads(self.kubectl("get", "crd/machines.cluster.x-k8s.io", "-o", "json"))
+            return any(c.get("type") == "Established" and c.get("status") == "True"
+                       for c in (crd.get("status") or {}).get("conditions") or [])
+        wait_for(established, "Cluster API's Machine CRD Established", 60)
+
     def machine(self, name: str) -> dict | None:
         out = self.kubectl("get", "machines.cluster.x-k8s.io", name, "-o", "json", check=False)
         return json.loads(out) if out.strip() else None

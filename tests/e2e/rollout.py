@@ -129,8 +129,7 @@ class Management:
         layouts.save(self.plan)
         cluster.up(self.plan, bins)
         self.api = management.Cluster(self.plan, bins)
-        self.api.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(management.machines_crd()))
-        self.api.kubectl("wait", "--for=condition=Established", "crd/machines.cluster.x-k8s.io", "--timeout=60s")
+        self.api.install_machines()
 
     def status(self, machine: str) -> str:
         """The agent's status annotation on the Machine ('' when none, or the Machine is gone)."""

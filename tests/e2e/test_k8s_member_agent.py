@@ -31,7 +31,7 @@ from ha_endpoint.kubernetes.credential import AGENT_ROLES
 from localcloud.k8s import cluster, layout
 from localcloud.testing import cloud_cleanup  # noqa: F401  (the fixture)
 from tests import scoped_credentials
-from tests.e2e.management import HOOK, TAG, Cluster, agent_members, machines_crd, wait_for  # noqa: F401
+from tests.e2e.management import HOOK, Cluster, agent_members, wait_for
 from tests.integration.test_readiness_cloud import build_zone
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]  # the local cloud (shared: no fault injected)
@@ -48,8 +48,7 @@ def k8s(tmp_path_factory):
     try:
         cluster.up(plan, bins)
         running = Cluster(plan, bins)
-        running.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(machines_crd()))
-        running.kubectl("wait", "--for=condition=Established", "crd/machines.cluster.x-k8s.io", "--timeout=60s")
+        running.install_machines()
         yield running
     finally:
         cluster.down(plan)
