@@ -128,8 +128,12 @@ class Management:
         self.plan = replace(plan, nodes=plan.nodes[:1])
         layouts.save(self.plan)
         cluster.up(self.plan, bins)
-        self.api = management.Cluster(self.plan, bins)
-        self.api.install_machines()
+        try:
+            self.api = management.Cluster(self.plan, bins)
+            self.api.install_machines()
+        except BaseException:  # its etcd and API server stopped: the caller gets no Management to take down
+            cluster.down(self.plan)
+            raise
 
     def status(self, machine: str) -> str:
         """The agent's status annotation on the Machine ('' when none, or the Machine is gone)."""
