@@ -278,9 +278,19 @@ class FakeCatalog:
         self._available()
         return set(self.cloud.network_extensions)
 
-    def subnet_network(self, target, subnet: str):
+    def subnet(self, target, subnet: str):
+        from ha_endpoint.backends.keepalived.checks import SubnetFacts
+
         found = [s for s in self.cloud.subnets.values() if subnet in (s.id, s.name)]
-        return found[0].network_id if found else None
+        return SubnetFacts(found[0].network_id, found[0].cidr, found[0].gateway_ip) if found else None
+
+    def address_holders(self, target, network_id: str, address: str):
+        from ha_endpoint.backends.keepalived.checks import AddressHolder
+
+        self.asked.append(("address", address))
+        return [AddressHolder(port["id"], port.get("name", ""), port["device_owner"], port["device_id"],
+                              tuple(port.get("tags", ()))) for port in self.cloud.ports.values()
+                if port["network_id"] == network_id and any(ip == address for _, ip in port["fixed_ips"])]
 
     def member_port(self, target, port_id, address, network_id):
         from ha_endpoint.backends.keepalived.checks import PortFacts

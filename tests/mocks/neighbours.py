@@ -82,6 +82,7 @@ def port(cloud, name: str, inputs: dict) -> dict:
         found.used.add(address)
         fixed.append((found.id, address))
     port_id = cloud.add_port(network_id, fixed)
+    cloud.ports[port_id].update(name=inputs.get("name") or "", tags=list(inputs.get("tags") or []))
     return {"id": port_id, "allFixedIps": [address for _, address in fixed], "macAddress": "fa:16:3e:00:00:01"}
 
 

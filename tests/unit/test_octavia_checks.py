@@ -340,7 +340,7 @@ def test_a_cloud_without_a_load_balancer_service_is_refused_at_preview_not_warne
     catalog, target = _catalog(os_exc.EndpointNotFound("public endpoint for load-balancer service not found"))
     args = SimpleNamespace(load_balancer_provider="amphora", zones={"az1": None, "az2": None}, listeners=[])
     with use_catalog(catalog):
-        problems = check_octavia(args, target, "ha-endpoint:endpoint")
+        problems = check_octavia(args, target, "ha-endpoint:endpoint", "ha-endpoint:stack=p/s")
     assert [problem.path for problem in problems] == ["ha-endpoint:endpoint.zones"]
     assert "no load-balancer service (Octavia)" in problems[0].message and not warnings
     assert "set backend: keepalived" in problems[0].message  # the backend for clouds without Octavia

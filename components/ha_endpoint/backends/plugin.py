@@ -57,12 +57,14 @@ Serve = Callable[[ZonePlan, pulumi.Input[str], pulumi.Resource, Mapping[str, pul
 by member name (a member is registered after its port admits the backend and deregistered before its port stops
 admitting it)."""
 
-Preview = Callable[[EndpointArgs, PollTarget, str], list[Problem]]
-"""``preview(args, target, root)``: what only the cloud can tell about the backend (``target``: the cloud the gates
-poll), asked once before anything is planned; the problems name their key under ``root``."""
+Preview = Callable[[EndpointArgs, PollTarget, str, str], list[Problem]]
+"""``preview(args, target, root, identity_tag)``: what only the cloud can tell about the backend (``target``: the cloud
+the gates poll), asked once before anything is planned; the problems name their key under ``root``;
+``identity_tag``: the stack's identity tag (:mod:`ha_endpoint.core.identity`), which tells the stack's own objects
+from others'."""
 
 
-def no_preview(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
+def no_preview(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> list[Problem]:
     """The preview of a backend that asks the cloud nothing."""
     return []
 

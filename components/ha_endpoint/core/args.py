@@ -352,6 +352,13 @@ class ZoneArgs(_Model):
     adopt: Optional[AdoptArgs] = None
     """Take over an existing load balancer as this zone's (``{loadBalancer: <name or id>}``) instead of creating one:
     see :class:`AdoptArgs` and docs/adoption.md. Octavia backend only."""
+    vip_address: Optional[pulumi.Input[str]] = None
+    """The zone's VIP address (the zone's ``vipAddress`` output), on its subnet; default: Neutron picks a free one
+    when the VIP port is created. Given, the members' keepalived configuration (and its KubeadmControlPlane files) is
+    known before the first ``up``. It must be inside the subnet's CIDR (outside its allocation pools is fine: Neutron
+    then never hands it to another port), not its network, broadcast or gateway address, and held by no port but
+    this zone's VIP port (all refused at preview). Changing it replaces the zone's VIP port: the zone serves again once
+    its members run the new configuration (docs/keepalived.md). keepalived backend only."""
 
     @field_validator("subnet")
     @classmethod
@@ -369,6 +376,18 @@ class ZoneArgs(_Model):
             ipaddress.IPv4Address(value)
         except ValueError:
             raise ValueError(f"'{value}' is not an IPv4 address; give the address of an existing floating IP") from None
+        return value
+
+    @field_validator("vip_address")
+    @classmethod
+    def _vip_address_is_an_address(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            ipaddress.ip_address(value)
+        except ValueError:
+            raise ValueError(f"'{value}' is not an IP address; give a free address on the zone's subnet (e.g. "
+                             "10.10.1.5), or remove vipAddress to let Neutron pick one") from None
         return value
 
 

@@ -165,6 +165,9 @@ class ZonePlan:
     adopted: Optional[AdoptedLoadBalancer] = None
     """The load balancer this zone takes over (``zones.<az>.adopt``), as found at preview; its floating IP is the
     zone's (``floating.byo``)."""
+    vip_address: Optional[pulumi.Input[str]] = None
+    """The VIP address the configuration gives (``zones.<az>.vipAddress``, keepalived backend); None: the cloud picks
+    one."""
     adopt_tree: bool = False
     """Whether the adopted load balancer and its tree are imported (False with ``allowReplacement`` where the
     configuration differs from it in what Octavia cannot change: the zone's load balancer is then built new and only
@@ -323,7 +326,8 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec
                     vip_secgroup_association_name=contract.vip_port_secgroup_name(name, az),
                     readiness_name=contract.readiness_name(name, az), readiness=readiness,
                     octavia_az=az if predicates.pins_availability_zone(args.load_balancer_provider) else None,
-                    adopted=adopted, adopt_tree=adopted is not None and not _replaces(args, facts, az))
+                    adopted=adopted, adopt_tree=adopted is not None and not _replaces(args, facts, az),
+                    vip_address=args.zones[az].vip_address)
 
 
 def _replaces(args: EndpointArgs, facts: CloudFacts, az: str) -> bool:

@@ -101,7 +101,7 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     except CloudLookupError as error:
         facts, lookups = None, error.problems
     backend = backends.lookup(args.backend, context.root)
-    refused = backend.preview(args, target, context.root)
+    refused = backend.preview(args, target, context.root, context.identity.tag)
     held = backend.held(args, target, context.root, context.identity.tag) if not refused else MembersHeld()
     answers = ask_at_preview(args, target, context.root, facts.dns_zone_id if facts else None)
     adoption = backend.adopted(args, target, context.root, facts.dns_zone_id if facts else None) \

@@ -46,7 +46,7 @@ def serve(zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resour
                        ready=held.ready, requirement="address held", outputs={"address": held.address})
 
 
-def preview(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
+def preview(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> list[Problem]:
     """A fixed address forwards TCP only: every other listener is refused before anything is planned."""
     return [Problem(f"{root}.listeners[{index}].protocol",
                     f"the {NAME} backend serves TCP listeners only, not {listener.protocol}; use protocol TCP or "

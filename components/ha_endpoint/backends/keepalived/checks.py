@@ -9,14 +9,19 @@ timeouts).
 From the cloud (through the preview's catalog, :mod:`ha_endpoint.cloud.catalog`): Neutron's ``allowed-address-pairs``
 extension (without it no member port can hold the VIP), each member's port (found by ``members[].port``, else by its
 address on the zone's network): there, with port security on (Neutron ignores allowed address pairs without it), and
-on the zone's network (VRRP and the VIP's ARP stay within one L2 segment). A cloud that cannot be asked gets a
-warning; :class:`~.pairs.MemberVip` checks the port again when it writes it.
+on the zone's network (VRRP and the VIP's ARP stay within one L2 segment); and a given VIP address
+(``zones.<az>.vipAddress``): a host address of the zone's subnet, not its gateway, and held by no port but the zone's
+own VIP port (this stack's identity tag and the port's name prove it ours). A cloud that cannot be asked gets a
+warning; :class:`~.pairs.MemberVip` checks the port again when it writes it, and Neutron refuses an address in use
+when the VIP port is created.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional, Protocol
+
+import ipaddress
 
 import openstack.exceptions as os_exc
 import pulumi
@@ -41,6 +46,26 @@ class PortFacts:
     port_security: bool
 
 
+@dataclass(frozen=True)
+class SubnetFacts:
+    """A zone's subnet as the checks need it."""
+
+    network_id: str
+    cidr: str
+    gateway_ip: Optional[str]
+
+
+@dataclass(frozen=True)
+class AddressHolder:
+    """A port that holds an address as one of its fixed IPs."""
+
+    port_id: str
+    name: str
+    device_owner: str
+    device_id: str
+    tags: tuple[str, ...]
+
+
 class KeepalivedCatalog(Protocol):
     """What the checks ask the cloud (the fake cloud's catalog answers them too, in tests)."""
 
@@ -48,8 +73,12 @@ class KeepalivedCatalog(Protocol):
         """The aliases of Neutron's extensions; :class:`CatalogUnavailable` when the cloud cannot be asked."""
         ...
 
-    def subnet_network(self, target: PollTarget, subnet: str) -> Optional[str]:
-        """The network of subnet ``subnet`` (name or id); None when there is none."""
+    def subnet(self, target: PollTarget, subnet: str) -> Optional[SubnetFacts]:
+        """Subnet ``subnet`` (name or id); None when there is none."""
+        ...
+
+    def address_holders(self, target: PollTarget, network_id: str, address: str) -> list[AddressHolder]:
+        """The ports on ``network_id`` that hold ``address`` as a fixed IP."""
         ...
 
     def member_port(self, target: PollTarget, port_id: Optional[str], address: Optional[str],
@@ -65,10 +94,16 @@ class OpenStackKeepalivedCatalog(OpenStackCatalog):
         with unavailable_on_cloud_failure():
             return {str(extension.alias) for extension in self.connection(target).network.extensions()}
 
-    def subnet_network(self, target: PollTarget, subnet: str) -> Optional[str]:
+    def subnet(self, target: PollTarget, subnet: str) -> Optional[SubnetFacts]:
         with unavailable_on_cloud_failure():
             found = self.connection(target).network.find_subnet(subnet, ignore_missing=True)
-            return str(found.network_id) if found is not None else None
+            return SubnetFacts(str(found.network_id), str(found.cidr), found.gateway_ip) if found is not None else None
+
+    def address_holders(self, target: PollTarget, network_id: str, address: str) -> list[AddressHolder]:
+        with unavailable_on_cloud_failure():
+            ports = self.connection(target).network.ports(network_id=network_id, fixed_ips=f"ip_address={address}")
+            return [AddressHolder(str(port.id), port.name or "", port.device_owner or "", port.device_id or "",
+                                  tuple(port.tags or ())) for port in ports]
 
     def member_port(self, target: PollTarget, port_id: Optional[str], address: Optional[str],
                     network_id: Optional[str]) -> Optional[PortFacts]:
@@ -128,27 +163,31 @@ def refused_options(args: EndpointArgs, root: str) -> list[Problem]:
     return problems
 
 
-def check_keepalived(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
+def check_keepalived(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> list[Problem]:
     """The keepalived backend's preview (:attr:`ha_endpoint.backends.plugin.Backend.preview`)."""
     problems = refused_options(args, root)
     catalog: KeepalivedCatalog = current_catalog(_OPENSTACK)
     try:
-        problems += _cloud_problems(args, target, root, catalog)
+        problems += _cloud_problems(args, target, root, identity_tag, catalog)
     except CatalogUnavailable as reason:
-        pulumi.log.warn(f"{root}.zones: the cloud could not be asked whether it has Neutron's {EXTENSION} extension "
-                        f"and where the members' ports are ({reason}); the {NAME} backend checks each member's port "
-                        "when it adds the VIP to it")
+        pulumi.log.warn(f"{root}.zones: the cloud could not be asked whether it has Neutron's {EXTENSION} extension, "
+                        f"where the members' ports are and whether a given vipAddress is free ({reason}); the {NAME} "
+                        "backend checks each member's port when it adds the VIP to it, and Neutron refuses an address "
+                        "in use when the VIP port is created")
     return problems
 
 
-def _cloud_problems(args: EndpointArgs, target: PollTarget, root: str, catalog: KeepalivedCatalog) -> list[Problem]:
+def _cloud_problems(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str,
+                    catalog: KeepalivedCatalog) -> list[Problem]:
     if EXTENSION not in catalog.network_extensions(target):
         return [Problem(f"{root}.backend", f"the cloud's Neutron has no {EXTENSION} extension (openstack extension "
                         f"list --network), so no member port can hold a zone's VIP; ask the cloud's operator to "
                         "enable it, or use backend octavia")]
-    problems: list[Problem] = []
-    networks = {az: catalog.subnet_network(target, zone.subnet) for az, zone in args.zones.items()
-                if isinstance(zone.subnet, str)}
+    subnets = {az: catalog.subnet(target, zone.subnet) for az, zone in args.zones.items()
+               if isinstance(zone.subnet, str)}
+    problems = [problem for az, subnet in sorted(subnets.items()) if subnet is not None
+                for problem in vip_address_problems(args, az, subnet, target, root, identity_tag, catalog)]
+    networks = {az: subnet.network_id if subnet is not None else None for az, subnet in subnets.items()}
     for index, member in enumerate(args.members):
         if member.server is not None or not isinstance(member.address, str) or not isinstance(member.port, (str, type(None))):
             continue  # a server's port, or a value not known yet: checked when the VIP is added to it
@@ -172,6 +211,40 @@ def _cloud_problems(args: EndpointArgs, target: PollTarget, root: str, catalog: 
                                         "the VIP in its allowed address pairs and the VRRP group; enable it (openstack "
                                         "port set --enable-port-security) or use backend octavia"))
     return problems
+
+
+def vip_address_problems(args: EndpointArgs, az: str, subnet: SubnetFacts, target: PollTarget, root: str,
+                         identity_tag: str, catalog: KeepalivedCatalog) -> list[Problem]:
+    """``zones.<az>.vipAddress`` on the zone's subnet: a host address of its CIDR (outside the allocation pools is
+    fine: Neutron accepts any of them and then never hands it to another port), not its gateway, held by no port but
+    this zone's own VIP port (a replacement may take the address its old port holds: that port is deleted first)."""
+    address = args.zones[az].vip_address
+    if not isinstance(address, str):
+        return []  # none given (Neutron picks one), or an Output: checked here once known
+    path = f"{root}.zones.{az}.vipAddress"
+    fix = "or remove vipAddress to let Neutron pick a free one"
+    cidr = ipaddress.ip_network(subnet.cidr, strict=False)
+    host = ipaddress.ip_address(address)
+    if host not in cidr:
+        return [Problem(path, f"{address} is not in zone {az}'s subnet {args.zones[az].subnet} ({subnet.cidr}), and "
+                        f"the VIP port is created on that subnet; give an address inside {subnet.cidr}, {fix}")]
+    if host == cidr.network_address or (cidr.version == 4 and host == cidr.broadcast_address):
+        what = "network" if host == cidr.network_address else "broadcast"
+        return [Problem(path, f"{address} is the {what} address of zone {az}'s subnet ({subnet.cidr}), which Neutron "
+                        f"gives to no port; give a host address inside {subnet.cidr}, {fix}")]
+    if address == subnet.gateway_ip:
+        return [Problem(path, f"{address} is the gateway of zone {az}'s subnet ({subnet.cidr}); give another address "
+                        f"inside {subnet.cidr}, {fix}")]
+    own = f"{args.name}-{az}-vip"
+    taken = [port for port in catalog.address_holders(target, subnet.network_id, address)
+             if not (port.name == own and identity_tag in port.tags)]
+    if not taken:
+        return []
+    port = taken[0]
+    owner = f"device_owner {port.device_owner}, device {port.device_id}" if port.device_owner else "no device"
+    return [Problem(path, f"{address} is in use by port {port.port_id} ({port.name or 'no name'}; {owner}), and "
+                    "Neutron gives one address to one port; give a free address (openstack port list --fixed-ip "
+                    f"ip-address={address} shows who holds it), {fix}")]
 
 
 def _camel(key: str) -> str:

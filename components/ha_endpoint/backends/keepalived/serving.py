@@ -3,7 +3,9 @@
 Children of the zone:
 
 * the VIP port (``<endpoint>-<az>-vip``): a Neutron port on the zone's subnet with no device, that only reserves the
-  address (and carries the VIP security group, and the floating IP);
+  address (``zones.<az>.vipAddress``, else one Neutron picks) and carries the VIP security group and the floating IP;
+  a change of address replaces it, deleting the old one first (the zone is down until its members run the new
+  configuration: docs/keepalived.md);
 * the zone's VRRP group (``<endpoint>-<az>-vrrp``): admits VRRP (IP protocol 112) from each of the zone's members and
   ``allowedCidrs`` on the listener ports (the clients reach the member that holds the VIP directly: there is no
   proxy in between);
@@ -70,13 +72,20 @@ class _KeepalivedZone:
         prefix = f"{zone.endpoint}-{zone.az}"
         where = poll_inputs(zone.readiness.target, parent)
         members = zone_members(zone)
+        # a new address is a new port: Neutron changes a port's fixed IP in place but leaves its floating IP on the
+        # old address (measured, Neutron Zed); deleted first, since the new address may be the one it holds
         self.vip_port = openstack.networking.Port(
             f"{prefix}-vip", name=f"{prefix}-vip", network_id=after_checks(zone.preflight, zone.vip_subnet.network_id),
-            fixed_ips=[openstack.networking.PortFixedIpArgs(subnet_id=zone.vip_subnet.id)],
+            fixed_ips=[openstack.networking.PortFixedIpArgs(subnet_id=zone.vip_subnet.id,
+                                                            ip_address=zone.vip_address)],
             security_group_ids=[vip_group_id], admin_state_up=True, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: keepalived VIP of zone {zone.az}",
-                                               f"{prefix}-vip"), opts=child)
-        vip = self.vip_port.all_fixed_ips.apply(lambda ips: ips[0])
+                                               f"{prefix}-vip"),
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(
+                replace_on_changes=["fixedIps"], delete_before_replace=True)))
+        # the given address is known before the port exists: the members' configuration does not wait for it
+        vip = pulumi.Output.from_input(zone.vip_address) if zone.vip_address is not None else \
+            self.vip_port.all_fixed_ips.apply(lambda ips: ips[0])
         self.group = openstack.networking.SecGroup(
             f"{prefix}-vrrp", name=f"{prefix}-vrrp", tags=list(zone.tags),
             description=f"HA endpoint {zone.endpoint} zone {zone.az}: VRRP between its members, clients on the "

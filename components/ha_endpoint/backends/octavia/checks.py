@@ -241,7 +241,7 @@ def held(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -
     return MembersHeld(down, held_by_agent, problems)
 
 
-def check_octavia(args: EndpointArgs, target: PollTarget, root: str) -> list[Problem]:
+def check_octavia(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> list[Problem]:
     """Every zone's availability zone and every TERMINATED_HTTPS listener's certificate, as the cloud answers; what
     could not be asked is warned about (Octavia then judges at ``up``)."""
     catalog: OctaviaCatalog = current_catalog(_OPENSTACK)
