@@ -120,8 +120,9 @@ OCTAVIA_LISTENERS = [{"port": 6443, "protocol": "HTTPS", "monitor": {"type": "HT
 @pytest.fixture(scope="module")
 def member_ports(localcloud):
     """A port per member of Pulumi.keepalived.yaml on its zone's subnet (the servers' ports; Neutron allocates the
-    addresses), one more on az1's subnet with port security off, and one on a network of its own (another L2 segment):
-    member name -> port (``no-port-security``, ``island``), deleted when the module ends."""
+    addresses), one more on az1's subnet with port security off, one on az2's subnet that holds the address a
+    ``vipAddress`` then asks for, and one on a network of its own (another L2 segment): member name -> port
+    (``no-port-security``, ``vip-taken``, ``island``), deleted when the module ends."""
     conn, cleanup = localcloud.conn, Cleanup(localcloud)
     try:
         ports = {}
@@ -133,6 +134,9 @@ def member_ports(localcloud):
         ports["no-port-security"] = cleanup.add("port", conn.network.create_port(
             network_id=az1.network_id, name=cleanup.name("no-port-security"), fixed_ips=[{"subnet_id": az1.id}],
             is_port_security_enabled=False, security_group_ids=[]))
+        az2 = conn.network.find_subnet("cp-az2", ignore_missing=False)
+        ports["vip-taken"] = cleanup.add("port", conn.network.create_port(
+            network_id=az2.network_id, name=cleanup.name("vip-taken"), fixed_ips=[{"subnet_id": az2.id}]))
         island = cleanup.add("network", conn.network.create_network(name=cleanup.name("island")))
         subnet = cleanup.add("subnet", conn.network.create_subnet(network_id=island.id, name=cleanup.name("island"),
                                                                   ip_version=4, cidr="10.99.0.0/24"))
@@ -206,14 +210,30 @@ def another_segment(raw: dict, ports: dict) -> str:
             "and its subnet on one network")
 
 
+def vip_address_in_use(raw: dict, ports: dict) -> str:
+    taken = ports["vip-taken"]
+    address = taken.fixed_ips[0]["ip_address"]
+    raw["zones"]["az2"]["vipAddress"] = address
+    return (f"zones.az2.vipAddress: {address} is in use by port {taken.id} ({taken.name}; no device), and Neutron "
+            f"gives one address to one port; give a free address (openstack port list --fixed-ip ip-address={address} "
+            "shows who holds it), or remove vipAddress to let Neutron pick a free one")
+
+
+def vip_address_outside_the_subnet(raw: dict, ports: dict) -> str:
+    raw["zones"]["az1"]["vipAddress"] = "10.10.9.5"
+    return ("zones.az1.vipAddress: 10.10.9.5 is not in zone az1's subnet cp-az1 (10.10.1.0/24), and the VIP port is "
+            "created on that subnet; give an address inside 10.10.1.0/24, or remove vipAddress to let Neutron pick a "
+            "free one")
+
+
 KEEPALIVED_CASES = {"TLS termination": tls_termination, "per-listener monitor": per_listener_monitor,
                     "weight": weight, "balancing method": balancing_method, "internal endpoint": internal_endpoint,
                     "port security off": port_security_off,
-                    "member on another L2 segment": another_segment}
-"""What issue 49 refuses at preview, in a real one. Not here: a VIP address in use (Neutron allocates the VIP from the
-subnet's pools: docs/keepalived.md) and a Neutron without the allowed-address-pairs extension (ML2 always has it; only
-``[securitygroup] enable_security_group = False`` and a neutron-server restart take it away, a change of the whole
-shared cloud: unit-tested on the fake cloud, tests/unit/test_keepalived.py)."""
+                    "member on another L2 segment": another_segment, "VIP address in use": vip_address_in_use,
+                    "VIP address outside the subnet": vip_address_outside_the_subnet}
+"""What issue 49 refuses at preview, in a real one. Not here: a Neutron without the allowed-address-pairs extension
+(ML2 always has it; only ``[securitygroup] enable_security_group = False`` and a neutron-server restart take it away,
+a change of the whole shared cloud: unit-tested on the fake cloud, tests/unit/test_keepalived.py)."""
 
 
 def _nothing_of(cloud, stack: PulumiStack) -> None:
@@ -242,3 +262,18 @@ def test_a_real_preview_refuses_a_keepalived_topology_with_the_key_and_the_fix(c
     expected = KEEPALIVED_CASES[case](raw, member_ports)
     _nothing_of(cloud, refused(PulumiStack.create(tmp_path / "prk", "prk-refused", pulumi_environment), raw,
                                expected))
+
+
+def test_a_free_vip_address_passes_a_real_keepalived_preview_and_the_pack(member_ports, cloud, pulumi_environment, tmp_path):
+    """The baseline with a vipAddress per zone (free addresses of the subnets): previewed by the engine with the
+    policy pack, nothing created; the VIP ports are planned with those addresses."""
+    raw = keepalived(member_ports)
+    for n in (1, 2, 3):
+        raw["zones"][f"az{n}"]["vipAddress"] = f"10.10.{n}.250"
+    stack = PulumiStack.create(tmp_path / "prk", "prk-vip", pulumi_environment)
+    stack.write_config(raw)
+    result = stack.preview()
+    text = " ".join(result.output.split())
+    assert all(f"10.10.{n}.250" in text for n in (1, 2, 3)), result.output[-3000:]
+    assert "Policy Violations" not in text and "mandatory" not in text and "Traceback" not in result.output
+    _nothing_of(cloud, stack)

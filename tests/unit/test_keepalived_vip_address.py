@@ -173,3 +173,26 @@ def test_an_address_that_is_no_address_is_refused_with_the_fix():
     assert [str(problem) for problem in caught.value.problems] == [
         f"{ROOT}.zones.az1.vipAddress: '10.10.1.500' is not an IP address; give a free address on the zone's subnet "
         "(e.g. 10.10.1.5), or remove vipAddress to let Neutron pick one"]
+
+
+def test_an_address_from_a_resource_declared_beside_is_checked_once_known_and_given_to_the_port():
+    """vipAddress may be an Output (e.g. computed from a Subnet declared beside): the same checks run once it is
+    known (here at once), and the port and the members' configuration take it."""
+    cloud = cloud_with_members()
+    raw = with_vips({"az1": "10.10.1.5"})
+    raw["zones"]["az1"]["vipAddress"] = pulumi.Output.from_input("10.10.1.5")
+    run = run_component(raw, cloud, preview=False)
+    zone = run.outputs["zones"]["az1"]
+    assert zone["vipAddress"] == "10.10.1.5" and cloud.ports[zone["vipPortId"]]["fixed_ips"][0][1] == "10.10.1.5"
+    assert all("10.10.1.5/32" in files["config"] for files in zone["keepalived"].values())
+
+
+def test_an_output_address_in_use_fails_before_the_vip_port_is_created():
+    cloud = cloud_with_members()
+    cloud.add_member_port("cp-az1", "10.10.1.5")
+    raw = keepalived_endpoint()
+    raw["zones"]["az1"]["vipAddress"] = pulumi.Output.from_input("10.10.1.5")
+    with pytest.raises(Exception) as caught:
+        run_component(raw, cloud, preview=False)
+    assert f"{ROOT}.zones.az1.vipAddress: 10.10.1.5 is in use by port" in str(caught.value)
+    assert not [port for port in cloud.ports.values() if port.get("name") == "k8s-api-az1-vip"]
