@@ -353,12 +353,13 @@ class ZoneArgs(_Model):
     """Take over an existing load balancer as this zone's (``{loadBalancer: <name or id>}``) instead of creating one:
     see :class:`AdoptArgs` and docs/adoption.md. Octavia backend only."""
     vip_address: Optional[pulumi.Input[str]] = None
-    """The zone's VIP address (the zone's ``vipAddress`` output), on its subnet; default: Neutron picks a free one
-    when the VIP port is created. Given, the members' keepalived configuration (and its KubeadmControlPlane files) is
-    known before the first ``up``. It must be inside the subnet's CIDR (outside its allocation pools is fine: Neutron
-    then never hands it to another port), not its network, broadcast or gateway address, and held by no port but
-    this zone's VIP port (all refused at preview). Changing it replaces the zone's VIP port: the zone serves again once
-    its members run the new configuration (docs/keepalived.md). keepalived backend only."""
+    """The zone's VIP address (the zone's vipAddress output), on its subnet; default: Neutron picks a free one when
+    the VIP port is created. Given, the members' keepalived configuration (and its KubeadmControlPlane files) is known
+    at preview, not only once `up` made the VIP port. It must be inside the subnet's CIDR (outside its allocation pools
+    is fine, and then Neutron never hands it to another port), not its network, broadcast or gateway address, and held
+    by no port but this zone's own VIP port: refused at preview otherwise (an Output once known). Changing it replaces
+    the zone's VIP port, the old one deleted first: the zone is down until its members run the new configuration
+    (docs/keepalived.md). keepalived backend only."""
 
     @field_validator("subnet")
     @classmethod
