@@ -192,7 +192,8 @@ def test_an_output_address_in_use_fails_before_the_vip_port_is_created():
     cloud.add_member_port("cp-az1", "10.10.1.5")
     raw = keepalived_endpoint()
     raw["zones"]["az1"]["vipAddress"] = pulumi.Output.from_input("10.10.1.5")
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(CloudLookupError) as caught:
         run_component(raw, cloud, preview=False)
-    assert f"{ROOT}.zones.az1.vipAddress: 10.10.1.5 is in use by port" in str(caught.value)
+    [problem] = [str(problem) for problem in caught.value.problems]
+    assert problem.startswith(f"{ROOT}.zones.az1.vipAddress: 10.10.1.5 is in use by port "), problem
     assert not [port for port in cloud.ports.values() if port.get("name") == "k8s-api-az1-vip"]
