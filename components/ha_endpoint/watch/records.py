@@ -81,7 +81,12 @@ class EndpointRecord:
 
     def addresses(self) -> list[str]:
         """The record's addresses now, sorted."""
-        return sorted(self._find()[1].records or [])
+        return self.read()[0]
+
+    def read(self) -> tuple[list[str], int]:
+        """The record's addresses now, sorted, and its TTL in seconds (how long a resolver may keep an answer)."""
+        record = self._find()[1]
+        return sorted(record.records or []), int(record.ttl or 0)
 
     def write(self, addresses: list[str]) -> None:
         """Set the record's addresses (checked to be the endpoint's first, every time)."""
