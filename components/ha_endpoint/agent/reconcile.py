@@ -69,7 +69,8 @@ class Reconciler:
                  log: Callable[[str], None] = print, record: Optional[AgentRecord] = None) -> None:
         self.settings, self.cloud, self.kube, self.cache, self.metrics = settings, cloud, kube, cache, metrics
         self.clock, self.leading, self.log, self.record = clock, leading, log, record
-        self._out_of_dns_since: dict[str, float] = {}
+        self._out_of_dns_since: dict[tuple[str, str], float] = {}
+        """(zone, Machine) -> when the zone was found or taken out of DNS for that Machine's leaving member."""
         self.tag = agent_tag(settings.source)
         self._orphan_since: dict[str, float] = {}
         self._told: set[tuple[str, str]] = set()
@@ -360,7 +361,7 @@ class Reconciler:
                     return False
                 self._guard()
                 record.write(rest)
-                self._out_of_dns_since[pool.az] = self.clock()
+                self._out_of_dns_since[(pool.az, name)] = self.clock()
                 self.log(f"member {name} in {pool.az}: the zone's only member is leaving; {address} taken out of "
                          f"{record.fqdn} (now {' '.join(rest)}); the member is taken out once its TTL ({ttl} s) has passed")
         except NotTheEndpoints as error:
@@ -368,7 +369,9 @@ class Reconciler:
             self._say(name, "problem", f"{pool.port} in service: {pool.az}'s only member may leave only once the "
                       f"zone is out of DNS, and {error}")
             return False
-        end = self._out_of_dns_since.setdefault(pool.az, self.clock()) + ttl
+        # since when it is out for this member: found out already (the watcher took it out earlier, when is not
+        # known), a full TTL from now; never shorter
+        end = self._out_of_dns_since.setdefault((pool.az, name), self.clock()) + ttl
         if self.clock() < end:
             self._waiting(until=end)
             shown = datetime.datetime.fromtimestamp(end, datetime.timezone.utc)
@@ -421,6 +424,7 @@ class Reconciler:
             self.cache.store(self.kube.annotate(name, {HOOK_ANNOTATION: None, DRAINING_SINCE_ANNOTATION: None,
                                                        STATUS_ANNOTATION: "removed: member deleted, hook released"}))
             self._status.pop(name, None)
+            self._out_of_dns_since = {key: at for key, at in self._out_of_dns_since.items() if key[1] != name}
             self.metrics.hook_wait.observe(max(0.0, held))
             self._event(machine, "HookReleased", f"member removed from the endpoint's pools; deletion hook "
                         f"{HOOK_ANNOTATION} released after {held:.0f} s", once=False)

@@ -487,3 +487,17 @@ def test_maintenance_of_a_zones_only_member_takes_the_zone_out_of_dns_first():
         "maintenance: 6443 in service, az2 out of DNS; taken out after")
     world.run([agent], 30)
     assert world.octavia.named("cp-2")[0].admin_state_up is False
+
+
+def test_a_zone_found_already_out_of_dns_is_waited_for_a_full_ttl_before_its_member_leaves():
+    """The watcher took az1 out a moment ago (when, the agent cannot know): clients may still hold its address for a
+    TTL, so az1's only member is drained a full TTL after the agent finds it out, never at once."""
+    world = World(dns=["az1", "az2", "az3"], ttl=30)
+    agent = serving_cluster(world)
+    world.dns.held = ["172.24.4.12", "172.24.4.13"]
+    world.cluster.delete_machine("cp-1")
+    found = world.clock.now
+    world.run([agent], 90)
+    assert "cp-1" not in world.cluster.machines
+    assert next(t for t, what in world.timeline if what == "admin down cp-1") - found >= 30
+    assert not [what for _, what in world.timeline if what.startswith("record ")]
