@@ -15,8 +15,7 @@ import tokenize
 from pathlib import Path
 
 from ha_endpoint import backends
-
-PACKAGE = Path(__file__).resolve().parents[2] / "components" / "ha_endpoint"
+from tests.unit.test_layers import PACKAGE, parse
 REGISTRY_MODULE = "backends/__init__.py"
 NOT_YET = {"octavia": "the first backend: the plan's ZonePlan, the gates, the member agent and the watcher's defaults "
                       "still speak Octavia (docs/architecture.md, 'What is still Octavia's outside the folder')"}
@@ -33,8 +32,8 @@ def code_tokens(path: Path) -> list[str]:
     module's, class's or function's docstring, or an attribute's)."""
     source = path.read_text()
     spans = [((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset))
-             for node in ast.walk(ast.parse(source))
-             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)]
+             for node in ast.walk(parse(path)) if isinstance(node, ast.Expr)
+             and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)]
     return [token.string for token in tokenize.generate_tokens(io.StringIO(source).readline)
             if token.type != tokenize.COMMENT
             and not (token.type == tokenize.STRING and any(start <= token.start and token.end <= end
@@ -65,5 +64,5 @@ def test_the_check_sees_a_name_in_code_and_not_in_a_docstring_or_a_comment(tmp_p
     assert not any("keepalived" in token for token in code_tokens(module))
     module.write_text('def f(backend):\n    """Which backend."""\n    return backend == "keepalived"\n')
     assert '"keepalived"' in code_tokens(module)
-    module.write_text('def f(zone):\n    return f"zone {zone} has no keepalived VIP"\n')
+    module.write_text('def f(zone):\n    return f"zone {zone} has no keepalived VIP"  # a message\n')
     assert any("keepalived" in token for token in code_tokens(module))

@@ -4,8 +4,8 @@ client) <- ``agent`` (members that follow Cluster API Machines) <- ``members`` (
 sources, read into one list) <- ``backends`` (what serves a zone, by name) <- ``pipeline`` (arguments to a checked plan) <- ``resources``
 (the component) <- ``kubernetes`` (the add-on) <- the package's entry points (``__init__``,
 ``hosting``, the documented ``args``, and the programs ``python -m`` runs: a ``__main__`` module, e.g. the DNS
-watcher's, which asks the registered backends how to watch their zones; nothing imports a program). Imports happen when a module loads: the one import inside a function is
-``ha_endpoint.HaEndpoint``'s, so that the pack loads the arguments and the contract without the resource code."""
+watcher's, which asks the registered backends how to watch their zones; nothing imports a program). Imports happen
+when a module loads: the one import inside a function is ``ha_endpoint.HaEndpoint``'s, so that the pack loads the arguments and the contract without the resource code."""
 
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ publication waits for) and its verdict, and the zone's outputs. DNS (:mod:`ha_en
 publication gate (:mod:`ha_endpoint.resources.gate`) and the pack's generic rules use only this; the backend's name
 is declared in every zone's facts (``zones.<az>.backend``), and the pack holds a backend's zones to that backend's
 own rules alone. Between runs, the DNS watcher (``python -m ha_endpoint.watch``) asks the backend that owns a zone
-of the endpoint's outputs how to watch it (:attr:`Backend.watched`, :class:`Watched`; :mod:`ha_endpoint.backends.watching`
-asks the registry); the package's provider host serves the backend's own dynamic resources
+of the endpoint's outputs how to watch it (:attr:`Backend.watched`, :class:`Watched`, asked through
+:mod:`ha_endpoint.backends.watching`); the package's provider host serves the backend's own dynamic resources
 (:attr:`Backend.hosted_types`).
 
 Also here, for every backend: :func:`poll_inputs` (the cloud and region a backend's waits poll: the same as its

@@ -1,7 +1,7 @@
 """The DNS watcher's questions to the registered backends: which backend owns each zone of an endpoint's outputs,
 what the watcher keeps of the outputs (its Secret), the targets it polls, how it watches each (the object that proves
-the owner, the client it polls through), and the calls its scoped credential allows. Each backend answers for its own zones
-(:class:`ha_endpoint.backends.plugin.Watched`); ``python -m ha_endpoint.watch`` and
+the owner, the client it polls through), and the calls its scoped credential allows. Each backend answers for its
+own zones (:class:`ha_endpoint.backends.plugin.Watched`); ``python -m ha_endpoint.watch`` and
 :class:`ha_endpoint.kubernetes.WatcherDeployment` ask here.
 
 A zone belongs to the first registered backend that owns it (:attr:`Watched.owns`); what the watcher keeps of a zone
@@ -53,7 +53,7 @@ def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
         backend = owner(out)
         target = backend.watched.target(az, _zone(out), outputs) if backend is not None else None
         if target is None:
-            shapes = " nor ".join(backend.watched.shape for backend in _watching())
+            shapes = " nor ".join(each.watched.shape for each in _watching())
             raise HaEndpointError(f"zone {az} of the outputs has neither {shapes}: give the endpoint stack's "
                                   "`pulumi stack output --json`")
         found.append(target)
