@@ -6,8 +6,9 @@ them (docs/security.md).
   create a member, admin up/down and delete a member (any member id of that pool: Octavia's paths name the pool);
   and Octavia's own read of the members' subnet, made with the agent's token; read the zones' load balancers, find
   the record and update it (:mod:`ha_endpoint.agent.dns`: a zone leaves DNS before its only member leaves);
-- the DNS watcher (:mod:`ha_endpoint.watch`): per zone, read its load balancer and list its pools' members (a
-  keepalived zone: read its VIP port); find the DNS zone by name and the record in it, update the record.
+- the DNS watcher (:mod:`ha_endpoint.watch`): per zone, what its backend reads (``Watched.reads`` in
+  :mod:`ha_endpoint.backends.plugin`: read its load balancer and list its pools' members, or read its VIP port); find
+  the DNS zone by name and the record in it, update the record.
 
 keystonemiddleware matches a request when the method and service type are equal and the path matches the rule's
 pattern (``*`` or ``{name}``: one path segment, ``**``: any), on the path only: a query string (``?name=``) is never
@@ -91,11 +92,11 @@ def record_calls(zone_id: Optional[str], recordset_id: Optional[str]) -> list[Ca
             Call("dns.update_recordset", DNS, "PUT", f"{zone}/recordsets/{recordset_id or ANY}")]
 
 
-def watcher_calls(load_balancer_ids: Iterable[str], pool_ids: Iterable[str], zone_id: Optional[str] = None,
+def watcher_calls(load_balancer_ids: Iterable[str] = (), pool_ids: Iterable[str] = (), zone_id: Optional[str] = None,
                   recordset_id: Optional[str] = None, vip_port_ids: Iterable[str] = ()) -> list[Call]:
-    """The DNS watcher's calls on the endpoint's load balancers and pools, its keepalived zones' VIP ports
-    ``vip_port_ids``, and its A record ``recordset_id`` in DNS zone ``zone_id`` (each ``None`` when unknown, e.g. an
-    endpoint read through a StackReference: then any zone's or record's id)."""
+    """The DNS watcher's calls on the endpoint's load balancers and pools, the VIP ports ``vip_port_ids`` it reads by
+    id (of zones that have no load balancer), and its A record ``recordset_id`` in DNS zone ``zone_id`` (each ``None``
+    when unknown, e.g. an endpoint read through a StackReference: then any zone's or record's id)."""
     calls = load_balancer_reads(load_balancer_ids)
     calls += [Call("load_balancer.members", LOAD_BALANCER, "GET", f"{OCTAVIA_ROOT}/pools/{pool}/members")
               for pool in sorted(set(pool_ids))]
@@ -114,16 +115,6 @@ def zones_objects(zones: Optional[Mapping[str, object]]) -> tuple[list[str], lis
         ids = out.get("poolIds") or {}
         pools += [str(p) for p in (ids.values() if isinstance(ids, Mapping) else ids) if p]
     return load_balancers, pools
-
-
-def is_vip_zone(out: object) -> bool:
-    """Whether one zone of the endpoint's ``zones`` output is a keepalived zone's: a VIP port and no load balancer."""
-    return isinstance(out, Mapping) and bool(out.get("vipPortId")) and not out.get("loadbalancerId")
-
-
-def vip_ports(zones: Optional[Mapping[str, object]]) -> list[str]:
-    """The VIP port ids of the endpoint's keepalived zones (:func:`is_vip_zone`)."""
-    return [str(out["vipPortId"]) for out in (zones or {}).values() if is_vip_zone(out)]
 
 
 def split_record_id(record_id: Optional[str]) -> tuple[Optional[str], Optional[str]]:

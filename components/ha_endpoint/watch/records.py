@@ -32,8 +32,8 @@ class Owner:
 
 def owner_of(load_balancers: Iterable[tuple[str, Any]], expected: Optional[StackIdentity],
              suffix_of: Callable[[str], str] = lambda zone: f"-{zone}-lb") -> Owner:
-    """The one owner the zones' load balancers (``(zone, load balancer)``, those that exist; under keepalived the
-    zones' VIP ports, ``suffix_of``: how their names end) name in their descriptions."""
+    """The one owner the zones' load balancers (``(zone, load balancer)``, those that exist; or the object the zone's
+    backend proves its owner with, ``suffix_of``: how their names end) name in their descriptions."""
     owners = set()
     for zone, lb in load_balancers:
         parsed = parse_description(getattr(lb, "description", None))

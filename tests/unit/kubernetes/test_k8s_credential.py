@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from ha_endpoint import ConfigError, HaEndpoint
-from ha_endpoint.cloud.access_rules import RecordAccess, agent_calls, split_record_id, vip_ports, watcher_calls, zones_objects
+from ha_endpoint.backends.keepalived.watched import vip_ports
+from ha_endpoint.cloud.access_rules import RecordAccess, agent_calls, split_record_id, watcher_calls, zones_objects
 from ha_endpoint.kubernetes import AgentDeployment, CredentialSettings, WatcherDeployment
 from ha_endpoint.kubernetes.credential import (AGENT_ROLES, APPLICATION_CREDENTIAL_TYPE, WATCHER_ROLES,
                                                clouds_yaml, credential_name)

@@ -14,7 +14,7 @@ from ha_endpoint.cloud.errors import TransientFetchError
 from ha_endpoint.core.identity import StackIdentity
 from ha_endpoint.gates.errors import FetchFailed
 from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus
-from ha_endpoint.watch.inputs import targets_of, watched_outputs
+from ha_endpoint.backends.watching import targets_of, watched_outputs
 from ha_endpoint.watch.decide import Thresholds
 from ha_endpoint.watch.observe import ZoneTarget, zone_health
 from ha_endpoint.watch.records import EndpointRecord, NotTheEndpoints, Owner, owner_of
