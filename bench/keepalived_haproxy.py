@@ -309,7 +309,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if shutil.which("haproxy") is None:
         raise SystemExit("haproxy is not installed on this machine: apt-get install haproxy (Debian's package)")
-    outputs = json.load(sys.stdin)
+    text = "" if sys.stdin.isatty() else sys.stdin.read()
+    try:
+        outputs = json.loads(text)
+    except ValueError:
+        raise SystemExit("stdin: not the keepalived stack's outputs; run `STACK=keepalived scripts/stack.sh outputs | "
+                         ".venv/bin/python bench/keepalived_haproxy.py`") from None
     paths = Paths()
     unknown = sorted(set(args.zones) - set(outputs.get("zones") or {}))
     if unknown:
