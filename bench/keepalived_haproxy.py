@@ -35,6 +35,7 @@ import json
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -280,6 +281,33 @@ def table(cases: list[dict], cores: int) -> str:
     return "\n".join(lines)
 
 
+def summary(cases: list[dict]) -> str:
+    """The cases of each (connections, concurrency, path) over every zone and round: medians, and the holder's share
+    of the answers; on the haproxy rows, requests/s and p50 against the direct path's."""
+    lines = ["| connections | concurrency | path | cases | requests/s | p50 (ms) | p99 (ms) | members' CPU (ms/req) | "
+             "haproxy CPU (ms/req) | ovs-vswitchd CPU (ms/req) | holder's share | requests/s, p50 vs direct |",
+             "| " + " | ".join(["---"] * 12) + " |"]
+    keys = sorted({(c["connections"], c["concurrency"]) for c in cases}, key=lambda k: (k[0] != "new", k[1]))
+    for connections, concurrency in keys:
+        medians = {}
+        for path in ("direct", "haproxy"):
+            group = [c for c in cases if (c["connections"], c["concurrency"], c["path"]) == (connections, concurrency,
+                                                                                            path)]
+            if not group:
+                continue
+            m = medians[path] = {key: statistics.median(c[key] for c in group) for key in ("rps", "p50_ms", "p99_ms")}
+            cpu = {key: statistics.median(c["cpu_ms"][key] for c in group)
+                   for key in ("members", "haproxy", "ovs-vswitchd")}
+            share = statistics.median(c["answers"].get(c["holder"], 0) / max(sum(c["answers"].values()), 1)
+                                      for c in group)
+            versus = (f"{m['rps'] / medians['direct']['rps']:.2f}, {m['p50_ms'] / medians['direct']['p50_ms']:.2f}"
+                      if path == "haproxy" and "direct" in medians else "")
+            lines.append(f"| {connections} | {concurrency} | {path} | {len(group)} | {m['rps']:.0f} | "
+                         f"{m['p50_ms']:.1f} | {m['p99_ms']:.1f} | {cpu['members']:.2f} | {cpu['haproxy']:.2f} | "
+                         f"{cpu['ovs-vswitchd']:.2f} | {share:.0%} | {versus} |")
+    return "\n".join(lines)
+
+
 def failover_table(rows: list[dict]) -> str:
     lines = ["| zone | path | holder stopped | requests | failed (kinds) | failed from .. to (s) | "
              "answers while it was down | VIP left the holder at (s) | VIP taken at (s) | VIP afterwards |",
@@ -351,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
             haproxy.stop()
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}\n")
     print(table(cases, cores))
+    print(f"\nmedians over the zones and rounds (load average {os.getloadavg()[0]:.1f}):\n")
+    print(summary(cases))
     if failovers:
         print()
         print(failover_table(failovers))
