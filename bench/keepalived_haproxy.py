@@ -18,9 +18,9 @@ Load (``bench/loadgen``, Go, built here): ``--concurrency`` workers for ``--seco
 TCP and TLS connection (``new``) or over one kept-alive connection per worker (``keepalive``, as kubectl and
 client-go). The two paths alternate (the first one of each case changes with the concurrency), so a machine that
 gets busier mid-run penalises neither. Printed per case: requests/s, failed, latency p50/p99, CPU-milliseconds per
-request of the zone's member servers, of the holder's haproxy, of every ovs-vswitchd (the data plane) and of the whole
-machine (every process: other work on the machine counts), the machine's busy cores (of its count), and how the
-answers spread over the zone's members.
+request of the zone's member servers, of its haproxies and of every ovs-vswitchd (the data plane), the machine's busy
+cores (every process counts: a machine busy with other work shows here), and how the answers spread over the zone's
+members; then the medians of each case over the zones and rounds.
 
 Then, unless ``--no-failover``, per zone and path: a new connection every 0.1 s (bench/keepalived_failover.py's
 client) while the holder's listener is stopped for ``--down-seconds`` (``localcloud/fault member-down``), then started
@@ -246,15 +246,17 @@ def failover(zone: Zone, haproxy: Haproxy, path: str, down_seconds: float) -> di
     for thread in threads:
         thread.start()
     time.sleep(2)
-    t0 = time.monotonic()
-    subprocess.run(["localcloud/fault", "member-down", holder], cwd=ROOT, check=True, capture_output=True)
-    time.sleep(down_seconds)
-    t1 = time.monotonic()
-    subprocess.run(["localcloud/fault", "member-up", holder], cwd=ROOT, check=True, capture_output=True)
-    time.sleep(5)
-    stop.set()
-    for thread in threads:
-        thread.join()
+    t0 = t1 = time.monotonic()
+    try:
+        subprocess.run(["localcloud/fault", "member-down", holder], cwd=ROOT, check=True, capture_output=True)
+        time.sleep(down_seconds)
+    finally:   # the member serves again whatever happened
+        t1 = time.monotonic()
+        subprocess.run(["localcloud/fault", "member-up", holder], cwd=ROOT, check=True, capture_output=True)
+        time.sleep(5)
+        stop.set()
+        for thread in threads:
+            thread.join()
     down = [(t - t0, who) for t, who in log if t0 <= t < t1]
     back = [(t - t1, who) for t, who in log if t >= t1]
     lost = [(t - t0, who) for t, who in log if t >= t0 and failed(who)]
@@ -313,7 +315,7 @@ def failover_table(rows: list[dict]) -> str:
              "answers while it was down | VIP left the holder at (s) | VIP taken at (s) | VIP afterwards |",
              "| " + " | ".join(["---"] * 10) + " |"]
     for r in rows:
-        kinds = ", ".join(f"{n} {kind[len('failed('):-1] if kind.startswith('failed(') else kind}"
+        kinds = ", ".join(f"{n} {kind[len('failed('):-1] if kind.startswith('failed(') else 'empty answer'}"
                           for kind, n in r["failed_kinds"].items())
         span = "-" if r["failed_from_s"] is None else f"{r['failed_from_s']:.2f} .. {r['failed_to_s']:.2f}"
         left = "never" if r["vip_left_holder_s"] is None else f"{r['vip_left_holder_s']:.2f}"
