@@ -42,23 +42,23 @@ def ask(address: str) -> str:
         return f"failed({type(error).__name__})"
 
 
-def _failed(who: str) -> bool:
+def failed(who: str) -> bool:
     return who.startswith("failed") or who == "?"
 
 
 def report(phase: str, after: list[tuple[float, str]], before: str) -> None:
     """One switch: the requests from its t = 0 on (``after``: (t, who answered)), ``before`` the member that answered
     until then."""
-    failed = [(t, who) for t, who in after if _failed(who)]
+    failed = [(t, who) for t, who in after if failed(who)]
     kinds = Counter(who[len("failed("):-1] if who.startswith("failed(") else who for _, who in failed)
     last_before = max((t for t, who in after if who == before), default=None)
-    first_other = next((t for t, who in after if not _failed(who) and who != before), None)
+    first_other = next((t for t, who in after if not failed(who) and who != before), None)
     print(f"{phase}: requests {len(after)}, failed {len(failed)}"
           + (f" ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())}; t={failed[0][0]:.2f}s .. "
              f"t={failed[-1][0]:.2f}s)" if failed else ""))
     print(f"{phase}: last answer from {before}: " + ("none" if last_before is None else f"t={last_before:.2f}s")
           + "; first answer from another member: " + ("none" if first_other is None else f"t={first_other:.2f}s"))
-    print(f"{phase}: answers by member:", dict(Counter(who for _, who in after if not _failed(who))))
+    print(f"{phase}: answers by member:", dict(Counter(who for _, who in after if not failed(who))))
 
 
 def main(address: str, holder: str, seconds: float = 20.0, back_seconds: float = 20.0) -> None:
@@ -87,7 +87,7 @@ def main(address: str, holder: str, seconds: float = 20.0, back_seconds: float =
           f"t=0 of the fail-back ({t1 - t0:.1f} s later)")
     down = [(t - t0, who) for t, who in log if t0 <= t < t1]
     report("failover", down, holder)
-    answering = [who for _, who in down if not _failed(who)]
+    answering = [who for _, who in down if not failed(who)]
     report("fail-back", [(t - t1, who) for t, who in log if t >= t1], answering[-1] if answering else holder)
 
 

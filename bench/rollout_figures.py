@@ -60,28 +60,9 @@ from localcloud.dataplane import client_ns, nodes  # noqa: E402
 from localcloud.k8s import cluster  # noqa: E402
 from localcloud.k8s import stack as k8s_stack  # noqa: E402
 from localcloud.settings import AZS  # noqa: E402
-from tests.e2e.rollout import (PORT, Management, MemberStates, clean_up, endpoint_kubeconfig, log,  # noqa: E402
-                               measured, prepare_nodes, published, rollout, shown, start_agent, stop_agent, table,
+from tests.e2e.rollout import (PORT, Management, MemberStates, agent_events, clean_up,  # noqa: E402
+                               endpoint_kubeconfig, log, measured, prepare_nodes, published, rollout, shown, start_agent, stop_agent, table,
                                totals, wait_for)
-
-CLOCK = time.time() - time.monotonic()
-"""Wall clock minus this script's monotonic clock: the agent's log lines (UTC to the millisecond) on its marks."""
-
-
-def agent_events(log_file: Path) -> list[tuple[float, str]]:
-    """The agent's log lines as (this script's monotonic time, text)."""
-    import datetime
-
-    found = []
-    for line in log_file.read_text(errors="replace").splitlines():
-        stamp, _, text = line.partition(" ")
-        try:
-            at = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
-        except ValueError:
-            continue
-        found.append((at.timestamp() - CLOCK, text))
-    return found
-
 
 def first(events, test, after: float = float("-inf")):
     return next((at for at, what in events if at >= after and test(what)), None)

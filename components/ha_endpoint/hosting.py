@@ -34,6 +34,7 @@ from pulumi.runtime import proto, rpc
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2_grpc
 
+from .backends import REGISTRY
 from .gates import hosted
 from .resources.endpoint import HaEndpoint
 
@@ -55,6 +56,12 @@ def endpoint_provider() -> EndpointProvider:
     return EndpointProvider([HaEndpoint], hosted.PACKAGE, version=distribution_version("ha-endpoint"))
 
 
+def hosted_types() -> dict[str, str]:
+    """Every type the host serves -> its provider class (``module:class``): the gates' and each backend's own."""
+    return {**hosted.HOSTED_TYPES, **{hosted.hosted_type(name): path for backend in REGISTRY.values()
+                                      for name, path in backend.hosted_types.items()}}
+
+
 def _plain(props: Any) -> dict[str, Any]:
     """Properties as the dynamic providers get them: secrets unwrapped (gates and drains hold nothing secret)."""
     return {key: rpc.unwrap_rpc_secret(value) for key, value in dict(props or {}).items()}
@@ -72,9 +79,10 @@ class HostServicer(ProviderServicer):
         """The configured provider instance of the hosted type named in ``urn`` (one per type and process)."""
         type_ = urn.split("::")[2].split("$")[-1]
         if type_ not in self._resource_providers:
-            if type_ not in hosted.HOSTED_TYPES:
+            served = hosted_types()
+            if type_ not in served:
                 raise ValueError(f"{hosted.PACKAGE} serves no resource of type {type_}")
-            module, name = hosted.HOSTED_TYPES[type_].split(":")
+            module, name = served[type_].split(":")
             provider = getattr(import_module(module), name)()
             provider.configure(ConfigureRequest(Config(raw_config=self._config, project_name="")))
             self._resource_providers[type_] = provider

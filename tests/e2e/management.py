@@ -40,16 +40,12 @@ class Cluster:
         return done.stdout
 
     def install_machines(self) -> None:
-        """Cluster API's Machine CRD applied and Established. Read from the CRD's status: `kubectl wait
-        --for=condition=Established` right after the apply fails instead of waiting while the new CRD has no
-        conditions yet (".status.conditions accessor error: <nil>", seen on a quiet machine, 2026-12-03)."""
+        """Cluster API's Machine CRD applied and :func:`established` (seen failing with `kubectl wait` on a quiet
+        machine, 2026-12-03)."""
         self.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(machines_crd()))
 
-        def established() -> bool:
-            crd = json.loads(self.kubectl("get", "crd/machines.cluster.x-k8s.io", "-o", "json"))
-            return any(c.get("type") == "Established" and c.get("status") == "True"
-                       for c in (crd.get("status") or {}).get("conditions") or [])
-        wait_for(established, "Cluster API's Machine CRD Established", 60)
+        wait_for(lambda: established(self.kubectl("get", "crd/machines.cluster.x-k8s.io", "-o", "json")),
+                 "Cluster API's Machine CRD Established", 60)
 
     def machine(self, name: str) -> dict | None:
         out = self.kubectl("get", "machines.cluster.x-k8s.io", name, "-o", "json", check=False)
@@ -97,6 +93,15 @@ class Cluster:
             time.sleep(0.2)
         raise AssertionError(f"Machine {name} still held by a hook after {timeout} s: {annotations}")
 
+
+
+def established(crd_json: str) -> bool:
+    """Whether a CRD (``kubectl get crd/<name> -o json``) says it is Established. Read from its status: `kubectl wait
+    --for=condition=Established` right after the apply fails instead of waiting while the new CRD has no conditions
+    yet (".status.conditions accessor error: <nil>")."""
+    crd = json.loads(crd_json)
+    return any(c.get("type") == "Established" and c.get("status") == "True"
+               for c in (crd.get("status") or {}).get("conditions") or [])
 
 
 def wait_for(check, what: str, timeout: float, step: float = 0.3):

@@ -24,6 +24,8 @@ What differs from a real KCP rollout: etcd is not rolled (three members stay on 
 
 from __future__ import annotations
 
+import datetime
+
 import json
 import os
 import re
@@ -50,6 +52,23 @@ ROLL = nodes.NodeSet(nodes.KUBERNETES.group, nodes.KUBERNETES.description,
                      tuple((f"ro-{n}", AZS[n % 3], f"10.10.10.{31 + n}") for n in range(9)),
                      nodes.KUBERNETES.rules, nodes.KUBERNETES.network)
 """Generation g (0, 1, 2) of AZ i is ro-(3g+i): gen 0 holds etcd."""
+
+
+CLOCK = time.time() - time.monotonic()
+"""Wall clock minus this process's monotonic clock: the agent's log lines (UTC to the millisecond) on its marks."""
+
+
+def agent_events(log_file: Path) -> list[tuple[float, str]]:
+    """The agent's log lines as (this process's monotonic time, text)."""
+    found = []
+    for line in log_file.read_text(errors="replace").splitlines():
+        stamp, _, text = line.partition(" ")
+        try:
+            at = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+        except ValueError:
+            continue
+        found.append((at.timestamp() - CLOCK, text))
+    return found
 
 
 def log(message: str) -> None:

@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from localcloud.k8s import cluster, layout
+from tests.e2e.management import established, wait_for
 from tests.e2e.pulumi_cli import PulumiStack
 from tests.unit.kubernetes.capi_schema import crd_dir
 
@@ -187,7 +188,9 @@ def capi(k8s):
                     "conversionReviewVersions": ["v1"],
                     "clientConfig": {"url": f"https://{address}/convert", "caBundle": ca_bundle}}}
             k8s.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(crd))
-            k8s.kubectl("wait", "--for", "condition=Established", "--timeout=60s", f"crd/{crd['metadata']['name']}")
+            name = crd["metadata"]["name"]
+            wait_for(lambda: established(k8s.kubectl("get", f"crd/{name}", "-o", "json").stdout),
+                     f"CRD {name} Established", 60)
         yield address
     finally:
         webhook.terminate()

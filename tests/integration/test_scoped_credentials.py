@@ -20,7 +20,7 @@ import openstack
 import pytest
 from openstack import exceptions
 
-from ha_endpoint.cloud.access_rules import agent_calls, watcher_calls
+from ha_endpoint.cloud.access_rules import RecordAccess, agent_calls, watcher_calls
 from ha_endpoint.kubernetes.credential import AGENT_ROLES, WATCHER_ROLES
 from localcloud.settings import Paths
 from localcloud.testing import Cleanup
@@ -85,8 +85,18 @@ def _agent_rows() -> list[Row]:
         Row("agent", "DELETE floating IP", REFUSED, lambda c, s, w: c.network.delete_ip(w["fip"],
                                                                                        ignore_missing=False)),
         Row("agent", "DELETE DNS zone", REFUSED, lambda c, s, w: c.dns.delete_zone(w["zone"], ignore_missing=False)),
-        Row("agent", "PUT our A record", REFUSED, lambda c, s, w: c.dns.update_recordset(
-            c.dns.get_recordset(w["record"], w["zone"]), records=["192.0.2.9"])),
+        # the record (a zone leaves DNS before its only member leaves: ha_endpoint.agent.dns), found as the watcher
+        Row("agent", "GET our load balancer (whose record it is)", ALLOWED,
+            lambda c, s, w: lb(c).get_load_balancer(w["lb"])),
+        Row("agent", "GET zones?name=<our zone>", ALLOWED, lambda c, s, w: _one(c.dns.zones(name=w["zone_name"]))),
+        Row("agent", "GET recordsets?name=<our fqdn> in our zone", ALLOWED,
+            lambda c, s, w: _one(c.dns.recordsets(w["zone"], name=w["fqdn"]))),
+        Row("agent", "PUT our A record", ALLOWED, lambda c, s, w: c.dns.update_recordset(
+            _one(c.dns.recordsets(w["zone"], name=w["fqdn"])), records=["192.0.2.9"])),
+        Row("agent", "PUT another endpoint's A record (same zone)", REFUSED, lambda c, s, w: c.dns.update_recordset(
+            s.dns.get_recordset(w["other_record"], w["zone"]), records=["192.0.2.67"])),
+        Row("agent", "DELETE our A record", REFUSED, lambda c, s, w: c.dns.delete_recordset(
+            w["record"], w["zone"], ignore_missing=False)),
     ]
 
 
@@ -184,7 +194,8 @@ def table(localcloud, os_conn):
         foreign = admin.dns.create_zone(name=f"sec-{cleanup.prefix}-other.test.", email="hostmaster@example.test", ttl=60)
         world.update(zone=zone.id, zone_name=zone.name, fqdn=fqdn, record=record.id, other_record=other.id,
                      fip=fip.id, foreign_zone=foreign.id, foreign_zone_name=foreign.name)
-        rules = {"agent": [call.rule() for call in agent_calls([world["pool"]], [subnet.id])],
+        rules = {"agent": [call.rule() for call in agent_calls([world["pool"]], [subnet.id],
+                                                              RecordAccess((lb.id,), zone.id, record.id))],
                  "watcher": [call.rule() for call in watcher_calls([lb.id], [world["pool"]], zone.id, record.id,
                                                                    vip_port_ids=[world["vip_port"]])]}
         seen: dict[tuple[str, str], str] = {}

@@ -3,8 +3,9 @@ OpenStack) <- ``gates`` (the gates' dynamic providers) <- ``watch`` (DNS that fo
 client) <- ``agent`` (members that follow Cluster API Machines) <- ``members`` (the member
 sources, read into one list) <- ``backends`` (what serves a zone, by name) <- ``pipeline`` (arguments to a checked plan) <- ``resources``
 (the component) <- ``kubernetes`` (the add-on) <- the package's entry points (``__init__``,
-``hosting``, the documented ``args``). Imports happen when a module loads: the one import inside a function is
-``ha_endpoint.HaEndpoint``'s, so that the pack loads the arguments and the contract without the resource code."""
+``hosting``, the documented ``args``, and the programs ``python -m`` runs: a ``__main__`` module, e.g. the DNS
+watcher's, which asks the registered backends how to watch their zones; nothing imports a program). Imports happen
+when a module loads: the one import inside a function is ``ha_endpoint.HaEndpoint``'s, so that the pack loads the arguments and the contract without the resource code."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def module_name(path: Path) -> str:
 
 
 def layer(module: str) -> int:
-    part = module.split(".")[1] if module.count(".") else "top"
+    part = module.split(".")[1] if module.count(".") and not module.endswith(".__main__") else "top"
     return LAYERS.index(part if part in LAYERS else "top")
 
 
@@ -74,6 +75,13 @@ def test_no_import_runs_back_up_a_layer():
     upward = [f"{module_name(path)} imports {target}" for path in sorted(PACKAGE.rglob("*.py"))
               for target, _ in imports(path) if layer(target) > layer(module_name(path))]
     assert upward == []
+
+
+def test_nothing_imports_a_program():
+    """A ``__main__`` module is an entry point at the top (it composes the layers below it), so no module of the
+    package may import one: a program's imports never reach a layer through it."""
+    assert [f"{module_name(path)} imports {target}" for path in sorted(PACKAGE.rglob("*.py"))
+            for target, _ in imports(path) if target.endswith(".__main__")] == []
 
 
 def test_modules_import_what_they_need_when_they_load():

@@ -207,6 +207,29 @@ def test_in_the_provider_host_gates_are_resources_of_the_package_not_dynamic_one
         assert resource["inputs"]["cloud"] == "localcloud"  # the stack's, named at construct time
 
 
+def test_in_the_provider_host_a_backends_own_resources_are_the_packages_and_the_host_serves_them(in_provider_host):
+    """The keepalived backend's dynamic resources (the zone's gate, the VIP in a member port's address pairs) are
+    named by the backend (``Backend.hosted_types``): in the host they are resources of the package, and the host
+    serves each with the dynamic provider's own class."""
+    from ha_endpoint.backends.keepalived.pairs import MemberVipProvider
+    from ha_endpoint.backends.keepalived.readiness import VipReadinessProvider
+    from tests.unit.test_keepalived import cloud_with_members, two_per_zone
+
+    cloud = cloud_with_members()
+    run_program(lambda: HaEndpoint("k8s-api", two_per_zone()), cloud, preview=False,
+                config={"openstack:cloud": "localcloud"}, outputs=lambda endpoint: {})
+    custom = {r["type"] for r in cloud.registrations if r["custom"]}
+    assert not {t for t in custom if t.startswith("pulumi-python:dynamic")}
+    assert {t for t in custom if t.startswith("haendpoint:")} == {"haendpoint:index:VipReadiness",
+                                                                   "haendpoint:index:MemberVip"}
+    servicer = hosting.HostServicer(hosting.endpoint_provider(), [], "127.0.0.1:1")
+    run_coroutine(servicer.Configure(proto.ConfigureRequest(), FakeContext()))
+    served = {type_: type(servicer._resource_provider(f"urn:pulumi:s::p::haendpoint:index:HaEndpoint${type_}::x"))
+              for type_ in ("haendpoint:index:VipReadiness", "haendpoint:index:MemberVip")}
+    assert served == {"haendpoint:index:VipReadiness": VipReadinessProvider,
+                      "haendpoint:index:MemberVip": MemberVipProvider}
+
+
 def run_coroutine(coroutine):
     """Run a coroutine on a loop of its own: asyncio.run would leave the main thread without the event loop the
     Pulumi mocks of later tests use."""

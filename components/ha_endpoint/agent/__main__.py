@@ -20,7 +20,8 @@ from pydantic import ValidationError
 
 from ..core.errors import HaEndpointError
 from ..watch.inputs import cannot_run, read_outputs, stop_on_signals
-from .inputs import parse, zones_of
+from .dns import AgentRecord
+from .inputs import parse, published_addresses, zones_of
 from .kube import KubernetesMachines, MachineCache
 from .lease import KubernetesLease, LeaseElector
 from .machines import MachineSource
@@ -59,7 +60,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     cache = MachineCache(kube, log)
     metrics = Metrics()
     cloud = AgentOctavia(args.cloud, args.region, clock=time.monotonic, sleep=time.sleep)
-    reconciler = Reconciler(settings, cloud, kube, cache, metrics, time.time, lease.leading, log)
+    addresses = published_addresses(outputs)
+    record = AgentRecord(outputs["fqdn"], {az: zone.load_balancer_id for az, zone in settings.zones.items()},
+                         addresses, cloud) if addresses else None
+    reconciler = Reconciler(settings, cloud, kube, cache, metrics, time.time, lease.leading, log, record)
     last_pass = [time.monotonic()]
     stale_after = 3 * args.interval + cloud.call_timeout * 2
     server = serve(metrics, live=lambda: time.monotonic() - last_pass[0] < stale_after,

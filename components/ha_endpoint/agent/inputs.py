@@ -162,3 +162,12 @@ def zones_of(outputs: dict[str, Any], subnets: Sequence[tuple[str, str]] = ()) -
             raise HaEndpointError(f"zones.{az} of the outputs has no loadbalancerId or poolIds {{port: pool id}}: "
                                   "give the endpoint stack's `pulumi stack output --json`") from None
     return found
+
+
+def published_addresses(outputs: dict[str, Any]) -> dict[str, str]:
+    """Each zone's address in the endpoint's A record (``floatingIp``, else ``vipAddress``), as the watcher reads it;
+    empty for an endpoint without DNS (no ``fqdn``): then no zone is taken out of a record before its member leaves."""
+    if not isinstance(outputs, dict) or not outputs.get("fqdn"):
+        return {}
+    return {az: address for az, out in sorted((outputs.get("zones") or {}).items())
+            if isinstance(out, dict) and (address := out.get("floatingIp") or out.get("vipAddress"))}

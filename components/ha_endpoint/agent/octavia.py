@@ -32,13 +32,18 @@ class AgentOctavia(OctaviaStatusSource):
         self.clock, self.sleep, self.call_timeout, self.backoff = clock, sleep, call_timeout, backoff
         self._monitored: dict[str, bool] = {}
 
-    def _retried(self, action: Callable[[], T]) -> T:
+    def connection(self) -> Any:
+        """The connection (rebuilt on re-authentication), for the agent's other calls (its record's)."""
+        return self._connection()
+
+    def retried(self, action: Callable[[], T]) -> T:
+        """``action`` (one cloud call) under the agent's retries."""
         return call_with_retries(action, timeout_seconds=self.call_timeout, clock=self.clock, sleep=self.sleep,
                                  backoff=self.backoff, reauth=self.reauth)
 
     def members(self, pool_id: str) -> list[LiveMember]:
         """Every member of the pool (whoever made it), with its statuses."""
-        return self._retried(lambda: self.list_members(pool_id))
+        return self.retried(lambda: self.list_members(pool_id))
 
     def monitored(self, pool_id: str) -> bool:
         """Whether the pool has a health monitor (then only ONLINE counts; else NO_MONITOR does too)."""
@@ -46,7 +51,7 @@ class AgentOctavia(OctaviaStatusSource):
             def fetch() -> bool:
                 with translated(f"fetching pool {pool_id}"):
                     return bool(self._connection().load_balancer.get_pool(pool_id).health_monitor_id)
-            self._monitored[pool_id] = self._retried(fetch)
+            self._monitored[pool_id] = self.retried(fetch)
         return self._monitored[pool_id]
 
     def create(self, pool_id: str, *, name: str, address: str, protocol_port: int, subnet_id: Optional[str],
@@ -60,17 +65,17 @@ class AgentOctavia(OctaviaStatusSource):
             self.calls += 1
             with translated(f"creating member {name} ({address}:{protocol_port}) in pool {pool_id}"):
                 self._connection().load_balancer.create_member(pool_id, **attributes)
-        self._retried(call)
+        self.retried(call)
 
     def set_admin(self, pool_id: str, member_id: str, up: bool) -> bool:
         """Admin state up (serve) or down (drain: the ovn provider ignores weights); False when it is gone."""
-        return self._retried(lambda: self._unless_gone(
+        return self.retried(lambda: self._unless_gone(
             f"setting member {member_id} of pool {pool_id} admin {'up' if up else 'down'}",
             lambda: self._connection().load_balancer.update_member(member_id, pool_id, admin_state_up=up)))
 
     def delete(self, pool_id: str, member_id: str) -> None:
         """Delete a member (already gone is done)."""
-        self._retried(lambda: self._unless_gone(
+        self.retried(lambda: self._unless_gone(
             f"deleting member {member_id} of pool {pool_id}",
             lambda: self._connection().load_balancer.delete_member(member_id, pool_id, ignore_missing=False)))
 

@@ -19,7 +19,9 @@ from typing import Any, Callable, Optional
 from ..cloud.errors import CloudError
 from ..core.errors import HaEndpointError, Problem
 from ..gates.model import LiveMember
+from ..watch.records import NotTheEndpoints
 from .capacity import PoolView, counts, removable, serving, state
+from .dns import AgentRecord
 from .inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, HOOK_OWNER, STATUS_ANNOTATION, ZonePools, agent_tag
 from .kube import MachineApi, MachineCache
 from .machines import MachineMember, MachineSource, members_from_machines
@@ -64,9 +66,11 @@ def timestamp(text: Any) -> Optional[float]:
 class Reconciler:
     def __init__(self, settings: AgentSettings, cloud: AgentOctavia, kube: MachineApi, cache: MachineCache,
                  metrics: Metrics, clock: Callable[[], float], leading: Callable[[], bool],
-                 log: Callable[[str], None] = print) -> None:
+                 log: Callable[[str], None] = print, record: Optional[AgentRecord] = None) -> None:
         self.settings, self.cloud, self.kube, self.cache, self.metrics = settings, cloud, kube, cache, metrics
-        self.clock, self.leading, self.log = clock, leading, log
+        self.clock, self.leading, self.log, self.record = clock, leading, log, record
+        self._out_of_dns_since: dict[tuple[str, str], float] = {}
+        """(zone, Machine) -> when the zone was found or taken out of DNS for that Machine's leaving member."""
         self.tag = agent_tag(settings.source)
         self._orphan_since: dict[str, float] = {}
         self._told: set[tuple[str, str]] = set()
@@ -244,6 +248,9 @@ class Reconciler:
                 self._say(member.name, "maintenance", f"{pool.port} in service ({member.maintenance_reason}), "
                           f"waiting for another ONLINE member before it is taken out")
             elif live.admin_state_up and not up:
+                alone = not any(serving(m, pool.monitored) for m in pool.members if m.member_id != live.member_id)
+                if not member.enabled and alone and not self._out_of_dns(pool, member.name, "maintenance"):
+                    continue  # maintenance as deletion: a zone's only member leaves DNS first
                 self._guard()
                 called = self.clock()
                 self.cloud.set_admin(pool.pool_id, live.member_id, False)
@@ -308,6 +315,8 @@ class Reconciler:
             waits = f"{', '.join(joining)} to serve" if joining else "another ONLINE member"
             self._say(name, "draining", f"{pool.port} in service, waiting for {waits} in {pool.az}")
             return
+        if live.admin_state_up and not kept and not self._out_of_dns(pool, name):
+            return
         if live.admin_state_up:
             self._guard()
             called = self.clock()
@@ -331,6 +340,45 @@ class Reconciler:
         self.log(f"member {name} ({live.address}) in {pool.az}: deleted (listener {pool.port}; the call took "
                  f"{self.clock() - called:.1f} s)")
         self._say(name, "draining", f"{pool.port} deleted")
+
+    def _out_of_dns(self, pool: PoolView, name: str, what: str = "draining") -> bool:
+        """Whether the zone of ``pool``, whose only member is leaving, is out of the endpoint's A record for the
+        record's TTL: taken out now if it is in it (never the record's last zone: then it waits for another zone to be
+        published), then waited for, so that no client still resolves to it once its member is taken out. True at once
+        for an endpoint without a record (or a zone without an address)."""
+        record = self.record
+        address = record.zone_addresses.get(pool.az) if record is not None else None
+        if record is None or not address:
+            return True
+        try:
+            held, ttl = record.read()
+            if address in held:
+                rest = [other for other in held if other != address]
+                if not rest:
+                    self._waiting()
+                    self._say(name, what, f"{pool.port} in service: {pool.az} is the only zone in "
+                              f"{record.fqdn}; waiting for another zone to be published before it is taken out")
+                    return False
+                self._guard()
+                record.write(rest)
+                self._out_of_dns_since[(pool.az, name)] = self.clock()
+                self.log(f"member {name} in {pool.az}: the zone's only member is leaving; {address} taken out of "
+                         f"{record.fqdn} (now {' '.join(rest)}); the member is taken out once its TTL ({ttl} s) has passed")
+        except NotTheEndpoints as error:
+            self._waiting()
+            self._say(name, "problem", f"{pool.port} in service: {pool.az}'s only member may leave only once the "
+                      f"zone is out of DNS, and {error}")
+            return False
+        # since when it is out for this member: found out already (the watcher took it out earlier, when is not
+        # known), a full TTL from now; never shorter
+        end = self._out_of_dns_since.setdefault((pool.az, name), self.clock()) + ttl
+        if self.clock() < end:
+            self._waiting(until=end)
+            shown = datetime.datetime.fromtimestamp(end, datetime.timezone.utc)
+            self._say(name, what, f"{pool.port} in service, {pool.az} out of DNS; taken out after {shown:%H:%M:%S}Z "
+                      "(the record's TTL)")
+            return False
+        return True
 
     def _drain_since(self, live: LiveMember, machine: Optional[dict[str, Any]]) -> float:
         """When the drain time of ``live`` (admin down) started: kept on a deleting Machine (a replica taking over
@@ -376,6 +424,7 @@ class Reconciler:
             self.cache.store(self.kube.annotate(name, {HOOK_ANNOTATION: None, DRAINING_SINCE_ANNOTATION: None,
                                                        STATUS_ANNOTATION: "removed: member deleted, hook released"}))
             self._status.pop(name, None)
+            self._out_of_dns_since = {key: at for key, at in self._out_of_dns_since.items() if key[1] != name}
             self.metrics.hook_wait.observe(max(0.0, held))
             self._event(machine, "HookReleased", f"member removed from the endpoint's pools; deletion hook "
                         f"{HOOK_ANNOTATION} released after {held:.0f} s", once=False)

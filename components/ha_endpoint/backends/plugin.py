@@ -9,7 +9,10 @@ publication waits for), the zone's readiness resource (named ``contract.readines
 publication waits for) and its verdict, and the zone's outputs. DNS (:mod:`ha_endpoint.resources.dns`), the
 publication gate (:mod:`ha_endpoint.resources.gate`) and the pack's generic rules use only this; the backend's name
 is declared in every zone's facts (``zones.<az>.backend``), and the pack holds a backend's zones to that backend's
-own rules alone.
+own rules alone. Between runs, the DNS watcher (``python -m ha_endpoint.watch``) asks the backend that owns a zone
+of the endpoint's outputs how to watch it (:attr:`Backend.watched`, :class:`Watched`, asked through
+:mod:`ha_endpoint.backends.watching`); the package's provider host serves the backend's own dynamic resources
+(:attr:`Backend.hosted_types`).
 
 Also here, for every backend: :func:`poll_inputs` (the cloud and region a backend's waits poll: the same as its
 resources') and :func:`after_checks` (a value that waits for the plan's preflight, when some inputs are Outputs).
@@ -26,6 +29,7 @@ from ..core import contract
 from ..core.args import EndpointArgs
 from ..core.errors import Problem
 from ..core.plan import PollTarget, ZonePlan
+from ..watch.observe import ZoneTarget
 
 
 @dataclass
@@ -102,15 +106,57 @@ def nothing_adopted(args: EndpointArgs, target: PollTarget, root: str, dns_zone_
 
 
 @dataclass(frozen=True)
+class Watched:
+    """How the DNS watcher watches a backend's zones, read from the endpoint stack's outputs (``fqdn``, ``zones``,
+    ``ports``): which zones are the backend's, what the watcher keeps of them, what it polls and which object proves
+    whose endpoint it is. The watcher's Secret (:class:`ha_endpoint.kubernetes.WatcherDeployment`) holds what
+    :attr:`keys` names, so a change of them restarts every in-cluster watcher of the backend's endpoints."""
+
+    keys: tuple[str, ...]
+    """What the watcher reads of one of the backend's zones in the ``zones`` output (camelCase keys)."""
+    reads_ports: bool
+    """Whether its zones' targets need the endpoint's ``ports`` output too (then the watcher's outputs hold it)."""
+    shape: str
+    """How one of its zones looks in the outputs, for the refusal of a zone no backend owns (e.g. "a load balancer
+    (loadbalancerId, poolIds)")."""
+    owns: Callable[[Mapping[str, Any]], bool]
+    """``owns(zone_output)``: whether a zone of the ``zones`` output is one of the backend's."""
+    target: Callable[[str, Mapping[str, Any], Mapping[str, Any]], Optional[ZoneTarget]]
+    """``target(az, zone_output, outputs)``: what the watcher polls for the zone; None when the outputs lack what the
+    backend needs of them."""
+    owner_object: Callable[[Any, str], Any]
+    """``owner_object(conn, id)``: the object whose description proves the zone's owner (its name ends with the
+    target's ``object_suffix``), over an openstacksdk connection; openstacksdk's ``NotFoundException`` when it is
+    gone."""
+    status_source: Callable[[Optional[str], Optional[str], bool], Any]
+    """``status_source(cloud, region, reach)``: the client :func:`ha_endpoint.watch.observe.zone_health` polls the
+    targets through (``reach``: whether the watcher connects to the zones' addresses too); raises
+    :class:`ha_endpoint.core.errors.HaEndpointError` naming the fix when the backend's zones cannot be judged so."""
+    reads: Callable[[Mapping[str, Any]], dict[str, list[str]]]
+    """``reads(zones)``: the ids the watcher reads of the backend's zones (the ``zones`` output, its zones only), as
+    :func:`ha_endpoint.cloud.access_rules.watcher_calls`' keyword arguments: its scoped credential allows those
+    calls."""
+
+
+@dataclass(frozen=True)
 class Backend:
     """A backend as the registry holds it: its name (the ``backend`` key's value, declared in each zone's facts), how
-    it serves a zone, and what it asks the cloud at preview."""
+    it serves a zone, what it asks the cloud at preview, how the DNS watcher watches its zones (None: the watcher
+    refuses them) and its own dynamic resources (``hosted_types``: type name -> ``module:ProviderClass``, served by
+    the package's provider host as :data:`ha_endpoint.gates.hosted.HOSTED_TYPES` are)."""
 
     name: str
     serve: Serve
     preview: Preview = no_preview
     held: Held = nothing_held
     adopted: Adopted = nothing_adopted
+    watched: Optional[Watched] = None
+    hosted_types: Mapping[str, str] = field(default_factory=dict)
+
+
+def provider_path(provider: type) -> str:
+    """A dynamic provider class as :attr:`Backend.hosted_types` names it: ``module:Class``."""
+    return f"{provider.__module__}:{provider.__qualname__}"
 
 
 @dataclass(frozen=True)

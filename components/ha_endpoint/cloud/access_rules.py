@@ -4,9 +4,11 @@ them (docs/security.md).
 
 - the member agent (:mod:`ha_endpoint.agent.octavia`): per pool of the endpoint, read the pool, list its members,
   create a member, admin up/down and delete a member (any member id of that pool: Octavia's paths name the pool);
-  and Octavia's own read of the members' subnet, made with the agent's token;
-- the DNS watcher (:mod:`ha_endpoint.watch`): per zone, read its load balancer and list its pools' members (a
-  keepalived zone: read its VIP port); find the DNS zone by name and the record in it, update the record.
+  and Octavia's own read of the members' subnet, made with the agent's token; read the zones' load balancers, find
+  the record and update it (:mod:`ha_endpoint.agent.dns`: a zone leaves DNS before its only member leaves);
+- the DNS watcher (:mod:`ha_endpoint.watch`): per zone, what its backend reads (``Watched.reads`` in
+  :mod:`ha_endpoint.backends.plugin`: read its load balancer and list its pools' members, or read its VIP port); find
+  the DNS zone by name and the record in it, update the record.
 
 keystonemiddleware matches a request when the method and service type are equal and the path matches the rule's
 pattern (``*`` or ``{name}``: one path segment, ``**``: any), on the path only: a query string (``?name=``) is never
@@ -46,11 +48,13 @@ class Call:
         return {"service": self.service, "method": self.method, "path": self.path}
 
 
-def agent_calls(pool_ids: Iterable[str], subnet_ids: Iterable[str] = ()) -> list[Call]:
+def agent_calls(pool_ids: Iterable[str], subnet_ids: Iterable[str] = (), record: Optional["RecordAccess"] = None
+                ) -> list[Call]:
     """The member agent's calls on the endpoint's pools ``pool_ids``; ``subnet_ids``: the members' subnets it names
     (its ``--member-subnet`` options). Octavia checks a new member's subnet with the caller's token: ``GET
     /v2.0/subnets/<id>`` from Octavia to Neutron, which the credential must allow too (seen on the local cloud: without
-    it Octavia answers 400 "Subnet ... not found", Neutron's log a 401)."""
+    it Octavia answers 400 "Subnet ... not found", Neutron's log a 401). With the endpoint's ``record``: proving whose
+    the A record is and taking a zone out of it before the zone's only member leaves (as the watcher does both)."""
     calls: list[Call] = [Call("(Octavia, creating a member in it) network.get_subnet", NETWORK, "GET",
                               f"/v2.0/subnets/{subnet}") for subnet in sorted(set(subnet_ids))]
     for pool in sorted(set(pool_ids)):
@@ -60,24 +64,44 @@ def agent_calls(pool_ids: Iterable[str], subnet_ids: Iterable[str] = ()) -> list
                   Call("load_balancer.create_member", LOAD_BALANCER, "POST", f"{base}/members"),
                   Call("load_balancer.update_member", LOAD_BALANCER, "PUT", f"{base}/members/{ANY}"),
                   Call("load_balancer.delete_member", LOAD_BALANCER, "DELETE", f"{base}/members/{ANY}")]
+    if record is not None:
+        calls += load_balancer_reads(record.load_balancer_ids) + record_calls(record.zone_id, record.recordset_id)
     return calls
 
 
-def watcher_calls(load_balancer_ids: Iterable[str], pool_ids: Iterable[str], zone_id: Optional[str] = None,
+@dataclass(frozen=True)
+class RecordAccess:
+    """The endpoint's A record as a credential is pinned to it: the zones' load balancers that prove its owner, and
+    its DNS zone and recordset ids (``None`` when unknown: then any)."""
+
+    load_balancer_ids: tuple[str, ...]
+    zone_id: Optional[str] = None
+    recordset_id: Optional[str] = None
+
+
+def load_balancer_reads(load_balancer_ids: Iterable[str]) -> list[Call]:
+    return [Call("load_balancer.get_load_balancer", LOAD_BALANCER, "GET", f"{OCTAVIA_ROOT}/loadbalancers/{lb}")
+            for lb in sorted(set(load_balancer_ids))]
+
+
+def record_calls(zone_id: Optional[str], recordset_id: Optional[str]) -> list[Call]:
+    """Finding the DNS zone by name and the A record in it, and updating the record."""
+    zone = f"{DESIGNATE_ROOT}/zones/{zone_id or ANY}"
+    return [Call("dns.zones", DNS, "GET", f"{DESIGNATE_ROOT}/zones"),
+            Call("dns.recordsets", DNS, "GET", f"{zone}/recordsets"),
+            Call("dns.update_recordset", DNS, "PUT", f"{zone}/recordsets/{recordset_id or ANY}")]
+
+
+def watcher_calls(load_balancer_ids: Iterable[str] = (), pool_ids: Iterable[str] = (), zone_id: Optional[str] = None,
                   recordset_id: Optional[str] = None, vip_port_ids: Iterable[str] = ()) -> list[Call]:
-    """The DNS watcher's calls on the endpoint's load balancers and pools, its keepalived zones' VIP ports
-    ``vip_port_ids``, and its A record ``recordset_id`` in DNS zone ``zone_id`` (each ``None`` when unknown, e.g. an
-    endpoint read through a StackReference: then any zone's or record's id)."""
-    calls = [Call("load_balancer.get_load_balancer", LOAD_BALANCER, "GET", f"{OCTAVIA_ROOT}/loadbalancers/{lb}")
-             for lb in sorted(set(load_balancer_ids))]
+    """The DNS watcher's calls on the endpoint's load balancers and pools, the VIP ports ``vip_port_ids`` it reads by
+    id (of zones that have no load balancer), and its A record ``recordset_id`` in DNS zone ``zone_id`` (each ``None``
+    when unknown, e.g. an endpoint read through a StackReference: then any zone's or record's id)."""
+    calls = load_balancer_reads(load_balancer_ids)
     calls += [Call("load_balancer.members", LOAD_BALANCER, "GET", f"{OCTAVIA_ROOT}/pools/{pool}/members")
               for pool in sorted(set(pool_ids))]
     calls += [Call("network.get_port", NETWORK, "GET", f"/v2.0/ports/{port}") for port in sorted(set(vip_port_ids))]
-    zone = f"{DESIGNATE_ROOT}/zones/{zone_id or ANY}"
-    calls += [Call("dns.zones", DNS, "GET", f"{DESIGNATE_ROOT}/zones"),
-              Call("dns.recordsets", DNS, "GET", f"{zone}/recordsets"),
-              Call("dns.update_recordset", DNS, "PUT", f"{zone}/recordsets/{recordset_id or ANY}")]
-    return calls
+    return calls + record_calls(zone_id, recordset_id)
 
 
 def zones_objects(zones: Optional[Mapping[str, object]]) -> tuple[list[str], list[str]]:
@@ -91,16 +115,6 @@ def zones_objects(zones: Optional[Mapping[str, object]]) -> tuple[list[str], lis
         ids = out.get("poolIds") or {}
         pools += [str(p) for p in (ids.values() if isinstance(ids, Mapping) else ids) if p]
     return load_balancers, pools
-
-
-def is_vip_zone(out: object) -> bool:
-    """Whether one zone of the endpoint's ``zones`` output is a keepalived zone's: a VIP port and no load balancer."""
-    return isinstance(out, Mapping) and bool(out.get("vipPortId")) and not out.get("loadbalancerId")
-
-
-def vip_ports(zones: Optional[Mapping[str, object]]) -> list[str]:
-    """The VIP port ids of the endpoint's keepalived zones (:func:`is_vip_zone`)."""
-    return [str(out["vipPortId"]) for out in (zones or {}).values() if is_vip_zone(out)]
 
 
 def split_record_id(record_id: Optional[str]) -> tuple[Optional[str], Optional[str]]:

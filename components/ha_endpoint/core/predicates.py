@@ -240,8 +240,8 @@ balancer for the same reason."""
 
 PROXIED_PROTOCOLS = ("TCP", "HTTP", "HTTPS", "TERMINATED_HTTPS")
 """Listener protocols an amphora serves with HAProxy, whose ``timeout client``/``server``/``connect`` and
-``tcp-request inspect-delay`` are the listener's timeouts. UDP and SCTP it serves with LVS (keepalived), which has
-none of them."""
+``tcp-request inspect-delay`` are the listener's timeouts. UDP and SCTP it serves with LVS, which has none of
+them."""
 
 
 def listener_timeouts_problem(provider: Optional[str], protocol: str) -> Optional[str]:

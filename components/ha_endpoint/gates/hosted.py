@@ -7,9 +7,9 @@ options, so it imports this package from the program's virtualenv. An endpoint b
 runs in the package's provider host (``components/__main__.py``, :mod:`ha_endpoint.hosting`); the CLI would still
 start ``pulumi-python`` with that program's options, i.e. ``python3`` from PATH, without this package or Pulumi
 (``No module named 'pulumi'``; pulumi/pulumi#5455: dynamic providers in multi-language components). So there, with
-:data:`HOSTED` set by the host, they are resources of the package itself (:data:`HOSTED_TYPES`), with the same inputs
-and outputs minus the pickled provider, and the host serves their check/diff/create/update/read/delete with the same
-provider classes, in its own virtualenv.
+:data:`HOSTED` set by the host, they are resources of the package itself (:data:`HOSTED_TYPES`, and each backend's own:
+``Backend.hosted_types``), with the same inputs and outputs minus the pickled provider, and the host serves their
+check/diff/create/update/read/delete with the same provider classes, in its own virtualenv.
 """
 
 from __future__ import annotations
@@ -33,10 +33,9 @@ def hosted_type(type_name: str) -> str:
 
 HOSTED_TYPES = {hosted_type("MemberReadiness"): "ha_endpoint.gates.provider:MemberReadinessProvider",
                 hosted_type("MemberDrain"): "ha_endpoint.gates.drain:MemberDrainProvider",
-                hosted_type("PutBack"): "ha_endpoint.gates.put_back:PutBackProvider",
-                hosted_type("VipReadiness"): "ha_endpoint.backends.keepalived.readiness:VipReadinessProvider",
-                hosted_type("MemberVip"): "ha_endpoint.backends.keepalived.pairs:MemberVipProvider"}
-"""Token -> the provider class that serves it (``module:class``), in the host."""
+                hosted_type("PutBack"): "ha_endpoint.gates.put_back:PutBackProvider"}
+"""Token -> the provider class that serves it (``module:class``), in the host: the gates' own (the backends' are
+theirs, :func:`ha_endpoint.hosting.hosted_types`)."""
 
 
 def register(resource: pulumi.dynamic.Resource, provider: pulumi.dynamic.ResourceProvider, type_name: str,

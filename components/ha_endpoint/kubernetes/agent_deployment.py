@@ -6,8 +6,8 @@
                             opts=pulumi.ResourceOptions(provider=management))
 
 A component (``haendpoint:kubernetes:AgentDeployment``) whose children are the agent's ServiceAccount, Role and
-RoleBinding (exactly what it calls, in the cluster's namespace), a Secret (clouds.yaml and the endpoint's zones and
-pools) and a Deployment of two replicas electing a leader on a Lease (manifests: :mod:`.agent_manifests`). Deploy it
+RoleBinding (exactly what it calls, in the cluster's namespace), a Secret (clouds.yaml and the endpoint's zones,
+pools and record) and a Deployment of two replicas electing a leader on a Lease (manifests: :mod:`.agent_manifests`). Deploy it
 to the management cluster, which does not depend on this endpoint; docs/agent.md says how and why.
 """
 
@@ -21,7 +21,7 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from ..agent.machines import MachineSource
-from ..cloud.access_rules import agent_calls, zones_objects
+from ..cloud.access_rules import RecordAccess, agent_calls, split_record_id, zones_objects
 from ..core.errors import ConfigError, Problem
 from .agent_manifests import (DEFAULT_RESOURCES, AgentOptions, AgentSpec, deployment_manifest, role_binding_manifest,
                               role_manifest, secret_manifest, service_account_manifest, spec_problems)
@@ -32,10 +32,12 @@ from .watcher_manifests import clouds_problems
 AGENT_DEPLOYMENT_TYPE = "haendpoint:kubernetes:AgentDeployment"
 
 
-def agent_outputs(zones: Mapping[str, Any]) -> dict[str, Any]:
-    """What the agent reads of the endpoint's ``zones`` output: per zone its load balancer and pools."""
-    return {"zones": {az: {"loadbalancerId": (out or {}).get("loadbalancerId"), "poolIds": (out or {}).get("poolIds")}
-                      for az, out in sorted((zones or {}).items())}}
+def agent_outputs(zones: Mapping[str, Any], fqdn: Optional[str] = None) -> dict[str, Any]:
+    """What the agent reads of the endpoint's outputs: per zone its load balancer and pools and, with the endpoint's
+    ``fqdn``, the zone's address in its A record (the agent takes a zone out of it before its only member leaves)."""
+    keys = ("loadbalancerId", "poolIds", *(("floatingIp", "vipAddress") if fqdn else ()))
+    return {**({"fqdn": fqdn} if fqdn else {}),
+            "zones": {az: {key: (out or {}).get(key) for key in keys} for az, out in sorted((zones or {}).items())}}
 
 
 class AgentDeployment(pulumi.ComponentResource):
@@ -83,16 +85,17 @@ class AgentDeployment(pulumi.ComponentResource):
         self.role_binding = k8s.rbac.v1.RoleBinding(f"{name}-rolebinding", metadata=binding["metadata"],
                                                     role_ref=binding["roleRef"], subjects=binding["subjects"],
                                                     opts=child)
-        outputs_json = pulumi.Output.from_input(ref.zones).apply(
-            lambda zones: json.dumps(agent_outputs(zones), indent=2, sort_keys=True))
+        outputs_json = pulumi.Output.all(ref.zones, ref.fqdn).apply(
+            lambda values: json.dumps(agent_outputs(*values), indent=2, sort_keys=True))
         self.credential: Optional[ScopedCredential] = None
         if settings is not None:
             subnets = [subnet for _, subnet in spec.options.member_subnet]
-            calls = pulumi.Output.from_input(ref.zones).apply(
-                lambda zones: agent_calls(zones_objects(zones)[1], subnets))
+            calls = pulumi.Output.all(ref.zones, ref.record_id).apply(
+                lambda values: agent_calls(zones_objects(values[0])[1], subnets, RecordAccess(
+                    tuple(zones_objects(values[0])[0]), *split_record_id(values[1]))))
             self.credential = ScopedCredential(
                 f"{name}-credential", f"{ref.stack or 'ha-endpoint'}-{name}".replace("/", "-"), cloud, settings,
-                AGENT_ROLES, calls, self, f"ha-endpoint member agent {namespace}/{name}: its pools' members only")
+                AGENT_ROLES, calls, self, f"ha-endpoint member agent {namespace}/{name}: its pools' members and its record")
             clouds_yaml = self.credential.clouds_yaml
         secret = secret_manifest(spec, pulumi.Output.secret(clouds_yaml), outputs_json)
         self.secret = k8s.core.v1.Secret(f"{name}-config", metadata=secret["metadata"], type=secret["type"],

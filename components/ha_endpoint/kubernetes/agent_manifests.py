@@ -4,7 +4,7 @@ management cluster (docs/agent.md):
 - a ``ServiceAccount`` and a namespaced ``Role`` + ``RoleBinding`` granting exactly: Machines
   (``cluster.x-k8s.io``) get, list, watch, patch; its Lease (``coordination.k8s.io``) get and update by name, and
   create; Events create -- in the cluster's namespace only;
-- a ``Secret`` with ``clouds.yaml`` and ``outputs.json`` (the endpoint's zones and pools), mounted read-only;
+- a ``Secret`` with ``clouds.yaml`` and ``outputs.json`` (the endpoint's zones, pools and record), mounted read-only;
 - a ``Deployment`` of two replicas (one leads through the Lease, the other takes over), spread over nodes, running
   ``python -m ha_endpoint.agent`` as a non-root user on a read-only root filesystem without privilege escalation,
   with liveness (``/healthz``) and readiness (``/readyz``) probes and the metrics port.

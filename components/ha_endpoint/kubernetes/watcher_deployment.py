@@ -18,9 +18,8 @@ from typing import Any, Mapping, Optional, Union
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..cloud.access_rules import split_record_id, vip_ports, watcher_calls, zones_objects
+from ..backends.watching import watched_outputs, watcher_calls_of
 from ..core.errors import ConfigError, Problem
-from ..watch.inputs import watched_outputs
 from .credential import WATCHER_ROLES, CredentialSettings, ScopedCredential, credential_problems
 from .endpoint_ref import EndpointRef
 from .watcher_manifests import (DEFAULT_RESOURCES, WatcherSpec, WatchOptions, clouds_problems, deployment_manifest,
@@ -106,11 +105,9 @@ class WatcherDeployment(pulumi.ComponentResource):
 
 def _scoped(name: str, spec: WatcherSpec, ref: EndpointRef, settings: CredentialSettings, parent: pulumi.Resource
             ) -> ScopedCredential:
-    """The watcher's own application credential: its load balancers and pools (or keepalived VIP ports), its DNS
-    zone and record."""
-    calls = pulumi.Output.all(ref.zones, ref.record_id).apply(
-        lambda values: watcher_calls(*zones_objects(values[0]), *split_record_id(values[1]),
-                                     vip_port_ids=vip_ports(values[0])))
+    """The watcher's own application credential: what it reads of each zone (its load balancer and pools, or what
+    the zone's backend reads), its DNS zone and record."""
+    calls = pulumi.Output.all(ref.zones, ref.record_id).apply(lambda values: watcher_calls_of(values[0], values[1]))
     return ScopedCredential(f"{name}-credential", f"{spec.stack}-{name}".replace("/", "-"), spec.cloud, settings,
                             WATCHER_ROLES, calls, parent, f"ha-endpoint DNS watcher {spec.namespace}/{name}: its record only")
 

@@ -4,6 +4,10 @@ The outputs are the endpoint stack's (``pulumi stack output --json``: ``fqdn``, 
 standard environment's (``OS_CLOUD``/clouds.yaml, or ``--cloud``/``--region``). ``make watch`` runs it for the dev
 stack in the foreground; Ctrl-C (SIGINT) or SIGTERM stops it between two polls. Exit status: 0 when stopped, 2 when
 the outputs or the record do not prove to be one endpoint's (nothing is written then).
+
+The program is an entry point above every layer (tests/unit/test_layers.py): what each zone of the outputs is, what
+proves its owner and what it is polled through, the zone's backend says (:mod:`ha_endpoint.backends.watching`); the
+loop, the verdicts and the record are the watch layer's.
 """
 
 from __future__ import annotations
@@ -14,15 +18,14 @@ from typing import Any, Iterator, Optional, Sequence
 
 import openstack.exceptions
 
+from ..backends.watching import status_source, targets_of, watched
 from ..cloud.connection import connect
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
-from ..gates.cloud import OctaviaStatusSource
 from .decide import Thresholds
-from .inputs import cannot_run, parse, read_outputs, stop_on_signals, targets_of
+from .inputs import cannot_run, parse, read_outputs, stop_on_signals
 from .observe import ZoneTarget, tcp_reach
 from .records import EndpointRecord, owner_of
-from .vip_ports import VipPortSource
 from .watcher import Watcher
 
 
@@ -31,31 +34,16 @@ def log(line: str) -> None:
 
 
 def existing_load_balancers(conn: Any, targets: Sequence[ZoneTarget]) -> Iterator[tuple[str, Any]]:
-    """(zone, load balancer) for each zone whose load balancer exists. A zone whose load balancer is gone (404: deleted
-    out of band, the very outage the watcher is for) proves nothing about the record's owner and is skipped here; the
-    watcher's polls find it unhealthy. A watcher restarted during that outage must start."""
+    """(zone, load balancer) for each zone whose load balancer (or the object its backend proves the owner with, e.g. a
+    VIP port) exists. A zone whose load balancer is gone (404: deleted out of band, the very outage the watcher is
+    for) proves nothing about the record's owner and is skipped here; the watcher's polls find it unhealthy. A
+    watcher restarted during that outage must start."""
     for target in targets:
         try:
-            if target.backend == "keepalived":  # the zone's VIP port: its description names the stack
-                yield target.zone, conn.network.get_port(target.load_balancer_id)
-            else:
-                yield target.zone, conn.load_balancer.get_load_balancer(target.load_balancer_id)
+            yield target.zone, watched(target).owner_object(conn, target.load_balancer_id)
         except openstack.exceptions.NotFoundException:
             log(f"zone {target.zone}: load balancer {target.load_balancer_id} is gone (the owner is proven by the "
                 f"other zones'; this zone counts as unhealthy)")
-
-
-def status_source(targets: Sequence[ZoneTarget], cloud: Optional[str], region: Optional[str], reach: bool) -> Any:
-    """The gates' client for the endpoint's backend: Octavia's, or the keepalived zones' VIP ports
-    (:class:`~ha_endpoint.watch.vip_ports.VipPortSource`: the watcher's connect to each zone's address decides, so a
-    keepalived endpoint is not watched without it)."""
-    if {target.backend for target in targets} == {"keepalived"}:
-        if not reach:
-            raise HaEndpointError("--no-reach: a keepalived zone's health is whether its address answers (Neutron "
-                                  "does not show who holds a VIP now); run the watcher where it reaches the zones' "
-                                  "addresses, without --no-reach")
-        return VipPortSource(cloud, region)
-    return OctaviaStatusSource(cloud, region)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -1,5 +1,6 @@
 """What the watcher is given: its command line (options, defaults and rules, said once here) and the endpoint stack's
-outputs. Pure: nothing here talks to a cloud.
+outputs (read here; what each zone of them is, its backend says: :mod:`ha_endpoint.backends.watching`). Pure: nothing
+here talks to a cloud.
 
 ``python -m ha_endpoint.watch`` parses its arguments with :func:`parse`; the Kubernetes Deployment that runs it
 (:mod:`ha_endpoint.kubernetes.watcher_manifests`) builds its command line from the same option names and checks each
@@ -17,16 +18,10 @@ import sys
 import threading
 from typing import Any, Optional, Sequence
 
-from ..cloud.access_rules import is_vip_zone
 from ..core.errors import HaEndpointError
-from .observe import ZoneTarget
 
 PROG = "python -m ha_endpoint.watch"
 DESCRIPTION = "Keep an endpoint's A record following its zones' health."
-ZONE_KEYS = ("loadbalancerId", "poolIds", "floatingIp", "vipAddress")
-"""What the watcher reads of an Octavia zone in the stack's ``zones`` output."""
-VIP_ZONE_KEYS = ("vipPortId", "floatingIp", "vipAddress")
-"""What it reads of a keepalived zone (a VIP port, no load balancer), with the endpoint's ``ports``."""
 
 
 def seconds(text: str) -> float:
@@ -135,40 +130,6 @@ def refused(found: argparse.ArgumentParser, words: Sequence[str]) -> Optional[st
     except OptionRefused as error:
         return str(error)
     return None
-
-
-def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
-    """One target per zone of the stack's ``zones`` output."""
-    zones = outputs.get("zones")
-    if not isinstance(zones, dict) or not zones or not outputs.get("fqdn"):
-        raise HaEndpointError("the outputs have no fqdn or no zones: give the endpoint stack's `pulumi stack output "
-                              "--json` (a stack with dns configured)")
-    found = []
-    for zone, out in sorted(zones.items()):
-        address = out.get("floatingIp") or out.get("vipAddress")
-        if out.get("loadbalancerId") and isinstance(out.get("poolIds"), dict):
-            found.append(ZoneTarget(zone, out["loadbalancerId"],
-                                    {str(port): pool for port, pool in out["poolIds"].items()}, address))
-        elif is_vip_zone(out) and outputs.get("ports"):  # the keepalived backend's
-            found.append(ZoneTarget(zone, out["vipPortId"], {str(port): out["vipPortId"] for port in outputs["ports"]},
-                                    address, backend="keepalived"))
-        else:
-            raise HaEndpointError(f"zone {zone} of the outputs has neither a load balancer (loadbalancerId, poolIds) "
-                                  "nor a keepalived VIP port (vipPortId, and the endpoint's ports): give "
-                                  "the endpoint stack's `pulumi stack output --json`")
-    return found
-
-
-def watched_outputs(fqdn: str, zones: dict[str, Any], ports: Optional[list] = None) -> dict[str, Any]:
-    """The outputs the watcher reads, from the stack's ``fqdn``, ``zones`` and ``ports``: ``fqdn``, per zone
-    :data:`ZONE_KEYS` (or :data:`VIP_ZONE_KEYS` for a keepalived zone) and, with a keepalived zone, ``ports``; what
-    changes at every run (``ready``, ``published``, the gate, a keepalived zone's member configuration) left out. An
-    Octavia endpoint's are what they were before keepalived zones were watched: its watcher's Secret is unchanged."""
-    watched = {zone: {key: (out or {}).get(key) for key in (VIP_ZONE_KEYS if is_vip_zone(out) else ZONE_KEYS)}
-               for zone, out in sorted((zones or {}).items())}
-    vip = any(is_vip_zone(out) for out in watched.values())
-    return {"fqdn": fqdn, "zones": watched, **({"ports": sorted(ports or [])} if vip else {})}
-
 
 
 def read_outputs(path: str) -> Any:

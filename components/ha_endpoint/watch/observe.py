@@ -10,7 +10,7 @@ gives no verdict: the zone's streak is left as it was, so an API outage moves no
 from __future__ import annotations
 
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional
 
 from ..cloud.connection import http_status
@@ -25,16 +25,18 @@ Reach = Callable[[str, int], Optional[str]]
 
 @dataclass(frozen=True)
 class ZoneTarget:
-    """What the watcher polls for one zone, from the endpoint stack's ``zones`` and ``ports`` outputs.
+    """What the watcher polls for one zone, from the endpoint stack's ``zones`` and ``ports`` outputs, as the zone's
+    backend builds it (:class:`ha_endpoint.backends.plugin.Watched`).
 
     Attributes:
         zone: the availability zone.
-        load_balancer_id: the zone's Octavia load balancer (``loadbalancerId``).
-        pool_ids: listener port -> pool id (``poolIds``).
+        load_balancer_id: the zone's Octavia load balancer (``loadbalancerId``), or what its backend's status source
+            reads as one (e.g. a VIP port).
+        pool_ids: listener port -> pool id (``poolIds``), or what its backend's status source reads as one.
         address: what DNS publishes for the zone (``floatingIp``, else ``vipAddress``).
-        backend: ``octavia``, or ``keepalived``: then ``load_balancer_id`` and every pool id are the zone's VIP port
-            (``vipPortId``), polled through :class:`ha_endpoint.backends.keepalived.readiness.VipStatusSource` as its
-            gate polls it, and ``pool_ids`` holds the endpoint's listener ports.
+        backend: the registered backend that serves the zone (its ``backend`` key's value).
+        owner_suffix: how the name of the object that proves the zone's owner ends, after ``-<zone>-`` (``lb``: its
+            load balancer's); its backend's, so not compared (``backend`` is).
     """
 
     zone: str
@@ -42,11 +44,12 @@ class ZoneTarget:
     pool_ids: Mapping[str, str]
     address: Optional[str]
     backend: str = "octavia"
+    owner_suffix: str = field(default="lb", compare=False)
 
     @property
     def object_suffix(self) -> str:
         """How the name of the object that proves the zone's owner ends (its description names it)."""
-        return f"-{self.zone}-vip" if self.backend == "keepalived" else f"-{self.zone}-lb"
+        return f"-{self.zone}-{self.owner_suffix}"
 
 
 def tcp_reach(timeout: float = 2.0) -> Reach:

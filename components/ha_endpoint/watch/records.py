@@ -32,8 +32,8 @@ class Owner:
 
 def owner_of(load_balancers: Iterable[tuple[str, Any]], expected: Optional[StackIdentity],
              suffix_of: Callable[[str], str] = lambda zone: f"-{zone}-lb") -> Owner:
-    """The one owner the zones' load balancers (``(zone, load balancer)``, those that exist; under keepalived the
-    zones' VIP ports, ``suffix_of``: how their names end) name in their descriptions."""
+    """The one owner the zones' load balancers (``(zone, load balancer)``, those that exist; or the object the zone's
+    backend proves its owner with, ``suffix_of``: how their names end) name in their descriptions."""
     owners = set()
     for zone, lb in load_balancers:
         parsed = parse_description(getattr(lb, "description", None))
@@ -81,7 +81,12 @@ class EndpointRecord:
 
     def addresses(self) -> list[str]:
         """The record's addresses now, sorted."""
-        return sorted(self._find()[1].records or [])
+        return self.read()[0]
+
+    def read(self) -> tuple[list[str], int]:
+        """The record's addresses now, sorted, and its TTL in seconds (how long a resolver may keep an answer)."""
+        record = self._find()[1]
+        return sorted(record.records or []), int(record.ttl or 0)
 
     def write(self, addresses: list[str]) -> None:
         """Set the record's addresses (checked to be the endpoint's first, every time)."""

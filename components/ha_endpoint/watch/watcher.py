@@ -2,7 +2,10 @@
 action; stop cleanly between polls when asked.
 
 The published set starts as what the record holds (the zones whose address is in it), so a watcher started after
-an `up` agrees with the gates. Writes go through :class:`~ha_endpoint.watch.records.EndpointRecord`, which proves the
+an `up` agrees with the gates. The record is shared: the member agent takes a zone out of it before its only member
+leaves (docs/agent.md), and ``pulumi up`` publishes the ready zones. So a write changes only the zones of this
+poll's actions, on the record as it is now (read again first): the watcher never puts back a zone it did not take out
+itself, nor takes out one it did not decide on, and never writes an empty record. Writes go through :class:`~ha_endpoint.watch.records.EndpointRecord`, which proves the
 record is the endpoint's before every write; under ``dry_run`` nothing is written and each action is logged as what
 would be done.
 """
@@ -49,19 +52,31 @@ class Watcher:
         for action in actions:
             self.log(("would be " if self.dry_run and action.kind != "fail-open" else "") + action.line())
         if following != self.published:
-            addresses = record_addresses(following, self.addresses)
             if not self.dry_run:
                 try:
-                    self.record.write(addresses)
+                    addresses = self._changed(actions)
+                    if addresses is not None:
+                        self.record.write(addresses)
+                        self.log(f"{self.record.fqdn} A {' '.join(addresses)}")
                 except NotTheEndpoints:
                     raise
                 except Exception as error:  # noqa: BLE001 (a cloud fault: reported, and the next poll tries again)
                     self.log(f"writing {self.record.fqdn} failed ({type(error).__name__}: {error}); the next poll "
                              f"decides again")
                     return actions
-                self.log(f"{self.record.fqdn} A {' '.join(addresses)}")
             self.published = following
         return actions
+
+    def _changed(self, actions: Sequence[Action]) -> Optional[list[str]]:
+        """The record's addresses once this poll's ``remove`` and ``restore`` actions are applied to what it holds
+        now; None when it holds them already, or when they would leave it empty (failing open, as :func:`decide`)."""
+        held = self.record.addresses()
+        gone = record_addresses(frozenset(a.zone for a in actions if a.kind == "remove"), self.addresses)
+        back = record_addresses(frozenset(a.zone for a in actions if a.kind == "restore"), self.addresses)
+        following = sorted((set(held) - set(gone)) | set(back))
+        if not following:
+            self.log(f"keeping {self.record.fqdn} A {' '.join(held)}: the change would leave it empty (failing open)")
+        return following if following and following != sorted(held) else None
 
     def run(self, stop: threading.Event, interval: float) -> None:
         """Poll every ``interval`` seconds until ``stop`` is set (checked between polls and while waiting)."""

@@ -207,13 +207,43 @@ class FakeOctavia:
         return [m for m in self.members.values() if m.name == name]
 
 
+class FakeDesignate:
+    """The endpoint's A record ``api.example.test.`` (TTL ``ttl``) in DNS zone ``example.test.``, its description the
+    component's (stack ha-endpoint/dev, endpoint ``api``); each write is logged on the timeline."""
+
+    FQDN = "api.example.test."
+
+    def __init__(self, clock: Clock, log: list, addresses: list[str], ttl: int = 30):
+        self.clock, self.log, self.ttl = clock, log, ttl
+        self.held = sorted(addresses)
+        self.description = "HA endpoint [ha-endpoint ha-endpoint/dev api-dns]"
+        self.fail: Optional[Exception] = None
+
+    def zones(self, name: str) -> list[_Obj]:
+        return [_Obj(id="dns-zone", name=name)] if name == "example.test." else []
+
+    def recordsets(self, zone: Any, name: str) -> list[_Obj]:
+        if self.fail is not None:
+            raise self.fail
+        return [_Obj(id="rs", type="A", name=name, records=list(self.held), ttl=self.ttl,
+                     description=self.description)] if name == self.FQDN else []
+
+    def update_recordset(self, record: Any, records: list[str]) -> None:
+        self.held = sorted(records)
+        self.log.append((self.clock.now, f"record {' '.join(self.held)}"))
+
+
 class FakeConnection:
     """What ``ha_endpoint.cloud.connection.connect`` returns, as far as the agent uses it."""
 
-    def __init__(self, octavia: FakeOctavia):
+    def __init__(self, octavia: FakeOctavia, dns: Optional[FakeDesignate] = None):
         lb = octavia
         self.load_balancer = _Obj(members=lb.members_of, get_pool=lb.get_pool, create_member=lb.create_member,
-                                  update_member=lb.update_member, delete_member=lb.delete_member)
+                                  update_member=lb.update_member, delete_member=lb.delete_member,
+                                  get_load_balancer=lambda lb_id: _Obj(
+                                      id=lb_id, description=f"HA endpoint [ha-endpoint ha-endpoint/dev "
+                                      f"api-{lb_id.replace('lb', 'az')}-lb]"))
+        self.dns = dns
         self.session = _Obj(get_token=lambda: "token")
 
     def close(self) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from agent_fakes import Clock, FakeCluster, FakeConnection, FakeLease, FakeOctavia
+from agent_fakes import Clock, FakeCluster, FakeConnection, FakeDesignate, FakeLease, FakeOctavia
 
+from ha_endpoint.agent.dns import AgentRecord
 from ha_endpoint.agent.inputs import ZonePools
 from ha_endpoint.agent.kube import MachineCache
 from ha_endpoint.agent.lease import LeaseElector
@@ -18,19 +19,24 @@ from ha_endpoint.agent.report import Metrics
 ZONES = {"az1": ZonePools("az1", "lb1", ((6443, "pool1"),)), "az2": ZonePools("az2", "lb2", ((6443, "pool2"),)),
          "az3": ZonePools("az3", "lb3", ((6443, "pool3"),))}
 POOL = {"az1": "pool1", "az2": "pool2", "az3": "pool3"}
+ADDRESS = {"az1": "172.24.4.11", "az2": "172.24.4.12", "az3": "172.24.4.13"}
+"""Each zone's published address, with ``World(dns=...)``."""
 DRAIN = 20.0
 LEASE = 15.0
 
 
 class World:
     def __init__(self, drain: float = DRAIN, hook_warn_after: float = 600.0,
-                 ready_condition: Optional[str] = API_SERVER_HEALTHY):
+                 ready_condition: Optional[str] = API_SERVER_HEALTHY, dns: Optional[list[str]] = None,
+                 ttl: int = 30):
+        """``dns``: the zones published in the endpoint's A record (none: an endpoint without DNS)."""
         self.clock = Clock()
         self.octavia = FakeOctavia(self.clock)
         for az, zone in ZONES.items():
             self.octavia.add_pool(POOL[az], zone.load_balancer_id)
         self.cluster = FakeCluster(self.clock)
         self.cluster.log = self.timeline = self.octavia.log  # one timeline: what happened, in order
+        self.dns = None if dns is None else FakeDesignate(self.clock, self.timeline, [ADDRESS[az] for az in dns], ttl)
         self.settings = AgentSettings(MachineSource(cluster="prod", readyCondition=ready_condition), ZONES, {}, drain, hook_warn_after)
         self.logs: list[str] = []
         self.said: list[tuple[float, str]] = []  # the replicas' log lines with their time
@@ -65,10 +71,12 @@ class Replica:
         self.lease = LeaseElector(FakeLease(world.cluster), identity, LEASE, world.clock, world.logs.append)
         self.cache = MachineCache(world.cluster, world.logs.append)
         self.cloud = AgentOctavia(clock=world.clock, sleep=world.clock.advance, call_timeout=30.0)
-        self.cloud._conn = FakeConnection(world.octavia)
+        self.cloud._conn = FakeConnection(world.octavia, world.dns)
         self.metrics = Metrics()
+        record = None if world.dns is None else AgentRecord(
+            world.dns.FQDN, {az: zone.load_balancer_id for az, zone in ZONES.items()}, ADDRESS, self.cloud)
         self.reconciler = Reconciler(world.settings, self.cloud, world.cluster, self.cache, self.metrics,
-                                     world.clock, self.lease.leading, world.log)
+                                     world.clock, self.lease.leading, world.log, record)
 
     def step(self) -> bool:
         """What the agent's threads do in one interval: renew the Lease, list the Machines (the watch), reconcile."""

@@ -407,3 +407,97 @@ def test_during_the_drain_time_the_agent_waits_for_its_end_without_listing_the_p
     drained = next(t for t, what in world.timeline if what == "admin down cp-1")
     assert float(world.cluster.annotations("cp-1")[DRAINING_SINCE_ANNOTATION]) == drained
     assert agent.reconciler.next_pass_in(60.0) == DRAIN  # the next pass when the drain time ends, none before
+
+
+def _steps(world, name):
+    return [what for _, what in world.timeline if name in what or what.startswith("record ")]
+
+
+def test_a_zones_only_member_leaves_dns_for_the_records_ttl_before_it_is_drained():
+    """docs/agent.md, "A zone's only member": az1 has one machine; its deletion takes az1's address out of the A
+    record first, drains only once the record's TTL has passed (no client still resolves to az1), and the record
+    keeps the other zones. A zone that keeps another member never leaves DNS."""
+    world = World(dns=["az1", "az2", "az3"], ttl=30)
+    agent = serving_cluster(world)
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 120)
+    assert "cp-1" not in world.cluster.machines
+    assert _steps(world, "cp-1")[1:] == ["delete requested cp-1", "record 172.24.4.12 172.24.4.13", "admin down cp-1",
+                                         "delete cp-1", "hook released cp-1", "machine gone cp-1"]
+    times = {what: t for t, what in world.timeline}
+    assert times["admin down cp-1"] - times["record 172.24.4.12 172.24.4.13"] >= 30
+    assert any("172.24.4.11 taken out of api.example.test." in line for line in world.logs)
+    # a zone that keeps a member: its other machine serves, the record is not written
+    world.cluster.add_machine("cp-5", "az2", "10.0.2.12")
+    world.octavia.serve("10.0.2.12")
+    world.run([agent], 10)
+    world.cluster.delete_machine("cp-2")
+    world.run([agent], 60)
+    assert "cp-2" not in world.cluster.machines and world.dns.held == ["172.24.4.12", "172.24.4.13"]
+
+
+def test_the_records_last_zone_is_not_taken_out_and_its_member_waits_for_another_zone_in_dns():
+    world = World(dns=["az1"], ttl=30)
+    agent = serving_cluster(world)
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 60)
+    assert world.octavia.named("cp-1")[0].admin_state_up is True and world.dns.held == ["172.24.4.11"]
+    assert world.cluster.annotations("cp-1")[STATUS_ANNOTATION] == (
+        "draining: 6443 in service: az1 is the only zone in api.example.test.; waiting for another zone to be "
+        "published before it is taken out")
+    world.dns.held = ["172.24.4.11", "172.24.4.12"]  # the watcher publishes az2
+    world.run([agent], 90)
+    assert "cp-1" not in world.cluster.machines and world.dns.held == ["172.24.4.12"]
+
+
+def test_a_zone_put_back_in_dns_while_its_member_waits_is_taken_out_again_and_waited_for_anew():
+    """A watcher restarted (or a ``pulumi up``) during the wait publishes az1 again while its member serves: the
+    agent takes it out again and its TTL starts again."""
+    world = World(dns=["az1", "az2", "az3"], ttl=30)
+    agent = serving_cluster(world)
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 20)
+    world.dns.held = sorted(world.dns.held + ["172.24.4.11"])
+    world.run([agent], 120)
+    writes = [t for t, what in world.timeline if what == "record 172.24.4.12 172.24.4.13"]
+    assert len(writes) == 2
+    drained = next(t for t, what in world.timeline if what == "admin down cp-1")
+    assert drained - writes[1] >= 30
+
+
+def test_a_record_that_is_not_the_endpoints_is_never_written_and_the_member_stays():
+    world = World(dns=["az1", "az2", "az3"])
+    world.dns.description = "made by hand"
+    agent = serving_cluster(world)
+    world.cluster.delete_machine("cp-1")
+    world.run([agent], 60)
+    assert world.octavia.named("cp-1")[0].admin_state_up is True and len(world.dns.held) == 3
+    status = world.cluster.annotations("cp-1")[STATUS_ANNOTATION]
+    assert status.startswith("problem: 6443 in service: az1's only member may leave only once the zone is out of "
+                             "DNS, and A record api.example.test. (rs) is not ha-endpoint/dev's record api-dns")
+
+
+def test_maintenance_of_a_zones_only_member_takes_the_zone_out_of_dns_first():
+    world = World(dns=["az1", "az2", "az3"], ttl=30)
+    agent = serving_cluster(world)
+    world.cluster.annotations("cp-2")[MAINTENANCE_ANNOTATION] = "kernel update"
+    world.run([agent], 10)
+    assert world.octavia.named("cp-2")[0].admin_state_up is True and world.dns.held == ["172.24.4.11", "172.24.4.13"]
+    assert world.cluster.annotations("cp-2")[STATUS_ANNOTATION].startswith(
+        "maintenance: 6443 in service, az2 out of DNS; taken out after")
+    world.run([agent], 30)
+    assert world.octavia.named("cp-2")[0].admin_state_up is False
+
+
+def test_a_zone_found_already_out_of_dns_is_waited_for_a_full_ttl_before_its_member_leaves():
+    """The watcher took az1 out a moment ago (when, the agent cannot know): clients may still hold its address for a
+    TTL, so az1's only member is drained a full TTL after the agent finds it out, never at once."""
+    world = World(dns=["az1", "az2", "az3"], ttl=30)
+    agent = serving_cluster(world)
+    world.dns.held = ["172.24.4.12", "172.24.4.13"]
+    world.cluster.delete_machine("cp-1")
+    found = world.clock.now
+    world.run([agent], 90)
+    assert "cp-1" not in world.cluster.machines
+    assert next(t for t, what in world.timeline if what == "admin down cp-1") - found >= 30
+    assert not [what for _, what in world.timeline if what.startswith("record ")]

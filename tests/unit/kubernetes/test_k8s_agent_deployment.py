@@ -9,7 +9,7 @@ import json
 import pytest
 
 from ha_endpoint import ConfigError, HaEndpoint
-from ha_endpoint.agent.inputs import parse
+from ha_endpoint.agent.inputs import parse, published_addresses
 from ha_endpoint.kubernetes import AgentDeployment, AgentOptions
 from tests.mocks import FakeCloud, resources, run_program
 from tests.mocks.configs import amphora_endpoint
@@ -62,7 +62,12 @@ def test_two_replicas_run_the_agent_with_exactly_the_rights_it_needs():
                                               "namespace": "capi-prod"}]
     outputs = json.loads(secret_value(secret["inputs"]["stringData"])["outputs.json"])
     assert sorted(outputs["zones"]) == ["az1", "az2", "az3"]
-    assert all(set(zone) == {"loadbalancerId", "poolIds"} for zone in outputs["zones"].values())
+    assert all(set(zone) == {"loadbalancerId", "poolIds", "floatingIp", "vipAddress"}
+               for zone in outputs["zones"].values())
+    assert outputs["fqdn"] == "api.example.test."  # the record a zone leaves before its only member leaves
+    assert published_addresses(outputs) == {az: zone["floatingIp"] or zone["vipAddress"]
+                                            for az, zone in outputs["zones"].items()}
+    assert all(published_addresses(outputs).values())
 
 
 @pytest.mark.parametrize("args, path, words", [

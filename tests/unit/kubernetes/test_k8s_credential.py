@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from ha_endpoint import ConfigError, HaEndpoint
-from ha_endpoint.cloud.access_rules import agent_calls, split_record_id, vip_ports, watcher_calls, zones_objects
+from ha_endpoint.backends.keepalived.watched import vip_ports
+from ha_endpoint.cloud.access_rules import RecordAccess, agent_calls, split_record_id, watcher_calls, zones_objects
 from ha_endpoint.kubernetes import AgentDeployment, CredentialSettings, WatcherDeployment
 from ha_endpoint.kubernetes.credential import (AGENT_ROLES, APPLICATION_CREDENTIAL_TYPE, WATCHER_ROLES,
                                                clouds_yaml, credential_name)
@@ -55,15 +56,17 @@ def test_each_agent_gets_its_own_credential_allowed_only_its_calls(kind):
     pools = _pool_ids(done)
     assert len(pools) == 6  # one per listener (2) and AZ (3)
     rules = inputs["accessRules"]
-    if kind == "agent":
-        assert rules == [call.rule() for call in agent_calls(pools)]
-        assert {r["service"] for r in rules} == {"load-balancer"}
+    lbs = sorted(done.cloud.kind("openstack:loadbalancer/loadBalancer:LoadBalancer"))
+    (record_id,) = [rid for rid, state in done.cloud.kind("openstack:dns/recordSet:RecordSet").items()
+                    if state.get("name") == "api.example.test."]
+    if kind == "agent":  # its pools' members, and its record (a zone leaves DNS before its only member leaves)
+        assert rules == [call.rule() for call in agent_calls(pools, record=RecordAccess(
+            tuple(lbs), *split_record_id(record_id)))]
     else:
-        lbs = sorted(done.cloud.kind("openstack:loadbalancer/loadBalancer:LoadBalancer"))
-        (record_id,) = [rid for rid, state in done.cloud.kind("openstack:dns/recordSet:RecordSet").items()
-                        if state.get("name") == "k8s-api.example.test."] or [None]
         assert rules == [call.rule() for call in watcher_calls(lbs, pools, *split_record_id(record_id))]
-        assert {r["service"] for r in rules} == {"load-balancer", "dns"}
+    assert {r["service"] for r in rules} == {"load-balancer", "dns"}
+    assert [r["path"] for r in rules if r["service"] == "dns" and r["method"] != "GET"] == [
+        f"/v2/zones/{zone or '*'}/recordsets/{recordset or '*'}" for zone, recordset in [split_record_id(record_id)]]
     assert all(rule["path"].split("/pools/")[1].split("/")[0] in pools for rule in rules if "/pools/" in rule["path"])
     assert not any(rule["method"] == "DELETE" and "/members/" not in rule["path"] for rule in rules)
     (secret,) = done.of_type(SECRET_TYPE)

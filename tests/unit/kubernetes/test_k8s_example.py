@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ha_endpoint.watch.inputs import parse, targets_of
+from ha_endpoint.backends.watching import targets_of
+from ha_endpoint.watch.inputs import parse
 from tests.mocks import run_program
 from tests.mocks.kubernetes import (CERTS, CLOUDS_YAML, CONFIG_MAP_TYPE, DEPLOYMENT_TYPE, NAMESPACE_TYPE,
                                     PROVIDER_TYPE, SECRET_TYPE, CloudWithStacks)

@@ -13,7 +13,8 @@ import pytest
 from ha_endpoint import ConfigError, HaEndpoint
 from ha_endpoint.kubernetes import EndpointRef, WatcherDeployment, WatchOptions
 from ha_endpoint.kubernetes.watcher_manifests import WatcherSpec, grace_seconds, watcher_args
-from ha_endpoint.watch.inputs import parse, targets_of
+from ha_endpoint.backends.watching import targets_of
+from ha_endpoint.watch.inputs import parse
 from tests.mocks import FakeCloud, run_program, run_stack
 from tests.mocks.configs import amphora_endpoint
 from tests.mocks.kubernetes import (CLOUDS_YAML, DEPLOYMENT_TYPE, PROVIDER_TYPE, SECRET_TYPE, CloudWithStacks,

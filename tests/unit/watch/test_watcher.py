@@ -14,7 +14,7 @@ from ha_endpoint.cloud.errors import TransientFetchError
 from ha_endpoint.core.identity import StackIdentity
 from ha_endpoint.gates.errors import FetchFailed
 from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus
-from ha_endpoint.watch.inputs import targets_of, watched_outputs
+from ha_endpoint.backends.watching import targets_of, watched_outputs
 from ha_endpoint.watch.decide import Thresholds
 from ha_endpoint.watch.observe import ZoneTarget, zone_health
 from ha_endpoint.watch.records import EndpointRecord, NotTheEndpoints, Owner, owner_of
@@ -315,3 +315,39 @@ def test_the_in_cluster_watcher_reads_a_keepalived_endpoint_from_its_watched_out
     assert [(t.zone, t.load_balancer_id, t.pool_ids, t.backend) for t in targets_of(watched)] == [
         (t.zone, t.load_balancer_id, t.pool_ids, t.backend) for t in targets_of(KEEPALIVED_OUTPUTS)]
     assert {t.backend for t in targets_of(watched)} == {"keepalived"}
+
+
+def test_a_zone_the_agent_took_out_stays_out_while_the_watcher_writes_another_zone():
+    """The record is shared (docs/agent.md): the member agent takes az1 out before its only member leaves, while az1
+    still serves. The watcher must neither put az1 back (it did not take it out) nor write it back with az2's change;
+    once az1's member is drained it takes az1 out itself (nothing to write), and puts it back once it serves again."""
+    octavia, record = Octavia(), Record(ZONES.values())
+    watch, lines = watcher(octavia, record)
+    record.held = [ZONES["az2"], ZONES["az3"]]  # the agent's write
+    for _ in range(4):
+        watch.poll()
+    assert record.writes == []
+    octavia.down.add("az2")
+    for _ in range(3):
+        watch.poll()
+    assert record.writes == [[ZONES["az3"]]]
+    octavia.down.add("az1")  # drained by the agent
+    for _ in range(3):
+        watch.poll()
+    assert record.writes == [[ZONES["az3"]]] and "az1" not in watch.published
+    octavia.down.clear()
+    for _ in range(2):
+        watch.poll()
+    assert record.writes[-1] == sorted(ZONES.values())
+    assert not any(line.startswith("keeping") for line in lines)
+
+
+def test_a_change_that_would_empty_a_record_someone_else_changed_is_not_written():
+    octavia, record = Octavia(), Record(ZONES.values())
+    watch, lines = watcher(octavia, record)
+    record.held = [ZONES["az2"]]  # az1 and az3 taken out by the agent while they serve
+    octavia.down.add("az2")
+    for _ in range(3):
+        watch.poll()
+    assert record.writes == [] and record.held == [ZONES["az2"]]
+    assert any("would leave it empty" in line for line in lines)

@@ -4,11 +4,17 @@ without a load-balancer service (Octavia).
 What it refuses at preview (:mod:`.checks`), how it serves a zone (:mod:`.serving`: the VIP port, the VRRP group, the
 VIP in each member port's allowed address pairs (:mod:`.pairs`), the floating IP and the zone's readiness
 (:mod:`.readiness`)), and what runs on the members (:mod:`.config`: keepalived's configuration, as a file, a
-cloud-init fragment and a static pod, in the zone's ``keepalived`` output). docs/keepalived.md.
+cloud-init fragment and a static pod, in the zone's ``keepalived`` output), how the DNS watcher watches its zones
+(:mod:`.watched`), and its two dynamic resources as the package's provider host serves them (``hosted_types``).
+docs/keepalived.md.
 """
 
-from ..plugin import Backend
+from ..plugin import Backend, provider_path
+from . import pairs, readiness
 from .checks import NAME, check_keepalived
 from .serving import serve
+from .watched import WATCHED
 
-BACKEND = Backend(name=NAME, serve=serve, preview=check_keepalived)
+BACKEND = Backend(name=NAME, serve=serve, preview=check_keepalived, watched=WATCHED,
+                  hosted_types={readiness.TYPE_NAME: provider_path(readiness.VipReadinessProvider),
+                                pairs.TYPE_NAME: provider_path(pairs.MemberVipProvider)})

@@ -1,15 +1,16 @@
 """The Octavia backend: each availability zone served by an Octavia load balancer (amphora or ovn provider).
 
-What it asks the cloud at preview (:mod:`.checks`: its availability zones, the listeners' certificates) and how it serves a zone
-(:mod:`.serving`: the load balancer, listeners, pools, monitors, members, floating IP and the member waits). Its
-settings are the endpoint's top-level keys (``loadBalancerProvider``, listener timeouts), where
-deployed stacks have them. The pack holds zones declared ``backend: octavia`` to its Octavia rules (zone placement,
+What it asks the cloud at preview (:mod:`.checks`: its availability zones, the listeners' certificates), how it serves a
+zone (:mod:`.serving`: the load balancer, listeners, pools, monitors, members, floating IP and the member waits) and
+how the DNS watcher watches its zones (:mod:`.watched`). Its settings are the endpoint's top-level keys
+(``loadBalancerProvider``, listener timeouts), where deployed stacks have them. The pack holds zones declared ``backend: octavia`` to its Octavia rules (zone placement,
 pools, OVN limits).
 """
 
 from ..plugin import Backend
 from .adoption import adopted_from
-from .checks import check_octavia, held
+from .checks import NAME, check_octavia, held
 from .serving import serve
+from .watched import WATCHED
 
-BACKEND = Backend(name="octavia", serve=serve, preview=check_octavia, held=held, adopted=adopted_from)
+BACKEND = Backend(name=NAME, serve=serve, preview=check_octavia, held=held, adopted=adopted_from, watched=WATCHED)

@@ -36,6 +36,8 @@ from ...core.plan import PollTarget
 from ..plugin import MembersHeld
 from .adopted_tree import read_record, read_tree
 
+NAME = "octavia"
+
 
 class NoLoadBalancerService(CloudError):
     """The cloud's catalog has no load-balancer service (Octavia): the endpoint's load balancers cannot be created

@@ -1,0 +1,39 @@
+"""The Octavia backend's zones as the DNS watcher watches them (:class:`ha_endpoint.backends.plugin.Watched`): each
+zone's load balancer (``loadbalancerId``, whose description proves the owner: ``<endpoint>-<az>-lb``) and its pools
+(``poolIds``, listener port -> pool id), polled with the gates' client
+(:class:`ha_endpoint.gates.cloud.OctaviaStatusSource`)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from ...cloud.access_rules import zones_objects
+from ...gates.cloud import OctaviaStatusSource
+from ...watch.observe import ZoneTarget
+from ..plugin import Watched
+from .checks import NAME
+
+KEYS = ("loadbalancerId", "poolIds", "floatingIp", "vipAddress")
+"""What the watcher reads of an Octavia zone in the stack's ``zones`` output."""
+
+
+def target(az: str, out: Mapping[str, Any], outputs: Mapping[str, Any]) -> Optional[ZoneTarget]:
+    """The zone's load balancer and its pools."""
+    if not isinstance(out.get("poolIds"), dict):
+        return None
+    return ZoneTarget(az, out["loadbalancerId"], {str(port): pool for port, pool in out["poolIds"].items()},
+                      out.get("floatingIp") or out.get("vipAddress"), backend=NAME)
+
+
+def reads(zones: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The zones' load balancers and pools."""
+    load_balancers, pools = zones_objects(zones)
+    return {"load_balancer_ids": load_balancers, "pool_ids": pools}
+
+
+WATCHED = Watched(
+    keys=KEYS, reads_ports=False, shape="a load balancer (loadbalancerId, poolIds)",
+    owns=lambda out: bool(out.get("loadbalancerId")), target=target,
+    owner_object=lambda conn, lb_id: conn.load_balancer.get_load_balancer(lb_id),
+    status_source=lambda cloud, region, reach: OctaviaStatusSource(cloud, region), reads=reads)
+"""How the DNS watcher watches an Octavia endpoint."""

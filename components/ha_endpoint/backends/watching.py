@@ -1,0 +1,99 @@
+"""The DNS watcher's questions to the registered backends: which backend owns each zone of an endpoint's outputs,
+what the watcher keeps of the outputs (its Secret), the targets it polls, how it watches each (the object that proves
+the owner, the client it polls through), and the calls its scoped credential allows. Each backend answers for its
+own zones (:class:`ha_endpoint.backends.plugin.Watched`); ``python -m ha_endpoint.watch`` and
+:class:`ha_endpoint.kubernetes.WatcherDeployment` ask here.
+
+A zone belongs to the first registered backend that owns it (:attr:`Watched.owns`); what the watcher keeps of a zone
+no backend owns is what it keeps of the default backend's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Sequence
+
+from ..cloud.access_rules import Call, split_record_id, watcher_calls
+from ..core.args import DEFAULT_BACKEND
+from ..core.errors import HaEndpointError
+from ..watch.observe import ZoneTarget
+from . import REGISTRY
+from .plugin import Backend, Watched
+
+
+def _watching() -> list[Backend]:
+    """The registered backends whose zones the watcher watches, in the registry's order."""
+    return [backend for backend in REGISTRY.values() if backend.watched is not None]
+
+
+def _zone(out: object) -> Mapping[str, Any]:
+    return out if isinstance(out, Mapping) else {}
+
+
+def owner(out: object) -> Optional[Backend]:
+    """The backend that owns a zone of the ``zones`` output, or None."""
+    return next((backend for backend in _watching() if backend.watched.owns(_zone(out))), None)
+
+
+def watched(target: ZoneTarget) -> Watched:
+    """How the watcher watches ``target``'s zone: its backend's answer."""
+    found = REGISTRY.get(target.backend)
+    if found is None or found.watched is None:
+        raise HaEndpointError(f"zone {target.zone}: the DNS watcher watches no backend named {target.backend!r}")
+    return found.watched
+
+
+def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
+    """One target per zone of the stack's ``zones`` output, each built by the backend that owns the zone."""
+    zones = outputs.get("zones")
+    if not isinstance(zones, dict) or not zones or not outputs.get("fqdn"):
+        raise HaEndpointError("the outputs have no fqdn or no zones: give the endpoint stack's `pulumi stack output "
+                              "--json` (a stack with dns configured)")
+    found = []
+    for az, out in sorted(zones.items()):
+        backend = owner(out)
+        target = backend.watched.target(az, _zone(out), outputs) if backend is not None else None
+        if target is None:
+            shapes = " nor ".join(each.watched.shape for each in _watching())
+            raise HaEndpointError(f"zone {az} of the outputs has neither {shapes}: give the endpoint stack's "
+                                  "`pulumi stack output --json`")
+        found.append(target)
+    return found
+
+
+def watched_outputs(fqdn: str, zones: dict[str, Any], ports: Optional[list] = None) -> dict[str, Any]:
+    """The outputs the watcher reads, from the stack's ``fqdn``, ``zones`` and ``ports``: ``fqdn``, per zone the keys
+    its backend reads (:attr:`Watched.keys`; the default backend's for a zone no backend owns) and, when a zone's
+    backend reads them, ``ports``; what changes at every run (``ready``, ``published``, the gate, a zone's member
+    configuration) left out. An endpoint's are what they were before its backend said them here: its watcher's Secret
+    is unchanged."""
+    default = REGISTRY[DEFAULT_BACKEND]
+    backends = {az: owner(out) or default for az, out in (zones or {}).items()}
+    kept = {az: {key: _zone(out).get(key) for key in backends[az].watched.keys}
+            for az, out in sorted((zones or {}).items())}
+    with_ports = any(backend.watched.reads_ports for backend in backends.values())
+    return {"fqdn": fqdn, "zones": kept, **({"ports": sorted(ports or [])} if with_ports else {})}
+
+
+def status_source(targets: Sequence[ZoneTarget], cloud: Optional[str], region: Optional[str], reach: bool) -> Any:
+    """The client the watcher polls the zones through: their backend's (one per endpoint)."""
+    names = sorted({target.backend for target in targets})
+    if len(names) != 1:
+        raise HaEndpointError(f"the outputs' zones are served by {len(names)} backends ({', '.join(names)}): give "
+                              "one endpoint's `pulumi stack output --json`")
+    return watched(targets[0]).status_source(cloud, region, reach)
+
+
+def watcher_calls_of(zones: Optional[Mapping[str, Any]], record_id: Optional[str]) -> list[Call]:
+    """The watcher's calls on the endpoint's ``zones`` (each backend names what it reads of its own) and on its A
+    record ``record_id`` (``<zone id>/<recordset id>``; None when unknown)."""
+    mine: dict[str, dict[str, Any]] = {}
+    for az, out in (zones or {}).items():
+        backend = owner(out)
+        if backend is not None:
+            mine.setdefault(backend.name, {})[az] = out
+    reads: dict[str, list[str]] = {}
+    for backend in _watching():
+        for keyword, ids in backend.watched.reads(mine.get(backend.name, {})).items():
+            reads.setdefault(keyword, []).extend(ids)
+    zone_id, recordset_id = split_record_id(record_id)
+    return watcher_calls(zone_id=zone_id, recordset_id=recordset_id, **reads)

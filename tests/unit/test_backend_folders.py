@@ -1,0 +1,68 @@
+"""A backend is one folder and one registry line (issue 49): outside ``backends/<name>/`` and the registry
+(``backends/__init__.py``) no module of the package names a registered backend in its code (names, strings, f-strings);
+its docstrings and comments may (the ``backend`` key's documented values, where a zone's backend is explained). What a
+module needs of a backend it asks the backend for (``Backend`` in ``backends/plugin.py``).
+
+Held: every registered backend but the first one, Octavia (see ``NOT_YET``). Named outside its folder on purpose: the
+modules of ``ALLOWED``, each with its reason; an entry that no longer names the backend is refused too, so the list
+only shrinks."""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from pathlib import Path
+
+from ha_endpoint import backends
+from tests.unit.test_layers import PACKAGE, parse
+REGISTRY_MODULE = "backends/__init__.py"
+NOT_YET = {"octavia": "the first backend: the plan's ZonePlan, the gates, the member agent and the watcher's defaults "
+                      "still speak Octavia (docs/architecture.md, 'What is still Octavia's outside the folder')"}
+ALLOWED = {
+    "keepalived": {
+        "backends/octavia/checks.py": "a cloud without a load-balancer service is refused at preview with the fix, "
+                                      "which is this backend (issue 49: such a preview names it)",
+    },
+}
+
+
+def code_tokens(path: Path) -> list[str]:
+    """The module's tokens, without its comments and docstrings (every statement that is a string literal alone: a
+    module's, class's or function's docstring, or an attribute's)."""
+    source = path.read_text()
+    spans = [((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset))
+             for node in ast.walk(parse(path)) if isinstance(node, ast.Expr)
+             and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)]
+    return [token.string for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type != tokenize.COMMENT
+            and not (token.type == tokenize.STRING and any(start <= token.start and token.end <= end
+                                                           for start, end in spans))]
+
+
+def naming(name: str) -> list[str]:
+    """The package's modules (paths relative to it) whose code names ``name``, outside its folder and the registry."""
+    return sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+                  if not path.is_relative_to(PACKAGE / "backends" / name)
+                  and str(path.relative_to(PACKAGE)) != REGISTRY_MODULE
+                  and any(name in token.lower() for token in code_tokens(path)))
+
+
+def held() -> list[str]:
+    return [name for name in backends.REGISTRY if name not in NOT_YET]
+
+
+def test_a_backend_is_named_in_code_only_in_its_folder_and_the_registry():
+    assert held(), "no registered backend is held to its folder"
+    assert {name: naming(name) for name in held()} == {name: sorted(ALLOWED.get(name, {})) for name in held()}
+
+
+def test_the_check_sees_a_name_in_code_and_not_in_a_docstring_or_a_comment(tmp_path):
+    module = tmp_path / "example.py"
+    module.write_text('"""Serves keepalived zones."""\n# keepalived\nX = 1\n"""keepalived, as an attribute\'s."""\n\n\n'
+                      'def f():\n    """keepalived."""\n    return X\n')
+    assert not any("keepalived" in token for token in code_tokens(module))
+    module.write_text('def f(backend):\n    """Which backend."""\n    return backend == "keepalived"\n')
+    assert '"keepalived"' in code_tokens(module)
+    module.write_text('def f(zone):\n    return f"zone {zone} has no keepalived VIP"  # a message\n')
+    assert any("keepalived" in token for token in code_tokens(module))
