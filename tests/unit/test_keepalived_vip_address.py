@@ -163,8 +163,9 @@ def test_vip_address_with_the_octavia_backend_is_refused_before_the_cloud_is_ask
     with pytest.raises(ConfigError) as caught:
         run_component(raw, cloud_with_members(preview=True), preview=True)
     assert [str(problem) for problem in caught.value.problems] == [
-        f"{ROOT}.zones.az2.vipAddress: sets the address of the keepalived backend's VIP port, and backend is octavia, "
-        "whose load balancers get their VIP addresses from Octavia; remove vipAddress, or set backend: keepalived"]
+        f"{ROOT}.zones.az2.vipAddress: sets the address of the zone's VIP port, and the octavia backend makes no such "
+        "port (it gets its VIP addresses from the cloud); remove vipAddress, or set backend to one that takes it: "
+        "keepalived"]
 
 
 def test_an_address_that_is_no_address_is_refused_with_the_fix():

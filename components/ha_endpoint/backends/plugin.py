@@ -152,6 +152,8 @@ class Backend:
     adopted: Adopted = nothing_adopted
     watched: Optional[Watched] = None
     hosted_types: Mapping[str, str] = field(default_factory=dict)
+    vip_address: bool = False
+    """Whether it gives each zone's VIP the address ``zones.<az>.vipAddress`` names (else that key is refused)."""
 
 
 def provider_path(provider: type) -> str:

@@ -102,7 +102,6 @@ def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
                       "network of that address, or remove floatingIp for an internal endpoint")
     yield from _check_cidrs(args, root)
     yield from _check_adoption(args, root)
-    yield from _check_vip_addresses(args, root)
 
 
 def _check_adoption(args: EndpointArgs, root: str) -> Iterable[Problem]:
@@ -116,19 +115,6 @@ def _check_adoption(args: EndpointArgs, root: str) -> Iterable[Problem]:
         yield Problem(f"{root}.zones.{zones[1]}.adopt.loadBalancer",
                       f"load balancer '{ref}' is already adopted by zone {zones[0]}; one load balancer serves one "
                       f"zone: remove adopt from zone {zones[1]}")
-
-
-def _check_vip_addresses(args: EndpointArgs, root: str) -> Iterable[Problem]:
-    """``zones.<az>.vipAddress``: the keepalived backend's VIP port only (Octavia picks its load balancers' VIPs; the
-    zone's ``vipAddress`` output is the address either backend's VIP has)."""
-    if args.backend == "keepalived":
-        return
-    for zone, zone_args in args.zones.items():
-        if zone_args.vip_address is not None:
-            yield Problem(f"{root}.zones.{zone}.vipAddress",
-                          f"sets the address of the keepalived backend's VIP port, and backend is {args.backend}, "
-                          "whose load balancers get their VIP addresses from Octavia; remove vipAddress, or set "
-                          "backend: keepalived")
 
 
 def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:

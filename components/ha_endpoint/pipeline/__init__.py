@@ -90,17 +90,21 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     """The cloud facts of ``args``' plain values (the lookups), then what the backend asks at preview (Octavia: its
     AZs, the certificates) and the A records the DNS zone holds already (how the endpoint's records are replaced
     depends on them); every problem of all in one :class:`CloudLookupError`, the backend's first (an unknown AZ is
-    named before the network-hint problem it causes)."""
+    named before the network-hint problem it causes). Zone keys the backend does not take
+    (:func:`ha_endpoint.backends.zone_key_problems`) are a :class:`ConfigError` before anything is asked."""
     if sources_pending(args):  # never planned without the members of a source (HaEndpoint reads them first)
         raise ConfigError([Problem(f"{context.root}.memberSources", "the member sources were not read, so the plan "
                                    "would miss their members; give the pipeline the arguments "
                                    "ha_endpoint.members.read_members returns (HaEndpoint does)")])
+    backend = backends.lookup(args.backend, context.root)
+    refused_keys = backends.zone_key_problems(args, backend, context.root)
+    if refused_keys:  # before the cloud is asked: the configuration alone is wrong
+        raise ConfigError(refused_keys)
     target = poll_target(args, context)
     try:
         facts, lookups = lookup_cloud_facts(args, context.root, context.invoke_opts, context.identity), []
     except CloudLookupError as error:
         facts, lookups = None, error.problems
-    backend = backends.lookup(args.backend, context.root)
     refused = backend.preview(args, target, context.root, context.identity.tag)
     held = backend.held(args, target, context.root, context.identity.tag) if not refused else MembersHeld()
     answers = ask_at_preview(args, target, context.root, facts.dns_zone_id if facts else None)

@@ -15,6 +15,6 @@ from .checks import NAME, check_keepalived
 from .serving import serve
 from .watched import WATCHED
 
-BACKEND = Backend(name=NAME, serve=serve, preview=check_keepalived, watched=WATCHED,
+BACKEND = Backend(name=NAME, serve=serve, preview=check_keepalived, watched=WATCHED, vip_address=True,
                   hosted_types={readiness.TYPE_NAME: provider_path(readiness.VipReadinessProvider),
                                 pairs.TYPE_NAME: provider_path(pairs.MemberVipProvider)})
