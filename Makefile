@@ -41,13 +41,15 @@ recover: _venv _engine     ## after a killed update: a dead lock removed, what i
 watch: _venv _engine       ## keep the dev stack's A record following its zones' health (Ctrl-C stops it; WATCH_ARGS=--dry-run)
 	scripts/stack.sh watch
 
-# The virtualenvs are installed by uv (from PyPI, kept in $(HA_ENDPOINT_CACHE)/tools): the same pinned packages as
-# pip installs, in a few seconds instead of a minute and a half (its cache holds them unpacked). --seed puts pip in
-# each virtualenv too: the Pulumi CLI and the packaging test install with it, as users do. --compile-bytecode writes
-# each package's .pyc at install: every Python process of a `pulumi` command (the program, the dynamic providers, the
-# policy pack) then loads compiled modules, also where PYTHONDONTWRITEBYTECODE is set (it stops the writing, not the
-# reading): measured 1.4 s -> 0.66 s per process to import what the program imports (bench/bytecode_figures.py).
-UV_VERSION := 0.9.0
+# The virtualenvs are installed by uv (from PyPI, kept in $(HA_ENDPOINT_CACHE)/tools; its version is requirements.txt's
+# pin, which also puts it in .venv): the same pinned packages as pip installs, in a few seconds instead of a minute and
+# a half (its cache holds them unpacked). The packaging test's scratch consumer installs with .venv's uv too (39-60 s
+# with pip, which downloads every wheel again on this machine; 7-11 s with uv). --seed puts pip in each virtualenv
+# too: the Pulumi CLI installs with it, as users do. --compile-bytecode writes each package's .pyc at install: every
+# Python process of a `pulumi` command (the program, the dynamic providers, the policy pack) then loads compiled
+# modules, also where PYTHONDONTWRITEBYTECODE is set (it stops the writing, not the reading): measured 1.4 s -> 0.66 s
+# per process to import what the program imports (bench/bytecode_figures.py).
+UV_VERSION := $(shell sed -n 's/^uv==//p' requirements.txt)
 UV_DIR := $(HA_ENDPOINT_CACHE)/tools/uv-$(UV_VERSION)
 UV := $(UV_DIR)/bin/uv
 
