@@ -68,8 +68,12 @@ $(VENV_STAMP): requirements.txt pyproject.toml | $(UV)
 test:                      ## every test: unit, policy, integration (local cloud), end-to-end (real engine), the docs build
 	scripts/test.sh
 
-test-unit: _venv _capi-crds   ## the fast tests only (mocks, policies; no cloud, no engine)
-	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q   # smaller Hypothesis budgets: tests/budget.py
+# The offline tiers are their folders (tests/integration and tests/e2e mark every test of theirs), so only those are
+# collected: no worker imports a cloud or engine test module (scripts/test.sh's offline phase runs the same). _bytecode:
+# every worker and every Python the tests start loads the project's modules compiled (where PYTHONDONTWRITEBYTECODE is
+# set, as on this machine, nothing else writes them). Its time against its 60 s budget: bench/unit_budget_figures.py.
+test-unit: _venv _capi-crds _bytecode   ## the fast tests only (mocks, policies; no cloud, no engine)
+	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q tests/unit tests/policies   # smaller Hypothesis budgets: tests/budget.py
 
 # The property tests at their full Hypothesis example budgets (tests/budget.py; `make test` and `make test-unit` run
 # a fifth): every test file that takes its budget from tests/budget.py. CI (.ci/run) runs it after `make test`.
