@@ -41,13 +41,15 @@ recover: _venv _engine     ## after a killed update: a dead lock removed, what i
 watch: _venv _engine       ## keep the dev stack's A record following its zones' health (Ctrl-C stops it; WATCH_ARGS=--dry-run)
 	scripts/stack.sh watch
 
-# The virtualenvs are installed by uv (from PyPI, kept in $(HA_ENDPOINT_CACHE)/tools): the same pinned packages as
-# pip installs, in a few seconds instead of a minute and a half (its cache holds them unpacked). --seed puts pip in
-# each virtualenv too: the Pulumi CLI and the packaging test install with it, as users do. --compile-bytecode writes
-# each package's .pyc at install: every Python process of a `pulumi` command (the program, the dynamic providers, the
-# policy pack) then loads compiled modules, also where PYTHONDONTWRITEBYTECODE is set (it stops the writing, not the
-# reading): measured 1.4 s -> 0.66 s per process to import what the program imports (bench/bytecode_figures.py).
-UV_VERSION := 0.9.0
+# The virtualenvs are installed by uv (from PyPI, kept in $(HA_ENDPOINT_CACHE)/tools; its version is requirements.txt's
+# pin, which also puts it in .venv): the same pinned packages as pip installs, in a few seconds instead of a minute and
+# a half (its cache holds them unpacked). The packaging test's scratch consumer installs with .venv's uv too (39-60 s
+# with pip, which downloads every wheel again on this machine; 7-11 s with uv). --seed puts pip in each virtualenv
+# too: the Pulumi CLI installs with it, as users do. --compile-bytecode writes each package's .pyc at install: every
+# Python process of a `pulumi` command (the program, the dynamic providers, the policy pack) then loads compiled
+# modules, also where PYTHONDONTWRITEBYTECODE is set (it stops the writing, not the reading): measured 1.4 s -> 0.66 s
+# per process to import what the program imports (bench/bytecode_figures.py).
+UV_VERSION := $(shell sed -n 's/^uv==//p' requirements.txt)
 UV_DIR := $(HA_ENDPOINT_CACHE)/tools/uv-$(UV_VERSION)
 UV := $(UV_DIR)/bin/uv
 
@@ -66,8 +68,12 @@ $(VENV_STAMP): requirements.txt pyproject.toml | $(UV)
 test:                      ## every test: unit, policy, integration (local cloud), end-to-end (real engine), the docs build
 	scripts/test.sh
 
-test-unit: _venv _capi-crds   ## the fast tests only (mocks, policies; no cloud, no engine)
-	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q   # smaller Hypothesis budgets: tests/budget.py
+# The offline tiers are their folders (tests/integration and tests/e2e mark every test of theirs), so only those are
+# collected: no worker imports a cloud or engine test module (scripts/test.sh's offline phase runs the same). _bytecode:
+# every worker and every Python the tests start loads the project's modules compiled (where PYTHONDONTWRITEBYTECODE is
+# set, as on this machine, nothing else writes them). Its time against its 60 s budget: bench/unit_budget_figures.py.
+test-unit: _venv _capi-crds _bytecode   ## the fast tests only (mocks, policies; no cloud, no engine)
+	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q tests/unit tests/policies   # smaller Hypothesis budgets: tests/budget.py
 
 # The property tests at their full Hypothesis example budgets (tests/budget.py; `make test` and `make test-unit` run
 # a fifth): every test file that takes its budget from tests/budget.py. CI (.ci/run) runs it after `make test`.

@@ -200,9 +200,11 @@ EOF
 # (the other lanes have mostly ended by now: 161 s on one worker, 2026-11-27). Started with the shared tests instead,
 # they slowed those as much as they saved at the end (1349 s against 1336 s, 2026-11-27).
 lane_files 1
+# The offline tiers' folders only, as `make test-unit` runs them (tests/integration and tests/e2e mark all of theirs).
 offline_workers=(-n 2)
 [ "${#files[@]}" -gt 0 ] && offline_workers=()
-( status=0; phase offline -q "${offline_workers[@]}" -m "not integration and not e2e" "$@" >"$logs/offline.log" 2>&1
+( status=0; phase offline -q "${offline_workers[@]}" -m "not integration and not e2e" "$@" tests/unit tests/policies \
+      >"$logs/offline.log" 2>&1
   exit $status ) &
 offline_pid=$!
 if [ "${#files[@]}" -gt 0 ]; then
