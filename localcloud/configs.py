@@ -197,7 +197,16 @@ def neutron(p: Paths, s: dict) -> None:
         'quotas': {f'quota_{resource}': -1 for resource in (
             'network', 'subnet', 'port', 'router', 'floatingip', 'security_group', 'security_group_rule')},
     }))
-    _write(p.conf('ml2.ini'), _ini(ml2_ovn() if dataplane.enabled(p) else ml2_localcloud()))
+    ml2 = ml2_ovn() if dataplane.enabled(p) else ml2_localcloud()
+    if without_address_pairs(p).exists():  # the lab fault (localcloud/fault neutron-without-address-pairs)
+        ml2['ml2']['mechanism_drivers'] += ',without-address-pairs'
+    _write(p.conf('ml2.ini'), _ini(ml2))
+
+
+def without_address_pairs(p: Paths) -> Path:
+    """The marker of the lab fault "a cloud without allowed-address-pairs": while it exists, `up` writes ml2.ini with
+    localcloud_neutron_plugin's WithoutAddressPairsDriver, and restarts neutron-server as for any changed file."""
+    return p.root / 'fault-neutron-without-address-pairs'
 
 
 def ml2_localcloud() -> dict:

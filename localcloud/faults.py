@@ -26,8 +26,10 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 from . import procs
+from .configs import without_address_pairs
 from .dataplane.faults import DataPlaneFaults
 from .dns.faults import DnsFaults
 from .service_faults import ServiceFaults
@@ -42,6 +44,23 @@ TABLES = {'member': 'member', 'pool': 'pool', 'listener': 'listener', 'health_mo
 class Faults(ServiceFaults, DataPlaneFaults, DnsFaults, SwiftFaults):
     def __init__(self, state: str | os.PathLike | None = None):
         self.paths = Paths(state)
+
+    # -- a cloud without allowed-address-pairs ---------------------------------------------------------
+    def address_pairs(self, offered: bool) -> dict:
+        """Offer Neutron's allowed-address-pairs extension or not (configs.without_address_pairs), then `up`: it
+        writes ml2.ini and restarts neutron-server alone, and waits until Neutron answers."""
+        marker = without_address_pairs(self.paths)
+        if offered:
+            marker.unlink(missing_ok=True)
+        else:
+            marker.touch()
+        up = subprocess.run([str(Path(__file__).resolve().parent / 'up')], capture_output=True, text=True,
+                            env={**os.environ, 'HA_ENDPOINT_STATE': str(self.paths.root)})
+        if up.returncode != 0:
+            raise RuntimeError(f'localcloud/up failed ({up.returncode}): {(up.stdout + up.stderr)[-2000:]}')
+        said = [line.split('started this time:', 1)[1].strip() for line in up.stdout.splitlines()
+                if 'started this time:' in line]
+        return {'allowed-address-pairs': offered, 'started': said[-1] if said else ''}
 
     # -- the override file -------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -204,7 +223,11 @@ def main(argv=None) -> int:
                        ('dns-start', 'start named again as `up` does and wait until it listens'),
                        ('swift-proxy-stop', 'stop Swift\'s proxy (by its PID file): object storage and its S3 API '
                                             'refuse every request'),
-                       ('swift-proxy-start', 'start Swift\'s proxy again as `up` does and wait until it answers')):
+                       ('swift-proxy-start', 'start Swift\'s proxy again as `up` does and wait until it answers'),
+                       ('neutron-without-address-pairs', 'Neutron without its allowed-address-pairs extension (a '
+                                                         'cloud the keepalived backend refuses): restarts '
+                                                         'neutron-server'),
+                       ('neutron-with-address-pairs', 'the extension offered again: restarts neutron-server')):
         sub.add_parser(name, help=text)
     kr = sub.add_parser('keystone-restart', help='stop Keystone, keep it down --down seconds, start it, wait')
     kr.add_argument('--down', type=float, default=0.0, metavar='SECONDS')
@@ -270,8 +293,11 @@ def main(argv=None) -> int:
         print(json.dumps({'stopped_pid': f.swift_proxy_stop()}))
     elif c == 'swift-proxy-start':
         print(json.dumps({'pid': f.swift_proxy_start()}))
+    elif c in ('neutron-without-address-pairs', 'neutron-with-address-pairs'):
+        print(json.dumps(f.address_pairs(c == 'neutron-with-address-pairs')))
     if c not in ('force-error', 'force-status', 'keystone-stop', 'keystone-start', 'keystone-restart', 'dns-stop',
-                 'dns-start', 'swift-proxy-stop', 'swift-proxy-start'):
+                 'dns-start', 'swift-proxy-stop', 'swift-proxy-start', 'neutron-without-address-pairs',
+                 'neutron-with-address-pairs'):
         print(json.dumps({**f.read(), 'worker_frozen': _safe(f.worker_frozen), **f.services_state()},
                          sort_keys=True))
     return 0

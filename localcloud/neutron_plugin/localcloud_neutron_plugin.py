@@ -41,3 +41,19 @@ class BindEverywhereDriver(api.MechanismDriver):
                 LOG.debug('localcloud: bound port %s on host %s (segment %s)', context.current['id'],
                           context.host, segment[api.ID])
                 return
+
+
+ADDRESS_PAIRS = 'allowed-address-pairs'
+
+
+class WithoutAddressPairsDriver(api.MechanismDriver):
+    """A cloud without Neutron's allowed-address-pairs extension, for the keepalived backend's preview refusal
+    (`localcloud/fault neutron-without-address-pairs`): listed after the real mechanism driver, it binds nothing and
+    takes the extension out of what ML2 supports (ML2 keeps the extensions every loaded mechanism driver supports), so
+    the API lists it no more and refuses the attribute, as a cloud built without it does."""
+
+    def initialize(self):
+        LOG.info('localcloud: the %s extension is not offered (lab fault)', ADDRESS_PAIRS)
+
+    def supported_extensions(self, extensions):
+        return set(extensions) - {ADDRESS_PAIRS}

@@ -198,6 +198,20 @@ class PulumiStack:
         return ["--policy-pack", str(self.workdir / "policies")] if enabled else []
 
 
+ENDPOINT_KEY = "ha-endpoint:endpoint"
+
+
+def refused(stack: PulumiStack, raw: dict, expected: str) -> PulumiStack:
+    """``stack`` after a real preview of the endpoint ``raw`` that is refused naming ``ha-endpoint:endpoint.<expected>``
+    (the key, then the message and its fix), without a traceback."""
+    stack.write_config(raw)
+    result = stack.preview(check=False)
+    assert result.returncode != 0
+    assert f"{ENDPOINT_KEY}.{expected}" in " ".join(result.output.split()), result.output[-3000:]
+    assert "Traceback" not in result.output
+    return stack
+
+
 def patched_openstack_plugin() -> Path:
     """The OpenStack plugin built with engine/openstack/patches: the opt-in engine part "openstack-patched", which
     engine/build.sh builds (or reuses from its cache) and whose cache dir it prints last."""

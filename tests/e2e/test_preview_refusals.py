@@ -13,12 +13,11 @@ import pytest
 import yaml
 
 from localcloud.testing import Cleanup
-from tests.e2e.pulumi_cli import REPO, PulumiStack
+from tests.e2e.pulumi_cli import ENDPOINT_KEY, REPO, PulumiStack, refused
 from tests.mocks.configs import amphora_endpoint
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
-KEY = "ha-endpoint:endpoint"
 CERTIFICATE = "https://barbican.example:9311/v1/containers/0b7d2c1e-7c52-4f3a-9b1e-3d2f6a8c9e10"
 
 
@@ -73,17 +72,6 @@ def test_a_real_preview_refuses_it_with_the_key_and_the_fix(case, pulumi_environ
     assert stack.resources() == []
 
 
-def refused(stack: PulumiStack, raw: dict, expected: str) -> PulumiStack:
-    """``stack`` after a real preview of ``raw`` that is refused naming ``{KEY}.{expected}`` (the key, then the
-    message and its fix), without a traceback."""
-    stack.write_config(raw)
-    result = stack.preview(check=False)
-    assert result.returncode != 0
-    assert f"{KEY}.{expected}" in " ".join(result.output.split()), result.output[-3000:]
-    assert "Traceback" not in result.output
-    return stack
-
-
 @pytest.mark.parametrize("description, owner", [
     ("k8s-api [ha-endpoint ha-endpoint/prod prr-api-dns]", "the endpoint of stack ha-endpoint/prod (its record set "
                                                            "prr-api-dns)"),
@@ -102,7 +90,7 @@ def test_a_name_published_already_is_refused_by_a_real_preview_naming_its_owner(
         result = stack.preview(check=False)
         text = " ".join(result.output.split())
         assert result.returncode != 0
-        assert f"{KEY}.dns.record: prr.example.test. is published already by {owner}" in text, result.output[-3000:]
+        assert f"{ENDPOINT_KEY}.dns.record: prr.example.test. is published already by {owner}" in text, result.output[-3000:]
         assert "give dns.record a name of its own" in text
         assert "Traceback" not in result.output
         assert stack.resources() == []
@@ -231,9 +219,8 @@ KEEPALIVED_CASES = {"TLS termination": tls_termination, "per-listener monitor": 
                     "port security off": port_security_off,
                     "member on another L2 segment": another_segment, "VIP address in use": vip_address_in_use,
                     "VIP address outside the subnet": vip_address_outside_the_subnet}
-"""What issue 49 refuses at preview, in a real one. Not here: a Neutron without the allowed-address-pairs extension
-(ML2 always has it; only ``[securitygroup] enable_security_group = False`` and a neutron-server restart take it away,
-a change of the whole shared cloud: unit-tested on the fake cloud, tests/unit/test_keepalived.py)."""
+"""What issue 49 refuses at preview, in a real one. A Neutron without the allowed-address-pairs extension needs a
+neutron-server restart: tests/e2e/test_preview_without_address_pairs.py, on a cloud of its own."""
 
 
 def _nothing_of(cloud, stack: PulumiStack) -> None:
