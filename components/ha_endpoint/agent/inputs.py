@@ -11,6 +11,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
+from ..core import contract
 from ..core.errors import HaEndpointError
 from ..watch.inputs import OptionParser, add_cloud_options, flag, refused, seconds  # noqa: F401  (flag: the agent's flags too)
 from .machines import API_SERVER_HEALTHY, MachineSource
@@ -170,4 +171,4 @@ def published_addresses(outputs: dict[str, Any]) -> dict[str, str]:
     if not isinstance(outputs, dict) or not outputs.get("fqdn"):
         return {}
     return {az: address for az, out in sorted((outputs.get("zones") or {}).items())
-            if isinstance(out, dict) and (address := out.get("floatingIp") or out.get("vipAddress"))}
+            if isinstance(out, dict) and (address := contract.published_address(out))}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any
+from typing import Any, Mapping, Optional
 
 ENDPOINT_TYPE = "haendpoint:index:HaEndpoint"
 ZONE_TYPE = "haendpoint:index:EndpointZone"
@@ -96,6 +96,16 @@ def recordset_name(endpoint: str) -> str:
 
 def zone_recordset_name(endpoint: str, az: str) -> str:
     return f"{endpoint}-{az}-dns"
+
+
+PUBLISHED_ADDRESS_KEYS = ("floatingIp", "vipAddress")
+"""The keys of one zone of the ``zones`` output that its address in the A record comes from, the first given."""
+
+
+def published_address(zone_output: Mapping[str, Any]) -> Optional[str]:
+    """The zone's address in the endpoint's A record, from one zone of the ``zones`` output: its floating IP, else
+    its VIP address (an internal endpoint); None when it has neither."""
+    return next((zone_output[key] for key in PUBLISHED_ADDRESS_KEYS if zone_output.get(key)), None)
 
 
 def zone_record_label(record: str, az: str) -> str:

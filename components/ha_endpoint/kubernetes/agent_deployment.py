@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from ..agent.machines import MachineSource
 from ..cloud.access_rules import RecordAccess, agent_calls, split_record_id, zones_objects
+from ..core import contract
 from ..core.errors import ConfigError, Problem
 from .agent_manifests import (DEFAULT_RESOURCES, AgentOptions, AgentSpec, deployment_manifest, role_binding_manifest,
                               role_manifest, secret_manifest, service_account_manifest, spec_problems)
@@ -35,7 +36,7 @@ AGENT_DEPLOYMENT_TYPE = "haendpoint:kubernetes:AgentDeployment"
 def agent_outputs(zones: Mapping[str, Any], fqdn: Optional[str] = None) -> dict[str, Any]:
     """What the agent reads of the endpoint's outputs: per zone its load balancer and pools and, with the endpoint's
     ``fqdn``, the zone's address in its A record (the agent takes a zone out of it before its only member leaves)."""
-    keys = ("loadbalancerId", "poolIds", *(("floatingIp", "vipAddress") if fqdn else ()))
+    keys = ("loadbalancerId", "poolIds", *(contract.PUBLISHED_ADDRESS_KEYS if fqdn else ()))
     return {**({"fqdn": fqdn} if fqdn else {}),
             "zones": {az: {key: (out or {}).get(key) for key in keys} for az, out in sorted((zones or {}).items())}}
 

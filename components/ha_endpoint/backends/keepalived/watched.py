@@ -18,6 +18,7 @@ from typing import Any, Mapping, Optional
 
 from ...cloud.connection import connect, http_status
 from ...cloud.errors import AuthExpired
+from ...core import contract
 from ...core.errors import HaEndpointError
 from ...gates.cloud import translated
 from ...gates.model import ACTIVE, LoadBalancerStatus, MemberStatus
@@ -25,7 +26,7 @@ from ...watch.observe import ZoneTarget
 from ..plugin import Watched
 from .checks import NAME
 
-KEYS = ("vipPortId", "floatingIp", "vipAddress")
+KEYS = ("vipPortId", *contract.PUBLISHED_ADDRESS_KEYS)
 """What the watcher reads of a keepalived zone (a VIP port, no load balancer), with the endpoint's ``ports``."""
 
 
@@ -78,7 +79,7 @@ def target(az: str, out: Mapping[str, Any], outputs: Mapping[str, Any]) -> Optio
     if not outputs.get("ports"):
         return None
     return ZoneTarget(az, out["vipPortId"], {str(port): out["vipPortId"] for port in outputs["ports"]},
-                      out.get("floatingIp") or out.get("vipAddress"), backend=NAME, owner_suffix="vip")
+                      contract.published_address(out), backend=NAME, owner_suffix="vip")
 
 
 def status_source(cloud: Optional[str], region: Optional[str], reach: bool) -> VipPortSource:

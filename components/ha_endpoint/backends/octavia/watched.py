@@ -8,12 +8,13 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from ...cloud.access_rules import zones_objects
+from ...core import contract
 from ...gates.cloud import OctaviaStatusSource
 from ...watch.observe import ZoneTarget
 from ..plugin import Watched
 from .checks import NAME
 
-KEYS = ("loadbalancerId", "poolIds", "floatingIp", "vipAddress")
+KEYS = ("loadbalancerId", "poolIds", *contract.PUBLISHED_ADDRESS_KEYS)
 """What the watcher reads of an Octavia zone in the stack's ``zones`` output."""
 
 
@@ -22,7 +23,7 @@ def target(az: str, out: Mapping[str, Any], outputs: Mapping[str, Any]) -> Optio
     if not isinstance(out.get("poolIds"), dict):
         return None
     return ZoneTarget(az, out["loadbalancerId"], {str(port): pool for port, pool in out["poolIds"].items()},
-                      out.get("floatingIp") or out.get("vipAddress"), backend=NAME)
+                      contract.published_address(out), backend=NAME)
 
 
 def reads(zones: Mapping[str, Any]) -> dict[str, list[str]]:
