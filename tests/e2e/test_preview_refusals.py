@@ -10,10 +10,10 @@ from __future__ import annotations
 import copy
 
 import pytest
-import yaml
 
 from localcloud.testing import Cleanup
-from tests.e2e.pulumi_cli import ENDPOINT_KEY, REPO, PulumiStack, refused
+from tests.e2e.keepalived_stack import at_member_ports, keepalived_endpoint, make_member_ports
+from tests.e2e.pulumi_cli import ENDPOINT_KEY, PulumiStack, refused
 from tests.mocks.configs import amphora_endpoint
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
@@ -113,11 +113,7 @@ def member_ports(localcloud):
     (``no-port-security``, ``vip-taken``, ``island``), deleted when the module ends."""
     conn, cleanup = localcloud.conn, Cleanup(localcloud)
     try:
-        ports = {}
-        for member in keepalived_stack()["members"]:
-            subnet = conn.network.find_subnet(f"cp-{member['az']}", ignore_missing=False)
-            ports[member["name"]] = cleanup.add("port", conn.network.create_port(
-                network_id=subnet.network_id, name=cleanup.name(member["name"]), fixed_ips=[{"subnet_id": subnet.id}]))
+        ports = make_member_ports(conn, cleanup)
         az1 = conn.network.find_subnet("cp-az1", ignore_missing=False)
         ports["no-port-security"] = cleanup.add("port", conn.network.create_port(
             network_id=az1.network_id, name=cleanup.name("no-port-security"), fixed_ips=[{"subnet_id": az1.id}],
@@ -136,18 +132,9 @@ def member_ports(localcloud):
         assert leftovers == [], leftovers
 
 
-def keepalived_stack() -> dict:
-    """Pulumi.keepalived.yaml's endpoint, under a name and record of its own."""
-    raw = yaml.safe_load((REPO / "Pulumi.keepalived.yaml").read_text())["config"]["ha-endpoint:endpoint"]
-    return {**copy.deepcopy(raw), "name": KEEPALIVED, "dns": {**raw["dns"], "record": "prk"}}
-
-
 def keepalived(ports: dict) -> dict:
-    """The keepalived stack with each member at its port's address."""
-    raw = keepalived_stack()
-    for member in raw["members"]:
-        member["address"] = ports[member["name"]].fixed_ips[0]["ip_address"]
-    return raw
+    """The keepalived stack, under a name and record of its own, with each member at its port's address."""
+    return at_member_ports(keepalived_endpoint(KEEPALIVED, "prk"), ports)
 
 
 def tls_termination(raw: dict, ports: dict) -> str:

@@ -11,12 +11,9 @@ test on that cloud."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
-import yaml
-
-from tests.e2e.pulumi_cli import REPO, PulumiStack, refused
+from tests.e2e.keepalived_stack import keepalived_endpoint
+from tests.e2e.pulumi_cli import PulumiStack, refused
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.own_cloud]
 
@@ -44,9 +41,8 @@ def test_a_cloud_without_allowed_address_pairs_is_refused_by_a_real_keepalived_p
                                                                                        pulumi_environment, tmp_path):
     cloud = without_address_pairs.conn
     assert EXTENSION not in {extension.alias for extension in cloud.network.extensions()}
-    endpoint = yaml.safe_load((REPO / "Pulumi.keepalived.yaml").read_text())["config"]["ha-endpoint:endpoint"]
-    raw = {**copy.deepcopy(endpoint), "name": NAME, "dns": {**endpoint["dns"], "record": "prn"}}
-    stack = refused(PulumiStack.create(tmp_path / "prn", "prn-refused", pulumi_environment), raw,
+    stack = refused(PulumiStack.create(tmp_path / "prn", "prn-refused", pulumi_environment),
+                    keepalived_endpoint(NAME, "prn"),
                     f"backend: the cloud's Neutron has no {EXTENSION} extension (openstack extension list --network), "
                     "so no member port can hold a zone's VIP; ask the cloud's operator to enable it, or use backend "
                     "octavia")

@@ -8,13 +8,10 @@ the member ports are plain Neutron ports the test makes and deletes."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
-import yaml
-
 from localcloud.testing import Cleanup
-from tests.e2e.pulumi_cli import REPO, PulumiStack
+from tests.e2e.keepalived_stack import at_member_ports, keepalived_endpoint, make_member_ports
+from tests.e2e.pulumi_cli import PulumiStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
@@ -24,29 +21,17 @@ NAME = "pvx-api"
 @pytest.fixture(scope="module")
 def member_ports(localcloud):
     """A port per member of Pulumi.keepalived.yaml on its zone's subnet (the servers' ports), deleted at the end."""
-    conn, cleanup = localcloud.conn, Cleanup(localcloud)
+    cleanup = Cleanup(localcloud)
     try:
-        ports = {}
-        for member in endpoint_of_the_keepalived_stack()["members"]:
-            subnet = conn.network.find_subnet(f"cp-{member['az']}", ignore_missing=False)
-            ports[member["name"]] = cleanup.add("port", conn.network.create_port(
-                network_id=subnet.network_id, name=cleanup.name(member["name"]), fixed_ips=[{"subnet_id": subnet.id}]))
-        yield ports
+        yield make_member_ports(localcloud.conn, cleanup)
     finally:
         leftovers = cleanup.run()
         assert leftovers == [], leftovers
 
 
-def endpoint_of_the_keepalived_stack() -> dict:
-    raw = yaml.safe_load((REPO / "Pulumi.keepalived.yaml").read_text())["config"]["ha-endpoint:endpoint"]
-    return copy.deepcopy(raw)
-
-
 def endpoint(ports: dict, vips: dict[str, str]) -> dict:
-    raw = endpoint_of_the_keepalived_stack()
-    raw.update(name=NAME, dns={**raw["dns"], "record": "pvx", "publish": "bootstrap"})
-    for member in raw["members"]:
-        member["address"] = ports[member["name"]].fixed_ips[0]["ip_address"]
+    raw = at_member_ports(keepalived_endpoint(NAME, "pvx"), ports)
+    raw["dns"]["publish"] = "bootstrap"
     for az, address in vips.items():
         raw["zones"][az]["vipAddress"] = address
     return raw
