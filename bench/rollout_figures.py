@@ -5,7 +5,8 @@ on Nova servers of its own (`ro-0`..`ro-8`, three per AZ on k8s-net at 10.10.10.
 network namespace, as localcloud/k8s/oncloud.py hands a node over), this project's endpoint in front of them (a real
 `pulumi up` of the component: one Octavia ovn load balancer + floating IP per AZ, one Designate name), a management
 cluster on 127.0.0.1 (one etcd + one kube-apiserver) serving Cluster API v1.14.2's Machine CRD, and two clients
-looping `/readyz` through the endpoint's DNS name: kubectl (a new process per request) and client-go (one clientset,
+looping a read of the `default` Namespace as the cluster's admin (tests/e2e/rollout.py `REQUEST`) through the
+endpoint's DNS name: kubectl (a new process per request) and client-go (one clientset,
 kept connections), as the failover tests run them (tests/e2e/k8s_clients.py).
 
 Cluster API's controllers are NOT run here: this script drives KubeadmControlPlane's documented rollout sequence
@@ -60,7 +61,7 @@ from localcloud.dataplane import client_ns, nodes  # noqa: E402
 from localcloud.k8s import cluster  # noqa: E402
 from localcloud.k8s import stack as k8s_stack  # noqa: E402
 from localcloud.settings import AZS  # noqa: E402
-from tests.e2e.rollout import (PORT, Management, MemberStates, agent_events, clean_up,  # noqa: E402
+from tests.e2e.rollout import (PORT, REQUEST, Management, MemberStates, agent_events, clean_up,  # noqa: E402
                                endpoint_kubeconfig, log, measured, prepare_nodes, published, rollout, shown, start_agent, stop_agent, table,
                                totals, wait_for)
 
@@ -186,7 +187,7 @@ def main(argv: list[str]) -> int:
         wait_for(lambda: set(published(fqdn)) == addresses, "the name lists every zone", 120)
 
         with client_ns.client_namespace(cloud.paths) as namespace:
-            clients = K8sClients(kubeconfig, namespace.name, bins.kubectl, client_go)
+            clients = K8sClients(kubeconfig, namespace.name, bins.kubectl, client_go, REQUEST)
 
             def loop():
                 return failover.Loop(f"https://{fqdn}:{PORT}/", failover.dns_server(), failover.build_go_client(cache),

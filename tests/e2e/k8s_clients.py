@@ -1,6 +1,9 @@
 """The Kubernetes clients of the failover loop (tests/e2e/failover.py): what they need and how each is started.
 
-- ``kubectl``: ``kubectl --kubeconfig K get --raw /readyz``, a new process per request, started with
+Each GETs ``path``: ``/readyz`` unless told (anonymous: the failover tests' kubeconfigs carry no credential; the
+rollout asks what a controller asks, an object: tests/e2e/rollout.py ``REQUEST``).
+
+- ``kubectl``: ``kubectl --kubeconfig K get --raw PATH``, a new process per request, started with
   ``ip netns exec <client namespace>`` (localcloud.dataplane.client_ns) so that it resolves the endpoint's name as
   resolv.conf says there: at the local cloud's named, through the namespace's DNS forwarder. kubectl's own defaults
   (v1.34.4; cli-runtime, client-go, apimachinery v0.34.4): ``--request-timeout=0`` (no timeout for a request), a
@@ -25,21 +28,22 @@ CLIENT_GO_SOURCE = REPO / "bench" / "failover" / "clientgo"
 @dataclass(frozen=True)
 class K8sClients:
     """What the Kubernetes rows need: the kubeconfig (its server: the loop's URL), the client namespace kubectl runs
-    in, and the two programs."""
+    in, the two programs, and the path each request GETs."""
 
     kubeconfig: Path
     namespace: str
     kubectl: Path
     client_go: Path
+    path: str = "/readyz"
 
     def kubectl_command(self) -> list[str]:
         """One request: no ``--request-timeout`` (kubectl's default, none)."""
         return ["ip", "netns", "exec", self.namespace, str(self.kubectl), "--kubeconfig", str(self.kubeconfig),
-                "get", "--raw", "/readyz"]
+                "get", "--raw", self.path]
 
     def client_go_command(self, server: tuple[str, int], duration: float, interval: float) -> list[str]:
         return [str(self.client_go), "-kubeconfig", str(self.kubeconfig), "-dns", f"{server[0]}:{server[1]}",
-                "-duration", f"{duration}s", "-interval", f"{interval}s"]
+                "-duration", f"{duration}s", "-interval", f"{interval}s", "-path", self.path]
 
 
 def engine_goflags() -> str:

@@ -6,7 +6,7 @@ servers of its own (``ro-0``..``ro-8``, three per AZ on k8s-net at 10.10.10.31-3
 namespace, as localcloud/k8s/oncloud.py hands a node over; generation g of AZ i is ``ro-(3g+i)``, generation 0
 holds etcd), this project's endpoint in front of them (a real ``pulumi up``), a management cluster on 127.0.0.1 (one
 etcd + one kube-apiserver) serving Cluster API v1.14.2's Machine CRD, the member agent (``python -m
-ha_endpoint.agent``), and kubectl and client-go looping ``/readyz`` through the endpoint's DNS name
+ha_endpoint.agent``), and kubectl and client-go looping a read of the ``default`` Namespace (``REQUEST``) through the endpoint's DNS name
 (tests/e2e/k8s_clients.py).
 
 Cluster API's controllers are not run: :func:`rollout` drives KubeadmControlPlane's documented sequence, one
@@ -46,6 +46,13 @@ from tests.e2e import management
 REPO = Path(__file__).resolve().parents[2]
 NAME = "rollout"
 PORT = 6443
+REQUEST = "/api/v1/namespaces/default"
+"""What the clients GET, as the cluster's admin: an object, read from etcd, as a controller's requests are. Not
+``/readyz``: that is each server's own readiness, for load balancers. A stopping kube-apiserver fails it
+(``[-]shutdown``) on purpose while it still answers everything else, and client-go's kept connection to the old
+server outlives its member (the ovn load balancer keeps established flows when a backend leaves), so a client
+polling /readyz on it sees that server's own answer (docs/agent.md). Its other requests are served until the server
+closes the connection (HTTP/2 GOAWAY), and client-go then sends them on a new connection, through the endpoint."""
 AGENT_TAG = "ha-endpoint:agent="
 MEMBER_STATUS = "ha-endpoint.io/member"
 ROLL = nodes.NodeSet(nodes.KUBERNETES.group, nodes.KUBERNETES.description,

@@ -1,6 +1,6 @@
 """The member agent under real clients (issue 48): a control plane rolled, a machine taken out for maintenance and put
 back, a machine's ready condition False then True, while kubectl (a process per request) and client-go (one
-clientset, kept connections) loop ``/readyz`` through the endpoint's DNS name the whole time. The machinery is
+clientset, kept connections) loop a read of an object (``rollout.REQUEST``) through the endpoint's DNS name the whole time. The machinery is
 bench/rollout_figures.py's (tests/e2e/rollout.py): real kube-apiservers on the local cloud's data plane (Nova servers
 ``ro-0``..``ro-8``), the component's endpoint in front of them (a real ``pulumi up``), Cluster API v1.14.2's Machines
 in a management cluster on 127.0.0.1, one ``python -m ha_endpoint.agent``; the test plays KubeadmControlPlane and the
@@ -18,7 +18,9 @@ whole time, as the bench's agent case has them), the agent serving generation 1'
    ``ha_endpoint.agent.capacity.removable``), then removed: no request fails; the member is listed admin down while
    annotated, and is back (created again) ``ACTIVE``/``ONLINE`` after;
 3. ``APIServerPodHealthy`` False on ``cp-2-1`` (az2's only machine: taken out at once), then True: no request fails;
-   the member is taken out, then created again ``ACTIVE``/``ONLINE``.
+   the member is taken out, then created again ``ACTIVE``/``ONLINE``;
+4. az3's only machine (``cp-2-2``) deleted: az3 leaves the A record first, its member is drained only once the
+   record's TTL has passed, the hook is released, and its API server stopped: no request fails.
 Each prints its per-client table (``-s``).
 
 Exclusive and never on the first cloud (``own_cloud``), as the other data-plane Kubernetes test
@@ -50,7 +52,7 @@ from tests.e2e.management import agent_members
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive, pytest.mark.own_cloud]
 
-DRAIN = 5.0     # the agent's --drain: a /readyz request takes milliseconds
+DRAIN = 5.0     # the agent's --drain: a request takes milliseconds
 TAIL = 5.0      # seconds the clients' requests still count for a step after it
 TAG = "ha-endpoint:agent=default/prod"
 
@@ -66,6 +68,8 @@ class Rolled:
     loop: failover.Loop
     states: rollout.MemberStates
     agent_log: Path
+    outputs: dict
+    fqdn: str
 
     def member(self, machine: str, az: str):
         return agent_members(self.cloud.conn, self.pools[az]).get(machine)
@@ -136,10 +140,10 @@ def rolled(localcloud, pulumi_environment, tmp_path_factory):
             states = rollout.MemberStates(localcloud.conn, {pool: az for az, pool in pools.items()}).start()
             loop = failover.Loop(f"https://{fqdn}:{rollout.PORT}/", failover.dns_server(), go_client, 3600,
                                  clients=K8S_CLIENTS, k8s=K8sClients(kubeconfig, namespace.name, bins.kubectl,
-                                                                     client_go)).start()
+                                                                     client_go, rollout.REQUEST)).start()
             rollout.log(f"set-up done after {time.monotonic() - started:.1f} s: gen 1 served, clients looping")
             time.sleep(3)
-            yield Rolled(localcloud, mgmt, etcd, everything, bins, pools, loop, states, agent_log)
+            yield Rolled(localcloud, mgmt, etcd, everything, bins, pools, loop, states, agent_log, outputs, fqdn)
             loop.end_now()
     finally:
         if states is not None:
@@ -216,6 +220,29 @@ def test_3_the_ready_condition_false_takes_a_member_out_and_true_puts_it_back_wi
                  lambda: rolled.mgmt.api.api_server_healthy("cp-2-1"), "joining")
     time.sleep(TAIL)
     rows = rolled.rows("condition", start)
+    assert not [r for r in rows if r["failed"]], rollout.failures_line(rows)
+
+
+def test_4_a_zones_only_machine_deleted_leaves_dns_for_the_ttl_before_its_member_is_drained(rolled):
+    """az3's only machine deleted (a scale down, or by hand): the agent takes az3's address out of the A record, waits
+    the record's TTL (30 s) while the member still serves, then drains it and releases the hook; KubeadmControlPlane's
+    clean-up then stops its API server. No request fails; the name lists az1 and az2 after."""
+    start = rolled.loop.now()
+    az3 = {zone["floatingIp"] for az, zone in rolled.outputs["zones"].items() if az == "az3"}
+    released = rolled.mgmt.api.delete_as_cluster_api("cp-2-2", timeout=300)
+    cluster.stop_process(rolled.etcd, rolled.everything.nodes[8], "kube-apiserver")   # kcp-cleanup
+    rollout.wait_for(lambda: rolled.mgmt.api.machine("cp-2-2") is None, "cp-2-2 gone", 60)
+    time.sleep(TAIL)
+    rows = rolled.rows("a zone's only machine deleted", start)
+    said = rollout.agent_events(rolled.agent_log)
+    out_of_dns = [at for at, what in said if what.startswith("member cp-2-2 in az3: the zone's only member is leaving")]
+    drained = [at for at, what in said if what.startswith("member cp-2-2 ") and ": drained (admin down" in what]
+    assert out_of_dns and drained, said[-20:]
+    waited = drained[0] - out_of_dns[0]
+    print(f"  cp-2-2: az3 out of DNS, drained {waited:.1f} s later (TTL 30 s), hook released {released:.1f} s after "
+          f"its deletion")
+    assert waited >= 30, (out_of_dns, drained)
+    assert not az3 & set(rollout.published(rolled.fqdn))
     assert not [r for r in rows if r["failed"]], rollout.failures_line(rows)
     whole = rolled.rows("the whole run", 0.0)   # between the steps too
     assert not [r for r in whole if r["failed"]], rollout.failures_line(whole)

@@ -32,7 +32,14 @@ def test_kubectl_runs_in_the_client_namespace_with_its_own_defaults():
 def test_client_go_resolves_at_the_dns_server_given():
     command = CLIENTS_TOO.client_go_command(('127.0.0.1', 5300), 12.5, 0.5)
     assert command == ['/bin/clientgo', '-kubeconfig', '/k/kubeconfig', '-dns', '127.0.0.1:5300',
-                       '-duration', '12.5s', '-interval', '0.5s']
+                       '-duration', '12.5s', '-interval', '0.5s', '-path', '/readyz']
+
+
+def test_both_clients_get_the_path_given():
+    clients = K8sClients(Path('/k/kubeconfig'), 'lc0-c1', Path('/bin/kubectl'), Path('/bin/clientgo'),
+                         '/api/v1/namespaces/default')
+    assert clients.kubectl_command()[-1] == '/api/v1/namespaces/default'
+    assert clients.client_go_command(('127.0.0.1', 5300), 1, 0.5)[-2:] == ['-path', '/api/v1/namespaces/default']
 
 
 def test_the_kubeconfig_skips_verification_and_carries_no_credential(tmp_path):

@@ -3,7 +3,7 @@
 // a ping after 30 s without a frame, the connection dropped 15 s later without an answer; a 30 s dial timeout shared
 // by the name's addresses in turn, a 10 s TLS handshake timeout; no request timeout: none is set here).
 //
-// Every -interval it asks GET /readyz through the discovery REST client and prints one JSON line, the protocol of
+// Every -interval it asks GET -path (default /readyz) through the discovery REST client and prints one JSON line, the protocol of
 // bench/failover/main.go: {"start": s, "end": s, "ok": bool, "answer": "...", "error": "...", "peer": "ip:port",
 // "reused": bool}, times in seconds since its start; peer is the connection the request went out on and reused
 // whether that connection was open already. With -dns host:port every name is resolved at that DNS server by Go's
@@ -41,9 +41,10 @@ func main() {
 	dns := flag.String("dns", "", "the DNS server to resolve at, host:port (default: resolv.conf)")
 	duration := flag.Duration("duration", 60*time.Second, "how long to loop")
 	interval := flag.Duration("interval", 500*time.Millisecond, "pause after each request")
+	path := flag.String("path", "/readyz", "the path each request GETs")
 	flag.Parse()
 	if *kubeconfig == "" {
-		fmt.Fprintln(os.Stderr, "usage: hafailover-clientgo -kubeconfig FILE [-dns HOST:PORT] [-duration D] [-interval I]")
+		fmt.Fprintln(os.Stderr, "usage: hafailover-clientgo -kubeconfig FILE [-dns HOST:PORT] [-duration D] [-interval I] [-path P]")
 		os.Exit(2)
 	}
 	if *dns != "" {
@@ -70,7 +71,7 @@ func main() {
 		trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 			result.Peer, result.Reused = info.Conn.RemoteAddr().String(), info.Reused
 		}}
-		body, err := rest.Get().AbsPath("/readyz").DoRaw(httptrace.WithClientTrace(context.Background(), trace))
+		body, err := rest.Get().AbsPath(*path).DoRaw(httptrace.WithClientTrace(context.Background(), trace))
 		answer := strings.TrimSpace(string(body))
 		if len(answer) > 80 {
 			answer = answer[:80]
