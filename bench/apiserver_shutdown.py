@@ -84,7 +84,8 @@ def one_run(layout, bins, client_go: Path, work: Path, run: int, delay: float) -
                 counted[kind(line)] += 1
         counts[path] = counted
     cluster.down(layout)
-    print(f"shutdown delay {delay:g} s, run {run + 1}: the API server exited {exited - stopping:.1f} s after SIGTERM", flush=True)
+    print(f"shutdown delay {delay:g} s, run {run + 1}: the API server exited {exited - stopping:.1f} s after SIGTERM",
+          flush=True)
     return counts
 
 
@@ -103,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     layouts.save(layout)
     rows = [(delay, run, one_run(layout, bins, client_go, work, run, delay))
             for delay in args.delays for run in range(args.runs)]
-    print("\n| shutdown delay (s) | run | path | answered | answered with an error | no listener (elsewhere in a rollout) |")
+    print("\n| shutdown delay (s) | run | path | answered | answered with an error "
+          "| no listener (elsewhere in a rollout) |")
     print("| --- | --- | --- | --- | --- | --- |")
     for delay, run, counts in rows:
         for path in PATHS:

@@ -6,8 +6,8 @@ servers of its own (``ro-0``..``ro-8``, three per AZ on k8s-net at 10.10.10.31-3
 namespace, as localcloud/k8s/oncloud.py hands a node over; generation g of AZ i is ``ro-(3g+i)``, generation 0
 holds etcd), this project's endpoint in front of them (a real ``pulumi up``), a management cluster on 127.0.0.1 (one
 etcd + one kube-apiserver) serving Cluster API v1.14.2's Machine CRD, the member agent (``python -m
-ha_endpoint.agent``), and kubectl and client-go looping a read of the ``default`` Namespace (``REQUEST``) through the endpoint's DNS name
-(tests/e2e/k8s_clients.py).
+ha_endpoint.agent``), and kubectl and client-go looping a read of the ``default`` Namespace (``REQUEST``) through
+the endpoint's DNS name (tests/e2e/k8s_clients.py).
 
 Cluster API's controllers are not run: :func:`rollout` drives KubeadmControlPlane's documented sequence, one
 machine per AZ in turn:

@@ -1,10 +1,11 @@
 """The member agent under real clients (issue 48): a control plane rolled, a machine taken out for maintenance and put
-back, a machine's ready condition False then True, while kubectl (a process per request) and client-go (one
-clientset, kept connections) loop a read of an object (``rollout.REQUEST``) through the endpoint's DNS name the whole time. The machinery is
-bench/rollout_figures.py's (tests/e2e/rollout.py): real kube-apiservers on the local cloud's data plane (Nova servers
-``ro-0``..``ro-8``), the component's endpoint in front of them (a real ``pulumi up``), Cluster API v1.14.2's Machines
-in a management cluster on 127.0.0.1, one ``python -m ha_endpoint.agent``; the test plays KubeadmControlPlane and the
-Machine controller (Cluster API's controllers are not run).
+back, a machine's ready condition False then True, and a zone's only machine deleted, while kubectl (a process per
+request) and client-go (one clientset, kept connections) loop a read of an object (``rollout.REQUEST``) through the
+endpoint's DNS name the whole time. The machinery is bench/rollout_figures.py's (tests/e2e/rollout.py): real
+kube-apiservers on the local cloud's data plane (Nova servers ``ro-0``..``ro-8``), the component's endpoint in front
+of them (a real ``pulumi up``), Cluster API v1.14.2's Machines in a management cluster on 127.0.0.1, one ``python -m
+ha_endpoint.agent``; the test plays KubeadmControlPlane and the Machine controller (Cluster API's controllers are not
+run).
 
 One set-up for the module: etcd on generation 0 (``ro-0``..``ro-2``), which is also the stack's static ``members[]``
 with no API server behind them (``dns.publish: bootstrap``: the stack needs members; theirs are ERROR/OFFLINE the

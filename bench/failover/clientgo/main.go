@@ -3,11 +3,11 @@
 // a ping after 30 s without a frame, the connection dropped 15 s later without an answer; a 30 s dial timeout shared
 // by the name's addresses in turn, a 10 s TLS handshake timeout; no request timeout: none is set here).
 //
-// Every -interval it asks GET -path (default /readyz) through the discovery REST client and prints one JSON line, the protocol of
-// bench/failover/main.go: {"start": s, "end": s, "ok": bool, "answer": "...", "error": "...", "peer": "ip:port",
-// "reused": bool}, times in seconds since its start; peer is the connection the request went out on and reused
-// whether that connection was open already. With -dns host:port every name is resolved at that DNS server by Go's
-// own resolver (net.DefaultResolver, which client-go's dialer uses), without a cache; without it, as resolv.conf
+// Every -interval it asks GET -path (default /readyz) through the discovery REST client and prints one JSON line, the
+// protocol of bench/failover/main.go: {"start": s, "end": s, "ok": bool, "answer": "...", "error": "...", "peer":
+// "ip:port", "reused": bool}, times in seconds since its start; peer is the connection the request went out on and
+// reused whether that connection was open already. With -dns host:port every name is resolved at that DNS server by
+// Go's own resolver (net.DefaultResolver, which client-go's dialer uses), without a cache; without it, as resolv.conf
 // says (e.g. under `ip netns exec` in a client namespace of the local cloud).
 package main
 
