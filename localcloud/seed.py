@@ -68,6 +68,17 @@ def identity(s: dict) -> None:
                     'url': url(port_name, path)}})
 
 
+CP_FIXED = range(240, 255)
+"""Host numbers of each cp-az<n> subnet that Neutron never hands out by itself (outside its allocation pool, .2-.239):
+addresses a test names (a keepalived zone's ``vipAddress``) while other tests' ports and load balancers come and go
+on the same shared subnet. Neutron's IPAM picks a free address at random from the pool, so a fixed address inside it
+was taken now and then by another test's Octavia VIP (a CI rehearsal, 2026-12-03)."""
+
+
+def cp_pool(n: int) -> list[dict]:
+    return [{'start': f'10.10.{n}.2', 'end': f'10.10.{n}.{CP_FIXED.start - 1}'}]
+
+
 def cloud(p: Paths, s: dict) -> dict:
     admin = Client(ADMIN_USER, s['admin'], 'admin').login()
     user = Client(USER, s['user'], PROJECT).login()
@@ -92,10 +103,13 @@ def cloud(p: Paths, s: dict) -> dict:
             net = user.post('neutron', '/v2.0/networks', {'network': {
                 'name': f'cp-{az}-net', 'availability_zone_hints': [az]}})['network']
         sub = _find(user, 'neutron', '/v2.0/subnets', 'subnets', name=f'cp-{az}')
+        pool = cp_pool(n)
         if not sub:
             sub = user.post('neutron', '/v2.0/subnets', {'subnet': {
                 'name': f'cp-{az}', 'network_id': net['id'], 'ip_version': 4,
-                'cidr': f'10.10.{n}.0/24', 'gateway_ip': f'10.10.{n}.1'}})['subnet']
+                'cidr': f'10.10.{n}.0/24', 'gateway_ip': f'10.10.{n}.1', 'allocation_pools': pool}})['subnet']
+        elif sub.get('allocation_pools') != pool:   # a cloud seeded before the pool was narrowed
+            user.put('neutron', f'/v2.0/subnets/{sub["id"]}', {'subnet': {'allocation_pools': pool}})
         subnets[az] = sub['id']
         out[f'{az}_network_id'], out[f'{az}_subnet_id'] = net['id'], sub['id']
 

@@ -239,8 +239,9 @@ def test_a_real_preview_refuses_a_keepalived_topology_with_the_key_and_the_fix(c
 
 
 def test_a_free_vip_address_passes_a_real_keepalived_preview_and_the_pack(member_ports, cloud, pulumi_environment, tmp_path):
-    """The baseline with a vipAddress per zone (free addresses of the subnets): previewed by the engine with the
-    policy pack, nothing created; the VIP ports are planned with those addresses."""
+    """The baseline with a vipAddress per zone (free addresses of the subnets, outside their allocation pools, so that
+    no other test's port takes them meanwhile: localcloud.seed.CP_FIXED): previewed by the engine with the policy
+    pack, nothing created; the VIP ports are planned with those addresses."""
     raw = keepalived(member_ports)
     for n in (1, 2, 3):
         raw["zones"][f"az{n}"]["vipAddress"] = f"10.10.{n}.250"

@@ -4,7 +4,8 @@ picked can be pinned (the replacement takes the address its old port held). Neut
 fixed IP in place and leave the floating IP on the old address (measured: docs/keepalived.md), hence the replacement.
 
 The stack publishes in bootstrap mode (the gate waits for the VIP port only), so no member needs to run keepalived:
-the member ports are plain Neutron ports the test makes and deletes."""
+the member ports are plain Neutron ports the test makes and deletes. The addresses it names (10.10.1.240, .241) are
+outside the subnet's allocation pool (localcloud.seed.CP_FIXED): no other test's port takes them meanwhile."""
 
 from __future__ import annotations
 
