@@ -60,22 +60,23 @@ def one_run(layout, bins, client_go: Path, work: Path, run: int, delay: float) -
         cluster.wait_until(lambda: cluster.api_ready(node, credentials), "kube-apiserver", 120)
     loops = {}
     for i, path in enumerate(PATHS):
-        out = (work / f"run{run}-{i}.jsonl").open("w")
+        lines = work / f"run{run}-{i}.jsonl"
+        out = lines.open("w")
         loops[path] = (subprocess.Popen([str(client_go), "-kubeconfig", str(layout.kubeconfig), "-duration", "120s",
                                          "-interval", "1ms", "-path", path], stdout=out, stderr=subprocess.STDOUT),
-                       out, time.monotonic())
+                       out, lines, time.monotonic())
     time.sleep(3)
     stopping = time.monotonic()
-    cluster.stop_process(layout, layout.nodes[0], "kube-apiserver")   # SIGTERM; returns once it exited
+    cluster.stop_process(layout, node, "kube-apiserver")   # SIGTERM; returns once it exited
     exited = time.monotonic()
     time.sleep(0.5)
     counts: dict[str, Counter] = {}
-    for path, (process, out, began) in loops.items():
+    for path, (process, out, lines, began) in loops.items():
         process.terminate()
         process.wait(30)
         out.close()
         counted = Counter()
-        for text in (work / f"run{run}-{PATHS.index(path)}.jsonl").read_text().splitlines():
+        for text in lines.read_text().splitlines():
             try:
                 line = json.loads(text)
             except ValueError:
