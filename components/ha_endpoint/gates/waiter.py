@@ -8,8 +8,10 @@ or sleeps per the backoff and polls again until the deadline. A member counts as
 gate in a lucky poll. Polls start on a steady cadence (the time a poll takes is deducted from the following pause), so
 the gate opens at most ``stable_polls`` intervals after the last member becomes ready for good. A pool's
 ``hold_seconds`` asks more: a member of it counts once it has also been ready in every poll for that long (the OVN
-provider's ONLINE before the first health check, :class:`~.model.PoolExpectation`). The last poll happens
-at the deadline itself, so no chance is lost to a long sleep.
+provider's ONLINE before the first health check, :class:`~.model.PoolExpectation`), counted between the starts of
+polls: on the steady cadence the poll that starts when the hold ends opens the gate, whatever each listing took (a
+hold counted to the end of a listing opened the gate one interval late whenever that listing was quicker than the
+first: about half the time). The last poll happens at the deadline itself, so no chance is lost to a long sleep.
 
 A dead zone (``dead_after_seconds`` set): when every member waited for has been down (provisioning ACTIVE, operating
 OFFLINE or ERROR: a health monitor keeps failing it) in every poll for that long, or the load balancer's provisioning is
@@ -49,6 +51,9 @@ FetchLoadBalancer = Callable[[str], LoadBalancerStatus]
 """Fetches a load balancer's statuses (load balancer id -> statuses); used only for failure messages."""
 DEFAULT_STABLE_POLLS = 2
 """Consecutive polls a member must be ready in before it counts as ready."""
+CLOCK_SLACK = 0.001
+"""Seconds a hold may fall short by and still count: the starts of polls on a steady cadence are sums of floats
+(a poll started 20 intervals after another may be 19.9999999 s after it). Far below any poll interval."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +132,7 @@ class _Wait:
     ready_since: dict[str, float] = field(default_factory=dict)
     down_since: dict[str, float] = field(default_factory=dict)
     flaps: dict[str, int] = field(default_factory=dict)
+    poll_started: float = 0.0
     polls: int = 0
     api_calls: int = 0
     transient_errors: int = 0
@@ -154,6 +160,7 @@ class _Wait:
 
     def _attempt(self) -> tuple[Optional[dict[str, dict[str, MemberStatus]]], bool]:
         """One poll: (statuses per pool, False), or (None, retry at once?) when a fetch failed."""
+        started = self.clock()
         try:
             observed = self._poll()
         except TransientFetchError as exc:
@@ -164,9 +171,9 @@ class _Wait:
         self.polls += 1
         self.failing = False
         self.auth_failures = 0
-        seen_at = self.clock()
-        self._count_streaks(observed, seen_at)
-        self._count_down(observed, seen_at)
+        self.poll_started = started
+        self._count_streaks(observed, started)
+        self._count_down(observed, self.clock())
         return observed, False
 
     def _poll(self) -> dict[str, dict[str, MemberStatus]]:
@@ -184,14 +191,14 @@ class _Wait:
                     raise MemberFailed(pool, status, self._load_balancer_report())
         return observed
 
-    def _count_streaks(self, observed: dict[str, dict[str, MemberStatus]], seen_at: float) -> None:
-        """Lengthen the streak of every member ready in this poll (noting since when it is ready); end (and count a
-        flap for) the others'."""
+    def _count_streaks(self, observed: dict[str, dict[str, MemberStatus]], started: float) -> None:
+        """Lengthen the streak of every member ready in this poll (noting since when it is ready: the start of the
+        first poll of its streak); end (and count a flap for) the others'."""
         for pool in self.spec.pools:
             for member_id in pool.member_ids:
                 if is_ready(observed[pool.pool_id][member_id], self.spec.requirement, pool.monitored):
                     self.streaks[member_id] = self.streaks.get(member_id, 0) + 1
-                    self.ready_since.setdefault(member_id, seen_at)
+                    self.ready_since.setdefault(member_id, started)
                 else:
                     if self.streaks.get(member_id):
                         self.flaps[member_id] = self.flaps.get(member_id, 0) + 1
@@ -255,10 +262,12 @@ class _Wait:
         return all(self._counts(pool, m) for pool in self.spec.pools for m in pool.member_ids)
 
     def _counts(self, pool: PoolExpectation, member_id: str) -> bool:
-        """Ready in ``stable_polls`` polls in a row, and for the pool's ``hold_seconds``."""
+        """Ready in ``stable_polls`` polls in a row, and for the pool's ``hold_seconds`` (from the start of the first
+        poll of the streak to the start of this one; :data:`CLOCK_SLACK` absorbs the float sums of a steady
+        cadence)."""
         if self.streaks.get(member_id, 0) < self.spec.stable_polls:
             return False
-        return self.clock() - self.ready_since[member_id] >= pool.holds(member_id)
+        return self.poll_started - self.ready_since[member_id] >= pool.holds(member_id) - CLOCK_SLACK
 
     def _load_balancer_report(self) -> LoadBalancerReport:
         lb_id = self.spec.load_balancer_id

@@ -405,3 +405,23 @@ def test_the_hold_is_named_when_the_gate_times_out_during_it():
     assert "member m1 in pool api (pool-a) is ACTIVE/ONLINE but only for 5s of the 20s its pool's monitor needs to " \
            "fail a member that does not serve (the ovn provider reports a new member ONLINE before checking it)" \
            in str(error)
+
+
+def test_the_hold_ends_at_the_poll_that_starts_when_it_ends_whatever_each_listing_took():
+    """The hold is counted between the starts of polls: a first listing slower than the later ones (0.3 s, then
+    0.1 s) once made the gate wait one more interval (21.1 s: 20 s counted from the end of the first listing), about
+    half the time on a real cloud."""
+    clock = FakeClock()
+    source = ScriptedSource([{"m1": (A, O)}], {"pool-a": ("m1",)}, clock)
+    listing, starts = source.fetch_pool, []
+
+    def slow_then_quick(pool_id):
+        starts.append(clock.now)
+        clock.now += 0.3 if not source.calls else 0.1
+        return listing(pool_id)
+
+    spec = WaitSpec("lb-1", (HELD,), Requirement.ONLINE, 60, Backoff(1, 1, 1), stable_polls=2)
+    result = wait_for_members(spec, fetch_pool=slow_then_quick, fetch_load_balancer=source.fetch_load_balancer,
+                              clock=clock, sleep=clock.sleep)
+    assert starts[-1] == pytest.approx(20.0) and result.waited_seconds == pytest.approx(20.1)
+    assert result.polls == 21
