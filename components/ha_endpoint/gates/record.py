@@ -35,8 +35,6 @@ from .retrying import retried
 from .target import CloudTarget, resolve
 
 RECORD_TYPE_NAME = "RecordServed"
-IDENTITY_KEYS = ("zone_id", "recordset_id", "records", "ttl")
-"""What Designate serves of a record set: a change of any is a write the record waits for again."""
 POLLS = Backoff(0.1, 1.5, 1.0)
 """From 0.1 s, x1.5, up to 1 s: Designate's worker makes a record set ACTIVE in about 1 s here (its poll of the
 pool's name servers: ``poll_retry_interval`` 1 s), longer on a production pool; polled no more often after a second."""
@@ -119,14 +117,15 @@ def wait_served(props: Mapping[str, Any], where: CloudTarget, *, clock=None, sle
             raise RecordNotServed(
                 f"{named} is in ERROR: Designate could not write it to its DNS servers, so the name does not serve "
                 f"the addresses of this update. See designate-worker's log for the zone; once its servers answer "
-                f"again, run `pulumi up` again (the record is written again)")
+                f"again (Designate's producer retries a zone in ERROR), run `pulumi up` again: it waits for the "
+                f"record again")
         return NOT_YET
 
     def timed_out() -> dict[str, Any]:
         raise RecordNotServed(
             f"{named} was still {seen['status']} after {timeout:.0f} s: Designate has not made it ACTIVE on its "
-            f"DNS servers. Once its worker and servers answer, run `pulumi up` again, or raise the wait's "
-            f"timeout_seconds")
+            f"DNS servers. See designate-worker's log for the zone; once its worker and servers answer, run "
+            f"`pulumi up` again: it waits for the record again")
 
     try:
         return poll(step, deadline=deadline, clock=clock, sleep=sleep, delays=POLLS.delays(), on_deadline=timed_out,
