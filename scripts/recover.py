@@ -353,10 +353,9 @@ ROLLBACKS: dict[str, tuple[Lookup, Callable[[Any, str], Any]]] = {
     "openstack:dns/recordSet:RecordSet": (_recordset, _delete_recordset),
 }
 # Resources whose creation leaves nothing to undo: an added port security group is added again, idempotently, by the
-# next update; the readiness, drain, put-back and record-served resources hold no cloud object.
+# next update; the readiness, drain and put-back resources hold no cloud object.
 NOTHING_TO_UNDO = ("openstack:networking/portSecGroupAssociate:PortSecGroupAssociate", contract.READINESS_TYPE,
-                   contract.DRAIN_TYPE, contract.RECORD_SERVED_TYPE, contract.PUT_BACK_TYPE,
-                   contract.LEGACY_DYNAMIC_TYPE)
+                   contract.DRAIN_TYPE, contract.PUT_BACK_TYPE, contract.LEGACY_DYNAMIC_TYPE)
 
 
 def ours_in(deployment: dict, identity: StackIdentity) -> Ours:

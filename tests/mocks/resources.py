@@ -208,16 +208,6 @@ def recordset(cloud, name: str, inputs: dict) -> dict:
     return {}
 
 
-def record_served(cloud, name: str, inputs: dict) -> dict:
-    """A RecordServed: ACTIVE at once once its record set exists (the fake Designate serves what is written); a
-    record set that does not exist fails the wait as the real one's 404 does."""
-    if cloud.preview or not known(inputs.get("recordset_id")):
-        return {}
-    if inputs["recordset_id"] not in cloud.kind("openstack:dns/recordSet:RecordSet"):
-        raise CloudError(f"{name}: record set {inputs['recordset_id']} could not be found (HTTP 404)")
-    return {"status": "ACTIVE", "waited_seconds": 0.0, "polls": 1}
-
-
 class ReadinessFailed(Exception):
     """A readiness gate's create failing, as the provider's does when a zone does not become ready (on_not_ready
     ``fail``)."""
@@ -306,8 +296,6 @@ HANDLERS: dict[str, Callable[..., dict]] = {
     "haendpoint:index:MemberDrain": readiness,
     "pulumi-python:dynamic/haendpoint:PutBack": lambda cloud, name, inputs: dict(inputs),  # a record, no API call
     "haendpoint:index:PutBack": lambda cloud, name, inputs: dict(inputs),
-    "pulumi-python:dynamic/haendpoint:RecordServed": record_served,
-    "haendpoint:index:RecordServed": record_served,
     "pulumi:providers:openstack": lambda cloud, name, inputs: dict(inputs),  # a provider's state is its inputs
     "pulumi-python:dynamic/haendpoint:MemberVip": member_vip,
     "haendpoint:index:MemberVip": member_vip,

@@ -216,7 +216,6 @@ def test_in_the_provider_host_a_backends_own_resources_are_the_packages_and_the_
     serves each with the dynamic provider's own class."""
     from ha_endpoint.backends.keepalived.pairs import MemberVipProvider
     from ha_endpoint.backends.keepalived.readiness import VipReadinessProvider
-    from ha_endpoint.gates.record import RecordServedProvider
     from tests.unit.test_keepalived import cloud_with_members, two_per_zone
 
     cloud = cloud_with_members()
@@ -225,16 +224,13 @@ def test_in_the_provider_host_a_backends_own_resources_are_the_packages_and_the_
     custom = {r["type"] for r in cloud.registrations if r["custom"]}
     assert not {t for t in custom if t.startswith("pulumi-python:dynamic")}
     assert {t for t in custom if t.startswith("haendpoint:")} == {"haendpoint:index:VipReadiness",
-                                                                   "haendpoint:index:MemberVip",
-                                                                   "haendpoint:index:RecordServed"}
+                                                                   "haendpoint:index:MemberVip"}
     servicer = hosting.HostServicer(hosting.endpoint_provider(), [], "127.0.0.1:1")
     run_coroutine(servicer.Configure(proto.ConfigureRequest(), FakeContext()))
     served = {type_: type(servicer._resource_provider(f"urn:pulumi:s::p::haendpoint:index:HaEndpoint${type_}::x"))
-              for type_ in ("haendpoint:index:VipReadiness", "haendpoint:index:MemberVip",
-                            "haendpoint:index:RecordServed")}
+              for type_ in ("haendpoint:index:VipReadiness", "haendpoint:index:MemberVip")}
     assert served == {"haendpoint:index:VipReadiness": VipReadinessProvider,
-                      "haendpoint:index:MemberVip": MemberVipProvider,
-                      "haendpoint:index:RecordServed": RecordServedProvider}
+                      "haendpoint:index:MemberVip": MemberVipProvider}
 
 
 def run_coroutine(coroutine):

@@ -77,10 +77,6 @@ PINNED = """
     E$openstack:networking/secGroupRule:SecGroupRule::k8s-api-members-sg-tcp-6443-from-10.10.3.0_24
     E$openstack:networking/secGroupRule:SecGroupRule::k8s-api-vip-sg-tcp-22623-from-0.0.0.0_0
     E$openstack:networking/secGroupRule:SecGroupRule::k8s-api-vip-sg-tcp-6443-from-0.0.0.0_0
-    E$pulumi-python:dynamic/haendpoint:RecordServed::k8s-api-az1-dns-served
-    E$pulumi-python:dynamic/haendpoint:RecordServed::k8s-api-az2-dns-served
-    E$pulumi-python:dynamic/haendpoint:RecordServed::k8s-api-az3-dns-served
-    E$pulumi-python:dynamic/haendpoint:RecordServed::k8s-api-dns-served
     E::k8s-api
 """
 

@@ -115,7 +115,6 @@ def zone_record_label(record: str, az: str) -> str:
 
 READINESS_TYPE = "pulumi-python:dynamic/haendpoint:MemberReadiness"
 DRAIN_TYPE = "pulumi-python:dynamic/haendpoint:MemberDrain"
-RECORD_SERVED_TYPE = "pulumi-python:dynamic/haendpoint:RecordServed"
 PUT_BACK_TYPE = "pulumi-python:dynamic/haendpoint:PutBack"
 LEGACY_DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
 """The generic token of every Python dynamic resource; MemberReadiness and MemberDrain had it before they got their

@@ -33,8 +33,7 @@ def hosted_type(type_name: str) -> str:
 
 HOSTED_TYPES = {hosted_type("MemberReadiness"): "ha_endpoint.gates.provider:MemberReadinessProvider",
                 hosted_type("MemberDrain"): "ha_endpoint.gates.drain:MemberDrainProvider",
-                hosted_type("PutBack"): "ha_endpoint.gates.put_back:PutBackProvider",
-                hosted_type("RecordServed"): "ha_endpoint.gates.record:RecordServedProvider"}
+                hosted_type("PutBack"): "ha_endpoint.gates.put_back:PutBackProvider"}
 """Token -> the provider class that serves it (``module:class``), in the host: the gates' own (the backends' are
 theirs, :func:`ha_endpoint.hosting.hosted_types`)."""
 

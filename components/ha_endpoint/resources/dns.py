@@ -3,10 +3,7 @@
 ``record.zone`` is one A recordset whose records are the published addresses of the zones whose gate is ready
 (:mod:`ha_endpoint.resources.gate`), sorted; with ``perZoneRecords`` each zone also gets ``record-az.zone`` with its own
 address. Records depend on the zones' gates, so a zone enters DNS only after it is ready; a removed zone's address
-leaves the recordset (an update) before its load balancer and floating IP are deleted (deletes run last). Each record
-is written without the OpenStack provider's own status wait (at least 3 s) and waited for by a
-:class:`~ha_endpoint.gates.record.RecordServed` (as long as Designate takes): the ``up`` ends, and its deletes begin,
-once Designate serves what was written.
+leaves the recordset (an update) before its load balancer and floating IP are deleted (deletes run last).
 """
 
 from __future__ import annotations
@@ -17,12 +14,10 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_openstack as openstack
 
-from ..backends.plugin import PollInputs
 from ..core.cloud_facts import ADOPTED_RECORD_TEXT
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
 from ..core.plan import DnsPlan
-from ..gates.record import RecordServed
 
 
 @dataclass
@@ -87,20 +82,10 @@ def addresses_output(zones: Sequence[PublishedZone], floor: int = 0) -> pulumi.O
     return pulumi.Output.all(*pairs).apply(lambda values: _publish([tuple(v) for v in values], zones, floor))
 
 
-def served(record: openstack.dns.RecordSet, resource_name: str, where: PollInputs,
-           parent: pulumi.Resource) -> RecordServed:
-    """The wait for ``record`` to be served as written (its id is ``<zone id>/<record set id>``)."""
-    return RecordServed(f"{resource_name}-served", zone_id=record.zone_id,
-                        recordset_id=record.id.apply(lambda paired: paired.rsplit("/", 1)[-1]),
-                        records=record.records, ttl=record.ttl, cloud=where.cloud, region=where.region,
-                        cloud_source=where.cloud_source, opts=pulumi.ResourceOptions(parent=parent))
-
-
 def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi.Resource, identity: StackIdentity,
-                   where: PollInputs, floor: int = 0) -> tuple[openstack.dns.RecordSet, dict[str, openstack.dns.RecordSet]]:
-    """The endpoint's recordset and, when asked, one recordset per zone, each waited for until Designate serves it
-    (:func:`served`, polling ``where``); all parented to ``parent``, their descriptions carrying the stack's
-    ``identity``; the endpoint's record needs ``floor`` ready zones."""
+                   floor: int = 0) -> tuple[openstack.dns.RecordSet, dict[str, openstack.dns.RecordSet]]:
+    """The endpoint's recordset and, when asked, one recordset per zone; all parented to ``parent``, their
+    descriptions carrying the stack's ``identity``; the endpoint's record needs ``floor`` ready zones."""
     gates = [zone.gate for zone in zones if zone.gate is not None]
     # Designate keeps one recordset per (zone, name, type): replacing a record that keeps its name can only delete the
     # old one first (else 409 Duplicate RecordSet, tests/e2e/test_cloud_faults.py); a renamed record is created
@@ -116,8 +101,7 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
         records=addresses_output(zones, floor).apply(lambda records: _non_empty(records, plan.fqdn)),
         description=identity.describe(ADOPTED_RECORD_TEXT if adopted is not None else
                                       "HA endpoint: one A record per ready availability zone", plan.resource_name),
-        disable_status_check=True, opts=opts)
-    served(main, plan.resource_name, where, parent)
+        opts=opts)
     per_zone = {}
     by_az = {zone.az: zone for zone in zones}
     for az, resource_name, fqdn in plan.zone_records:
@@ -127,10 +111,8 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
             name=fqdn, type="A", ttl=plan.ttl,
             records=addresses_output([zone]).apply(lambda records, fqdn=fqdn: _non_empty(records, fqdn)),
             description=identity.describe(f"HA endpoint: availability zone {az} only", resource_name),
-            disable_status_check=True,
             opts=pulumi.ResourceOptions(parent=parent, depends_on=[zone.gate] if zone.gate else [],
                                         delete_before_replace=resource_name in plan.delete_first))
-        served(per_zone[az], resource_name, where, parent)
     return main, per_zone
 
 

@@ -13,7 +13,6 @@ from typing import Optional
 import pulumi
 
 from .. import backends
-from ..backends.plugin import poll_inputs
 from ..core import contract
 from ..core.args import EndpointArgs
 from ..core.identity import StackIdentity
@@ -106,8 +105,7 @@ class HaEndpoint(pulumi.ComponentResource):
         self.records = None
         self.zone_records: dict = {}
         if plan.dns is not None:
-            self.records, self.zone_records = create_records(
-                plan.dns, published, self, plan.identity, poll_inputs(plan.zones[0].readiness.target, self), floor)
+            self.records, self.zone_records = create_records(plan.dns, published, self, plan.identity, floor)
             self.addresses = self.records.records
         else:
             self.addresses = addresses_output(published, floor)
