@@ -7,6 +7,7 @@ and whether a drained member still got new connections; the OVN northbound rows 
 from __future__ import annotations
 
 import csv
+import re
 import ssl
 import threading
 import time
@@ -190,11 +191,12 @@ def wait_serving(localcloud, servers: list, timeout: float) -> None:
 
 def ovn_rows(localcloud, lb_ids: set[str], port_ids: set[str], addresses: set[str]) -> list[str]:
     """The OVN northbound rows of these load balancers, ports and floating IPs: Load_Balancer rows (named after the
-    Octavia LB, or holding one of ``addresses`` as a VIP), NAT rows of the addresses, logical switch ports of the
-    ports or of the load balancers."""
+    Octavia LB, or holding one of ``addresses`` as a VIP: the address itself, not a longer one that starts with it,
+    as 172.24.14.206 does 172.24.14.20), NAT rows of the addresses, logical switch ports of the ports or of the load
+    balancers."""
     found = []
     for row in _rows(localcloud, "Load_Balancer", "_uuid,name,vips"):
-        if row["name"].strip('"') in lb_ids or any(address in row["vips"] for address in addresses):
+        if row["name"].strip('"') in lb_ids or set(vip_addresses(row["vips"])) & set(addresses):
             found.append(f"Load_Balancer {row['name']} {row['vips']}")
     for row in _rows(localcloud, "NAT", "_uuid,external_ip,logical_ip"):
         if row["external_ip"].strip('"') in addresses or row["logical_ip"].strip('"') in addresses:
@@ -204,6 +206,12 @@ def ovn_rows(localcloud, lb_ids: set[str], port_ids: set[str], addresses: set[st
         if name in port_ids or any(lb in row["external_ids"] for lb in lb_ids):
             found.append(f"Logical_Switch_Port {name} {row['external_ids']}")
     return found
+
+
+def vip_addresses(vips: str) -> list[str]:
+    """The VIP addresses of an OVN Load_Balancer row's ``vips`` column as ``ovn-nbctl --format=csv`` prints it
+    (``{"172.24.4.20:6443"="10.10.1.10:6443", ...}``): the keys' addresses, not the backends'."""
+    return re.findall(r'"(\d+\.\d+\.\d+\.\d+):\d+"\s*=', vips)
 
 
 def _rows(localcloud, table: str, columns: str) -> list[dict[str, str]]:
