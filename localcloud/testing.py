@@ -156,19 +156,19 @@ class Cleanup:
                 self._try(lambda: c.network.delete_ip(ip, ignore_missing=True))
         for lb in lbs:
             self._delete_lb(lb)
-        for router in c.network.routers():
-            if mine(router):
-                for port in c.network.ports(device_id=router.id, device_owner='network:router_interface'):
-                    for ip in port.fixed_ips:
-                        self._try(lambda: c.network.remove_interface_from_router(router, subnet_id=ip['subnet_id']))
-                self._try(lambda: c.network.delete_router(router, ignore_missing=True))
-        # A subnet of ours plugged into a router that is not (the seeded one: a test's second subnet behind it) keeps
-        # that router's interface port: unplugged first, or the subnet's delete is refused (409 "one or more ports
-        # still in use"; an aborted run's sweep met it in a CI rehearsal).
-        for subnet in [s for s in c.network.subnets() if mine(s)]:
-            for port in c.network.ports(device_owner='network:router_interface'):
-                if any(ip.get('subnet_id') == subnet.id for ip in port.fixed_ips or ()):
-                    self._try(lambda: c.network.remove_interface_from_router(port.device_id, subnet_id=subnet.id))
+        # Router interfaces, in one listing: every interface of a router of ours, and every interface on a subnet of
+        # ours whatever its router (the seeded one: a test's second subnet behind it keeps that router's port, and the
+        # subnet's delete is refused with 409 "one or more ports still in use"; an aborted run's sweep met it).
+        routers = [router for router in c.network.routers() if mine(router)]
+        ours = {router.id for router in routers}
+        subnets = {subnet.id for subnet in c.network.subnets() if mine(subnet)}
+        for port in c.network.ports(device_owner='network:router_interface'):
+            for ip in port.fixed_ips or ():
+                if port.device_id in ours or ip.get('subnet_id') in subnets:
+                    self._try(lambda: c.network.remove_interface_from_router(port.device_id,
+                                                                             subnet_id=ip['subnet_id']))
+        for router in routers:
+            self._try(lambda: c.network.delete_router(router, ignore_missing=True))
         for kind, finder, deleter in (('port', c.network.ports, c.network.delete_port),
                                       ('subnet', c.network.subnets, c.network.delete_subnet),
                                       ('network', c.network.networks, c.network.delete_network),
