@@ -73,9 +73,13 @@ class Client:
         self.user_id = data['token']['user']['id']
         return self
 
+    # A write waits for the service's answer well past request()'s 30 s: a CI run's three clouds on 2 cores had
+    # Neutron answer a port's create after 33 s (201: made), and the test that timed out at 30 s failed its set-up.
+    TIMEOUT = 120
+
     def call(self, method: str, service: str, path: str, body=None, ok_missing: bool = False):
         try:
-            return request(method, url(service, path), body, self.token)[2]
+            return request(method, url(service, path), body, self.token, timeout=self.TIMEOUT)[2]
         except HttpError as exc:
             if ok_missing and exc.status == 404:
                 return None
