@@ -353,9 +353,11 @@ ROLLBACKS: dict[str, tuple[Lookup, Callable[[Any, str], Any]]] = {
     "openstack:dns/recordSet:RecordSet": (_recordset, _delete_recordset),
 }
 # Resources whose creation leaves nothing to undo: an added port security group is added again, idempotently, by the
-# next update; the readiness, drain and put-back resources hold no cloud object.
-NOTHING_TO_UNDO = ("openstack:networking/portSecGroupAssociate:PortSecGroupAssociate", contract.READINESS_TYPE,
-                   contract.DRAIN_TYPE, contract.PUT_BACK_TYPE, contract.LEGACY_DYNAMIC_TYPE)
+# next update; the waits (readiness, drains, put-backs) hold no cloud object, whether a Python program registered
+# them or the package's provider host served them to a YAML or TypeScript one.
+NOTHING_TO_UNDO = ("openstack:networking/portSecGroupAssociate:PortSecGroupAssociate", contract.LEGACY_DYNAMIC_TYPE,
+                   *(kind for name in contract.WAITS for kind in (contract.dynamic_type(name),
+                                                                  contract.hosted_type(name))))
 
 
 def ours_in(deployment: dict, identity: StackIdentity) -> Ours:

@@ -268,7 +268,10 @@ def test_recovery_goes_on_after_the_timeout_naming_what_is_still_pending():
 
 def test_a_killed_update_s_pending_waits_hold_nothing_to_undo_and_are_not_unknown():
     """The gates, drains and put-backs own no cloud object: an update killed while one was being created leaves
-    nothing to look up (before, a put-back was reported as a type recovery cannot look up)."""
-    kinds = (contract.READINESS_TYPE, contract.DRAIN_TYPE, contract.PUT_BACK_TYPE)
+    nothing to look up (before, a put-back was reported as a type recovery cannot look up), in a Python program and
+    in a YAML or TypeScript one (the provider host's tokens: before, each was warned of as a possible orphan)."""
+    kinds = (contract.READINESS_TYPE, contract.DRAIN_TYPE, contract.PUT_BACK_TYPE, contract.VIP_READINESS_TYPE,
+             "haendpoint:index:MemberReadiness", "haendpoint:index:MemberDrain", "haendpoint:index:PutBack",
+             "haendpoint:index:VipReadiness")
     pending = [creating(kind, f"wait-{n}") for n, kind in enumerate(kinds)]
     assert recover.roll_back(FakeConn(), pending, DEV_STATE) == ([], [], [])

@@ -113,9 +113,27 @@ def zone_record_label(record: str, az: str) -> str:
     return f"{record}-{az}"
 
 
-READINESS_TYPE = "pulumi-python:dynamic/haendpoint:MemberReadiness"
-DRAIN_TYPE = "pulumi-python:dynamic/haendpoint:MemberDrain"
-PUT_BACK_TYPE = "pulumi-python:dynamic/haendpoint:PutBack"
+PACKAGE = ENDPOINT_TYPE.split(":", 1)[0]
+
+
+def dynamic_type(name: str) -> str:
+    """A dynamic resource of ours as a Python program registers it: ``pulumi-python:dynamic/haendpoint:<name>``."""
+    return f"pulumi-python:dynamic/{PACKAGE}:{name}"
+
+
+def hosted_type(name: str) -> str:
+    """The same resource as the package's provider host serves it to a YAML or TypeScript program:
+    ``haendpoint:index:<name>`` (:mod:`ha_endpoint.gates.hosted`)."""
+    return f"{PACKAGE}:index:{name}"
+
+
+READINESS_TYPE = dynamic_type("MemberReadiness")
+DRAIN_TYPE = dynamic_type("MemberDrain")
+PUT_BACK_TYPE = dynamic_type("PutBack")
+VIP_READINESS_TYPE = dynamic_type("VipReadiness")
+WAITS = ("MemberReadiness", "MemberDrain", "PutBack", "VipReadiness")
+"""Our resources that hold no cloud object (they wait, or take a member out and put it back): a create interrupted
+in the middle leaves nothing to undo."""
 LEGACY_DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
 """The generic token of every Python dynamic resource; MemberReadiness and MemberDrain had it before they got their
 own and carry it as an alias, so deployed stacks update in place."""

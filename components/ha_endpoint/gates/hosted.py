@@ -21,15 +21,10 @@ import pulumi.dynamic
 
 from ..core import contract
 
-PACKAGE = contract.ENDPOINT_TYPE.split(":", 1)[0]
+PACKAGE = contract.PACKAGE
 HOSTED = False
 """True inside the package's provider host (set by :func:`ha_endpoint.hosting.serve`)."""
-
-
-def hosted_type(type_name: str) -> str:
-    """The package's own token for a gate or drain: ``haendpoint:index:MemberReadiness``."""
-    return f"{PACKAGE}:index:{type_name}"
-
+hosted_type = contract.hosted_type
 
 HOSTED_TYPES = {hosted_type("MemberReadiness"): "ha_endpoint.gates.provider:MemberReadinessProvider",
                 hosted_type("MemberDrain"): "ha_endpoint.gates.drain:MemberDrainProvider",
