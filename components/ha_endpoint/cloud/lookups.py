@@ -64,29 +64,29 @@ async def _lookup(args: EndpointArgs, root: str, opts: Optional[pulumi.InvokeOpt
     dns_zone = args.dns.dns_zone if args.dns is not None and isinstance(args.dns.dns_zone, str) else None
     # at once: the subnets (each with its routers), the external network, the brought floating IPs, the DNS zone and
     # the members' ports; their problems in this order whatever order the answers come in
-    subnet_results, network, floating_results, zone_id, port_results = await _all(
-        _each(_attempt(path, f"subnet '{ref}'", "give the name or id of an existing subnet (openstack subnet list)",
+    subnet_results, network, floating_results, zone_id, port_results = await _all([
+        _all(_attempt(path, f"subnet '{ref}'", "give the name or id of an existing subnet (openstack subnet list)",
                        lambda ref=ref: cloud.subnet(ref)) for ref, path in subnet_refs.items()),
         _attempt(f"{root}.floatingNetwork", f"external network '{args.floating_network}'",
                  "give the name or id of an external network (openstack network list --external), or remove "
                  "floatingNetwork for an internal endpoint", lambda: cloud.external_network(args.floating_network))
         if isinstance(args.floating_network, str) else _none(),
-        _each(_attempt(f"{root}.zones.{az}.floatingIp", f"floating IP {address}",
+        _all(_attempt(f"{root}.zones.{az}.floatingIp", f"floating IP {address}",
                        "allocate it first (openstack floating ip create --floating-ip-address ...) or remove "
                        "floatingIp to let the endpoint allocate one", lambda address=address: cloud.floating_ip(address))
               for az, address in floating.items()),
         _attempt(f"{root}.dns.dnsZone", f"DNS zone '{dns_zone}'", "create the zone first (openstack zone create) or "
                  "fix its name", lambda: cloud.dns_zone_id(dns_zone)) if dns_zone is not None else _none(),
-        _each(_attempt(f"{root}.{member_path(args.members[index], index)}.port", f"port {port}",
+        _all(_attempt(f"{root}.{member_path(args.members[index], index)}.port", f"port {port}",
                        "give the id of an existing port of the member's server (openstack port list --server "
-                       "<server>)", lambda port=port: cloud.port_exists(port)) for port, index in ports.items()))
+                       "<server>)", lambda port=port: cloud.port_exists(port)) for port, index in ports.items())])
     subnets = {ref: found for ref, (found, _) in zip(subnet_refs, subnet_results) if found is not None}
     # then the members given by server, at once: each needs its subnet
     wanted = [(index, member) for index, member in enumerate(args.members)
               if isinstance(member.server, str) and isinstance(member_subnet_ref(args, member), str)
               and member_subnet_ref(args, member) in subnets
               and (member.port is None or isinstance(member.port, str))]
-    server_results = await _each(
+    server_results = await _all(
         _attempt(f"{root}.{member_path(member, index)}.server", f"server '{member.server}'",
                  "give the id of an existing server (openstack server list)",
                  lambda member=member, where=member_path(member, index):
@@ -106,8 +106,8 @@ async def _lookup(args: EndpointArgs, root: str, opts: Optional[pulumi.InvokeOpt
     network_ids = list(dict.fromkeys(zone_subnet.network_id for zone_subnet in (subnets.get(zone.subnet)
                                      for zone in args.zones.values() if isinstance(zone.subnet, str))
                                      if zone_subnet is not None))
-    found_routers, found_networks = await _all(_each(cloud.router(router) for router in router_ids),
-                                               _each(cloud.network(network) for network in network_ids))
+    found_routers, found_networks = await _all([_all(cloud.router(router) for router in router_ids),
+                                                _all(cloud.network(network) for network in network_ids)])
     return CloudFacts(subnets, network_id, network_name, floating_ips, zone_id[0], dict(zip(router_ids, found_routers)),
                       dict(zip(network_ids, found_networks)), servers)
 
@@ -123,12 +123,7 @@ async def _none() -> tuple[None, None]:
     return None, None
 
 
-async def _each(lookups: Iterable[Awaitable[T]]) -> list[T]:
-    """The results of ``lookups``, in their order, all in flight at once."""
-    return await _all(*lookups)
-
-
-async def _all(*lookups: Awaitable[Any]) -> list[Any]:
+async def _all(lookups: Iterable[Awaitable[Any]]) -> list[Any]:
     """The results of ``lookups`` in their order, all in flight at once; every one has ended before a failure (a bug of
     ours) is raised, so no invoke is left to fail after the program has, where its error would replace ours."""
     results = await asyncio.gather(*lookups, return_exceptions=True)
@@ -191,11 +186,11 @@ class _Cloud:
 
     async def _interfaces(self, network_id: str) -> list[tuple[str, tuple[str, ...], str]]:
         """(router, its addresses, the port's owner) of each router interface on the network."""
-        ids = await _all(*(self._invoke("openstack:networking/getPortIds:getPortIds",
-                                        {"networkId": network_id, "deviceOwner": owner}) for owner in ROUTER_PORT_OWNERS))
+        ids = await _all(self._invoke("openstack:networking/getPortIds:getPortIds",
+                                        {"networkId": network_id, "deviceOwner": owner}) for owner in ROUTER_PORT_OWNERS)
         owned = [(owner, port_id) for owner, found in zip(ROUTER_PORT_OWNERS, ids) for port_id in found.ids or []]
-        ports = await _all(*(self._invoke("openstack:networking/getPort:getPort", {"portId": port_id})
-                             for _, port_id in owned))
+        ports = await _all(self._invoke("openstack:networking/getPort:getPort", {"portId": port_id})
+                           for _, port_id in owned)
         return [(port.device_id, tuple(port.all_fixed_ips or ()), owner)
                 for (owner, _), port in zip(owned, ports) if port.device_id]
 
@@ -227,8 +222,8 @@ class _Cloud:
     async def port(self, port_id: str) -> PortFacts:
         """The port a floating IP is on; ours when one of its groups is this endpoint's VIP group of this stack."""
         found = await self._invoke("openstack:networking/getPort:getPort", {"portId": port_id})
-        groups = await _all(*(self._invoke("openstack:networking/getSecGroup:getSecGroup", {"secgroupId": group_id})
-                              for group_id in found.all_security_group_ids or []))
+        groups = await _all(self._invoke("openstack:networking/getSecGroup:getSecGroup", {"secgroupId": group_id})
+                            for group_id in found.all_security_group_ids or [])
         ours = any(group.name == self.vip_group and self.identity is not None and
                    self.identity.owns_tags(group.all_tags) for group in groups)
         return PortFacts(port_id, found.device_owner or "", found.device_id or "", ours)
@@ -242,8 +237,8 @@ class _Cloud:
         ``port_id`` when given, else the server's only port with such an address)."""
         instance = self._invoke("openstack:compute/getInstanceV2:getInstanceV2", {"id": server_id})
         if port_id is not None:
-            found, port = await _all(instance, self._invoke("openstack:networking/getPort:getPort",
-                                                             {"portId": port_id}))
+            found, port = await _all([instance, self._invoke("openstack:networking/getPort:getPort",
+                                                             {"portId": port_id})])
             name = found.name or server_id
             if port.device_id != server_id:
                 raise LookupProblem(f"port {port_id} is not a port of server {name} (it belongs to "
@@ -251,11 +246,11 @@ class _Cloud:
                                     f"remove {port_key} to use its port on subnet {subnet.name}")
             candidates = [(port_id, tuple(port.all_fixed_ips or ()))]
         else:
-            found, ids = await _all(instance, self._invoke("openstack:networking/getPortIds:getPortIds",
-                                                           {"deviceId": server_id, "networkId": subnet.network_id}))
+            found, ids = await _all([instance, self._invoke("openstack:networking/getPortIds:getPortIds",
+                                                           {"deviceId": server_id, "networkId": subnet.network_id})])
             name = found.name or server_id
-            ports = await _all(*(self._invoke("openstack:networking/getPort:getPort", {"portId": pid})
-                                 for pid in ids.ids or []))
+            ports = await _all(self._invoke("openstack:networking/getPort:getPort", {"portId": pid})
+                               for pid in ids.ids or [])
             candidates = [(pid, tuple(port.all_fixed_ips or ())) for pid, port in zip(ids.ids or [], ports)]
         chosen = [(pid, address) for pid, addresses in candidates for address in addresses
                   if subnet.contains(address)]
