@@ -202,7 +202,8 @@ def test_3_replacing_every_member_fails_no_request_and_a_drained_member_gets_no_
         time.sleep(3)                                          # the new members keep answering after the update
     for zone in ZONES:
         answered = Counter(name for _, name in clients.answers[zone])
-        print(f"\n{zone}: {dict(answered)}, failures {clients.failures[zone][:5]}")
+        print(f"\n{zone}: {dict(answered)}, failures {clients.failures[zone][:5]}, slower than "
+              f"{ovn_endpoint.SLOW:.0f} s {clients.slow[zone][:5]}")
     print(f"rotation up {up.seconds:.1f}s")
     for zone in ZONES:
         old, new = servers["first"][zone].name, servers["second"][zone].name
@@ -275,7 +276,8 @@ def test_3b_a_member_taken_out_answers_no_new_connection_and_a_zone_left_without
     after = Counter(name for at, name in answers if at > applied + ovn_endpoint.DRAIN_TAKES_EFFECT)
     print(f"\ntaking {out.name} out: up {up.seconds:.1f}s; answers before its admin down applied {dict(before)}, "
           f"more than {ovn_endpoint.DRAIN_TAKES_EFFECT:.0f}s after {dict(after)} "
-          f"({max(at for at, _ in answers) - applied:.1f}s of them); failures {clients.failures[OUT_ZONE][:5]}")
+          f"({max(at for at, _ in answers) - applied:.1f}s of them); failures {clients.failures[OUT_ZONE][:5]}, slow "
+          f"{clients.slow[OUT_ZONE][:5]}")
     assert clients.failures[OUT_ZONE] == [], clients.failures[OUT_ZONE][:10]
     assert before[out.name] > 0 and before[kept.name] > 0, before
     late = ovn_endpoint.new_connections_after_drain(sampler, clients, OUT_ZONE, {address_of(out, OUT_ZONE): out.name},
@@ -324,7 +326,7 @@ def test_3c_a_member_put_back_is_online_and_gets_new_connections_again(stack, se
     print(f"\nputting {out.name} back: up {back.seconds:.1f}s (exit {back.returncode}); listed "
           f"{member.provisioning_status}/{member.operating_status} admin {member.is_admin_state_up}; answers during "
           f"the up {dict(Counter(name for _, name in clients.answers[OUT_ZONE]))}, failures "
-          f"{clients.failures[OUT_ZONE][:5]}")
+          f"{clients.failures[OUT_ZONE][:5]}, slow {clients.slow[OUT_ZONE][:5]}")
     assert back.returncode == 0, "\n".join(line for line in back.output.splitlines()
                                             if "error" in line.lower() or "failed" in line.lower())[-6000:]
     assert clients.failures[OUT_ZONE] == [], clients.failures[OUT_ZONE][:10]

@@ -13,7 +13,8 @@ Error categories (:func:`classify`), the one list of retryable errors:
 - transient, retried within the deadline: 408, 409 (PENDING_* objects are immutable), 429, 5xx but 501, connection failures
   and timeouts, a service that cannot be discovered (keystoneauth's ``DiscoveryFailure``: Keystone unreachable with an
   unversioned auth_url, or a service restarting), an answer that is not JSON (an HTML page from a proxy, with status
-  200), openstacksdk's generic ``SDKException`` and ``OSError``;
+  200), openstacksdk's generic ``SDKException`` and ``OSError``; a failed provider invoke whose message carries such
+  a status or an unanswered call;
 - terminal, reported at once: other HTTP statuses (403, 404, 400, 501 Not Implemented), TLS errors, configuration (clouds.yaml, a missing
   endpoint, a malformed URL, a local file that cannot be read) and anything else.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional
 
@@ -97,6 +99,14 @@ UNANSWERED_TYPES: tuple[type[BaseException], ...] = (
 """What a call that got no usable answer raises: the connection refused, reset or timed out, TLS failed (keystoneauth's
 and requests' ``SSLError`` are connection errors), or the answer was not JSON (a proxy's page)."""
 
+PROVIDER_STATUS = re.compile(r"\bbut got (\d{3}) instead\b")
+"""How the OpenStack provider (gophercloud) words the cloud's answer in a failed invoke: ``Expected HTTP response code
+[200 204 300] when accessing [GET ...], but got 503 instead: {...}``."""
+
+PROVIDER_UNANSWERED = re.compile(r"connection refused|connection reset by peer|i/o timeout|Client\.Timeout exceeded|"
+                                 r"context deadline exceeded|TLS handshake timeout|\bEOF\b")
+"""How the provider (Go's net/http) words a call that got no answer: refused, reset, timed out, cut short."""
+
 DISCOVERY_TYPES: tuple[type[BaseException], ...] = (ks_exc.DiscoveryFailure, os_exc.ServiceDiscoveryException)
 """A service that could not be discovered: a cloud failure when what it wraps is one (Keystone did not answer)."""
 
@@ -152,7 +162,10 @@ def http_status(exc: BaseException) -> Optional[int]:
 
 
 def classify(exc: BaseException) -> Category:
-    """The category of an exception raised by openstacksdk, keystoneauth or requests."""
+    """The category of an exception raised by openstacksdk, keystoneauth or requests, or of a failed provider invoke
+    (a bare ``Exception`` with the provider's message: :data:`PROVIDER_STATUS`, :data:`PROVIDER_UNANSWERED`)."""
+    if type(exc) is Exception:
+        return _provider_category(str(exc))
     status = http_status(exc)
     if isinstance(exc, ks_exc.HttpError) and status is not None and status < 500:
         # openstacksdk turns service responses into its own exceptions: a keystoneauth HTTP error comes from
@@ -161,14 +174,26 @@ def classify(exc: BaseException) -> Category:
     if status == 401 or isinstance(exc, ks_exc.AuthorizationFailure):
         return Category.AUTH
     if status is not None:
-        if status in TRANSIENT_HTTP_STATUSES or (status >= 500 and status not in TERMINAL_SERVER_STATUSES):
-            return Category.TRANSIENT
-        return Category.TERMINAL
+        return _status_category(status)
     if isinstance(exc, TERMINAL_TYPES):
         return Category.TERMINAL
     if isinstance(exc, TRANSIENT_TYPES):
         return Category.TRANSIENT
     return Category.TERMINAL
+
+
+def _status_category(status: int) -> Category:
+    if status in TRANSIENT_HTTP_STATUSES or (status >= 500 and status not in TERMINAL_SERVER_STATUSES):
+        return Category.TRANSIENT
+    return Category.TERMINAL
+
+
+def _provider_category(message: str) -> Category:
+    """A failed invoke: the provider re-authenticates on its own, so a 401 it reports is its last word (terminal)."""
+    status = PROVIDER_STATUS.search(message)
+    if status is not None:
+        return _status_category(int(status.group(1)))
+    return Category.TRANSIENT if PROVIDER_UNANSWERED.search(message) else Category.TERMINAL
 
 
 def describe(exc: BaseException, limit: int = 300) -> str:

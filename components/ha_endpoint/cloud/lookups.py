@@ -4,7 +4,11 @@ Every lookup is a provider invoke called with plain arguments (``openstack:netwo
 its result is known during ``pulumi preview`` and the plan (and the policy pack, which reads the component's
 inputs) sees real ids, CIDRs and routers before anything is created. Invokes go through the consumer's default
 provider (this module never constructs one). A name that does not resolve raises :class:`CloudLookupError` naming
-the configuration key and the fix; every problem is reported at once.
+the configuration key and the fix; every problem is reported at once. A cloud failing transiently (a 503 while
+Keystone restarts, a refused connection) is retried by the one classification and backoff
+(:func:`ha_endpoint.cloud.connection.classify`, :class:`ha_endpoint.cloud.retry.Backoff`) for
+:data:`LOOKUP_RETRY_SECONDS`; a lookup still failing then is reported as the cloud's failure, never as the
+configuration's.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import re
+import time
 from collections.abc import Awaitable, Iterable
 from typing import Any, Callable, Optional, TypeVar
 
@@ -25,8 +30,9 @@ from ..core.errors import CloudLookupError, Problem
 from ..core.identity import StackIdentity
 from ..core.validation import DEFAULT_ROOT
 from .concurrent import invoke, wait
-from .connection import cloud_failure
+from .connection import Category, classify, cloud_failure
 from .errors import CloudError
+from .retry import Backoff
 
 ROUTER_PORT_OWNERS = (
     "network:router_interface",
@@ -34,10 +40,23 @@ ROUTER_PORT_OWNERS = (
     "network:ha_router_replicated_interface",
 )
 T = TypeVar("T")
+LOOKUP_RETRY_SECONDS = 60.0
+"""How long a lookup the cloud fails transiently is retried (as the preview's DNS records read:
+:data:`ha_endpoint.cloud.catalog.RECORDS_RETRY_SECONDS`): a CI run's `pulumi up` started as Keystone came back met
+Designate's `503 ... The Keystone service is temporarily unavailable` and failed at once (2026-12-03)."""
+LOOKUP_BACKOFF = Backoff(1.0, 1.25, 5.0)
 
 
 class LookupProblem(CloudError):
     """A lookup found something, but not what the configuration needs; the message says what and how to fix it."""
+
+
+class LookupUnavailable(CloudError):
+    """The cloud failed a lookup transiently until :data:`LOOKUP_RETRY_SECONDS` had passed."""
+
+    def __init__(self, attempts: int, seconds: float, last: str) -> None:
+        super().__init__(f"{attempts} attempts over {seconds:.0f} s, last: {last}")
+        self.attempts, self.seconds, self.last = attempts, seconds, last
 
 
 def lookup_cloud_facts(args: EndpointArgs, root: str = DEFAULT_ROOT,
@@ -140,18 +159,27 @@ async def _attempt(path: str, subject: str, fix: str,
         return await lookup(), None
     except LookupProblem as problem:  # found, but not what the configuration needs: the message says why
         return None, Problem(path, str(problem))
+    except LookupUnavailable as failing:  # the cloud's failure: the configuration's fix would mislead
+        return None, Problem(path, f"{subject} could not be looked up: the cloud kept failing ({failing.attempts} "
+                             f"attempts over {failing.seconds:.0f} s, last: {_provider_detail(failing.last)}); "
+                             "the cloud's failure, not the configuration's: run again once it answers")
     except Exception as error:
         # the provider reports "no results", several matches, no permission or an unreachable cloud as a failed
         # invoke (a bare Exception: "invoke of <token> failed: <the provider's reason>"); anything else (an
         # AttributeError, a KeyError) is a bug of ours and not a problem with the user's configuration
         if not cloud_failure(error):
             raise  # a bug is a bug, with its traceback
-        detail = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
-        detail = re.sub(r"^invoke of \S+ failed: ", "", detail)
+        detail = _provider_detail(str(error)) or type(error).__name__
         if "no results" in detail:  # the plain "not found": the message says it already
             return None, Problem(path, f"{subject} was not found; {fix}")
         # several matches, no permission, cloud unreachable...: keep what the provider said
         return None, Problem(path, f"{subject} could not be looked up ({detail}); {fix}")
+
+
+def _provider_detail(message: str) -> str:
+    """The provider's reason in a failed invoke's message, without Pulumi's ``invoke of <token> failed:``."""
+    lines = message.strip().splitlines()
+    return re.sub(r"^invoke of \S+ failed: ", "", lines[-1]).strip() if lines else ""
 
 
 class _Cloud:
@@ -159,14 +187,30 @@ class _Cloud:
     interfaces are looked up once per network, however many subnets of it ask at once."""
 
     def __init__(self, opts: Optional[pulumi.InvokeOptions], vip_group: str = "",
-                 identity: Optional[StackIdentity] = None) -> None:
+                 identity: Optional[StackIdentity] = None, retry_seconds: Optional[float] = None,
+                 backoff: Optional[Backoff] = None) -> None:
         self.opts = opts
+        self.retry_seconds = LOOKUP_RETRY_SECONDS if retry_seconds is None else retry_seconds
+        self.backoff = LOOKUP_BACKOFF if backoff is None else backoff
         self.vip_group = vip_group
         self.identity = identity
         self._router_ports: dict[str, asyncio.Future[list[tuple[str, tuple[str, ...], str]]]] = {}
 
     async def _invoke(self, token: str, args: dict) -> Any:
-        return await invoke(token, args, self.opts)
+        """The invoke's result; a transient failure (:func:`ha_endpoint.cloud.connection.classify`) is retried
+        after the backoff's delay until :attr:`retry_seconds`, then :class:`LookupUnavailable`."""
+        started, attempts, delays = time.monotonic(), 0, self.backoff.delays()
+        while True:
+            attempts += 1
+            try:
+                return await invoke(token, args, self.opts)
+            except Exception as error:  # noqa: BLE001 (only the provider's transient failures are retried)
+                if type(error) is not Exception or classify(error) is not Category.TRANSIENT:
+                    raise
+                delay, spent = next(delays), time.monotonic() - started
+                if spent + delay > self.retry_seconds:
+                    raise LookupUnavailable(attempts, spent, str(error)) from None
+            await asyncio.sleep(delay)
 
     async def subnet(self, ref: str) -> SubnetFacts:
         key = {"subnetId": ref} if predicates.is_uuid(ref) else {"name": ref}
