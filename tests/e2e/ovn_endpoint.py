@@ -50,9 +50,9 @@ def ask(address: str, timeout: float = 2.0) -> str:
 
 CLIENT_TIMEOUT = 10.0
 """How long a rotation's client waits for an answer: client-go's TLS handshake timeout (10 s; its dial timeout is
-30 s). A 2 s timeout failed one request of about 3000 in a CI run's rotation (load average about 20, three clouds on
-2 cores; az2's ovn-controller was recomputing the load balancer's flows for a new member): a client of the endpoint
-would have waited for the retransmitted SYN. Slow answers are kept and printed instead (:attr:`ZoneAskers.slow`)."""
+30 s). A 2 s timeout failed one request of about 3000 in a CI run's rotation (2026-12-03, three clouds on 2 cores;
+which packet was late was not established): a client of the endpoint waits longer than that (a lost SYN alone is
+resent after 1 s). Slow answers are kept and printed instead (:attr:`ZoneAskers.slow`), so a stall stays visible."""
 
 SLOW = 2.0
 """An answer that took longer than this is listed in :attr:`ZoneAskers.slow`."""
