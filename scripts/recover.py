@@ -48,6 +48,7 @@ from typing import Any, Callable, Optional
 import openstack
 import yaml
 
+from ha_endpoint.backends.keepalived import pairs
 from ha_endpoint.cloud.connection import connect, translated
 from ha_endpoint.cloud.retry import call_with_retries
 from ha_endpoint.core import contract
@@ -299,6 +300,23 @@ def _security_group_rule(conn, inputs, ours: Ours) -> Found:
     return _split(same, lambda rule: group in ours.ids)
 
 
+def _member_vip(conn, inputs, ours: Ours) -> Found:
+    """A keepalived member port holding a zone's VIP: ours when its tags say this endpoint added the VIP's pair or
+    its VRRP group, and the group is one this stack's state records (``ha_endpoint.backends.keepalived.pairs``). The
+    id names the port, the VIP and the group, which the undo removes from it."""
+    group, vip = inputs.get("group_id"), inputs.get("vip_address")
+    if not group or not vip or group not in ours.ids:
+        return Found()
+    port = pairs.marked(conn, {**inputs, "member": inputs.get("__name")})
+    return Found([f"{port}|{vip}|{group}"]) if port else Found()  # not "/": that names a child (Ours.records)
+
+
+def _undo_member_vip(conn, ident: str) -> None:
+    port, vip, group = ident.split("|")
+    pairs.change(conn, {"member": port, "port_id": port, "vip_address": vip, "group_id": group}, add=False,
+                 added_pair=False, added_group=False)
+
+
 def _recordset(conn, inputs, ours: Ours) -> Found:
     zone, name, kind = inputs.get("zoneId"), inputs.get("name"), inputs.get("type") or "A"
     if not zone or not name:
@@ -351,6 +369,8 @@ ROLLBACKS: dict[str, tuple[Lookup, Callable[[Any, str], Any]]] = {
     "openstack:networking/secGroupRule:SecGroupRule": (
         _security_group_rule, lambda conn, ident: conn.network.delete_security_group_rule(ident)),
     "openstack:dns/recordSet:RecordSet": (_recordset, _delete_recordset),
+    **{kind: (_member_vip, _undo_member_vip) for kind in (contract.dynamic_type(pairs.TYPE_NAME),
+                                                           contract.hosted_type(pairs.TYPE_NAME))},
 }
 # Resources whose creation leaves nothing to undo: an added port security group is added again, idempotently, by the
 # next update; the waits (readiness, drains, put-backs) hold no cloud object, whether a Python program registered

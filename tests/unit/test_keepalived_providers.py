@@ -41,11 +41,23 @@ class FakeNetwork:
         self.port.security_group_ids = changes["security_group_ids"]
         self.port.revision_number += 1
 
+    def add_tag(self, port, tag):  # as Neutron: a tag is its own call, and moves the port's revision on
+        assert port.id == self.port.id
+        self.port.tags = [*self.port.tags, tag] if tag not in self.port.tags else self.port.tags
+        self.port.revision_number += 1
+
+    def remove_tag(self, port, tag):
+        if tag not in self.port.tags:
+            raise os_exc.NotFoundException("Tag does not exist", http_status=404)
+        self.port.tags = [t for t in self.port.tags if t != tag]
+        self.port.revision_number += 1
+
 
 def _port(**changes) -> SimpleNamespace:
     base = dict(id="port-1", address="10.10.1.10", network_id="net", is_port_security_enabled=True,
                 allowed_address_pairs=[{"ip_address": "10.10.1.250", "mac_address": "fa:16:3e:00:00:09"}],
-                security_group_ids=["default"], revision_number=3, status="DOWN", binding_host_id="")
+                security_group_ids=["default"], revision_number=3, status="DOWN", binding_host_id="",
+                tags=["users-own"])
     return SimpleNamespace(**{**base, **changes})
 
 
@@ -80,9 +92,37 @@ def test_create_adds_the_vip_and_group_beside_the_users_own_and_delete_removes_o
     assert fake.port.allowed_address_pairs == [
         {"ip_address": "10.10.1.250", "mac_address": "fa:16:3e:00:00:09"}, {"ip_address": VIP}]
     assert fake.port.security_group_ids == ["default", GROUP]
+    assert fake.port.tags == ["users-own", pairs.pair_tag(VIP), pairs.group_tag(GROUP)]
     provider.delete(created.id, created.outs)
     assert fake.port.allowed_address_pairs == [{"ip_address": "10.10.1.250", "mac_address": "fa:16:3e:00:00:09"}]
     assert fake.port.security_group_ids == ["default"]
+    assert fake.port.tags == ["users-own"]
+
+
+def test_a_create_killed_after_its_write_is_known_as_ours_by_the_ports_tags_and_destroy_removes_it(network):
+    """The engine never recorded the first create (killed after its write): the rerun's create finds the pair and
+    the group present. Before the tags it recorded them as the user's, and destroy left both on the port (and the
+    group's own delete then failed with 409)."""
+    fake = network(_port())
+    provider = pairs.MemberVipProvider()
+    provider.create(_props())                       # its outcome lost with the killed engine
+    writes = len(fake.writes)
+    rerun = provider.create(_props())
+    assert rerun.outs["added_pair"] is True and rerun.outs["added_group"] is True
+    assert len(fake.writes) == writes               # nothing written twice
+    provider.delete(rerun.id, rerun.outs)
+    assert fake.port.allowed_address_pairs == [{"ip_address": "10.10.1.250", "mac_address": "fa:16:3e:00:00:09"}]
+    assert fake.port.security_group_ids == ["default"] and fake.port.tags == ["users-own"]
+
+
+def test_a_delete_killed_after_its_write_leaves_only_a_tag_that_the_rerun_removes(network):
+    fake = network(_port())
+    provider = pairs.MemberVipProvider()
+    created = provider.create(_props())
+    fake.port.allowed_address_pairs = fake.port.allowed_address_pairs[:1]   # the first delete's write, then killed
+    fake.port.security_group_ids = ["default"]
+    provider.delete(created.id, created.outs)
+    assert fake.port.tags == ["users-own"] and fake.port.security_group_ids == ["default"]
 
 
 def test_a_pair_the_port_had_before_is_not_ours_and_stays_on_delete(network):

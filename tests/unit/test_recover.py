@@ -275,3 +275,32 @@ def test_a_killed_update_s_pending_waits_hold_nothing_to_undo_and_are_not_unknow
              "haendpoint:index:VipReadiness")
     pending = [creating(kind, f"wait-{n}") for n, kind in enumerate(kinds)]
     assert recover.roll_back(FakeConn(), pending, DEV_STATE) == ([], [], [])
+
+
+def test_a_killed_keepalived_member_vip_create_is_undone_from_the_ports_tags_and_only_then():
+    """A MemberVip create killed after its write leaves the VIP's pair and the VRRP group on a member port (before,
+    recovery called it a type it cannot look up, and a `destroy` after it failed deleting the group, still in use).
+    The port's tags prove what this endpoint added: that is removed; the user's own pair and a port without the tags
+    are left alone, and so is a port whose group this stack's state does not record."""
+    from ha_endpoint.backends.keepalived import pairs
+    from tests.unit.test_keepalived_providers import FakeNetwork, _port
+
+    vip, group = "10.10.1.100", "sg-dev"
+    kind = contract.dynamic_type(pairs.TYPE_NAME)
+    inputs = {"member": "cp-0", "port_id": "port-1", "address": "10.10.1.10", "network_id": "net",
+              "vip_address": vip, "group_id": group}
+    users_pair = {"ip_address": "10.10.1.250", "mac_address": "fa:16:3e:00:00:09"}
+    conn = FakeConn()
+    conn.network = FakeNetwork(_port(allowed_address_pairs=[users_pair, {"ip_address": vip}],
+                                     security_group_ids=["default", group],
+                                     tags=["users-own", pairs.pair_tag(vip), pairs.group_tag(group)]))
+    undone, unknown, left = recover.roll_back(conn, [creating(kind, "k8s-api-az1-vip-cp-0", **inputs)], DEV_STATE)
+    assert (undone, unknown, left) == ([f"k8s-api-az1-vip-cp-0 (port-1|{vip}|{group})"], [], [])
+    port = conn.network.port
+    assert (port.allowed_address_pairs, port.security_group_ids, port.tags) == ([users_pair], ["default"],
+                                                                                ["users-own"])
+    for state, tags in ((DEV_STATE, ["users-own"]), (recover.Ours(DEV, frozenset(), frozenset()),
+                                                     ["users-own", pairs.pair_tag(vip)])):
+        conn.network = FakeNetwork(_port(allowed_address_pairs=[{"ip_address": vip}], tags=tags))
+        assert recover.roll_back(conn, [creating(kind, "v", **inputs)], state) == ([], [], [])
+        assert conn.network.port.allowed_address_pairs == [{"ip_address": vip}] and not conn.network.writes

@@ -8,9 +8,13 @@ resource adds exactly what it needs and removes exactly what it added:
 * create: find the port (its id, else the member's fixed address on the zone's network), refuse one with port security
   off (Neutron then ignores address pairs and groups: the VIP would answer, unfiltered, from any port), add the VIP to
   its ``allowed_address_pairs`` and the group to its ``security_groups`` where they are missing; the state records
-  which of the two it added (``added_pair``, ``added_group``).
-* delete: remove the VIP's pair only if this resource added it, the group likewise: a pair or group the port had
-  before (the user's, another stack's) stays. What it removes is proven its own by its state.
+  which of the two it added (``added_pair``, ``added_group``), and so does the port itself, before the write: a tag
+  per addition (:func:`pair_tag`, :func:`group_tag`). A create killed after its write (the engine never recorded it)
+  is run again and finds the pair present: the tag says it is ours, where the state alone would have called it the
+  user's and left it behind on ``destroy`` (with the group still on the port, the group's delete fails with 409).
+* delete: remove the VIP's pair only if this resource added it (its state or its tag says so), the group likewise: a
+  pair or group the port had before (the user's, another stack's) stays. What it removes is proven its own; the tags
+  go after the write.
 * update (the VIP, the group or the port changed): the old ones it added are removed, the new ones added; never a
   replacement (create-before-delete of the same pair would find it present, and the delete would then remove it).
 
@@ -55,6 +59,17 @@ def _port(conn: Any, props: Mapping[str, Any]) -> Any:
     return found[0]
 
 
+def pair_tag(vip_address: str) -> str:
+    """The member port's tag that says this endpoint added the pair of ``vip_address`` (at most 56 characters, under
+    Neutron's 60 for an IPv6 address)."""
+    return f"ha-endpoint-pair={vip_address}"
+
+
+def group_tag(group_id: str) -> str:
+    """The member port's tag that says this endpoint added the group ``group_id`` to it (54 characters for an id)."""
+    return f"ha-endpoint-group={group_id}"
+
+
 def _write(conn: Any, port: Any, pairs: list[dict], groups: list[str]) -> None:
     conn.network.update_port(port, allowed_address_pairs=pairs, security_group_ids=groups,
                              if_revision=port.revision_number)
@@ -65,6 +80,29 @@ def _change(props: Mapping[str, Any], stack: CloudTarget, add: bool, added_pair:
     """Add (or remove) the VIP pair and the group on the member's port; what was added (removed)."""
     where = resolve(props, stack)
     conn = connect(where.cloud, where.region)
+    try:
+        return change(conn, props, add, added_pair, added_group)
+    finally:
+        conn.close()
+
+
+def marked(conn: Any, props: Mapping[str, Any]) -> Optional[str]:
+    """The member's port when it carries a tag of this VIP's pair or group (what a killed create added), else None
+    (recovery's lookup: ``scripts/recover.py``)."""
+    try:
+        port = _port(conn, props)
+    except Exception as error:
+        if http_status(error) == 404 or isinstance(error, PortNotUsable):
+            return None
+        raise
+    tags = set(port.tags or [])
+    return port.id if {pair_tag(props["vip_address"]), group_tag(props["group_id"])} & tags else None
+
+
+def change(conn: Any, props: Mapping[str, Any], add: bool, added_pair: bool = True,
+           added_group: bool = True) -> dict[str, Any]:
+    """:func:`_change` on ``conn``; removing with ``added_pair``/``added_group`` false removes what the port's tags
+    say this endpoint added (recovery's undo of a killed create)."""
 
     def attempt() -> dict[str, Any]:
         with translated(f"{'adding' if add else 'removing'} VIP {props['vip_address']} on member "
@@ -81,32 +119,45 @@ def _change(props: Mapping[str, Any], stack: CloudTarget, add: bool, added_pair:
                                     "port set --enable-port-security) or use another backend")
             pairs = [dict(pair) for pair in port.allowed_address_pairs or []]
             groups = list(port.security_group_ids or [])
+            tags = set(port.tags or [])
+            marks = {"added_pair": pair_tag(props["vip_address"]), "added_group": group_tag(props["group_id"])}
             has_pair = any(pair.get("ip_address") == props["vip_address"] for pair in pairs)
             has_group = props["group_id"] in groups
             if add:
-                result = {"held_port_id": port.id, "added_pair": not has_pair, "added_group": not has_group}
+                # ours: missing (added now), or present with our tag (added by a create that was killed)
+                result = {"held_port_id": port.id, "added_pair": not has_pair or marks["added_pair"] in tags,
+                          "added_group": not has_group or marks["added_group"] in tags}
+                missing = [mark for key, mark in marks.items() if result[key] and mark not in tags]
+                for mark in missing:  # the tags first: a write the engine never records is still known as ours
+                    conn.network.add_tag(port, mark)
+                if missing:
+                    port = _port(conn, props)  # each tag moved the port's revision on
                 pairs += [] if has_pair else [{"ip_address": props["vip_address"]}]
                 groups += [] if has_group else [props["group_id"]]
+                changed = not has_pair or not has_group
             else:
-                result = {"held_port_id": port.id, "added_pair": added_pair and has_pair,
-                          "added_group": added_group and has_group}
+                result = {"held_port_id": port.id,
+                          "added_pair": (added_pair or marks["added_pair"] in tags) and has_pair,
+                          "added_group": (added_group or marks["added_group"] in tags) and has_group}
                 if result["added_pair"]:
                     pairs = [pair for pair in pairs if pair.get("ip_address") != props["vip_address"]]
                 if result["added_group"]:
                     groups = [group for group in groups if group != props["group_id"]]
-            if result["added_pair"] or result["added_group"]:
+                changed = result["added_pair"] or result["added_group"]
+            if changed:
                 try:
                     _write(conn, port, pairs, groups)
                 except Exception as error:
                     if http_status(error) == 412:  # the port changed since it was read: read it again
                         raise TransientFetchError("the port changed while it was written (412)") from error
                     raise
+            if not add:  # the tags last: a delete killed before its write is still known as ours
+                for mark in marks.values():
+                    if mark in tags:
+                        conn.network.remove_tag(port, mark)
             return result
 
-    try:
-        return call_with_retries(attempt, timeout_seconds=WRITE_SECONDS, clock=time.monotonic, sleep=time.sleep)
-    finally:
-        conn.close()
+    return call_with_retries(attempt, timeout_seconds=WRITE_SECONDS, clock=time.monotonic, sleep=time.sleep)
 
 
 class MemberVipProvider(StackConfigured, ResourceProvider):
