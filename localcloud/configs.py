@@ -327,11 +327,13 @@ def _octavia_ca(odir: Path, s: dict) -> None:
     key, pem = odir / 'ca.key', odir / 'ca.pem'
     if key.exists() and pem.exists():
         return
-    subprocess.run(['openssl', 'genrsa', '-aes256', '-passout', f'pass:{s["ca_passphrase"]}',
-                    '-out', str(key), '2048'], check=True, capture_output=True)
-    subprocess.run(['openssl', 'req', '-x509', '-new', '-key', str(key), '-passin',
-                    f'pass:{s["ca_passphrase"]}', '-days', '3650', '-subj',
-                    '/CN=localcloud-octavia-ca', '-out', str(pem)], check=True, capture_output=True)
+    # the passphrase by environment, never on the command line (every user can read /proc/<pid>/cmdline)
+    env = {**os.environ, 'LOCALCLOUD_CA_PASSPHRASE': s['ca_passphrase']}
+    subprocess.run(['openssl', 'genrsa', '-aes256', '-passout', 'env:LOCALCLOUD_CA_PASSPHRASE',
+                    '-out', str(key), '2048'], check=True, capture_output=True, env=env)
+    subprocess.run(['openssl', 'req', '-x509', '-new', '-key', str(key), '-passin', 'env:LOCALCLOUD_CA_PASSPHRASE',
+                    '-days', '3650', '-subj', '/CN=localcloud-octavia-ca', '-out', str(pem)], check=True,
+                   capture_output=True, env=env)
 
 
 def designate(p: Paths, s: dict) -> None:

@@ -117,17 +117,18 @@ def responses(session) -> dict:
     return out
 
 
-def main(argv=None) -> int:
-    """``python3 -m localcloud_octavia_reads <database URL>``: every response of ``READS`` from the database both
-    ways; prints the count per kind and each difference, exits 1 on a difference."""
+def main() -> int:
+    """``python3 -m localcloud_octavia_reads < <database URL>``: every response of ``READS`` from the database both
+    ways; prints the count per kind and each difference, exits 1 on a difference. The URL (it holds the database's
+    password) is read from stdin, never from the command line, which every user of the machine can read."""
     import json
     import sys
     import warnings
     import sqlalchemy
     from sqlalchemy import exc, orm
     warnings.simplefilter('ignore', exc.SAWarning)  # Octavia's own mappers' overlap warnings
-    argv = sys.argv[1:] if argv is None else argv
-    session = orm.Session(sqlalchemy.create_engine(argv[0]))
+    url = sys.stdin.readline().strip()
+    session = orm.Session(sqlalchemy.create_engine(url))
     differences = 0
     for kind, rows in responses(session).items():
         print(json.dumps({'kind': kind, 'count': len(rows)}))
