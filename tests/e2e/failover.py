@@ -468,10 +468,13 @@ def assert_watcher_followed(way: str, outcome: Outcome, zone: str) -> None:
     """What a user of the watcher notices while ``zone`` is lost ``way`` (the outcome of :func:`measure` with the
     watcher): its address left DNS within 30 s of the loss and (unless its load balancer was deleted: there `up
     --refresh` builds the zone again and writes the record) came back within 30 s of the recovery; a new client
-    started once it left got its first answer within 2 s; the watcher acted on that zone alone (removing, then
+    started once it left got its first answer sooner than its connect timeout (:data:`CONNECT_TIMEOUT`: a request
+    that tried the dead address first waits at least that long; it was 2 s, and a CI run's requests-3s client, on a
+    machine under load, answered in 2.37 s from a live zone); the watcher acted on that zone alone (removing, then
     restoring it), never emptied the record, and stopped cleanly on SIGTERM."""
     assert outcome.left_dns is not None and outcome.left_dns <= 30, (way, outcome.left_dns, outcome.log)
-    assert outcome.first_answers and max(outcome.first_answers.values()) <= 2, (way, outcome.first_answers)
+    assert outcome.first_answers and max(outcome.first_answers.values()) < CONNECT_TIMEOUT, (way,
+                                                                                            outcome.first_answers)
     if way != "lb-deleted":
         assert outcome.back_dns is not None and outcome.back_dns <= 30, (way, outcome.back_dns, outcome.log)
     records = [line.split(" A ", 1)[1].split() for line in outcome.log.splitlines() if " A " in line]
