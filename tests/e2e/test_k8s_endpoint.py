@@ -201,7 +201,7 @@ def test_3_kubectl_and_client_go_fail_over_while_az2_is_lost_three_ways(kube, lo
     the TTL + 15 s goal when the zone answers with a reset (``members``), the bounded clients in every way; Designate's record and the
     DNS server's answer name every zone again afterwards; the deleted load balancer leaves nothing in OVN. (The
     same clients while the zone goes dark without the watcher, and a `pulumi up` during the outage:
-    tests/e2e/test_ovn_engine.py::test_2.)"""
+    tests/e2e/test_ovn_engine.py::test_3d.)"""
     from tests.e2e import failover
     from tests.e2e.k8s_clients import K8S_CLIENTS, K8sClients, build_client_go
 
