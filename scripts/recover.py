@@ -313,7 +313,7 @@ def _member_vip(conn, inputs, ours: Ours) -> Found:
 
 def _undo_member_vip(conn, ident: str) -> None:
     port, vip, group = ident.split("|")
-    pairs.change(conn, {"member": port, "port_id": port, "vip_address": vip, "group_id": group}, add=False,
+    pairs.edit_port(conn, {"member": port, "port_id": port, "vip_address": vip, "group_id": group}, add=False,
                  added_pair=False, added_group=False)
 
 

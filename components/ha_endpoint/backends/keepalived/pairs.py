@@ -81,7 +81,7 @@ def _change(props: Mapping[str, Any], stack: CloudTarget, add: bool, added_pair:
     where = resolve(props, stack)
     conn = connect(where.cloud, where.region)
     try:
-        return change(conn, props, add, added_pair, added_group)
+        return edit_port(conn, props, add, added_pair, added_group)
     finally:
         conn.close()
 
@@ -99,7 +99,7 @@ def marked(conn: Any, props: Mapping[str, Any]) -> Optional[str]:
     return port.id if {pair_tag(props["vip_address"]), group_tag(props["group_id"])} & tags else None
 
 
-def change(conn: Any, props: Mapping[str, Any], add: bool, added_pair: bool = True,
+def edit_port(conn: Any, props: Mapping[str, Any], add: bool, added_pair: bool = True,
            added_group: bool = True) -> dict[str, Any]:
     """:func:`_change` on ``conn``; removing with ``added_pair``/``added_group`` false removes what the port's tags
     say this endpoint added (recovery's undo of a killed create)."""
