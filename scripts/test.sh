@@ -226,11 +226,17 @@ finish_check k8s "$k8s_pid"
 wait  # the leftovers reports
 cat "$logs"/leftovers-* 2>/dev/null | sed '/^$/d; s/^/make test: /'
 # The CPU-seconds every core spent busy during the run (user, nice, system, irq, softirq, steal; not idle or iowait)
-# Every run's per-test times are kept (the last 20 runs): one JSON line per pytest phase, "tests": id -> seconds
+# Every run's per-test times are kept (the last 20 runs): one JSON line per pytest phase, "tests": id -> seconds,
+# "failures": id -> the failed test's report
 mkdir -p "$HA_ENDPOINT_CACHE/test-runs"
 export HA_ENDPOINT_TEST_RUNS=$HA_ENDPOINT_CACHE/test-runs/$(date -u +%Y%m%dT%H%M%SZ).jsonl
 cp "$HA_ENDPOINT_TIMINGS" "$HA_ENDPOINT_TEST_RUNS"
 ls -1t "$HA_ENDPOINT_CACHE"/test-runs/*.jsonl | tail -n +21 | xargs -r rm -f
+# A failed run's logs (set-up, phases, leftovers) are kept beside its record, the last 3: CI's printed output can be lost
+if [ "$status" -ne 0 ] || [ "${#failed_checks[@]}" -gt 0 ]; then
+    mkdir -p "${HA_ENDPOINT_TEST_RUNS%.jsonl}-logs" && cp "$logs"/*.log "$logs"/leftovers-* "${HA_ENDPOINT_TEST_RUNS%.jsonl}-logs/" 2>/dev/null
+    ls -1td "$HA_ENDPOINT_CACHE"/test-runs/*-logs | tail -n +4 | xargs -r rm -rf
+fi
 busy_seconds=$(awk -v s="$busy_start" -v e="$(busy_jiffies)" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.0f", (e-s)/hz}')
 .venv/bin/python - "$HA_ENDPOINT_TIMINGS" "$setup_seconds" "$(elapsed "$started")" "$busy_seconds" \
     "${setup_lines[@]}" <<'EOF'

@@ -5,7 +5,9 @@ Each test belongs to the tier of its folder (``tests/unit``, ``tests/policies``,
 tear-down of each test, summed; under ``-n`` the workers' times add up, so the sum can exceed the wall time) and the
 run's wall time, and, when ``HA_ENDPOINT_TIMINGS`` names a file, appends the same figures to it as one JSON line:
 ``scripts/test.sh`` (``make test``) runs pytest more than once and prints the whole run's summary from that file,
-with the slowest tests of the whole run (each test's set-up, call and tear-down, in ``"tests"``).
+with the slowest tests of the whole run (each test's set-up, call and tear-down, in ``"tests"``), and each failed
+test's report (its last lines, in ``"failures"``): ``make test`` keeps that file after the run, so a CI run's failures
+can be read when its printed output is gone.
 """
 
 from __future__ import annotations
@@ -44,6 +46,19 @@ def per_test(reports) -> dict[str, float]:
     return {nodeid: round(value, 2) for nodeid, value in seconds.items()}
 
 
+FAILURE_LINES = 80
+
+
+def failures(reports) -> dict[str, str]:
+    """The last ``FAILURE_LINES`` lines of each failed test's report (set-up, call or tear-down), by test id."""
+    found: dict[str, str] = {}
+    for report in reports:
+        if report.outcome == "failed":
+            text = "\n".join(str(getattr(report, "longreprtext", "") or "").splitlines()[-FAILURE_LINES:])
+            found[report.nodeid] = (found.get(report.nodeid, "") + f"[{report.when}]\n{text}\n").strip()
+    return found
+
+
 def slowest(tests: dict[str, float], count: int = 10) -> list[tuple[str, float]]:
     """The ``count`` slowest of ``tests`` (id -> seconds), slowest first."""
     return sorted(tests.items(), key=lambda item: (-item[1], item[0]))[:count]
@@ -75,4 +90,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         label = os.environ.get("HA_ENDPOINT_PHASE", "pytest")
         with open(target, "a") as out:
             out.write(json.dumps({"phase": label, "wall": round(wall, 1), "tiers": seconds, "outcomes": outcomes,
-                                  "exit": int(exitstatus), "tests": per_test(reports)}) + "\n")
+                                  "exit": int(exitstatus), "tests": per_test(reports),
+                                  "failures": failures(reports)}) + "\n")

@@ -236,3 +236,23 @@ def test_a_file_marked_own_cloud_never_goes_to_the_first_lane_unless_it_is_the_o
 
     assert printed(3) == ["600 tests/e2e/test_a.py", "700 tests/e2e/test_walk.py", "500 tests/e2e/test_b.py"]
     assert printed(2) == ["1100 tests/e2e/test_a.py tests/e2e/test_b.py", "700 tests/e2e/test_walk.py"]
+
+
+def test_the_run_record_keeps_each_failed_tests_report_for_when_the_output_is_gone(tmp_path):
+    """CI keeps `make test`'s printed output only sometimes; the run record in the cache stays: a failure must be
+    readable from it, with the words that explain it."""
+    suite = tmp_path / "tests" / "e2e"
+    suite.mkdir(parents=True)
+    (suite / "test_x.py").write_text("def test_fine():\n    pass\n\n"
+                                     "def test_broken():\n    assert 'az2' == 'az1', 'one az2 request lost'\n")
+    record = tmp_path / "timings.jsonl"
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "tests.tiers", "-p", "no:cacheprovider",
+                          "tests"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HA_ENDPOINT_TIMINGS": str(record),
+                              "HA_ENDPOINT_PHASE": "exclusive lane 2"})
+    assert run.returncode == 1, run.stdout + run.stderr
+    (line,) = record.read_text().splitlines()
+    phase = json.loads(line)
+    assert phase["phase"] == "exclusive lane 2" and phase["outcomes"] == {"passed": 1, "failed": 1}
+    assert list(phase["failures"]) == ["tests/e2e/test_x.py::test_broken"]
+    assert "one az2 request lost" in phase["failures"]["tests/e2e/test_x.py::test_broken"]
