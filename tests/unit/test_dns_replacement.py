@@ -116,7 +116,7 @@ def test_a_lookup_of_the_records_that_keeps_failing_fails_the_preview_and_declar
     message = caught.value.problems[0].message
     assert message.startswith("the record sets DNS zone example.test. holds could not be read at preview (") and \
         "last: HTTP 503 Service Unavailable" in message and "run the preview again once the DNS service" in message
-    assert no_wait[0] >= preview_catalog.RECORDS_RETRY_SECONDS
+    assert no_wait[0] >= preview_catalog.READ_RETRY_SECONDS
     assert delete_first == {} and cloud.registrations == []
 
 

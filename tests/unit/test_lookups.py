@@ -9,6 +9,7 @@ import pytest
 
 from ha_endpoint.cloud import lookups
 from ha_endpoint.cloud.connection import Category, classify
+from ha_endpoint.cloud import retry
 from ha_endpoint.cloud.retry import Backoff
 from ha_endpoint.core.errors import CloudLookupError, Problem
 from tests.mocks import FakeCloud, run_component
@@ -181,7 +182,7 @@ class _RestartingDesignate(FakeCloud):
 
 def test_a_503_in_the_lookups_delays_the_program_and_it_goes_on(monkeypatch):
     """Through the component, on the program's event loop: the retry's sleep does not stop the other lookups."""
-    monkeypatch.setattr(lookups, "LOOKUP_BACKOFF", Backoff(0.01, 1.0, 0.01))
+    monkeypatch.setattr(retry, "READ_BACKOFF", Backoff(0.01, 1.0, 0.01))
     cloud = _RestartingDesignate.topology(preview=True)
     run_component(amphora_endpoint(), cloud, preview=True)
     assert cloud.failures == 0

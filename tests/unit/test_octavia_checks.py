@@ -425,7 +425,7 @@ def test_members_down_that_cannot_be_read_fail_the_preview_naming_the_members(er
     catalog, target = OpenStackOctaviaCatalog(), PollTarget("mycloud", None, "readiness")
     catalog._connections[(target.cloud, target.region)] = SimpleNamespace(load_balancer=_Pools([error] * 1000))
     with preview_catalog.use_catalog(catalog), pytest.MonkeyPatch.context() as patch:
-        patch.setattr(octavia_checks, "RECORDS_RETRY_SECONDS", 0.0)
+        patch.setattr(octavia_checks, "READ_RETRY_SECONDS", 0.0)
         held = octavia_checks.held(_ovn_monitored(), target, "root", "t")
     assert [problem.path for problem in held.problems] == ["root.members"] and held.down == frozenset()
 

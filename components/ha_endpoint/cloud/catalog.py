@@ -29,13 +29,11 @@ from ..core.errors import CloudLookupError, HaEndpointError, Problem
 from ..core.plan import PollTarget
 from .connection import cloud_failure, connect, describe, translate
 from .errors import CallFailed, CloudError
-from .retry import CredentialsRefused, RetriesExhausted, call_with_retries
+from .retry import READ_RETRY_SECONDS, CredentialsRefused, RetriesExhausted, call_with_retries
 
 API_TIMEOUT_SECONDS = 20
 """How long one question to the cloud may take at preview."""
 
-RECORDS_RETRY_SECONDS = 60.0
-"""How long the preview retries listing the DNS zone's record sets (:func:`published_records`) before it fails."""
 
 
 class CatalogUnavailable(CloudError):
@@ -182,14 +180,14 @@ def published_records(target: PollTarget, dns_zone_id: Optional[str],
     None when they are not known and nothing failed: the zone is not known yet (an Output of a zone declared beside
     the endpoint) or there is no cloud to ask (:class:`NoCloudToAsk`); every record is then replaced delete-first,
     which never meets Designate's 409. A failed call is retried by the one retry policy
-    (:func:`ha_endpoint.cloud.retry.call_with_retries`, for :data:`RECORDS_RETRY_SECONDS`); if it still fails,
+    (:func:`ha_endpoint.cloud.retry.call_with_retries`, for :data:`READ_RETRY_SECONDS`); if it still fails,
     :class:`RecordsUnreadable` (the preview fails): a transient error never changes the plan."""
     if not dns_zone_id:
         return None
     catalog: Catalog = current_catalog(_OPENSTACK)
     try:
         return call_with_retries(lambda: catalog.a_records(target, dns_zone_id),
-                                 timeout_seconds=RECORDS_RETRY_SECONDS if timeout_seconds is None else timeout_seconds,
+                                 timeout_seconds=READ_RETRY_SECONDS if timeout_seconds is None else timeout_seconds,
                                  clock=clock or time.monotonic, sleep=sleep or time.sleep)
     except NoCloudToAsk:
         return None

@@ -7,7 +7,7 @@ provider (this module never constructs one). A name that does not resolve raises
 the configuration key and the fix; every problem is reported at once. A cloud failing transiently (a 503 while
 Keystone restarts, a refused connection) is retried by the one classification and backoff
 (:func:`ha_endpoint.cloud.connection.classify`, :class:`ha_endpoint.cloud.retry.Backoff`) for
-:data:`LOOKUP_RETRY_SECONDS`; a lookup still failing then is reported as the cloud's failure, never as the
+:data:`ha_endpoint.cloud.retry.READ_RETRY_SECONDS`; a lookup still failing then is reported as the cloud's failure, never as the
 configuration's.
 """
 
@@ -31,6 +31,7 @@ from ..core.identity import StackIdentity
 from ..core.validation import DEFAULT_ROOT
 from .concurrent import invoke, wait
 from .connection import Category, classify, cloud_failure
+from . import retry
 from .errors import CloudError
 from .retry import Backoff
 
@@ -40,11 +41,6 @@ ROUTER_PORT_OWNERS = (
     "network:ha_router_replicated_interface",
 )
 T = TypeVar("T")
-LOOKUP_RETRY_SECONDS = 60.0
-"""How long a lookup the cloud fails transiently is retried (as the preview's DNS records read:
-:data:`ha_endpoint.cloud.catalog.RECORDS_RETRY_SECONDS`): a CI run's `pulumi up` started as Keystone came back met
-Designate's `503 ... The Keystone service is temporarily unavailable` and failed at once (2026-12-03)."""
-LOOKUP_BACKOFF = Backoff(1.0, 1.25, 5.0)
 
 
 class LookupProblem(CloudError):
@@ -52,7 +48,7 @@ class LookupProblem(CloudError):
 
 
 class LookupUnavailable(CloudError):
-    """The cloud failed a lookup transiently until :data:`LOOKUP_RETRY_SECONDS` had passed."""
+    """The cloud failed a lookup transiently until :data:`ha_endpoint.cloud.retry.READ_RETRY_SECONDS` had passed."""
 
     def __init__(self, attempts: int, seconds: float, last: str) -> None:
         super().__init__(f"{attempts} attempts over {seconds:.0f} s, last: {last}")
@@ -190,8 +186,8 @@ class _Cloud:
                  identity: Optional[StackIdentity] = None, retry_seconds: Optional[float] = None,
                  backoff: Optional[Backoff] = None) -> None:
         self.opts = opts
-        self.retry_seconds = LOOKUP_RETRY_SECONDS if retry_seconds is None else retry_seconds
-        self.backoff = LOOKUP_BACKOFF if backoff is None else backoff
+        self.retry_seconds = retry.READ_RETRY_SECONDS if retry_seconds is None else retry_seconds
+        self.backoff = retry.READ_BACKOFF if backoff is None else backoff
         self.vip_group = vip_group
         self.identity = identity
         self._router_ports: dict[str, asyncio.Future[list[tuple[str, tuple[str, ...], str]]]] = {}

@@ -19,6 +19,10 @@ from .errors import AuthExpired, CloudError, TransientFetchError
 from .poll import NOT_YET, Signal, poll
 
 T = TypeVar("T")
+READ_RETRY_SECONDS = 60.0
+"""How long a read the cloud fails transiently is retried before the cloud's failure is reported: the preview's
+catalog and DNS records, the program's lookups, adoption's reads. A CI run's `pulumi up` started as Keystone came back
+met Designate's `503 ... The Keystone service is temporarily unavailable` and failed at once without it (2026-12-03)."""
 MAX_AUTH_RETRIES = 3
 """Re-authentications tried in a row before the credentials count as refused."""
 
@@ -53,6 +57,10 @@ class Backoff:
         while True:
             yield min(delay, self.max_seconds)
             delay = min(delay * self.factor, self.max_seconds)
+
+
+READ_BACKOFF = Backoff(1.0, 1.25, 5.0)
+"""The delays between those reads' attempts."""
 
 
 class RetriesExhausted(CloudError):
@@ -117,7 +125,7 @@ class Attempts:
 
 
 def call_with_retries(action: Callable[[], T], *, timeout_seconds: float, clock: Callable[[], float],
-                      sleep: Callable[[float], None], backoff: Backoff = Backoff(1.0, 1.25, 5.0),
+                      sleep: Callable[[float], None], backoff: Backoff = READ_BACKOFF,
                       reauth: Optional[Callable[[], None]] = None,
                       attempts: Optional[Attempts] = None) -> T:
     """``action()``, retried on :class:`TransientFetchError` (after the backoff's delay) and on

@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from ...cloud.catalog import RECORDS_RETRY_SECONDS, NoCloudToAsk, current_catalog
+from ...cloud.retry import READ_RETRY_SECONDS
+from ...cloud.catalog import NoCloudToAsk, current_catalog
 from ...cloud.errors import CallFailed
 from ...cloud.retry import CredentialsRefused, RetriesExhausted, call_with_retries
 from ...core.args import EndpointArgs
@@ -49,7 +50,7 @@ def adopted_from(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id:
     if not wanted:
         return Adoption()
     catalog = current_catalog(_OPENSTACK)
-    retry = dict(timeout_seconds=RECORDS_RETRY_SECONDS if timeout_seconds is None else timeout_seconds,
+    retry = dict(timeout_seconds=READ_RETRY_SECONDS if timeout_seconds is None else timeout_seconds,
                  clock=clock or time.monotonic, sleep=sleep or time.sleep)
     adopted: dict[str, AdoptedLoadBalancer] = {}
     problems: list[Problem] = []

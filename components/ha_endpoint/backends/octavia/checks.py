@@ -23,7 +23,8 @@ from typing import Callable, Iterator, Optional, Protocol
 import openstack.exceptions as os_exc
 import pulumi
 
-from ...cloud.catalog import RECORDS_RETRY_SECONDS, CatalogUnavailable, NoCloudToAsk, OpenStackCatalog, \
+from ...cloud.retry import READ_RETRY_SECONDS
+from ...cloud.catalog import CatalogUnavailable, NoCloudToAsk, OpenStackCatalog, \
     current_catalog, unavailable_on_cloud_failure
 from ...cloud.connection import cloud_failure, describe, translate
 from ...cloud.errors import CallFailed, CloudError
@@ -178,7 +179,7 @@ def members_put_back_from(args: EndpointArgs, target: PollTarget, identity_tag: 
     catalog: OctaviaCatalog = current_catalog(_OPENSTACK)
     try:
         return frozenset(call_with_retries(lambda: catalog.members_down(target, identity_tag, pools),
-                                           timeout_seconds=RECORDS_RETRY_SECONDS if timeout_seconds is None
+                                           timeout_seconds=READ_RETRY_SECONDS if timeout_seconds is None
                                            else timeout_seconds,
                                            clock=clock or time.monotonic, sleep=sleep or time.sleep))
     except NoCloudToAsk as reason:
@@ -212,7 +213,7 @@ def agent_held(args: EndpointArgs, target: PollTarget, root: str,
     for tag, pools in sorted(wanted.items()):
         try:
             held |= call_with_retries(lambda: catalog.tagged_members(target, sorted(pools), tag),
-                                      timeout_seconds=RECORDS_RETRY_SECONDS if timeout_seconds is None
+                                      timeout_seconds=READ_RETRY_SECONDS if timeout_seconds is None
                                       else timeout_seconds, clock=clock or time.monotonic, sleep=sleep or time.sleep)
         except NoCloudToAsk as reason:
             pulumi.log.warn(f"{root}.memberSources: the members the member agent holds ({tag}) could not be read at "
