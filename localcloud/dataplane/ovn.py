@@ -42,11 +42,11 @@ def specs(p: Paths) -> list[dict]:
     d = DPPaths(p)
     out = [
         {'name': 'ovn-nb', 'argv': ['ovsdb-server', str(d.nb_db), f'--remote=punix:{d.nb_sock}',
-                                    f'--remote=ptcp:{PORTS["ovn-nb"]}:{HOST}', f'--unixctl={d.run}/nb.ctl',
+                                    '--remote=db:OVN_Northbound,NB_Global,connections', f'--unixctl={d.run}/nb.ctl',
                                     '-vconsole:info'],
          'marker': str(d.nb_db), 'ports': [('tcp', PORTS['ovn-nb'])]},
         {'name': 'ovn-sb', 'argv': ['ovsdb-server', str(d.sb_db), f'--remote=punix:{d.sb_sock}',
-                                    f'--remote=ptcp:{PORTS["ovn-sb"]}:{HOST}', f'--unixctl={d.run}/sb.ctl',
+                                    '--remote=db:OVN_Southbound,SB_Global,connections', f'--unixctl={d.run}/sb.ctl',
                                     '-vconsole:info'],
          'marker': str(d.sb_db), 'ports': [('tcp', PORTS['ovn-sb'])]},
         {'name': 'ovn-northd', 'argv': ['ovn-northd', f'--ovnnb-db=unix:{d.nb_sock}', f'--ovnsb-db=unix:{d.sb_sock}',
@@ -112,9 +112,24 @@ def start_central(p: Paths, say) -> list[str]:
     _db(d.sb_db, SB_SCHEMA)
     started = [n for n in ('ovn-nb', 'ovn-sb') if _ensure(p, n, say)]
     _wait('OVN NB/SB sockets', lambda: d.nb_sock.exists() and d.sb_sock.exists())
+    listen_without_probes(p)
     if _ensure(p, 'ovn-northd', say):
         started.append('ovn-northd')
     return started
+
+
+def listen_without_probes(p: Paths) -> None:
+    """The NB and SB databases' TCP listeners (Neutron's and Octavia's OVN provider connect there) as Connection
+    rows with inactivity_probe=0. On a `--remote=ptcp:` listener ovsdb-server probes every client after 5 s idle and
+    drops it when no answer comes within 5 s more: a CPU-starved neutron-server (eventlet) missed it under the full
+    suite ("no response to inactivity probe after 5 seconds, disconnecting" in ovn-nb.log, at 18:13 and 18:36 on
+    12-03, 00:03 and 00:05 on 12-04), its in-flight transactions timed out while it resynchronised, and the API
+    answered 409 and 500 ("PgAclDelCommand ... exceeded timeout 30 seconds"): a stack's destroy stopped half-way in
+    stop 59's CI. The clients already send no probes (ovsdb_probe_interval=0); on loopback neither side needs them.
+    Idempotent: set-connection replaces the row each start."""
+    for ctl, port in ((nbctl, PORTS['ovn-nb']), (sbctl, PORTS['ovn-sb'])):
+        ctl(p, 'init')
+        ctl(p, 'set-connection', f'ptcp:{port}:{HOST}', '--', 'set', 'connection', '.', 'inactivity_probe=0')
 
 
 def start_chassis(p: Paths, az: str, say) -> list[str]:

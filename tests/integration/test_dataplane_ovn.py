@@ -6,6 +6,8 @@ One set-up for the module (two serving servers per AZ, an OVN load balancer per 
 IP, and in az1 one member at an address where nothing serves). Collected only when the cloud under test has the data
 plane (tests/integration/conftest.py). Every connection to a cloud address goes through localcloud.dataplane.reach.
 """
+import os
+import signal
 import socket
 import ssl
 import subprocess
@@ -303,3 +305,34 @@ def test_az_down_stops_that_zones_floating_ip_while_the_others_answer(zones, loc
          set(zones['az2']['members']), 60, 0.5)
     print(f'\naz-down az2: its FIP silent after {silent:.1f}s (az1, az3 answering); az-up: answering again in '
           f'{time.monotonic() - t:.1f}s')
+
+
+def test_a_stalled_neutron_server_keeps_its_ovn_connections_and_writes_after(localcloud):
+    """neutron-server frozen for 12 s (as a CPU-starved one under the full suite): the NB and SB databases do not
+    drop its connections (they did after 10 s, probing it, and its in-flight writes then failed with 409 and 500,
+    stop 59's CI), and a security group written right after reaches OVN's NB database."""
+    logs = [localcloud.paths.log(name) for name in ('ovn-nb', 'ovn-sb')]
+    sizes = [log.stat().st_size for log in logs]
+    group = os.getpgid(int(localcloud.paths.pidfile('neutron-server').read_text()))
+    os.killpg(group, signal.SIGSTOP)
+    try:
+        time.sleep(12)
+    finally:
+        os.killpg(group, signal.SIGCONT)
+    cleanup = Cleanup(localcloud)
+    conn, t = localcloud.conn, time.monotonic()
+    sg = conn.network.create_security_group(name=cleanup.name('stall'))
+    try:
+        conn.network.create_security_group_rule(security_group_id=sg.id, direction='ingress', protocol='tcp',
+                                                port_range_min=6443, port_range_max=6443,
+                                                remote_ip_prefix='10.0.0.0/8')
+        written = time.monotonic() - t
+        eventually('the group in OVN NB', lambda: f'pg_{sg.id.replace("-", "_")}' in subprocess.run(
+            ['ovn-nbctl', f'--db=unix:{dp.DPPaths(localcloud.paths).nb_sock}', '--bare', '--columns=name', 'list',
+             'Port_Group'], capture_output=True, text=True).stdout, 30, 0.5)
+    finally:
+        conn.network.delete_security_group(sg)
+    dropped = [line for log, size in zip(logs, sizes) for line in log.read_bytes()[size:].decode().splitlines()
+               if 'inactivity probe' in line]
+    assert dropped == []
+    print(f'\nneutron-server stalled 12 s: no OVN connection dropped; a group and rule written in {written:.1f}s')
