@@ -13,3 +13,11 @@ def examples(full: int) -> int:
     if os.environ.get("HA_ENDPOINT_FULL_BUDGETS"):
         return full
     return min(full, max(20, full // 5))
+
+
+def cases(items: list, rotation: int) -> list:
+    """A systematic test's cases for one group: all of ``items`` in the full run, else every fifth one starting at
+    ``rotation`` (a test counts it up per group, so that across the groups every item is still used)."""
+    if os.environ.get("HA_ENDPOINT_FULL_BUDGETS"):
+        return list(items)
+    return list(items)[rotation % 5::5]
