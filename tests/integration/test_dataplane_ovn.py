@@ -18,6 +18,7 @@ from collections import Counter
 import pytest
 
 from localcloud.dataplane import config as dp
+from localcloud.dataplane import ovn
 from localcloud.dataplane import reach
 from localcloud.testing import Cleanup, eventually
 
@@ -327,9 +328,8 @@ def test_a_stalled_neutron_server_keeps_its_ovn_connections_and_writes_after(loc
                                                 port_range_min=6443, port_range_max=6443,
                                                 remote_ip_prefix='10.0.0.0/8')
         written = time.monotonic() - t
-        eventually('the group in OVN NB', lambda: f'pg_{sg.id.replace("-", "_")}' in subprocess.run(
-            ['ovn-nbctl', f'--db=unix:{dp.DPPaths(localcloud.paths).nb_sock}', '--bare', '--columns=name', 'list',
-             'Port_Group'], capture_output=True, text=True).stdout, 30, 0.5)
+        eventually('the group in OVN NB', lambda: f'pg_{sg.id.replace("-", "_")}' in ovn.nbctl(
+            localcloud.paths, '--bare', '--columns=name', 'list', 'Port_Group'), 30, 0.5)
     finally:
         conn.network.delete_security_group(sg)
     dropped = [line for log, size in zip(logs, sizes) for line in log.read_bytes()[size:].decode().splitlines()
