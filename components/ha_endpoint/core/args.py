@@ -19,6 +19,7 @@ so that every problem of a configuration is reported at once.
 
 import ipaddress
 import re
+from collections.abc import Mapping
 from contextvars import ContextVar
 from enum import StrEnum
 from typing import Any, Callable, ClassVar, Optional
@@ -581,6 +582,16 @@ class EndpointArgs(_Model):
     """A highly available endpoint: one Octavia load balancer per availability zone behind one DNS name."""
 
     _renamed: ClassVar[dict[str, str]] = {"provider": "loadBalancerProvider"}
+    _checked: bool = PrivateAttr(False)
+    """Set once :func:`ha_endpoint.core.validation.load_endpoint_args` found no problem: the arguments are immutable,
+    so they are checked once however many hands they pass through (the stack program, HaEndpoint, the pipeline)."""
+
+    def model_copy(self, *, update: Optional[Mapping[str, Any]] = None, deep: bool = False) -> "EndpointArgs":
+        """A copy; one with ``update`` is checked again (it is other arguments)."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied._checked = False
+        return copied
 
     name: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
     """Prefix of every resource name: lowercase letters, digits and '-', at most 40 characters."""

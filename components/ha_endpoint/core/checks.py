@@ -16,20 +16,23 @@ from typing import Optional
 
 from . import contract, predicates
 from .args import EndpointArgs, placed_zones, plain
-from .cloud_facts import CloudFacts, MemberSpec, adopted_record_taken_over, resolve_members
+from .cloud_facts import CloudFacts, MemberSpec, adopted_record_taken_over
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity, parse_description
 
 
-def check_cloud_facts(args: EndpointArgs, facts: CloudFacts, root: str,
+def check_cloud_facts(args: EndpointArgs, facts: CloudFacts, members: tuple[MemberSpec, ...], root: str,
                       identity: StackIdentity = UNNAMED_STACK) -> list[Problem]:
-    """Every problem of ``args`` that only the cloud ``facts`` reveal, in a stable order (``identity``: the stack
-    whose records are this endpoint's own)."""
-    return [*_placement_problems(args, facts, root), *_refused_by_the_cloud(args, facts, root),
-            *_names_taken(args, facts, root, identity), *adoption_problems(args, facts, root)]
+    """Every problem of ``args`` and their ``members`` (resolved on the facts:
+    :func:`ha_endpoint.core.cloud_facts.resolve_members`) that only the cloud ``facts`` reveal, in a stable order
+    (``identity``: the stack whose records are this endpoint's own)."""
+    return [*_placement_problems(args, facts, members, root), *_refused_by_the_cloud(facts, members, root),
+            *_cidr_versions(args, facts, root), *_floating_ip_versions(args, facts, root),
+            *_names_taken(args, facts, root, identity), *adoption_problems(args, facts, members, root)]
 
 
-def adoption_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
+def adoption_problems(args: EndpointArgs, facts: CloudFacts, members: tuple[MemberSpec, ...],
+                      root: str) -> list[Problem]:
     """What adopting each zone's load balancer (``zones.<az>.adopt``) would do that interrupts traffic: replace the
     load balancer (a VIP subnet, provider or availability zone Octavia cannot change in place) unless
     ``allowReplacement``; replace a listener, pool, monitor or member of its tree (another protocol, monitor type or
@@ -75,16 +78,17 @@ def adoption_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> list[
                                     "network"))
         if differences:
             continue  # allowed: built anew beside it, nothing of its tree is taken over
-        problems += _tree_problems(args, facts, found, az, path, name)
+        problems += _tree_problems(args, members, found, az, path, name)
     return problems
 
 
-def _tree_problems(args: EndpointArgs, facts: CloudFacts, found, az: str, path: str, name: str) -> list[Problem]:
+def _tree_problems(args: EndpointArgs, members: tuple[MemberSpec, ...], found, az: str, path: str,
+                   name: str) -> list[Problem]:
     """What of the adopted tree the configuration would replace: a listener of another protocol on a port of the
     endpoint, a pool of another protocol, a monitor of another type, a member at a member's address and port on
     another subnet."""
     problems: list[Problem] = []
-    placed = [member for member in resolve_members(args, facts) if az in placed_zones(args, member.az)]
+    placed = [member for member in members if az in placed_zones(args, member.az)]
     for index, listener in enumerate(args.listeners):
         existing = found.listener(listener.port)
         key = f"{path.rsplit('.zones.', 1)[0]}.listeners[{index}]"
@@ -169,11 +173,12 @@ def _owner(description: Optional[str], identity: StackIdentity, resource: str) -
     return f"the endpoint of stack {owner.project}/{owner.stack} (its record set {name})"
 
 
-def _placement_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
+def _placement_problems(args: EndpointArgs, facts: CloudFacts, members: tuple[MemberSpec, ...],
+                        root: str) -> list[Problem]:
     """Problems that need the cloud facts: a server in another AZ, addresses vs subnets, reachability, floating IP
     networks."""
     problems: list[Problem] = []
-    for member in resolve_members(args, facts):
+    for member in members:
         subnet, path, server = member.subnet, f"{root}.{member.path}", member.server
         if server is not None and plain(server.az) and server.az != member.az:
             problems.append(Problem(f"{path}.az",
@@ -228,13 +233,11 @@ def _placement_problems(args: EndpointArgs, facts: CloudFacts, root: str) -> lis
     return problems
 
 
-def _refused_by_the_cloud(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
+def _refused_by_the_cloud(facts: CloudFacts, members: tuple[MemberSpec, ...], root: str) -> list[Problem]:
     """What the cloud would refuse that only the looked-up facts reveal: a member address that is its subnet's
-    network, broadcast or gateway address; an allowed CIDR of another IP version than a zone's VIP; a floating IP for
-    a VIP on an IPv6 subnet."""
+    network, broadcast or gateway address."""
     problems: list[Problem] = []
-    subnets = facts.subnets
-    for member in resolve_members(args, facts):
+    for member in members:
         subnet = member.subnet  # the address as given (a server's is its own subnet's by construction)
         if subnet is None or not member.address_given or not plain(subnet.cidr, subnet.gateway_ip):
             continue
@@ -243,9 +246,14 @@ def _refused_by_the_cloud(args: EndpointArgs, facts: CloudFacts, root: str) -> l
             problems.append(Problem(f"{root}.{member.path}.address",
                                     f"member {member.name}'s address {problem}; give the address of the member's "
                                     f"server on subnet {subnet.name} ({subnet.cidr})"))
-    problems += _cidr_versions(args, facts, root)
+    return problems
+
+
+def _floating_ip_versions(args: EndpointArgs, facts: CloudFacts, root: str) -> list[Problem]:
+    """A floating IP (IPv4) for a VIP on an IPv6 subnet, which Neutron refuses to associate."""
+    problems: list[Problem] = []
     for az, zone in sorted(args.zones.items()):
-        vip = subnets.get(zone.subnet) if plain(zone.subnet) else None
+        vip = facts.subnets.get(zone.subnet) if plain(zone.subnet) else None
         if vip is None or not plain(vip.ip_version):
             continue
         if args.floating_network is not None and vip.ip_version != 4:

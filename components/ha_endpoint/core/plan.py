@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 from . import contract, predicates
 from .args import EndpointArgs, ListenerArgs, joined, placed_zones, plain
 from .cloud_facts import (AdoptedLoadBalancer, AdoptedRecord, CloudFacts, FloatingIpFacts, MemberSpec, NetworkFacts,
-                          RouterFacts, SubnetFacts, adopted_record_taken_over, resolve_members)
+                          RouterFacts, SubnetFacts, adopted_record_taken_over)
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity
 
@@ -259,10 +259,11 @@ class EndpointPlan:
         return next(zone for zone in self.zones if zone.az == az)
 
 
-def make_plan(args: EndpointArgs, facts: CloudFacts,
+def make_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec, ...],
               target: PollTarget = PollTarget(), identity: StackIdentity = UNNAMED_STACK,
               preflight: Optional[pulumi.Output] = None) -> EndpointPlan:
-    """The plan of ``args`` on the cloud described by ``facts``, its gates polling ``target``, its objects marked as
+    """The plan of ``args`` and their ``resolved`` members (:func:`ha_endpoint.core.cloud_facts.resolve_members`) on
+    the cloud described by ``facts``, its gates polling ``target``, its objects marked as
     ``identity``'s (the checks of :mod:`ha_endpoint.core.checks` passed). When some inputs are Outputs, ``facts``
     holds Outputs for what depends on them, the problems among them are ``preflight``'s to raise, and the load
     balancers and member ports wait for it (:mod:`ha_endpoint.pipeline`)."""
@@ -273,7 +274,6 @@ def make_plan(args: EndpointArgs, facts: CloudFacts,
                               predicates.min_ready_zones(args.readiness.min_ready_zones, len(args.zones)),
                               args.readiness.dead_after_seconds)
     tags = (*args.tags, identity.tag)
-    resolved = resolve_members(args, facts)  # every member's address, subnet and port, resolved once
     zones = tuple(replace(_zone_plan(args, facts, resolved, az, readiness, identity, tags), preflight=preflight)
                   for az in sorted(args.zones))
     dns = None

@@ -50,11 +50,12 @@ def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT, backends: Optional[Co
             RENAMED_KEYS.reset(token)
         for notice in renamed:
             pulumi.log.warn(f"{root}: {notice}")
-    problems = check_endpoint_args(args, root)
+    problems = [] if args._checked else check_endpoint_args(args, root)
     if backends is not None and args.backend not in backends:
         problems.insert(0, unknown_backend(args.backend, backends, root))
     if problems:
         raise ConfigError(problems)
+    args._checked = True
     return args
 
 
@@ -211,6 +212,12 @@ def _check_cidrs(args: EndpointArgs, root: str) -> Iterable[Problem]:
                           f"its VIP's IP version; list the IPv{versions[0]} client networks only, or make another "
                           "endpoint for the other version")
             return
+
+
+def check_members(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Problem]:
+    """The problems of the whole member list once every source is read (:func:`ha_endpoint.members.read_members`):
+    the rest of ``args`` was checked before the sources were read."""
+    return list(_check_members(args, root))
 
 
 def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:

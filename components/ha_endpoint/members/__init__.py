@@ -32,7 +32,7 @@ from typing import Protocol
 
 from ..core.args import EndpointArgs, MemberArgs, sources_pending
 from ..core.errors import ConfigError, Problem
-from ..core.validation import load_endpoint_args
+from ..core.validation import check_members
 from .cluster_api import AGENT_TAG_PREFIX, ClusterApiSource
 from .static import StaticSource
 
@@ -59,7 +59,7 @@ def sources(args: EndpointArgs) -> list[MemberSource]:
 
 
 def read_members(args: EndpointArgs, root: str) -> tuple[EndpointArgs, list[Problem]]:
-    """``args`` with ``members`` the one resolved list of every source's members (checked: a refused list raises
+    """``args`` (checked: :func:`ha_endpoint.core.validation.load_endpoint_args`) with ``members`` the one resolved list of every source's members (checked: a refused list raises
     :class:`ConfigError` with the sources' problems too), and the problems of the members the sources could not
     give (to report: they were left out)."""
     if not sources_pending(args):
@@ -74,10 +74,11 @@ def read_members(args: EndpointArgs, root: str) -> tuple[EndpointArgs, list[Prob
         members += found
         problems += _rooted(trouble, root)
     resolved = args.model_copy(update={"members": members, "member_sources": None})
-    try:
-        return load_endpoint_args(resolved, root), problems
-    except ConfigError as error:
-        raise ConfigError(error.problems + problems) from None
+    refused = check_members(resolved, root)  # the rest of the arguments was checked before (load_endpoint_args)
+    if refused:
+        raise ConfigError(refused + problems)
+    resolved._checked = True
+    return resolved, problems
 
 
 def _rooted(problems: list[Problem], root: str) -> list[Problem]:

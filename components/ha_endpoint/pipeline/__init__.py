@@ -27,7 +27,7 @@ from ..cloud.lookups import lookup_cloud_facts
 from ..cloud.catalog import ask_at_preview
 from ..core.args import EndpointArgs, sources_pending
 from ..core.checks import check_cloud_facts
-from ..core.cloud_facts import CloudFacts
+from ..core.cloud_facts import CloudFacts, resolve_members
 from ..core.declared import endpoint_facts
 from ..core.errors import CloudLookupError, ConfigError, Problem
 from ..core.facts import EndpointFacts
@@ -128,10 +128,11 @@ def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
                  preflight: Optional[pulumi.Output] = None) -> EndpointPlan:
     """The plan of ``args`` on ``facts`` once the checks that need the facts passed (values not known yet are
     ``preflight``'s to judge)."""
-    problems = check_cloud_facts(args, facts, context.root, context.identity)
+    members = resolve_members(args, facts)  # every member's address, subnet and port, resolved once
+    problems = check_cloud_facts(args, facts, members, context.root, context.identity)
     if problems:
         raise ConfigError(problems)
-    return replace(make_plan(args, facts, poll_target(args, context), context.identity, preflight),
+    return replace(make_plan(args, facts, members, poll_target(args, context), context.identity, preflight),
                    notices=notices(args, context.root))
 
 
@@ -152,12 +153,12 @@ def _refuse_az_loss(declared: EndpointFacts, root: str) -> None:
         raise ConfigError(problems)
 
 
-def plan_endpoint(raw: Any, context: Context) -> tuple[EndpointPlan, dict[str, Any]]:
+def plan_endpoint(args: EndpointArgs, context: Context) -> tuple[EndpointPlan, dict[str, Any]]:
     """The plan HaEndpoint builds from and the facts it records (their dumped form, or one Output per entry when some
-    arguments are Outputs). The arguments are validated once; plain ones then go through the rest of the pipeline at
-    once (:func:`planned`); with Outputs, :func:`run` runs inside one ``apply`` of the resolved arguments, and every
-    load balancer and member port waits for it."""
-    args = load_endpoint_args(raw, context.root, backends.names())
+    arguments are Outputs), from arguments checked once (:func:`ha_endpoint.core.validation.load_endpoint_args`)
+    with their member sources read (:func:`ha_endpoint.members.read_members`). Plain ones go through the rest of the
+    pipeline at once (:func:`planned`); with Outputs, :func:`run` runs inside one ``apply`` of the resolved
+    arguments, and every load balancer and member port waits for it."""
     pending = deferred_inputs(args)
     if not pending:
         result = planned(args, context)
