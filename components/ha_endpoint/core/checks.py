@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import contract, predicates
-from .args import EndpointArgs, placed_zones, plain
+from .args import EndpointArgs, plain
 from .cloud_facts import CloudFacts, MemberSpec, adopted_record_taken_over
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity, parse_description
@@ -88,7 +88,7 @@ def _tree_problems(args: EndpointArgs, members: tuple[MemberSpec, ...], found, a
     endpoint, a pool of another protocol, a monitor of another type, a member at a member's address and port on
     another subnet."""
     problems: list[Problem] = []
-    placed = [member for member in members if az in placed_zones(args, member.az)]
+    placed = [member for member in members if az in member.zones]
     for index, listener in enumerate(args.listeners):
         existing = found.listener(listener.port)
         key = f"{path.rsplit('.zones.', 1)[0]}.listeners[{index}]"
@@ -195,7 +195,7 @@ def _placement_problems(args: EndpointArgs, facts: CloudFacts, members: tuple[Me
                                     f"{subnet.name} ({subnet.cidr}); fix the address, or set "
                                     f"{_subnet_key(member)} to the subnet the address is on"))
             continue
-        for az in placed_zones(args, member.az):
+        for az in member.zones:
             vip = facts.subnets.get(args.zones[az].subnet)
             if vip is not None and plain(vip.network_id, vip.router_ids) and \
                     not predicates.subnets_reach(vip.network_id, vip.router_ids, subnet.network_id,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import predicates
-from .args import EndpointArgs, MemberArgs, member_path
+from .args import EndpointArgs, MemberArgs, member_path, placed_zones
 from .predicates import RouterView
 
 
@@ -229,6 +229,9 @@ class MemberSpec:
     """Whether its address was given as a value (its resources once were named by its name: an alias)."""
     server: Optional[ServerFacts] = None
     """Its server, for a member given by ``server`` whose server was looked up."""
+    zones: tuple[str, ...] = ()
+    """The zones whose load balancers it joins under ``memberPlacement`` (:func:`ha_endpoint.core.args.placed_zones`),
+    sorted."""
 
 
 def resolve_members(args: EndpointArgs, facts: CloudFacts) -> tuple[MemberSpec, ...]:
@@ -240,7 +243,8 @@ def resolve_members(args: EndpointArgs, facts: CloudFacts) -> tuple[MemberSpec, 
                    path=member_path(member, index),
                    key=member.address if isinstance(member.address, str) else f"by-name-{member.name}",
                    address_given=isinstance(member.address, str),
-                   server=facts.servers.get(member.name) if member.server is not None else None)
+                   server=facts.servers.get(member.name) if member.server is not None else None,
+                   zones=tuple(placed_zones(args, member.az)))
         for index, member in enumerate(args.members))
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
 from . import contract, predicates
-from .args import EndpointArgs, ListenerArgs, joined, placed_zones, plain
+from .args import EndpointArgs, ListenerArgs, joined, plain
 from .cloud_facts import (AdoptedLoadBalancer, AdoptedRecord, CloudFacts, FloatingIpFacts, MemberSpec, NetworkFacts,
                           RouterFacts, SubnetFacts, adopted_record_taken_over)
 from .errors import Problem
@@ -299,7 +299,7 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec,
 
 def _held_by_agent(args: EndpointArgs, facts: CloudFacts, member: MemberSpec) -> bool:
     """Whether the member agent holds ``member`` already in a pool it joins (``facts.agent_held``)."""
-    pools = {contract.pool_name(args.name, az, listener.port) for az in placed_zones(args, member.az)
+    pools = {contract.pool_name(args.name, az, listener.port) for az in member.zones
              for listener in args.listeners}
     return any(pool in pools and address == member.address for pool, address, _ in facts.agent_held)
 
@@ -307,7 +307,7 @@ def _held_by_agent(args: EndpointArgs, facts: CloudFacts, member: MemberSpec) ->
 def _zone_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec, ...], az: str,
                readiness: ReadinessPlan, identity: StackIdentity, tags: tuple[str, ...]) -> ZonePlan:
     name = args.name
-    placed = [member for member in resolved if az in placed_zones(args, member.az)]
+    placed = [member for member in resolved if az in member.zones]
     listeners = tuple(_listener_plan(args, facts, az, listener, placed)
                       for listener in sorted(args.listeners, key=lambda listener: listener.port))
     adopted = facts.adopted.get(az)
