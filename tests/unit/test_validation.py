@@ -37,6 +37,25 @@ def test_dev_config_is_valid_and_camel_case_keys_map_to_fields():
     assert args.readiness.timeout_seconds == 600
 
 
+def test_arguments_are_checked_once_and_a_changed_copy_again(monkeypatch):
+    """The stack program, HaEndpoint and the pipeline each load the arguments: the checks run once; a copy with other
+    values is other arguments, refused when wrong."""
+    from ha_endpoint.core import validation
+
+    calls = []
+    check = validation.check_endpoint_args
+    monkeypatch.setattr(validation, "check_endpoint_args", lambda *a: calls.append(a) or check(*a))
+    args = load_endpoint_args(amphora_config())
+    assert load_endpoint_args(load_endpoint_args(args)) is args
+    assert len(calls) == 1
+    one_zone = args.model_copy(update={"zones": {"az1": args.zones["az1"]}})
+    with pytest.raises(ConfigError, match="zones: 1 zone"):
+        load_endpoint_args(one_zone)
+    assert len(calls) == 2
+    with pytest.raises(ConfigError, match="no backend is registered as 'octavia'"):
+        load_endpoint_args(args, backends=["keepalived"])  # the backend is checked against what is asked each time
+
+
 def test_snake_case_keys_are_accepted_for_python_callers():
     raw = amphora_config()
     raw["floating_network"] = raw.pop("floatingNetwork")
