@@ -586,6 +586,19 @@ class EndpointArgs(_Model):
     """Set once :func:`ha_endpoint.core.validation.load_endpoint_args` found no problem: the arguments are immutable,
     so they are checked once however many hands they pass through (the stack program, HaEndpoint, the pipeline)."""
 
+    _former_keys: tuple[str, ...] = PrivateAttr(())
+    """What :func:`ha_endpoint.core.validation.load_endpoint_args` found given by a former name: a notice each
+    (:func:`ha_endpoint.core.notices.notices`), which HaEndpoint says once, as a warning on itself."""
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when they say the same: what loading them remembers (``_checked``, ``_former_keys``) is not part of
+        the arguments."""
+        if not isinstance(other, EndpointArgs):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = _Model.__hash__
+
     def model_copy(self, *, update: Optional[Mapping[str, Any]] = None, deep: bool = False) -> "EndpointArgs":
         """A copy; one with ``update`` is checked again (it is other arguments)."""
         copied = super().model_copy(update=update, deep=deep)

@@ -13,8 +13,9 @@ from .errors import Problem
 
 
 def notices(args: EndpointArgs, root: str) -> tuple[Problem, ...]:
-    """Every notice of ``args`` (key paths under ``root``), in a stable order."""
-    return tuple(open_to_everyone(args, root) + ovn_weights(args, root))
+    """Every notice of ``args`` (key paths under ``root``), in a stable order: former key names first."""
+    return tuple([Problem(root, notice) for notice in args._former_keys] + open_to_everyone(args, root)
+                 + ovn_weights(args, root))
 
 
 def open_to_everyone(args: EndpointArgs, root: str) -> list[Problem]:

@@ -16,7 +16,6 @@ import re
 from collections import Counter
 from typing import Any, Collection, Iterable, Mapping, Optional
 
-import pulumi
 from pydantic import ValidationError
 
 from . import predicates
@@ -48,8 +47,7 @@ def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT, backends: Optional[Co
             raise ConfigError(problems_from_pydantic(error, root)) from None
         finally:
             RENAMED_KEYS.reset(token)
-        for notice in renamed:
-            pulumi.log.warn(f"{root}: {notice}")
+        args._former_keys = tuple(renamed)
     problems = [] if args._checked else check_endpoint_args(args, root)
     if backends is not None and args.backend not in backends:
         problems.insert(0, unknown_backend(args.backend, backends, root))
