@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import sys
 import traceback
 from importlib import import_module
@@ -52,8 +53,21 @@ class EndpointProvider(ComponentProvider):
 
 
 def endpoint_provider() -> EndpointProvider:
-    """The package's provider: HaEndpoint under the package name of its type token, the distribution's version."""
-    return EndpointProvider([HaEndpoint], hosted.PACKAGE, version=distribution_version("ha-endpoint"))
+    """The package's provider: HaEndpoint under the package name of its type token, the distribution's version.
+
+    Its schema is inferred here, with the garbage collector held: Pulumi's analyzer reads every description with
+    ``ast.parse`` and drops one silently when that raises, and CPython before 3.11.8 raises ``SystemError: AST
+    constructor recursion depth mismatch`` when a collection inside ``ast.parse`` runs a finalizer (CPython
+    gh-106905). Seen in the unit suite: an enum value's description missing from the schema after the tests before it
+    left asyncio futures with unretrieved exceptions, whose finalizers log."""
+    gc.collect()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return EndpointProvider([HaEndpoint], hosted.PACKAGE, version=distribution_version("ha-endpoint"))
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def hosted_types() -> dict[str, str]:
