@@ -118,9 +118,6 @@ def _application():
         localcloud_driver_sockets.patch(os.environ['LOCALCLOUD_DRIVER_SOCKETS'])
     script = os.environ['LOCALCLOUD_WSGI_FILE']
     app = runpy.run_path(script, run_name='localcloud_wrapped_wsgi')['application']
-    if os.environ.get('LOCALCLOUD_OCTAVIA_READS'):   # localcloud/octavia_plugin/localcloud_octavia_reads.py
-        import localcloud_octavia_reads
-        app = localcloud_octavia_reads.wrap(app)
     if not os.environ.get('LOCALCLOUD_FAULT_FILE'):
         return app
     return FaultSwitch(app, os.environ['LOCALCLOUD_FAULT_FILE'])

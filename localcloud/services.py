@@ -77,8 +77,7 @@ def table(p: Paths) -> dict:
         # behind the fault switch (localcloud/fault_wsgi.py: `localcloud/fault octavia-api-unavailable`)
         Service('octavia-api', _uwsgi('octavia-api', '/usr/bin/octavia-wsgi', PORTS['octavia'], p,
                                       env={'LOCALCLOUD_FAULT_FILE': str(p.fault_switch('octavia-api')),
-                                           'LOCALCLOUD_DRIVER_SOCKETS': str(p.run / 'octavia'),
-                                           'LOCALCLOUD_OCTAVIA_READS': '1'},
+                                           'LOCALCLOUD_DRIVER_SOCKETS': str(p.run / 'octavia')},
                                       pyargv=f'--config-file {c("octavia.conf")} '
                                              f'--config-file {c("octavia-api.conf")}',
                                       pythonpath=ovn_provider_path(p)),
