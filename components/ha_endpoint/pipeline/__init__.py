@@ -4,12 +4,13 @@ Data flows one way, each module visited once: validate the arguments (:mod:`ha_e
 ``backend`` key names a registered backend, :mod:`ha_endpoint.backends`) -> decide the cloud the gates poll
 (:func:`poll_target`) -> ask the cloud (the lookups of :mod:`ha_endpoint.cloud.lookups`, then what only openstacksdk
 answers: the backend's preview, and the DNS zone's records, :mod:`ha_endpoint.cloud.catalog`; every problem of all
-at once) -> check what the cloud facts reveal (:mod:`ha_endpoint.core.checks`) -> plan (:mod:`ha_endpoint.core.plan`)
--> declare the facts (:mod:`ha_endpoint.core.declared`) -> refuse a layout one AZ's loss takes down.
+at once) -> resolve the members on the facts, once (:func:`ha_endpoint.core.cloud_facts.resolve_members`) -> check
+what the cloud facts reveal (:mod:`ha_endpoint.core.checks`) -> plan (:mod:`ha_endpoint.core.plan`) -> declare the
+facts (:mod:`ha_endpoint.core.declared`) -> refuse a layout one AZ's loss takes down.
 
-:func:`run` is that flow. :func:`plan_endpoint` is how :class:`ha_endpoint.HaEndpoint` uses it: it validates the
-arguments; plain ones go through the rest of the flow at once (:func:`planned`, what :func:`run` does after
-validating); with arguments that are Outputs of resources declared beside the component it calls :func:`run` inside
+:func:`run` is that flow. :func:`plan_endpoint` is how :class:`ha_endpoint.HaEndpoint` uses it, on the arguments
+HaEndpoint checked once and read the member sources of: plain ones go through the rest of the flow at once
+(:func:`planned`, what :func:`run` does after validating); with arguments that are Outputs of resources declared beside the component it calls :func:`run` inside
 one ``apply`` over the resolved arguments (the same checks, once the values are known), and plans the resources'
 names at once from what is known (:mod:`.deferred`).
 """
