@@ -131,17 +131,18 @@ def test_kubectl_resolves_with_go_through_the_forwarder(endpoint, client, k8s):
 
 
 def test_the_kubernetes_rows_loop_through_the_endpoint(endpoint, k8s):
-    """The failover loop's kubectl and client-go rows for a few seconds: every request answered ``ok``; client-go
-    keeps its connection (one clientset) to one of the name's addresses."""
-    loop = Loop(endpoint['url'] + '/', dns_server(), Path('unused'), duration=8, interval=0.5, clients=K8S_CLIENTS,
+    """The failover loop's kubectl and client-go rows for a while: every request answered ``ok``, at least three per
+    client (a CI run under load took 4 s for one kubectl process, so the loop runs 20 s); client-go keeps its
+    connection (one clientset) to one of the name's addresses."""
+    loop = Loop(endpoint['url'] + '/', dns_server(), Path('unused'), duration=20, interval=0.5, clients=K8S_CLIENTS,
                 k8s=k8s).start()
     loop.finish()
-    rows = loop.rows(lost_at=8)
+    rows = loop.rows(lost_at=20)
     print('\n' + '\n'.join(json.dumps(row) for row in rows))
     for client in K8S_CLIENTS:
         requests = loop.figures[client].requests
         print(f'{client}: ' + ' '.join(f'{r.start:.2f}-{r.end:.2f} {r.answer}' for r in requests[:6]))
-        assert len(requests) >= 4 and all(r.ok and r.answer == 'ok' for r in requests), (client, requests[:3])
+        assert len(requests) >= 3 and all(r.ok and r.answer == 'ok' for r in requests), (client, requests[:3])
     peers = client_go_peers(k8s)
     assert len(peers) == 1 and peers[0].rsplit(':', 1)[0] in endpoint['addresses'], peers
 
