@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -25,22 +24,22 @@ import uuid
 
 import openstack
 
+from ha_endpoint.watch.observe import tcp_reach
+
 
 def wait_active(conn, lb_id: str) -> None:
     conn.load_balancer.wait_for_load_balancer(lb_id, status="ACTIVE", failures=["ERROR"], interval=0.5, wait=300)
 
 
 def first_answer(address: str, port: int, limit: float) -> float | None:
-    """Seconds until ``address:port`` accepts a TCP connection (None: not within ``limit``)."""
+    """Seconds until ``address:port`` accepts a TCP connection, by the watcher's own probe (None: not within
+    ``limit``)."""
+    reach = tcp_reach(timeout=0.3)
     start = time.monotonic()
     while time.monotonic() - start < limit:
-        with socket.socket() as probe:
-            probe.settimeout(0.3)
-            try:
-                probe.connect((address, port))
-                return time.monotonic() - start
-            except OSError:
-                time.sleep(0.02)
+        if reach(address, port) is None:
+            return time.monotonic() - start
+        time.sleep(0.02)
     return None
 
 
@@ -91,8 +90,9 @@ def main() -> None:
             process.kill()
         conn.load_balancer.delete_load_balancer(lb.id, cascade=True)
     known = [window for window in windows if window is not None]
-    print(f"fip window ({options.busy} busy processes beside it): {len(windows)} rounds, longest "
-          f"{max(known):.2f} s" + (f", {len(windows) - len(known)} never answered" if len(known) < len(windows) else ""))
+    longest = f"longest {max(known):.2f} s" if known else "none answered"
+    never = f", {len(windows) - len(known)} never answered" if known and len(known) < len(windows) else ""
+    print(f"fip window ({options.busy} busy processes beside it): {len(windows)} rounds, {longest}{never}")
 
 
 if __name__ == "__main__":

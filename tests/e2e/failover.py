@@ -458,9 +458,11 @@ def measure(cloud, stack, way: str, zone: str, servers: list[str], port: int, as
     restore(cloud, stack, way, zone, servers, outputs["zones"][zone]["loadbalancerId"])
     addresses = {name: out["floatingIp"] for name, out in stack.outputs()["zones"].items()}
     if watcher is not None:
+        from ha_endpoint.watch.observe import tcp_reach  # the watcher's own probe: "serving" as it judges it
+        reach = tcp_reach(timeout=0.5)
         deadline = time.monotonic() + 120
         while address not in resolve(fqdn, dns_server()) and time.monotonic() < deadline:
-            if outcome.serving_again is None and _accepts(address, port):
+            if outcome.serving_again is None and reach(address, port) is None:
                 outcome.serving_again = time.monotonic() - restored
             time.sleep(0.25)
         if address in resolve(fqdn, dns_server()):
@@ -496,16 +498,6 @@ def assert_watcher_followed(way: str, outcome: Outcome, zone: str) -> None:
 def watcher_actions(log: str) -> list[str]:
     """The watcher's removing/restoring lines, without their time stamps."""
     return [line.split(" ", 1)[1] for line in log.splitlines() if line.split(" ")[1:2] in (["removing"], ["restoring"])]
-
-
-def _accepts(address: str, port: int) -> bool:
-    """Whether ``address:port`` accepts a TCP connection within 0.5 s."""
-    import socket
-    try:
-        with socket.create_connection((address, port), timeout=0.5):
-            return True
-    except OSError:
-        return False
 
 
 def _seconds(value: Optional[float]) -> str:

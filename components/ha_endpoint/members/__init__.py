@@ -59,9 +59,9 @@ def sources(args: EndpointArgs) -> list[MemberSource]:
 
 
 def read_members(args: EndpointArgs, root: str) -> tuple[EndpointArgs, list[Problem]]:
-    """``args`` (checked: :func:`ha_endpoint.core.validation.load_endpoint_args`) with ``members`` the one resolved list of every source's members (checked: a refused list raises
-    :class:`ConfigError` with the sources' problems too), and the problems of the members the sources could not
-    give (to report: they were left out)."""
+    """``args`` (checked: :func:`ha_endpoint.core.validation.load_endpoint_args`) with ``members`` the one resolved
+    list of every source's members (checked: a refused list raises :class:`ConfigError` with the sources' problems
+    too), and the problems of the members the sources could not give (to report: they were left out)."""
     if not sources_pending(args):
         return args, []
     members: list[MemberArgs] = []
