@@ -6,7 +6,7 @@
 
 SHELL := /bin/bash
 PY := .venv/bin/python
-VENV_STAMP := .venv/.installed-$(shell cat requirements.txt pyproject.toml | sha1sum | cut -c1-12)
+VENV_STAMP := .venv/.installed-$(shell (cat requirements.txt pyproject.toml; echo lab.pth) | sha1sum | cut -c1-12)
 export HA_ENDPOINT_CACHE ?= $(HOME)/.cache/ha-endpoint
 
 .PHONY: help _venv test test-unit bench docs
@@ -48,7 +48,7 @@ watch: _venv _engine       ## keep the dev stack's A record following its zones'
 # too: the Pulumi CLI installs with it, as users do. --compile-bytecode writes each package's .pyc at install: every
 # Python process of a `pulumi` command (the program, the dynamic providers, the policy pack) then loads compiled
 # modules, also where PYTHONDONTWRITEBYTECODE is set (it stops the writing, not the reading): measured 1.4 s -> 0.66 s
-# per process to import what the program imports (bench/bytecode_figures.py).
+# per process to import what the program imports (lab/bench/bytecode_figures.py).
 UV_VERSION := $(shell sed -n 's/^uv==//p' requirements.txt)
 UV_DIR := $(HA_ENDPOINT_CACHE)/tools/uv-$(UV_VERSION)
 UV := $(UV_DIR)/bin/uv
@@ -63,6 +63,7 @@ $(VENV_STAMP): requirements.txt pyproject.toml | $(UV)
 	test -x .venv/bin/python || $(UV) venv --quiet --seed --python python3 --python-preference only-system .venv
 	VIRTUAL_ENV=.venv $(UV) pip install --quiet --compile-bytecode -r requirements.txt
 	VIRTUAL_ENV=.venv $(UV) pip install --quiet --compile-bytecode --no-deps -e .   # the ha_endpoint package, from components/
+	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_path("purelib"), "ha_endpoint_lab.pth").write_text("$(CURDIR)/lab\n")'   # the lab's packages (localcloud, bench): `.venv/bin/python -m localcloud.k8s up`
 	rm -f .venv/.installed-* && touch $@
 
 test:                      ## every test: unit, policy, integration (local cloud), end-to-end (real engine), the docs build
@@ -71,7 +72,7 @@ test:                      ## every test: unit, policy, integration (local cloud
 # The offline tiers are their folders (tests/integration and tests/e2e mark every test of theirs), so only those are
 # collected: no worker imports a cloud or engine test module (scripts/test.sh's offline phase runs the same). _bytecode:
 # every worker and every Python the tests start loads the project's modules compiled (where PYTHONDONTWRITEBYTECODE is
-# set, as on this machine, nothing else writes them). Its time against its 60 s budget: bench/unit_budget_figures.py.
+# set, as on this machine, nothing else writes them). Its time against its 60 s budget: lab/bench/unit_budget_figures.py.
 test-unit: _venv _capi-crds _bytecode   ## the fast tests only (mocks, policies; no cloud, no engine)
 	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q tests/unit tests/policies   # smaller Hypothesis budgets: tests/budget.py
 
@@ -105,17 +106,17 @@ test-security: _venv _engine-and-localcloud _k8s _capi-crds   ## the agents' lea
 
 # The project's own sources and both virtualenvs compiled (`make test` runs it at set-up; 0.6 s when nothing changed):
 # a clone's sources and a virtualenv installed before --compile-bytecode load compiled too. The local cloud's daemons
-# (system python3, the same 3.11 bytecode) import localcloud/ from here.
-BYTECODE_DIRS := components policies stacks localcloud scripts tests bench $(wildcard .venv/lib .venv-component/lib)
+# (system python3, the same 3.11 bytecode) import lab/localcloud/ from here.
+BYTECODE_DIRS := components policies stacks lab scripts tests $(wildcard .venv/lib .venv-component/lib)
 .PHONY: _bytecode
 _bytecode: _venv
 	$(PY) -m compileall -q -j0 $(BYTECODE_DIRS) >/dev/null
 
 # Two scripts read what another run made (a keepalived zone's address and VIP holder; a py-spy profile): each one's
 # docstring says how to run it, and `make bench` names them instead of failing on their missing arguments.
-BENCH_WITH_INPUT := bench/keepalived_failover.py bench/octavia_profile_summary.py
-bench: _venv _engine-and-localcloud   ## run every benchmark script in bench/ (each prints its figures)
-	for script in $(filter-out $(BENCH_WITH_INPUT),$(wildcard bench/*.py)); do echo "== $$script"; $(PY) $$script || exit 1; done
+BENCH_WITH_INPUT := lab/bench/keepalived_failover.py lab/bench/octavia_profile_summary.py
+bench: _venv _engine-and-localcloud   ## run every benchmark script in lab/bench/ (each prints its figures)
+	for script in $(filter-out $(BENCH_WITH_INPUT),$(wildcard lab/bench/*.py)); do echo "== $$script"; $(PY) $$script || exit 1; done
 	@echo "not run (each takes what another run made; its docstring says how): $(BENCH_WITH_INPUT)"
 
 # The documentation site (mkdocs.yml, docs/; MkDocs with the Material theme, pinned in requirements.txt): --strict

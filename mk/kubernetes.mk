@@ -3,11 +3,11 @@
 # $(HA_ENDPOINT_CACHE)/capi/<capi version>+capo-<capo version> once. `make test` and `make test-unit` depend on it;
 # the tests also fetch it themselves when run alone. Only KUBERNETES_-prefixed variables are defined here.
 #
-# The local Kubernetes control plane (issue 28, localcloud/k8s): its Go builds (etcd, kube-apiserver + kubectl, the
-# pulumi-kubernetes plugin, Cluster API's conversion webhook: engine/build.sh --k8s, cached like the engine's parts;
+# The local Kubernetes control plane (issue 28, lab/localcloud/k8s): its Go builds (etcd, kube-apiserver + kubectl, the
+# pulumi-kubernetes plugin, Cluster API's conversion webhook: lab/engine/build.sh --k8s, cached like the engine's parts;
 # `make test` builds them in its set-up) and one cluster of three etcd members and three API servers on 127.0.0.1,
 # state in $(HA_ENDPOINT_CACHE)/k8s/local: `.venv/bin/python -m localcloud.k8s up` (options: e.g. --san
-# api.example.test), `... down` (localcloud/k8s/README.md).
+# api.example.test), `... down` (lab/localcloud/k8s/README.md).
 .PHONY: _capi-crds _k8s
 
 KUBERNETES_CAPI_FETCH := tests/unit/kubernetes/capi/fetch.sh
@@ -16,5 +16,5 @@ _capi-crds:                # fetch (or reuse) the Cluster API CRDs the Kubernete
 	@$(KUBERNETES_CAPI_FETCH) >/dev/null
 
 _k8s:                      # build (or reuse) the Kubernetes parts; prints their cache dirs
-	@engine/build.sh --k8s
+	@lab/engine/build.sh --k8s
 

@@ -9,7 +9,7 @@
 #                              matches the typed args, tests/unit/test_configuration_page.py until the page matches it
 #   examples/typescript/typecheck.sh
 #                              the TypeScript SDK generated from components/schema.json into
-#                              examples/typescript/sdks/haendpoint (engine/codegen: ha-gen-sdk-nodejs), the pinned
+#                              examples/typescript/sdks/haendpoint (lab/engine/codegen: ha-gen-sdk-nodejs), the pinned
 #                              npm packages (examples/typescript/node-deps.sh), then `tsc` on index.ts
 #   make _component-venv       the package's virtualenv (.venv-component, components/requirements.txt) as the CLI
 #                              creates it on `pulumi install` in a program that names the package; the CLI refuses
@@ -17,7 +17,7 @@
 #
 # `make test` runs all of it through pytest: tests/unit/test_packaging.py (schema, scratch consumer),
 # tests/e2e/test_typescript_consumer.py (SDK + tsc), tests/e2e/test_yaml_consumer.py (YAML program on the local
-# cloud), tests/e2e/test_stack_reference.py; those install what they need (engine/build.sh, node-deps.sh) themselves.
+# cloud), tests/e2e/test_stack_reference.py; those install what they need (lab/engine/build.sh, node-deps.sh) themselves.
 
 .PHONY: schema _component-venv
 
@@ -32,7 +32,7 @@ $(COMPONENT_STAMP): components/requirements.txt requirements.txt pyproject.toml 
 	rm -f $(COMPONENT_VENV)/.installed-* && touch $@
 
 schema: _venv _engine      ## regenerate components/schema.json (real CLI) and docs/configuration.md's table from it
-	. engine/env.sh && pulumi package get-schema ./components >components/schema.json.new
+	. lab/engine/env.sh && pulumi package get-schema ./components >components/schema.json.new
 	mv components/schema.json.new components/schema.json
 	$(PY) -m pytest -q -p no:cacheprovider tests/unit/test_packaging.py -k schema
 	$(PY) scripts/config_table.py --write   # docs/configuration.md's table, from components/schema.json

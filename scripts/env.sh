@@ -1,5 +1,5 @@
 # Source me (bash): the environment every Pulumi command of this project runs in on this machine.
-#   the engine built by engine/build.sh (PATH, PULUMI_HOME: no download ever),
+#   the engine built by lab/engine/build.sh (PATH, PULUMI_HOME: no download ever),
 #   the state backend (STATE=file: a folder under the cache; STATE=swift: the shared bucket), the passphrase
 #   secrets provider,
 #   the local cloud's clouds.yaml (`make localcloud`) unless OS_CLIENT_CONFIG_FILE / OS_CLOUD point elsewhere.
@@ -11,7 +11,7 @@ export PULUMI_SKIP_UPDATE_CHECK=true
 # behind an S3 API that every member and CI runner of a team shares (docs/team-state.md): its endpoint, bucket and
 # region from HA_ENDPOINT_S3_ENDPOINT / _BUCKET / _REGION and AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (an EC2
 # credential of the cloud's Keystone), else from the local cloud's state-backend.env (its Swift, written by
-# localcloud/up). Pulumi's self-managed backend locks every stack update in either (a lock object per run).
+# lab/localcloud/up). Pulumi's self-managed backend locks every stack update in either (a lock object per run).
 case "${STATE:-file}" in
   file)
     export PULUMI_BACKEND_URL=${PULUMI_BACKEND_URL:-file://$HA_ENDPOINT_CACHE/pulumi-state}

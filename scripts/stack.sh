@@ -7,7 +7,7 @@
 #   scripts/stack.sh preview   pulumi preview --diff
 #   scripts/stack.sh down      pulumi destroy --yes
 # STACK=keepalived: `up` makes the second node of each zone, starts keepalived on the nodes while `up` runs
-# (localcloud/dataplane/keepalived_nodes.py follow) and checks them against the outputs after; `down` stops them.
+# (lab/localcloud/dataplane/keepalived_nodes.py follow) and checks them against the outputs after; `down` stops them.
 #   scripts/stack.sh outputs   the outputs as JSON
 #   scripts/stack.sh recover   after an update was killed mid-way: drop a dead lock, delete what it created but never
 #                              recorded (only objects provably this stack's and not recorded in its state), then
@@ -37,7 +37,7 @@ fi
 pulumi stack select "$stack" --create --non-interactive >/dev/null
 case "$action" in
   up)
-    # The k8s stack: the cluster on the local cloud's nodes first, the stack's file and credentials (localcloud/k8s/stack.py)
+    # The k8s stack: the cluster on the local cloud's nodes first, the stack's file and credentials (lab/localcloud/k8s/stack.py)
     [ "$stack" != k8s ] || .venv/bin/python -m localcloud.k8s.stack prepare --stack "$stack"
     # The keepalived stack: the second node of each zone on the local cloud's data plane (docs/keepalived.md)
     [ "$stack" != keepalived ] || .venv/bin/python -m localcloud.dataplane.keepalived_nodes peers >/dev/null

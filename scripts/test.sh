@@ -2,7 +2,7 @@
 # `make test`: every test, as fast as this 2-core machine allows, and where the time went.
 #
 # 1. Set-up, the independent parts at once: the project's virtualenvs, the Pulumi engine (Go builds, cached in
-#    $HA_ENDPOINT_CACHE/engine), the Kubernetes parts (engine/build.sh --k8s) and the local cloud (apt packages on a
+#    $HA_ENDPOINT_CACHE/engine), the Kubernetes parts (lab/engine/build.sh --k8s) and the local cloud (apt packages on a
 #    fresh machine, then its start), then the Cluster API CRDs and the documentation site's strict build (`make docs`:
 #    a broken link, anchor or nav entry fails the run at its end, not the set-up). Each part's time is printed.
 # 2. The tests that share the cloud peacefully, on HA_ENDPOINT_TEST_WORKERS pytest-xdist workers (default 3: the
@@ -92,11 +92,11 @@ finish_step() {  # finish_step <name> <pid>: wait, print its tail on failure, re
 echo "make test: set-up (virtualenv, engine, local cloud at once; logs in $logs)"
 step venv make --no-print-directory _venv _component-venv; venv_pid=$!
 # The engine, then the opt-in patched OpenStack plugin that tests/e2e/test_cloud_faults.py swaps in for its
-# provider-wait faults (engine/README.md): both while the cloud installs and starts.
-step engine sh -c 'engine/build.sh && engine/build.sh --part openstack-patched'; engine_pid=$!
+# provider-wait faults (lab/engine/README.md): both while the cloud installs and starts.
+step engine sh -c 'lab/engine/build.sh && lab/engine/build.sh --part openstack-patched'; engine_pid=$!
 # The Kubernetes parts (etcd, kube-apiserver + kubectl, the pulumi-kubernetes plugin) for the e2e Kubernetes tests,
 # beside the engine (a lock of their own): on a cold machine their compiles fill the cores while the cloud installs.
-step k8s engine/build.sh --k8s; k8s_pid=$!
+step k8s lab/engine/build.sh --k8s; k8s_pid=$!
 step cloud make --no-print-directory localcloud; cloud_pid=$!
 finish_step venv "$venv_pid"
 step crds make --no-print-directory _capi-crds; crds_pid=$!
@@ -106,15 +106,15 @@ finish_step crds "$crds_pid"
 finish_step bytecode "$bytecode_pid"
 finish_check docs "$docs_pid"
 finish_step engine "$engine_pid"
-# The Kubernetes parts are not waited for here: the tests that need them ask engine/build.sh --k8s in their fixture,
+# The Kubernetes parts are not waited for here: the tests that need them ask lab/engine/build.sh --k8s in their fixture,
 # which waits for this build under its lock, and the others start meanwhile (a cold machine: kube-apiserver's compile
 # took minutes on 2 cores, 2026-12-02). Its time and any failure are reported at the end (finish_check).
 finish_step cloud "$cloud_pid"
-# What each cloud holds beyond its seed (localcloud/leftovers.py: an interrupted run's endpoints cost CPU in every
+# What each cloud holds beyond its seed (lab/localcloud/leftovers.py: an interrupted run's endpoints cost CPU in every
 # test), in the background; printed before the summary.
 leftovers() {  # leftovers <label>: the cloud of HA_ENDPOINT_STATE
     .venv/bin/python -m localcloud.leftovers "$1" >"$logs/leftovers-$1" 2>&1 ||
-        echo "$1: not listed (localcloud/leftovers.py failed: $(tail -1 "$logs/leftovers-$1"))" >"$logs/leftovers-$1"
+        echo "$1: not listed (lab/localcloud/leftovers.py failed: $(tail -1 "$logs/leftovers-$1"))" >"$logs/leftovers-$1"
 }
 leftovers "the first cloud" &
 # The exclusive lanes' own clouds (lanes 2..): started after the first (one apt install), awaited later; which test
@@ -122,9 +122,9 @@ leftovers "the first cloud" &
 lane_clouds_were_running=()
 for lane in $(seq 2 "$lanes"); do
     # shellcheck disable=SC2046
-    env $(lane_env "$lane") localcloud/status >/dev/null 2>&1 && lane_clouds_were_running+=("$lane")
+    env $(lane_env "$lane") lab/localcloud/status >/dev/null 2>&1 && lane_clouds_were_running+=("$lane")
     # shellcheck disable=SC2046
-    step "cloud$lane" env $(lane_env "$lane") localcloud/up
+    step "cloud$lane" env $(lane_env "$lane") lab/localcloud/up
 done
 # The last parallel phase: its wall time (when lane 1 starts) and how many tests it ran at once (its tests' seconds
 # over its wall time: how much shared work lanes 2.. can take over, tests/schedule.py spread).
@@ -216,7 +216,7 @@ for lane in $(seq 2 "$lanes"); do
     read -r seconds _ <"$logs/cloud$lane.time" && setup_lines+=("cloud$lane ${seconds} s, beside the tests")
     if [[ " ${lane_clouds_were_running[*]} " != *" $lane "* ]]; then
         # shellcheck disable=SC2046
-        env $(lane_env "$lane") localcloud/down >/dev/null 2>&1 || true
+        env $(lane_env "$lane") lab/localcloud/down >/dev/null 2>&1 || true
     fi
 done
 wait "$offline_pid" || status=1

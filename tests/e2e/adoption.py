@@ -1,5 +1,5 @@
 """Adopting a running cluster's endpoint with real clients (issue 50, docs/adoption.md): what
-bench/adopt_figures.py prints and tests/e2e/test_adoption_engine.py asserts (one implementation of both).
+lab/bench/adopt_figures.py prints and tests/e2e/test_adoption_engine.py asserts (one implementation of both).
 
 A single load balancer is made the way CAPO makes its API server's (openstacksdk, not the component):
 ``k8s-clusterapi-cluster-default-adopt-kubeapi`` on cp-az1 (ovn provider), a TCP listener on 6443, a SOURCE_IP_PORT

@@ -1,4 +1,4 @@
-"""End-to-end tests: the real Pulumi engine (engine/build.sh) against the local OpenStack cloud (make localcloud).
+"""End-to-end tests: the real Pulumi engine (lab/engine/build.sh) against the local OpenStack cloud (make localcloud).
 
 Both are built or started on demand, once per run, and reused when present: the engine from its cache, the cloud if
 it is running.
@@ -41,9 +41,9 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def pulumi_environment(localcloud):
     """The environment of every Pulumi command (scripts/env.sh), after building or reusing the engine."""
-    build = subprocess.run(["engine/build.sh"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    build = subprocess.run(["lab/engine/build.sh"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
     if build.returncode != 0:
-        pytest.fail(f"engine/build.sh failed ({build.returncode}):\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}")
+        pytest.fail(f"lab/engine/build.sh failed ({build.returncode}):\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}")
     environment = project_environment()
     environment["OS_CLIENT_CONFIG_FILE"] = localcloud.clouds_yaml
     environment["OS_CLOUD"] = "localcloud"
@@ -53,8 +53,8 @@ def pulumi_environment(localcloud):
 @pytest.fixture(scope="session")
 def k8s_engine_environment():
     """The environment of every Pulumi command, with no cloud: the engine and the Kubernetes parts built or reused
-    (engine/env.sh installs the pulumi-kubernetes plugin they hold)."""
-    for command in (["engine/build.sh"], ["engine/build.sh", "--k8s"]):
+    (lab/engine/env.sh installs the pulumi-kubernetes plugin they hold)."""
+    for command in (["lab/engine/build.sh"], ["lab/engine/build.sh", "--k8s"]):
         build = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=3600)
         if build.returncode != 0:
             pytest.fail(f"{' '.join(command)} failed ({build.returncode}):\n{build.stdout[-3000:]}\n"
@@ -78,7 +78,7 @@ def faults(localcloud):
     """The local cloud's fault tools; every fault is undone when the module ends, whatever happened."""
     tools = localcloud.faults
     if not tools.octavia_api_has_switch():
-        pytest.fail("octavia-api runs without the fault switch: run `localcloud/restart octavia-api` once")
+        pytest.fail("octavia-api runs without the fault switch: run `lab/localcloud/restart octavia-api` once")
     yield tools
     tools.clear_services()  # the Octavia API serving, Keystone running
     tools.worker_thaw()

@@ -1,5 +1,5 @@
 """Real clients looping over an endpoint's name while a zone is lost: what tests/e2e/test_ovn_engine.py asserts and
-bench/failover_figures.py prints (one implementation of both).
+lab/bench/failover_figures.py prints (one implementation of both).
 
 Each client resolves the name at the local cloud's DNS server before every request, with no cache (what a client
 sees once its resolver's cache has expired: the TTL bounds how much later that happens), opens a new connection each
@@ -10,9 +10,9 @@ each with its own defaults unless its name says otherwise:
   ``--resolve``; no connect timeout of its own: an address that drops packets costs the kernel's SYN retries (~127 s);
 - ``curl-3s``: the same with ``--connect-timeout 3 --max-time 10`` (what the README tells curl users: a request
   already connected when its zone goes dark would otherwise wait for TCP's retransmissions, ~15 min);
-- ``go``: Go's net/http with the standard dialer (bench/failover/main.go): the addresses in order, each with a share
+- ``go``: Go's net/http with the standard dialer (lab/bench/failover/main.go): the addresses in order, each with a share
   of the 30 s dial timeout, as kubectl and client-go do;
-- ``requests``: Python requests (bench/failover/requests_client.py): urllib3 tries the addresses in order, each with
+- ``requests``: Python requests (lab/bench/failover/requests_client.py): urllib3 tries the addresses in order, each with
   the kernel's connect timeout (requests sets none);
 - ``requests-3s``: the same with ``timeout=(3, 10)``.
 
@@ -22,7 +22,7 @@ localcloud.dataplane.client_ns, the binaries; see tests/e2e/k8s_clients.py):
 - ``kubectl``: ``kubectl get --raw /readyz``, a new process per request in the client namespace, resolving through
   its resolv.conf (the namespace's forwarder to named) with Go's resolver; kubectl's defaults: no request timeout
   (``--request-timeout=0``), the addresses in order sharing a 30 s dial timeout, a 10 s TLS handshake timeout;
-- ``client-go``: bench/failover/clientgo, ONE clientset for the whole loop, GET /readyz through its REST client:
+- ``client-go``: lab/bench/failover/clientgo, ONE clientset for the whole loop, GET /readyz through its REST client:
   connections kept and reused as a controller's are (a request on a connection whose peer went silent waits for
   HTTP/2's health check, 30 s + 15 s, or TCP's retransmissions under HTTP/1.1), no request timeout, the same dial
   and TLS handshake timeouts; a new connection resolves the name again at the DNS server.
@@ -110,7 +110,7 @@ class Figures:
 
 def resolve(name: str, server: tuple[str, int]) -> list[str]:
     """The name's A record as the DNS server answers it now, in its order (an address is its own answer: a loop over
-    a floating IP, bench/adopt_figures.py)."""
+    a floating IP, lab/bench/adopt_figures.py)."""
     import ipaddress
     try:
         return [str(ipaddress.ip_address(name))]
@@ -136,8 +136,8 @@ def build_go_program(source: Path, binary: Path, goflags: str = "-mod=mod") -> P
 
 
 def build_go_client(cache: Path) -> Path:
-    """bench/failover/main.go (standard library only) built into the cache."""
-    return build_go_program(REPO / "bench" / "failover", cache / "bin" / "hafailover")
+    """lab/bench/failover/main.go (standard library only) built into the cache."""
+    return build_go_program(REPO / "lab" / "bench" / "failover", cache / "bin" / "hafailover")
 
 
 class Loop:
@@ -176,7 +176,7 @@ class Loop:
                               self.figures[client])
             else:
                 timeout = [str(CONNECT_TIMEOUT), str(READ_TIMEOUT)] if client.endswith("-3s") else []
-                self._process([sys.executable, str(REPO / "bench" / "failover" / "requests_client.py"), self.url,
+                self._process([sys.executable, str(REPO / "lab" / "bench" / "failover" / "requests_client.py"), self.url,
                                f"{self.server[0]}:{self.server[1]}", str(self.duration), str(self.interval),
                                *timeout], self.figures[client])
         return self

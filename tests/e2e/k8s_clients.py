@@ -10,7 +10,7 @@ rollout asks what a controller asks, an object: tests/e2e/rollout.py ``REQUEST``
   30 s dial timeout shared by the name's addresses in turn, a 10 s TLS handshake timeout, HTTP/2 health checks (a
   ping after 30 s without a frame, the connection dropped after 15 s more without an answer; only matter to a
   connection kept open, which a new process per request never has).
-- ``client-go``: bench/failover/clientgo, one clientset for the whole loop (connection reuse: what a controller
+- ``client-go``: lab/bench/failover/clientgo, one clientset for the whole loop (connection reuse: what a controller
   does) with client-go's transport and the same defaults, resolving at the DNS server given (-dns).
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 K8S_CLIENTS = ("kubectl", "client-go")
-CLIENT_GO_SOURCE = REPO / "bench" / "failover" / "clientgo"
+CLIENT_GO_SOURCE = REPO / "lab" / "bench" / "failover" / "clientgo"
 
 
 @dataclass(frozen=True)
@@ -47,16 +47,16 @@ class K8sClients:
 
 
 def engine_goflags() -> str:
-    """The engine's GOFLAGS (engine/build-flags.env): the client-go packages the kube part compiled are then reused
+    """The engine's GOFLAGS (lab/engine/build-flags.env): the client-go packages the kube part compiled are then reused
     from Go's build cache."""
-    for line in (REPO / "engine" / "build-flags.env").read_text().splitlines():
+    for line in (REPO / "lab" / "engine" / "build-flags.env").read_text().splitlines():
         if line.startswith("ENGINE_GOFLAGS="):
             return line.split("=", 1)[1].strip().strip('"')
-    raise RuntimeError("engine/build-flags.env sets no ENGINE_GOFLAGS")
+    raise RuntimeError("lab/engine/build-flags.env sets no ENGINE_GOFLAGS")
 
 
 def build_client_go(cache: Path) -> Path:
-    """bench/failover/clientgo built into the cache (``$HA_ENDPOINT_CACHE/bin``) with the engine's GOFLAGS; modules
+    """lab/bench/failover/clientgo built into the cache (``$HA_ENDPOINT_CACHE/bin``) with the engine's GOFLAGS; modules
     from the Go module proxy, checked against go.sum."""
     from tests.e2e.failover import build_go_program
     return build_go_program(CLIENT_GO_SOURCE, cache / "bin" / "hafailover-clientgo", engine_goflags())

@@ -2,7 +2,7 @@
 v1.14.2 (from its Go module), a Cluster handle that adds, marks healthy and deletes Machines with Cluster API's hook
 semantics (kubectl on the local Kubernetes control plane), and the waits and member listings the tests share
 (tests/e2e/test_k8s_member_agent.py, tests/e2e/test_k8s_rollout.py through tests/e2e/rollout.py, and
-bench/rollout_figures.py)."""
+lab/bench/rollout_figures.py)."""
 
 from __future__ import annotations
 

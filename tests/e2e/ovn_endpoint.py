@@ -187,7 +187,7 @@ def serving_servers(localcloud, prefix: str, wanted: dict[Hashable, tuple[str, s
 
 def wait_serving(localcloud, servers: list, timeout: float) -> None:
     """Until each server's port is plugged into its AZ's chassis and its member server runs
-    (localcloud/dataplane/members.py: within a second of ACTIVE for a few servers, one plug after another for many)."""
+    (lab/localcloud/dataplane/members.py: within a second of ACTIVE for a few servers, one plug after another for many)."""
     from localcloud import procs
     from localcloud.dataplane import members
     from localcloud.dataplane.config import DPPaths

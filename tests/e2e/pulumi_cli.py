@@ -3,7 +3,7 @@
 The copy holds the program, the component and the policy pack as they are in the work tree, and links the
 project's virtualenv; the stack's state lives in a file backend of its own, so a test run never touches the dev
 stack. The environment is the one `scripts/env.sh` gives every Pulumi command of the project (the engine built by
-engine/build.sh, the local cloud's clouds.yaml).
+lab/engine/build.sh, the local cloud's clouds.yaml).
 """
 
 from __future__ import annotations
@@ -213,9 +213,9 @@ def refused(stack: PulumiStack, raw: dict, expected: str) -> PulumiStack:
 
 
 def patched_openstack_plugin() -> Path:
-    """The OpenStack plugin built with engine/openstack/patches: the opt-in engine part "openstack-patched", which
-    engine/build.sh builds (or reuses from its cache) and whose cache dir it prints last."""
-    out = subprocess.run(["engine/build.sh", "--part", "openstack-patched"], cwd=REPO, check=True,
+    """The OpenStack plugin built with lab/engine/openstack/patches: the opt-in engine part "openstack-patched", which
+    lab/engine/build.sh builds (or reuses from its cache) and whose cache dir it prints last."""
+    out = subprocess.run(["lab/engine/build.sh", "--part", "openstack-patched"], cwd=REPO, check=True,
                          capture_output=True, text=True, timeout=3600)
     return Path(out.stdout.strip().splitlines()[-1]) / "plugins" / "pulumi-resource-openstack"
 

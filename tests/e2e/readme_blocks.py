@@ -3,19 +3,19 @@
 runs on. Pure (no cloud, no engine): tests/unit/test_readme_blocks.py tests it.
 
 The pages are written for the first cloud, the one `make up` starts on the machine's base ports
-(localcloud/settings.py ``BASE_PORTS``, port offset 0) and keeps the user's dev stack in. The walk runs on a cloud
+(lab/localcloud/settings.py ``BASE_PORTS``, port offset 0) and keeps the user's dev stack in. The walk runs on a cloud
 instance of its own (a `make test` lane's, at ``LOCALCLOUD_PORT_OFFSET`` N), whose facts differ in exactly three ways:
 
 - its ports: each service's base port + N (the DNS server clients ask, named: 5300 -> 5300 + N), named in a block as
   ``-p PORT``, ``--port PORT`` / ``--port=PORT`` or ``127.0.0.1:PORT`` / ``localhost:PORT``;
-- its public network: 172.24.<4 + N/1000>.0/24 instead of 172.24.4.0/24 (localcloud/dataplane/config.py), named by
+- its public network: 172.24.<4 + N/1000>.0/24 instead of 172.24.4.0/24 (lab/localcloud/dataplane/config.py), named by
   its addresses' prefix ``172.24.4.``;
 - its state directory (clouds.yaml, env.sh, seed.json): ``$HA_ENDPOINT_STATE`` instead of
   ``~/.cache/ha-endpoint/localcloud``.
 
 Everything else a block reaches comes through the environment the walk gives it, as it would in a user's shell:
 ``HA_ENDPOINT_STATE`` (and ``LOCALCLOUD_PORT_OFFSET``) point every script (scripts/env.sh, scripts/stack.sh,
-localcloud/*) and the Makefile at that cloud, and the printed facts (`make up`'s DNS server line, `localcloud/status`)
+lab/localcloud/*) and the Makefile at that cloud, and the printed facts (`make up`'s DNS server line, `lab/localcloud/status`)
 come from it. The stack files name no fact of an instance (Pulumi.dev.yaml: the cloud ``localcloud``, the networks
 and subnets by name, the members at 10.10.N.10, the zone example.test.: the same in every instance), so nothing else
 is rewritten. A first cloud's port or state directory written in any other form fails the rewrite

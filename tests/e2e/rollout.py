@@ -1,9 +1,9 @@
-"""A control-plane rollout behind the endpoint with real clients (issue 48): what bench/rollout_figures.py prints and
+"""A control-plane rollout behind the endpoint with real clients (issue 48): what lab/bench/rollout_figures.py prints and
 tests/e2e/test_k8s_rollout.py asserts (one implementation of both).
 
-On the local cloud's data plane: a Kubernetes control plane (localcloud/k8s: etcd + kube-apiserver v1.34.4) on Nova
+On the local cloud's data plane: a Kubernetes control plane (lab/localcloud/k8s: etcd + kube-apiserver v1.34.4) on Nova
 servers of its own (``ro-0``..``ro-8``, three per AZ on k8s-net at 10.10.10.31-39, each in its data-plane network
-namespace, as localcloud/k8s/oncloud.py hands a node over; generation g of AZ i is ``ro-(3g+i)``, generation 0
+namespace, as lab/localcloud/k8s/oncloud.py hands a node over; generation g of AZ i is ``ro-(3g+i)``, generation 0
 holds etcd), this project's endpoint in front of them (a real ``pulumi up``), a management cluster on 127.0.0.1 (one
 etcd + one kube-apiserver) serving Cluster API v1.14.2's Machine CRD, the member agent (``python -m
 ha_endpoint.agent``), and kubectl and client-go looping a read of the ``default`` Namespace (``REQUEST``) through
@@ -117,7 +117,7 @@ def prepare_nodes(cloud, fqdn: str) -> tuple[Layout, Layout, list[dict]]:
     etcd = replace(everything, nodes=all_nodes[:3])
     if (state / "layout.json").exists():
         oncloud.forget(layouts.load(state))   # an earlier run's: a fresh etcd cluster
-    layouts.save(everything)                  # `localcloud/down` and the cleanup stop every node by it
+    layouts.save(everything)                  # `lab/localcloud/down` and the cleanup stop every node by it
     for member, node in zip(found, all_nodes):
         oncloud.hand_over(cloud, member, everything, node.name)
     return etcd, everything, found

@@ -1,7 +1,7 @@
 """Adopting a running cluster's endpoint (issue 50, docs/adoption.md) with the real engine, on the local cloud's data
 plane: CAPO's single load balancer taken over as one zone of three and given back, for an endpoint that is a DNS
 name and one that is the floating IP, with clients looping through the name and the address (tests/e2e/adoption.py,
-the code bench/adopt_figures.py prints). One stack, both cases one after the other.
+the code lab/bench/adopt_figures.py prints). One stack, both cases one after the other.
 """
 
 from __future__ import annotations

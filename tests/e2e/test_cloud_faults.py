@@ -2,7 +2,7 @@
 
 One stack (`cloud-faults`, endpoint `fault-api`: three zones, one listener, one member per zone) is built, then rolled
 out (every member replaced: new members, the readiness gates wait again, the old members are deleted at the end)
-while the local cloud's fault tools (localcloud/service_faults.py) break it:
+while the local cloud's fault tools (lab/localcloud/service_faults.py) break it:
 
 1. Keystone is restarted while the new members are created, so the readiness gates start while nothing can
    authenticate;

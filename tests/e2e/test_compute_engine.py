@@ -1,7 +1,7 @@
-"""Servers on the local cloud under the real engine: the OpenStack provider plugin (engine/openstack, the
+"""Servers on the local cloud under the real engine: the OpenStack provider plugin (lab/engine/openstack, the
 terraform-provider-openstack bridge) creates `openstack.compute.Instance`s by image and flavor name, one on a port of
 its own in az1 and one on a network in az2; they come up ACTIVE on their AZ's compute host with their fixed IPs, a
-second preview sees no change, and destroy leaves nothing (localcloud/README.md, "Compute")."""
+second preview sees no change, and destroy leaves nothing (lab/localcloud/README.md, "Compute")."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""A real Kubernetes control plane (localcloud/k8s: three etcd members, three kube-apiservers, all on 127.0.0.1),
+"""A real Kubernetes control plane (lab/localcloud/k8s: three etcd members, three kube-apiservers, all on 127.0.0.1),
 no OpenStack cloud needed: kubectl answers through each API server with the kubeconfig the project renders, the
 pulumi-kubernetes plugin built here runs under the real engine with the project's ClusterAccess, the API server
 accepts the Cluster API CRDs (Cluster API v1.14.2's Cluster, with its own conversion webhook, and CAPO v0.14.7's
 OpenStackCluster) and the objects the project generates, a stack's v1beta1 Cluster moves to v1beta2 in place, and
 etcd keeps quorum with one member stopped. The cluster starts once per module (its start time and memory are printed); the binaries come from
-`engine/build.sh --k8s` (built first when missing: minutes on a cold machine)."""
+`lab/engine/build.sh --k8s` (built first when missing: minutes on a cold machine)."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def test_pulumi_kubernetes_creates_previews_no_change_and_destroys(k8s, k8s_engi
 @pytest.fixture(scope="module")
 def capi(k8s):
     """The Cluster API CRDs the tests validate against (capi/versions.env: Cluster API v1.14.2, CAPO v0.14.7) in the
-    API server, the Cluster's with Cluster API's own conversion webhook (engine/capi-conversion, serving on
+    API server, the Cluster's with Cluster API's own conversion webhook (lab/engine/capi-conversion, serving on
     127.0.0.1 with a certificate of the cluster's CA), as Cluster API's manager installs it: the CRD serves v1beta1
     and v1beta2 and stores v1beta2. Without the webhook (strategy None, the CRD file as it is) the API server only
     relabels an object: a v1beta1 Cluster's references lose their apiVersion to pruning and gain no apiGroup, and a

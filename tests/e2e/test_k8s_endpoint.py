@@ -1,8 +1,8 @@
 """A real Kubernetes control plane behind the endpoint (issue 28), under the real engine on the local cloud's data
 plane: three etcd members and three kube-apiservers, one node per AZ in a Nova server's namespace
-(localcloud/k8s/oncloud.py), the endpoint in front of them as the `k8s` stack makes it (localcloud/k8s/stack.py),
+(lab/localcloud/k8s/oncloud.py), the endpoint in front of them as the `k8s` stack makes it (lab/localcloud/k8s/stack.py),
 and every client out on the public network, resolving the endpoint's name at the cloud's DNS server (a client
-namespace: localcloud/dataplane/client_ns.py).
+namespace: lab/localcloud/dataplane/client_ns.py).
 
 Asserted as a user notices it: kubectl with the kubeconfig the component hands out answers `/readyz` and its
 version through the name, and each floating IP serves a certificate naming it and the name; examples/kubernetes
@@ -18,7 +18,7 @@ until HTTP/2's health check drops it).
 Exclusive (it stops a chassis and deletes a load balancer), and never on the first cloud (``own_cloud``): it starts,
 re-addresses and stops the cloud's own cluster (``oncloud.NAME``) and writes its ``endpoint.kubeconfig``, the very
 ones a user's `STACK=k8s make up` keeps on the first cloud. In `make test`, a lane 2..'s cloud; alone:
-`.venv/bin/python -m pytest -s tests/e2e/test_k8s_endpoint.py`. It needs the data plane's ovs-vswitchd 3.5 (localcloud/ovs-build.sh): Debian 12's 3.1.0 aborted on a
+`.venv/bin/python -m pytest -s tests/e2e/test_k8s_endpoint.py`. It needs the data plane's ovs-vswitchd 3.5 (lab/localcloud/ovs-build.sh): Debian 12's 3.1.0 aborted on a
 conntrack assertion under the cluster's traffic, every ~33 s.
 """
 
@@ -75,7 +75,7 @@ class Kube:
 
 @pytest.fixture(scope="module")
 def kube(localcloud, pulumi_environment, tmp_path_factory):
-    bins = cluster.binaries()                     # the Kubernetes parts (engine/build.sh --k8s), built or reused
+    bins = cluster.binaries()                     # the Kubernetes parts (lab/engine/build.sh --k8s), built or reused
     environment = {**project_environment(), "OS_CLIENT_CONFIG_FILE": pulumi_environment["OS_CLIENT_CONFIG_FILE"],
                    "OS_CLOUD": "localcloud"}     # again: env.sh installs the pulumi-kubernetes plugin once it exists
     config = k8s_stack.endpoint_config(name=ENDPOINT, record=ENDPOINT)
@@ -94,7 +94,7 @@ def kube(localcloud, pulumi_environment, tmp_path_factory):
             outputs = json.loads(stack.run("stack", "output", "--json", "--show-secrets").stdout)
             plan = k8s_stack.add_addresses(localcloud.paths, outputs)
             kubeconfig = plan.state / "endpoint.kubeconfig"          # where `STACK=k8s make up` writes it, and
-            kubeconfig.write_text(outputs["kubeconfig"])             # localcloud/kubectl reads it
+            kubeconfig.write_text(outputs["kubeconfig"])             # lab/localcloud/kubectl reads it
             yield Kube(stack, plan, bins, kubeconfig, plan.pki / "ca.crt", namespace, fqdn)
     finally:
         try:
@@ -117,7 +117,7 @@ def served_names(address: str, ca: Path, fqdn: str) -> set[str]:
 def test_1_kubectl_reaches_the_cluster_through_the_name_with_the_handed_out_kubeconfig(kube):
     assert f"server: https://{kube.fqdn}:{PORT}" in kube.kubeconfig.read_text()
     assert kube.kubectl("get", "--raw", "/readyz").stdout.strip() == "ok"
-    readme = subprocess.run([str(REPO / "localcloud" / "kubectl"), "get", "--raw", "/readyz"], capture_output=True,
+    readme = subprocess.run([str(REPO / "lab" / "localcloud" / "kubectl"), "get", "--raw", "/readyz"], capture_output=True,
                             text=True, timeout=60, stdin=subprocess.DEVNULL)   # the README's line, as pasted
     assert readme.returncode == 0 and readme.stdout.strip() == "ok", readme.stderr[-2000:]
     version = json.loads(kube.kubectl("version", "-o", "json").stdout)

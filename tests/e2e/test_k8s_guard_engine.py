@@ -1,7 +1,7 @@
 """The Kubernetes side under the real engine (no cloud needed): the ControlPlaneEndpointGuard refuses a changed
 endpoint at preview with its message, a kubeconfig built from an endpoint's outputs is exported as a secret while
 pulumi-kubernetes sits in the program's environment, and the Provider built from it previews with the plugin built
-here (engine/build.sh --k8s) although its cluster's name does not resolve (tests/e2e/test_k8s_cluster.py runs that
+here (lab/engine/build.sh --k8s) although its cluster's name does not resolve (tests/e2e/test_k8s_cluster.py runs that
 plugin against a real API server)."""
 
 from __future__ import annotations

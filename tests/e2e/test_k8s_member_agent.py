@@ -1,4 +1,4 @@
-"""The member agent for real: the local Kubernetes API servers (localcloud/k8s) serving Cluster API v1.14.2's
+"""The member agent for real: the local Kubernetes API servers (lab/localcloud/k8s) serving Cluster API v1.14.2's
 Machine CRD, the local cloud's Octavia, and two `python -m ha_endpoint.agent` processes electing a leader on a
 Lease. Cluster API's controllers are not run here: the test plays the Machine controller's documented deletion
 sequence (a deleting Machine keeps its finalizer until no `pre-drain.delete.hook.machine.cluster.x-k8s.io/*`

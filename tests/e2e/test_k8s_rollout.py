@@ -1,7 +1,7 @@
 """The member agent under real clients (issue 48): a control plane rolled, a machine taken out for maintenance and put
 back, a machine's ready condition False then True, and a zone's only machine deleted, while kubectl (a process per
 request) and client-go (one clientset, kept connections) loop a read of an object (``rollout.REQUEST``) through the
-endpoint's DNS name the whole time. The machinery is bench/rollout_figures.py's (tests/e2e/rollout.py): real
+endpoint's DNS name the whole time. The machinery is lab/bench/rollout_figures.py's (tests/e2e/rollout.py): real
 kube-apiservers on the local cloud's data plane (Nova servers ``ro-0``..``ro-8``), the component's endpoint in front
 of them (a real ``pulumi up``), Cluster API v1.14.2's Machines in a management cluster on 127.0.0.1, one ``python -m
 ha_endpoint.agent``; the test plays KubeadmControlPlane and the Machine controller (Cluster API's controllers are not
@@ -86,7 +86,7 @@ class Rolled:
 @pytest.fixture(scope="module")
 def rolled(localcloud, pulumi_environment, tmp_path_factory):
     started = time.monotonic()
-    bins = cluster.binaries()                     # the Kubernetes parts (engine/build.sh --k8s), built or reused
+    bins = cluster.binaries()                     # the Kubernetes parts (lab/engine/build.sh --k8s), built or reused
     cache = Path(os.environ.get("HA_ENDPOINT_CACHE", Path.home() / ".cache" / "ha-endpoint"))
     client_go, go_client = build_client_go(cache), failover.build_go_client(cache)
     work = tmp_path_factory.mktemp("rollout")

@@ -9,7 +9,7 @@ tests/e2e/conftest.py) whose members are Nova servers serving on the data plane,
 tests/e2e/test_ovn_engine.py.
 
 What N costs here: every serving member is a whole member on the local cloud's data plane
-(localcloud/dataplane/members.py): a Nova server and its Neutron port bound on its AZ's chassis (an OVN logical
+(lab/localcloud/dataplane/members.py): a Nova server and its Neutron port bound on its AZ's chassis (an OVN logical
 switch port), a network namespace whose veth is a port of that chassis' userspace ovs-vswitchd (every packet goes
 through that process), its own member server (member_server.py: system Python, ~20 MiB RSS, four listeners, a thread
 per connection), plugged one after another by the members reconciler, and probed by OVN's TCP health check every

@@ -1,7 +1,7 @@
 """The engine's OpenStack plugin speaks the schema of the pulumi-openstack SDK users install (requirements.txt pins it).
 
-engine/openstack builds pulumi-resource-openstack from terraform-provider-openstack v3.4.0 with our own token mapping;
-engine/openstack/check_sdk.py compares the schema it generated with the installed SDK for every resource and function
+lab/engine/openstack builds pulumi-resource-openstack from terraform-provider-openstack v3.4.0 with our own token mapping;
+lab/engine/openstack/check_sdk.py compares the schema it generated with the installed SDK for every resource and function
 (tokens, properties in and out, shapes, required inputs, secrets, aliases, deprecations, nested types, provider
 configuration) and lists each difference; a difference not listed in its KNOWN table, with a reason, fails here. No
 cloud needed, only the engine build (reused from the cache).
@@ -19,15 +19,15 @@ from pathlib import Path
 import pulumi_openstack
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "engine" / "openstack"))
+sys.path.insert(0, str(ROOT / "lab" / "engine" / "openstack"))
 
 import check_sdk  # noqa: E402
 
 
 def engine_dir() -> Path:
-    build = subprocess.run(["engine/build.sh"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
-    assert build.returncode == 0, f"engine/build.sh failed:\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}"
-    bindir = subprocess.run(["engine/build.sh", "--bin-dir"], cwd=ROOT, capture_output=True, text=True, check=True)
+    build = subprocess.run(["lab/engine/build.sh"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    assert build.returncode == 0, f"lab/engine/build.sh failed:\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}"
+    bindir = subprocess.run(["lab/engine/build.sh", "--bin-dir"], cwd=ROOT, capture_output=True, text=True, check=True)
     return Path(bindir.stdout.strip()).parent
 
 

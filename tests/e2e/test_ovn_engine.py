@@ -5,7 +5,7 @@ without the watcher that keeps DNS following health), a member rotation that no 
 a zone that does not serve unpublished, and a destroy that leaves nothing in Octavia, Neutron or OVN's northbound
 database.
 
-The members are Nova servers (one serving namespace each, localcloud/dataplane) given to the endpoint by server id:
+The members are Nova servers (one serving namespace each, lab/localcloud/dataplane) given to the endpoint by server id:
 the component finds their address and port and attaches its members' security group, the only group that admits
 anything to them (Nova's default group admits nothing from outside). So every request that gets through proves the
 component's rules admit what the OVN provider really sends: the clients' own addresses (OVN balances without a
@@ -299,7 +299,7 @@ def test_3c_a_member_put_back_is_online_and_gets_new_connections_again(stack, se
 def test_3d_clients_fail_over_when_az2_goes_dark_without_and_with_the_watcher(stack, servers, localcloud, seen):
     """Issue 26's failover, measured with real clients (tests/e2e/failover.py: curl, Go's net/http, Python requests,
     each resolving the name at the cloud's DNS server before every request) while az2's chassis is stopped
-    (``az-down``), without the watcher and with it at its defaults (bench/failover_figures.py prints every way
+    (``az-down``), without the watcher and with it at its defaults (lab/bench/failover_figures.py prints every way
     without it). The table is printed (the README's). The two other ways (its member stopped, its load balancer
     deleted out of band), with the watcher and these same clients, are measured and asserted in
     tests/e2e/test_k8s_endpoint.py::test_3, against three kube-apiservers as members (one set of loops for both:
@@ -367,7 +367,7 @@ DEAD_AFTER = 15  # seconds: the unpublish tests' readiness.deadAfterSeconds
 def test_4_up_while_a_zone_does_not_serve_leaves_it_unpublished_in_bounded_time_and_below_the_floor_fails(
         stack, servers, localcloud):
     """readiness.onZoneNotReady: unpublish. az2 gets a new member whose server serves nothing
-    (`localcloud/fault server-down`): the OVN provider reports it ONLINE at once, before any health check, then ERROR
+    (`lab/localcloud/fault server-down`): the OVN provider reports it ONLINE at once, before any health check, then ERROR
     once its monitor fails it; the gate holds that first ONLINE (20 s for this monitor), sees the ERROR, and after
     deadAfterSeconds of ERROR counts the zone dead (not after the 300 s timeout): the `up` completes, az2 leaves DNS,
     az1 and az3 stay. Asked for 3 ready zones, the same `up` fails naming az2, and DNS is left as it was."""

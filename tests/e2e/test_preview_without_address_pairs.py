@@ -2,10 +2,10 @@
 backend puts each zone's VIP in its members' allowed address pairs, so a cloud without the extension is refused at
 preview, naming ``backend`` and the fix, with nothing created.
 
-ML2 offers the extension whenever security groups are on; ``localcloud/fault neutron-without-address-pairs`` loads,
-after the OVN mechanism driver, the lab's ``WithoutAddressPairsDriver`` (localcloud/neutron_plugin), which takes the
+ML2 offers the extension whenever security groups are on; ``lab/localcloud/fault neutron-without-address-pairs`` loads,
+after the OVN mechanism driver, the lab's ``WithoutAddressPairsDriver`` (lab/localcloud/neutron_plugin), which takes the
 extension out of what ML2 supports: Neutron then lists it no more and refuses the attribute, as a cloud built without
-it. ``localcloud/up`` writes ml2.ini with it and restarts neutron-server alone; ``neutron-with-address-pairs`` puts it
+it. ``lab/localcloud/up`` writes ml2.ini with it and restarts neutron-server alone; ``neutron-with-address-pairs`` puts it
 back the same way. Marked ``own_cloud``: Neutron restarts twice, never on the user's cloud and never beside another
 test on that cloud."""
 

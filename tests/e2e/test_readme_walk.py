@@ -140,7 +140,7 @@ def test_every_pasted_block_runs_and_the_examples_run_together(tmp_path, localcl
                     "(`make test` with HA_ENDPOINT_TEST_CLOUDS=2 or 3, the default) or here after `make down`")
     assert not before, (f"the README's endpoints already exist on this test cloud ({localcloud.paths.root}, a walk "
                         f"that was interrupted?): {before}; `HA_ENDPOINT_STATE={localcloud.paths.root} "
-                        "localcloud/reset` wipes it")
+                        "lab/localcloud/reset` wipes it")
     cloud = this_cloud(localcloud)
     blocks = [for_cloud(runnable(block), cloud) for block in SH_BLOCKS]   # the one change to what is pasted
     address = re.compile(rf"(?<![\d.]){re.escape(cloud.public_prefix)}\d+\b")
@@ -196,7 +196,7 @@ def test_every_pasted_block_runs_and_the_examples_run_together(tmp_path, localcl
         if (walk.checkout / "Pulumi.second.yaml").exists():
             _quietly(walk.run, "STACK=second PULUMI_CONFIG_PASSPHRASE=choose-one make down")
         _quietly(walk.run, "make down")
-        _quietly(walk.run, "localcloud/fault member-up cp-1")
+        _quietly(walk.run, "lab/localcloud/fault member-up cp-1")
         print("\n".join(walk.log))
     left = _objects_named(localcloud)
     sweep = Cleanup(localcloud)

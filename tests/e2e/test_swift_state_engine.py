@@ -87,7 +87,7 @@ def cloud_cleanup(localcloud):
 def stack(localcloud, pulumi_environment, cloud_cleanup, tmp_path):
     """A stack of the program in the shared bucket, its project and stack named for this test only; removed from the
     bucket afterwards (its groups are deleted by their prefix, cloud_cleanup)."""
-    assert swift_server.read_env(localcloud.paths), "the cloud wrote no state-backend.env: run localcloud/up"
+    assert swift_server.read_env(localcloud.paths), "the cloud wrote no state-backend.env: run lab/localcloud/up"
     environment, url = swift_environment(pulumi_environment, localcloud.paths.root)
     name = f"swift-{uuid.uuid4().hex[:6]}"
     instance = PulumiStack.program(tmp_path / "program", f"state-{name}", name, PROGRAM, environment, backend_url=url)

@@ -1,7 +1,7 @@
 """A Pulumi YAML program consumes the component package and builds an endpoint on the local cloud (issue 12).
 
 examples/yaml/Pulumi.yaml names the package in `packages:` (../../components: PulumiPlugin.yaml, the Python provider
-host). The real engine runs it with the YAML language host built by engine/yaml; the CLI installs the package's
+host). The real engine runs it with the YAML language host built by lab/engine/yaml; the CLI installs the package's
 virtualenv (components/requirements.txt) and the host constructs HaEndpoint. The readiness gates and drains run in
 that host too (ha_endpoint.gates.hosted: a dynamic provider would run with the YAML program's python3). Each step
 reads the cloud back with openstacksdk and the cloud's DNS server (named).

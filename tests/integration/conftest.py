@@ -1,4 +1,4 @@
-"""Integration tests run against the local OpenStack cloud (localcloud/): fixtures from localcloud.testing."""
+"""Integration tests run against the local OpenStack cloud (lab/localcloud/): fixtures from localcloud.testing."""
 import sys
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Client namespaces (localcloud/dataplane/client_ns.py) on the running local cloud: real clients resolve a name of
+"""Client namespaces (lab/localcloud/dataplane/client_ns.py) on the running local cloud: real clients resolve a name of
 example.test. through the namespace's resolv.conf and DNS forwarder at named, and reach the floating IPs behind it;
 kubectl and client-go (the failover loop's Kubernetes rows) get ``/readyz`` through them; nothing is left behind.
 

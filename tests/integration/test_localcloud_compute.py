@@ -1,5 +1,5 @@
 """Compute on the local cloud, through openstacksdk alone: a server per AZ reaches ACTIVE on its AZ's compute host
-with a bound, ACTIVE Neutron port on the seeded subnet, and deleting it leaves nothing behind (localcloud/README.md,
+with a bound, ACTIVE Neutron port on the seeded subnet, and deleting it leaves nothing behind (lab/localcloud/README.md,
 "Compute")."""
 import ipaddress
 import time

@@ -85,7 +85,7 @@ def test_up_again_starts_nothing_and_status_reports_all_running(localcloud):
     assert document['dns'] == {'host': '127.0.0.1', 'port': PORTS['named']}
     if document.get('dataplane') == 'ovn':  # the default: a chassis per AZ, each up
         assert {az: chassis['up'] for az, chassis in document['chassis'].items()} == dict.fromkeys(AZS, True)
-    # the whole cloud, with its data plane: 2.6 GiB when ready (bench/dataplane_figures.py), 3.3 GiB after a test
+    # the whole cloud, with its data plane: 2.6 GiB when ready (lab/bench/dataplane_figures.py), 3.3 GiB after a test
     # run's worth of requests (measured in a CI run); past 4 GiB a small machine would notice
     assert sum(r['pss'] for r in rows) < 4 * 2 ** 30
 

@@ -112,7 +112,7 @@ def test_the_seeded_zone_is_served_by_named_at_designates_serial(localcloud, os_
 
 @pytest.mark.exclusive  # named stopped: no one's DNS query is answered meanwhile
 def test_a_change_made_while_named_is_down_is_answered_and_active_once_it_is_back(localcloud, os_conn, cloud_cleanup):
-    """`localcloud/fault dns-stop` / `dns-start`: no answer while named is down; Designate's worker retries, so the
+    """`lab/localcloud/fault dns-stop` / `dns-start`: no answer while named is down; Designate's worker retries, so the
     record written meanwhile is answered and ACTIVE after named starts again, with no one's help."""
     dns = os_conn.dns
     zone = dns.get_zone(localcloud.seed['dns_zone_id'])

@@ -1,9 +1,9 @@
 """The local cloud's threaded OpenStack processes keep logging's locks native
-(localcloud/octavia_plugin/localcloud_native_logging.py).
+(lab/localcloud/octavia_plugin/localcloud_native_logging.py).
 
 Debian 12's oslo.log swaps them for eventlet's green locks whenever eventlet is imported; under native threads that
 deadlocked the whole Octavia API in 2 of ~26 `make test` runs (every thread stopped in `logging.getLogger`). The
-uwsgi services take the fix through localcloud/fault_wsgi.py, Octavia's daemons through
+uwsgi services take the fix through lab/localcloud/fault_wsgi.py, Octavia's daemons through
 `python3 -m localcloud_native_logging <console script>`: both ways are run here as the services run them."""
 import json
 import shutil

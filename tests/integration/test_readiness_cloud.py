@@ -328,7 +328,7 @@ def gate_latency(zone: Zone, faults: Any, register: Callable[[str, Any], Any], h
 def test_gate_waits_while_the_member_is_down_and_opens_once_it_is_online(localcloud, zone, cloud_cleanup):
     """Behaviour, not timing (this machine is noisy): the gate stays shut while the member is DOWN and opens after it
     turns ONLINE (both asserted in gate_latency, for each of three hold times). The latency is printed as a figure
-    (bench/readiness_figures.py measures it side by side)."""
+    (lab/bench/readiness_figures.py measures it side by side)."""
     latencies = [gate_latency(zone, localcloud.faults, cloud_cleanup.add, hold) for hold in (1.3, 1.7, 2.1)]
     print(f"gate latency after the last member ONLINE (interval 1 s): {[round(x, 3) for x in latencies]}")
 

@@ -1,4 +1,4 @@
-"""MemberReadiness and MemberDrain under the real Pulumi engine (engine/, dynamic providers pickled by dill and run
+"""MemberReadiness and MemberDrain under the real Pulumi engine (lab/engine/, dynamic providers pickled by dill and run
 in the engine's own provider process) against the local cloud.
 
 The program registers only the two dynamic resources: the zone's load balancer, pool and members are made with
@@ -50,17 +50,17 @@ pulumi.export("statuses", gate.statuses)
 
 
 def engine_env() -> dict:
-    """The environment engine/env.sh sets up (PATH with the built CLI, PULUMI_HOME, no downloads).
+    """The environment lab/engine/env.sh sets up (PATH with the built CLI, PULUMI_HOME, no downloads).
 
-    When the build for this checkout is missing (engine/ changed since the last ``engine/build.sh``), the most recent
+    When the build for this checkout is missing (lab/engine/ changed since the last ``lab/engine/build.sh``), the most recent
     cached build is used: these tests exercise the dynamic-provider host, which every build carries."""
-    out = subprocess.run(["bash", "-c", ". engine/env.sh >/dev/null 2>&1 && env -0"], cwd=ROOT, capture_output=True)
+    out = subprocess.run(["bash", "-c", ". lab/engine/env.sh >/dev/null 2>&1 && env -0"], cwd=ROOT, capture_output=True)
     if out.returncode == 0:
         return dict(item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item)
     cache = Path(os.environ.get("HA_ENDPOINT_CACHE") or Path.home() / ".cache" / "ha-endpoint")
     builds = sorted((cache / "engine").glob("*/bin/pulumi"), key=lambda p: p.stat().st_mtime)
     if not builds:
-        pytest.fail("the Pulumi engine is not built: run engine/build.sh (make test builds it first)")
+        pytest.fail("the Pulumi engine is not built: run lab/engine/build.sh (make test builds it first)")
     return {"PATH": f"{builds[-1].parent}:{os.environ['PATH']}", "PULUMI_HOME": str(cache / "pulumi-home"),
             "PULUMI_SKIP_UPDATE_CHECK": "true", "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true"}
 

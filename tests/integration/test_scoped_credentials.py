@@ -162,7 +162,7 @@ def seen_of(action: Callable[[], Any]) -> str:
 def table(localcloud, os_conn):
     unchecked = [conf for conf in ("octavia.conf", "designate.conf") if "service_type" not in Paths().conf(conf).read_text()]
     assert not unchecked, (f"{', '.join(unchecked)} of the local cloud has no [keystone_authtoken] service_type, so "
-                           "its services refuse every scoped credential: localcloud/restart rewrites them")
+                           "its services refuse every scoped credential: lab/localcloud/restart rewrites them")
     stack = os_conn
     cleanup = Cleanup(localcloud)
     made: list[scoped_credentials.Scoped] = []

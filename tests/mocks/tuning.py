@@ -1,7 +1,7 @@
 """Cheaper mock runs of large programs, changing nothing a test can observe: :func:`mock_runtime_tuning`.
 
 Measured on a preview of 10 zones x 200 members (4,105 registrations), CPU seconds of the run
-(``bench/scale_figures.py`` prints the figures of every size):
+(``lab/bench/scale_figures.py`` prints the figures of every size):
 
 * the cyclic garbage collector: Pulumi's runtime allocates millions of small container objects per run (an ``Output``
   is three futures, a task per ``apply``, a coroutine per registration step), and most of them live until the run

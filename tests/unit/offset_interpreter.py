@@ -11,6 +11,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def at_offset(offset: int, code: str) -> dict:
     """``code`` (which prints one JSON document) run by a fresh interpreter for an instance at ``offset``; its document."""
-    env = {**os.environ, 'LOCALCLOUD_PORT_OFFSET': str(offset), 'PYTHONPATH': str(ROOT)}
+    env = {**os.environ, 'LOCALCLOUD_PORT_OFFSET': str(offset), 'PYTHONPATH': str(ROOT / 'lab')}
     out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)

@@ -1,4 +1,4 @@
-"""Client namespaces (localcloud/dataplane/client_ns.py) and their DNS forwarder (dns_forwarder.py), the parts that
+"""Client namespaces (lab/localcloud/dataplane/client_ns.py) and their DNS forwarder (dns_forwarder.py), the parts that
 need no root: names and addresses per cloud instance, the guard on what may be deleted, and the relay itself (on
 127.0.0.1 of this namespace, a stub upstream in place of named)."""
 import functools

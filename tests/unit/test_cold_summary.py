@@ -9,7 +9,7 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "cold_summary.py"
 BUILD_INFO = """built {when} on x86_64, 2 cores, go1.26.8, GOMODCACHE 0 / GOCACHE 0 before; parts built: cli openstack
 cli: pulumi v3.274.1 (pkg/v3): 760.9 s (CPU 583.0 s) [cli-3611e58f0c06060d]
-openstack: pulumi-resource-openstack 5.5.3 (engine/openstack) -> plugins/, 41 MiB: 145.1 s (CPU 184.9 s) [openstack-x]
+openstack: pulumi-resource-openstack 5.5.3 (lab/engine/openstack) -> plugins/, 41 MiB: 145.1 s (CPU 184.9 s) [openstack-x]
     unpatched github.com/terraform-provider-openstack/terraform-provider-openstack/v3 v3.4.0
 total: 1006.0 s (cold only if the Go caches were empty)
 """
@@ -49,7 +49,7 @@ def test_a_warm_run_prints_nothing(tmp_path):
 
 
 def test_an_engine_assembled_from_parts_built_before_lists_no_part(tmp_path):
-    """A change to engine/build.sh re-assembles the engine (a new BUILD_INFO) from the parts already built: nothing
+    """A change to lab/engine/build.sh re-assembles the engine (a new BUILD_INFO) from the parts already built: nothing
     was built, so nothing is listed as if it had been."""
     out = summary(tmp_path, built_at=time.time() - 100, started=time.time() - 1500)
     assert "engine part cli" in out

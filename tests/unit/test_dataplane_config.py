@@ -1,4 +1,4 @@
-"""The data plane's names and guard (localcloud/dataplane): no device name too long for Linux, no name or route
+"""The data plane's names and guard (lab/localcloud/dataplane): no device name too long for Linux, no name or route
 shared between two instances, and a cloud address that would leave the machine refused before any packet."""
 import functools
 import subprocess
@@ -115,7 +115,7 @@ def test_the_chassis_run_the_ovs_vswitchd_that_ovs_build_sh_builds(monkeypatch, 
     from pathlib import Path as P
 
     from localcloud.dataplane import ovn
-    script = (P(__file__).resolve().parents[2] / 'localcloud' / 'ovs-build.sh').read_text()
+    script = (P(__file__).resolve().parents[2] / 'lab' / 'localcloud' / 'ovs-build.sh').read_text()
     assert re.search(r'^OVS_VERSION=(\S+)$', script, re.M).group(1) == config.OVS_VERSION
     assert f'openvswitch-source_{config.OVS_VERSION}-' in script
     monkeypatch.setenv('HA_ENDPOINT_CACHE', str(tmp_path))

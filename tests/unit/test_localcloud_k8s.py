@@ -1,4 +1,4 @@
-"""The local Kubernetes cluster's plan and certificates (localcloud/k8s), without starting anything: its ports never
+"""The local Kubernetes cluster's plan and certificates (lab/localcloud/k8s), without starting anything: its ports never
 clash with a local cloud at any port offset, a node can move to an address and a namespace of its own, and the
 certificates carry what each side verifies (SANs, usages, the admin's group, the right CA)."""
 

@@ -1,4 +1,4 @@
-"""localcloud/leftovers.py: what a cloud holds beyond its seed, as `make test` reports it for each cloud it starts."""
+"""lab/localcloud/leftovers.py: what a cloud holds beyond its seed, as `make test` reports it for each cloud it starts."""
 
 from types import SimpleNamespace as NS
 

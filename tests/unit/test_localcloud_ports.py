@@ -1,4 +1,4 @@
-"""The local cloud refuses to start on ports another process holds (localcloud/ports.py): a second cloud left
+"""The local cloud refuses to start on ports another process holds (lab/localcloud/ports.py): a second cloud left
 running on the same port set took OVN's database ports and every Nova server went to ERROR."""
 
 from __future__ import annotations

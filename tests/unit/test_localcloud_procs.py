@@ -30,7 +30,7 @@ def test_exited_is_true_only_once_the_recorded_process_is_gone(tmp_path):
 
 
 def test_a_running_service_counts_as_reconfigured_only_when_a_file_it_reads_changed(tmp_path):
-    """`localcloud/up` on a running cloud restarts a service whose configuration a newer checkout changed (issue 52:
+    """`lab/localcloud/up` on a running cloud restarts a service whose configuration a newer checkout changed (issue 52:
     every service's `service_type`, without which access rules refused what they allow) and no other: configs writes
     a file only when its text changes, and a service reads the files its command line names and those they name."""
     import time

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetch (or reuse) the Cluster API CRDs the Kubernetes tests validate against, from the Go modules of the pinned
-# releases (versions.env: Cluster API and CAPO), the way engine/build.sh fetches module zips: `go mod download -json
+# releases (versions.env: Cluster API and CAPO), the way lab/engine/build.sh fetches module zips: `go mod download -json
 # <module>@<version>` gives the module's Dir and Sum; the Sum must equal the pinned hash. The CRD files land side by
 # side under their own names, with SOURCE naming each module, version and hash.
 #
