@@ -4,7 +4,7 @@
 # figures are pytest and lab/bench/ runs (lab/localcloud/README.md lists them).
 .PHONY: localcloud
 
-LOCALCLOUD_DIR := localcloud
+LOCALCLOUD_DIR := lab/localcloud
 LOCALCLOUD_STATE ?= $(or $(HA_ENDPOINT_STATE),$(HA_ENDPOINT_CACHE)/localcloud)
 LOCALCLOUD_CLOUDS_YAML := $(LOCALCLOUD_STATE)/clouds.yaml
 LOCALCLOUD_ENV := HA_ENDPOINT_STATE=$(LOCALCLOUD_STATE)

@@ -5,7 +5,7 @@
 #   the local cloud's clouds.yaml (`make localcloud`) unless OS_CLIENT_CONFIG_FILE / OS_CLOUD point elsewhere.
 _ha_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export HA_ENDPOINT_CACHE=${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}
-. "$_ha_root/engine/env.sh"
+. "$_ha_root/lab/engine/env.sh"
 export PULUMI_SKIP_UPDATE_CHECK=true
 # State: STATE=file (the default) keeps it in a folder of this machine; STATE=swift in a bucket of object storage
 # behind an S3 API that every member and CI runner of a team shares (docs/team-state.md): its endpoint, bucket and
