@@ -25,7 +25,7 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
         monitors = endpoint.of_type(contract.MONITOR_TYPE)
         for pool in endpoint.of_type(contract.POOL_TYPE):
             watched = next((monitor for monitor in monitors if _monitors(monitor, pool)), None)
-            if predicates.pool_monitored(watched):
+            if watched is not None:
                 violations.extend(_refused(watched, props(pool).get("protocol")))
                 continue
             violations.append(Violation(

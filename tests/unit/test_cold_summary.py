@@ -1,6 +1,7 @@
 """`make up`'s cold-run summary (scripts/cold_summary.py, issue 53): what a fresh machine's run spent, and nothing on a
 warm run."""
 import os
+import re
 import subprocess
 import sys
 import time
@@ -38,7 +39,8 @@ def test_a_cold_run_lists_each_part_it_built_with_its_wall_and_cpu_time(tmp_path
     assert "engine part cli                761 s (CPU 583 s)" in out
     assert "engine part openstack          145 s (CPU 185 s)" in out
     assert "local cloud packages (apt)     379 s, 212 packages" in out
-    assert "pulumi up of the stack         41 s" in out
+    # the `up` began 41 s before the script was started: a loaded machine may take a second or more to start it
+    assert re.search(r"pulumi up of the stack         4[1-5] s", out), out
     assert "busy of" in out
 
 

@@ -462,13 +462,6 @@ class MemberArgs(_Model):
                              "(e.g. 10.10.1.10), or its server instead") from None
         return value
 
-    @model_validator(mode="after")
-    def _address_or_server(self) -> "MemberArgs":
-        if self.address is None and self.server is None:
-            raise ValueError(f"member {self.name} has neither address nor server; add address (its IP on its subnet) "
-                             "or server (the id of its server, whose address is looked up)")
-        return self
-
 
 class MachineAddressType(StrEnum):
     """Which of a Cluster API Machine's ``status.addresses`` is its member's address (an IP: Octavia needs one)."""

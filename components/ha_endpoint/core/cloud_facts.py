@@ -235,17 +235,20 @@ class MemberSpec:
 
 
 def resolve_members(args: EndpointArgs, facts: CloudFacts) -> tuple[MemberSpec, ...]:
-    """Every member of ``args``, in order, resolved on ``facts`` (a subnet or server not looked up yet: None)."""
+    """Every member of ``args``, in order, resolved on ``facts`` (a subnet or server not looked up yet: None). What
+    the arguments say of each (where messages name it, the zones it joins) is read first, then the facts."""
+    paths = [member_path(member, index) for index, member in enumerate(args.members)]
+    placed = {az: tuple(placed_zones(args, az)) for az in {member.az for member in args.members}}
     return tuple(
         MemberSpec(member.name, member.az, _member_address(member, facts), _member_subnet(args, facts, member),
                    _member_port(member, facts), member.weight,
                    predicates.member_in_service(member.enabled, member.weight), member._source,
-                   path=member_path(member, index),
+                   path=path,
                    key=member.address if isinstance(member.address, str) else f"by-name-{member.name}",
                    address_given=isinstance(member.address, str),
                    server=facts.servers.get(member.name) if member.server is not None else None,
-                   zones=tuple(placed_zones(args, member.az)))
-        for index, member in enumerate(args.members))
+                   zones=placed[member.az])
+        for member, path in zip(args.members, paths))
 
 
 def _member_subnet(args: EndpointArgs, facts: CloudFacts, member: MemberArgs) -> Optional[SubnetFacts]:

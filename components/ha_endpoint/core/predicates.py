@@ -148,11 +148,6 @@ MISSING_MONITOR = ("without a health monitor Octavia cannot take a dead member o
 """Why every pool needs a health monitor: validation refuses ``monitor: null`` and the pack a pool without one."""
 
 
-def pool_monitored(monitor: object) -> bool:
-    """Whether a pool has the health monitor every pool of the endpoint needs (see :data:`MISSING_MONITOR`)."""
-    return monitor is not None
-
-
 # -- the OVN provider ----------------------------------------------------------------------------------------------
 
 OVN_PROTOCOLS = ("TCP", "UDP", "SCTP")

@@ -66,10 +66,12 @@ def unknown_backend(name: str, backends: Collection[str], root: str) -> Problem:
 
 def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Problem]:
     """Every cross-field problem of ``args``, in a stable order (zones, listeners, members, dns)."""
+    pending = sources_pending(args)  # the members are checked once every source is read
+    where = [] if pending else _member_paths(args)
     return [
         *_check_zones(args, root),
         *_check_listeners(args, root),
-        *([] if sources_pending(args) else _check_members(args, root)),  # once every source is read
+        *([] if pending else _check_members(args, root, where)),
         *_check_dns(args, root),
         *_check_not_ready_zones(args, root),
     ]
@@ -124,7 +126,7 @@ def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
     for index, listener in enumerate(args.listeners):
         path = f"{root}.listeners[{index}]"
         monitor = listener.monitor
-        if not predicates.pool_monitored(monitor):
+        if monitor is None:
             yield Problem(f"{path}.monitor", f"a listener needs a health monitor: {predicates.MISSING_MONITOR}; "
                                              "give it one (e.g. monitor: {type: TCP}) or leave monitor out for "
                                              "the default TCP monitor")
@@ -215,15 +217,24 @@ def _check_cidrs(args: EndpointArgs, root: str) -> Iterable[Problem]:
 def check_members(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Problem]:
     """The problems of the whole member list once every source is read (:func:`ha_endpoint.members.read_members`):
     the rest of ``args`` was checked before the sources were read."""
-    return list(_check_members(args, root))
+    return list(_check_members(args, root, _member_paths(args)))
 
 
-def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
+def _member_paths(args: EndpointArgs) -> list[str]:
+    """Where messages name each member (:func:`ha_endpoint.core.args.member_path`), in the list's order."""
+    return [member_path(member, index) for index, member in enumerate(args.members)]
+
+
+def _check_members(args: EndpointArgs, root: str, where: list[str]) -> Iterable[Problem]:
     """The rules over the whole member list (static and read from sources: :mod:`ha_endpoint.members`), each
-    member named where it comes from (:func:`ha_endpoint.core.args.member_path`)."""
+    member named where it comes from (``where``)."""
     known_zones = ", ".join(args.zones) or "none"
     members = args.members
-    where = [member_path(member, index) for index, member in enumerate(members)]
+    for index, member in enumerate(members):
+        if member.address is None and member.server is None:
+            yield Problem(f"{root}.{where[index]}", f"member {member.name} has neither address nor server; add "
+                                                    "address (its IP on its subnet) or server (the id of its server, "
+                                                    "whose address is looked up)")
     for index, member in enumerate(members):
         if member.az not in args.zones:
             fix = (f"add '{member.az}' under zones with its subnet, or give the Machine a failure domain that is a "
@@ -252,10 +263,10 @@ def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
                 continue
             placed = [index for index, member in enumerate(members) if member.az == zone]
             if not any(_in_service(members[index]) for index in placed):
-                yield _taken_out(args, root, placed, f"zone {zone}'s only member(s)",
+                yield _taken_out(args, root, where, placed, f"zone {zone}'s only member(s)",
                                  f"add a member with az: {zone}, remove the zone, or set memberPlacement: all-zones")
     elif members and not any(_in_service(member) for member in members):
-        yield _taken_out(args, root, list(range(len(members))), "all members", "or add a member")
+        yield _taken_out(args, root, where, list(range(len(members))), "all members", "or add a member")
     if not members:
         yield Problem(f"{root}.members", "no members are configured; add the servers behind the endpoint")
     ports = ((member.port, index) for index, member in enumerate(members) if isinstance(member.port, str))
@@ -270,13 +281,14 @@ def _in_service(member: Any) -> bool:
     return predicates.member_in_service(member.enabled, member.weight)
 
 
-def _taken_out(args: EndpointArgs, root: str, indexes: list[int], whose: str, other_fixes: str) -> Problem:
+def _taken_out(args: EndpointArgs, root: str, where: list[str], indexes: list[int], whose: str,
+               other_fixes: str) -> Problem:
     """The problem of members that are all taken out (:func:`ha_endpoint.core.predicates.member_in_service`): no
     capacity is left where they serve. Named at the first one's key that takes it out."""
     first = args.members[indexes[0]]
     key = "enabled" if first.enabled is False else "weight"
     names = ", ".join(args.members[index].name for index in indexes)
-    return Problem(f"{root}.{member_path(first, indexes[0])}.{key}",
+    return Problem(f"{root}.{where[indexes[0]]}.{key}",
                    f"{whose} ({names}) are taken out ({predicates.TAKEN_OUT}), so the load balancer would have no "
                    f"capacity; put one back (enabled: true and a weight above 0), {other_fixes}")
 

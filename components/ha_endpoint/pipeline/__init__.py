@@ -93,6 +93,7 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     depends on them); every problem of all in one :class:`CloudLookupError`, the backend's first (an unknown AZ is
     named before the network-hint problem it causes). Zone keys the backend does not take
     (:func:`ha_endpoint.backends.zone_key_problems`) are a :class:`ConfigError` before anything is asked."""
+    target = poll_target(args, context)
     if sources_pending(args):  # never planned without the members of a source (HaEndpoint reads them first)
         raise ConfigError([Problem(f"{context.root}.memberSources", "the member sources were not read, so the plan "
                                    "would miss their members; give the pipeline the arguments "
@@ -101,7 +102,6 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     refused_keys = backends.zone_key_problems(args, backend, context.root)
     if refused_keys:  # before the cloud is asked: the configuration alone is wrong
         raise ConfigError(refused_keys)
-    target = poll_target(args, context)
     try:
         facts, lookups = lookup_cloud_facts(args, context.root, context.invoke_opts, context.identity), []
     except CloudLookupError as error:
@@ -129,11 +129,12 @@ def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
                  preflight: Optional[pulumi.Output] = None) -> EndpointPlan:
     """The plan of ``args`` on ``facts`` once the checks that need the facts passed (values not known yet are
     ``preflight``'s to judge)."""
+    target = poll_target(args, context)
     members = resolve_members(args, facts)  # every member's address, subnet and port, resolved once
     problems = check_cloud_facts(args, facts, members, context.root, context.identity)
     if problems:
         raise ConfigError(problems)
-    return replace(make_plan(args, facts, members, poll_target(args, context), context.identity, preflight),
+    return replace(make_plan(args, facts, members, target, context.identity, preflight),
                    notices=notices(args, context.root))
 
 
