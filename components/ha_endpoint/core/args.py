@@ -146,12 +146,6 @@ def member_path(member: "MemberArgs", index: int) -> str:
     return member._origin or f"members[{index}]"
 
 
-def sources_pending(args: "EndpointArgs") -> bool:
-    """Whether ``args`` name a member source not read yet (:func:`ha_endpoint.members.read_members` reads it and
-    gives the arguments with the one resolved member list): the members are then not all known."""
-    return args.member_sources is not None and args.member_sources.cluster_api is not None
-
-
 def placed_zones(args: "EndpointArgs", zone: str) -> list[str]:
     """The zones whose load balancers a member of ``zone`` joins under the configured placement."""
     return sorted(args.zones) if args.member_placement == "all-zones" else [zone]

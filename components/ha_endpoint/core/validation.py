@@ -19,7 +19,7 @@ from typing import Any, Collection, Iterable, Mapping, Optional
 from pydantic import ValidationError
 
 from . import predicates
-from .args import RENAMED_KEYS, EndpointArgs, member_path, sources_pending
+from .args import RENAMED_KEYS, EndpointArgs, member_path
 from .errors import ConfigError, Problem
 from .messages import problems_from_pydantic
 
@@ -66,7 +66,9 @@ def unknown_backend(name: str, backends: Collection[str], root: str) -> Problem:
 
 def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Problem]:
     """Every cross-field problem of ``args``, in a stable order (zones, listeners, members, dns)."""
-    pending = sources_pending(args)  # the members are checked once every source is read
+    # ``memberSources`` not read yet (ha_endpoint.members.read_members reads them and gives the arguments back with
+    # it spent, None): the member list is checked once every source is read
+    pending = args.member_sources is not None
     where = [] if pending else _member_paths(args)
     return [
         *_check_zones(args, root),

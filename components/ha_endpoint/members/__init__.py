@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..core.args import EndpointArgs, MemberArgs, sources_pending
+from ..core.args import EndpointArgs, MemberArgs
 from ..core.errors import ConfigError, Problem
 from ..core.validation import check_members
 from .cluster_api import AGENT_TAG_PREFIX, ClusterApiSource
@@ -62,7 +62,7 @@ def read_members(args: EndpointArgs, root: str) -> tuple[EndpointArgs, list[Prob
     """``args`` (checked: :func:`ha_endpoint.core.validation.load_endpoint_args`) with ``members`` the one resolved
     list of every source's members (checked: a refused list raises :class:`ConfigError` with the sources' problems
     too), and the problems of the members the sources could not give (to report: they were left out)."""
-    if not sources_pending(args):
+    if args.member_sources is None:  # no source but the static list, checked with the arguments
         return args, []
     members: list[MemberArgs] = []
     problems: list[Problem] = []

@@ -26,7 +26,7 @@ from .. import backends
 from ..backends.plugin import MembersHeld
 from ..cloud.lookups import lookup_cloud_facts
 from ..cloud.catalog import ask_at_preview
-from ..core.args import EndpointArgs, sources_pending
+from ..core.args import EndpointArgs
 from ..core.checks import check_cloud_facts
 from ..core.cloud_facts import CloudFacts, resolve_members
 from ..core.declared import endpoint_facts
@@ -94,7 +94,7 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     named before the network-hint problem it causes). Zone keys the backend does not take
     (:func:`ha_endpoint.backends.zone_key_problems`) are a :class:`ConfigError` before anything is asked."""
     target = poll_target(args, context)
-    if sources_pending(args):  # never planned without the members of a source (HaEndpoint reads them first)
+    if args.member_sources is not None:  # never planned before the member sources are read (HaEndpoint reads them)
         raise ConfigError([Problem(f"{context.root}.memberSources", "the member sources were not read, so the plan "
                                    "would miss their members; give the pipeline the arguments "
                                    "ha_endpoint.members.read_members returns (HaEndpoint does)")])
