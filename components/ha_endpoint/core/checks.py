@@ -16,7 +16,7 @@ from typing import Optional
 
 from . import contract, predicates
 from .args import EndpointArgs, plain
-from .cloud_facts import CloudFacts, MemberSpec, adopted_record_taken_over
+from .cloud_facts import CloudFacts, MemberSpec
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity, parse_description
 
@@ -147,7 +147,7 @@ def _names_taken(args: EndpointArgs, facts: CloudFacts, root: str, identity: Sta
     for key, resource, name in names:
         if name not in facts.published:
             continue
-        if key == "record" and adopted_record_taken_over(args, facts):
+        if key == "record" and facts.adopted_record is not None:
             continue  # the adopted load balancers' own record: the endpoint's record takes it over
         owner = _owner(facts.published[name], identity, resource)
         if owner is None:

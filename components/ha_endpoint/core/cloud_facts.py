@@ -167,8 +167,10 @@ class CloudFacts:
     adopted: dict[str, AdoptedLoadBalancer] = field(default_factory=dict)
     """AZ -> the load balancer that zone adopts (``zones.<az>.adopt``), as found at preview."""
     adopted_record: Optional[AdoptedRecord] = None
-    """The record set another tool made that publishes the endpoint's name with adopted addresses only: the
-    endpoint's record takes it over (:func:`ha_endpoint.core.checks.check_cloud_facts` refuses any other)."""
+    """The record set another tool made that publishes the endpoint's name with adopted addresses only, which the
+    endpoint's record takes over (:func:`adopted_record_taken_over`, decided once when the facts are gathered:
+    :func:`ha_endpoint.pipeline.ask_cloud`); None otherwise, and any other record set at the name is refused
+    (:func:`ha_endpoint.core.checks.check_cloud_facts`)."""
 
 
 ADOPTED_RECORD_TEXT = "HA endpoint: one A record per ready availability zone; adopted, left in place when it goes"

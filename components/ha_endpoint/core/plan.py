@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 from . import contract, predicates
 from .args import EndpointArgs, ListenerArgs, joined, plain
 from .cloud_facts import (AdoptedLoadBalancer, AdoptedRecord, CloudFacts, FloatingIpFacts, MemberSpec, NetworkFacts,
-                          RouterFacts, SubnetFacts, adopted_record_taken_over)
+                          RouterFacts, SubnetFacts)
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity
 
@@ -285,8 +285,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec,
             if args.dns.per_zone_records else ()
         records = ((contract.recordset_name(name), fqdn), *((resource, name_) for _, resource, name_ in per_zone))
         dns = DnsPlan(contract.recordset_name(name), facts.dns_zone_id or "", args.dns.dns_zone, fqdn, args.dns.ttl,
-                      args.dns.publish, per_zone, facts.adopted_record if adopted_record_taken_over(args, facts)
-                      else None, _delete_first(records, facts.published, identity))
+                      args.dns.publish, per_zone, facts.adopted_record,
+                      _delete_first(records, facts.published, identity))
     members = tuple(sorted((replace(member, held_by_agent=_held_by_agent(args, facts, member)) for member in resolved),
                            key=lambda member: member.name))
     return EndpointPlan(name=name, backend=args.backend, load_balancer_provider=args.load_balancer_provider, member_placement=args.member_placement,

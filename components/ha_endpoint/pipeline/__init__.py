@@ -28,7 +28,7 @@ from ..cloud.lookups import lookup_cloud_facts
 from ..cloud.catalog import ask_at_preview
 from ..core.args import EndpointArgs
 from ..core.checks import check_cloud_facts
-from ..core.cloud_facts import CloudFacts, resolve_members
+from ..core.cloud_facts import CloudFacts, adopted_record_taken_over, resolve_members
 from ..core.declared import endpoint_facts
 from ..core.errors import CloudLookupError, ConfigError, Problem
 from ..core.facts import EndpointFacts
@@ -122,7 +122,10 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
                     **facts.floating_ips}
         facts = replace(facts, adopted=dict(adoption.adopted), adopted_record=adoption.record,
                         floating_ips=floating)
-    return facts if args.dns is None else replace(facts, published=answers.published)
+    facts = facts if args.dns is None else replace(facts, published=answers.published)
+    if facts.adopted_record is not None and not adopted_record_taken_over(args, facts):
+        facts = replace(facts, adopted_record=None)  # a record set at the name that is not the adopted one
+    return facts
 
 
 def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
