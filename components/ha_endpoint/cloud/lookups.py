@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional, TypeVar
 import pulumi
 
 from ..core import contract, predicates
-from ..core.args import EndpointArgs, member_path
+from ..core.args import EndpointArgs
 from ..core.cloud_facts import (CloudFacts, FloatingIpFacts, NetworkFacts, PortFacts, RouterFacts, ServerFacts,
                                 SubnetFacts, member_subnet_ref)
 from ..core.errors import CloudLookupError, Problem
@@ -92,22 +92,22 @@ async def _lookup(args: EndpointArgs, root: str, opts: Optional[pulumi.InvokeOpt
               for az, address in floating.items()),
         _attempt(f"{root}.dns.dnsZone", f"DNS zone '{dns_zone}'", "create the zone first (openstack zone create) or "
                  "fix its name", lambda: cloud.dns_zone_id(dns_zone)) if dns_zone is not None else _none(),
-        _all(_attempt(f"{root}.{member_path(args.members[index], index)}.port", f"port {port}",
+        _all(_attempt(f"{root}.{args.members[index]._origin}.port", f"port {port}",
                        "give the id of an existing port of the member's server (openstack port list --server "
                        "<server>)", lambda port=port: cloud.port_exists(port)) for port, index in ports.items())])
     subnets = {ref: found for ref, (found, _) in zip(subnet_refs, subnet_results) if found is not None}
     # then the members given by server, at once: each needs its subnet
-    wanted = [(index, member) for index, member in enumerate(args.members)
+    wanted = [member for member in args.members
               if isinstance(member.server, str) and isinstance(member_subnet_ref(args, member), str)
               and member_subnet_ref(args, member) in subnets
               and (member.port is None or isinstance(member.port, str))]
     server_results = await _all(
-        _attempt(f"{root}.{member_path(member, index)}.server", f"server '{member.server}'",
+        _attempt(f"{root}.{member._origin}.server", f"server '{member.server}'",
                  "give the id of an existing server (openstack server list)",
-                 lambda member=member, where=member_path(member, index):
+                 lambda member=member, where=member._origin:
                  cloud.server(member.server, subnets[member_subnet_ref(args, member)], member.port, f"{where}.port"))
-        for index, member in wanted)
-    servers = {member.name: found for (_, member), (found, _) in zip(wanted, server_results) if found is not None}
+        for member in wanted)
+    servers = {member.name: found for member, (found, _) in zip(wanted, server_results) if found is not None}
     problems += [problem for _, problem in subnet_results if problem is not None]
     problems += [problem for _, problem in server_results if problem is not None]
     problems += [problem for _, problem in [network] + floating_results + [zone_id] + port_results
@@ -129,8 +129,7 @@ async def _lookup(args: EndpointArgs, root: str, opts: Optional[pulumi.InvokeOpt
 
 def _subnet_refs(args: EndpointArgs, root: str) -> list[tuple[str, str]]:
     refs = [(zone.subnet, f"{root}.zones.{az}.subnet") for az, zone in args.zones.items()]
-    refs += [(member.subnet, f"{root}.{member_path(member, index)}.subnet")
-             for index, member in enumerate(args.members) if member.subnet is not None]
+    refs += [(member.subnet, f"{root}.{member._origin}.subnet") for member in args.members if member.subnet is not None]
     return refs
 
 

@@ -139,13 +139,6 @@ def joined(*parts: Any) -> Any:
     return pulumi.Output.concat(*parts)
 
 
-def member_path(member: "MemberArgs", index: int) -> str:
-    """Where messages name the member at ``index`` of the resolved list (:mod:`ha_endpoint.members`):
-    ``members[<index>]`` for a static member, else where its source read it (``memberSources.clusterApi[Machine
-    <namespace>/<name>]``)."""
-    return member._origin or f"members[{index}]"
-
-
 def placed_zones(args: "EndpointArgs", zone: str) -> list[str]:
     """The zones whose load balancers a member of ``zone`` joins under the configured placement."""
     return sorted(args.zones) if args.member_placement == "all-zones" else [zone]
@@ -421,8 +414,8 @@ class MemberArgs(_Model):
     _source: str = PrivateAttr("static")
     """Which member source gave it (:mod:`ha_endpoint.members`): ``static`` (this list) or ``clusterApi``."""
     _origin: Optional[str] = PrivateAttr(None)
-    """Where a member a source read comes from, as messages name it (e.g. ``memberSources.clusterApi (Machine
-    default/cp-0)``); None for a member of this list (named ``members[<index>]``)."""
+    """Where messages name the member: ``members[<index>]`` for a member of the list (set when the endpoint's
+    arguments are validated), or where a source read it (e.g. ``memberSources.clusterApi[Machine default/cp-0]``)."""
     _agent_tag: Optional[str] = PrivateAttr(None)
     """The tag of the member agent that may hold this member between runs (``ha-endpoint:agent=<namespace>/<cluster>``,
     for a member read from a Machine): ``up`` leaves a member carrying it alone."""
@@ -622,6 +615,21 @@ class EndpointArgs(_Model):
     """Readiness gate of each zone."""
     tags: Optional[list[str]] = Field(default_factory=list)
     """Tags put on every load balancer, e.g. 'production' (which turns on the policy pack's production rules)."""
+
+    @model_validator(mode="after")
+    def _name_members(self) -> "EndpointArgs":
+        """Each member of the list knows where messages name it (``members[<index>]``), once, so that every check,
+        lookup and plan reads it from the member. A member object given to another endpoint's list too gets a copy of
+        its own here, named by its place in this list."""
+        members = self.members or []
+        for index, member in enumerate(members):
+            path = f"members[{index}]"
+            if member._source != "static" or member._origin == path:
+                continue
+            if member._origin is not None:
+                member = members[index] = member.model_copy()
+            member._origin = path
+        return self
 
     @field_validator("allowed_cidrs")
     @classmethod

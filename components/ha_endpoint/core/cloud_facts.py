@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import predicates
-from .args import EndpointArgs, MemberArgs, member_path, placed_zones
+from .args import EndpointArgs, MemberArgs, placed_zones
 from .predicates import RouterView
 
 
@@ -221,7 +221,7 @@ class MemberSpec:
     held_by_agent: bool = False
     """True when the member agent holds it already (in a pool it joins): ``up`` registers no member for it there."""
     path: str = field(default="", compare=False)
-    """Where messages name it, under the root (:func:`ha_endpoint.core.args.member_path`; a static member's index,
+    """Where messages name it, under the root (its ``_origin``: a static member's index,
     so not part of what the member is: a plan does not depend on the members' order)."""
     key: str = ""
     """What its resources are named by: its address when given as a value (a rename then updates the member in
@@ -237,20 +237,18 @@ class MemberSpec:
 
 
 def resolve_members(args: EndpointArgs, facts: CloudFacts) -> tuple[MemberSpec, ...]:
-    """Every member of ``args``, in order, resolved on ``facts`` (a subnet or server not looked up yet: None). What
-    the arguments say of each (where messages name it, the zones it joins) is read first, then the facts."""
-    paths = [member_path(member, index) for index, member in enumerate(args.members)]
+    """Every member of ``args``, in order, resolved on ``facts`` (a subnet or server not looked up yet: None)."""
     placed = {az: tuple(placed_zones(args, az)) for az in {member.az for member in args.members}}
     return tuple(
         MemberSpec(member.name, member.az, _member_address(member, facts), _member_subnet(args, facts, member),
                    _member_port(member, facts), member.weight,
                    predicates.member_in_service(member.enabled, member.weight), member._source,
-                   path=path,
+                   path=member._origin or "",
                    key=member.address if isinstance(member.address, str) else f"by-name-{member.name}",
                    address_given=isinstance(member.address, str),
                    server=facts.servers.get(member.name) if member.server is not None else None,
                    zones=placed[member.az])
-        for member, path in zip(args.members, paths))
+        for member in args.members)
 
 
 def _member_subnet(args: EndpointArgs, facts: CloudFacts, member: MemberArgs) -> Optional[SubnetFacts]:

@@ -19,7 +19,7 @@ from typing import Any, Collection, Iterable, Mapping, Optional
 from pydantic import ValidationError
 
 from . import predicates
-from .args import RENAMED_KEYS, EndpointArgs, member_path
+from .args import RENAMED_KEYS, EndpointArgs
 from .errors import ConfigError, Problem
 from .messages import problems_from_pydantic
 
@@ -69,11 +69,10 @@ def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Pr
     # ``memberSources`` not read yet (ha_endpoint.members.read_members reads them and gives the arguments back with
     # it spent, None): the member list is checked once every source is read
     pending = args.member_sources is not None
-    where = [] if pending else _member_paths(args)
     return [
         *_check_zones(args, root),
         *_check_listeners(args, root),
-        *([] if pending else _check_members(args, root, where)),
+        *([] if pending else _check_members(args, root)),
         *_check_dns(args, root),
         *_check_not_ready_zones(args, root),
     ]
@@ -219,19 +218,15 @@ def _check_cidrs(args: EndpointArgs, root: str) -> Iterable[Problem]:
 def check_members(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Problem]:
     """The problems of the whole member list once every source is read (:func:`ha_endpoint.members.read_members`):
     the rest of ``args`` was checked before the sources were read."""
-    return list(_check_members(args, root, _member_paths(args)))
+    return list(_check_members(args, root))
 
 
-def _member_paths(args: EndpointArgs) -> list[str]:
-    """Where messages name each member (:func:`ha_endpoint.core.args.member_path`), in the list's order."""
-    return [member_path(member, index) for index, member in enumerate(args.members)]
-
-
-def _check_members(args: EndpointArgs, root: str, where: list[str]) -> Iterable[Problem]:
+def _check_members(args: EndpointArgs, root: str) -> Iterable[Problem]:
     """The rules over the whole member list (static and read from sources: :mod:`ha_endpoint.members`), each
-    member named where it comes from (``where``)."""
+    member named where it comes from (its ``_origin``)."""
     known_zones = ", ".join(args.zones) or "none"
     members = args.members
+    where = [member._origin for member in members]
     for index, member in enumerate(members):
         if member.address is None and member.server is None:
             yield Problem(f"{root}.{where[index]}", f"member {member.name} has neither address nor server; add "
@@ -240,7 +235,7 @@ def _check_members(args: EndpointArgs, root: str, where: list[str]) -> Iterable[
     for index, member in enumerate(members):
         if member.az not in args.zones:
             fix = (f"add '{member.az}' under zones with its subnet, or give the Machine a failure domain that is a "
-                   "zone" if member._origin else f"add '{member.az}' under zones with its subnet")
+                   "zone" if member._source != "static" else f"add '{member.az}' under zones with its subnet")
             yield Problem(f"{root}.{where[index]}.az",
                           f"member {member.name} is in zone '{member.az}', which is not configured; use one of "
                           f"{known_zones}, or {fix}")

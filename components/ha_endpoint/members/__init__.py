@@ -10,7 +10,7 @@ problems it found reading them. Two sources exist:
 
 :func:`read_members` reads every configured source once and gives the arguments back with ``members`` the resolved
 list (static members first, in their order, then each source's, sorted by name) and ``memberSources`` spent; each
-member remembers its source and where messages name it (:func:`ha_endpoint.core.args.member_path`). The rules over
+member remembers its source and where messages name it (``_origin``). The rules over
 the whole list (zones covered, names, addresses and ports unique, capacity left) then run once, on that list
 (:mod:`ha_endpoint.core.validation`). Everything after, the pipeline, the resources and the facts the policy pack
 reads (``facts.members.<name>.source``), reads that list and nothing else.
