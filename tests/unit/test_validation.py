@@ -57,6 +57,26 @@ def test_arguments_are_checked_once_and_a_changed_copy_again(monkeypatch):
         load_endpoint_args(args, backends=["keepalived"])  # the backend is checked against what is asked each time
 
 
+def test_a_member_object_in_two_endpoints_lists_is_named_by_its_place_in_each():
+    """Python callers may put one MemberArgs in two endpoints' lists: each endpoint's messages name it where it is in
+    that endpoint's list."""
+    from ha_endpoint import MemberArgs
+
+    base = load_endpoint_args(amphora_config())
+    shared = MemberArgs(name="shared", az="az1", address="10.10.1.50")
+    first = EndpointArgs(**{**base.__dict__, "members": [*base.members, shared]})
+    twin = MemberArgs(name="twin", az="az1", address="10.10.1.50")
+    second = EndpointArgs(**{**base.__dict__, "members": [shared, *base.members, twin]})
+    with pytest.raises(ConfigError) as caught:
+        load_endpoint_args(second)
+    assert [problem.path for problem in caught.value.problems] == [f"{ROOT}.members[{len(base.members) + 1}].address"]
+    assert "already the address of members[0] (shared)" in caught.value.problems[0].message
+    with pytest.raises(ConfigError) as caught:  # a copy with another list: named by their places in it
+        load_endpoint_args(first.model_copy(update={"members": [twin, *first.members]}))
+    assert [problem.path for problem in caught.value.problems] == [f"{ROOT}.members[{len(base.members) + 1}].address"]
+    assert "already the address of members[0] (twin)" in caught.value.problems[0].message
+
+
 def test_snake_case_keys_are_accepted_for_python_callers():
     raw = amphora_config()
     raw["floating_network"] = raw.pop("floatingNetwork")

@@ -584,7 +584,7 @@ class EndpointArgs(_Model):
         copied = super().model_copy(update=update, deep=deep)
         if update:
             copied._checked = False
-        return copied
+        return copied._named() if update and "members" in update else copied
 
     name: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
     """Prefix of every resource name: lowercase letters, digits and '-', at most 40 characters."""
@@ -619,8 +619,12 @@ class EndpointArgs(_Model):
     @model_validator(mode="after")
     def _name_members(self) -> "EndpointArgs":
         """Each member of the list knows where messages name it (``members[<index>]``), once, so that every check,
-        lookup and plan reads it from the member. A member object given to another endpoint's list too gets a copy of
-        its own here, named by its place in this list."""
+        lookup and plan reads it from the member (see :meth:`_named`)."""
+        return self._named()
+
+    def _named(self) -> "EndpointArgs":
+        """These arguments with each static member named by its place in the list; a member object given to another
+        endpoint's list too gets a copy of its own here. Members a source read keep where it read them."""
         members = self.members or []
         for index, member in enumerate(members):
             path = f"members[{index}]"
