@@ -6,6 +6,8 @@
 
 SHELL := /bin/bash
 PY := .venv/bin/python
+# The stamp stands for what the install below makes: the pinned packages, the ha_endpoint package and the lab's .pth
+# (so a .venv made before the .pth existed is made again once).
 VENV_STAMP := .venv/.installed-$(shell (cat requirements.txt pyproject.toml; echo lab.pth) | sha1sum | cut -c1-12)
 export HA_ENDPOINT_CACHE ?= $(HOME)/.cache/ha-endpoint
 

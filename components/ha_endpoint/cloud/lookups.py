@@ -74,7 +74,7 @@ async def _lookup(args: EndpointArgs, root: str, opts: Optional[pulumi.InvokeOpt
         if isinstance(ref, str):  # an Output: looked up once known (ha_endpoint.pipeline)
             subnet_refs.setdefault(ref, path)
     floating = {az: zone.floating_ip for az, zone in args.zones.items() if isinstance(zone.floating_ip, str)}
-    ports = {member.port: index for index, member in reversed(list(enumerate(args.members)))
+    ports = {member.port: member._origin for member in reversed(args.members)  # each port named at its first member
              if member.server is None and predicates.is_uuid(member.port)}
     dns_zone = args.dns.dns_zone if args.dns is not None and isinstance(args.dns.dns_zone, str) else None
     # at once: the subnets (each with its routers), the external network, the brought floating IPs, the DNS zone and
@@ -92,9 +92,9 @@ async def _lookup(args: EndpointArgs, root: str, opts: Optional[pulumi.InvokeOpt
               for az, address in floating.items()),
         _attempt(f"{root}.dns.dnsZone", f"DNS zone '{dns_zone}'", "create the zone first (openstack zone create) or "
                  "fix its name", lambda: cloud.dns_zone_id(dns_zone)) if dns_zone is not None else _none(),
-        _all(_attempt(f"{root}.{args.members[index]._origin}.port", f"port {port}",
+        _all(_attempt(f"{root}.{where}.port", f"port {port}",
                        "give the id of an existing port of the member's server (openstack port list --server "
-                       "<server>)", lambda port=port: cloud.port_exists(port)) for port, index in ports.items())])
+                       "<server>)", lambda port=port: cloud.port_exists(port)) for port, where in ports.items())])
     subnets = {ref: found for ref, (found, _) in zip(subnet_refs, subnet_results) if found is not None}
     # then the members given by server, at once: each needs its subnet
     wanted = [member for member in args.members

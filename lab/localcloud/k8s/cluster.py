@@ -20,7 +20,7 @@ from typing import Optional
 
 from localcloud import procs
 from localcloud.ports import listening_pids
-from localcloud.settings import REPO
+from localcloud.settings import LAB, REPO
 
 from . import layout as layouts
 from . import pki
@@ -49,7 +49,7 @@ class Binaries:
 def binaries() -> Binaries:
     """The Kubernetes parts of the engine's cache, built first if missing (``lab/engine/build.sh --k8s``: seconds when
     cached, minutes on a cold machine)."""
-    built = subprocess.run([str(REPO / "lab" / "engine" / "build.sh"), "--k8s"], cwd=REPO, capture_output=True, text=True,
+    built = subprocess.run([str(LAB / "engine" / "build.sh"), "--k8s"], cwd=REPO, capture_output=True, text=True,
                            timeout=3600)
     if built.returncode != 0:
         raise RuntimeError(f"lab/engine/build.sh --k8s failed ({built.returncode}):\n{built.stderr[-3000:]}")
