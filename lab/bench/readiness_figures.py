@@ -235,11 +235,11 @@ def cloud_figures(trials: int) -> None:
 
 
 def rollout_figures(local) -> None:
-    """Replace every member of two zones under the real engine, sampled every 0.2 s (see the rollout test)."""
+    """Replace every member of two zones under the real engine, sampled every 0.2 s (bench/lib/readiness_rollout.py)."""
     import tempfile
 
     from localcloud.testing import Cleanup
-    from test_readiness_rollout import run_rollout
+    from bench.lib.readiness_rollout import run_rollout
 
     print()
     print("Rollout safety: every member of two zones replaced under the real engine, sampled every 0.2 s")

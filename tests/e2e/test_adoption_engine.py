@@ -1,7 +1,12 @@
 """Adopting a running cluster's endpoint (issue 50, docs/adoption.md) with the real engine, on the local cloud's data
-plane: CAPO's single load balancer taken over as one zone of three and given back, for an endpoint that is a DNS
-name and one that is the floating IP, with clients looping through the name and the address (tests/e2e/adoption.py,
-the code lab/bench/adopt_figures.py prints). One stack, both cases one after the other.
+plane: CAPO's single load balancer taken over as one zone of three and given back, with clients looping through the
+cluster's DNS name and through its floating IP (tests/e2e/adoption.py, the code lab/bench/adopt_figures.py prints).
+
+One case here, ``name``: the cluster's endpoint is a DNS name, so the move adopts the load balancer, its floating IP
+and the A record, and the clients through the address cover what the ``fip`` case's clients see. The ``fip`` case
+(no record to adopt: the stack makes its own) adds no step of the component's that this one skips; its full run
+with real clients is `lab/bench/adopt_figures.py --cases fip` (both cases by default), kept out of `make test` for
+the suite's budget (issue 53).
 """
 
 from __future__ import annotations
@@ -23,30 +28,26 @@ def test_a_capo_load_balancer_is_adopted_as_one_zone_of_three_and_given_back_wit
     cache = Path(os.environ.get("HA_ENDPOINT_CACHE", Path.home() / ".cache" / "ha-endpoint"))
     go_client = failover.build_go_client(cache)
     stack = PulumiStack.create(tmp_path / "adopt", "adopt", pulumi_environment)
-    outcomes = {}
-    for case in adoption.CASES:
-        cleanup = Cleanup(localcloud)
-        cleanup.prefix = adoption.ENDPOINT
-        try:
-            outcomes[case] = adoption.run_case(case, localcloud, stack, go_client, failover.dns_server(), cleanup,
-                                               say=lambda text: None)
-        finally:
-            stack.destroy(check=False)
-            assert cleanup.run() == []
-    for case, outcome in outcomes.items():
-        # the preview shows the adoption: every object of the tree imported, then updated to the stack's identity
-        assert f"= {7 if case == 'name' else 6} to import" in outcome.preview
-        assert "to replace" not in outcome.preview and "to delete" not in outcome.preview
-        # the move: the adopted load balancer and its address are az1's, every zone is ready and published
-        assert outcome.adopted_lb_kept and all(outcome.zones_ready.values()) and len(outcome.published_after_move) == 3
-        assert outcome.original_after_move.startswith("cp-")
-        # the undo: the original load balancer and floating IP serve, the name (if any) publishes that address alone
-        assert outcome.lb_after_undo == "ACTIVE/ONLINE" and outcome.fip_on_vip_after_undo
-        assert outcome.original_after_undo.startswith("cp-")
-        if case == "name":
-            assert len(outcome.record_after_undo) == 1
-        # no client, through the name or the address, missed an answer, in the move or the undo
-        for row in outcome.rows:
-            print(f"{adoption.line(row)} cut={row['cut']}")
-        assert [(row["phase"], row["via"], row["client"], row["errors"]) for row in outcome.rows
-                if row["failed"]] == []
+    cleanup = Cleanup(localcloud)
+    cleanup.prefix = adoption.ENDPOINT
+    try:
+        outcome = adoption.run_case("name", localcloud, stack, go_client, failover.dns_server(), cleanup,
+                                    say=lambda text: None)
+    finally:
+        stack.destroy(check=False)
+        assert cleanup.run() == []
+    # the preview shows the adoption: every object of the tree (and the record) imported, then updated to the
+    # stack's identity
+    assert "= 7 to import" in outcome.preview
+    assert "to replace" not in outcome.preview and "to delete" not in outcome.preview
+    # the move: the adopted load balancer and its address are az1's, every zone is ready and published
+    assert outcome.adopted_lb_kept and all(outcome.zones_ready.values()) and len(outcome.published_after_move) == 3
+    assert outcome.original_after_move.startswith("cp-")
+    # the undo: the original load balancer and floating IP serve, the name publishes that address alone
+    assert outcome.lb_after_undo == "ACTIVE/ONLINE" and outcome.fip_on_vip_after_undo
+    assert outcome.original_after_undo.startswith("cp-")
+    assert len(outcome.record_after_undo) == 1
+    # no client, through the name or the address, missed an answer, in the move or the undo
+    for row in outcome.rows:
+        print(f"{adoption.line(row)} cut={row['cut']}")
+    assert [(row["phase"], row["via"], row["client"], row["errors"]) for row in outcome.rows if row["failed"]] == []

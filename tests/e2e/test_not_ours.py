@@ -19,15 +19,19 @@ from tests.e2e.pulumi_cli import REPO, PulumiStack, read_events
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
 ENDPOINT = "twin-api"
+ZONES = ("az1", "az2")
+"""Two zones, the fewest an HA endpoint has: what is asserted (the other stack's objects untouched) holds per zone,
+and a third zone would only add a load balancer per stack to build and destroy (issue 53: the suite's budget)."""
 
 
 def twin_config(record: str, host: int, floating_ip: str | None = None, name: str = ENDPOINT) -> dict:
     return {
         "name": name, "floatingNetwork": "public",
         "zones": {az: {"subnet": f"cp-{az}", **({"floatingIp": floating_ip} if floating_ip and az == "az1" else {})}
-                  for az in ("az1", "az2", "az3")},
+                  for az in ZONES},
         "listeners": [{"port": 6443, "monitor": {"type": "TCP"}}, {"port": 22623, "monitor": {"type": "TCP"}}],
-        "members": [{"name": f"cp-{n}", "address": f"10.10.{n}.{host}", "az": f"az{n}"} for n in (1, 2, 3)],
+        "members": [{"name": f"cp-{n}", "address": f"10.10.{n}.{host}", "az": f"az{n}"}
+                    for n in range(1, len(ZONES) + 1)],
         "dns": {"dnsZone": "example.test.", "record": record, "ttl": 30},
         "readiness": {"timeoutSeconds": 300},
     }
@@ -88,13 +92,13 @@ def test_recovering_one_stack_leaves_the_other_stack_of_the_same_endpoint_name_u
     prod, dev = twins
     prod.up()
     before = stack_objects(cloud, prod)
-    assert len(before["load_balancers"]) == 3 and len(before["members"]) == 6
+    assert len(before["load_balancers"]) == 2 and len(before["members"]) == 4
 
     event_log = tmp_path / "killed.jsonl"
     process = dev.spawn_up(event_log)
     deadline = time.monotonic() + 300
     started = lambda: any(event.get("resourcePreEvent", {}).get("metadata", {}).get("urn", "").endswith(
-        f"::{ENDPOINT}-az3-6443-listener") for event in read_events(event_log))
+        f"::{ENDPOINT}-{ZONES[-1]}-6443-listener") for event in read_events(event_log))
     while not started() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     assert process.poll() is None, f"the update ended before it could be interrupted:\n{process.stdout.read()}"

@@ -8,7 +8,11 @@ and one Designate A recordset (a small dynamic resource) whose records are the V
 ready, depending on the gates. Load balancers and pools are made with openstacksdk by the fixture.
 
 Figures (issue 4): minimum ONLINE members per pool during the replacement (goal >= 1) and the number of samples in
-which DNS published a zone with zero ONLINE members (goal 0).
+which DNS published a zone with zero ONLINE members (goal 0), printed by lab/bench/readiness_figures.py. It was a test
+of `make test` until 2026-12-04 (tests/integration/test_readiness_rollout.py): the component's own rollouts assert
+the same under the real engine (tests/e2e/test_engine_lifecycle.py::test_4 with the same sampling, the OVN and YAML
+consumers' member replacements with clients), so the miniature only measures now (issue 53: the suite's budget).
+Imports the integration tests' helpers: tests/integration on ``sys.path`` (readiness_figures.py puts it there).
 """
 
 from __future__ import annotations
@@ -19,12 +23,9 @@ import time
 from dataclasses import dataclass, field
 
 import openstack
-import pytest
 
 from test_readiness_cloud import Zone, build_zone, retry
 from test_readiness_engine import Project
-
-pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")]
 
 AZS = ("az1", "az2")
 SAMPLE_SECONDS = 0.2
@@ -229,12 +230,3 @@ def run_rollout(localcloud, cleanup, tmp_path) -> dict:
     finally:
         project.run("destroy", "--yes", check=False)
 
-
-def test_replacing_every_member_never_leaves_a_pool_or_a_published_zone_without_online_members(
-        localcloud, cloud_cleanup, tmp_path):
-    figures = run_rollout(localcloud, cloud_cleanup, tmp_path)
-    print(f"rollout safety: {figures}")
-    assert figures["samples_per_pool"] >= 10
-    assert min(figures["min_online_per_pool"].values()) >= 1
-    assert min(figures["min_serving_per_pool"].values()) >= 1
-    assert figures["published_zones_with_zero_online"] == 0
