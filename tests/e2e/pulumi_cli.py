@@ -201,13 +201,16 @@ class PulumiStack:
 ENDPOINT_KEY = "ha-endpoint:endpoint"
 
 
-def refused(stack: PulumiStack, raw: dict, expected: str) -> PulumiStack:
-    """``stack`` after a real preview of the endpoint ``raw`` that is refused naming ``ha-endpoint:endpoint.<expected>``
-    (the key, then the message and its fix), without a traceback."""
+def refused(stack: PulumiStack, raw: dict, *expected: str) -> PulumiStack:
+    """``stack`` after a real preview of the endpoint ``raw`` that is refused naming ``ha-endpoint:endpoint.<e>`` (the
+    key, then the message and its fix) for every ``e`` of ``expected`` (one preview reports every problem of a
+    configuration at once), without a traceback."""
     stack.write_config(raw)
     result = stack.preview(check=False)
     assert result.returncode != 0
-    assert f"{ENDPOINT_KEY}.{expected}" in " ".join(result.output.split()), result.output[-3000:]
+    text = " ".join(result.output.split())
+    missing = [e for e in expected if f"{ENDPOINT_KEY}.{e}" not in text]
+    assert not missing, f"not reported: {missing}\n{result.output[-4000:]}"
     assert "Traceback" not in result.output
     return stack
 
