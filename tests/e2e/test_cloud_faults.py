@@ -1,6 +1,6 @@
 """Cloud faults in the middle of `pulumi up`, under the real engine against the local cloud.
 
-One stack (`cloud-faults`, endpoint `fault-api`: three zones, one listener, one member per zone) is built, then rolled
+One stack (`cloud-faults`, endpoint `fault-api`: two zones, one listener, one member per zone) is built, then rolled
 out (every member replaced: new members, the readiness gates wait again, the old members are deleted at the end)
 while the local cloud's fault tools (lab/localcloud/service_faults.py) break it:
 
@@ -46,7 +46,9 @@ from tests.e2e.pulumi_cli import (PulumiStack, patched_openstack_plugin, program
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
 
 ENDPOINT = "fault-api"
-ZONES = ("az1", "az2", "az3")
+ZONES = ("az1", "az2")
+"""Two zones: every fault here is cloud-wide (Keystone, Octavia's API) or aimed at az2, so a third zone would only add
+a load balancer to build, roll and destroy in each step (issue 53: the suite's budget)."""
 FQDN = f"{ENDPOINT}.example.test."
 GATE_TYPE = "haendpoint:MemberReadiness"
 
@@ -56,7 +58,8 @@ def fault_config(host: int) -> dict:
         "name": ENDPOINT, "floatingNetwork": "public",
         "zones": {az: {"subnet": f"cp-{az}"} for az in ZONES},
         "listeners": [{"port": 6443, "monitor": {"type": "TCP"}}],
-        "members": [{"name": f"cp-{n}", "address": f"10.10.{n}.{host}", "az": f"az{n}"} for n in (1, 2, 3)],
+        "members": [{"name": f"cp-{n}", "address": f"10.10.{n}.{host}", "az": f"az{n}"}
+                    for n in range(1, len(ZONES) + 1)],
         "dns": {"dnsZone": "example.test.", "record": ENDPOINT, "ttl": 30},
         "readiness": {"timeoutSeconds": 300, "stablePolls": 2},
     }
@@ -129,7 +132,8 @@ def assert_exactly_the_stacks_objects(stack: PulumiStack, conn) -> None:
                           "missing (in the state only)": sorted(recorded.get(kind, set()) - found[kind])}
                    for kind in found if found[kind] != recorded.get(kind, set())}
     assert not differences, differences
-    assert len(found["LoadBalancer"]) == 3 and len(found["Member"]) == 3 and len(found["RecordSet"]) == 1
+    assert len(found["LoadBalancer"]) == len(ZONES) and len(found["Member"]) == len(ZONES)
+    assert len(found["RecordSet"]) == 1
 
 
 def cloud_member_addresses(conn) -> set[str]:
@@ -140,7 +144,7 @@ def cloud_member_addresses(conn) -> set[str]:
 def assert_converged(stack: PulumiStack, conn, host: int) -> None:
     """The rerun's outcome: the state and the cloud agree, DNS answers the zones' addresses, nothing left to do."""
     assert_exactly_the_stacks_objects(stack, conn)
-    assert cloud_member_addresses(conn) == {f"10.10.{n}.{host}" for n in (1, 2, 3)}
+    assert cloud_member_addresses(conn) == {f"10.10.{n}.{host}" for n in range(1, len(ZONES) + 1)}
     zones = stack.outputs()["zones"]
     published = {zones[az]["floatingIp"] for az in ZONES}
     assert recordset_addresses(conn, "example.test.", FQDN) == published
@@ -374,7 +378,7 @@ def test_5_octavia_answering_503_while_the_provider_waits_for_members_it_created
     with_openstack_plugin(stack.env, patched_openstack_plugin(), Path(stack.env["PULUMI_HOME"]))
     stack.write_config(fault_config(14))
     event_log = tmp_path / "octavia-members.jsonl"
-    new_members = {f"10.10.{n}.14" for n in (1, 2, 3)}
+    new_members = {f"10.10.{n}.14" for n in range(1, len(ZONES) + 1)}
     faults.worker_freeze()
     try:
         process = spawn_up_until_posted(stack, cloud, event_log, new_members)
@@ -413,7 +417,7 @@ def test_7_a_member_octavia_reports_error_while_the_provider_waits_is_recorded_a
     converges."""
     stack.write_config(fault_config(16))
     event_log = tmp_path / "octavia-member-error.jsonl"
-    new_members = {f"10.10.{n}.16" for n in (1, 2, 3)}
+    new_members = {f"10.10.{n}.16" for n in range(1, len(ZONES) + 1)}
     faults.worker_freeze()
     try:
         process = spawn_up_until_posted(stack, cloud, event_log, new_members)
