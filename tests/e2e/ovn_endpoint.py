@@ -25,15 +25,16 @@ TLS = ssl.create_default_context()
 TLS.check_hostname, TLS.verify_mode = False, ssl.CERT_NONE
 
 
-def endpoint_config(name: str, members: list[dict], ttl: int = 30, **readiness) -> dict:
-    """The dev stack's shape on the ovn provider under ``name``: one TCP listener with a TCP monitor, ``members``
-    (``[{name, server, az}]``: given by server id), the record ``name`` published when ready; ``readiness`` adds to
-    the readiness settings (or replaces timeoutSeconds 300, require online)."""
+def endpoint_config(name: str, members: list[dict], ttl: int = 30, zones: tuple[str, ...] = ZONES,
+                    **readiness) -> dict:
+    """The dev stack's shape on the ovn provider under ``name`` (in ``zones``): one TCP listener with a TCP monitor,
+    ``members`` (``[{name, server, az}]``: given by server id), the record ``name`` published when ready;
+    ``readiness`` adds to the readiness settings (or replaces timeoutSeconds 300, require online)."""
     return {
         "name": name,
         "loadBalancerProvider": "ovn",
         "floatingNetwork": "public",
-        "zones": {zone: {"subnet": f"cp-{zone}"} for zone in ZONES},
+        "zones": {zone: {"subnet": f"cp-{zone}"} for zone in zones},
         "listeners": [{"port": PORT, "monitor": dict(MONITOR)}],
         "members": members,
         "dns": {"dnsZone": "example.test.", "record": name, "ttl": ttl, "publish": "when-ready"},

@@ -31,7 +31,7 @@ from localcloud.testing import eventually
 from tests.e2e import ovn_endpoint
 from tests.e2e.cloud_checks import PoolSampler, loadbalancers_named, pools_of, published, resolve_a
 from tests.e2e.failover import BOUNDED
-from tests.e2e.ovn_endpoint import PORT, ZONES, address_of, ask
+from tests.e2e.ovn_endpoint import PORT, address_of, ask
 from tests.e2e.pulumi_cli import PulumiStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
@@ -39,6 +39,11 @@ pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.exclusive]
 ENDPOINT = f"e2e-ovn-{uuid.uuid4().hex[:4]}"
 FQDN = f"{ENDPOINT}.example.test."
 
+
+ZONES = ("az1", "az2")
+"""Two zones, the fewest an HA endpoint has: every step acts on az1 or az2 (a rotation in each, a member taken out in
+az1, az2 lost, az2 left unpublished), and a third zone only added two servers and a load balancer to every step
+(issue 53: the suite's budget; lab/bench/failover_figures.py measures the same failover over three)."""
 
 DRAIN = 5  # readiness.drainSeconds from the first `up` on (a drain's grace is the one its state recorded)
 
@@ -48,7 +53,7 @@ def endpoint_config(servers: dict[str, str], **readiness) -> dict:
     id (``servers``: az -> server id), removed members drained for ``DRAIN`` s; ``readiness`` adds to the readiness
     settings."""
     return ovn_endpoint.endpoint_config(
-        ENDPOINT, [{"name": f"node-{zone}", "server": servers[zone], "az": zone} for zone in ZONES],
+        ENDPOINT, [{"name": f"node-{zone}", "server": servers[zone], "az": zone} for zone in ZONES], zones=ZONES,
         **{"drainSeconds": DRAIN, **readiness})
 
 
@@ -133,7 +138,7 @@ def test_3_replacing_every_member_fails_no_request_and_a_drained_member_gets_no_
     started after it (ha_endpoint.core.predicates.drains_admin_down), while it is still in the pool for the grace."""
     zones = stack.outputs()["zones"]
     # every zone answers before the rotation starts: a request lost to the data plane before anything changed is not
-    # the rotation's (a CI run saw az1's and az3's floating IPs silent for 6 s right after az2's member was restarted;
+    # the rotation's (a CI run saw two zones' floating IPs silent for 6 s right after az2's member was restarted;
     # the watcher's log showed those zones' members ERROR meanwhile: OVN's health checks, cause not established); how
     # long it took is printed
     started = time.monotonic()
@@ -346,7 +351,7 @@ def test_3d_clients_fail_over_when_az2_goes_dark_without_and_with_the_watcher(st
     print("\n".join(failover.goal_lines(rows, TTL)))
     up_seconds, record = outcomes[("az-down", True)].during
     print(f"up during az-down (az2 out of DNS by the watcher): {up_seconds:.1f}s, the record then {sorted(record)}")
-    assert record == {addresses["az1"], addresses["az3"]}, record
+    assert record == {addresses["az1"]}, record
     for (way, watcher), outcome in outcomes.items():
         rows = {row["client"]: row for row in outcome.rows}
         for client in BOUNDED:
@@ -370,7 +375,7 @@ def test_4_up_while_a_zone_does_not_serve_leaves_it_unpublished_in_bounded_time_
     (`lab/localcloud/fault server-down`): the OVN provider reports it ONLINE at once, before any health check, then ERROR
     once its monitor fails it; the gate holds that first ONLINE (20 s for this monitor), sees the ERROR, and after
     deadAfterSeconds of ERROR counts the zone dead (not after the 300 s timeout): the `up` completes, az2 leaves DNS,
-    az1 and az3 stay. Asked for 3 ready zones, the same `up` fails naming az2, and DNS is left as it was."""
+    az1 stays. Asked for 2 ready zones, the same `up` fails naming az2, and DNS is left as it was."""
     zones = stack.outputs()["zones"]
     addresses = {zone: zones[zone]["floatingIp"] for zone in ZONES}
     assert published(localcloud.conn, FQDN) == set(addresses.values())
@@ -378,26 +383,26 @@ def test_4_up_while_a_zone_does_not_serve_leaves_it_unpublished_in_bounded_time_
     spare = servers["spare"]["az2"]
     members["az2"] = spare.id                                     # az2's new member serves nothing
     stack.write_config(endpoint_config(members, onZoneNotReady="unpublish", deadAfterSeconds=DEAD_AFTER,
-                                       minReadyZones=2))
+                                       minReadyZones=1))
     localcloud.faults.server_down(spare.name)
     try:
         up = stack.up()
         after = stack.outputs()["zones"]
         assert (after["az2"]["ready"], after["az2"]["published"]) == (False, False), after["az2"]
         assert "the zone is dead (every member has been down for" in after["az2"]["notReadyReason"], after["az2"]
-        assert all(after[zone]["published"] for zone in ("az1", "az3"))
+        assert after["az1"]["published"]
         assert after["az2"]["loadbalancerId"] == zones["az2"]["loadbalancerId"], "the zone keeps its resources"
-        assert published(localcloud.conn, FQDN) == {addresses["az1"], addresses["az3"]}
+        assert published(localcloud.conn, FQDN) == {addresses["az1"]}
         assert "zone az2 is not published: load balancer" in up.output  # the warning the operator reads
 
         stack.write_config(endpoint_config(members, onZoneNotReady="unpublish", deadAfterSeconds=DEAD_AFTER,
-                                           minReadyZones=3))
+                                           minReadyZones=2))
         below = stack.up(check=False)
         assert below.returncode != 0
-        assert "only 2 of 3 zones are ready (az1, az3), fewer than readiness.minReadyZones (3)" in below.output, \
+        assert "only 1 of 2 zones are ready (az1), fewer than readiness.minReadyZones (2)" in below.output, \
             below.output[-3000:]
         assert "az2: load balancer" in below.output
-        assert published(localcloud.conn, FQDN) == {addresses["az1"], addresses["az3"]}, "the floor stops the update before DNS"
+        assert published(localcloud.conn, FQDN) == {addresses["az1"]}, "the floor stops the update before DNS"
     finally:
         localcloud.faults.server_up(spare.name)
     print(f"\nup with az2 not serving: {up.seconds:.1f}s (hold 20 s, deadAfterSeconds {DEAD_AFTER}, timeoutSeconds "
