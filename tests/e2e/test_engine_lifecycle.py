@@ -1,8 +1,9 @@
 """The endpoint's whole life under the real Pulumi engine, against the local OpenStack cloud.
 
-One stack goes through the steps a platform team goes through, in order: preview with the policy pack, up, a
-no-op preview and refresh, a rollout that replaces every member, removing a zone (the name answering throughout), a
-bad config, an update killed mid-way and recovered, an update killed during a load balancer's replacement and
+One stack goes through the steps a platform team goes through, in order: preview with the policy pack, up, a second
+stack building on its outputs (examples/stack-reference, issue 12), a no-op preview and refresh, a rollout that
+replaces every member, removing a zone (the name answering throughout; the second stack follows, then is destroyed
+first), a bad config, an update killed mid-way and recovered, an update killed during a load balancer's replacement and
 recovered with the old zone serving, renaming the DNS record (the old name answering until the new one does), and
 destroy. Each step checks the cloud itself (openstacksdk, the cloud's DNS server named), not
 only what Pulumi says.
@@ -10,11 +11,13 @@ only what Pulumi says.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 
 import pytest
 
+from localcloud.dns import query as dns_query
 from localcloud.testing import Cleanup, recordsets_of_every_zone
 from tests.e2e.cloud_checks import (NameSampler, RolloutSampler, loadbalancers_named, online_members_by_pool,
                                     pools_of, recordset_addresses, resolve_a)
@@ -28,6 +31,10 @@ FQDN = f"{ENDPOINT}.example.test."
 
 
 RENAMED = f"{ENDPOINT}-v2"
+CLIENTS_STACK = f"{ENDPOINT}-clients"
+"""The second stack (examples/stack-reference): a security group of its own with egress to every published address and
+every zone's VIP on every listener port, and a CNAME ``<its stack name>.example.test.`` to the endpoint's name."""
+ALIAS = f"{CLIENTS_STACK}.example.test."
 SECOND_AZ1_SUBNET = f"{ENDPOINT}-cp-az1-b"
 
 
@@ -124,8 +131,35 @@ def stack(tmp_path_factory, pulumi_environment, byo_floating_ip, cloud_before_st
     instance.destroy(check=False)
 
 
+@pytest.fixture(scope="module")
+def clients(tmp_path_factory, pulumi_environment, stack):
+    """examples/stack-reference in a copy, reading this module's stack through a StackReference (its backend)."""
+    workdir = tmp_path_factory.mktemp("e2e-clients")
+    for name in ("Pulumi.yaml", "__main__.py", "requirements.txt"):
+        shutil.copy2(REPO / "examples" / "stack-reference" / name, workdir / name)
+    (workdir / "venv").symlink_to(REPO / ".venv")  # pulumi + pulumi-openstack, as its requirements.txt asks
+    instance = PulumiStack(workdir, CLIENTS_STACK, pulumi_environment, backend=stack.backend)
+    instance.run("stack", "init", CLIENTS_STACK, "--non-interactive")
+    instance.run("config", "set", "endpointStack", f"organization/ha-endpoint/{stack.stack}")
+    instance.run("config", "set", "openstack:cloud", pulumi_environment.get("OS_CLOUD", "localcloud"))
+    yield instance
+    instance.destroy(check=False)
+
+
 def zone_outputs(stack: PulumiStack) -> dict:
     return stack.outputs()["zones"]
+
+
+def egress_targets(cloud, group_id: str) -> set[tuple[str, int]]:
+    """The second stack's group's TCP egress rules: (address/32, port)."""
+    return {(rule.remote_ip_prefix, rule.port_range_min) for rule in cloud.network.security_group_rules(
+        security_group_id=group_id, direction="egress") if rule.remote_ip_prefix and rule.protocol == "tcp"}
+
+
+def expected_targets(outputs: dict) -> set[tuple[str, int]]:
+    """What the second stack must admit: every published address and every zone's VIP, on every listener port."""
+    addresses = set(outputs["addresses"]) | {zone["vipAddress"] for zone in outputs["zones"].values()}
+    return {(f"{address}/32", port) for address in addresses for port in outputs["ports"]}
 
 
 def test_1_preview_with_policy_pack_plans_every_zone_and_reports_no_violation(stack):
@@ -156,6 +190,20 @@ def test_2_up_builds_each_zone_in_its_az_and_publishes_exactly_the_ready_address
     published = {zones[zone]["floatingIp"] for zone in ZONES}
     assert set(outputs["addresses"]) == published
     assert resolve_a(FQDN) == published
+
+
+def test_2b_a_second_stack_builds_on_the_endpoint_stacks_outputs(stack, clients, cloud):
+    """Issue 12: examples/stack-reference reads the stack's outputs (the rules are planned at preview: the reference is
+    read then) and builds its egress rules and CNAME on them."""
+    published = stack.outputs()
+    preview = clients.preview(policy=False)
+    assert "api-clients-dns-" in preview.stdout
+    clients.up(policy=False)
+    outputs = clients.outputs()
+    assert outputs["apiUrl"] == f"https://{FQDN.rstrip('.')}:6443"
+    assert outputs["alias"] == ALIAS
+    assert egress_targets(cloud, outputs["clientsSecurityGroupId"]) == expected_targets(published)
+    assert set(dns_query.ask(ALIAS, "CNAME").records) == {FQDN}
 
 
 def test_3_second_preview_and_refresh_find_nothing_to_change(stack):
@@ -207,6 +255,18 @@ def test_5_removing_a_zone_unpublishes_it_before_deleting_its_lb_and_nothing_els
     assert [rs.ttl for rs in cloud.dns.recordsets(zone, name=FQDN)] == [20]
     byo = cloud.network.get_ip(byo_floating_ip.id)
     assert byo.port_id is None, "the user's floating IP is released from the deleted LB, not deleted"
+
+
+def test_5b_the_second_stack_follows_the_lost_zone_and_is_destroyed_first(stack, clients, cloud):
+    """Its next `up` admits the zones left and no more; destroyed before the endpoint (as a consumer must be), it
+    leaves neither its group nor its CNAME."""
+    published = stack.outputs()
+    clients.up(policy=False)
+    group_id = clients.outputs()["clientsSecurityGroupId"]
+    assert egress_targets(cloud, group_id) == expected_targets(published)
+    clients.destroy()
+    assert cloud.network.find_security_group(group_id) is None
+    assert set(dns_query.ask(ALIAS, "CNAME").records) == set()
 
 
 def test_6_bad_config_fails_preview_with_the_message_and_creates_nothing(stack, byo_floating_ip):
