@@ -201,10 +201,10 @@ class PulumiStack:
 ENDPOINT_KEY = "ha-endpoint:endpoint"
 
 
-def refused(stack: PulumiStack, raw: dict, *expected: str) -> PulumiStack:
-    """``stack`` after a real preview of the endpoint ``raw`` that is refused naming ``ha-endpoint:endpoint.<e>`` (the
-    key, then the message and its fix) for every ``e`` of ``expected`` (one preview reports every problem of a
-    configuration at once), without a traceback."""
+def refused(stack: PulumiStack, raw: dict, *expected: str) -> Result:
+    """A real preview of the endpoint ``raw`` on ``stack``, refused naming ``ha-endpoint:endpoint.<e>`` (the key, then
+    the message and its fix) for every ``e`` of ``expected`` (one preview reports every problem of a configuration
+    at once), without a traceback; what it printed."""
     stack.write_config(raw)
     result = stack.preview(check=False)
     assert result.returncode != 0
@@ -212,7 +212,7 @@ def refused(stack: PulumiStack, raw: dict, *expected: str) -> PulumiStack:
     missing = [e for e in expected if f"{ENDPOINT_KEY}.{e}" not in text]
     assert not missing, f"not reported: {missing}\n{result.output[-4000:]}"
     assert "Traceback" not in result.output
-    return stack
+    return result
 
 
 def patched_openstack_plugin() -> Path:

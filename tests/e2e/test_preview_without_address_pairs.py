@@ -41,10 +41,9 @@ def test_a_cloud_without_allowed_address_pairs_is_refused_by_a_real_keepalived_p
                                                                                        pulumi_environment, tmp_path):
     cloud = without_address_pairs.conn
     assert EXTENSION not in {extension.alias for extension in cloud.network.extensions()}
-    stack = refused(PulumiStack.create(tmp_path / "prn", "prn-refused", pulumi_environment),
-                    keepalived_endpoint(NAME, "prn"),
-                    f"backend: the cloud's Neutron has no {EXTENSION} extension (openstack extension list --network), "
-                    "so no member port can hold a zone's VIP; ask the cloud's operator to enable it, or use backend "
-                    "octavia")
+    stack = PulumiStack.create(tmp_path / "prn", "prn-refused", pulumi_environment)
+    refused(stack, keepalived_endpoint(NAME, "prn"),
+            f"backend: the cloud's Neutron has no {EXTENSION} extension (openstack extension list --network), "
+            "so no member port can hold a zone's VIP; ask the cloud's operator to enable it, or use backend octavia")
     assert stack.resources() == []
     assert [port.name for port in cloud.network.ports() if (port.name or "").startswith(f"{NAME}-")] == []
