@@ -28,6 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
+
+from bench.lib.machine import machine_cpu_seconds  # noqa: E402
+
 RECORD = struct.Struct("<BBHIIIIIIfHHHHHHHH16s")
 """struct acct_v3 (linux/acct.h): flag, version, tty, exitcode, uid, gid, pid, ppid, btime, etime, utime, stime,
 mem, io, rw, minflt, majflt, swaps, comm; utime and stime in comp_t units of AHZ (100) ticks."""
@@ -82,12 +87,6 @@ def kind(name: str) -> str:
     return "other"
 
 
-def machine_cpu() -> float:
-    """CPU seconds the machine's cores have been busy since boot (user, nice, system, irq, softirq, steal)."""
-    fields = [int(value) for value in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    return (fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7]) / os.sysconf("SC_CLK_TCK")
-
-
 def accounting(path: str | None) -> None:
     """Turn process accounting on into ``path``, or off (None)."""
     libc = ctypes.CDLL(None, use_errno=True)
@@ -108,13 +107,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="cpu-by-process-") as tmp:
         log = Path(tmp) / "pacct"
         log.touch()
-        busy, started = machine_cpu(), time.monotonic()
+        busy, started = machine_cpu_seconds(), time.monotonic()
         accounting(str(log))
         try:
             status = subprocess.run(command).returncode
         finally:
             accounting(None)
-        wall, busy = time.monotonic() - started, machine_cpu() - busy
+        wall, busy = time.monotonic() - started, machine_cpu_seconds() - busy
         found = records(log)
     totals: collections.Counter[str] = collections.Counter()
     counts: collections.Counter[str] = collections.Counter()

@@ -27,14 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
-HZ = os.sysconf("SC_CLK_TCK")
 
-
-def machine_busy_seconds() -> float:
-    """The machine's CPU seconds spent on anything but idle and I/O wait since boot (/proc/stat's first line)."""
-    with open("/proc/stat") as stat:
-        ticks = [int(value) for value in stat.readline().split()[1:9]]
-    return (sum(ticks) - ticks[3] - ticks[4]) / HZ
+from bench.lib.machine import machine_cpu_seconds  # noqa: E402
 
 
 class Plugin:
@@ -44,12 +38,12 @@ class Plugin:
         self.out, self.started = out, {}
 
     def pytest_runtest_logstart(self, nodeid, location):
-        self.started[nodeid] = (machine_busy_seconds(), time.monotonic())
+        self.started[nodeid] = (machine_cpu_seconds(), time.monotonic())
 
     def pytest_runtest_logfinish(self, nodeid, location):
         cpu, wall = self.started.pop(nodeid)
         with self.out.open("a") as rows:
-            rows.write(json.dumps({"test": nodeid, "cpu": round(machine_busy_seconds() - cpu, 1),
+            rows.write(json.dumps({"test": nodeid, "cpu": round(machine_cpu_seconds() - cpu, 1),
                                    "wall": round(time.monotonic() - wall, 1)}) + "\n")
 
 

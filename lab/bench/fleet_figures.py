@@ -32,6 +32,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
 
+from bench.lib.machine import machine_cpu_seconds  # noqa: E402
+
 from localcloud.settings import state_dir  # noqa: E402
 from tests.e2e.pulumi_cli import CONFIG_KEY, project_environment  # noqa: E402
 
@@ -49,13 +51,6 @@ def dev_shape(name: str) -> dict:
         "dns": {"dnsZone": "example.test.", "record": name, "ttl": 30, "publish": "when-ready"},
         "readiness": {"timeoutSeconds": 900, "require": "online"},
     }
-
-
-def machine_cpu_seconds() -> float:
-    """CPU-seconds every process of the machine has used since boot (user, nice, system, irq, softirq, steal)."""
-    with open("/proc/stat") as stat:
-        fields = [int(value) for value in stat.readline().split()[1:]]
-    return (sum(fields[:3]) + sum(fields[5:8])) / os.sysconf("SC_CLK_TCK")
 
 
 SERVICE_GROUPS = (("octavia-api", "octavia-api"), ("octavia", "octavia (worker, driver agent, health)"),

@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
 
 from bench.keepalived_failover import ask, failed  # noqa: E402
+from bench.lib.machine import machine_cpu_seconds  # noqa: E402
 from localcloud.dataplane import keepalived_nodes, members, netns, ovn  # noqa: E402
 from localcloud.dataplane.config import DPPaths  # noqa: E402
 from localcloud.settings import AZS, Paths  # noqa: E402
@@ -191,12 +192,6 @@ def process_cpu(pids: list[int]) -> float:
     return total
 
 
-def machine_cpu() -> float:
-    with open("/proc/stat") as stat:
-        fields = [int(value) for value in stat.readline().split()[1:]]
-    return (sum(fields[:3]) + sum(fields[5:8])) / os.sysconf("SC_CLK_TCK")
-
-
 def load_case(loadgen: Path, zone: Zone, haproxy: Haproxy, path: str, connections: str, concurrency: int,
               seconds: float, paths: Paths) -> dict:
     haproxy.redirect(path == "haproxy")
@@ -206,11 +201,11 @@ def load_case(loadgen: Path, zone: Zone, haproxy: Haproxy, path: str, connection
     groups = {"members": member_pids, "haproxy": [process.pid for process in haproxy.processes.values()],
               "ovs-vswitchd": switch_pids}
     before = {group: process_cpu(pids) for group, pids in groups.items()}
-    machine, wall = machine_cpu(), time.monotonic()
+    machine, wall = machine_cpu_seconds(), time.monotonic()
     done = subprocess.run([str(loadgen), "-addr", f"{zone.floating}:{PORT}", "-concurrency", str(concurrency),
                            "-duration", f"{seconds}s"] + (["-keepalive"] if connections == "keepalive" else []),
                           capture_output=True, text=True, check=True)
-    wall, machine = time.monotonic() - wall, machine_cpu() - machine
+    wall, machine = time.monotonic() - wall, machine_cpu_seconds() - machine
     figures = json.loads(done.stdout)
     requests = max(figures["requests"], 1)
     cpu = {group: (process_cpu(pids) - before[group]) * 1000 / requests for group, pids in groups.items()}
