@@ -10,7 +10,7 @@ from __future__ import annotations
 import pulumi
 
 from ha_endpoint import HaEndpoint, load_endpoint_args
-from ha_endpoint.backends import names as backend_names
+from ha_endpoint.backends import REGISTRY as BACKENDS
 
 CONFIG_KEY = "endpoint"
 KUBERNETES_KEY = "kubernetes"  # optional: a kubeconfig export (and Cluster API objects), ha_endpoint.kubernetes
@@ -24,7 +24,7 @@ def main() -> HaEndpoint:
         raw = config.require_object(CONFIG_KEY)
     except pulumi.config.ConfigTypeError:  # text that is not JSON: refused like any other value that is no mapping
         raw = config.require(CONFIG_KEY)
-    args = load_endpoint_args(raw, root, backend_names())
+    args = load_endpoint_args(raw, root, BACKENDS)
     kubernetes_root, raw_kubernetes = f"{config.name}:{KUBERNETES_KEY}", config.get_object(KUBERNETES_KEY)
     if raw_kubernetes is not None:  # only stacks that set it import pulumi-kubernetes; checked before anything exists
         from . import kubernetes_stack as kubernetes

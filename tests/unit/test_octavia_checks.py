@@ -426,8 +426,8 @@ def test_members_down_that_cannot_be_read_fail_the_preview_naming_the_members(er
     catalog._connections[(target.cloud, target.region)] = SimpleNamespace(load_balancer=_Pools([error] * 1000))
     with preview_catalog.use_catalog(catalog), pytest.MonkeyPatch.context() as patch:
         patch.setattr(octavia_checks, "READ_RETRY_SECONDS", 0.0)
-        held = octavia_checks.held(_ovn_monitored(), target, "root", "t")
-    assert [problem.path for problem in held.problems] == ["root.members"] and held.down == frozenset()
+        found = octavia_checks.preview(_ovn_monitored(), target, "root", "t", None)
+    assert [problem.path for problem in found.problems] == ["root.members"] and found.members_down == frozenset()
 
 
 def test_members_down_without_a_cloud_to_ask_are_a_warning_and_not_known(warnings):

@@ -72,7 +72,7 @@ def test_the_stack_names_its_configuration_key(warnings):
 
 def test_every_ipv6_address_is_the_internet_too():
     from ha_endpoint import load_endpoint_args
-    from ha_endpoint.core.notices import open_to_everyone
+    from ha_endpoint.core.checks import open_to_everyone
 
     raw = amphora_endpoint()
     raw["allowedCidrs"] = ["fd00::/8", "::/0"]

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ha_endpoint.backends import REGISTRY
 from ha_endpoint import ConfigError, EndpointArgs, load_endpoint_args
-from ha_endpoint.core.notices import notices
+from ha_endpoint.core.checks import notices
 
 ROOT = "ha-endpoint:endpoint"
 DEV_CONFIG = yaml.safe_load((Path(__file__).parents[2] / "Pulumi.amphora.yaml").read_text())["config"][ROOT]
@@ -54,7 +55,7 @@ def test_arguments_are_checked_once_and_a_changed_copy_again(monkeypatch):
         load_endpoint_args(one_zone)
     assert len(calls) == 2
     with pytest.raises(ConfigError, match="no backend is registered as 'octavia'"):
-        load_endpoint_args(args, backends=["keepalived"])  # the backend is checked against what is asked each time
+        load_endpoint_args(args, backends={"keepalived": REGISTRY["keepalived"]})  # checked against what is asked
 
 
 def test_a_member_object_in_two_endpoints_lists_is_named_by_its_place_in_each():

@@ -8,8 +8,7 @@ backend the plan names.
 
 from __future__ import annotations
 
-from ..core.args import EndpointArgs
-from ..core.errors import ConfigError, Problem
+from ..core.errors import ConfigError
 from ..core.validation import unknown_backend
 from . import keepalived, octavia
 from .plugin import Backend
@@ -31,15 +30,3 @@ def lookup(name: str, root: str) -> Backend:
     if name not in REGISTRY:
         raise ConfigError([unknown_backend(name, names(), root)])
     return REGISTRY[name]
-
-
-def zone_key_problems(args: EndpointArgs, backend: Backend, root: str) -> list[Problem]:
-    """The zone keys ``args`` give that ``backend`` does not take: ``vipAddress`` (:attr:`Backend.vip_address`)."""
-    takers = sorted(name for name, registered in REGISTRY.items() if registered.vip_address)
-    if backend.vip_address:
-        return []
-    return [Problem(f"{root}.zones.{az}.vipAddress",
-                    f"sets the address of the zone's VIP port, and the {backend.name} backend makes no such port (it "
-                    f"gets its VIP addresses from the cloud); remove vipAddress, or set backend to one that takes it: "
-                    f"{', '.join(takers)}")
-            for az, zone in args.zones.items() if zone.vip_address is not None]

@@ -2,7 +2,8 @@
 
 A backend is a :class:`Backend`, registered by name in :mod:`ha_endpoint.backends` and chosen by the ``backend``
 configuration key. It asks the cloud at preview what only the cloud can tell about it (:attr:`Backend.preview`: every
-problem at once, each naming the key and the fix), and turns a zone's plan (:class:`ha_endpoint.core.plan.ZonePlan`)
+problem at once, each naming the key and the fix, and what it holds or adopts), says what it allows but a user should
+know (:attr:`Backend.notices`), and turns a zone's plan (:class:`ha_endpoint.core.plan.ZonePlan`)
 into resources parented to that zone (:attr:`Backend.serve`), handing back a :class:`ZoneServing`: the address DNS
 publishes for the zone, the resource that exists once the zone can take traffic at all (what ``bootstrap``
 publication waits for), the zone's readiness resource (named ``contract.readiness_name``; what ``when-ready``
@@ -28,6 +29,7 @@ import pulumi
 from ..core import contract
 from ..core.args import EndpointArgs
 from ..core.errors import Problem
+from ..core.cloud_facts import AdoptedLoadBalancer, AdoptedRecord
 from ..core.plan import PollTarget, ZonePlan
 from ..watch.observe import ZoneTarget
 
@@ -61,48 +63,45 @@ Serve = Callable[[ZonePlan, pulumi.Input[str], pulumi.Resource, Mapping[str, pul
 by member name (a member is registered after its port admits the backend and deregistered before its port stops
 admitting it)."""
 
-Preview = Callable[[EndpointArgs, PollTarget, str, str], list[Problem]]
-"""``preview(args, target, root, identity_tag)``: what only the cloud can tell about the backend (``target``: the cloud
-the gates poll), asked once before anything is planned; the problems name their key under ``root``;
-``identity_tag``: the stack's identity tag (:mod:`ha_endpoint.core.identity`), which tells the stack's own objects
-from others'."""
-
-
-def no_preview(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> list[Problem]:
-    """The preview of a backend that asks the cloud nothing."""
-    return []
-
-
 @dataclass(frozen=True)
-class MembersHeld:
-    """What the backend holds of the endpoint's members now, asked at preview (:attr:`Backend.held`)."""
+class Previewed:
+    """What a backend found at preview (:attr:`Backend.preview`): every problem (the preview fails on any: a transient
+    error never changes the plan), what it holds of the endpoint's members now, and what the zones' ``adopt`` keys take
+    over."""
 
-    down: Optional[frozenset[tuple[str, str]]] = frozenset()
+    problems: list[Problem] = field(default_factory=list)
+    members_down: Optional[frozenset[tuple[str, str]]] = frozenset()
     """(pool name, member name) of the members held out of service that the configuration may put back, where the
     backend re-creates a member put back (None: not known)."""
     agent_held: frozenset[tuple[str, str, int]] = frozenset()
     """(pool name, address, port) of the members the member agent holds already: ``up`` leaves them to it."""
-    problems: list[Problem] = field(default_factory=list)
-    """What could not be asked (the preview fails: a transient error never changes the plan)."""
+    adopted: Mapping[str, AdoptedLoadBalancer] = field(default_factory=dict)
+    """AZ -> the load balancer that zone's ``adopt`` takes over, as found."""
+    adopted_record: Optional[AdoptedRecord] = None
+    """The record set at the endpoint's name that publishes the adopted load balancers, as found."""
 
 
-Held = Callable[[EndpointArgs, PollTarget, str, str], MembersHeld]
-"""``held(args, target, root, identity_tag)``: :class:`MembersHeld`."""
+Preview = Callable[[EndpointArgs, PollTarget, str, str, Optional[str]], Previewed]
+"""``preview(args, target, root, identity_tag, dns_zone_id)``: what only the cloud can tell about the backend
+(``target``: the cloud the gates poll), asked once before anything is planned; the problems name their key under
+``root``; ``identity_tag``: the stack's identity tag (:mod:`ha_endpoint.core.identity`), which tells the stack's own
+objects from others'; ``dns_zone_id``: the endpoint's DNS zone, where one is known."""
 
 
-def nothing_held(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> MembersHeld:
-    """The answer of a backend that sets a member back in service in place and has no member agent."""
-    return MembersHeld()
+def no_preview(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str,
+               dns_zone_id: Optional[str]) -> Previewed:
+    """The preview of a backend that asks the cloud nothing."""
+    return Previewed()
 
 
-Adopted = Callable[[EndpointArgs, PollTarget, str, Optional[str]], Any]
-"""``adopted(args, target, root, dns_zone_id)``: what the zones' ``adopt`` keys take over, as found at preview (an
-:class:`ha_endpoint.backends.octavia.adoption.Adoption`: ``adopted``, ``record``, ``problems``)."""
+Notices = Callable[[EndpointArgs, str], list[Problem]]
+"""``notices(args, root)``: what the backend allows but a user should know (warnings; see
+:attr:`ha_endpoint.core.plan.EndpointPlan.notices`)."""
 
 
-def nothing_adopted(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id: Optional[str]) -> Any:
-    """The answer of a backend that adopts nothing (validation refuses ``adopt`` for it)."""
-    return None
+def no_notices(args: EndpointArgs, root: str) -> list[Problem]:
+    """The notices of a backend that has none."""
+    return []
 
 
 @dataclass(frozen=True)
@@ -148,8 +147,7 @@ class Backend:
     name: str
     serve: Serve
     preview: Preview = no_preview
-    held: Held = nothing_held
-    adopted: Adopted = nothing_adopted
+    notices: Notices = no_notices
     watched: Optional[Watched] = None
     hosted_types: Mapping[str, str] = field(default_factory=dict)
     vip_address: bool = False

@@ -24,7 +24,6 @@ from typing import Any, Callable, Iterator, Optional, Protocol
 
 import openstack.exceptions as os_exc
 
-from ..core.args import EndpointArgs
 from ..core.errors import CloudLookupError, HaEndpointError, Problem
 from ..core.plan import PollTarget
 from .connection import cloud_failure, connect, describe, translate
@@ -153,15 +152,16 @@ class PreviewAnswers:
     published: Optional[dict[str, Optional[str]]] = None
 
 
-def ask_at_preview(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id: Optional[str]) -> PreviewAnswers:
-    """With a DNS zone, its A records (:func:`published_records`), asked once."""
+def ask_at_preview(dns_zone: Any, target: PollTarget, root: str, dns_zone_id: Optional[str]) -> PreviewAnswers:
+    """With a DNS zone (``dns_zone``: the ``dns.dnsZone`` key's value; None without a DNS name), its A records
+    (:func:`published_records`), asked once."""
     problems: list[Problem] = []
     published = None
-    if args.dns is not None:
+    if dns_zone is not None:
         try:
             published = published_records(target, dns_zone_id)
         except RecordsUnreadable as error:
-            zone = f"DNS zone {args.dns.dns_zone}" if isinstance(args.dns.dns_zone, str) else "the DNS zone"
+            zone = f"DNS zone {dns_zone}" if isinstance(dns_zone, str) else "the DNS zone"
             problems.append(Problem(
                 f"{root}.dns.dnsZone",
                 f"the record sets {zone} holds could not be read at preview ({error}); how the endpoint's records are "

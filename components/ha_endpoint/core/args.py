@@ -12,7 +12,7 @@ Keys are camelCase in configuration (``floatingNetwork``) and snake_case in Pyth
 spellings are accepted. Unknown keys are rejected. A ``pulumi.Input[str]`` key (subnets, the floating network,
 brought floating IPs, member addresses, ports and servers, the DNS zone) may be an Output of a resource declared
 beside the component: what is a plain value is checked at once, what is an Output is checked once it is known
-(at preview when it is, else before any load balancer is created; see :mod:`ha_endpoint.pipeline.deferred`). Field-level rules
+(at preview when it is, else before any load balancer is created; see :func:`ha_endpoint.pipeline.plan_endpoint`). Field-level rules
 (ranges, enums, address syntax) live here; rules that relate several fields live in :mod:`ha_endpoint.core.validation`,
 so that every problem of a configuration is reported at once.
 """
@@ -568,7 +568,7 @@ class EndpointArgs(_Model):
 
     _former_keys: tuple[str, ...] = PrivateAttr(())
     """What :func:`ha_endpoint.core.validation.load_endpoint_args` found given by a former name: a notice each
-    (:func:`ha_endpoint.core.notices.notices`), which HaEndpoint says once, as a warning on itself."""
+    (:func:`ha_endpoint.core.checks.notices`), which HaEndpoint says once, as a warning on itself."""
 
     def __eq__(self, other: object) -> bool:
         """Equal when they say the same: what loading them remembers (``_checked``, ``_former_keys``) is not part of

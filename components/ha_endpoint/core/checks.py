@@ -299,3 +299,31 @@ def _subnet_key(member: MemberSpec) -> str:
     if member.source == "clusterApi":
         return f"memberSources.clusterApi.subnets.{member.az}"
     return f"{member.path}.subnet"
+
+
+def notices(args: EndpointArgs, root: str) -> list[Problem]:
+    """What the component allows but a user should know (warnings, not problems: each a :class:`Problem`, the key it
+    is about, what it means and how to change it; :class:`ha_endpoint.HaEndpoint` says each once, as a warning on
+    itself, :attr:`ha_endpoint.core.plan.EndpointPlan.notices`), in a stable order: former key names first; a
+    backend's own follow (:attr:`ha_endpoint.backends.plugin.Backend.notices`)."""
+    return [Problem(root, notice) for notice in args._former_keys] + open_to_everyone(args, root)
+
+
+def open_to_everyone(args: EndpointArgs, root: str) -> list[Problem]:
+    """The API open to every address: ``allowedCidrs`` (by default ``0.0.0.0/0``) holds the whole internet. Allowed
+    (a dev endpoint reached from anywhere), refused by the policy pack in a production stack only; said once."""
+    everyone = [(index, cidr) for index, cidr in enumerate(args.allowed_cidrs) if predicates.admits_everyone(cidr)]
+    if not everyone:
+        return []
+    given = "allowed_cidrs" in args.model_fields_set
+    path = f"{root}.allowedCidrs" + (f"[{everyone[0][0]}]" if given else "")
+    cidrs = " and ".join(cidr for _, cidr in everyone) + ("" if given else " (the default)")
+    ports = sorted({listener.port for listener in args.listeners})
+    reach = "every address on the internet, through the floating IPs" if args.floating_network is not None else \
+        "every address that can reach the VIP subnets"
+    several = len(ports) > 1
+    return [Problem(path, f"the endpoint's listener {'ports' if several else 'port'} "
+                          f"({', '.join(str(port) for port in ports)}) "
+                          f"{'admit' if several else 'admits'} {cidrs}: {reach}; set allowedCidrs to the client "
+                          "networks that need the endpoint (e.g. allowedCidrs: ['10.0.0.0/8']). The policy pack refuses "
+                          "it in a production stack")]

@@ -253,7 +253,7 @@ class EndpointPlan:
     routers: dict[str, RouterFacts]
     networks: dict[str, NetworkFacts]
     notices: tuple[Problem, ...] = ()
-    """What the component says once, as a warning on itself, at preview and up (:mod:`ha_endpoint.core.notices`)."""
+    """What the component says once, as a warning on itself, at preview and up (:func:`ha_endpoint.core.checks.notices`, then the backend's own)."""
 
     def zone(self, az: str) -> ZonePlan:
         return next(zone for zone in self.zones if zone.az == az)

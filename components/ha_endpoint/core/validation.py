@@ -14,7 +14,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections import Counter
-from typing import Any, Collection, Iterable, Mapping, Optional
+from typing import Any, Collection, Iterable, Mapping, Optional, Protocol
 
 from pydantic import ValidationError
 
@@ -27,10 +27,20 @@ DEFAULT_ROOT = "ha-endpoint:endpoint"
 ZONE_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
 
 
-def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT, backends: Optional[Collection[str]] = None) -> EndpointArgs:
+class BackendKeys(Protocol):
+    """What validation reads of a registered backend (:class:`ha_endpoint.backends.plugin.Backend`): the zone keys it
+    takes."""
+
+    vip_address: bool
+    """Whether it takes ``zones.<az>.vipAddress``."""
+
+
+def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT,
+                       backends: Optional[Mapping[str, BackendKeys]] = None) -> EndpointArgs:
     """Parse and check a configuration value; raise :class:`ConfigError` listing every problem found. ``backends``:
-    the registered backends' names (:func:`ha_endpoint.backends.names`), which the ``backend`` key must be one of;
-    not given, the key is checked where the backend is chosen (:func:`ha_endpoint.backends.lookup`)."""
+    the registered backends by name (:data:`ha_endpoint.backends.REGISTRY`), which the ``backend`` key must name one
+    of, and whose zone keys the zones may give (:func:`backend_key_problems`); not given, the key is checked where the
+    backend is chosen (:func:`ha_endpoint.backends.lookup`)."""
     if isinstance(raw, EndpointArgs):
         args = raw
     else:
@@ -49,12 +59,27 @@ def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT, backends: Optional[Co
             RENAMED_KEYS.reset(token)
         args._former_keys = tuple(renamed)
     problems = [] if args._checked else check_endpoint_args(args, root)
-    if backends is not None and args.backend not in backends:
-        problems.insert(0, unknown_backend(args.backend, backends, root))
+    if backends is not None:
+        problems[:0] = backend_key_problems(args, backends, root)
     if problems:
         raise ConfigError(problems)
     args._checked = True
     return args
+
+
+def backend_key_problems(args: EndpointArgs, backends: Mapping[str, BackendKeys], root: str) -> list[Problem]:
+    """The ``backend`` key naming no registered backend, or the zone keys the chosen one does not take:
+    ``vipAddress`` (:attr:`BackendKeys.vip_address`)."""
+    if args.backend not in backends:
+        return [unknown_backend(args.backend, backends, root)]
+    if backends[args.backend].vip_address:
+        return []
+    takers = sorted(name for name, registered in backends.items() if registered.vip_address)
+    return [Problem(f"{root}.zones.{az}.vipAddress",
+                    f"sets the address of the zone's VIP port, and the {args.backend} backend makes no such port (it "
+                    f"gets its VIP addresses from the cloud); remove vipAddress, or set backend to one that takes it: "
+                    f"{', '.join(takers)}")
+            for az, zone in args.zones.items() if zone.vip_address is not None]
 
 
 def unknown_backend(name: str, backends: Collection[str], root: str) -> Problem:

@@ -21,22 +21,21 @@ from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 import pulumi
+from pydantic import BaseModel
 
 from .. import backends
-from ..backends.plugin import MembersHeld
 from ..cloud.lookups import lookup_cloud_facts
 from ..cloud.catalog import ask_at_preview
-from ..core.args import EndpointArgs
-from ..core.checks import check_cloud_facts
+from ..core.args import EndpointArgs, is_output
 from ..core.cloud_facts import CloudFacts, adopted_record_taken_over, resolve_members
 from ..core.declared import endpoint_facts
 from ..core.errors import CloudLookupError, ConfigError, Problem
 from ..core.facts import EndpointFacts
-from ..core.notices import notices
+from ..core.checks import check_cloud_facts, notices
 from ..core.identity import StackIdentity
 from ..core.plan import UNNAMED_STACK, EndpointPlan, PollTarget, make_plan
 from ..core.validation import DEFAULT_ROOT, load_endpoint_args
-from .deferred import declared_facts, deferred_inputs, resolved_raw, structural_facts
+from .deferred import declared_facts, structural_facts
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,7 @@ class Planned:
 def run(raw: Any, context: Context = Context()) -> Planned:
     """The pipeline over plain arguments (an :class:`EndpointArgs` or the raw configuration): raises
     :class:`ha_endpoint.ConfigError` or :class:`ha_endpoint.CloudLookupError` listing every problem."""
-    return planned(load_endpoint_args(raw, context.root, backends.names()), context)
+    return planned(load_endpoint_args(raw, context.root, backends.REGISTRY), context)
 
 
 def planned(args: EndpointArgs, context: Context) -> Planned:
@@ -91,36 +90,29 @@ def ask_cloud(args: EndpointArgs, context: Context) -> CloudFacts:
     """The cloud facts of ``args``' plain values (the lookups), then what the backend asks at preview (Octavia: its
     AZs, the certificates) and the A records the DNS zone holds already (how the endpoint's records are replaced
     depends on them); every problem of all in one :class:`CloudLookupError`, the backend's first (an unknown AZ is
-    named before the network-hint problem it causes). Zone keys the backend does not take
-    (:func:`ha_endpoint.backends.zone_key_problems`) are a :class:`ConfigError` before anything is asked."""
+    named before the network-hint problem it causes)."""
     target = poll_target(args, context)
     if args.member_sources is not None:  # never planned before the member sources are read (HaEndpoint reads them)
         raise ConfigError([Problem(f"{context.root}.memberSources", "the member sources were not read, so the plan "
                                    "would miss their members; give the pipeline the arguments "
                                    "ha_endpoint.members.read_members returns (HaEndpoint does)")])
     backend = backends.lookup(args.backend, context.root)
-    refused_keys = backends.zone_key_problems(args, backend, context.root)
-    if refused_keys:  # before the cloud is asked: the configuration alone is wrong
-        raise ConfigError(refused_keys)
     try:
         facts, lookups = lookup_cloud_facts(args, context.root, context.invoke_opts, context.identity), []
     except CloudLookupError as error:
         facts, lookups = None, error.problems
-    refused = backend.preview(args, target, context.root, context.identity.tag)
-    held = backend.held(args, target, context.root, context.identity.tag) if not refused else MembersHeld()
-    answers = ask_at_preview(args, target, context.root, facts.dns_zone_id if facts else None)
-    adoption = backend.adopted(args, target, context.root, facts.dns_zone_id if facts else None) \
-        if not refused else None
-    adopting = adoption.problems if adoption is not None else []
-    if refused or held.problems or answers.problems or lookups or adopting:
-        raise CloudLookupError(refused + held.problems + answers.problems + lookups + adopting)
-    facts = replace(facts, members_down=held.down, agent_held=held.agent_held)
-    if adoption is not None:
+    found = backend.preview(args, target, context.root, context.identity.tag, facts.dns_zone_id if facts else None)
+    answers = ask_at_preview(args.dns.dns_zone if args.dns is not None else None, target, context.root,
+                             facts.dns_zone_id if facts else None)
+    if found.problems or answers.problems or lookups:
+        raise CloudLookupError(found.problems + answers.problems + lookups)
+    facts = replace(facts, members_down=found.members_down, agent_held=found.agent_held)
+    if found.adopted:
         # an adopted zone's floating IP is the one on its load balancer's VIP: associated, never created or deleted
-        floating = {**{az: found.floating_ip for az, found in adoption.adopted.items()
-                       if found.floating_ip is not None and not isinstance(args.zones[az].floating_ip, str)},
+        floating = {**{az: adopted.floating_ip for az, adopted in found.adopted.items()
+                       if adopted.floating_ip is not None and not isinstance(args.zones[az].floating_ip, str)},
                     **facts.floating_ips}
-        facts = replace(facts, adopted=dict(adoption.adopted), adopted_record=adoption.record,
+        facts = replace(facts, adopted=dict(found.adopted), adopted_record=found.adopted_record,
                         floating_ips=floating)
     facts = facts if args.dns is None else replace(facts, published=answers.published)
     if facts.adopted_record is not None and not adopted_record_taken_over(args, facts):
@@ -137,8 +129,8 @@ def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
     problems = check_cloud_facts(args, facts, members, context.root, context.identity)
     if problems:
         raise ConfigError(problems)
-    return replace(make_plan(args, facts, members, target, context.identity, preflight),
-                   notices=notices(args, context.root))
+    said = notices(args, context.root) + backends.lookup(args.backend, context.root).notices(args, context.root)
+    return replace(make_plan(args, facts, members, target, context.identity, preflight), notices=tuple(said))
 
 
 def decide(args: EndpointArgs, facts: CloudFacts, context: Context = Context()) -> Planned:
@@ -156,6 +148,52 @@ def _refuse_az_loss(declared: EndpointFacts, root: str) -> None:
                 for finding in declared.az_loss() if finding.mandatory]
     if problems:
         raise ConfigError(problems)
+
+
+Path = tuple
+"""Where an input is inside the arguments: field names, list indexes and map keys (``("zones", "az1", "subnet")``)."""
+
+
+def deferred_inputs(args: EndpointArgs) -> list[tuple[Path, pulumi.Output]]:
+    """Every input of ``args`` that is not a plain value yet, with where it is (awaitables become Outputs)."""
+    found: list[tuple[Path, pulumi.Output]] = []
+
+    def walk(value: Any, path: Path) -> None:
+        if isinstance(value, BaseModel):
+            for name in type(value).model_fields:
+                walk(getattr(value, name), (*path, name))
+        elif isinstance(value, (list, tuple)):
+            for index, item in enumerate(value):
+                walk(item, (*path, index))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, (*path, key))
+        elif is_output(value):
+            found.append((path, value if isinstance(value, pulumi.Output) else pulumi.Output.from_input(value)))
+
+    walk(args, ())
+    return found
+
+
+def resolved_raw(args: EndpointArgs, values: dict[Path, Any]) -> dict[str, Any]:
+    """``args`` as raw settings (snake_case keys; the keys that were given only), each deferred input replaced by its
+    value in ``values``."""
+
+    def raw(value: Any, path: Path) -> Any:
+        if path in values:
+            return values[path]
+        if isinstance(value, BaseModel) and not any(known[:len(path)] == path for known in values):
+            return value  # nothing deferred inside: kept whole (a member keeps the source it came from)
+        if isinstance(value, BaseModel):  # only what was given: a default stays a default
+            return {name: raw(getattr(value, name), (*path, name)) for name in type(value).model_fields
+                    if name in value.model_fields_set}
+        if isinstance(value, (list, tuple)):
+            return [raw(item, (*path, index)) for index, item in enumerate(value)]
+        if isinstance(value, dict):
+            return {key: raw(item, (*path, key)) for key, item in value.items()}
+        return value
+
+    return raw(args, ())
 
 
 def plan_endpoint(args: EndpointArgs, context: Context) -> tuple[EndpointPlan, dict[str, Any]]:

@@ -1,11 +1,11 @@
-"""Inputs that are Outputs of resources declared beside the component: checked once known, before any load balancer.
+"""The plan of arguments some of whose inputs are Outputs of resources declared beside the component.
 
 A program may create its network, subnets, servers, floating IPs or DNS zone in the same stack and hand their
 Outputs to the endpoint (``zones: {az1: {subnet: subnet.id}}``). Resources are named from what is known when the
 component is built, so the plan is made at once, with Outputs where values are not known yet (see
 :func:`structural_facts`). Every rule over those values is checked once they are known, by the pipeline itself
-(:func:`ha_endpoint.pipeline.run` over the resolved arguments, :func:`resolved_raw`, inside one Output that fails
-with every problem). That happens at preview when
+(:func:`ha_endpoint.pipeline.run` over the resolved arguments, :func:`ha_endpoint.pipeline.resolved_raw`, inside one
+Output that fails with every problem; :func:`ha_endpoint.pipeline.deferred_inputs` finds them). That happens at preview when
 the Outputs are known there (resources that exist already), else during ``up`` before any load balancer is created:
 each load balancer, and each member port that gets the members' group, waits for it (:func:`ha_endpoint.backends.plugin.after_checks`); the
 values the plan could not know are taken from it, so everything that uses them waits too. The policy pack gets the
@@ -18,57 +18,11 @@ from typing import Any
 import pulumi
 from pydantic import BaseModel
 
-from ..core.args import EndpointArgs, is_output
+from ..core.args import EndpointArgs
 from ..core.cloud_facts import CloudFacts, FloatingIpFacts, ServerFacts, SubnetFacts
 from ..core.declared import layout_facts
 from ..core.facts import FACTS_VERSION, EndpointFacts
 from ..core.plan import EndpointPlan, MemberSpec
-
-Path = tuple
-"""Where an input is inside the arguments: field names, list indexes and map keys (``("zones", "az1", "subnet")``)."""
-
-
-def deferred_inputs(args: EndpointArgs) -> list[tuple[Path, pulumi.Output]]:
-    """Every input of ``args`` that is not a plain value yet, with where it is (awaitables become Outputs)."""
-    found: list[tuple[Path, pulumi.Output]] = []
-
-    def walk(value: Any, path: Path) -> None:
-        if isinstance(value, BaseModel):
-            for name in type(value).model_fields:
-                walk(getattr(value, name), (*path, name))
-        elif isinstance(value, (list, tuple)):
-            for index, item in enumerate(value):
-                walk(item, (*path, index))
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                walk(item, (*path, key))
-        elif is_output(value):
-            found.append((path, value if isinstance(value, pulumi.Output) else pulumi.Output.from_input(value)))
-
-    walk(args, ())
-    return found
-
-
-def resolved_raw(args: EndpointArgs, values: dict[Path, Any]) -> dict[str, Any]:
-    """``args`` as raw settings (snake_case keys; the keys that were given only), each deferred input replaced by its
-    value in ``values``."""
-
-    def raw(value: Any, path: Path) -> Any:
-        if path in values:
-            return values[path]
-        if isinstance(value, BaseModel) and not any(known[:len(path)] == path for known in values):
-            return value  # nothing deferred inside: kept whole (a member keeps the source it came from)
-        if isinstance(value, BaseModel):  # only what was given: a default stays a default
-            return {name: raw(getattr(value, name), (*path, name)) for name in type(value).model_fields
-                    if name in value.model_fields_set}
-        if isinstance(value, (list, tuple)):
-            return [raw(item, (*path, index)) for index, item in enumerate(value)]
-        if isinstance(value, dict):
-            return {key: raw(item, (*path, key)) for key, item in value.items()}
-        return value
-
-    return raw(args, ())
-
 
 def structural_facts(args: EndpointArgs, plain: CloudFacts, checked: pulumi.Output[EndpointPlan]) -> CloudFacts:
     """``plain`` (the facts of the plain inputs, looked up at once) completed with the facts of the deferred ones, as

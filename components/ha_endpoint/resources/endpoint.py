@@ -82,7 +82,7 @@ class HaEndpoint(pulumi.ComponentResource):
         context = Context(root, invoke_opts, StackIdentity(pulumi.get_project(), pulumi.get_stack()), cloud, region)
         # the members of every source, read once into one list (the static ones, and memberSources'), then every
         # check, before anything is registered
-        args, unserved = read_members(load_endpoint_args(args, root, backends.names()), root)
+        args, unserved = read_members(load_endpoint_args(args, root, backends.REGISTRY), root)
         plan, declared = plan_endpoint(args, context)
         claim(plan.name, [zone.az for zone in plan.zones], root)  # one endpoint per name in a stack
         super().__init__(contract.ENDPOINT_TYPE, name, {"name": plan.name}, opts)

@@ -49,7 +49,7 @@ def create_security_groups(plan: SecurityPlan, parent: pulumi.Resource, tags: tu
 def attach_member_ports(plan: SecurityPlan, groups: SecurityGroups,
                         parent: pulumi.Resource) -> dict[str, openstack.networking.PortSecGroupAssociate]:
     """Attach the members' group to each member port given in the configuration or found on a member's server
-    (other groups stay), once every input checked out (:mod:`ha_endpoint.pipeline.deferred`); by member name."""
+    (other groups stay), once every input checked out (:func:`ha_endpoint.pipeline.plan_endpoint`); by member name."""
     return {port.member: openstack.networking.PortSecGroupAssociate(
         port.name, port_id=after_checks(plan.preflight, port.port_id), security_group_ids=[groups.members_group.id],
         enforce=False, opts=pulumi.ResourceOptions(parent=parent)) for port in plan.member_ports}

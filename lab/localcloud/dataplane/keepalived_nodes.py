@@ -148,13 +148,13 @@ def stack_args(stack_file: Path) -> Any:
     import yaml
 
     from ha_endpoint import load_endpoint_args
-    from ha_endpoint.backends import names
+    from ha_endpoint.backends import REGISTRY
 
     project = yaml.safe_load((stack_file.parent / "Pulumi.yaml").read_text())["name"]
     raw = (yaml.safe_load(stack_file.read_text()).get("config") or {}).get(f"{project}:endpoint")
     if raw is None:
         raise SystemExit(f"{stack_file}: no {project}:endpoint key")
-    return load_endpoint_args(raw, f"{project}:endpoint", names())
+    return load_endpoint_args(raw, f"{project}:endpoint", REGISTRY)
 
 
 def zone_outputs(args: Any, az: str, vip: str) -> dict:

@@ -8,11 +8,11 @@ at preview, so the tests can tell the chosen backend's preview ran in the real p
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 import pulumi
 
-from ha_endpoint.backends.plugin import Backend, ZoneServing
+from ha_endpoint.backends.plugin import Backend, Previewed, ZoneServing
 from ha_endpoint.core.args import EndpointArgs
 from ha_endpoint.core.errors import Problem
 from ha_endpoint.core.plan import PollTarget, ZonePlan
@@ -46,12 +46,13 @@ def serve(zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resour
                        ready=held.ready, requirement="address held", outputs={"address": held.address})
 
 
-def preview(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> list[Problem]:
+def preview(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str,
+            dns_zone_id: Optional[str]) -> Previewed:
     """A fixed address forwards TCP only: every other listener is refused before anything is planned."""
-    return [Problem(f"{root}.listeners[{index}].protocol",
+    return Previewed([Problem(f"{root}.listeners[{index}].protocol",
                     f"the {NAME} backend serves TCP listeners only, not {listener.protocol}; use protocol TCP or "
                     "another backend")
-            for index, listener in enumerate(args.listeners) if str(listener.protocol) != "TCP"]
+            for index, listener in enumerate(args.listeners) if str(listener.protocol) != "TCP"])
 
 
 BACKEND = Backend(NAME, serve, preview)

@@ -31,6 +31,7 @@ from ...core import predicates
 from ...core.args import EndpointArgs, MonitorArgs, placed_zones
 from ...core.errors import Problem
 from ...core.plan import PollTarget
+from ..plugin import Previewed
 
 NAME = "keepalived"
 EXTENSION = "allowed-address-pairs"
@@ -163,8 +164,10 @@ def refused_options(args: EndpointArgs, root: str) -> list[Problem]:
     return problems
 
 
-def check_keepalived(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> list[Problem]:
-    """The keepalived backend's preview (:attr:`ha_endpoint.backends.plugin.Backend.preview`)."""
+def check_keepalived(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str,
+                     dns_zone_id: Optional[str] = None) -> Previewed:
+    """The keepalived backend's preview (:attr:`ha_endpoint.backends.plugin.Backend.preview`): what it refuses (it
+    holds no members and adopts nothing)."""
     problems = refused_options(args, root)
     catalog: KeepalivedCatalog = current_catalog(_OPENSTACK)
     try:
@@ -174,7 +177,7 @@ def check_keepalived(args: EndpointArgs, target: PollTarget, root: str, identity
                         f"where the members' ports are and whether a given vipAddress is free ({reason}); the {NAME} "
                         "backend checks each member's port when it adds the VIP to it, and Neutron refuses an address "
                         "in use when the VIP port is created")
-    return problems
+    return Previewed(problems)
 
 
 def _cloud_problems(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str,

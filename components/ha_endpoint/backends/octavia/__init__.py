@@ -8,9 +8,8 @@ pools, OVN limits).
 """
 
 from ..plugin import Backend
-from .adoption import adopted_from
-from .checks import NAME, check_octavia, held
+from .checks import NAME, ovn_weights, preview
 from .serving import serve
 from .watched import WATCHED
 
-BACKEND = Backend(name=NAME, serve=serve, preview=check_octavia, held=held, adopted=adopted_from, watched=WATCHED)
+BACKEND = Backend(name=NAME, serve=serve, preview=preview, notices=ovn_weights, watched=WATCHED)

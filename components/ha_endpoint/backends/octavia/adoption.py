@@ -16,18 +16,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Mapping, Optional
 
 from ...cloud.retry import READ_RETRY_SECONDS
-from ...cloud.catalog import NoCloudToAsk, current_catalog
+from ...cloud.catalog import NoCloudToAsk
 from ...cloud.errors import CallFailed
 from ...cloud.retry import CredentialsRefused, RetriesExhausted, call_with_retries
-from ...core.args import EndpointArgs
 from ...core.cloud_facts import AdoptedLoadBalancer, AdoptedRecord
 from ...core.errors import Problem
-from ...core.plan import PollTarget
 from .adopted_tree import NotAdoptable
-from .checks import _OPENSTACK
 
 
 @dataclass(frozen=True)
@@ -40,24 +37,26 @@ class Adoption:
     problems: list[Problem] = field(default_factory=list)
 
 
-def adopted_from(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id: Optional[str],
+def adopted_from(wanted: Mapping[str, str], fqdn: Optional[str],
+                 load_balancer: Callable[[str], AdoptedLoadBalancer],
+                 recordset: Callable[[str], Optional[AdoptedRecord]], root: str,
                  clock: Optional[Callable[[], float]] = None, sleep: Optional[Callable[[float], None]] = None,
                  timeout_seconds: Optional[float] = None) -> Adoption:
-    """The Octavia backend's :attr:`ha_endpoint.backends.plugin.Backend.adopted`: every zone's ``adopt`` looked up
-    (a failed call retried as the DNS records' are); a load balancer not found, several of one name, or a cloud that
-    cannot be asked is a problem at ``zones.<az>.adopt.loadBalancer`` (nothing is adopted blind)."""
-    wanted = {az: zone.adopt.load_balancer for az, zone in sorted(args.zones.items()) if zone.adopt is not None}
+    """What the zones adopt: ``wanted`` (AZ -> the load balancer's name or id its ``adopt`` key gives) each found by
+    ``load_balancer`` (the preview catalog's ``adoptable``), a failed call retried as the DNS records' are; a load
+    balancer not found, several of one name, or a cloud that cannot be asked is a problem at
+    ``zones.<az>.adopt.loadBalancer`` (nothing is adopted blind). With ``fqdn`` (the endpoint's name, where it and its
+    DNS zone are known), also the record set there, found by ``recordset``."""
     if not wanted:
         return Adoption()
-    catalog = current_catalog(_OPENSTACK)
     retry = dict(timeout_seconds=READ_RETRY_SECONDS if timeout_seconds is None else timeout_seconds,
                  clock=clock or time.monotonic, sleep=sleep or time.sleep)
     adopted: dict[str, AdoptedLoadBalancer] = {}
     problems: list[Problem] = []
-    for az, ref in wanted.items():
+    for az, ref in sorted(wanted.items()):
         path = f"{root}.zones.{az}.adopt.loadBalancer"
         try:
-            adopted[az] = call_with_retries(lambda ref=ref: catalog.adoptable(target, ref), **retry)
+            adopted[az] = call_with_retries(lambda ref=ref: load_balancer(ref), **retry)
         except NotAdoptable as error:
             problems.append(Problem(path, str(error)))
         except NoCloudToAsk as reason:
@@ -67,11 +66,9 @@ def adopted_from(args: EndpointArgs, target: PollTarget, root: str, dns_zone_id:
             problems.append(Problem(path, f"load balancer '{ref}' could not be read at preview ({error}); run the "
                                           "preview again once the load-balancer service (Octavia) answers"))
     record = None
-    dns = args.dns
-    if adopted and dns is not None and dns_zone_id and isinstance(dns.record, str) and isinstance(dns.dns_zone, str):
-        fqdn = f"{dns.record}.{dns.dns_zone}"
+    if adopted and fqdn is not None:
         try:
-            record = call_with_retries(lambda: catalog.a_recordset(target, dns_zone_id, fqdn), **retry)
+            record = call_with_retries(lambda: recordset(fqdn), **retry)
         except (NoCloudToAsk, CallFailed, RetriesExhausted, CredentialsRefused) as error:
             problems.append(Problem(f"{root}.dns.record", f"the record set {fqdn} could not be read at preview "
                                                           f"({error}); run the preview again once DNS answers"))

@@ -9,8 +9,9 @@ preview, through the preview's catalog (:mod:`ha_endpoint.cloud.catalog`: the sa
 gates poll, the same seam tests replace).
 
 A cloud that cannot be asked gets a warning that says what could not be checked, and Octavia judges at ``up``; a name
-the cloud answers it does not have is refused at once. :func:`check_octavia` is the Octavia backend's preview
-(:attr:`ha_endpoint.backends.plugin.Backend.preview`).
+the cloud answers it does not have is refused at once. :func:`preview` is the Octavia backend's preview
+(:attr:`ha_endpoint.backends.plugin.Backend.preview`): these checks, then the members it holds and what the zones
+adopt.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from ...core.errors import HaEndpointError
 from ...core.args import EndpointArgs, placed_zones
 from ...core.errors import Problem
 from ...core.plan import PollTarget
-from ..plugin import MembersHeld
+from ..plugin import Previewed
 from .adopted_tree import read_record, read_tree
+from .adoption import adopted_from
 
 NAME = "octavia"
 
@@ -227,9 +229,15 @@ def agent_held(args: EndpointArgs, target: PollTarget, root: str,
     return frozenset(held)
 
 
-def held(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> MembersHeld:
-    """The Octavia backend's :attr:`ha_endpoint.backends.plugin.Backend.held`: :func:`members_put_back_from` and
-    :func:`agent_held`, a listing that could not be read a problem at ``<root>.members`` (``memberSources``)."""
+def preview(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str,
+            dns_zone_id: Optional[str]) -> Previewed:
+    """The Octavia backend's preview (:attr:`ha_endpoint.backends.plugin.Backend.preview`): what Octavia refuses
+    (:func:`check_octavia`); once it refuses nothing, the members it holds (:func:`members_put_back_from`,
+    :func:`agent_held`: a listing that could not be read is a problem at ``<root>.members`` or
+    ``<root>.memberSources``) and what the zones adopt (:func:`ha_endpoint.backends.octavia.adoption.adopted_from`)."""
+    refused = check_octavia(args, target, root, identity_tag)
+    if refused:
+        return Previewed(refused)
     problems: list[Problem] = []
     down: Optional[frozenset[tuple[str, str]]] = frozenset()
     held_by_agent: frozenset[tuple[str, str, int]] = frozenset()
@@ -241,7 +249,36 @@ def held(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -
         held_by_agent = agent_held(args, target, root)
     except MembersUnreadable as error:
         problems.append(Problem(f"{root}.memberSources", str(error)))
-    return MembersHeld(down, held_by_agent, problems)
+    dns = args.dns
+    fqdn = f"{dns.record}.{dns.dns_zone}" if dns is not None and dns_zone_id and isinstance(dns.record, str) and \
+        isinstance(dns.dns_zone, str) else None
+    wanted = {az: zone.adopt.load_balancer for az, zone in args.zones.items() if zone.adopt is not None}
+    catalog = current_catalog(_OPENSTACK)
+    adoption = adopted_from(wanted, fqdn, lambda ref: catalog.adoptable(target, ref),
+                            lambda name: catalog.a_recordset(target, dns_zone_id, name), root)
+    return Previewed(problems + adoption.problems, down, held_by_agent, adoption.adopted, adoption.record)
+
+
+def ovn_weights(args: EndpointArgs, root: str) -> list[Problem]:
+    """The Octavia backend's notices (:attr:`ha_endpoint.backends.plugin.Backend.notices`): a weight other than 0 or
+    1 under ``ovn``, which that provider ignores (every member of a pool in service gets an equal share), and which
+    is written when the member is created, never updated (an update that leaves the admin state out makes the
+    provider report the member NO_MONITOR: :mod:`ha_endpoint.backends.octavia.serving`). Said once, for the first
+    such member."""
+    if not predicates.is_ovn(args.load_balancer_provider):
+        return []
+    weighted = [(index, member) for index, member in enumerate(args.members or ())
+                if member.weight not in (None, 0, 1)]
+    if not weighted:
+        return []
+    index, member = weighted[0]
+    more = f" (and {len(weighted) - 1} more)" if len(weighted) > 1 else ""
+    return [Problem(f"{root}.members[{index}].weight",
+                    f"weight {member.weight}{more} does nothing under loadBalancerProvider ovn: the provider gives every "
+                    "member in service an equal share, and the component writes a member's weight only when it creates "
+                    "the member, never in place (an update that leaves the admin state alone makes the ovn provider "
+                    "report the member NO_MONITOR, which the gates and the watcher read as not serving); remove the "
+                    "weight, or take the member out with enabled: false (or weight: 0)")]
 
 
 def check_octavia(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str) -> list[Problem]:

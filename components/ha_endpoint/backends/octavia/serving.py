@@ -212,7 +212,7 @@ class _OctaviaZone:
         # (ovn-octavia-provider 3.1.2, OvnProviderHelper.member_update), so the gates, the agent and the watcher read
         # a serving member as not serving: measured, `weight: 2` on the dev stack's cp-0 and the watcher took az1 out
         # of DNS. The provider ignores weights (and names and tags serve nobody), so they are written at create only
-        # (core/notices.py says so of a weight other than 0 or 1).
+        # (checks.ovn_weights says so of a weight other than 0 or 1).
         written_once = pulumi.ResourceOptions(ignore_changes=["name", "tags", "weight"]) \
             if predicates.is_ovn(zone.load_balancer_provider) else None
         for member in listener.members:
