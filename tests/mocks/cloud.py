@@ -279,28 +279,29 @@ class FakeCatalog:
         return set(self.cloud.network_extensions)
 
     def subnet(self, target, subnet: str):
-        from ha_endpoint.backends.keepalived.checks import SubnetFacts
+        from ha_endpoint.core.cloud_facts import SubnetFacts
 
         found = [s for s in self.cloud.subnets.values() if subnet in (s.id, s.name)]
-        return SubnetFacts(found[0].network_id, found[0].cidr, found[0].gateway_ip) if found else None
+        return SubnetFacts(subnet, found[0].id, found[0].name, found[0].cidr, found[0].network_id,
+                           found[0].net.version, found[0].gateway_ip) if found else None
 
     def address_holders(self, target, network_id: str, address: str):
-        from ha_endpoint.backends.keepalived.checks import AddressHolder
+        from ha_endpoint.core.cloud_facts import PortFacts
 
         self.asked.append(("address", address))
-        return [AddressHolder(port["id"], port.get("name", ""), port["device_owner"], port["device_id"],
-                              tuple(port.get("tags", ()))) for port in self.cloud.ports.values()
+        return [PortFacts(port["id"], port["device_owner"], port["device_id"], name=port.get("name", ""),
+                          tags=tuple(port.get("tags", ()))) for port in self.cloud.ports.values()
                 if port["network_id"] == network_id and any(ip == address for _, ip in port["fixed_ips"])]
 
     def member_port(self, target, port_id, address, network_id):
-        from ha_endpoint.backends.keepalived.checks import PortFacts
+        from ha_endpoint.core.cloud_facts import PortFacts
 
         ports = [self.cloud.ports[port_id]] if port_id in self.cloud.ports else [] if port_id else \
             [port for port in self.cloud.ports.values() if port["network_id"] == network_id
              and any(ip == address for _, ip in port["fixed_ips"])]
         if len(ports) != 1:
             return None
-        return PortFacts(ports[0]["id"], ports[0]["network_id"], ports[0]["port_security"])
+        return PortFacts(ports[0]["id"], network_id=ports[0]["network_id"], port_security=ports[0]["port_security"])
 
     def certificate(self, target, ref: str):
         self.asked.append(("certificate", ref))

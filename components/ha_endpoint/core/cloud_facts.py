@@ -35,13 +35,19 @@ class SubnetFacts:
 
 @dataclass(frozen=True)
 class PortFacts:
-    """The port a brought floating IP is associated with now, and whether it is this endpoint's own VIP port (its
-    security groups include the endpoint's VIP group, tagged with this stack's identity)."""
+    """A Neutron port as the endpoint asks about it: the port a brought floating IP is associated with now, a
+    member's port (the keepalived backend adds the zone's VIP to it), or a port holding an address."""
 
     id: str
-    device_owner: str
-    device_id: str
-    ours: bool
+    device_owner: str = ""
+    device_id: str = ""
+    ours: bool = False
+    """Whether it is this endpoint's own VIP port (its security groups include the endpoint's VIP group, tagged with
+    this stack's identity)."""
+    network_id: str = ""
+    name: str = ""
+    tags: tuple[str, ...] = ()
+    port_security: bool = True
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ when the VIP port is created.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional, Protocol
 
 import ipaddress
@@ -29,6 +28,7 @@ import pulumi
 from ...cloud.catalog import CatalogUnavailable, OpenStackCatalog, current_catalog, unavailable_on_cloud_failure
 from ...core import predicates
 from ...core.args import EndpointArgs, MonitorArgs, placed_zones
+from ...core.cloud_facts import PortFacts, SubnetFacts
 from ...core.errors import Problem
 from ...core.plan import PollTarget
 from ..plugin import Previewed
@@ -36,35 +36,6 @@ from ..plugin import Previewed
 NAME = "keepalived"
 EXTENSION = "allowed-address-pairs"
 OCTAVIA_KEYS = {"load_balancer_provider": "loadBalancerProvider"}
-
-
-@dataclass(frozen=True)
-class PortFacts:
-    """A member's port as the backend needs it."""
-
-    port_id: str
-    network_id: str
-    port_security: bool
-
-
-@dataclass(frozen=True)
-class SubnetFacts:
-    """A zone's subnet as the checks need it."""
-
-    network_id: str
-    cidr: str
-    gateway_ip: Optional[str]
-
-
-@dataclass(frozen=True)
-class AddressHolder:
-    """A port that holds an address as one of its fixed IPs."""
-
-    port_id: str
-    name: str
-    device_owner: str
-    device_id: str
-    tags: tuple[str, ...]
 
 
 class KeepalivedCatalog(Protocol):
@@ -75,10 +46,10 @@ class KeepalivedCatalog(Protocol):
         ...
 
     def subnet(self, target: PollTarget, subnet: str) -> Optional[SubnetFacts]:
-        """Subnet ``subnet`` (name or id); None when there is none."""
+        """Subnet ``subnet`` (name or id; its ``ref``); None when there is none."""
         ...
 
-    def address_holders(self, target: PollTarget, network_id: str, address: str) -> list[AddressHolder]:
+    def address_holders(self, target: PollTarget, network_id: str, address: str) -> list[PortFacts]:
         """The ports on ``network_id`` that hold ``address`` as a fixed IP."""
         ...
 
@@ -98,13 +69,15 @@ class OpenStackKeepalivedCatalog(OpenStackCatalog):
     def subnet(self, target: PollTarget, subnet: str) -> Optional[SubnetFacts]:
         with unavailable_on_cloud_failure():
             found = self.connection(target).network.find_subnet(subnet, ignore_missing=True)
-            return SubnetFacts(str(found.network_id), str(found.cidr), found.gateway_ip) if found is not None else None
+            return None if found is None else SubnetFacts(
+                ref=subnet, id=str(found.id), name=found.name or subnet, cidr=str(found.cidr),
+                network_id=str(found.network_id), ip_version=int(found.ip_version), gateway_ip=found.gateway_ip)
 
-    def address_holders(self, target: PollTarget, network_id: str, address: str) -> list[AddressHolder]:
+    def address_holders(self, target: PollTarget, network_id: str, address: str) -> list[PortFacts]:
         with unavailable_on_cloud_failure():
             ports = self.connection(target).network.ports(network_id=network_id, fixed_ips=f"ip_address={address}")
-            return [AddressHolder(str(port.id), port.name or "", port.device_owner or "", port.device_id or "",
-                                  tuple(port.tags or ())) for port in ports]
+            return [PortFacts(str(port.id), port.device_owner or "", port.device_id or "", name=port.name or "",
+                              tags=tuple(port.tags or ())) for port in ports]
 
     def member_port(self, target: PollTarget, port_id: Optional[str], address: Optional[str],
                     network_id: Optional[str]) -> Optional[PortFacts]:
@@ -120,7 +93,8 @@ class OpenStackKeepalivedCatalog(OpenStackCatalog):
             if len(ports) != 1:
                 return None
             port = ports[0]
-            return PortFacts(str(port.id), str(port.network_id), port.is_port_security_enabled is not False)
+            return PortFacts(str(port.id), network_id=str(port.network_id),
+                             port_security=port.is_port_security_enabled is not False)
 
 
 _OPENSTACK = OpenStackKeepalivedCatalog()
@@ -206,11 +180,11 @@ def _cloud_problems(args: EndpointArgs, target: PollTarget, root: str, identity_
                                         "members; give the member's port (port) or server, or its address on that "
                                         "network"))
             elif port.network_id != network:
-                problems.append(Problem(f"{path}.port", f"port {port.port_id} is on network {port.network_id}, not on "
+                problems.append(Problem(f"{path}.port", f"port {port.id} is on network {port.network_id}, not on "
                                         f"zone {az}'s ({network}): VRRP and the VIP stay within one network; put the "
                                         "zone's members and its subnet on one network"))
             elif not port.port_security:
-                problems.append(Problem(path, f"port {port.port_id} has port security disabled, so Neutron ignores "
+                problems.append(Problem(path, f"port {port.id} has port security disabled, so Neutron ignores "
                                         "the VIP in its allowed address pairs and the VRRP group; enable it (openstack "
                                         "port set --enable-port-security) or use backend octavia"))
     return problems
@@ -245,7 +219,7 @@ def vip_address_problems(args: EndpointArgs, az: str, subnet: SubnetFacts, targe
         return []
     port = taken[0]
     owner = f"device_owner {port.device_owner}, device {port.device_id}" if port.device_owner else "no device"
-    return [Problem(path, f"{address} is in use by port {port.port_id} ({port.name or 'no name'}; {owner}), and "
+    return [Problem(path, f"{address} is in use by port {port.id} ({port.name or 'no name'}; {owner}), and "
                     "Neutron gives one address to one port; give a free address (openstack port list --fixed-ip "
                     f"ip-address={address} shows who holds it), {fix}")]
 
