@@ -238,8 +238,7 @@ MOVE_PROGRAM = textwrap.dedent('''
     import pulumi
     import pulumi_kubernetes as k8s
     from ha_endpoint.kubernetes import ClusterAccess, ClusterApi, ControlPlaneEndpointGuard, Credentials, EndpointRef
-    from ha_endpoint.kubernetes.cluster_api import (CLUSTER_API_TYPE, cluster_name, guard_name,
-                                                    openstack_cluster_name, spec_inputs)
+    from ha_endpoint.kubernetes.cluster_api import CLUSTER_API_TYPE, child_name, spec_inputs
     from ha_endpoint.kubernetes.manifests import openstack_cluster_manifest
     from ha_endpoint.kubernetes.settings import ClusterApiSettings
 
@@ -261,15 +260,15 @@ MOVE_PROGRAM = textwrap.dedent('''
         def __init__(self, name, opts):
             spec = spec_inputs(name, endpoint, ClusterApiSettings.model_validate(settings))
             super().__init__(CLUSTER_API_TYPE, name, {"name": spec.name, "namespace": spec.namespace}, opts)
-            guard = ControlPlaneEndpointGuard(guard_name(name), cluster=f"{spec.namespace}/{spec.name}",
+            guard = ControlPlaneEndpointGuard(child_name(name, "guard"), cluster=f"{spec.namespace}/{spec.name}",
                                               host=spec.host, port=spec.port,
                                               opts=pulumi.ResourceOptions(parent=self))
             children = pulumi.ResourceOptions(parent=self, depends_on=[guard])
             openstack = openstack_cluster_manifest(spec)
-            k8s.apiextensions.CustomResource(openstack_cluster_name(name), api_version=openstack["apiVersion"],
+            k8s.apiextensions.CustomResource(child_name(name, "openstack_cluster"), api_version=openstack["apiVersion"],
                                              kind=openstack["kind"], metadata=openstack["metadata"],
                                              spec=openstack["spec"], opts=children)
-            k8s.apiextensions.CustomResource(cluster_name(name), api_version="cluster.x-k8s.io/v1beta1",
+            k8s.apiextensions.CustomResource(child_name(name, "cluster"), api_version="cluster.x-k8s.io/v1beta1",
                                              kind="Cluster", metadata=openstack["metadata"], spec={
                 "controlPlaneEndpoint": {"host": spec.host, "port": spec.port},
                 "infrastructureRef": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1",

@@ -258,11 +258,11 @@ def test_the_agents_service_account_may_make_its_calls_and_is_refused_everything
     allowed, the Machines of another namespace, deleting or creating Machines, Secrets, another agent's Lease and pods
     are refused. Prints `call | expected | seen`."""
     from ha_endpoint.agent.machines import MachineSource
-    from ha_endpoint.kubernetes.agent_manifests import AgentSpec, role_binding_manifest, role_manifest, \
-        service_account_manifest
+    from ha_endpoint.kubernetes.agent_manifests import DEFAULT_RESOURCES, AgentSpec, role_binding_manifest, \
+        role_manifest, service_account_manifest
 
     spec = AgentSpec(name="rbac-agent", source=MachineSource(cluster="prod", namespace="default"),
-                     image="example.invalid/ha-endpoint:test", cloud="localcloud")
+                     image="example.invalid/ha-endpoint:test", cloud="localcloud", resources=DEFAULT_RESOURCES)
     for manifest in (service_account_manifest(spec), role_manifest(spec), role_binding_manifest(spec)):
         k8s.kubectl("apply", "-f", "-", stdin=json.dumps(manifest))
     who = "system:serviceaccount:default:rbac-agent"

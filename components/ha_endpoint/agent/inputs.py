@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence
 
 from ..core import contract
 from ..core.errors import HaEndpointError
-from ..watch.inputs import OptionParser, add_cloud_options, flag, refused, seconds  # noqa: F401  (flag: the agent's flags too)
+from ..watch.inputs import daemon_parser, flag, refused, seconds  # noqa: F401  (flag: the agent's flags too)
 from .machines import API_SERVER_HEALTHY, MachineSource
 
 PROG = "python -m ha_endpoint.agent"
@@ -90,9 +90,7 @@ def refusal(option: str, value: str) -> Optional[str]:
 
 
 def parser(exits: bool = True) -> argparse.ArgumentParser:
-    found = OptionParser(prog=PROG, description=DESCRIPTION, exits=exits)
-    found.add_argument("--outputs", required=True, help="the endpoint stack's outputs as JSON (zones: poolIds): a "
-                       "file, or - for stdin")
+    found = daemon_parser(PROG, DESCRIPTION, exits, "reconciles without a change", reads="zones: poolIds")
     found.add_argument("--cluster", required=True, help="the Cluster API Cluster's name")
     found.add_argument("--namespace", default="default", help="the Cluster's namespace (default: default)")
     found.add_argument("--address-type", default="InternalIP", choices=["InternalIP", "ExternalIP"],
@@ -113,8 +111,6 @@ def parser(exits: bool = True) -> argparse.ArgumentParser:
     found.add_argument("--hook-warn-after", type=seconds, default=600.0, help="seconds a Machine may be held by our "
                        "hook before an Event and the held-too-long metric say so (default 600; the hook is never "
                        "released early)")
-    found.add_argument("--interval", type=seconds, default=5.0, help="seconds between reconciles without a change "
-                       "(default 5)")
     found.add_argument("--lease", default="ha-endpoint-agent", help="the coordination.k8s.io Lease the replicas "
                        "elect their leader with (default ha-endpoint-agent)")
     found.add_argument("--lease-seconds", type=seconds, default=15.0, help="lease duration (default 15)")
@@ -124,7 +120,6 @@ def parser(exits: bool = True) -> argparse.ArgumentParser:
     found.add_argument("--port", type=port, default=9464, help="port of /metrics, /healthz, /readyz (default 9464)")
     found.add_argument("--kubeconfig", help="kubeconfig of the management cluster (default: in-cluster, then "
                        "KUBECONFIG)")
-    add_cloud_options(found)
     return found
 
 

@@ -28,7 +28,7 @@ from pulumi.output import Unknown
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 from pulumi.dynamic import UpdateResult
 
-from ..cloud.retry import Attempts, Backoff
+from ..cloud.retry import Attempts
 from ..core import contract
 from . import cloud, hosted, retrying
 from .errors import ReadinessError
@@ -65,26 +65,25 @@ def drain_member(
     member_id: str,
     drain_seconds: float,
     timeout_seconds: float,
-    clock: Callable[[], float],
-    sleep: Callable[[float], None],
-    reauth: Optional[Callable[[], None]] = None,
-    backoff: Backoff = Backoff(1.0, 1.25, 5.0),
+    pacing: retrying.Pacing,
     hold: Optional[Callable[[float, Callable[[Callable[[], Any], str], Any]], None]] = None,
 ) -> DrainResult:
     """Take the member out of new connections (``take_out``), retrying transient failures until ``timeout_seconds``
-    (the one retry policy, :func:`ha_endpoint.cloud.retry.call_with_retries`), then wait ``drain_seconds``.
+    (the one retry policy, :func:`ha_endpoint.cloud.retry.call_with_retries`, paced by ``pacing``), then wait
+    ``drain_seconds``.
 
     ``take_out`` returns ``False`` when the member no longer exists (nothing to drain, no grace). ``hold``, when
-    given, waits the grace instead of a sleep: called with the grace's end (``clock`` time) and the retry policy
-    (``retried(action, what)``) for its own calls (:func:`run_drain`: the member kept out under the ovn provider).
+    given, waits the grace instead of a sleep: called with the grace's end (``pacing.clock`` time) and the retry
+    policy (``retried(action, what)``) for its own calls (:func:`run_drain`: the member kept out under the ovn
+    provider).
     """
-    start = clock()
+    start = pacing.clock()
     attempts = Attempts()
 
     def retried(action: Callable[[], Any], what: str, counted: Optional[Attempts] = None) -> Any:
         return retrying.retried(
-            action, timeout_seconds=timeout_seconds, clock=clock, sleep=sleep, backoff=backoff, reauth=reauth,
-            refused=f"draining member {member_id}", attempts=counted or Attempts(),
+            action, timeout_seconds=timeout_seconds, pacing=pacing, refused=f"draining member {member_id}",
+            attempts=counted or Attempts(),
             exhausted=lambda exc: DrainTimeout(
                 f"member {member_id}: could not {what} within {timeout_seconds:g}s ({exc.attempts} attempts, "
                 f"last: {exc.last}); the member was not deleted. Wait for its load balancer to leave PENDING_* and "
@@ -93,10 +92,10 @@ def drain_member(
     drained = retried(take_out, "set its weight to 0", attempts)
     if drained and drain_seconds > 0:
         if hold is None:
-            sleep(drain_seconds)
+            pacing.sleep(drain_seconds)
         else:
-            hold(clock() + drain_seconds, retried)
-    return DrainResult(drained, attempts.count, clock() - start)
+            hold(pacing.clock() + drain_seconds, retried)
+    return DrainResult(drained, attempts.count, pacing.clock() - start)
 
 
 def _drain_seconds(props: dict[str, Any]) -> float:
@@ -140,9 +139,7 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget(),
             member_id=member_id,
             drain_seconds=grace,
             timeout_seconds=positive_number(props, "timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS),
-            clock=_now,
-            sleep=_sleep,
-            reauth=source.reauth,
+            pacing=retrying.Pacing(_now, _sleep, source.reauth),
             hold=keep_out if admin_down else None,
         )
     finally:

@@ -65,7 +65,8 @@ class AgentDeployment(pulumi.ComponentResource):
         except ValidationError as error:
             raise ConfigError([Problem(f"{root}.{'address_type' if e['loc'][0] == 'addressType' else e['loc'][0]}",
                                        f"{e['input']!r}: {e['msg']}") for e in error.errors()]) from None
-        spec = AgentSpec(name, source, image, cloud, options or AgentOptions(), dict(resources or DEFAULT_RESOURCES))
+        spec = AgentSpec(name=name, image=image, cloud=cloud, resources=dict(resources or DEFAULT_RESOURCES),
+                         source=source, options=options or AgentOptions())
         problems += spec_problems(spec, root)
         if ref.zones is None:
             problems.append(Problem(root, "the endpoint gives no zones; use EndpointRef.of(<HaEndpoint>) or "

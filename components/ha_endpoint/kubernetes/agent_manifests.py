@@ -14,13 +14,13 @@ The command line is built from the agent's own option names (:mod:`ha_endpoint.a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from ..agent import inputs as agent_inputs
 from ..agent.machines import MachineSource
 from ..core.errors import Problem
-from .daemon_manifests import (OUTPUTS_PATH, config_env, config_mounts, config_secret, config_volumes,
+from .daemon_manifests import (OUTPUTS_PATH, DaemonSpec, config_env, config_mounts, config_secret, config_volumes,
                                image_and_cloud_problems, option_text, pod_security, resources, selector)
 from .manifests import not_a_k8s_name
 
@@ -51,21 +51,19 @@ class AgentOptions:
     region: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class AgentSpec:
-    name: str
-    """Names the Deployment, ServiceAccount, Role, RoleBinding and the Lease."""
+@dataclass(frozen=True, kw_only=True)
+class AgentSpec(DaemonSpec):
+    """The agent's Deployment: a daemon's (its ``name`` also names the ServiceAccount, Role, RoleBinding and the
+    Lease), the cluster it serves and its tuning."""
+
     source: MachineSource
     """The cluster whose control-plane Machines are served; its namespace is where everything goes."""
-    image: str
-    cloud: str
     options: AgentOptions = AgentOptions()
-    resources: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: dict(DEFAULT_RESOURCES))
 
 
 def spec_problems(spec: AgentSpec, root: str) -> list[Problem]:
     problems = [Problem(f"{root}.name", why) for why in [not_a_k8s_name(spec.name or "")] if why]
-    problems += image_and_cloud_problems(spec.image, spec.cloud, root, "pip install 'ha-endpoint[agent]'", "agent")
+    problems += image_and_cloud_problems(spec, root, "pip install 'ha-endpoint[agent]'", "agent")
     for option, value in _option_words(spec.options):
         why = agent_inputs.refusal(option, value)
         if why is not None:

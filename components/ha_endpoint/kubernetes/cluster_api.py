@@ -34,18 +34,14 @@ LEGACY_CLUSTER_TYPE = "kubernetes:cluster.x-k8s.io/v1beta1:Cluster"
 provider patches it at v1beta2) instead of creating a second one and deleting the first, which would tear down the
 workload cluster."""
 OPENSTACK_CLUSTER_TYPE = "kubernetes:infrastructure.cluster.x-k8s.io/v1beta1:OpenStackCluster"
+CHILD_SUFFIXES = {"guard": "endpoint-guard", "openstack_cluster": "openstackcluster", "cluster": "cluster"}
+"""The suffix of each child's resource name, ``<component name>-<suffix>``. Deployed stacks hold these names in their
+state: a new one would replace the child (and, for the Cluster, the workload cluster with it)."""
 
 
-def guard_name(name: str) -> str:
-    return f"{name}-endpoint-guard"
-
-
-def cluster_name(name: str) -> str:
-    return f"{name}-cluster"
-
-
-def openstack_cluster_name(name: str) -> str:
-    return f"{name}-openstackcluster"
+def child_name(name: str, child: str) -> str:
+    """The resource name of ClusterApi ``name``'s ``child`` (a key of :data:`CHILD_SUFFIXES`)."""
+    return f"{name}-{CHILD_SUFFIXES[child]}"
 
 
 def spec_inputs(name: str, ref: EndpointRef, args: ClusterApiSettings, api_port: Optional[int] = None,
@@ -144,13 +140,14 @@ class ClusterApi(pulumi.ComponentResource):
         super().__init__(CLUSTER_API_TYPE, name, {"name": spec.name, "namespace": spec.namespace}, opts)
         self.spec = spec
         self.guard = ControlPlaneEndpointGuard(
-            guard_name(name), cluster=f"{spec.namespace}/{spec.name}", host=spec.host, port=spec.port,
+            child_name(name, "guard"), cluster=f"{spec.namespace}/{spec.name}", host=spec.host, port=spec.port,
             settings=settings_naming_the_endpoint, opts=pulumi.ResourceOptions(parent=self))
         children = pulumi.ResourceOptions(parent=self, depends_on=[self.guard])
-        self.openstack_cluster = _custom_resource(openstack_cluster_name(name), openstack_cluster_manifest(spec),
-                                                  children)
-        self.cluster = _custom_resource(cluster_name(name), cluster_manifest(spec), pulumi.ResourceOptions.merge(
-            children, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=LEGACY_CLUSTER_TYPE)])))
+        self.openstack_cluster = _custom_resource(child_name(name, "openstack_cluster"),
+                                                  openstack_cluster_manifest(spec), children)
+        self.cluster = _custom_resource(child_name(name, "cluster"), cluster_manifest(spec),
+                                        pulumi.ResourceOptions.merge(children, pulumi.ResourceOptions(
+                                            aliases=[pulumi.Alias(type_=LEGACY_CLUSTER_TYPE)])))
         self.control_plane_endpoint = pulumi.Output.from_input({"host": spec.host, "port": spec.port})
         self.register_outputs({"controlPlaneEndpoint": self.control_plane_endpoint,
                                "cluster": f"{spec.namespace}/{spec.name}"})

@@ -1,6 +1,7 @@
 """What the DNS watcher's and the member agent's Deployments share (pure: plain values in, dicts out): the Secret of
 the two files a daemon reads at start, mounted read-only, the environment that points openstacksdk at it, the pod's
-security context and volumes, and the checks of the image and cloud a spec names.
+security context and volumes, what every daemon's spec names (:class:`DaemonSpec`) and the checks of its image and
+cloud.
 
 Each daemon's own module (:mod:`.watcher_manifests`, :mod:`.agent_manifests`) adds its command line, its replicas and
 strategy, and what only it needs (the agent's probes, ports and service account).
@@ -8,6 +9,7 @@ strategy, and what only it needs (the agent's probes, ports and service account)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..core.errors import Problem
@@ -21,18 +23,34 @@ RUN_AS = 65532
 PART_OF = "app.kubernetes.io/part-of"
 
 
+@dataclass(frozen=True, kw_only=True)
+class DaemonSpec:
+    """What every daemon's Deployment is made of (plain values); each daemon's spec adds its own
+    (:class:`~.watcher_manifests.WatcherSpec`, :class:`~.agent_manifests.AgentSpec`)."""
+
+    name: str
+    """The Deployment's name (and its pods' ``app.kubernetes.io/instance`` label)."""
+    image: str
+    """An image with Python (3.11 or later) on its PATH and this package installed: there is no published one."""
+    cloud: str
+    """The clouds.yaml entry the daemon uses (``OS_CLOUD``)."""
+    resources: Mapping[str, Mapping[str, str]]
+    """The container's requests and limits (each daemon's module has its defaults, ``DEFAULT_RESOURCES``)."""
+
+
 def option_text(value: Any) -> str:
     """A value as the command line gives it: ``2.0`` as ``2``, as the user wrote it in the stack's YAML."""
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-def image_and_cloud_problems(image: str, cloud: str, root: str, install: str, daemon: str) -> list[Problem]:
-    """An empty image (there is no published one: ``install`` says what to install in it) or cloud entry."""
+def image_and_cloud_problems(spec: DaemonSpec, root: str, install: str, daemon: str) -> list[Problem]:
+    """An empty image in ``spec`` (there is no published one: ``install`` says what to install in it) or cloud
+    entry."""
     problems = []
-    if not (image or "").strip():
+    if not (spec.image or "").strip():
         problems.append(Problem(f"{root}.image", "is empty; give an image with Python and this package installed "
                                                  f"({install}): there is no published image"))
-    if not (cloud or "").strip():
+    if not (spec.cloud or "").strip():
         problems.append(Problem(f"{root}.cloud", f"is empty; give the clouds.yaml entry the {daemon} uses"))
     return problems
 

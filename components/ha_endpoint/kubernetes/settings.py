@@ -185,8 +185,8 @@ class WatcherSettings(_Settings):
 
     def spec(self, endpoint_name: str, stack: str) -> WatcherSpec:
         """What the Deployment is made of, for the endpoint ``endpoint_name`` of ``stack``."""
-        return WatcherSpec(self.name or f"{endpoint_name}-watcher", self.namespace, self.image, stack, self.cloud,
-                           self.options(), self.resources)
+        return WatcherSpec(name=self.name or f"{endpoint_name}-watcher", image=self.image, cloud=self.cloud,
+                           resources=self.resources, namespace=self.namespace, stack=stack, options=self.options())
 
 
 class KubernetesSettings(_Settings):

@@ -77,8 +77,9 @@ class WatcherDeployment(pulumi.ComponentResource):
                  credential: Optional[Any] = None):
         root = root or f"WatcherDeployment({name!r})"
         ref = endpoint if isinstance(endpoint, EndpointRef) else EndpointRef.of(endpoint, root)
-        spec = WatcherSpec(name, namespace, image, project_stack(stack or ref.stack or ""), cloud,
-                           options or WatchOptions(), dict(resources or DEFAULT_RESOURCES))
+        spec = WatcherSpec(name=name, image=image, cloud=cloud, resources=dict(resources or DEFAULT_RESOURCES),
+                           namespace=namespace, stack=project_stack(stack or ref.stack or ""),
+                           options=options or WatchOptions())
         problems = _problems(spec, ref, stack, clouds_yaml, root)
         settings, found = credential_problems(clouds_yaml, credential, root)
         problems += found

@@ -16,14 +16,14 @@ here, naming the key, before anything is deployed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Mapping, Optional
 
 import yaml
 
 from ..core.errors import Problem
 from ..watch import inputs as watch_inputs
-from .daemon_manifests import (OUTPUTS_PATH, config_env, config_mounts, config_secret, config_volumes,
+from .daemon_manifests import (OUTPUTS_PATH, DaemonSpec, config_env, config_mounts, config_secret, config_volumes,
                                image_and_cloud_problems, option_text, pod_security, resources, selector)
 from .manifests import not_a_k8s_name
 
@@ -61,21 +61,15 @@ class WatchOptions:
     """The OpenStack region, overriding the clouds.yaml entry's."""
 
 
-@dataclass(frozen=True)
-class WatcherSpec:
-    """Everything the Deployment is made of (plain values)."""
+@dataclass(frozen=True, kw_only=True)
+class WatcherSpec(DaemonSpec):
+    """The watcher's Deployment: a daemon's, where it goes, the stack it watches and its tuning."""
 
-    name: str
-    """The Deployment's name (and the pod's ``app.kubernetes.io/instance`` label)."""
     namespace: str
-    image: str
-    """An image with Python (3.11 or later) on its PATH and this package installed (``pip install ha-endpoint``)."""
+    """The namespace of the Deployment and its Secret."""
     stack: str
     """``<project>/<stack>`` of the endpoint."""
-    cloud: str
-    """The clouds.yaml entry to use (``OS_CLOUD``)."""
     options: WatchOptions = WatchOptions()
-    resources: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: dict(DEFAULT_RESOURCES))
 
 
 def project_stack(name: str) -> str:
@@ -103,7 +97,7 @@ def spec_problems(spec: WatcherSpec, root: str, key: Callable[[str], str] = str)
     problems = [Problem(f"{root}.{key(item)}", why) for item, value in (("name", spec.name),
                                                                         ("namespace", spec.namespace))
                 if (why := not_a_k8s_name(value or "")) is not None]
-    problems += image_and_cloud_problems(spec.image, spec.cloud, root, "pip install ha-endpoint", "watcher")
+    problems += image_and_cloud_problems(spec, root, "pip install ha-endpoint", "watcher")
     return problems + option_problems(spec.options, root, key)
 
 

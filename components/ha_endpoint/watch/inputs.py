@@ -72,12 +72,27 @@ class OptionParser(argparse.ArgumentParser):
         raise OptionRefused(message)
 
 
+def daemon_parser(prog: str, description: str, exits: bool, passes: str, reads: Optional[str] = None
+                  ) -> OptionParser:
+    """A daemon's argument parser (the watcher's, the member agent's) with the options every daemon takes:
+    ``--outputs``, the endpoint stack's outputs (:func:`read_outputs`; ``reads``, when given, says which of them it
+    reads), ``--interval``, the seconds between two of its ``passes`` (default 5), and ``--cloud`` and ``--region``,
+    where the endpoint's load balancers are asked. With ``exits=False`` a refused argument raises instead of
+    exiting."""
+    found = OptionParser(prog=prog, description=description, exits=exits)
+    which = f" ({reads})" if reads else ""
+    found.add_argument("--outputs", required=True, help=f"the endpoint stack's outputs as JSON{which}: a file, or - "
+                       "for stdin")
+    found.add_argument("--interval", type=seconds, default=5.0, help=f"seconds between {passes} (default 5)")
+    found.add_argument("--cloud", help="clouds.yaml entry (default: OS_CLOUD)")
+    found.add_argument("--region", help="region (default: the entry's)")
+    return found
+
+
 def parser(exits: bool = True) -> argparse.ArgumentParser:
     """The watcher's argument parser; with ``exits=False`` a refused argument raises instead of exiting."""
-    found = OptionParser(prog=PROG, description=DESCRIPTION, exits=exits)
-    found.add_argument("--outputs", required=True, help="the endpoint stack's outputs as JSON: a file, or - for stdin")
+    found = daemon_parser(PROG, DESCRIPTION, exits, "polls")
     found.add_argument("--stack", type=stack, help="project/stack the endpoint must belong to (e.g. ha-endpoint/dev)")
-    found.add_argument("--interval", type=seconds, default=5.0, help="seconds between polls (default 5)")
     found.add_argument("--unhealthy-polls", type=polls, default=3, help="unhealthy polls in a row before a zone "
                        "leaves DNS (default 3)")
     found.add_argument("--healthy-polls", type=polls, default=3, help="healthy polls in a row before it comes back "
@@ -87,14 +102,7 @@ def parser(exits: bool = True) -> argparse.ArgumentParser:
     found.add_argument("--connect-timeout", type=seconds, default=2.0, help="seconds a connect may take (default 2)")
     found.add_argument("--dry-run", action="store_true", help="log what would change, write nothing")
     found.add_argument("--once", action="store_true", help="one poll, then exit")
-    add_cloud_options(found)
     return found
-
-
-def add_cloud_options(found: argparse.ArgumentParser) -> None:
-    """The daemons' ``--cloud`` and ``--region``: where the endpoint's load balancers are asked."""
-    found.add_argument("--cloud", help="clouds.yaml entry (default: OS_CLOUD)")
-    found.add_argument("--region", help="region (default: the entry's)")
 
 
 def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:

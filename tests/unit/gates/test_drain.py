@@ -15,6 +15,7 @@ from openstack import exceptions as os_exc
 
 from ha_endpoint.gates import cloud, drain
 from ha_endpoint.gates.drain import DrainTimeout, MemberDrainProvider, drain_member
+from ha_endpoint.gates.retrying import Pacing
 from ha_endpoint.cloud.connection import describe
 from ha_endpoint.cloud.errors import AuthExpired
 from ha_endpoint.gates.errors import AuthFailed
@@ -43,7 +44,7 @@ def scripted(outcomes):
 def test_conflicts_are_retried_with_backoff_then_the_grace_is_waited():
     clock = FakeClock()
     fn, calls = scripted([transient("HTTP 409 Conflict"), transient("HTTP 409 Conflict"), True])
-    result = drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=60, clock=clock, sleep=clock.sleep)
+    result = drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=60, pacing=Pacing(clock, clock.sleep))
     assert clock.sleeps == [1.0, 1.25, 30]
     assert result.drained and result.attempts == 3 and result.waited_seconds == 32.25
 
@@ -51,7 +52,7 @@ def test_conflicts_are_retried_with_backoff_then_the_grace_is_waited():
 def test_a_member_already_gone_needs_no_grace():
     clock = FakeClock()
     fn, _ = scripted([False])
-    result = drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=60, clock=clock, sleep=clock.sleep)
+    result = drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=60, pacing=Pacing(clock, clock.sleep))
     assert not result.drained and clock.sleeps == []
 
 
@@ -59,7 +60,7 @@ def test_conflicts_past_the_timeout_fail_and_keep_the_member():
     clock = FakeClock()
     fn, calls = scripted([transient("HTTP 409 Conflict")])
     with pytest.raises(DrainTimeout) as caught:
-        drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=3, clock=clock, sleep=clock.sleep)
+        drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=3, pacing=Pacing(clock, clock.sleep))
     assert str(caught.value) == (
         "member m1: could not set its weight to 0 within 3s (4 attempts, last: HTTP 409 Conflict); the member was "
         "not deleted. Wait for its load balancer to leave PENDING_* and run the update again."
@@ -70,13 +71,13 @@ def test_an_expired_token_reauthenticates():
     clock = FakeClock()
     fn, calls = scripted([expired(), True])
     reauths = []
-    drain_member(fn, member_id="m1", drain_seconds=0, timeout_seconds=3, clock=clock, sleep=clock.sleep,
-                 reauth=lambda: reauths.append(1))
+    drain_member(fn, member_id="m1", drain_seconds=0, timeout_seconds=3,
+                 pacing=Pacing(clock, clock.sleep, reauth=lambda: reauths.append(1)))
     assert reauths == [1] and len(calls) == 2
     fn, _ = scripted([expired()])
     with pytest.raises(AuthFailed):
-        drain_member(fn, member_id="m1", drain_seconds=0, timeout_seconds=3, clock=clock, sleep=clock.sleep,
-                     reauth=lambda: None)
+        drain_member(fn, member_id="m1", drain_seconds=0, timeout_seconds=3,
+                     pacing=Pacing(clock, clock.sleep, reauth=lambda: None))
 
 
 @pytest.fixture
@@ -226,8 +227,8 @@ def test_a_refused_re_authentication_fails_the_drain_at_once_with_a_fix():
         raise AuthExpired("HTTP 404 Not Found: Could not find user: ha-endpoint.")
 
     with pytest.raises(AuthFailed) as caught:
-        drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=300, clock=clock, sleep=clock.sleep,
-                     reauth=refused)
+        drain_member(fn, member_id="m1", drain_seconds=30, timeout_seconds=300,
+                     pacing=Pacing(clock, clock.sleep, reauth=refused))
     assert str(caught.value) == (
         "draining member m1: the cloud rejected the token (HTTP 401 Unauthorized) and refused the re-authentication "
         f"too (HTTP 404 Not Found: Could not find user: ha-endpoint.); {FIX}"
@@ -245,8 +246,8 @@ def test_keystone_unreachable_while_re_authenticating_is_retried_within_the_drai
         if outcome is not None:
             raise outcome
 
-    result = drain_member(fn, member_id="m1", drain_seconds=5, timeout_seconds=60, clock=clock, sleep=clock.sleep,
-                          reauth=reauth)
+    result = drain_member(fn, member_id="m1", drain_seconds=5, timeout_seconds=60,
+                          pacing=Pacing(clock, clock.sleep, reauth=reauth))
     assert result.drained and len(calls) == 3 and clock.sleeps == [1.0, 5]
 
 

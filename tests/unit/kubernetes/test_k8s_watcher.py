@@ -12,7 +12,7 @@ import pytest
 
 from ha_endpoint import ConfigError, HaEndpoint
 from ha_endpoint.kubernetes import EndpointRef, WatcherDeployment, WatchOptions
-from ha_endpoint.kubernetes.watcher_manifests import WatcherSpec, grace_seconds, watcher_args
+from ha_endpoint.kubernetes.watcher_manifests import DEFAULT_RESOURCES, grace_seconds, watcher_args
 from ha_endpoint.backends.watching import targets_of
 from ha_endpoint.watch.inputs import parse
 from tests.mocks import FakeCloud, run_program, run_stack
@@ -206,7 +206,7 @@ def test_the_grace_lets_a_poll_under_way_end():
     assert grace_seconds(WatchOptions()) == 20 + 6 * 2
     assert grace_seconds(WatchOptions(connect_timeout=5)) == 20 + 6 * 5
     assert grace_seconds(WatchOptions(no_reach=True)) == 20  # no connects
-    assert WatcherSpec("w", "default", IMAGE, "p/s", "openstack").resources["limits"]["memory"] == "256Mi"
+    assert DEFAULT_RESOURCES["limits"]["memory"] == "256Mi"
 
 
 def stack(fake, secret_config=None, preview=False, **watcher):
