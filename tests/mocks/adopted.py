@@ -20,7 +20,7 @@ def capo_lb(cloud: FakeCloud, ref: str = "capo-kubeapi", **changes) -> AdoptedLo
         listeners=(AdoptedListener("listener-1", 6443, "TCP", "pool-1", "TCP", "monitor-1", "HTTPS",
                                    (AdoptedMember("member-1", "10.10.1.10", 6443, cloud.subnet_id("cp-az1"),
                                                   "capo-control-plane-0"),)),),
-        floating_ip=FloatingIpFacts("172.24.4.50", fip.id, fip.network_id, vip_port,
+        floating_ip=FloatingIpFacts("172.24.4.50", fip.id, fip.network_id,
                                     PortFacts(vip_port, "Octavia", "lb-1", False)))
     found = AdoptedLoadBalancer(**{**found.__dict__, **changes})
     cloud.adoptable = {ref: found, "lb-1": found}

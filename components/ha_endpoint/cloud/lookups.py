@@ -255,7 +255,7 @@ class _Cloud:
     async def floating_ip(self, address: str) -> FloatingIpFacts:
         found = await self._invoke("openstack:networking/getFloatingIp:getFloatingIp", {"address": address})
         port_id = found.port_id or None
-        return FloatingIpFacts(address=address, id=found.id, network_id=found.pool or "", port_id=port_id,
+        return FloatingIpFacts(address=address, id=found.id, network_id=found.pool or "",
                                port=await self.port(port_id) if port_id else None)
 
     async def port(self, port_id: str) -> PortFacts:

@@ -217,7 +217,7 @@ def _placement_problems(args: EndpointArgs, facts: CloudFacts, members: tuple[Me
             continue
         adopted = facts.adopted.get(az)
         if brought is not None and brought.port is not None and not brought.port.ours and \
-                not zone.take_over_floating_ip and not (adopted is not None and brought.port_id == adopted.vip_port_id):
+                not zone.take_over_floating_ip and not (adopted is not None and brought.port.id == adopted.vip_port_id):
             port = brought.port
             problems.append(Problem(f"{root}.zones.{az}.floatingIp",
                                     f"floating IP {brought.address} is associated with port {port.id} (device "

@@ -57,8 +57,8 @@ class FloatingIpFacts:
     address: str
     id: str
     network_id: str
-    port_id: Optional[str] = None
     port: Optional[PortFacts] = None
+    """The port it is associated with now (None: none)."""
 
 
 RouterFacts = RouterView

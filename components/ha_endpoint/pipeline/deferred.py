@@ -48,7 +48,6 @@ def structural_facts(args: EndpointArgs, plain: CloudFacts, checked: pulumi.Outp
             byo = checked.apply(lambda p, az=az: p.zone(az).floating.byo)
             floating_ips[az] = FloatingIpFacts(address=zone.floating_ip, id=byo.apply(lambda f: f.id),
                                                network_id=byo.apply(lambda f: f.network_id),
-                                               port_id=byo.apply(lambda f: f.port_id),
                                                port=byo.apply(lambda f: f.port))
     dns_zone_id = plain.dns_zone_id
     if args.dns is not None and not isinstance(args.dns.dns_zone, str):

@@ -49,7 +49,7 @@ def read_tree(conn, ref: str) -> AdoptedLoadBalancer:
     floating = None
     for ip in conn.network.ips(port_id=lb.vip_port_id):
         floating = FloatingIpFacts(address=ip.floating_ip_address, id=ip.id, network_id=ip.floating_network_id,
-                                   port_id=lb.vip_port_id, port=PortFacts(lb.vip_port_id, "", lb.id, False))
+                                   port=PortFacts(lb.vip_port_id, "", lb.id, False))
     return AdoptedLoadBalancer(ref=ref, id=lb.id, name=lb.name or "", vip_subnet_id=lb.vip_subnet_id,
                                vip_port_id=lb.vip_port_id, vip_address=lb.vip_address,
                                provider=str(lb.provider or ""), availability_zone=lb.availability_zone or None,
