@@ -8,7 +8,6 @@ leaves the recordset (an update) before its load balancer and floating IP are de
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import pulumi
@@ -18,18 +17,7 @@ from ..core.cloud_facts import ADOPTED_RECORD_TEXT
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
 from ..core.plan import DnsPlan
-
-
-@dataclass
-class PublishedZone:
-    """What DNS needs from a zone: its name, the address to publish, whether it is ready, what to wait for, and why
-    it is not ready (``readiness.onZoneNotReady: unpublish``)."""
-
-    az: str
-    address: pulumi.Output[Optional[str]]
-    ready: pulumi.Output[bool]
-    gate: Optional[pulumi.Resource]
-    not_ready_reason: Optional[pulumi.Output[Optional[str]]] = None
+from .gate import PublishedZone
 
 
 class NotPublishable(HaEndpointError, pulumi.RunError):

@@ -19,7 +19,7 @@ from ..core.identity import StackIdentity
 from ..core.validation import load_endpoint_args
 from ..members import read_members
 from ..pipeline import Context, plan_endpoint
-from .dns import PublishedZone, addresses_output, create_records
+from .dns import addresses_output, create_records
 from .security import attach_member_ports, create_security_groups
 from .stack_names import claim
 from .zone import EndpointZone, ZoneOutputs, camel
@@ -98,9 +98,7 @@ class HaEndpoint(pulumi.ComponentResource):
             zone.az: EndpointZone(zone.component_name, zone, self.security.vip_group.id, serve, self.member_ports,
                                   opts=pulumi.ResourceOptions(parent=self))
             for zone in plan.zones}
-        published = [PublishedZone(az, zone.published_address, zone.ready, zone.gate.publish_after,
-                                   zone.not_ready_reason)
-                     for az, zone in self.zone_components.items()]
+        published = [zone.publication for zone in self.zone_components.values()]
         floor = plan.readiness.floor
         self.records = None
         self.zone_records: dict = {}
@@ -143,5 +141,5 @@ def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.
     published = pulumi.Output.all(zone.published_address, addresses).apply(
         lambda values: bool(values[0]) and values[0] in (values[1] or []))
     return pulumi.Output.all(**{camel(key): value for key, value in zone.serving.outputs.items()},
-                             ready=zone.ready, published=published, gate=zone.gate.kind,
+                             ready=zone.ready, published=published, gate=zone.publication.kind,
                              notReadyReason=zone.not_ready_reason)

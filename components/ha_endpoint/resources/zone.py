@@ -34,10 +34,10 @@ class EndpointZone(pulumi.ComponentResource):
         VIP security group, ``member_ports`` the members' ports given the members' group (by member name)."""
         super().__init__(contract.ZONE_TYPE, name, {"az": zone.az, "vipSubnetId": zone.vip_subnet.id}, opts)
         self.serving = serve(zone, vip_group_id, self, member_ports)
-        self.gate = publication_gate(zone.publish, self.serving)
-        self.ready = self.gate.ready
-        self.published_address = self.serving.published_address
-        self.not_ready_reason = self.gate.not_ready_reason
+        self.publication = publication_gate(zone.az, zone.publish, self.serving)
+        self.ready = self.publication.ready
+        self.published_address = self.publication.address
+        self.not_ready_reason = self.publication.not_ready_reason
         self.register_outputs({**{camel(key): value for key, value in self.serving.outputs.items()},
                                "ready": self.ready, "publishedAddress": self.published_address,
                                "notReadyReason": self.not_ready_reason})
