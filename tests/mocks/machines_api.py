@@ -95,7 +95,7 @@ def serving(api: FakeMachinesApi, directory: Path) -> Iterator[Path]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     kubeconfig = directory / "management.kubeconfig"
     kubeconfig.write_text(yaml.safe_dump({

@@ -97,7 +97,7 @@ class FakeKeystoneHTTP:
         self._server = _Server(("127.0.0.1", self.port), _Handler)
         self._server.fake = self
         self.port = self._server.server_port
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
 
     def stop(self) -> None:
         if self._server is not None:

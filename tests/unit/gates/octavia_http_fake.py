@@ -99,7 +99,7 @@ class FakeOctaviaHTTP:
     def __enter__(self) -> "FakeOctaviaHTTP":
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.fake = self
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
