@@ -119,9 +119,9 @@ _bytecode: _venv
 # one: cpu_by_test.py tests/e2e/...): each one's docstring says how to
 # run it, and `make bench` names them instead of failing on their missing arguments.
 BENCH_WITH_INPUT := lab/bench/keepalived_failover.py lab/bench/octavia_profile_summary.py lab/bench/cpu_by_process.py \
-	lab/bench/cpu_by_test.py
-bench: _venv _engine-and-localcloud   ## run every benchmark script in lab/bench/ (each prints its figures)
-	for script in $(filter-out $(BENCH_WITH_INPUT),$(wildcard lab/bench/*.py)); do echo "== $$script"; $(PY) $$script || exit 1; done
+	lab/bench/cpu_by_test.py lab/bench/record.py
+bench: _venv _engine-and-localcloud   ## run every benchmark script in lab/bench/, each run recorded in docs/results/
+	for script in $(filter-out $(BENCH_WITH_INPUT),$(wildcard lab/bench/*.py)); do echo "== $$script"; $(PY) lab/bench/record.py -- $$script || exit 1; done
 	@echo "not run (each takes what another run made; its docstring says how): $(BENCH_WITH_INPUT)"
 
 # The documentation site (mkdocs.yml, docs/; MkDocs with the Material theme, pinned in requirements.txt): --strict
