@@ -8,7 +8,7 @@ into resources parented to that zone (:attr:`Backend.serve`), handing back a :cl
 publishes for the zone, the resource that exists once the zone can take traffic at all (what ``bootstrap``
 publication waits for), the zone's readiness resource (named ``contract.readiness_name``; what ``when-ready``
 publication waits for) and its verdict, and the zone's outputs. DNS (:mod:`ha_endpoint.resources.dns`), the
-publication gate (:mod:`ha_endpoint.resources.gate`) and the pack's generic rules use only this; the backend's name
+publication gate (:class:`ha_endpoint.resources.zone.EndpointZone`) and the pack's generic rules use only this; the backend's name
 is declared in every zone's facts (``zones.<az>.backend``), and the pack holds a backend's zones to that backend's
 own rules alone. Between runs, the DNS watcher (``python -m ha_endpoint.watch``) asks the backend that owns a zone
 of the endpoint's outputs how to watch it (:attr:`Backend.watched`, :class:`Watched`, asked through

@@ -29,7 +29,7 @@ class PollTarget:
     """The cloud the readiness gates and drains poll: the clouds.yaml entry and region of the OpenStack provider the
     endpoint's children use. ``source`` says where it was decided: ``readiness`` (the readiness.cloud/region keys),
     ``stack`` (the stack's ``openstack:cloud``/``openstack:region``, for the default provider) or ``provider`` (the
-    explicit provider's own ``cloud``/``region``, resolved when it is created: see :mod:`ha_endpoint.resources.gate`)."""
+    explicit provider's own ``cloud``/``region``, resolved when it is created: see :func:`ha_endpoint.backends.plugin.poll_inputs`)."""
 
     cloud: Optional[str] = None
     region: Optional[str] = None

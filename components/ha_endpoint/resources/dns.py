@@ -1,7 +1,7 @@
 """The endpoint's DNS records in Designate, from :class:`ha_endpoint.core.plan.DnsPlan`.
 
 ``record.zone`` is one A recordset whose records are the published addresses of the zones whose gate is ready
-(:mod:`ha_endpoint.resources.gate`), sorted; with ``perZoneRecords`` each zone also gets ``record-az.zone`` with its own
+(:class:`ha_endpoint.resources.zone.EndpointZone`), sorted; with ``perZoneRecords`` each zone also gets ``record-az.zone`` with its own
 address. Records depend on the zones' gates, so a zone enters DNS only after it is ready; a removed zone's address
 leaves the recordset (an update) before its load balancer and floating IP are deleted (deletes run last).
 """
@@ -17,7 +17,7 @@ from ..core.cloud_facts import ADOPTED_RECORD_TEXT
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
 from ..core.plan import DnsPlan
-from .gate import PublishedZone
+from .zone import EndpointZone
 
 
 class NotPublishable(HaEndpointError, pulumi.RunError):
@@ -42,7 +42,7 @@ def floor_problem(states: Sequence[tuple[str, bool, Optional[str]]], floor: int)
             f"their members are ONLINE again run `pulumi up` again, or lower readiness.minReadyZones")
 
 
-def _publish(values: list, zones: Sequence[PublishedZone], floor: int) -> list[str]:
+def _publish(values: list, zones: Sequence[EndpointZone], floor: int) -> list[str]:
     states = [(zone.az, ready, why) for zone, (_address, (ready, why)) in zip(zones, values)]
     problem = floor_problem(states, floor)
     if problem is not None:
@@ -53,7 +53,7 @@ def _publish(values: list, zones: Sequence[PublishedZone], floor: int) -> list[s
     return published_addresses([(address, ready) for address, (ready, _why) in values])
 
 
-def _verdict(zone: PublishedZone) -> pulumi.Output[tuple[bool, Optional[str]]]:
+def _verdict(zone: EndpointZone) -> pulumi.Output[tuple[bool, Optional[str]]]:
     """``(ready, why not)``. The reason is read only for a zone that is not ready: a ready zone's verdict is known in
     a preview whenever its ``ready`` is (a gate recorded before the reason existed has none in its state, and the
     engine treats a missing output as unknown in a preview: the record would show a change at every preview)."""
@@ -63,18 +63,18 @@ def _verdict(zone: PublishedZone) -> pulumi.Output[tuple[bool, Optional[str]]]:
     return zone.ready.apply(lambda ready: (True, None) if ready else reason.apply(lambda why: (False, why)))
 
 
-def addresses_output(zones: Sequence[PublishedZone], floor: int = 0) -> pulumi.Output[list[str]]:
+def addresses_output(zones: Sequence[EndpointZone], floor: int = 0) -> pulumi.Output[list[str]]:
     """The published addresses as one output, computed from every zone's address and verdict; fewer than ``floor``
     ready zones raise :class:`NotPublishable`, and each zone left out with a reason is logged as a warning."""
-    pairs = [pulumi.Output.all(zone.address, _verdict(zone)) for zone in zones]
+    pairs = [pulumi.Output.all(zone.published_address, _verdict(zone)) for zone in zones]
     return pulumi.Output.all(*pairs).apply(lambda values: _publish([tuple(v) for v in values], zones, floor))
 
 
-def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi.Resource, identity: StackIdentity,
+def create_records(plan: DnsPlan, zones: Sequence[EndpointZone], parent: pulumi.Resource, identity: StackIdentity,
                    floor: int = 0) -> tuple[openstack.dns.RecordSet, dict[str, openstack.dns.RecordSet]]:
     """The endpoint's recordset and, when asked, one recordset per zone; all parented to ``parent``, their
     descriptions carrying the stack's ``identity``; the endpoint's record needs ``floor`` ready zones."""
-    gates = [zone.gate for zone in zones if zone.gate is not None]
+    gates = [zone.gate for zone in zones]
     # Designate keeps one recordset per (zone, name, type): replacing a record that keeps its name can only delete the
     # old one first (else 409 Duplicate RecordSet, tests/e2e/test_cloud_faults.py); a renamed record is created
     # before the old name is deleted, so that the old name answers until the new one does (plan.DnsPlan.delete_first).
@@ -99,7 +99,7 @@ def create_records(plan: DnsPlan, zones: Sequence[PublishedZone], parent: pulumi
             name=fqdn, type="A", ttl=plan.ttl,
             records=addresses_output([zone]).apply(lambda records, fqdn=fqdn: _non_empty(records, fqdn)),
             description=identity.describe(f"HA endpoint: availability zone {az} only", resource_name),
-            opts=pulumi.ResourceOptions(parent=parent, depends_on=[zone.gate] if zone.gate else [],
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=[zone.gate],
                                         delete_before_replace=resource_name in plan.delete_first))
     return main, per_zone
 

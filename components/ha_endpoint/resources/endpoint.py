@@ -98,7 +98,7 @@ class HaEndpoint(pulumi.ComponentResource):
             zone.az: EndpointZone(zone.component_name, zone, self.security.vip_group.id, serve, self.member_ports,
                                   opts=pulumi.ResourceOptions(parent=self))
             for zone in plan.zones}
-        published = [zone.publication for zone in self.zone_components.values()]
+        published = list(self.zone_components.values())
         floor = plan.readiness.floor
         self.records = None
         self.zone_records: dict = {}
@@ -141,5 +141,5 @@ def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.
     published = pulumi.Output.all(zone.published_address, addresses).apply(
         lambda values: bool(values[0]) and values[0] in (values[1] or []))
     return pulumi.Output.all(**{camel(key): value for key, value in zone.serving.outputs.items()},
-                             ready=zone.ready, published=published, gate=zone.publication.kind,
+                             ready=zone.ready, published=published, gate=zone.gate_kind,
                              notReadyReason=zone.not_ready_reason)

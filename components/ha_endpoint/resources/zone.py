@@ -1,8 +1,17 @@
 """One availability zone of the endpoint: :class:`EndpointZone`, built from a :class:`ha_endpoint.core.plan.ZonePlan`.
 
 The zone hands its plan to its backend's ``serve`` (:mod:`ha_endpoint.backends`, chosen by the ``backend`` key), which
-creates what serves the zone under it, and decides from what the backend yields whether the zone may be published in DNS (:mod:`ha_endpoint.resources.gate`): ``ready`` and ``published_address``
-are what DNS reads.
+creates what serves the zone under it, and decides from what the backend yields when the zone may be published in
+DNS: its publication gate. DNS (:mod:`ha_endpoint.resources.dns`) reads the zone itself: its address, its verdict
+(``ready``), the resource the records wait for (``gate``) and why it is kept out (``not_ready_reason``). Records are
+computed from every zone's ``(published_address, ready)``, so a zone's address is in DNS only when its gate says so.
+
+* ``when-ready`` (default): DNS depends on the zone's readiness resource (the backend's
+  :attr:`ZoneServing.readiness`: one that waits until every member of every pool is ready as ``readiness.require``
+  says).
+* ``bootstrap``: the zone is published as soon as what serves it exists (:attr:`ZoneServing.exists`); the readiness
+  resource still runs (requiring ``provisioned`` only), but DNS does not wait for it (a bootstrap gate never reads
+  it).
 """
 
 
@@ -13,18 +22,23 @@ import pulumi
 from ..backends.plugin import Serve
 from ..core import contract
 from ..core.plan import ZonePlan
-from .gate import publication_gate
 
 
 class EndpointZone(pulumi.ComponentResource):
     """One AZ of the endpoint: what its backend serves it with, and its publication gate."""
 
+    az: str
     ready: pulumi.Output[bool]
-    """Whether the zone's gate allows publishing it (see :mod:`ha_endpoint.resources.gate`)."""
+    """Whether the zone's gate allows publishing it."""
     published_address: pulumi.Output[Optional[str]]
     """The address DNS gets for this zone when it is ready: the floating IP, else the VIP."""
     not_ready_reason: pulumi.Output[Optional[str]]
     """Why the zone was left out of DNS at the last update (``readiness.onZoneNotReady: unpublish``); none when ready."""
+    gate: pulumi.Resource
+    """What DNS waits for: the readiness resource, or under ``bootstrap`` what serves the zone."""
+    gate_kind: str
+    """What the gate waits for, for the zone's ``gate`` output (e.g. "members online", "bootstrap: load balancer
+    ACTIVE")."""
     outputs: pulumi.Output[dict]
     """The zone's entry of the endpoint's ``zones`` output: the backend's outputs, ``ready`` and the gate's kind."""
 
@@ -33,12 +47,18 @@ class EndpointZone(pulumi.ComponentResource):
         """Build zone ``zone.az`` from its own plan with its backend's ``serve``; ``vip_group_id`` is the endpoint's
         VIP security group, ``member_ports`` the members' ports given the members' group (by member name)."""
         super().__init__(contract.ZONE_TYPE, name, {"az": zone.az, "vipSubnetId": zone.vip_subnet.id}, opts)
-        self.serving = serve(zone, vip_group_id, self, member_ports)
-        self.publication = publication_gate(zone.az, zone.publish, self.serving)
-        self.ready = self.publication.ready
-        self.published_address = self.publication.address
-        self.not_ready_reason = self.publication.not_ready_reason
-        self.register_outputs({**{camel(key): value for key, value in self.serving.outputs.items()},
+        self.az = zone.az
+        self.serving = serving = serve(zone, vip_group_id, self, member_ports)
+        self.published_address = serving.published_address
+        if zone.publish == "bootstrap":
+            self.ready = serving.exists.id.apply(lambda _: True)
+            self.gate, self.gate_kind = serving.exists, f"bootstrap: {serving.exists_label}"
+            self.not_ready_reason = pulumi.Output.from_input(None)
+        else:
+            self.ready, self.gate, self.gate_kind = serving.ready, serving.readiness, serving.requirement
+            self.not_ready_reason = serving.not_ready_reason if serving.not_ready_reason is not None else \
+                pulumi.Output.from_input(None)
+        self.register_outputs({**{camel(key): value for key, value in serving.outputs.items()},
                                "ready": self.ready, "publishedAddress": self.published_address,
                                "notReadyReason": self.not_ready_reason})
 
