@@ -11,6 +11,7 @@ from ha_endpoint.core.cloud_facts import CloudFacts, FloatingIpFacts, SubnetFact
 from ha_endpoint.pipeline import Context, checked_plan
 from ha_endpoint.core.facts import parse_facts
 from ha_endpoint.core.declared import endpoint_facts
+from ha_endpoint.backends.octavia.zone import octavia_zone
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import amphora_endpoint, internal_endpoint
 
@@ -120,7 +121,7 @@ def test_ovn_default_cidrs_are_not_sent_and_protocol_specific_rules_are_planned(
     plan = checked_plan(load_endpoint_args(raw), facts(), Context())
     assert {listener.allowed_cidrs for listener in plan.zone("az1").listeners} == {()}
     assert {(rule.protocol, rule.port) for rule in plan.security.members_rules} == {("tcp", 6443), ("udp", 53)}
-    assert [zone.octavia_az for zone in plan.zones] == [None, None, None]   # Octavia refuses AZs on ovn LBs
+    assert [octavia_zone(zone).availability_zone for zone in plan.zones] == [None, None, None]  # refused on ovn
 
 
 def test_ovn_members_admit_the_clients_themselves_on_member_ports_and_amphora_members_only_the_lb_subnets():
@@ -144,7 +145,7 @@ def test_ovn_members_admit_the_clients_themselves_on_member_ports_and_amphora_me
     plan = checked_plan(load_endpoint_args(raw), facts(), Context())
     assert {rule.remote_ip_prefix for rule in plan.security.members_rules} == {f"10.10.{n}.0/24" for n in (1, 2, 3)}
     assert {listener.allowed_cidrs for zone in plan.zones for listener in zone.listeners} == {("198.51.100.0/24",)}
-    assert [zone.octavia_az for zone in plan.zones] == ["az1", "az2", "az3"]
+    assert [octavia_zone(zone).availability_zone for zone in plan.zones] == ["az1", "az2", "az3"]
 
 
 def test_ovn_icmp_monitors_are_refused_amphora_members_admit_icmp():

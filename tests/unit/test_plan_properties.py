@@ -23,6 +23,7 @@ from ha_endpoint.core.cloud_facts import CloudFacts, FloatingIpFacts, SubnetFact
 from ha_endpoint.core.plan import EndpointPlan
 from ha_endpoint.pipeline import Context, checked_plan
 from ha_endpoint.core.declared import endpoint_facts
+from ha_endpoint.backends.octavia.zone import octavia_zone
 
 ROOT = "ha-endpoint:endpoint"
 zone_names = st.from_regex(r"\A[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,3})?\Z")
@@ -88,7 +89,7 @@ def names_by_type(plan: EndpointPlan) -> dict[str, list[str]]:
                                    "dns": [plan.dns.resource_name, *(r[1] for r in plan.dns.zone_records)]}
     for zone in plan.zones:
         names["component"].append(zone.component_name)
-        names["lb"].append(zone.lb_name)
+        names["lb"].append(octavia_zone(zone).lb_name)
         names["readiness"].append(zone.readiness_name)
         names["port-sg"].append(zone.vip_secgroup_association_name)
         if zone.floating.name:

@@ -152,6 +152,9 @@ class Backend:
     hosted_types: Mapping[str, str] = field(default_factory=dict)
     vip_address: bool = False
     """Whether it gives each zone's VIP the address ``zones.<az>.vipAddress`` names (else that key is refused)."""
+    settings: tuple[str, ...] = ()
+    """The configuration keys that are its own settings (their snake_case names, e.g. ``load_balancer_provider``):
+    every zone's plan carries their values (:attr:`ha_endpoint.core.plan.ZonePlan.settings`)."""
 
 
 def provider_path(provider: type) -> str:

@@ -143,35 +143,29 @@ class ZonePlan:
 
     endpoint: str
     identity: StackIdentity
-    load_balancer_provider: str
     tags: tuple[str, ...]
     publish: str
     az: str
     component_name: str
-    lb_name: str
     vip_subnet: SubnetFacts
     listeners: tuple[ListenerPlan, ...]
     floating: FloatingPlan
     vip_secgroup_association_name: str
     readiness_name: str
     readiness: ReadinessPlan
-    octavia_az: Optional[str]
-    """The Octavia availability zone the load balancer is pinned to: the zone's AZ under amphora; none under ovn,
-    whose provider has no availability zones (Octavia refuses one on its load balancers: their flows exist on every
-    chassis, and the zone's traffic leaves through the gateway chassis of the VIP subnet's router)."""
+    settings: Mapping[str, Any]
+    """The backend's own settings (the configuration keys it declares: :attr:`ha_endpoint.backends.plugin.Backend.
+    settings`), as configured; it reads them with its own model."""
     preflight: Optional[pulumi.Output] = None
     """When some inputs are Outputs: fails with every problem once they are known (:mod:`ha_endpoint.pipeline`); the
     zone's load balancer waits for it."""
     adopted: Optional[AdoptedLoadBalancer] = None
-    """The load balancer this zone takes over (``zones.<az>.adopt``), as found at preview; its floating IP is the
-    zone's (``floating.byo``)."""
+    """What this zone takes over (``zones.<az>.adopt``), as found at preview; its floating IP is the zone's
+    (``floating.byo``). The backend decides whether it takes over the rest, or builds anew beside it
+    (``adopt.allowReplacement``)."""
     vip_address: Optional[pulumi.Input[str]] = None
     """The VIP address the configuration gives (``zones.<az>.vipAddress``, keepalived backend); None: the cloud picks
     one."""
-    adopt_tree: bool = False
-    """Whether the adopted load balancer and its tree are imported (False with ``allowReplacement`` where the
-    configuration differs from it in what Octavia cannot change: the zone's load balancer is then built new and only
-    the floating IP's association is taken over)."""
 
 
 @dataclass(frozen=True)
@@ -261,12 +255,13 @@ class EndpointPlan:
 
 def make_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec, ...],
               target: PollTarget = PollTarget(), identity: StackIdentity = UNNAMED_STACK,
-              preflight: Optional[pulumi.Output] = None) -> EndpointPlan:
+              preflight: Optional[pulumi.Output] = None, settings: Mapping[str, Any] = {}) -> EndpointPlan:
     """The plan of ``args`` and their ``resolved`` members (:func:`ha_endpoint.core.cloud_facts.resolve_members`) on
     the cloud described by ``facts``, its gates polling ``target``, its objects marked as
     ``identity``'s (the checks of :mod:`ha_endpoint.core.checks` passed). When some inputs are Outputs, ``facts``
     holds Outputs for what depends on them, the problems among them are ``preflight``'s to raise, and the load
-    balancers and member ports wait for it (:mod:`ha_endpoint.pipeline`)."""
+    balancers and member ports wait for it (:mod:`ha_endpoint.pipeline`); ``settings``: the backend's own (every zone
+    carries them: :attr:`ZonePlan.settings`)."""
     name = args.name
     readiness = ReadinessPlan(args.readiness.require, args.readiness.timeout_seconds,
                               args.readiness.poll_interval_seconds, args.readiness.drain_seconds, target,
@@ -274,8 +269,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec,
                               predicates.min_ready_zones(args.readiness.min_ready_zones, len(args.zones)),
                               args.readiness.dead_after_seconds)
     tags = (*args.tags, identity.tag)
-    zones = tuple(replace(_zone_plan(args, facts, resolved, az, readiness, identity, tags), preflight=preflight)
-                  for az in sorted(args.zones))
+    zones = tuple(replace(_zone_plan(args, facts, resolved, az, readiness, identity, tags, settings),
+                          preflight=preflight) for az in sorted(args.zones))
     dns = None
     if args.dns is not None:
         fqdn = _join_name(args.dns.record, args.dns.dns_zone)
@@ -305,7 +300,8 @@ def _held_by_agent(args: EndpointArgs, facts: CloudFacts, member: MemberSpec) ->
 
 
 def _zone_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec, ...], az: str,
-               readiness: ReadinessPlan, identity: StackIdentity, tags: tuple[str, ...]) -> ZonePlan:
+               readiness: ReadinessPlan, identity: StackIdentity, tags: tuple[str, ...],
+               settings: Mapping[str, Any]) -> ZonePlan:
     name = args.name
     placed = [member for member in resolved if az in member.zones]
     listeners = tuple(_listener_plan(args, facts, az, listener, placed)
@@ -319,27 +315,13 @@ def _zone_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec
                                 None if brought else contract.floating_ip_name(name, az),
                                 contract.floating_ip_association_name(name, az), facts.floating_network_id,
                                 facts.floating_network_name, facts.floating_ips.get(az))
-    return ZonePlan(endpoint=name, identity=identity, load_balancer_provider=args.load_balancer_provider, tags=tags,
-                    publish=args.dns.publish if args.dns else "when-ready", az=az, component_name=contract.zone_component_name(name, az),
-                    lb_name=contract.loadbalancer_name(name, az), vip_subnet=facts.subnets[args.zones[az].subnet],
-                    listeners=listeners, floating=floating,
+    return ZonePlan(endpoint=name, identity=identity, tags=tags,
+                    publish=args.dns.publish if args.dns else "when-ready", az=az,
+                    component_name=contract.zone_component_name(name, az),
+                    vip_subnet=facts.subnets[args.zones[az].subnet], listeners=listeners, floating=floating,
                     vip_secgroup_association_name=contract.vip_port_secgroup_name(name, az),
-                    readiness_name=contract.readiness_name(name, az), readiness=readiness,
-                    octavia_az=az if predicates.pins_availability_zone(args.load_balancer_provider) else None,
-                    adopted=adopted, adopt_tree=adopted is not None and not _replaces(args, facts, az),
-                    vip_address=args.zones[az].vip_address)
-
-
-def _replaces(args: EndpointArgs, facts: CloudFacts, az: str) -> bool:
-    """Whether zone ``az``'s configuration differs from its adopted load balancer in what Octavia cannot change in
-    place (what ``adopt.allowReplacement`` lets the zone build anew: :func:`ha_endpoint.core.checks.adoption_problems`
-    refuses it otherwise)."""
-    found = facts.adopted[az]
-    subnet = facts.subnets.get(args.zones[az].subnet)
-    wanted_az = az if predicates.pins_availability_zone(args.load_balancer_provider) else None
-    return (subnet is not None and subnet.id != found.vip_subnet_id) or \
-        bool(found.provider and found.provider != str(args.load_balancer_provider)) or \
-        (found.availability_zone or None) != wanted_az
+                    readiness_name=contract.readiness_name(name, az), readiness=readiness, settings=dict(settings),
+                    adopted=adopted, vip_address=args.zones[az].vip_address)
 
 
 def _listener_plan(args: EndpointArgs, facts: CloudFacts, az: str, listener: ListenerArgs,

@@ -129,8 +129,11 @@ def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
     problems = check_cloud_facts(args, facts, members, context.root, context.identity)
     if problems:
         raise ConfigError(problems)
-    said = notices(args, context.root) + backends.lookup(args.backend, context.root).notices(args, context.root)
-    return replace(make_plan(args, facts, members, target, context.identity, preflight), notices=tuple(said))
+    backend = backends.lookup(args.backend, context.root)
+    said = notices(args, context.root) + backend.notices(args, context.root)
+    settings = {key: getattr(args, key) for key in backend.settings}
+    return replace(make_plan(args, facts, members, target, context.identity, preflight, settings),
+                   notices=tuple(said))
 
 
 def decide(args: EndpointArgs, facts: CloudFacts, context: Context = Context()) -> Planned:

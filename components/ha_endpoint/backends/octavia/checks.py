@@ -287,7 +287,7 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str, identity_ta
     catalog: OctaviaCatalog = current_catalog(_OPENSTACK)
     problems: list[Problem] = []
     try:
-        # under ovn no load balancer is pinned to an Octavia AZ (ZonePlan.octavia_az): nothing to ask
+        # under ovn no load balancer is pinned to an Octavia AZ (zone.OctaviaZone.availability_zone): nothing to ask
         known = None if not predicates.pins_availability_zone(args.load_balancer_provider) else \
             {az.name: az for az in catalog.octavia_azs(target)}
     except NoLoadBalancerService as reason:

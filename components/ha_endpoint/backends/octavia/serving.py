@@ -27,6 +27,7 @@ from ...gates.provider import MemberReadiness
 from ...gates.put_back import PutBack
 from ..floating_ip import floating_ip as floating_ip_of
 from ..plugin import ZoneServing, after_checks, poll_inputs
+from .zone import octavia_zone
 
 
 T = TypeVar("T", bound=pulumi.Resource)
@@ -77,13 +78,15 @@ class _OctaviaZone:
         # (tags, description) written by the update that follows the import, keeps its name (the tool that made it
         # finds it by name: CAPO would build a second tree beside a renamed one) and is retained (never deleted)
         # when the zone or the stack goes (docs/decisions/issue-50-adoption.md).
-        self.adopted = zone.adopted if zone.adopt_tree else None
+        self.octavia = octavia = octavia_zone(zone)
+        self.adopted = octavia.adopted_tree
         self.loadbalancer = lb = openstack.loadbalancer.LoadBalancer(
-            zone.lb_name, name=self.adopted.name or zone.lb_name if self.adopted else zone.lb_name, availability_zone=zone.octavia_az,
+            octavia.lb_name, name=self.adopted.name or octavia.lb_name if self.adopted else octavia.lb_name,
+            availability_zone=octavia.availability_zone,
             vip_subnet_id=after_checks(zone.preflight, zone.vip_subnet.id),
-            loadbalancer_provider=zone.load_balancer_provider, tags=list(zone.tags),
+            loadbalancer_provider=octavia.provider, tags=list(zone.tags),
             description=zone.identity.describe(f"HA endpoint {zone.endpoint}: load balancer of zone {zone.az}",
-                                               zone.lb_name),
+                                               octavia.lb_name),
             opts=adopting(child, self.adopted.id if self.adopted else None))
         for listener in zone.listeners:
             self._listener(listener, zone, child)
@@ -99,7 +102,7 @@ class _OctaviaZone:
                     "pool_id": self.pool_ids[listener.port],
                     "member_ids": self._gate_member_ids(listener.port, zone),
                     "monitored": listener.monitor is not None,
-                    "hold_seconds": _online_hold(zone, listener),
+                    "hold_seconds": _online_hold(octavia.provider, listener),
                 } for listener in zone.listeners},
             require=require, timeout_seconds=zone.readiness.timeout_seconds,
             poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
@@ -110,7 +113,7 @@ class _OctaviaZone:
             MemberDrain(member.drain_name, pool_id=self.pool_ids[listener.port],
                         member_id=self.members[listener.port][member.member].id,
                         drain_seconds=zone.readiness.drain_seconds,
-                        admin_down=predicates.drains_admin_down(zone.load_balancer_provider),
+                        admin_down=predicates.drains_admin_down(octavia.provider),
                         taken_out=not member.in_service, cloud=where.cloud,
                         region=where.region, cloud_source=where.cloud_source,
                         opts=pulumi.ResourceOptions(parent=parent, aliases=[
@@ -159,7 +162,7 @@ class _OctaviaZone:
         names = sorted({member.member for listener in zone.listeners for member in listener.members
                         if member.put_back})
         if names and self._put_back_record is None:
-            self._put_back_record = PutBack(f"{zone.lb_name}-put-back", members=names, opts=child)
+            self._put_back_record = PutBack(f"{self.octavia.lb_name}-put-back", members=names, opts=child)
         return self._put_back_record
 
     def _after_previous_write(self, child: pulumi.ResourceOptions) -> pulumi.ResourceOptions:
@@ -214,7 +217,7 @@ class _OctaviaZone:
         # of DNS. The provider ignores weights (and names and tags serve nobody), so they are written at create only
         # (checks.ovn_weights says so of a weight other than 0 or 1).
         written_once = pulumi.ResourceOptions(ignore_changes=["name", "tags", "weight"]) \
-            if predicates.is_ovn(zone.load_balancer_provider) else None
+            if predicates.is_ovn(self.octavia.provider) else None
         for member in listener.members:
             aliases = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=member.legacy_name)] if member.legacy_name
                                              else None)
@@ -273,10 +276,10 @@ def adopted_member(found: Optional[AdoptedListener], address: object, port: int)
                 None)
 
 
-def _online_hold(zone: ZonePlan, listener: ListenerPlan) -> int:
+def _online_hold(provider: str, listener: ListenerPlan) -> int:
     """How long the gate holds a member's ONLINE before it counts (:func:`predicates.online_hold_seconds`)."""
     monitor = listener.monitor
     if monitor is None:
         return 0
-    return predicates.online_hold_seconds(zone.load_balancer_provider, monitor.delay, monitor.timeout,
+    return predicates.online_hold_seconds(provider, monitor.delay, monitor.timeout,
                                           monitor.max_retries_down)
