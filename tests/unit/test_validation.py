@@ -58,6 +58,33 @@ def test_arguments_are_checked_once_and_a_changed_copy_again(monkeypatch):
         load_endpoint_args(args, backends={"keepalived": REGISTRY["keepalived"]})  # checked against what is asked
 
 
+def test_a_zone_key_the_chosen_backend_does_not_take_is_refused_naming_the_backends_that_do():
+    """``adopt`` and ``vipAddress`` are zone keys some backends take: given to one that does not, each is refused with
+    the configuration's other problems, naming the backends that take it (read from the registry)."""
+    raw = amphora_config()
+    raw["backend"] = "keepalived"
+    raw.pop("loadBalancerProvider", None)
+    raw["zones"]["az2"]["adopt"] = {"loadBalancer": "capo-kubeapi"}
+    raw["zones"]["az1"]["name"] = "x"  # a field-level problem: reported first, alone
+    with pytest.raises(ConfigError) as caught:
+        load_endpoint_args(raw, backends=REGISTRY)
+    assert [problem.path for problem in caught.value.problems] == [f"{ROOT}.zones.az1.name"]
+    del raw["zones"]["az1"]["name"]
+    with pytest.raises(ConfigError) as caught:
+        load_endpoint_args(raw, backends=REGISTRY)
+    assert f"{ROOT}.zones.az2.adopt: adopt takes over an existing load balancer, and the keepalived backend adopts " \
+           "none; remove adopt, or set backend to one that adopts: octavia" in [str(p) for p in caught.value.problems]
+    raw["backend"] = "octavia"
+    del raw["zones"]["az2"]["adopt"]
+    raw["zones"]["az1"]["vipAddress"] = "10.10.1.250"
+    with pytest.raises(ConfigError) as caught:
+        load_endpoint_args(raw, backends=REGISTRY)
+    assert [str(problem) for problem in caught.value.problems] == [
+        f"{ROOT}.zones.az1.vipAddress: sets the address of the zone's VIP port, and the octavia backend makes no such "
+        "port (it gets its VIP addresses from the cloud); remove vipAddress, or set backend to one that takes it: "
+        "keepalived"]
+
+
 def test_a_member_object_in_two_endpoints_lists_is_named_by_its_place_in_each():
     """Python callers may put one MemberArgs in two endpoints' lists: each endpoint's messages name it where it is in
     that endpoint's list."""

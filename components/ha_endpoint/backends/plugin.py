@@ -28,8 +28,8 @@ import pulumi
 
 from ..core import contract
 from ..core.args import EndpointArgs
-from ..core.errors import Problem
 from ..core.cloud_facts import AdoptedLoadBalancer, AdoptedRecord
+from ..core.errors import Problem
 from ..core.plan import PollTarget, ZonePlan
 from ..watch.observe import ZoneTarget
 
@@ -152,6 +152,8 @@ class Backend:
     hosted_types: Mapping[str, str] = field(default_factory=dict)
     vip_address: bool = False
     """Whether it gives each zone's VIP the address ``zones.<az>.vipAddress`` names (else that key is refused)."""
+    adopts: bool = False
+    """Whether it takes over an existing load balancer a zone's ``adopt`` names (else that key is refused)."""
     settings: tuple[str, ...] = ()
     """The configuration keys that are its own settings (their snake_case names, e.g. ``load_balancer_provider``):
     every zone's plan carries their values (:attr:`ha_endpoint.core.plan.ZonePlan.settings`)."""

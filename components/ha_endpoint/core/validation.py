@@ -33,6 +33,8 @@ class BackendKeys(Protocol):
 
     vip_address: bool
     """Whether it takes ``zones.<az>.vipAddress``."""
+    adopts: bool
+    """Whether it takes ``zones.<az>.adopt`` (an existing load balancer taken over)."""
 
 
 def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT,
@@ -69,17 +71,26 @@ def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT,
 
 def backend_key_problems(args: EndpointArgs, backends: Mapping[str, BackendKeys], root: str) -> list[Problem]:
     """The ``backend`` key naming no registered backend, or the zone keys the chosen one does not take:
-    ``vipAddress`` (:attr:`BackendKeys.vip_address`)."""
+    ``vipAddress`` (:attr:`BackendKeys.vip_address`) and ``adopt`` (:attr:`BackendKeys.adopts`)."""
     if args.backend not in backends:
         return [unknown_backend(args.backend, backends, root)]
-    if backends[args.backend].vip_address:
-        return []
-    takers = sorted(name for name, registered in backends.items() if registered.vip_address)
-    return [Problem(f"{root}.zones.{az}.vipAddress",
-                    f"sets the address of the zone's VIP port, and the {args.backend} backend makes no such port (it "
-                    f"gets its VIP addresses from the cloud); remove vipAddress, or set backend to one that takes it: "
-                    f"{', '.join(takers)}")
-            for az, zone in args.zones.items() if zone.vip_address is not None]
+    chosen = backends[args.backend]
+
+    def takers(trait: str) -> str:
+        return ", ".join(sorted(name for name, registered in backends.items() if getattr(registered, trait)))
+
+    problems = [] if chosen.vip_address else [
+        Problem(f"{root}.zones.{az}.vipAddress",
+                f"sets the address of the zone's VIP port, and the {args.backend} backend makes no such port (it gets "
+                f"its VIP addresses from the cloud); remove vipAddress, or set backend to one that takes it: "
+                f"{takers('vip_address')}")
+        for az, zone in args.zones.items() if zone.vip_address is not None]
+    adopting = [az for az, zone in args.zones.items() if zone.adopt is not None]
+    if adopting and not chosen.adopts:
+        problems.append(Problem(f"{root}.zones.{adopting[0]}.adopt",
+                                f"adopt takes over an existing load balancer, and the {args.backend} backend adopts "
+                                f"none; remove adopt, or set backend to one that adopts: {takers('adopts')}"))
+    return problems
 
 
 def unknown_backend(name: str, backends: Collection[str], root: str) -> Problem:
@@ -132,12 +143,9 @@ def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
 
 
 def _check_adoption(args: EndpointArgs, root: str) -> Iterable[Problem]:
-    """``zones.<az>.adopt``: Octavia load balancers only, each adopted by one zone (docs/adoption.md)."""
+    """``zones.<az>.adopt``: each load balancer adopted by one zone (docs/adoption.md); whether the backend adopts at
+    all is :func:`backend_key_problems`'."""
     adopted = [(zone_args.adopt.load_balancer, zone) for zone, zone_args in args.zones.items() if zone_args.adopt]
-    if adopted and args.backend != "octavia":
-        yield Problem(f"{root}.zones.{adopted[0][1]}.adopt",
-                      f"adopt takes over an Octavia load balancer, and backend is {args.backend}; remove adopt, or "
-                      "set backend: octavia")
     for ref, zones in _duplicates(adopted):
         yield Problem(f"{root}.zones.{zones[1]}.adopt.loadBalancer",
                       f"load balancer '{ref}' is already adopted by zone {zones[0]}; one load balancer serves one "

@@ -14,4 +14,5 @@ from .serving import serve
 from .watched import WATCHED
 from .zone import SETTINGS
 
-BACKEND = Backend(name=NAME, serve=serve, preview=preview, notices=ovn_weights, watched=WATCHED, settings=SETTINGS)
+BACKEND = Backend(name=NAME, serve=serve, preview=preview, notices=ovn_weights, watched=WATCHED, settings=SETTINGS,
+                  adopts=True)
