@@ -185,6 +185,10 @@ def neutron(p: Paths, s: dict) -> None:
             'graceful_shutdown_timeout': 2,
             'api_paste_config': '/etc/neutron/api-paste.ini',
             'default_availability_zones': '',
+            # No DHCP agent runs (the seed's az1..az3 rows only make the AZs valid, and ML2/OVN serves no DHCP here):
+            # the periodic rescheduling of networks off dead DHCP agents (every agent_down_time / 2) only found the
+            # seed's rows dead and logged "No DHCP agents available, skipping rescheduling". Off.
+            'allow_automatic_dhcp_failover': False,
         },
         'database': {'connection': db_url(s, 'neutron')},
         'keystone_authtoken': _authtoken_of(s, 'network'),
@@ -356,6 +360,14 @@ def designate(p: Paths, s: dict) -> None:
         'service:mdns': {'listen': mdns, 'workers': 1},
         'service:worker': {'workers': 1, **dns_config.WORKER_POLLING},
         'service:producer': {'workers': 1},
+        # Idle cost (make test runs up to three clouds on two cores): every Designate service reported to central
+        # every 10 s (an RPC cast and a service_statuses row write: central was the cloud's second idle consumer),
+        # and the producer asked central every 5 s for zones flagged delayed_notify, a flag only a pool's NS record
+        # change sets (central _add_ns/_delete_ns), never a record or zone change: every 60 s and 30 s. Nothing reads
+        # the service statuses but GET /v2/service_statuses. Records and zones still reach named at once (the
+        # worker's NOTIFY and polling, WORKER_POLLING), and the worker's periodic recovery stays at 120 s.
+        'heartbeat_emitter': {'heartbeat_interval': 60},
+        'producer_task:delayed_notify': {'interval': 30},
         'keystone_authtoken': _authtoken_of(s, 'dns'),
         'oslo_policy': POLICY,
         'oslo_messaging_notifications': {'driver': 'noop'},
@@ -452,7 +464,9 @@ def nova(p: Paths, s: dict) -> None:
             # margin); a compute host reports its fake driver's fixed resources to Placement at start and then every
             # 10 min (not every minute), tells the scheduler its servers every 10 min (not 2), and does not re-read
             # every server's ports from Neutron once a minute (its info cache comes from the boot; no test reads it).
-            'report_interval': 30, 'service_down_time': 120,
+            # 2026-12-05: every 60 s, a host up for 240 s after its report (the same 4:1 margin; Nova asks at
+            # least 2.5:1), half the reports' RPC and database writes again.
+            'report_interval': 60, 'service_down_time': 240,
             'update_resources_interval': 600, 'scheduler_instance_sync_interval': 600,
             'heal_instance_info_cache_interval': -1,
         },

@@ -8,9 +8,10 @@ member server answering "S azN". The reconciler (`python3 -m localcloud.dataplan
 `dataplane-members` service) polls the Neutron and Nova databases every 0.5 s: it plugs new members, unplugs those
 whose port is gone or unbound (a deleted server), and restarts a member server that is not running unless a fault
 holds it down (`<run>/members/<P>.down`, written by localcloud.dataplane.faults) or another program serves there
-(`<run>/members/<P>.hosted`, written by localcloud.k8s: the member server is stopped and not started). Every fourth tick (2 s) it also
-gives the provider's new OVN load balancers ``options:reject=true`` (localcloud.dataplane.lb_reject: a reset, not silence,
-from a load balancer with no live member), and starts again a chassis whose daemons died on their own (ovn.revive).
+(`<run>/members/<P>.hosted`, written by localcloud.k8s: the member server is stopped and not started). Every fourth tick
+(2 s) it also gives the provider's new OVN load balancers ``options:reject=true`` when the NB database's file changed
+since its last pass (at least every 60 s: localcloud.dataplane.lb_reject, a reset, not silence, from a load balancer
+with no live member), and starts again a chassis whose daemons died on their own (ovn.revive).
 """
 import argparse
 import json
@@ -28,6 +29,7 @@ from .config import DPPaths
 INTERVAL = float(os.environ.get('LOCALCLOUD_MEMBERS_INTERVAL', '0.5'))
 AZ_OF_HOST = {host: az for az, host in COMPUTE_HOSTS.items()}
 LB_REJECT_EVERY = 4   # ticks between two passes of lb_reject (2 s at the default interval)
+NB_RECHECK_EVERY = 120   # ticks between two passes of lb_reject even with the NB database unchanged (60 s)
 
 QUERY = """
 SELECT p.id, p.mac_address, p.device_id, pb.host, ia.ip_address, sn.cidr, sn.gateway_ip,
@@ -103,6 +105,17 @@ def plug(p: Paths, m: dict) -> None:
     if m.get('mtu'):   # the network's MTU, as DHCP gives it to a VM: a Geneve network's 1442 leaves room for the
         # tunnel's 58 bytes on the 1500-byte underlay; with 1500 here, full-size packets between AZs were dropped
         netns.sh('ip', 'link', 'set', inner, 'mtu', str(m['mtu']), ns=ns)
+    # Neighbour entries re-checked within seconds, not ~40 s. The provider's health checks come from its
+    # ovn-lb-hm-<subnet> port, which it makes with the subnet's first monitor and deletes with its last: the next one
+    # gets the same address (the subnet's first free) and a new MAC, and sends no ARP (ovn-controller addresses its
+    # probes to the member's MAC). The member kept answering the old MAC until its entry went stale and failed
+    # (Linux defaults: reachable 15-45 s, then 5 s delay, then 3 unicast probes): after an `up` that followed a
+    # destroy by less than a minute, two of the dev shape's three members stayed ERROR for 37-41 s and the `up` took
+    # 82-103 s instead of 39 (2026-12-05, lab/bench/fleet_figures.py run back to back), its readiness gate polling
+    # Octavia all the while. Reachable 1-3 s, a 1 s delay and one unicast probe: a stale MAC is found out in ~3 s.
+    dev = f'net.ipv4.neigh.{inner}'
+    netns.sh('sysctl', '-q', '-w', f'{dev}.base_reachable_time_ms=2000', f'{dev}.delay_first_probe_time=1',
+             f'{dev}.ucast_solicit=1', ns=ns)
     addrs = netns.sh('ip', '-4', '-o', 'addr', 'show', 'dev', inner, ns=ns)
     if f' {m["ip"]}/' not in addrs:
         netns.sh('ip', 'addr', 'add', f'{m["ip"]}/{m["prefix"]}', 'dev', inner, ns=ns)
@@ -202,24 +215,52 @@ def main(argv=None) -> int:
     def say(msg):
         print(f'{time.strftime("%F %T")} {msg}', flush=True)
     tick = 0
+    # One database connection kept open (autocommit: every SELECT sees the latest commit), not one per tick: a
+    # connection's set-up cost this loop and MariaDB more than its query (two a second, for the cloud's whole life).
+    # Dropped on any error (the database restarting) and made again at the next tick.
+    conn = None
+    nb_seen = None
     while True:
         tick += 1
         try:
-            conn = pymysql.connect(unix_socket=str(p.mysql_sock), user=DB_ADMIN, autocommit=True)
+            if conn is None:
+                conn = pymysql.connect(unix_socket=str(p.mysql_sock), user=DB_ADMIN, autocommit=True)
             with conn.cursor() as cur:
                 reconcile(p, cur, say)
-            conn.close()
             if tick % LB_REJECT_EVERY == 0:     # an ovn-nbctl process each time: not every tick
-                for uuid in lb_reject.ensure(p):
-                    say(f'load balancer {uuid}: options:reject=true')
+                # ... and only when the NB database changed since a pass found nothing to do: ovsdb-server appends
+                # every committed transaction to its file at once (a new provider row is one), and writes nothing
+                # while nobody changes it; so an idle cloud runs no ovn-nbctl, a changed one runs it at the next pass
+                # as before. Every NB_RECHECK_EVERY ticks it runs anyway.
+                stamp = nb_stamp(p)
+                if stamp != nb_seen or tick % NB_RECHECK_EVERY == 0:
+                    for uuid in lb_reject.ensure(p):
+                        say(f'load balancer {uuid}: options:reject=true')
+                    nb_seen = stamp   # read before the pass: a change during it makes the next pass run
                 for az in ovn.revive(p, say):    # a chassis whose daemons died on their own: its members again
                     plug_zone(p, az)
             last_error = None
         except Exception as exc:  # the database restarting, a chassis gone: report once, retry
+            if conn is not None:
+                try:
+                    conn.close()
+                except Exception:
+                    pass
+                conn = None
             if str(exc) != last_error:
                 say(f'reconcile failed: {exc!r}')
                 last_error = str(exc)
         time.sleep(INTERVAL)
+
+
+def nb_stamp(p: Paths) -> tuple | None:
+    """The NB database file's (inode, size, mtime): it changes with every transaction ovsdb-server commits (and
+    with its compaction, which writes a new file)."""
+    try:
+        st = DPPaths(p).nb_db.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 if __name__ == '__main__':
