@@ -24,6 +24,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,10 +40,10 @@ def script_title(command: list[str]) -> str:
     return " ".join(command)
 
 
-def record_path(results: Path, started: datetime.datetime, command: list[str]) -> Path:
-    """``<UTC date>-<hour><minute>-<script stem>.md`` in ``results`` (so that the names sort as the runs did),
-    numbered when that minute has one already."""
-    script = next((Path(part).stem for part in command if part.endswith(".py")), Path(command[0]).name)
+def record_path(results: Path, started: datetime.datetime, command: list[str], name: Optional[str] = None) -> Path:
+    """``<UTC date>-<hour><minute>-<name>.md`` in ``results`` (so that the names sort as the runs did; the name is
+    ``name``, else the script's), numbered when that minute has one already."""
+    script = name or next((Path(part).stem for part in command if part.endswith(".py")), Path(command[0]).name)
     stem = f"{started:%Y-%m-%d-%H%M}-{script.replace('_', '-')}"
     path, number = results / f"{stem}.md", 1
     while path.exists():
@@ -78,10 +79,11 @@ def run(command: list[str]) -> tuple[int, str]:
 
 
 def write_record(results: Path, title: str, command: list[str], output: str, started: datetime.datetime,
-                 ended: datetime.datetime, load_before: str, load_after: str, revision: str) -> Path:
+                 ended: datetime.datetime, load_before: str, load_after: str, revision: str,
+                 name: Optional[str] = None) -> Path:
     """The record's page, and its row at the end of the results index."""
     day = started.strftime("%Y-%m-%d")
-    path = record_path(results, started, command)
+    path = record_path(results, started, command, name)
     shown = " ".join(shlex.quote(part) for part in command)
     fence = "````" if "```" in output else "```"
     path.write_text(
@@ -98,6 +100,7 @@ def write_record(results: Path, title: str, command: list[str], output: str, sta
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--title", help="the record's heading (default: the first line of the script's docstring)")
+    parser.add_argument("--name", help="the record's file name after its date and time (default: the script's)")
     parser.add_argument("--results", type=Path, default=ROOT / "docs" / "results", help="the results folder")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- the command to run, e.g. lab/bench/x.py ...")
     options = parser.parse_args()
@@ -114,7 +117,7 @@ def main() -> int:
         return status
     shown = [part if part != sys.executable else ".venv/bin/python" for part in command]
     path = write_record(options.results, options.title or script_title(command), shown, output, started, ended,
-                        load_before, load_after, commit())
+                        load_before, load_after, commit(), options.name)
     print(f"record.py: recorded in {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return 0
 
