@@ -32,9 +32,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
 
+from bench.lib.cloud_cpu import service_cpu_seconds  # noqa: E402
 from bench.lib.machine import machine_cpu_seconds  # noqa: E402
 
-from localcloud.settings import state_dir  # noqa: E402
 from tests.e2e.pulumi_cli import CONFIG_KEY, project_environment  # noqa: E402
 
 MEMBERS = {"az1": ("cp-0", "10.10.1.10"), "az2": ("cp-1", "10.10.2.10"), "az3": ("cp-2", "10.10.3.10")}
@@ -60,33 +60,12 @@ SERVICE_GROUPS = (("octavia-api", "octavia-api"), ("octavia", "octavia (worker, 
 
 
 def cloud_cpu_seconds() -> dict[str, float]:
-    """CPU-seconds each of the local cloud's services has used (the processes below each pid file of its run
-    directory, and their children that exited), grouped as SERVICE_GROUPS names them; the rest of its services as "other"."""
-    tick = os.sysconf("SC_CLK_TCK")
-    processes: dict[int, tuple[int, float]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        # utime, stime, and cutime, cstime: its own and its children's that exited (alive ones count themselves)
-        processes[int(entry)] = (int(fields[1]), sum(int(value) for value in fields[11:15]) / tick)
-    roots: dict[int, str] = {}
-    for pid_file in (state_dir() / "run").glob("*.pid"):
-        try:
-            roots[int(pid_file.read_text().split()[0])] = pid_file.stem
-        except (OSError, ValueError, IndexError):
-            continue
+    """CPU-seconds the local cloud's services have used (:func:`bench.lib.cloud_cpu.service_cpu_seconds`), grouped as
+    SERVICE_GROUPS names them; the rest of its services as "other"."""
     used: dict[str, float] = {}
-    for pid, (parent, seconds) in processes.items():
-        hops = 0
-        while pid not in roots and pid in processes and hops < 64:
-            pid, hops = processes[pid][0], hops + 1
-        if pid in roots:
-            group = next((name for prefix, name in SERVICE_GROUPS if roots[pid].startswith(prefix)), "other")
-            used[group] = used.get(group, 0.0) + seconds
+    for service, seconds in service_cpu_seconds().items():
+        group = next((name for prefix, name in SERVICE_GROUPS if service.startswith(prefix)), "other")
+        used[group] = used.get(group, 0.0) + seconds
     return used
 
 
