@@ -46,16 +46,18 @@ def adoption_problems(args: EndpointArgs, facts: CloudFacts, members: tuple[Memb
         allow = f"set {path.removeprefix(root + '.')}.adopt.allowReplacement: true to build a new one and move the " \
                 "floating IP to it once it serves (the adopted one is left as it is)"
         subnet = facts.subnets.get(zone.subnet) if plain(zone.subnet) else None
+        wanted_az = az if predicates.pins_availability_zone(args.load_balancer_provider) else None
+        fixed = found.fixed_differences(subnet.id if subnet is not None else None, str(args.load_balancer_provider),
+                                        wanted_az)
         differences = []
-        if subnet is not None and subnet.id != found.vip_subnet_id:
+        if "subnet" in fixed:
             differences.append((f"{path}.subnet", f"its VIP is on subnet {found.vip_subnet_id}, and zones.{az}.subnet "
                                                   f"is {subnet.name} ({subnet.id}); set subnet: {found.vip_subnet_id}"))
-        if found.provider and found.provider != str(args.load_balancer_provider):
+        if "provider" in fixed:
             differences.append((f"{root}.loadBalancerProvider",
                                 f"its provider is {found.provider}, and loadBalancerProvider is "
                                 f"{args.load_balancer_provider}; set loadBalancerProvider: {found.provider}"))
-        wanted_az = az if predicates.pins_availability_zone(args.load_balancer_provider) else None
-        if (found.availability_zone or None) != wanted_az:
+        if "availability_zone" in fixed:
             differences.append((f"{path}.adopt", f"it is in Octavia availability zone "
                                                  f"{found.availability_zone or '(none)'}, and the endpoint pins it to "
                                                  f"{wanted_az or '(none)'}; adopt it in zone "

@@ -146,6 +146,16 @@ class AdoptedLoadBalancer:
         """The listener on ``port``, if the load balancer has one."""
         return next((listener for listener in self.listeners if listener.port == port), None)
 
+    def fixed_differences(self, subnet_id: Optional[object], provider: str, availability_zone: Optional[str]
+                          ) -> tuple[str, ...]:
+        """What of ``subnet``, ``provider`` and ``availability_zone`` differs from this load balancer, among what
+        Octavia cannot change in place (adopting it with them replaces it); a ``subnet_id`` of None is not known and
+        differs in nothing."""
+        return tuple(name for name, differs in (
+            ("subnet", subnet_id is not None and subnet_id != self.vip_subnet_id),
+            ("provider", bool(self.provider and self.provider != provider)),
+            ("availability_zone", (self.availability_zone or None) != availability_zone)) if differs)
+
 
 @dataclass(frozen=True)
 class CloudFacts:

@@ -41,8 +41,6 @@ def octavia_zone(zone: ZonePlan) -> OctaviaZone:
     provider = str(zone.settings["load_balancer_provider"])
     pinned = zone.az if predicates.pins_availability_zone(provider) else None
     found = zone.adopted
-    replaced = found is not None and (zone.vip_subnet.id != found.vip_subnet_id
-                                      or bool(found.provider and found.provider != provider)
-                                      or (found.availability_zone or None) != pinned)
+    replaced = found is not None and bool(found.fixed_differences(zone.vip_subnet.id, provider, pinned))
     return OctaviaZone(contract.loadbalancer_name(zone.endpoint, zone.az), provider, pinned,
                        found if found is not None and not replaced else None)
