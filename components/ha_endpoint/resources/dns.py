@@ -58,8 +58,6 @@ def _verdict(zone: EndpointZone) -> pulumi.Output[tuple[bool, Optional[str]]]:
     a preview whenever its ``ready`` is (a gate recorded before the reason existed has none in its state, and the
     engine treats a missing output as unknown in a preview: the record would show a change at every preview)."""
     reason = zone.not_ready_reason
-    if reason is None:
-        return zone.ready.apply(lambda ready: (bool(ready), None))
     return zone.ready.apply(lambda ready: (True, None) if ready else reason.apply(lambda why: (False, why)))
 
 
