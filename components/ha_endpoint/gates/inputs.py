@@ -5,7 +5,9 @@ MemberReadiness inputs (property names as stored in state):
 - ``loadbalancer_id`` (str): the zone's Octavia load balancer.
 - ``pools`` (map): logical pool name (e.g. the plan's pool name ``"<name>-<az>-<port>-pool"``) -> object with
   ``pool_id`` (str), ``member_ids`` (list of str), ``monitored`` (bool: the pool has a health monitor) and
-  ``hold_seconds`` (number >= 0, optional: how long a member must have been ready before it counts). Keys are
+  ``hold_seconds`` (number >= 0, optional: how long a member must have been ready before it counts) and
+  ``check_seconds`` (number >= 0, optional: how often the pool's health monitor checks a member; during a hold the
+  gate polls once per check, :mod:`.waiter`). Keys are
   logical names rather than pool ids because ids are unknown until the pools exist and map keys cannot be unknown.
 - ``require`` (``"online"`` | ``"provisioned"``), default ``"online"``.
 - ``timeout_seconds`` (number > 0), default 600.
@@ -137,10 +139,16 @@ def _pool(name: str, spec: Any) -> PoolExpectation:
     monitored = spec.get("monitored", True)
     if not isinstance(monitored, bool):
         raise InputError(f"{path}.monitored", f"must be true or false, got {monitored!r}")
-    hold = spec.get("hold_seconds") or 0
-    if isinstance(hold, bool) or not isinstance(hold, (int, float)) or hold < 0:
-        raise InputError(f"{path}.hold_seconds", f"must be a number of seconds >= 0, got {hold!r}")
-    return PoolExpectation(pool_id, tuple(sorted(member_ids)), monitored, name, float(hold))
+    hold, check = (_seconds(spec, key, f"{path}.{key}") for key in ("hold_seconds", "check_seconds"))
+    return PoolExpectation(pool_id, tuple(sorted(member_ids)), monitored, name, hold, check)
+
+
+def _seconds(spec: Mapping[str, Any], key: str, path: str) -> float:
+    """``spec[key]``: a number of seconds >= 0 (0 when absent: gates recorded before the key existed keep working)."""
+    value = spec.get(key) or 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise InputError(path, f"must be a number of seconds >= 0, got {value!r}")
+    return float(value)
 
 
 def parse_readiness(props: Mapping[str, Any]) -> ReadinessInputs:
@@ -183,9 +191,10 @@ def on_not_ready(props: Mapping[str, Any]) -> str:
 def wait_identity(props: Mapping[str, Any]) -> Any:
     """What a wait depends on: load balancer, pools, member ids (order-free), requirement, cloud.
 
-    Two bags with equal identities need no new wait; timing inputs (timeout, interval, stable polls) are not part of
-    it, so adding ``stable_polls`` to a gate recorded without it changes nothing. An
-    unparsable bag (e.g. with values unknown during preview) gets a fresh identity, so it always counts as changed.
+    Two bags with equal identities need no new wait; timing inputs (timeout, interval, stable polls, a pool's hold
+    and check seconds) are not part of it, so adding ``stable_polls`` or ``check_seconds`` to a gate recorded without
+    it changes nothing. An unparsable bag (e.g. with values unknown during preview) gets a fresh identity, so it
+    always counts as changed.
     """
     try:
         parsed = parse_readiness(props)

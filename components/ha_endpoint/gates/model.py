@@ -98,6 +98,9 @@ class PoolExpectation:
         hold_seconds: how long a member must have been ready without a break before it counts (0: at once). Octavia's
             OVN provider reports a new member ONLINE before its health monitor has checked it
             (:func:`ha_endpoint.core.predicates.online_hold_seconds`).
+        check_seconds: how often the pool's health monitor checks a member (its delay; 0: unknown). A member's
+            operating status changes only when it is checked, so while every member still waited for is holding,
+            one poll per check sees every change, and the waiter polls no more often than that (:mod:`.waiter`).
     """
 
     pool_id: str
@@ -105,6 +108,8 @@ class PoolExpectation:
     monitored: bool
     name: str = ""
     hold_seconds: float = 0.0
+    check_seconds: float = 0.0
+
     def holds(self, member_id: str) -> float:
         """How long ``member_id`` must have been ready without a break before it counts."""
         return self.hold_seconds

@@ -13,6 +13,11 @@ polls: on the steady cadence the poll that starts when the hold ends opens the g
 hold counted to the end of a listing opened the gate one interval late whenever that listing was quicker than the
 first: about half the time). The last poll happens at the deadline itself, so no chance is lost to a long sleep.
 
+While every member still waited for is ready and only holding, polls come once per health check of its pool
+(``check_seconds``, the monitor's delay) instead of once per interval, and one starts when the first hold ends: a
+member's operating status changes only when its monitor checks it, so a poll per check sees every change, and the
+gate opens when it did before. Under ovn (a 20 s hold, checks every 3 s) that is 8 listings of a pool instead of 21.
+
 A dead zone (``dead_after_seconds`` set): when every member waited for has been down (provisioning ACTIVE, operating
 OFFLINE or ERROR: a health monitor keeps failing it) in every poll for that long, or the load balancer's provisioning is
 ERROR, the wait ends with :class:`~.errors.ZoneDead` instead of waiting out the deadline. Unset (the default), a wait
@@ -28,7 +33,7 @@ any other exception propagates unchanged (the cloud layer turns terminal failure
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Optional, Union
+from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from ..cloud.errors import AuthExpired, TransientFetchError
 from ..cloud.poll import AGAIN, NOT_YET, Signal, poll  # the one polling loop (its steady cadence)
@@ -156,7 +161,22 @@ class _Wait:
             raise self._timeout()
 
         return poll(step, deadline=start + self.spec.timeout_seconds, clock=self.clock, sleep=self.sleep,
-                    delays=self.spec.backoff.delays(), on_deadline=timed_out, steady=True)
+                    delays=self._pauses(), on_deadline=timed_out, steady=True)
+
+    def _pauses(self) -> Iterator[float]:
+        """The backoff's delays, each lengthened while only holds are left (:meth:`_pause`)."""
+        for delay in self.spec.backoff.delays():
+            yield self._pause(delay)
+
+    def _pause(self, delay: float) -> float:
+        """``delay``; or, when every member not counted yet is ready in the last poll, holding, and its pool says how
+        often its monitor checks it: one check (the shortest of theirs), never past the first hold's end."""
+        waiting = [(pool, m) for pool in self.spec.pools for m in pool.member_ids if not self._counts(pool, m)]
+        if self.failing or not waiting or any(not self.streaks.get(m) or not pool.check_seconds
+                                              for pool, m in waiting):
+            return delay
+        first_end = min(self.ready_since[m] + pool.holds(m) for pool, m in waiting) - self.poll_started
+        return max(delay, min(min(pool.check_seconds for pool, _ in waiting), first_end))
 
     def _attempt(self) -> tuple[Optional[dict[str, dict[str, MemberStatus]]], bool]:
         """One poll: (statuses per pool, False), or (None, retry at once?) when a fetch failed."""

@@ -8,7 +8,7 @@ import pytest
 from ha_endpoint.cloud.errors import AuthExpired
 from ha_endpoint.gates.errors import (AuthFailed, FetchFailed, MemberFailed, MemberGone,
                                           ReadinessTimeout, ZoneDead)
-from ha_endpoint.gates.model import LoadBalancerStatus, PoolExpectation, Requirement
+from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus, PoolExpectation, Requirement
 from ha_endpoint.gates.waiter import Backoff, WaitSpec, wait_for_members
 from gate_fakes import FakeClock, ScriptedSource, expired, transient
 
@@ -425,3 +425,66 @@ def test_the_hold_ends_at_the_poll_that_starts_when_it_ends_whatever_each_listin
                               clock=clock, sleep=clock.sleep)
     assert starts[-1] == pytest.approx(20.0) and result.waited_seconds == pytest.approx(20.1)
     assert result.polls == 21
+
+
+# check_seconds: during a hold the gate polls once per health check (the monitor's delay), and at the hold's end
+
+CHECKED = PoolExpectation("pool-a", ("m1",), monitored=True, name="api", hold_seconds=20, check_seconds=3)
+
+
+def wait_on_a_monitor(status_at, *, pool=CHECKED, timeout=60.0):
+    """Wait on a member whose operating status is the monitor's verdict at its last check (checks every 3 s from
+    0.5 s, as a real monitor's are not in step with the polls): ``status_at(check_time)``."""
+    clock = FakeClock()
+    starts = []
+
+    def listing(pool_id):
+        starts.append(clock.now)
+        checked = max(0.5, 0.5 + 3 * ((clock.now - 0.5) // 3))
+        return [MemberStatus("m1", A, status_at(checked))]
+
+    spec = WaitSpec("lb-1", (pool,), Requirement.ONLINE, timeout, Backoff(1, 1, 1), stable_polls=2)
+    try:
+        return wait_for_members(spec, fetch_pool=listing, fetch_load_balancer=lambda _: None, clock=clock,
+                                sleep=clock.sleep), starts
+    except ReadinessTimeout as error:
+        return error, starts
+
+
+def test_during_a_hold_the_gate_polls_once_per_check_and_opens_when_the_hold_ends():
+    """Under ovn (20 s hold, checks every 3 s): 8 listings instead of 21, and the gate opens at 20 s as before."""
+    result, starts = wait_on_a_monitor(lambda _: O)
+    assert result.waited_seconds == pytest.approx(20.0)
+    assert starts == pytest.approx([0, 3, 6, 9, 12, 15, 18, 20])
+    unchecked, every_second = wait_on_a_monitor(lambda _: O, pool=HELD)
+    assert unchecked.waited_seconds == pytest.approx(20.0) and len(every_second) == 21
+
+
+@pytest.mark.parametrize("failed_check", [0.5 + 3 * k for k in range(7)])
+def test_a_member_failed_by_one_check_during_the_hold_is_seen_and_its_hold_starts_again(failed_check):
+    """One failed check, whichever of the hold's checks it is: a poll sees it (a status lasts a check, and the polls
+    come once per check: any longer pause misses one of them), the member's hold starts again when it is back, and
+    the gate opens only 20 s after that."""
+    result, starts = wait_on_a_monitor(lambda at: "ERROR" if at == failed_check else O)
+    back = failed_check + 3
+    assert any(failed_check <= start < back for start in starts)
+    assert result.waited_seconds >= back + 20 - 3
+
+
+def test_a_member_that_fails_for_good_during_the_hold_never_counts():
+    error, _ = wait_on_a_monitor(lambda at: O if at < 15 else "ERROR", timeout=60)
+    assert isinstance(error, ReadinessTimeout) and error.member_ids == ("m1",)
+
+
+def test_members_not_ready_yet_are_polled_every_interval_even_while_another_holds():
+    """Only holds are waited for at the monitor's cadence: a member not ready yet is polled each second."""
+    clock = FakeClock()
+    pool = PoolExpectation("pool-a", ("m1", "m2"), monitored=True, name="api", hold_seconds=20, check_seconds=3)
+    source = ScriptedSource([{"m1": (A, O), "m2": ("PENDING_CREATE", "OFFLINE")}] * 5 + [{"m1": (A, O), "m2": (A, O)}],
+                            {"pool-a": ("m1", "m2")}, clock)
+    spec = WaitSpec("lb-1", (pool,), Requirement.ONLINE, 60, Backoff(1, 1, 1), stable_polls=2)
+    result = wait_for_members(spec, fetch_pool=source.fetch_pool, fetch_load_balancer=source.fetch_load_balancer,
+                              clock=clock, sleep=clock.sleep)
+    assert source.poll_times[:6] == [0, 1, 2, 3, 4, 5]
+    assert result.waited_seconds == pytest.approx(25.0)
+    assert len(source.poll_times) < 26 - 10

@@ -102,7 +102,7 @@ class _OctaviaZone:
                     "pool_id": self.pool_ids[listener.port],
                     "member_ids": self._gate_member_ids(listener.port, zone),
                     "monitored": listener.monitor is not None,
-                    "hold_seconds": _online_hold(octavia.provider, listener),
+                    **_hold_inputs(octavia.provider, listener),
                 } for listener in zone.listeners},
             require=require, timeout_seconds=zone.readiness.timeout_seconds,
             poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
@@ -276,10 +276,10 @@ def adopted_member(found: Optional[AdoptedListener], address: object, port: int)
                 None)
 
 
-def _online_hold(provider: str, listener: ListenerPlan) -> int:
-    """How long the gate holds a member's ONLINE before it counts (:func:`predicates.online_hold_seconds`)."""
+def _hold_inputs(provider: str, listener: ListenerPlan) -> dict[str, int]:
+    """How long the gate holds a member's ONLINE before it counts (:func:`predicates.online_hold_seconds`), and how
+    often the pool's monitor checks it meanwhile (its delay: the gate's polls during the hold)."""
     monitor = listener.monitor
-    if monitor is None:
-        return 0
-    return predicates.online_hold_seconds(provider, monitor.delay, monitor.timeout,
-                                          monitor.max_retries_down)
+    hold = 0 if monitor is None else predicates.online_hold_seconds(provider, monitor.delay, monitor.timeout,
+                                                                    monitor.max_retries_down)
+    return {"hold_seconds": hold, "check_seconds": monitor.delay if hold else 0}
