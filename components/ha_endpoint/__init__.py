@@ -6,6 +6,7 @@
 contract (``ha_endpoint.core.contract``) load without the Pulumi resource machinery, e.g. inside the policy pack.
 """
 
+from . import pulumi_types  # noqa: F401  (first: binds the core's names for Pulumi's classes)
 from .core.args import DnsArgs, EndpointArgs, ListenerArgs, MemberArgs, MonitorArgs, ReadinessArgs, ZoneArgs
 from .core.errors import CloudLookupError, ConfigError, Problem
 from .core.validation import load_endpoint_args

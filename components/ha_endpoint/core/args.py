@@ -4,12 +4,13 @@ These classes are the schema of `ha-endpoint:endpoint` in a stack's configuratio
 :class:`ha_endpoint.HaEndpoint`, and (through Pulumi's schema inference, ``components/schema.json``) the inputs of
 the component in every other language. So they stay in the shapes Pulumi can infer: enumerations are ``StrEnum``
 (never ``Literal``), a key with a default is ``Optional`` (a null or absent key takes the default), maps are
-``dict[str, T]``, no ``Union`` but ``Optional`` and ``pulumi.Input``. The docstring under each field is its
+``dict[str, T]``, no ``Union`` but ``Optional`` and ``Input`` (``pulumi.Input``'s shape, named in
+:mod:`ha_endpoint.core.inputs` so that the core imports no Pulumi). The docstring under each field is its
 description, for pydantic and for the schema alike. No ``from __future__ import annotations`` here: the schema
 inference reads the annotations as objects.
 
 Keys are camelCase in configuration (``floatingNetwork``) and snake_case in Python (``floating_network``); both
-spellings are accepted. Unknown keys are rejected. A ``pulumi.Input[str]`` key (subnets, the floating network,
+spellings are accepted. Unknown keys are rejected. An ``Input[str]`` key (subnets, the floating network,
 brought floating IPs, member addresses, ports and servers, the DNS zone) may be an Output of a resource declared
 beside the component: what is a plain value is checked at once, what is an Output is checked once it is known
 (at preview when it is, else before any load balancer is created; see :func:`ha_endpoint.pipeline.plan_endpoint`). Field-level rules
@@ -24,14 +25,12 @@ from contextvars import ContextVar
 from enum import StrEnum
 from typing import Any, Callable, ClassVar, Optional
 
-import pulumi
-from pulumi import Output  # noqa: F401  (resolves the forward reference inside pulumi.Input)
-from pulumi.output import T  # noqa: F401  (idem)
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator,
                       model_validator)
 from pydantic.alias_generators import to_camel
 
 from . import predicates
+from .inputs import Input, Output, Resource, T  # noqa: F401  (Output and T resolve the forward reference in Input)
 
 DEFAULT_BACKEND = "octavia"
 """The backend that serves the zones when the configuration names none (:mod:`ha_endpoint.backends`)."""
@@ -119,26 +118,6 @@ RENAMED_KEYS: ContextVar[Optional[list[str]]] = ContextVar("RENAMED_KEYS", defau
 """Set by :func:`ha_endpoint.core.validation.load_endpoint_args`: collects a notice per old key name used."""
 
 
-def is_output(value: Any) -> bool:
-    """Whether an input is not a plain value yet: an Output (or an awaitable) of a resource declared beside."""
-    return isinstance(value, pulumi.Output) or (value is not None and not isinstance(value, (str, int, float, bool))
-                                                and hasattr(value, "__await__"))
-
-
-def plain(*values: object) -> bool:
-    """Whether every value is known now (no Output of a resource declared beside the component): a rule over values
-    that are not is checked once they are known (:mod:`ha_endpoint.pipeline`)."""
-    return not any(is_output(value) for value in values)
-
-
-def joined(*parts: Any) -> Any:
-    """The parts as one string, or an Output of it when one of them is not known yet (the one place the core makes an
-    Output: the inputs are Pulumi's here)."""
-    if plain(*parts):
-        return "".join(parts)
-    return pulumi.Output.concat(*parts)
-
-
 def placed_zones(args: "EndpointArgs", zone: str) -> list[str]:
     """The zones whose load balancers a member of ``zone`` joins under the configured placement."""
     return sorted(args.zones) if args.member_placement == "all-zones" else [zone]
@@ -170,7 +149,7 @@ class _Arguments(type(BaseModel)):  # pydantic's model metaclass
 
 class _Model(BaseModel, metaclass=_Arguments):
     """Shared settings: camelCase aliases, snake_case names accepted too, unknown keys forbidden, immutable, the
-    docstring under each field its description, Outputs allowed where a field says ``pulumi.Input``.
+    docstring under each field its description, Outputs allowed where a field says ``Input``.
 
     A null value takes the field's default (``_keeps_null`` lists the fields where null means something: it is then
     kept for validation to judge). Numbers are strict: a boolean or a string is never a number (``port: true`` is
@@ -271,7 +250,7 @@ class ListenerArgs(_Model):
     """Pool algorithm; defaults to ROUND_ROBIN (amphora) or SOURCE_IP_PORT (ovn)."""
     monitor: Optional[MonitorArgs] = Field(default_factory=MonitorArgs)
     """Health monitor of the listener's pools (default: a TCP monitor); every pool needs one, so null is refused."""
-    certificate_ref: Optional[pulumi.Input[str]] = None
+    certificate_ref: Optional[Input[str]] = None
     """The certificate a TERMINATED_HTTPS listener serves: the reference of a Barbican certificate container (or
     PKCS12 secret), e.g. https://barbican.example:9311/v1/containers/<uuid>; required for TERMINATED_HTTPS, refused on
     every other protocol. Octavia's service user must be allowed to read it (openstack acl user add)."""
@@ -330,9 +309,9 @@ class AdoptArgs(_Model):
 class ZoneArgs(_Model):
     """One availability zone of the endpoint: where its load balancer's VIP lives."""
 
-    subnet: pulumi.Input[str]
+    subnet: Input[str]
     """Subnet (name or id) of the zone's load balancer VIP, in this AZ; may be the id of a Subnet declared beside."""
-    floating_ip: Optional[pulumi.Input[str]] = None
+    floating_ip: Optional[Input[str]] = None
     """An existing floating IP address (IPv4) to associate instead of allocating one; never created or deleted."""
     take_over_floating_ip: Optional[bool] = False
     """Let the endpoint move floatingIp from the port it is associated with now (another server or load balancer,
@@ -340,7 +319,7 @@ class ZoneArgs(_Model):
     adopt: Optional[AdoptArgs] = None
     """Take over an existing load balancer as this zone's (``{loadBalancer: <name or id>}``) instead of creating one:
     see :class:`AdoptArgs` and docs/adoption.md. Octavia backend only."""
-    vip_address: Optional[pulumi.Input[str]] = None
+    vip_address: Optional[Input[str]] = None
     """The zone's VIP address (the zone's vipAddress output), on its subnet; default: Neutron picks a free one when
     the VIP port is created. Given, the members' keepalived configuration (and its KubeadmControlPlane files) is known
     at preview, not only once `up` made the VIP port. It must be inside the subnet's CIDR (outside its allocation pools
@@ -390,14 +369,14 @@ class MemberArgs(_Model):
     """Unique member name (letters, digits, '.', '_', '-'): the Octavia member's name."""
     az: str = Field(min_length=1)
     """Availability zone the member runs in (a key of `zones`)."""
-    address: Optional[pulumi.Input[str]] = None
+    address: Optional[Input[str]] = None
     """The member's IP address on its subnet; taken from `server` when that is given instead."""
-    server: Optional[pulumi.Input[str]] = None
+    server: Optional[Input[str]] = None
     """Id of the member's server (an openstack.compute.Instance; Python also takes the Instance itself): its address
     and port on the member's subnet (or `port`) and its availability zone, which must be `az`, are looked up."""
-    subnet: Optional[pulumi.Input[str]] = None
+    subnet: Optional[Input[str]] = None
     """Subnet (name or id) of the member's address; defaults to its zone's subnet."""
-    port: Optional[pulumi.Input[str]] = None
+    port: Optional[Input[str]] = None
     """Neutron port id of the member (with `server`: which of its ports); the members' security group is attached
     to it."""
     weight: Optional[int] = Field(1, ge=0, le=256, strict=True)
@@ -424,7 +403,7 @@ class MemberArgs(_Model):
     @classmethod
     def _server_id(cls, data: Any) -> Any:
         """Python callers may pass the server resource itself; its ``id`` is what the member needs."""
-        if isinstance(data, dict) and isinstance(data.get("server"), pulumi.CustomResource):
+        if isinstance(data, dict) and isinstance(data.get("server"), Resource):
             data = {**data, "server": data["server"].id}
         return data
 
@@ -479,7 +458,7 @@ class ClusterApiSourceArgs(_Model):
     selector: Optional[dict[str, str]] = None
     """Labels a served Machine carries (an empty value: the label, any value); default: the cluster's control-plane
     Machines (the labels cluster.x-k8s.io/cluster-name, with the cluster's name, and cluster.x-k8s.io/control-plane)."""
-    subnets: Optional[dict[str, pulumi.Input[str]]] = None
+    subnets: Optional[dict[str, Input[str]]] = None
     """Subnet (name or id) of the Machines' addresses, per zone (a key of zones), as a static member's `subnet`
     (and the member agent's --member-subnet <zone>=<subnet id>); a zone left out: its VIP subnet. For Machines on a
     network other than the zones' VIP subnets (e.g. one network shared by the AZs: the same subnet for every zone)."""
@@ -500,7 +479,7 @@ class DnsArgs(_Model):
     _renamed: ClassVar[dict[str, str]] = {"zone": "dnsZone"}
     _where: ClassVar[str] = "dns."
 
-    dns_zone: pulumi.Input[str]
+    dns_zone: Input[str]
     """An existing Designate zone, fully qualified with the trailing dot (e.g. 'example.test.'); may be the name of
     a Zone declared beside."""
     record: str = Field(min_length=1)
@@ -594,7 +573,7 @@ class EndpointArgs(_Model):
     clouds without Octavia)."""
     load_balancer_provider: Optional[LoadBalancerProvider] = LoadBalancerProvider.AMPHORA
     """Octavia provider driver: amphora (default) or ovn."""
-    floating_network: Optional[pulumi.Input[str]] = None
+    floating_network: Optional[Input[str]] = None
     """External network (name or id) for the floating IPs; omit for an internal endpoint (DNS then gets the VIPs)."""
     allowed_cidrs: Optional[list[str]] = Field(default_factory=lambda: ["0.0.0.0/0"], min_length=1)
     """Client CIDRs admitted to the listeners (default: everyone)."""

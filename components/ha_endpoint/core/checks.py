@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Optional
 
 from . import contract, predicates
-from .args import EndpointArgs, plain
+from .args import EndpointArgs
 from .cloud_facts import CloudFacts, MemberSpec
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity, parse_description
+from .inputs import plain
 
 
 def check_cloud_facts(args: EndpointArgs, facts: CloudFacts, members: tuple[MemberSpec, ...], root: str,

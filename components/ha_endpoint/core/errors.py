@@ -3,24 +3,32 @@ path) and how to fix it.
 
 Every exception the package raises is a :class:`HaEndpointError` (a caller can catch them all with it): the
 configuration's and the lookups' problems here, the cloud layer's (:mod:`ha_endpoint.cloud.errors`), the readiness
-gates' (:mod:`ha_endpoint.gates.errors`) and the Kubernetes add-on's.
+gates' (:mod:`ha_endpoint.gates.errors`) and the Kubernetes add-on's. Those the user fixes are a :class:`UserError`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pulumi
-
 
 class HaEndpointError(Exception):
     """The root of every exception of the ha_endpoint package."""
 
 
-class MissingKubernetesSdk(HaEndpointError, ImportError, pulumi.RunError):
+class UserError(HaEndpointError):
+    """An error the user fixes (the configuration, the cloud, the program's environment), whose message says how: the
+    Pulumi engine prints it alone, without a Python traceback, which would only point into this package.
+
+    The engine tells such an error by its class, ``pulumi.RunError``; the core imports no Pulumi, so the package's
+    entry (:mod:`ha_endpoint.pulumi_types`, which every import of the package runs first) puts ``pulumi.RunError``
+    among this class's bases."""
+
+
+class MissingKubernetesSdk(UserError, ImportError):
     """``ha_endpoint.kubernetes`` was imported without pulumi-kubernetes installed. Defined here, not there, so that a
     caller can name it although that package cannot be imported; still an ``ImportError`` (the idiom for an optional
-    dependency: ``except ImportError``) and a ``RunError`` (the engine prints the message without a traceback)."""
+    dependency: ``except ImportError``) and a :class:`UserError` (the engine prints the message without a
+    traceback)."""
 
 
 @dataclass(frozen=True)
@@ -38,11 +46,10 @@ SHOWN = 20
 """The most problems a message lists; ``problems`` keeps them all."""
 
 
-class ProblemsError(HaEndpointError, pulumi.RunError):
+class ProblemsError(UserError):
     """An error that lists problems: a heading with their count, at most :data:`SHOWN` of them, then how many more.
 
-    A subclass of ``pulumi.RunError`` so that the Pulumi engine prints the message alone, without a Python
-    traceback.
+    A :class:`UserError`, so that the Pulumi engine prints the message alone, without a Python traceback.
     """
 
     HEADING = "problems"

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from . import contract, predicates
-from .args import EndpointArgs, ListenerArgs, joined, plain
+from .args import EndpointArgs, ListenerArgs
 from .cloud_facts import (AdoptedLoadBalancer, AdoptedRecord, CloudFacts, FloatingIpFacts, MemberSpec, NetworkFacts,
                           RouterFacts, SubnetFacts)
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity
-
-if TYPE_CHECKING:  # an Output is made above the core (the pipeline's preflight); the plan only carries it
-    import pulumi
+from .inputs import Input, Output, joined, plain
 
 
 @dataclass(frozen=True)
@@ -156,14 +154,14 @@ class ZonePlan:
     settings: Mapping[str, Any]
     """The backend's own settings (the configuration keys it declares: :attr:`ha_endpoint.backends.plugin.Backend.
     settings`), as configured; it reads them with its own model."""
-    preflight: Optional[pulumi.Output] = None
+    preflight: Optional[Output] = None
     """When some inputs are Outputs: fails with every problem once they are known (:mod:`ha_endpoint.pipeline`); the
     zone's load balancer waits for it."""
     adopted: Optional[AdoptedLoadBalancer] = None
     """What this zone takes over (``zones.<az>.adopt``), as found at preview; its floating IP is the zone's
     (``floating.byo``). The backend decides whether it takes over the rest, or builds anew beside it
     (``adopt.allowReplacement``)."""
-    vip_address: Optional[pulumi.Input[str]] = None
+    vip_address: Optional[Input[str]] = None
     """The VIP address the configuration gives (``zones.<az>.vipAddress``, keepalived backend); None: the cloud picks
     one."""
 
@@ -197,7 +195,7 @@ class SecurityPlan:
     members_group_name: str
     members_rules: tuple[RulePlan, ...]
     member_ports: tuple[MemberPortPlan, ...]
-    preflight: Optional[pulumi.Output] = None
+    preflight: Optional[Output] = None
     """As :attr:`ZonePlan.preflight`: the member ports get the members' group only once every input checked out."""
 
 
@@ -255,7 +253,7 @@ class EndpointPlan:
 
 def make_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec, ...],
               target: PollTarget = PollTarget(), identity: StackIdentity = UNNAMED_STACK,
-              preflight: Optional[pulumi.Output] = None, settings: Mapping[str, Any] = {}) -> EndpointPlan:
+              preflight: Optional[Output] = None, settings: Mapping[str, Any] = {}) -> EndpointPlan:
     """The plan of ``args`` and their ``resolved`` members (:func:`ha_endpoint.core.cloud_facts.resolve_members`) on
     the cloud described by ``facts``, its gates polling ``target``, its objects marked as
     ``identity``'s (the checks of :mod:`ha_endpoint.core.checks` passed). When some inputs are Outputs, ``facts``

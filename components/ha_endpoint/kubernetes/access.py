@@ -17,7 +17,7 @@ from typing import Any, Optional, Union
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..core.errors import HaEndpointError
+from ..core.errors import UserError
 from .endpoint_ref import EndpointRef
 from .kubeconfig import KubeconfigUser, api_host, pick_api_port, render_kubeconfig, server_url
 
@@ -40,7 +40,7 @@ class Credentials:
     """A bearer token, instead of the client certificate and key."""
 
 
-class KubeconfigError(HaEndpointError, pulumi.RunError):
+class KubeconfigError(UserError):
     """The kubeconfig cannot be written from what was given (the message names the field, never its value)."""
 
 

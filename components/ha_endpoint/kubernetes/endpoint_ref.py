@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import pulumi
 
-from ..core.errors import ConfigError, HaEndpointError, Problem
+from ..core.errors import ConfigError, Problem, UserError
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class NodeSubnet:
     name: str = ""
 
 
-class NotPublished(HaEndpointError, pulumi.RunError):
+class NotPublished(UserError):
     """The endpoint publishes no address yet, so its name does not resolve and no client can reach the API."""
 
 

@@ -26,13 +26,14 @@ from pydantic import BaseModel
 from .. import backends
 from ..cloud.lookups import lookup_cloud_facts
 from ..cloud.catalog import ask_at_preview
-from ..core.args import EndpointArgs, is_output
+from ..core.args import EndpointArgs
 from ..core.cloud_facts import CloudFacts, adopted_record_taken_over, resolve_members
 from ..core.declared import endpoint_facts
 from ..core.errors import CloudLookupError, ConfigError, Problem
 from ..core.facts import EndpointFacts
 from ..core.checks import check_cloud_facts, notices
 from ..core.identity import StackIdentity
+from ..core.inputs import is_output
 from ..core.plan import UNNAMED_STACK, EndpointPlan, PollTarget, make_plan
 from ..core.validation import DEFAULT_ROOT, load_endpoint_args
 from .deferred import declared_facts, structural_facts

@@ -14,13 +14,13 @@ import pulumi
 import pulumi_openstack as openstack
 
 from ..core.cloud_facts import ADOPTED_RECORD_TEXT
-from ..core.errors import HaEndpointError
+from ..core.errors import UserError
 from ..core.identity import StackIdentity
 from ..core.plan import DnsPlan
 from .zone import EndpointZone
 
 
-class NotPublishable(HaEndpointError, pulumi.RunError):
+class NotPublishable(UserError):
     """The record cannot change: fewer zones than ``readiness.minReadyZones`` are ready, or none is (Designate refuses
     an empty recordset); the update stops before the record changes, the message names the zones and the fix."""
 

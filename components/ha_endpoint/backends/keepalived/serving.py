@@ -28,8 +28,8 @@ import pulumi
 import pulumi_openstack as openstack
 
 from ...core import predicates
+from ...core.inputs import plain
 from ...core.plan import ZonePlan
-from ...core.args import plain
 from ..floating_ip import floating_ip as floating_ip_of
 from ..plugin import ZoneServing, after_checks, poll_inputs
 from . import config
