@@ -21,7 +21,7 @@ from .args import DEFAULT_BACKEND
 from .contract import natural_key
 from .errors import HaEndpointError
 from .predicates import (
-    LISTENER_RULE_PROTOCOL, MONITOR_RULE_PROTOCOL, AzFinding, MonitoredListener, RouterView, SubnetPath,
+    LISTENER_RULE_PROTOCOL, MONITOR_RULE_PROTOCOL, AzFinding, MonitoredListener, RouterView,
     az_loss_findings, zone_routers,
 )
 
@@ -225,10 +225,7 @@ class EndpointFacts(_Fact):
                 continue
             members = [self.subnets[m.subnet_id] for name in zone.members
                        for m in [self.members.get(name)] if m is not None and m.subnet_id in self.subnets]
-            deps[key] = zone_routers(
-                SubnetPath(vip.network_id, tuple(vip.router_ids)),
-                [SubnetPath(s.network_id, tuple(s.router_ids)) for s in members],
-                None if self.internal else self.floating_network_id, routers)
+            deps[key] = zone_routers(vip, members, None if self.internal else self.floating_network_id, routers)
             network = self.networks.get(vip.network_id)
             if network is not None:
                 vip_networks[key] = (network.id, network.name, tuple(network.az_hints))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
-from typing import Iterable, Optional, Protocol
+from typing import Iterable, Optional, Protocol, Sequence
 
 # -- protocols -----------------------------------------------------------------------------------------------------
 
@@ -489,12 +489,12 @@ class RouterView:
     external_network_id: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class SubnetPath:
-    """A subnet's network and the routers with an interface on it."""
+class SubnetPath(Protocol):
+    """What the AZ-loss rule reads of a subnet: its network and the routers with an interface on it (the facts'
+    subnets are read as they are: :class:`ha_endpoint.core.facts.SubnetFact`)."""
 
     network_id: str
-    router_ids: tuple[str, ...] = ()
+    router_ids: Sequence[str]
 
 
 @dataclass(frozen=True)
