@@ -14,7 +14,7 @@ from .facts import (
     RouterFact, RuleFact, SecurityGroupFact, SubnetFact, ZoneFact,
 )
 from .cloud_facts import SubnetFacts
-from .plan import EndpointPlan, ListenerPlan, RulePlan
+from .plan import EndpointPlan, ListenerPlan, ReadinessPlan, RulePlan
 
 
 def endpoint_facts(plan: EndpointPlan) -> EndpointFacts:
@@ -66,13 +66,17 @@ def layout_facts(plan: EndpointPlan) -> dict[str, Any]:
         listeners=[_listener(listener) for listener in listeners],
         vip_security_group=SecurityGroupFact(name=plan.security.vip_group_name,
                                              rules=[_rule(rule) for rule in plan.security.vip_rules]),
-        readiness=ReadinessFact(require=plan.readiness.require, timeout_seconds=plan.readiness.timeout_seconds,
-                                poll_interval_seconds=plan.readiness.poll_interval_seconds,
-                                drain_seconds=plan.readiness.drain_seconds,
-                                on_zone_not_ready=str(plan.readiness.on_zone_not_ready),
-                                min_ready_zones=plan.readiness.floor,
-                                dead_after_seconds=plan.readiness.dead_after_seconds),
+        readiness=_readiness(plan.readiness),
     )
+
+
+def _readiness(readiness: ReadinessPlan) -> ReadinessFact:
+    """The configured readiness, with the floor of ready zones as updates apply it (0 under ``fail``)."""
+    configured = readiness.configured
+    return ReadinessFact(require=configured.require, timeout_seconds=configured.timeout_seconds,
+                         poll_interval_seconds=configured.poll_interval_seconds,
+                         drain_seconds=configured.drain_seconds, on_zone_not_ready=str(configured.on_zone_not_ready),
+                         min_ready_zones=readiness.floor, dead_after_seconds=configured.dead_after_seconds)
 
 
 def _subnet(subnet: SubnetFacts) -> SubnetFact:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Optional
 
 from . import contract, predicates
-from .args import EndpointArgs, ListenerArgs
+from .args import EndpointArgs, ListenerArgs, ReadinessArgs
 from .cloud_facts import (AdoptedLoadBalancer, AdoptedRecord, CloudFacts, FloatingIpFacts, MemberSpec, NetworkFacts,
                           RouterFacts, SubnetFacts)
 from .errors import Problem
@@ -36,27 +36,31 @@ class PollTarget:
 
 @dataclass(frozen=True)
 class ReadinessPlan:
-    """How one zone's gate waits, and the drains of its members: decided once here, for that zone alone."""
+    """How the zones' gates wait, and the drains of their members: the configured readiness as it is (its keys and
+    their defaults are :class:`~ha_endpoint.core.args.ReadinessArgs`', said once there), the cloud the gates poll and
+    the floor of ready zones, resolved."""
 
-    require: str
-    timeout_seconds: int
-    poll_interval_seconds: float
-    drain_seconds: int
+    configured: ReadinessArgs
     target: PollTarget
-    stable_polls: int = 2
-    """Consecutive polls a member must be ready in before it counts (a flapping member does not)."""
-    on_zone_not_ready: str = "fail"
-    """``fail``: a zone that does not become ready fails the update; ``unpublish``: it is left out of DNS."""
-    min_ready_zones: int = 1
+    min_ready_zones: int
     """With ``unpublish``: fewer ready zones than this fail the update (resolved: :func:`predicates.min_ready_zones`)."""
-    dead_after_seconds: int = 60
-    """With ``unpublish``: how long every member of a zone must be down before the zone is not ready at once."""
 
     @property
     def floor(self) -> int:
         """The ready zones an update needs before DNS changes: ``min_ready_zones`` with ``unpublish``; 0 with ``fail``
         (every zone's gate fails the update itself)."""
-        return self.min_ready_zones if self.on_zone_not_ready == "unpublish" else 0
+        return self.min_ready_zones if self.configured.on_zone_not_ready == "unpublish" else 0
+
+    def gate_waits(self, publish: str) -> dict[str, Any]:
+        """How a zone's readiness gate waits, as every backend's gate takes it: for what (``provisioned`` under
+        bootstrap publication, which needs the name before the members serve), how long, how often, how steadily, and
+        what a zone that does not become ready does."""
+        configured = self.configured
+        return dict(require="provisioned" if publish == "bootstrap" else configured.require,
+                    timeout_seconds=configured.timeout_seconds,
+                    poll_interval_seconds=configured.poll_interval_seconds, stable_polls=configured.stable_polls,
+                    on_not_ready=str(configured.on_zone_not_ready),
+                    dead_after_seconds=configured.dead_after_seconds)
 
 
 @dataclass(frozen=True)
@@ -261,11 +265,8 @@ def make_plan(args: EndpointArgs, facts: CloudFacts, resolved: tuple[MemberSpec,
     balancers and member ports wait for it (:mod:`ha_endpoint.pipeline`); ``settings``: the backend's own (every zone
     carries them: :attr:`ZonePlan.settings`)."""
     name = args.name
-    readiness = ReadinessPlan(args.readiness.require, args.readiness.timeout_seconds,
-                              args.readiness.poll_interval_seconds, args.readiness.drain_seconds, target,
-                              args.readiness.stable_polls, args.readiness.on_zone_not_ready,
-                              predicates.min_ready_zones(args.readiness.min_ready_zones, len(args.zones)),
-                              args.readiness.dead_after_seconds)
+    readiness = ReadinessPlan(args.readiness, target,
+                              predicates.min_ready_zones(args.readiness.min_ready_zones, len(args.zones)))
     tags = (*args.tags, identity.tag)
     zones = tuple(replace(_zone_plan(args, facts, resolved, az, readiness, identity, tags, settings),
                           preflight=preflight) for az in sorted(args.zones))

@@ -114,15 +114,12 @@ class _KeepalivedZone:
         # provider)
         self.floating_ip_resource, floating_ip = floating_ip_of(zone, self.vip_port.id, child)
         bootstrap = zone.publish == "bootstrap"
-        require = "provisioned" if bootstrap else zone.readiness.require
         probe = floating_ip.apply(lambda address: [address] if address else [])
         self.readiness = VipReadiness(
             zone.readiness_name, vip_port_id=self.vip_port.id, probe=probe,
-            listener_ports=[listener.port for listener in zone.listeners], require=require,
-            timeout_seconds=zone.readiness.timeout_seconds,
-            poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
-            on_not_ready=str(zone.readiness.on_zone_not_ready), dead_after_seconds=zone.readiness.dead_after_seconds,
-            cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
+            listener_ports=[listener.port for listener in zone.listeners],
+            **zone.readiness.gate_waits(zone.publish), cloud=where.cloud, region=where.region,
+            cloud_source=where.cloud_source,
             opts=pulumi.ResourceOptions(parent=parent, depends_on=self.pairs or None))
         names = [member.member for member in members]
         keepalived = pulumi.Output.all(vip, *[member.address for member in members]).apply(

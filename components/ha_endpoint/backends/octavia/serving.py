@@ -93,9 +93,8 @@ class _OctaviaZone:
         self.vip_association = openstack.networking.PortSecGroupAssociate(
             zone.vip_secgroup_association_name, port_id=lb.vip_port_id, security_group_ids=[vip_group_id],
             enforce=False, opts=child)
-        bootstrap = zone.publish == "bootstrap"
-        require = "provisioned" if bootstrap else zone.readiness.require
         where = poll_inputs(zone.readiness.target, parent)
+        waits = zone.readiness.gate_waits(zone.publish)
         self.readiness = MemberReadiness(
             zone.readiness_name, loadbalancer_id=lb.id, pools={
                 listener.pool_name: {
@@ -104,15 +103,12 @@ class _OctaviaZone:
                     "monitored": listener.monitor is not None,
                     **_hold_inputs(octavia.provider, listener),
                 } for listener in zone.listeners},
-            require=require, timeout_seconds=zone.readiness.timeout_seconds,
-            poll_interval_seconds=zone.readiness.poll_interval_seconds, stable_polls=zone.readiness.stable_polls,
-            on_not_ready=str(zone.readiness.on_zone_not_ready), dead_after_seconds=zone.readiness.dead_after_seconds,
-            cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
+            **waits, cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
             opts=pulumi.ResourceOptions(parent=parent, depends_on=list(self.monitors.values()) or None))
         self.drains = [
             MemberDrain(member.drain_name, pool_id=self.pool_ids[listener.port],
                         member_id=self.members[listener.port][member.member].id,
-                        drain_seconds=zone.readiness.drain_seconds,
+                        drain_seconds=zone.readiness.configured.drain_seconds,
                         admin_down=predicates.drains_admin_down(octavia.provider),
                         taken_out=not member.in_service, cloud=where.cloud,
                         region=where.region, cloud_source=where.cloud_source,
@@ -134,7 +130,7 @@ class _OctaviaZone:
         self.serving = ZoneServing(
             published_address=floating_ip if zone.floating.mode != "none" else lb.vip_address,
             exists=lb, exists_label="load balancer ACTIVE", readiness=self.readiness, ready=self.readiness.ready,
-            requirement=f"members {require}", not_ready_reason=self.readiness.not_ready_reason,
+            requirement=f"members {waits['require']}", not_ready_reason=self.readiness.not_ready_reason,
             outputs={
                 "loadbalancer_id": lb.id, "vip_address": lb.vip_address, "vip_port_id": lb.vip_port_id,
                 "floating_ip": floating_ip,
