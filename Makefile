@@ -114,12 +114,13 @@ BYTECODE_DIRS := components policies stacks lab scripts tests $(wildcard .venv/l
 _bytecode: _venv
 	$(PY) -m compileall -q -j0 $(BYTECODE_DIRS) >/dev/null
 
-# Four scripts take what another run made or a command to run (a keepalived zone's address and VIP holder; a py-spy
-# profile; the command whose CPU is told by process: cpu_by_process.py -- make test; the tests whose CPU is told one by
-# one: cpu_by_test.py tests/e2e/...): each one's docstring says how to
-# run it, and `make bench` names them instead of failing on their missing arguments.
+# Five scripts take what another run made, a command to run or a revision (a keepalived zone's address and VIP
+# holder; a py-spy profile; the command whose CPU is told by process: cpu_by_process.py -- make test; the tests whose
+# CPU is told one by one: cpu_by_test.py tests/e2e/...; what a change costs one `up`: up_cost_figures.py --against
+# REV): each one's docstring says how to run it, and `make bench` names them instead of failing on their missing
+# arguments.
 BENCH_WITH_INPUT := lab/bench/keepalived_failover.py lab/bench/octavia_profile_summary.py lab/bench/cpu_by_process.py \
-	lab/bench/cpu_by_test.py lab/bench/record.py
+	lab/bench/cpu_by_test.py lab/bench/record.py lab/bench/up_cost_figures.py
 bench: _venv _engine-and-localcloud   ## run every benchmark script in lab/bench/, each run recorded in docs/results/
 	for script in $(filter-out $(BENCH_WITH_INPUT),$(wildcard lab/bench/*.py)); do echo "== $$script"; $(PY) lab/bench/record.py -- $$script || exit 1; done
 	@echo "not run (each takes what another run made; its docstring says how): $(BENCH_WITH_INPUT)"
