@@ -127,11 +127,13 @@ def checked_plan(args: EndpointArgs, facts: CloudFacts, context: Context,
     ``preflight``'s to judge)."""
     target = poll_target(args, context)
     members = resolve_members(args, facts)  # every member's address, subnet and port, resolved once
-    problems = check_cloud_facts(args, facts, members, context.root, context.identity)
+    backend = backends.lookup(args.backend, context.root)
+    problems = check_cloud_facts(args, facts, members, context.root, context.identity, backend.rules)
+    said = notices(args, context.root)
+    problems += backend.rules.cloud_facts(args, facts, members, context.root)  # the backend's own, after the shared
     if problems:
         raise ConfigError(problems)
-    backend = backends.lookup(args.backend, context.root)
-    said = notices(args, context.root) + backend.notices(args, context.root)
+    said += backend.notices(args, context.root)
     settings = {key: getattr(args, key) for key in backend.settings}
     return replace(make_plan(args, facts, members, target, context.identity, preflight, settings),
                    notices=tuple(said))

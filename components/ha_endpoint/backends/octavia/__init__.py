@@ -10,9 +10,10 @@ pools, OVN limits).
 
 from ..plugin import Backend
 from .checks import NAME, ovn_weights, preview
+from .rules import RULES
 from .serving import serve
 from .watched import WATCHED
 from .zone import SETTINGS
 
 BACKEND = Backend(name=NAME, serve=serve, preview=preview, notices=ovn_weights, watched=WATCHED, settings=SETTINGS,
-                  adopts=True)
+                  adopts=True, rules=RULES)

@@ -8,7 +8,7 @@ listener with its default pool, that pool's monitor and members, and the floatin
 name, also the record set that publishes it now when that record set holds the adopted addresses only (the
 endpoint's record then takes it over rather than being refused as another owner's).
 
-Nothing is written here; :mod:`ha_endpoint.core.checks` judges what was found (a difference Octavia cannot change in
+Nothing is written here; :func:`.checks.adoption_problems` judges what was found (a difference Octavia cannot change in
 place is refused unless ``allowReplacement``) and :mod:`.serving` imports it (docs/decisions/issue-50-adoption.md).
 """
 

@@ -33,7 +33,9 @@ from ...cloud.retry import CredentialsRefused, RetriesExhausted, call_with_retri
 from ...core import contract, predicates
 from ...core.errors import HaEndpointError
 from ...core.args import EndpointArgs, placed_zones
+from ...core.cloud_facts import CloudFacts, MemberSpec
 from ...core.errors import Problem
+from ...core.inputs import plain
 from ...core.plan import PollTarget
 from ..plugin import Previewed
 from .adopted_tree import read_record, read_tree
@@ -335,3 +337,108 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str, identity_ta
                                           "cannot load it and refuses the listener; give the reference of an existing "
                                           "container (openstack secret container list)"))
     return problems
+
+
+def adoption_problems(args: EndpointArgs, facts: CloudFacts, members: tuple[MemberSpec, ...],
+                      root: str) -> list[Problem]:
+    """The Octavia backend's checks of the cloud facts (:attr:`ha_endpoint.core.validation.Rules.cloud_facts`): what
+    adopting each zone's load balancer (``zones.<az>.adopt``) would do that interrupts traffic: replace the
+    load balancer (a VIP subnet, provider or availability zone Octavia cannot change in place) unless
+    ``allowReplacement``; replace a listener, pool, monitor or member of its tree (another protocol, monitor type or
+    member subnet), or move its floating IP, always (change the configuration to what serves, or build anew)."""
+    problems: list[Problem] = []
+    for az, found in sorted(facts.adopted.items()):
+        zone = args.zones[az]
+        path = f"{root}.zones.{az}"
+        adopt = zone.adopt
+        name = f"load balancer {found.name or found.id} ({found.id})"
+        allow = f"set {path.removeprefix(root + '.')}.adopt.allowReplacement: true to build a new one and move the " \
+                "floating IP to it once it serves (the adopted one is left as it is)"
+        subnet = facts.subnets.get(zone.subnet) if plain(zone.subnet) else None
+        wanted_az = az if predicates.pins_availability_zone(args.load_balancer_provider) else None
+        fixed = found.fixed_differences(subnet.id if subnet is not None else None, str(args.load_balancer_provider),
+                                        wanted_az)
+        differences = []
+        if "subnet" in fixed:
+            differences.append((f"{path}.subnet", f"its VIP is on subnet {found.vip_subnet_id}, and zones.{az}.subnet "
+                                                  f"is {subnet.name} ({subnet.id}); set subnet: {found.vip_subnet_id}"))
+        if "provider" in fixed:
+            differences.append((f"{root}.loadBalancerProvider",
+                                f"its provider is {found.provider}, and loadBalancerProvider is "
+                                f"{args.load_balancer_provider}; set loadBalancerProvider: {found.provider}"))
+        if "availability_zone" in fixed:
+            differences.append((f"{path}.adopt", f"it is in Octavia availability zone "
+                                                 f"{found.availability_zone or '(none)'}, and the endpoint pins it to "
+                                                 f"{wanted_az or '(none)'}; adopt it in zone "
+                                                 f"{found.availability_zone or '<its AZ>'}"))
+        if differences and not adopt.allow_replacement:
+            for key, why in differences:
+                problems.append(Problem(key, f"adopting {name} in zone {az} would replace it, which interrupts "
+                                             f"its clients: {why}, or {allow}"))
+            continue
+        floating = found.floating_ip
+        if floating is not None and isinstance(zone.floating_ip, str) and zone.floating_ip != floating.address:
+            problems.append(Problem(f"{path}.floatingIp",
+                                    f"{name} serves floating IP {floating.address}, and floatingIp {zone.floating_ip} "
+                                    f"would take its place (its clients lose the address); remove floatingIp: the "
+                                    f"adopted zone keeps {floating.address}"))
+        if floating is not None and facts.floating_network_id and floating.network_id != facts.floating_network_id:
+            problems.append(Problem(f"{root}.floatingNetwork",
+                                    f"{name} serves floating IP {floating.address} of network {floating.network_id}, "
+                                    f"not of floatingNetwork {args.floating_network}; set floatingNetwork to that "
+                                    "network"))
+        if differences:
+            continue  # allowed: built anew beside it, nothing of its tree is taken over
+        problems += _tree_problems(args, members, found, az, path, name)
+    return problems
+
+
+def _tree_problems(args: EndpointArgs, members: tuple[MemberSpec, ...], found, az: str, path: str,
+                   name: str) -> list[Problem]:
+    """What of the adopted tree the configuration would replace: a listener of another protocol on a port of the
+    endpoint, a pool of another protocol, a monitor of another type, a member at a member's address and port on
+    another subnet."""
+    problems: list[Problem] = []
+    placed = [member for member in members if az in member.zones]
+    for index, listener in enumerate(args.listeners):
+        existing = found.listener(listener.port)
+        key = f"{path.rsplit('.zones.', 1)[0]}.listeners[{index}]"
+        if existing is None:
+            continue
+        if existing.protocol != str(listener.protocol):
+            problems.append(Problem(f"{key}.protocol",
+                                    f"{name}'s listener on port {listener.port} is {existing.protocol}, and the "
+                                    f"endpoint's is {listener.protocol}: Octavia cannot change a listener's protocol, "
+                                    f"so adopting it would replace the listener that serves; set protocol: "
+                                    f"{existing.protocol}"))
+            continue
+        wanted_pool = predicates.POOL_PROTOCOL[listener.protocol]
+        if existing.pool_protocol is not None and existing.pool_protocol != str(wanted_pool):
+            problems.append(Problem(f"{key}.protocol",
+                                    f"{name}'s pool on port {listener.port} is {existing.pool_protocol}, and the "
+                                    f"endpoint's would be {wanted_pool}: Octavia cannot change a pool's protocol, "
+                                    "so adopting it would replace the pool that serves; this tree cannot be taken "
+                                    f"over as it is: remove zones.{az}.adopt and bring its floating IP instead "
+                                    f"(zones.{az}.floatingIp with takeOverFloatingIp: true) to build the zone anew"))
+        monitor = listener.monitor
+        if existing.monitor_type is not None and monitor is not None and existing.monitor_type != str(monitor.type):
+            problems.append(Problem(f"{key}.monitor.type",
+                                    f"{name}'s health monitor on port {listener.port} is {existing.monitor_type}, and "
+                                    f"the endpoint's is {monitor.type}: Octavia cannot change a monitor's type, and "
+                                    f"a pool holds one monitor; set monitor.type: {existing.monitor_type}"))
+        for member in placed:
+            match = _adopted_member(existing, member.address, listener.member_port or listener.port)
+            if match is not None and match.subnet_id and member.subnet is not None and \
+                    plain(member.subnet.id) and match.subnet_id != member.subnet.id:
+                problems.append(Problem(f"{path.rsplit('.zones.', 1)[0]}.{member.path}.subnet",
+                                        f"{name}'s member {member.address}:{match.protocol_port} is on subnet "
+                                        f"{match.subnet_id}, and member {member.name}'s subnet is "
+                                        f"{member.subnet.name} ({member.subnet.id}): adopting it would replace the "
+                                        f"member; set the member's subnet: {match.subnet_id}"))
+    return problems
+
+
+def _adopted_member(listener, address: Optional[str], port: int):
+    """The adopted pool's member at ``address``:``port``, if any."""
+    return next((member for member in listener.members if member.address == address and
+                 member.protocol_port == port), None)
