@@ -26,6 +26,17 @@ ALLOWED = {
     },
 }
 
+CORE_NOT_YET = {
+    "core/args.py": "the backend key's default, and Octavia's field rules that pydantic runs as it parses (expected "
+                    "codes, a certificate reference's length, a zero timeout), before any backend is chosen",
+    "core/predicates.py": "Octavia's rules the policy pack decides too: the pack imports them without the backends' "
+                          "resource code",
+    "core/validation.py": "Octavia's listener rules (http-only monitor fields, ovn timeouts, the CIDRs' IP version), "
+                          "which a configuration loaded without the registry is still judged by",
+}
+"""The modules of ``core/`` that still name a registered backend in code, each with its reason (issue 47: the core names
+none); the rules of one backend are asked of it (:class:`ha_endpoint.core.validation.Rules`). Only shrinks."""
+
 
 def code_tokens(path: Path) -> list[str]:
     """The module's tokens, without its comments and docstrings (every statement that is a string literal alone: a
@@ -66,3 +77,10 @@ def test_the_check_sees_a_name_in_code_and_not_in_a_docstring_or_a_comment(tmp_p
     assert '"keepalived"' in code_tokens(module)
     module.write_text('def f(zone):\n    return f"zone {zone} has no keepalived VIP"  # a message\n')
     assert any("keepalived" in token for token in code_tokens(module))
+
+
+def test_the_core_names_no_registered_backend_in_code_but_the_modules_not_yet_moved():
+    """No module of ``core/`` names any registered backend in its code beyond :data:`CORE_NOT_YET`, and each of those
+    still does (so the list only shrinks)."""
+    named = sorted({module for name in backends.REGISTRY for module in naming(name) if module.startswith("core/")})
+    assert named == sorted(CORE_NOT_YET)

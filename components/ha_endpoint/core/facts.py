@@ -76,7 +76,7 @@ class ZoneFact(_Fact):
     az: str
     backend: str = Field(DEFAULT_BACKEND, description="What serves the zone (its registered backend, "
                          "ha_endpoint.backends): the pack holds each backend's zones to that backend's own rules "
-                         "(e.g. octavia: a load balancer in the AZ).")
+                         "(e.g. a load-balancer backend's: a load balancer in the AZ).")
     vip_subnet_id: str
     floating_ip: FloatingIpFact
     members: list[str] = Field(default_factory=list, description="Names of the members in this zone's pools.")
