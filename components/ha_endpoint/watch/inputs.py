@@ -97,8 +97,8 @@ def parser(exits: bool = True) -> argparse.ArgumentParser:
                        "leaves DNS (default 3)")
     found.add_argument("--healthy-polls", type=polls, default=3, help="healthy polls in a row before it comes back "
                        "(default 3)")
-    found.add_argument("--no-reach", action="store_true", help="judge by Octavia only: do not connect to the zones' "
-                       "addresses (for a watcher on a network that does not reach them)")
+    found.add_argument("--no-reach", action="store_true", help="judge by the cloud's health reports only: do not "
+                       "connect to the zones' addresses (for a watcher on a network that does not reach them)")
     found.add_argument("--connect-timeout", type=seconds, default=2.0, help="seconds a connect may take (default 2)")
     found.add_argument("--dry-run", action="store_true", help="log what would change, write nothing")
     found.add_argument("--once", action="store_true", help="one poll, then exit")

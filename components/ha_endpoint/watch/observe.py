@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional
 
 from ..cloud.connection import http_status
+from ..core.args import DEFAULT_BACKEND
 from ..cloud.errors import AuthExpired, TransientFetchError
 from ..gates.errors import FetchFailed
 from ..gates.model import ERROR, is_online
@@ -43,7 +44,7 @@ class ZoneTarget:
     load_balancer_id: str
     pool_ids: Mapping[str, str]
     address: Optional[str]
-    backend: str = "octavia"
+    backend: str = DEFAULT_BACKEND
     owner_suffix: str = field(default="lb", compare=False)
 
     @property
