@@ -13,10 +13,11 @@ polls: on the steady cadence the poll that starts when the hold ends opens the g
 hold counted to the end of a listing opened the gate one interval late whenever that listing was quicker than the
 first: about half the time). The last poll happens at the deadline itself, so no chance is lost to a long sleep.
 
-While every member still waited for is ready and only holding, polls come once per health check of its pool
-(``check_seconds``, the monitor's delay) instead of once per interval, and one starts when the first hold ends: a
-member's operating status changes only when its monitor checks it, so a poll per check sees every change, and the
-gate opens when it did before. Under ovn (a 20 s hold, checks every 3 s) that is 8 listings of a pool instead of 21.
+While every member still waited for has been ready in its ``stable_polls`` polls and only its hold is left, polls
+come once per health check of its pool (``check_seconds``, the monitor's delay) instead of once per interval, and
+one starts when the first hold ends: a member's operating status changes only when its monitor checks it, so a poll
+per check sees every change, and the gate opens when it did before. Under ovn (a 20 s hold, checks every 3 s, 2
+stable polls) that is 9 listings of a pool instead of 21.
 
 A dead zone (``dead_after_seconds`` set): when every member waited for has been down (provisioning ACTIVE, operating
 OFFLINE or ERROR: a health monitor keeps failing it) in every poll for that long, or the load balancer's provisioning is
@@ -169,10 +170,12 @@ class _Wait:
             yield self._pause(delay)
 
     def _pause(self, delay: float) -> float:
-        """``delay``; or, when every member not counted yet is ready in the last poll, holding, and its pool says how
-        often its monitor checks it: one check (the shortest of theirs), never past the first hold's end."""
+        """``delay``; or, when every member not counted yet has been ready in its ``stable_polls`` polls and only its
+        hold is left, and its pool says how often its monitor checks it: one check (the shortest of theirs), never
+        past the first hold's end. (A member still short of its stable polls is polled every ``delay``, so a large
+        ``stable_polls`` opens the gate no later than before.)"""
         waiting = [(pool, m) for pool in self.spec.pools for m in pool.member_ids if not self._counts(pool, m)]
-        if self.failing or not waiting or any(not self.streaks.get(m) or not pool.check_seconds
+        if self.failing or not waiting or any(self.streaks.get(m, 0) < self.spec.stable_polls or not pool.check_seconds
                                               for pool, m in waiting):
             return delay
         first_end = min(self.ready_since[m] + pool.holds(m) for pool, m in waiting) - self.poll_started

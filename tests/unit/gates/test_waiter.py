@@ -432,7 +432,7 @@ def test_the_hold_ends_at_the_poll_that_starts_when_it_ends_whatever_each_listin
 CHECKED = PoolExpectation("pool-a", ("m1",), monitored=True, name="api", hold_seconds=20, check_seconds=3)
 
 
-def wait_on_a_monitor(status_at, *, pool=CHECKED, timeout=60.0):
+def wait_on_a_monitor(status_at, *, pool=CHECKED, timeout=60.0, stable_polls=2):
     """Wait on a member whose operating status is the monitor's verdict at its last check (checks every 3 s from
     0.5 s, as a real monitor's are not in step with the polls): ``status_at(check_time)``."""
     clock = FakeClock()
@@ -443,7 +443,7 @@ def wait_on_a_monitor(status_at, *, pool=CHECKED, timeout=60.0):
         checked = max(0.5, 0.5 + 3 * ((clock.now - 0.5) // 3))
         return [MemberStatus("m1", A, status_at(checked))]
 
-    spec = WaitSpec("lb-1", (pool,), Requirement.ONLINE, timeout, Backoff(1, 1, 1), stable_polls=2)
+    spec = WaitSpec("lb-1", (pool,), Requirement.ONLINE, timeout, Backoff(1, 1, 1), stable_polls=stable_polls)
     try:
         return wait_for_members(spec, fetch_pool=listing, fetch_load_balancer=lambda _: None, clock=clock,
                                 sleep=clock.sleep), starts
@@ -452,10 +452,11 @@ def wait_on_a_monitor(status_at, *, pool=CHECKED, timeout=60.0):
 
 
 def test_during_a_hold_the_gate_polls_once_per_check_and_opens_when_the_hold_ends():
-    """Under ovn (20 s hold, checks every 3 s): 8 listings instead of 21, and the gate opens at 20 s as before."""
+    """Under ovn (20 s hold, checks every 3 s, 2 stable polls): 9 listings instead of 21, and the gate opens at 20 s
+    as before."""
     result, starts = wait_on_a_monitor(lambda _: O)
     assert result.waited_seconds == pytest.approx(20.0)
-    assert starts == pytest.approx([0, 3, 6, 9, 12, 15, 18, 20])
+    assert starts == pytest.approx([0, 1, 4, 7, 10, 13, 16, 19, 20])
     unchecked, every_second = wait_on_a_monitor(lambda _: O, pool=HELD)
     assert unchecked.waited_seconds == pytest.approx(20.0) and len(every_second) == 21
 
@@ -488,3 +489,10 @@ def test_members_not_ready_yet_are_polled_every_interval_even_while_another_hold
     assert source.poll_times[:6] == [0, 1, 2, 3, 4, 5]
     assert result.waited_seconds == pytest.approx(25.0)
     assert len(source.poll_times) < 26 - 10
+
+
+def test_a_member_short_of_its_stable_polls_is_polled_every_interval_so_the_gate_opens_no_later():
+    """stablePolls 30 under a 20 s hold: the polls it needs come every second, as before the hold's cadence (the gate
+    opens at 29 s, when the 30th poll sees it), not every 3 s (which would open it at about 89 s)."""
+    result, starts = wait_on_a_monitor(lambda _: O, stable_polls=30)
+    assert result.waited_seconds == pytest.approx(29.0) and len(starts) == 30
