@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import pulumi
-from pulumi.output import Unknown
-from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
+from pulumi.dynamic import CreateResult, DiffResult, ReadResult
 from pulumi.dynamic import UpdateResult
 
 from ..cloud.retry import Attempts
@@ -33,11 +32,9 @@ from ..core import contract
 from . import cloud, hosted, retrying
 from .errors import ReadinessError
 from .held_out import OVERWRITTEN_WITHIN, POLL, Watch, hold_out
-from .inputs import InputError, positive_number, without_provider
-from .target import CloudTarget, StackConfigured, resolve
-from .provider import REPORTED, _now, _sleep, stale_reference  # one clock and sleep (tests replace them here)
-
-DEFAULT_DRAIN_TIMEOUT_SECONDS = 300.0
+from .inputs import DrainInputs, without_provider
+from .target import CloudTarget, resolve
+from .provider import REPORTED, InputsChecked, _now, _sleep, stale_reference  # one clock and sleep (tests replace them here)
 
 
 class DrainTimeout(ReadinessError):
@@ -98,26 +95,19 @@ def drain_member(
     return DrainResult(drained, attempts.count, pacing.clock() - start)
 
 
-def _drain_seconds(props: dict[str, Any]) -> float:
-    value = props.get("drain_seconds", 0)
-    if value in (None, 0):
-        return 0.0
-    return positive_number(props, "drain_seconds", 0.0)
-
-
 def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget(),
               taking_out: bool = False) -> Optional[DrainResult]:
     """Drain the member described by a MemberDrain property bag; ``None`` when draining is off (0 s). With
     ``taking_out`` (the configuration takes the member out, under ``admin_down``): the member admin down, its weight
     kept, watched until it was set so once more after the provider's overwrite (:mod:`.held_out`), whatever the
     grace."""
-    grace = OVERWRITTEN_WITHIN + POLL if taking_out else _drain_seconds(props)
+    inputs = DrainInputs.of_bag(props)
+    grace = OVERWRITTEN_WITHIN + POLL if taking_out else inputs.drain_seconds
     if grace == 0:
         return None
-    pool_id, member_id = str(props["pool_id"]), str(props["member_id"])
+    pool_id, member_id, admin_down = inputs.pool_id, inputs.member_id, inputs.admin_down
     where = resolve(props, stack)
     source = cloud.OctaviaStatusSource(where.cloud, where.region)
-    admin_down = props.get("admin_down") is True
     weight: Optional[int] = None if taking_out else 0
 
     def keep_out(until: float, retried: Callable[[Callable[[], Any], str], Any]) -> None:
@@ -138,7 +128,7 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget(),
             lambda: source.drain_member(pool_id, member_id, admin_down=admin_down, weight=weight),
             member_id=member_id,
             drain_seconds=grace,
-            timeout_seconds=positive_number(props, "timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS),
+            timeout_seconds=inputs.timeout_seconds,
             pacing=retrying.Pacing(_now, _sleep, source.reauth),
             hold=keep_out if admin_down else None,
         )
@@ -146,31 +136,10 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget(),
         source.close()
 
 
-class MemberDrainProvider(StackConfigured, ResourceProvider):
+class MemberDrainProvider(InputsChecked):
     """The CRUD of :class:`MemberDrain`: only delete talks to the cloud."""
 
-    serialize_as_secret_always = False
-
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        failures = []
-        where = self.target_failure(news, lambda value: isinstance(value, Unknown))
-        if where is not None:
-            failures.append(CheckFailure(*where))
-        if not isinstance(news.get("timeout_seconds"), Unknown):
-            try:
-                positive_number(news, "timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS)
-            except InputError as exc:
-                failures.append(CheckFailure(exc.property, exc.reason))
-        value = news.get("drain_seconds", 0)
-        if isinstance(value, Unknown):
-            pass
-        elif isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            failures.append(CheckFailure("drain_seconds", f"must be a number of seconds >= 0, got {value!r}"))
-        for key in ("admin_down", "taken_out"):
-            flag = news.get(key, False)
-            if not isinstance(flag, (bool, Unknown)):
-                failures.append(CheckFailure(key, f"must be true or false, got {flag!r}"))
-        return CheckResult(news, failures)
+    inputs = DrainInputs
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces = [k for k in ("pool_id", "member_id") if olds.get(k) != news.get(k)]
@@ -217,36 +186,15 @@ class MemberDrain(pulumi.dynamic.Resource, module="haendpoint", name=DRAIN_TYPE_
     Name it ``f"{member_resource_name}-drain"`` and give it the member's id (so it depends on the member).
     """
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        pool_id: pulumi.Input[str],
-        member_id: pulumi.Input[str],
-        drain_seconds: float = 0,
-        timeout_seconds: float = DEFAULT_DRAIN_TIMEOUT_SECONDS,
-        admin_down: bool = False,
-        taken_out: bool = False,
-        cloud: pulumi.Input[Optional[str]] = None,
-        region: pulumi.Input[Optional[str]] = None,
-        cloud_source: str = "stack",
-        opts: Optional[pulumi.ResourceOptions] = None,
-    ) -> None:
-        """Typed ``pulumi-python:dynamic/haendpoint:MemberDrain`` (``haendpoint:index:MemberDrain`` in the package's
-        provider host: :mod:`.hosted`), aliased to the generic dynamic token it had before;
-        ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`). ``admin_down`` is recorded only
-        when true: a drain recorded before it existed, or of a provider that drains by weight alone, has no change;
-        ``taken_out`` likewise (the configuration takes the member out: see the module docstring)."""
-        props = {
-            "pool_id": pool_id,
-            "member_id": member_id,
-            "drain_seconds": drain_seconds,
-            "timeout_seconds": timeout_seconds,
-            **({"admin_down": True} if admin_down else {}),
-            **({"taken_out": True} if taken_out else {}),
-            "cloud": cloud,
-            "region": region,
-            "cloud_source": cloud_source,
-        }
+    def __init__(self, name: str, inputs: Optional[DrainInputs] = None,
+                 opts: Optional[pulumi.ResourceOptions] = None, **fields: Any) -> None:
+        """``inputs``: the drain's :class:`~.inputs.DrainInputs` (``DrainInputs.declare(...)``: its fields may be
+        Pulumi inputs), or its fields given as keywords (``pool_id``, ``member_id``, ``drain_seconds``, ...). Typed
+        ``pulumi-python:dynamic/haendpoint:MemberDrain`` (``haendpoint:index:MemberDrain`` in the package's provider
+        host: :mod:`.hosted`), aliased to the generic dynamic token it had before; ``cloud``, ``region``,
+        ``cloud_source``: where to poll (:mod:`.target`). ``admin_down`` is recorded only when true: a drain recorded
+        before it existed, or of a provider that drains by weight alone, has no change; ``taken_out`` likewise (the
+        configuration takes the member out: see the module docstring)."""
+        props = (inputs if inputs is not None else DrainInputs.declare(**fields)).bag()
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
         hosted.register(self, MemberDrainProvider(), DRAIN_TYPE_NAME, name, props, opts)  # see .hosted

@@ -35,10 +35,8 @@ from ..core import contract
 from . import cloud, hosted
 from .errors import FetchFailed, MemberFailed, MemberGone, ReadinessError, ReadinessTimeout, ZoneDead
 from .target import CloudTarget, StackConfigured, resolve
-from .inputs import (DEFAULT_DEAD_AFTER_SECONDS, ON_NOT_READY, PROVIDER_KEY, InputError, ReadinessInputs,
-                     parse_readiness, polls_count, positive_number, wait_identity, without_provider)
-from .model import Requirement
-from .waiter import DEFAULT_STABLE_POLLS, WaitResult, wait_for_members
+from .inputs import PROVIDER_KEY, GateInputs, InputError, ReadinessInputs, wait_identity, without_provider
+from .waiter import WaitResult, wait_for_members
 
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 """Pulumi's wire value for an input not known yet (during preview)."""
@@ -71,35 +69,6 @@ def contains_unknown(value: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return any(contains_unknown(v) for v in value)
     return False
-
-
-def check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
-    """Input problems, reported by ``pulumi preview`` before anything is created; unknown values are skipped."""
-    if not contains_unknown(news):
-        try:
-            parse_readiness(news)
-        except InputError as exc:
-            return [CheckFailure(exc.property, exc.reason)]
-        return []
-    failures = []
-    require = news.get("require")
-    if not contains_unknown(require) and require not in (None, *(r.value for r in Requirement)):
-        failures.append(CheckFailure("require", f"must be 'online' or 'provisioned', got {require!r}"))
-    on_not_ready_value = news.get("on_not_ready")
-    if not contains_unknown(on_not_ready_value) and on_not_ready_value not in (None, *ON_NOT_READY):
-        failures.append(CheckFailure("on_not_ready", f"must be 'fail' or 'unpublish', got {on_not_ready_value!r}"))
-    for key in ("timeout_seconds", "poll_interval_seconds", "dead_after_seconds"):
-        if not contains_unknown(news.get(key)):
-            try:
-                positive_number(news, key, 1.0)
-            except InputError as exc:
-                failures.append(CheckFailure(exc.property, exc.reason))
-    if not contains_unknown(news.get("stable_polls")):
-        try:
-            polls_count(news, "stable_polls", DEFAULT_STABLE_POLLS)
-        except InputError as exc:
-            failures.append(CheckFailure(exc.property, exc.reason))
-    return failures
 
 
 READINESS_TYPE_NAME = "MemberReadiness"
@@ -170,7 +139,7 @@ message under the host's and the method's frames only, never keystoneauth's or o
 def wait_and_record(props: Mapping[str, Any], stack: CloudTarget = CloudTarget()) -> dict[str, Any]:
     """Validate, wait, and return the outputs (raises one of :data:`REPORTED`). A zone that does not become ready is
     recorded as not ready when ``on_not_ready`` is ``unpublish`` (:func:`zone_not_ready`), else fails the update."""
-    inputs = parse_readiness(props)
+    inputs = ReadinessInputs.of_bag(props)
     try:
         return outputs(props, run_wait(inputs, resolve(props, stack)))
     except ReadinessError as exc:
@@ -187,18 +156,17 @@ def stale_reference(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
 
 
 class InputsChecked(StackConfigured, ResourceProvider):
-    """A dynamic provider whose ``check`` reports what :meth:`input_failures` finds in the inputs, and where they
-    cannot say which cloud to poll. Stateless: every method builds what it needs and keeps nothing."""
+    """A dynamic provider whose ``check`` reports what its inputs' model (:attr:`inputs`) finds wrong in a bag (values
+    still unknown at preview are not judged), and where the bag cannot say which cloud to poll. Stateless: every
+    method builds what it needs and keeps nothing."""
 
     serialize_as_secret_always = False
-
-    @staticmethod
-    def input_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
-        """The inputs' own failures (values still unknown at preview are not judged)."""
-        raise NotImplementedError
+    inputs: type[GateInputs] = GateInputs
+    """The model of the bag it serves."""
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        failures = self.input_failures(news)
+        failures = [CheckFailure(error.property, error.reason)
+                    for error in self.inputs.problems(news, contains_unknown)]
         where = self.target_failure(news, contains_unknown)
         if where is not None:
             failures.append(CheckFailure(*where))
@@ -208,7 +176,7 @@ class InputsChecked(StackConfigured, ResourceProvider):
 class MemberReadinessProvider(InputsChecked):
     """The CRUD of :class:`MemberReadiness`; a backend's zone gate reuses it with its own wait (``wait``)."""
 
-    input_failures = staticmethod(check_failures)
+    inputs = ReadinessInputs
     wait = staticmethod(wait_and_record)
     """``wait(props, stack)``: wait for the zone and give the gate's outputs."""
 
@@ -259,42 +227,17 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
     waited_seconds: pulumi.Output[float]
     not_ready_reason: pulumi.Output[Optional[str]]
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        loadbalancer_id: pulumi.Input[str],
-        pools: Mapping[str, Mapping[str, Any]],
-        require: str = "online",
-        timeout_seconds: float = 600,
-        poll_interval_seconds: float = 1.0,
-        cloud: pulumi.Input[Optional[str]] = None,
-        region: pulumi.Input[Optional[str]] = None,
-        cloud_source: str = "stack",
-        stable_polls: int = DEFAULT_STABLE_POLLS,
-        on_not_ready: str = "fail",
-        dead_after_seconds: float = DEFAULT_DEAD_AFTER_SECONDS,
-        opts: Optional[pulumi.ResourceOptions] = None,
-    ) -> None:
-        """``pools``: logical pool name -> ``{"pool_id": Input[str], "member_ids": [Input[str]], "monitored": bool}``;
-        ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`); ``stable_polls``: consecutive ready
-        polls a member needs (a flapping member does not count); ``on_not_ready``, ``dead_after_seconds``: what a
-        zone that does not become ready does (:mod:`.inputs`). Typed
-        ``pulumi-python:dynamic/haendpoint:MemberReadiness``, aliased to the generic dynamic token it had before
-        (``haendpoint:index:MemberReadiness`` in the component package's provider host: :mod:`.hosted`)."""
-        props: dict[str, Any] = {
-            "loadbalancer_id": loadbalancer_id,
-            "pools": pools,
-            "require": require,
-            "timeout_seconds": timeout_seconds,
-            "poll_interval_seconds": poll_interval_seconds,
-            "stable_polls": stable_polls,
-            "on_not_ready": on_not_ready,
-            "dead_after_seconds": dead_after_seconds,
-            "cloud": cloud,
-            "region": region,
-            "cloud_source": cloud_source,
-        }
+    def __init__(self, name: str, inputs: Optional[ReadinessInputs] = None,
+                 opts: Optional[pulumi.ResourceOptions] = None, **fields: Any) -> None:
+        """``inputs``: the gate's :class:`~.inputs.ReadinessInputs` (``ReadinessInputs.declare(...)``: its fields may
+        be Pulumi inputs), or its fields given as keywords (a pool as the mapping of its
+        :class:`~.inputs.PoolInputs`): ``loadbalancer_id``, ``pools``, ``require``, ...; ``cloud``, ``region``,
+        ``cloud_source``: where to poll (:mod:`.target`); ``stable_polls``: consecutive ready polls a member needs (a
+        flapping member does not count); ``on_not_ready``, ``dead_after_seconds``: what a zone that does not become
+        ready does (:mod:`.inputs`). Typed ``pulumi-python:dynamic/haendpoint:MemberReadiness``, aliased to the
+        generic dynamic token it had before (``haendpoint:index:MemberReadiness`` in the component package's provider
+        host: :mod:`.hosted`)."""
+        props = (inputs if inputs is not None else ReadinessInputs.declare(**fields)).bag()
         props.update({key: None for key in OUTPUT_NAMES})
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
         hosted.register(self, MemberReadinessProvider(), READINESS_TYPE_NAME, name, props, opts)  # see .hosted

@@ -49,8 +49,9 @@ def test_readiness_and_drain_register_with_plain_serialized_providers(mocks):
         by_name = {args.name: args for args in mocks.registered}
         readiness = by_name["ep-az1-ready"]
         assert readiness.typ == READINESS_TYPE
-        assert readiness.inputs["pools"] == {
-            "ep-az1-6443-pool": {"pool_id": "pool-1", "member_ids": ["m1"], "monitored": True}
+        assert readiness.inputs["pools"] == {  # a pool's defaults recorded too (ReadinessInputs.bag)
+            "ep-az1-6443-pool": {"pool_id": "pool-1", "member_ids": ["m1"], "monitored": True, "hold_seconds": 0,
+                                 "check_seconds": 0}
         }
         assert readiness.inputs["require"] == "provisioned" and readiness.inputs["timeout_seconds"] == 120
         for args in by_name.values():

@@ -29,7 +29,7 @@ from ...cloud.connection import connect
 from ...gates import hosted
 from ...gates.cloud import translated
 from ...gates.errors import ReadinessError
-from ...gates.inputs import parse_readiness
+from ...gates.inputs import PoolInputs, ReadinessInputs
 from ...gates.model import ACTIVE, LoadBalancerStatus, MemberStatus
 from ...gates.provider import (OUTPUT_NAMES, MemberReadinessProvider, _now, _sleep, not_ready_outputs, outputs,
                                    zone_not_ready)
@@ -91,11 +91,25 @@ class VipStatusSource:
             self._conn = None
 
 
+class VipReadinessInputs(ReadinessInputs):
+    """The gate's inputs (:class:`ha_endpoint.gates.inputs.ReadinessInputs`: one "pool" of one "member", the VIP
+    port) and where the zone is probed: ``probe`` (the addresses, e.g. the zone's floating IP; none: the cloud's view)
+    and ``listener_ports``."""
+
+    probe: Optional[list[str]] = None
+    listener_ports: Optional[list[int]] = None
+
+    @classmethod
+    def of_port(cls, vip_port_id: pulumi.Input[str], **values: Any) -> "VipReadinessInputs":
+        """The inputs that wait for the VIP port ``vip_port_id`` (the other inputs as ``values``)."""
+        vip = PoolInputs.declare(pool_id=vip_port_id, member_ids=[vip_port_id], monitored=True)
+        return cls.declare(loadbalancer_id=vip_port_id, pools={"vip": vip}, **values)
+
+
 def wait_and_record(props: Mapping[str, Any], stack: CloudTarget) -> dict[str, Any]:
     """The gate's wait (as :func:`ha_endpoint.gates.provider.wait_and_record`) over the VIP port."""
-    inputs = parse_readiness(props)
-    source = VipStatusSource(resolve(props, stack), list(props.get("probe") or []),
-                             [int(port) for port in props.get("listener_ports") or []])
+    inputs = VipReadinessInputs.of_bag(props)
+    source = VipStatusSource(resolve(props, stack), inputs.probe or [], inputs.listener_ports or [])
     try:
         result = wait_for_members(inputs.wait_spec(), fetch_pool=source.fetch_pool,
                                   fetch_load_balancer=source.fetch_load_balancer, reauth=source.reauth,
@@ -113,6 +127,7 @@ class VipReadinessProvider(MemberReadinessProvider):
     """The CRUD of :class:`VipReadiness`: the zone gate's, with this backend's wait; a change of probe is a new
     verdict too."""
 
+    inputs = VipReadinessInputs
     wait = staticmethod(wait_and_record)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
@@ -130,17 +145,8 @@ class VipReadiness(pulumi.dynamic.Resource, module="haendpoint", name=TYPE_NAME)
     waited_seconds: pulumi.Output[float]
     not_ready_reason: pulumi.Output[Optional[str]]
 
-    def __init__(self, name: str, *, vip_port_id: pulumi.Input[str], probe: pulumi.Input[list],
-                 listener_ports: list[int], require: str, timeout_seconds: float, poll_interval_seconds: float,
-                 stable_polls: int, on_not_ready: str, dead_after_seconds: float, cloud: pulumi.Input[Optional[str]],
-                 region: pulumi.Input[Optional[str]], cloud_source: str,
-                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        props: dict[str, Any] = {
-            "loadbalancer_id": vip_port_id,
-            "pools": {"vip": {"pool_id": vip_port_id, "member_ids": [vip_port_id], "monitored": True}},
-            "probe": probe, "listener_ports": listener_ports, "require": require, "timeout_seconds": timeout_seconds,
-            "poll_interval_seconds": poll_interval_seconds, "stable_polls": stable_polls,
-            "on_not_ready": on_not_ready, "dead_after_seconds": dead_after_seconds, "cloud": cloud, "region": region,
-            "cloud_source": cloud_source}
+    def __init__(self, name: str, inputs: VipReadinessInputs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+        """``inputs``: :meth:`VipReadinessInputs.of_port`."""
+        props = inputs.bag()
         props.update({key: None for key in OUTPUT_NAMES})
         hosted.register(self, VipReadinessProvider(), TYPE_NAME, name, props, opts)

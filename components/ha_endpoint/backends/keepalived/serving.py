@@ -34,7 +34,7 @@ from ..floating_ip import floating_ip as floating_ip_of
 from ..plugin import ZoneServing, after_checks, poll_inputs
 from . import config
 from .pairs import MemberVip
-from .readiness import VipReadiness
+from .readiness import VipReadiness, VipReadinessInputs
 
 
 def serve(zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
@@ -115,11 +115,10 @@ class _KeepalivedZone:
         self.floating_ip_resource, floating_ip = floating_ip_of(zone, self.vip_port.id, child)
         bootstrap = zone.publish == "bootstrap"
         probe = floating_ip.apply(lambda address: [address] if address else [])
-        self.readiness = VipReadiness(
-            zone.readiness_name, vip_port_id=self.vip_port.id, probe=probe,
-            listener_ports=[listener.port for listener in zone.listeners],
+        self.readiness = VipReadiness(zone.readiness_name, VipReadinessInputs.of_port(
+            self.vip_port.id, probe=probe, listener_ports=[listener.port for listener in zone.listeners],
             **zone.readiness.gate_waits(zone.publish), cloud=where.cloud, region=where.region,
-            cloud_source=where.cloud_source,
+            cloud_source=where.cloud_source),
             opts=pulumi.ResourceOptions(parent=parent, depends_on=self.pairs or None))
         names = [member.member for member in members]
         keepalived = pulumi.Output.all(vip, *[member.address for member in members]).apply(

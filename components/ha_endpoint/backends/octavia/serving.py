@@ -23,6 +23,7 @@ from ...core import predicates
 from ...core.cloud_facts import AdoptedListener, AdoptedMember
 from ...core.plan import ListenerPlan, ZonePlan
 from ...gates.drain import MemberDrain
+from ...gates.inputs import DrainInputs, PoolInputs, ReadinessInputs
 from ...gates.provider import MemberReadiness
 from ...gates.put_back import PutBack
 from ..floating_ip import floating_ip as floating_ip_of
@@ -94,24 +95,19 @@ class _OctaviaZone:
             zone.vip_secgroup_association_name, port_id=lb.vip_port_id, security_group_ids=[vip_group_id],
             enforce=False, opts=child)
         where = poll_inputs(zone.readiness.target, parent)
-        waits = zone.readiness.gate_waits(zone.publish)
-        self.readiness = MemberReadiness(
-            zone.readiness_name, loadbalancer_id=lb.id, pools={
-                listener.pool_name: {
-                    "pool_id": self.pool_ids[listener.port],
-                    "member_ids": self._gate_member_ids(listener.port, zone),
-                    "monitored": listener.monitor is not None,
-                    **_hold_inputs(octavia.provider, listener),
-                } for listener in zone.listeners},
-            **waits, cloud=where.cloud, region=where.region, cloud_source=where.cloud_source,
-            opts=pulumi.ResourceOptions(parent=parent, depends_on=list(self.monitors.values()) or None))
+        gate = ReadinessInputs.declare(
+            loadbalancer_id=lb.id, pools={
+                listener.pool_name: self._gate_pool(listener, zone, octavia.provider) for listener in zone.listeners},
+            **zone.readiness.gate_waits(zone.publish), cloud=where.cloud, region=where.region,
+            cloud_source=where.cloud_source)
+        self.readiness = MemberReadiness(zone.readiness_name, gate, opts=pulumi.ResourceOptions(
+            parent=parent, depends_on=list(self.monitors.values()) or None))
         self.drains = [
-            MemberDrain(member.drain_name, pool_id=self.pool_ids[listener.port],
-                        member_id=self.members[listener.port][member.member].id,
-                        drain_seconds=zone.readiness.configured.drain_seconds,
-                        admin_down=predicates.drains_admin_down(octavia.provider),
-                        taken_out=not member.in_service, cloud=where.cloud,
-                        region=where.region, cloud_source=where.cloud_source,
+            MemberDrain(member.drain_name, DrainInputs.declare(
+                pool_id=self.pool_ids[listener.port], member_id=self.members[listener.port][member.member].id,
+                drain_seconds=zone.readiness.configured.drain_seconds,
+                admin_down=predicates.drains_admin_down(octavia.provider), taken_out=not member.in_service,
+                cloud=where.cloud, region=where.region, cloud_source=where.cloud_source),
                         opts=pulumi.ResourceOptions(parent=parent, aliases=[
                             pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None,
                             # an adopted member is left serving when the zone goes: never drained
@@ -130,7 +126,7 @@ class _OctaviaZone:
         self.serving = ZoneServing(
             published_address=floating_ip if zone.floating.mode != "none" else lb.vip_address,
             exists=lb, exists_label="load balancer ACTIVE", readiness=self.readiness, ready=self.readiness.ready,
-            requirement=f"members {waits['require']}", not_ready_reason=self.readiness.not_ready_reason,
+            requirement=f"members {gate.require}", not_ready_reason=self.readiness.not_ready_reason,
             outputs={
                 "loadbalancer_id": lb.id, "vip_address": lb.vip_address, "vip_port_id": lb.vip_port_id,
                 "floating_ip": floating_ip,
@@ -140,12 +136,19 @@ class _OctaviaZone:
                     str(port): self._member_statuses(port) for port in self.member_ids}),
             })
 
-    def _gate_member_ids(self, port: int, zone: ZonePlan) -> pulumi.Input[list]:
-        """The members the zone's gate waits for in the pool of listener ``port``: those in service (a member the
-        configuration takes out is administratively down: never ONLINE, and no capacity)."""
-        listener = next(listener for listener in zone.listeners if listener.port == port)
+    def _gate_pool(self, listener: ListenerPlan, zone: ZonePlan, provider: str) -> PoolInputs:
+        """What the zone's gate waits for in the pool of ``listener``: the members in service (a member the
+        configuration takes out is administratively down: never ONLINE, and no capacity), and how long it holds a
+        member's ONLINE before it counts (:func:`predicates.online_hold_seconds`) and how often the pool's monitor
+        checks it meanwhile (its delay: the gate's polls during the hold)."""
         serving = {member.member for member in listener.members if member.in_service}
-        return [member.id for name, member in self.members.get(port, {}).items() if name in serving]
+        monitor = listener.monitor
+        hold = 0 if monitor is None else predicates.online_hold_seconds(provider, monitor.delay, monitor.timeout,
+                                                                        monitor.max_retries_down)
+        return PoolInputs.declare(
+            pool_id=self.pool_ids[listener.port], monitored=monitor is not None, hold_seconds=hold,
+            check_seconds=monitor.delay if hold else 0,
+            member_ids=[member.id for name, member in self.members.get(listener.port, {}).items() if name in serving])
 
     def _member_statuses(self, port: int) -> pulumi.Output[dict]:
         """Member name -> its statuses as last seen by the gate (``ACTIVE/ONLINE``)."""
@@ -271,11 +274,3 @@ def adopted_member(found: Optional[AdoptedListener], address: object, port: int)
     return next((member for member in found.members if member.address == address and member.protocol_port == port),
                 None)
 
-
-def _hold_inputs(provider: str, listener: ListenerPlan) -> dict[str, int]:
-    """How long the gate holds a member's ONLINE before it counts (:func:`predicates.online_hold_seconds`), and how
-    often the pool's monitor checks it meanwhile (its delay: the gate's polls during the hold)."""
-    monitor = listener.monitor
-    hold = 0 if monitor is None else predicates.online_hold_seconds(provider, monitor.delay, monitor.timeout,
-                                                                    monitor.max_retries_down)
-    return {"hold_seconds": hold, "check_seconds": monitor.delay if hold else 0}
