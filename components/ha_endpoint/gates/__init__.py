@@ -2,7 +2,8 @@
 
 - :mod:`.model`, :mod:`.errors`, :mod:`.waiter`: the pure waiting logic (injected fetchers, clock and sleep).
 - :mod:`.cloud`: status fetches and member weights over the cloud layer's connection (:mod:`ha_endpoint.cloud`).
-- :mod:`.inputs`: the resources' property bags (validation, change detection).
+- :mod:`.inputs`: the resources' property bags, one pydantic model each (declared by the resources, validated by the
+  providers; change detection).
 - :mod:`.provider`: :class:`MemberReadiness`; :mod:`.drain`: :class:`MemberDrain`.
 
 The resource classes import Pulumi's dynamic providers; import them from their modules
