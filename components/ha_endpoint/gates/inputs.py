@@ -10,8 +10,8 @@ MemberReadiness inputs (property names as stored in state):
   ``pool_id`` (str), ``member_ids`` (list of str), ``monitored`` (bool: the pool has a health monitor) and
   ``hold_seconds`` (number >= 0, optional: how long a member must have been ready before it counts) and
   ``check_seconds`` (number >= 0, optional: how often the pool's health monitor checks a member; during a hold the
-  gate polls once per check, :mod:`.waiter`). Keys are
-  logical names rather than pool ids because ids are unknown until the pools exist and map keys cannot be unknown.
+  gate polls once per check, :mod:`.waiter`). Keys are logical names rather than pool ids because ids are unknown
+  until the pools exist and map keys cannot be unknown.
 - ``require`` (``"online"`` | ``"provisioned"``), default ``"online"``.
 - ``timeout_seconds`` (number > 0), default 600.
 - ``poll_interval_seconds`` (number > 0): the longest pause between two polls, default 1. Polling starts at
