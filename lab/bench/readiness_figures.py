@@ -30,7 +30,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "lab"), str(ROOT / "tests" / "unit" / "gat
 
 from ha_endpoint.gates import cloud  # noqa: E402
 from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus, PoolExpectation  # noqa: E402
-from ha_endpoint.gates.inputs import parse_readiness  # noqa: E402
+from ha_endpoint.gates.inputs import ReadinessInputs  # noqa: E402
 from ha_endpoint.gates.waiter import wait_for_members  # noqa: E402
 
 MEMBER_COUNTS = (3, 30, 300)
@@ -52,7 +52,7 @@ class SimClock:
 
 def default_spec(member_ids, pool_id="pool-1", lb_id="lb-1", timeout=600):
     """The spec MemberReadiness builds from its defaults (interval 1 s)."""
-    return parse_readiness({
+    return ReadinessInputs.of_bag({
         "loadbalancer_id": lb_id,
         "pools": {"api": {"pool_id": pool_id, "member_ids": list(member_ids), "monitored": True}},
         "timeout_seconds": timeout,
@@ -222,7 +222,7 @@ def cloud_figures(trials: int) -> None:
             ids = [m.id for m in local.conn.load_balancer.members(zone.pool_id)  # PENDING_* right after the PUT
                    if (m.address, m.protocol_port) in wanted]
             before = counter.count
-            result = run_wait(parse_readiness(zone.props(ids, timeout_seconds=300)))
+            result = run_wait(ReadinessInputs.of_bag(zone.props(ids, timeout_seconds=300)))
             listings = counter.count - before
             print(f"  {count:>7} members: {listings} listings over {result.polls} polls = "
                   f"{listings / result.polls:.2f} per poll (gate open after {result.waited_seconds:.1f} s, "

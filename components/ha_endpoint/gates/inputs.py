@@ -141,12 +141,6 @@ def _member_ids(value: Any) -> tuple[str, ...]:
     return tuple(sorted(value))
 
 
-def _or_default(value: Any) -> Any:
-    if not value:
-        raise PydanticUseDefault()
-    return value
-
-
 Seconds = Annotated[float, BeforeValidator(_seconds)]
 Grace = Annotated[float, BeforeValidator(_grace)]
 Polls = Annotated[int, BeforeValidator(_polls)]
@@ -324,10 +318,6 @@ class ReadinessInputs(TargetInputs):
         return WaitSpec(self.loadbalancer_id, self.expectations, Requirement(self.require), self.timeout_seconds,
                         backoff, stable_polls=self.stable_polls,
                         dead_after_seconds=self.dead_after_seconds if self.unpublishes else None)
-
-
-parse_readiness = ReadinessInputs.of_bag
-"""A MemberReadiness bag's validated inputs (the name lab/bench/readiness_figures.py imports)."""
 
 
 class DrainInputs(TargetInputs):
