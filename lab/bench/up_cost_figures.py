@@ -66,15 +66,18 @@ def stack_of(tree: Path, workdir: Path, shape: str, environment: dict[str, str])
 
 
 def one_up(stack: PulumiStack) -> dict:
-    """Up (with the policy pack), read what it cost, destroy."""
+    """Up (with the policy pack), read what it cost, destroy (also when the up failed: the stack's backend goes
+    with the scratch directory, so nothing it created may outlive this)."""
     services, machine, started = service_cpu_seconds(), machine_cpu_seconds(), time.monotonic()
-    stack.up()
-    wall, machine = time.monotonic() - started, machine_cpu_seconds() - machine
-    after = service_cpu_seconds()
+    try:
+        stack.up()
+        wall, machine = time.monotonic() - started, machine_cpu_seconds() - machine
+        after = service_cpu_seconds()
+        polls = [resource["outputs"].get("polls") for resource in stack.export()["deployment"]["resources"]
+                 if resource["type"].endswith(":MemberReadiness")]
+    finally:
+        stack.destroy()
     cloud = {name: after[name] - services.get(name, 0.0) for name in after}
-    polls = [resource["outputs"].get("polls") for resource in stack.export()["deployment"]["resources"]
-             if resource["type"].endswith(":MemberReadiness")]
-    stack.destroy()
     return {"wall_s": wall, "machine_cpu_s": machine, "cloud_cpu_s": sum(cloud.values()),
             "services": {name: seconds for name, seconds in cloud.items() if seconds >= 0.2}, "gate_polls": polls}
 
