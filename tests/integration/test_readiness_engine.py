@@ -32,17 +32,19 @@ import json
 import pulumi
 
 from ha_endpoint.gates.drain import MemberDrain
+from ha_endpoint.gates.inputs import DrainInputs, ReadinessInputs
 from ha_endpoint.gates.provider import MemberReadiness
 
 cfg = pulumi.Config()
 pool = cfg.require("pool")
 members = json.loads(cfg.require("members"))
-gate = MemberReadiness(
-    "ep-az1-ready", loadbalancer_id=cfg.require("lb"),
+gate = MemberReadiness("ep-az1-ready", ReadinessInputs.declare(
+    loadbalancer_id=cfg.require("lb"),
     pools={"ep-az1-6443-pool": {"pool_id": pool, "member_ids": members, "monitored": True}},
-    timeout_seconds=float(cfg.get("timeout") or 60))
+    timeout_seconds=float(cfg.get("timeout") or 60)))
 for member in members:
-    MemberDrain(f"ep-az1-6443-member-{member[:8]}-drain", pool_id=pool, member_id=member, drain_seconds=1,
+    MemberDrain(f"ep-az1-6443-member-{member[:8]}-drain",
+                DrainInputs.declare(pool_id=pool, member_id=member, drain_seconds=1),
                 opts=pulumi.ResourceOptions(depends_on=[gate]))
 pulumi.export("ready", gate.ready)
 pulumi.export("statuses", gate.statuses)

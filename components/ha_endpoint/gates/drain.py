@@ -186,15 +186,14 @@ class MemberDrain(pulumi.dynamic.Resource, module="haendpoint", name=DRAIN_TYPE_
     Name it ``f"{member_resource_name}-drain"`` and give it the member's id (so it depends on the member).
     """
 
-    def __init__(self, name: str, inputs: Optional[DrainInputs] = None,
-                 opts: Optional[pulumi.ResourceOptions] = None, **fields: Any) -> None:
+    def __init__(self, name: str, inputs: DrainInputs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
         """``inputs``: the drain's :class:`~.inputs.DrainInputs` (``DrainInputs.declare(...)``: its fields may be
-        Pulumi inputs), or its fields given as keywords (``pool_id``, ``member_id``, ``drain_seconds``, ...). Typed
+        Pulumi inputs: ``pool_id``, ``member_id``, ``drain_seconds``, ...). Typed
         ``pulumi-python:dynamic/haendpoint:MemberDrain`` (``haendpoint:index:MemberDrain`` in the package's provider
         host: :mod:`.hosted`), aliased to the generic dynamic token it had before; ``cloud``, ``region``,
         ``cloud_source``: where to poll (:mod:`.target`). ``admin_down`` is recorded only when true: a drain recorded
         before it existed, or of a provider that drains by weight alone, has no change; ``taken_out`` likewise (the
         configuration takes the member out: see the module docstring)."""
-        props = (inputs if inputs is not None else DrainInputs.declare(**fields)).bag()
+        props = inputs.bag()
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
         hosted.register(self, MemberDrainProvider(), DRAIN_TYPE_NAME, name, props, opts)  # see .hosted

@@ -227,17 +227,15 @@ class MemberReadiness(pulumi.dynamic.Resource, module="haendpoint", name=READINE
     waited_seconds: pulumi.Output[float]
     not_ready_reason: pulumi.Output[Optional[str]]
 
-    def __init__(self, name: str, inputs: Optional[ReadinessInputs] = None,
-                 opts: Optional[pulumi.ResourceOptions] = None, **fields: Any) -> None:
+    def __init__(self, name: str, inputs: ReadinessInputs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
         """``inputs``: the gate's :class:`~.inputs.ReadinessInputs` (``ReadinessInputs.declare(...)``: its fields may
-        be Pulumi inputs), or its fields given as keywords (a pool as the mapping of its
-        :class:`~.inputs.PoolInputs`): ``loadbalancer_id``, ``pools``, ``require``, ...; ``cloud``, ``region``,
-        ``cloud_source``: where to poll (:mod:`.target`); ``stable_polls``: consecutive ready polls a member needs (a
-        flapping member does not count); ``on_not_ready``, ``dead_after_seconds``: what a zone that does not become
-        ready does (:mod:`.inputs`). Typed ``pulumi-python:dynamic/haendpoint:MemberReadiness``, aliased to the
+        be Pulumi inputs; a pool as the mapping of its :class:`~.inputs.PoolInputs`): ``loadbalancer_id``, ``pools``,
+        ``require``, ...; ``cloud``, ``region``, ``cloud_source``: where to poll (:mod:`.target`); ``stable_polls``:
+        consecutive ready polls a member needs (a flapping member does not count); ``on_not_ready``,
+        ``dead_after_seconds``: what a zone that does not become ready does (:mod:`.inputs`). Typed ``pulumi-python:dynamic/haendpoint:MemberReadiness``, aliased to the
         generic dynamic token it had before (``haendpoint:index:MemberReadiness`` in the component package's provider
         host: :mod:`.hosted`)."""
-        props = (inputs if inputs is not None else ReadinessInputs.declare(**fields)).bag()
+        props = inputs.bag()
         props.update({key: None for key in OUTPUT_NAMES})
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=contract.LEGACY_DYNAMIC_TYPE)]))
         hosted.register(self, MemberReadinessProvider(), READINESS_TYPE_NAME, name, props, opts)  # see .hosted

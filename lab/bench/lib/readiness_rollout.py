@@ -38,6 +38,7 @@ import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, Resource, ResourceProvider, UpdateResult
 
 from ha_endpoint.gates.drain import MemberDrain
+from ha_endpoint.gates.inputs import DrainInputs, ReadinessInputs
 from ha_endpoint.gates.provider import MemberReadiness
 
 
@@ -121,13 +122,13 @@ for az, zone in sorted(zones.items()):
     resources = [Member(f"ep-{az}-6443-member-{slot}", zone["pool"], address, zone["subnet"])
                  for slot, address in enumerate(members[az])]
     for slot, member in enumerate(resources):
-        MemberDrain(f"ep-{az}-6443-member-{slot}-drain", pool_id=zone["pool"], member_id=member.id,
-                    drain_seconds=1)
-    gate = MemberReadiness(f"ep-{az}-ready", loadbalancer_id=zone["lb"],
-                           pools={f"ep-{az}-6443-pool": {"pool_id": zone["pool"],
-                                                         "member_ids": [m.id for m in resources],
-                                                         "monitored": True}},
-                           timeout_seconds=120)
+        MemberDrain(f"ep-{az}-6443-member-{slot}-drain",
+                    DrainInputs.declare(pool_id=zone["pool"], member_id=member.id, drain_seconds=1))
+    gate = MemberReadiness(f"ep-{az}-ready", ReadinessInputs.declare(
+        loadbalancer_id=zone["lb"],
+        pools={f"ep-{az}-6443-pool": {"pool_id": zone["pool"], "member_ids": [m.id for m in resources],
+                                      "monitored": True}},
+        timeout_seconds=120))
     gates.append(gate)
     published.append(pulumi.Output.all(gate.ready, zone["vip"]))
 records = pulumi.Output.all(*published).apply(lambda pairs: sorted(vip for ready, vip in pairs if ready))

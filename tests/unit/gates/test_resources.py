@@ -32,18 +32,19 @@ def mocks():
 @pulumi.runtime.test
 def test_readiness_and_drain_register_with_plain_serialized_providers(mocks):
     from ha_endpoint.gates.drain import MemberDrain
+    from ha_endpoint.gates.inputs import DrainInputs, ReadinessInputs
     from ha_endpoint.gates.provider import MemberReadiness
 
     pool_id = pulumi.Output.from_input("pool-1")
-    ready = MemberReadiness(
-        "ep-az1-ready",
+    ready = MemberReadiness("ep-az1-ready", ReadinessInputs.declare(
         loadbalancer_id=pulumi.Output.from_input("lb-1"),
         pools={"ep-az1-6443-pool": {"pool_id": pool_id, "member_ids": [pulumi.Output.from_input("m1")],
                                     "monitored": True}},
         require="provisioned",
         timeout_seconds=120,
-    )
-    drain = MemberDrain("ep-az1-6443-member-cp1-drain", pool_id=pool_id, member_id="m1", drain_seconds=10)
+    ))
+    drain = MemberDrain("ep-az1-6443-member-cp1-drain",
+                        DrainInputs.declare(pool_id=pool_id, member_id="m1", drain_seconds=10))
 
     def check(_):
         by_name = {args.name: args for args in mocks.registered}
