@@ -35,7 +35,7 @@ CORE_NOT_YET = {
                           "which a configuration loaded without the registry is still judged by",
 }
 """The modules of ``core/`` that still name a registered backend in code, each with its reason (issue 47: the core names
-none); the rules of one backend are asked of it (:class:`ha_endpoint.core.validation.Rules`). Only shrinks."""
+none); the rules of one backend are asked of it (:class:`ha_endpoint.core.checks.Rules`). Only shrinks."""
 
 
 def code_tokens(path: Path) -> list[str]:

@@ -31,7 +31,7 @@ from ..core.args import EndpointArgs
 from ..core.cloud_facts import AdoptedLoadBalancer, AdoptedRecord
 from ..core.errors import Problem
 from ..core.plan import PollTarget, ZonePlan
-from ..core.validation import NO_RULES, Rules
+from ..core.checks import NO_RULES, Rules
 from ..watch.observe import ZoneTarget
 
 
@@ -159,8 +159,8 @@ class Backend:
     """The configuration keys that are its own settings (their snake_case names, e.g. ``load_balancer_provider``):
     every zone's plan carries their values (:attr:`ha_endpoint.core.plan.ZonePlan.settings`)."""
     rules: Rules = NO_RULES
-    """Its own rules of a configuration that names it (:class:`ha_endpoint.core.validation.Rules`: a listener's, the
-    allowed CIDRs' IP version); the rules every backend shares are the core's."""
+    """Its own rules of a configuration that names it (:class:`ha_endpoint.core.checks.Rules`: its checks of the cloud
+    facts, and the words of the allowed CIDRs' IP-version rule); the rules every backend shares are the core's."""
 
 
 def provider_path(provider: type) -> str:

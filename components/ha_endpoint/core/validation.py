@@ -14,8 +14,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any, Callable, Collection, Iterable, Mapping, Optional, Protocol
+from typing import Any, Collection, Iterable, Mapping, Optional, Protocol
 
 from pydantic import ValidationError
 
@@ -26,31 +25,6 @@ from .messages import problems_from_pydantic
 
 DEFAULT_ROOT = "ha-endpoint:endpoint"
 ZONE_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
-
-
-def no_cloud_facts_rules(args: EndpointArgs, facts: Any, members: Any, root: str) -> list[Problem]:
-    """The cloud-facts rules of a backend that has none of its own."""
-    return []
-
-
-@dataclass(frozen=True)
-class Rules:
-    """A backend's own rules, as the cloud-facts checks (:mod:`ha_endpoint.core.checks`) ask them of the backend a
-    configuration names (:attr:`ha_endpoint.backends.plugin.Backend.rules`): the rest of a configuration's rules hold
-    for every backend. The defaults are a backend's that has no rules of its own."""
-
-    cloud_facts: Callable[[EndpointArgs, Any, Any, str], list[Problem]] = no_cloud_facts_rules
-    """``cloud_facts(args, facts, members, root)``: what the backend refuses that only the cloud facts reveal
-    (:class:`ha_endpoint.core.cloud_facts.CloudFacts`, the members resolved on them), after the shared checks
-    (:func:`ha_endpoint.core.checks.check_cloud_facts`)."""
-    one_ip_version: str = "a zone's VIP admits clients of its own IP version only"
-    """Why the allowed CIDRs are of one IP version, the one of the zones' VIPs."""
-    other_ip_version: str = "a CIDR of another IP version than its VIP's admits none of the clients"
-    """Why the default allowed CIDR does not fit a zone's VIP of another IP version."""
-
-
-NO_RULES = Rules()
-"""The rules of a backend that has none of its own (or of a configuration whose backend is not registered)."""
 
 
 class BackendKeys(Protocol):

@@ -341,7 +341,7 @@ def check_octavia(args: EndpointArgs, target: PollTarget, root: str, identity_ta
 
 def adoption_problems(args: EndpointArgs, facts: CloudFacts, members: tuple[MemberSpec, ...],
                       root: str) -> list[Problem]:
-    """The Octavia backend's checks of the cloud facts (:attr:`ha_endpoint.core.validation.Rules.cloud_facts`): what
+    """The Octavia backend's checks of the cloud facts (:attr:`ha_endpoint.core.checks.Rules.cloud_facts`): what
     adopting each zone's load balancer (``zones.<az>.adopt``) would do that interrupts traffic: replace the
     load balancer (a VIP subnet, provider or availability zone Octavia cannot change in place) unless
     ``allowReplacement``; replace a listener, pool, monitor or member of its tree (another protocol, monitor type or

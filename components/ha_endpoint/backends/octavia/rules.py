@@ -6,7 +6,7 @@ IP version only.
 
 from __future__ import annotations
 
-from ...core.validation import Rules
+from ...core.checks import Rules
 from .checks import adoption_problems
 
 
