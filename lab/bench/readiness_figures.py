@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "lab"), str(ROOT / "tests" / "unit" / "gates")]
 
-from ha_endpoint.gates import cloud  # noqa: E402
+from ha_endpoint.backends.octavia import status as cloud  # noqa: E402  (the Octavia backend's member client)
 from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus, PoolExpectation  # noqa: E402
 from ha_endpoint.gates.inputs import ReadinessInputs  # noqa: E402
 from ha_endpoint.gates.waiter import wait_for_members  # noqa: E402

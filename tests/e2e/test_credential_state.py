@@ -22,7 +22,7 @@ POOL_ID = "0f0e0d0c-0b0a-4999-8888-777766665555"  # the rules may name any pool:
 
 PROGRAM = f'''
 import pulumi
-from ha_endpoint.cloud.access_rules import agent_calls
+from ha_endpoint.backends.octavia.access import agent_calls
 from ha_endpoint.kubernetes.credential import AGENT_ROLES, CredentialSettings, ScopedCredential
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ha_endpoint.cloud.access_rules import agent_calls
+from ha_endpoint.backends.octavia.access import agent_calls
 from ha_endpoint.kubernetes.credential import AGENT_ROLES
 from localcloud.k8s import cluster, layout
 from localcloud.testing import cloud_cleanup  # noqa: F401  (the fixture)
@@ -81,7 +81,7 @@ class Agent:
                 "--lease-seconds", str(LEASE), "--identity", identity, "--port", str(self.port)]
         for az, subnet in subnets.items():
             argv += ["--member-subnet", f"{az}={subnet}"]
-        # only its own scoped credential (issue 52): the calls of ha_endpoint.cloud.access_rules.agent_calls
+        # only its own scoped credential (issue 52): the calls of ha_endpoint.backends.octavia.access.agent_calls
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("OS_")},
                "OS_CLIENT_CONFIG_FILE": str(credential.clouds_yaml), "OS_CLOUD": scoped_credentials.CLOUD}
         self.process = subprocess.Popen(argv, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env,

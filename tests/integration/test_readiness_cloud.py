@@ -19,7 +19,8 @@ import pytest
 from keystoneauth1 import exceptions as ks_exc
 from openstack import exceptions as os_exc
 
-from ha_endpoint.gates import cloud, drain, provider
+from ha_endpoint.backends.octavia import status
+from ha_endpoint.gates import drain, provider
 from ha_endpoint.gates.errors import MemberFailed, ReadinessTimeout
 from ha_endpoint.gates.provider import MemberReadinessProvider
 
@@ -207,7 +208,7 @@ def test_a_provisioning_error_fails_fast(localcloud, zone):
     assert re.fullmatch(
         rf"member {members[0]} in pool {POOL_NAME} \({zone.pool_id}\) failed: it is ERROR/\w+ and provisioning "
         rf"ERROR is terminal\. Load balancer {zone.lb_id} is ACTIVE/\w+\. Delete or replace the member \(the "
-        rf"Octavia worker log says why it failed\) and run the update again\.",
+        rf"load-balancer service's worker log says why it failed\) and run the update again\.",
         str(caught.value),
     ), str(caught.value)
 
@@ -272,7 +273,7 @@ def test_an_expired_token_mid_wait_is_survived(localcloud, zone, cloud_cleanup, 
         project_domain_name=auth["project_domain_name"], region_name="RegionOne",
         load_yaml_config=False, load_envvars=False)
     connections = []
-    monkeypatch.setattr(cloud, "connect", lambda name=None: connections.append(name) or (
+    monkeypatch.setattr(status, "connect", lambda name=None: connections.append(name) or (
         token_conn if len(connections) == 1 else openstack.connect(cloud=name)))
 
     member = zone.add_member()

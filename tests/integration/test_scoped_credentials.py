@@ -1,8 +1,9 @@
 """The agents' scoped credentials on the local cloud (issue 52, docs/security.md): a Keystone application credential
-with exactly the access rules the component gives each agent (ha_endpoint.cloud.access_rules), used through the
-clouds.yaml the component writes for it. Each call the agent makes is allowed; deleting a load balancer, a floating
-IP or the DNS zone, writing another endpoint's member or record and reading another project's zone are refused by
-the cloud; what the rules cannot narrow (the zone list, a path without ids) is shown as allowed. One test per row;
+with exactly the access rules the component gives each agent (ha_endpoint.cloud.access_rules, and the Octavia
+backend's: ha_endpoint.backends.octavia.access), used through the clouds.yaml the component writes for it. Each
+call the agent makes is allowed; deleting a load balancer, a floating IP or the DNS zone, writing another endpoint's
+member or record and reading another project's zone are refused by the cloud; what the rules cannot narrow (the zone
+list, a path without ids) is shown as allowed. One test per row;
 ``make test-security`` prints the table ``call | expected | seen``.
 
 The objects are made with openstacksdk directly (a load balancer with two pools, ours and another endpoint's; a DNS
@@ -20,7 +21,8 @@ import openstack
 import pytest
 from openstack import exceptions
 
-from ha_endpoint.cloud.access_rules import RecordAccess, agent_calls, watcher_calls
+from ha_endpoint.backends.octavia.access import RecordAccess, agent_calls, watcher_reads
+from ha_endpoint.cloud.access_rules import port_reads, record_calls
 from ha_endpoint.kubernetes.credential import AGENT_ROLES, WATCHER_ROLES
 from localcloud.settings import Paths
 from localcloud.testing import Cleanup
@@ -196,8 +198,8 @@ def table(localcloud, os_conn):
                      fip=fip.id, foreign_zone=foreign.id, foreign_zone_name=foreign.name)
         rules = {"agent": [call.rule() for call in agent_calls([world["pool"]], [subnet.id],
                                                               RecordAccess((lb.id,), zone.id, record.id))],
-                 "watcher": [call.rule() for call in watcher_calls([lb.id], [world["pool"]], zone.id, record.id,
-                                                                   vip_port_ids=[world["vip_port"]])]}
+                 "watcher": [call.rule() for call in watcher_reads([lb.id], [world["pool"]])
+                             + port_reads([world["vip_port"]]) + record_calls(zone.id, record.id)]}
         seen: dict[tuple[str, str], str] = {}
         with tempfile.TemporaryDirectory() as directory:
             for agent in ("agent", "watcher"):

@@ -1,5 +1,7 @@
 """``python -m ha_endpoint.agent --outputs <file> --cluster <name> [--namespace ns]``: keep an endpoint's members
-following a Cluster API cluster's control-plane Machines (docs/agent.md).
+following a Cluster API cluster's control-plane Machines (docs/agent.md), written through the member client of the
+endpoint's backend (``--backend``, default the ``backend`` key's: :attr:`ha_endpoint.backends.plugin.Backend.agent`,
+asked of the registry here, at the top).
 
 Three threads besides the loop: the Machines' list and watch (:class:`~.kube.MachineCache`), the Lease
 (:class:`~.lease.LeaseElector`), the metrics and probes server. The loop reconciles on every change the watch
@@ -18,6 +20,7 @@ from typing import Optional, Sequence
 
 from pydantic import ValidationError
 
+from ..backends import REGISTRY
 from ..core.errors import HaEndpointError
 from ..watch.inputs import cannot_run, read_outputs, stop_on_signals
 from .dns import AgentRecord
@@ -25,7 +28,6 @@ from .inputs import parse, published_addresses, zones_of
 from .kube import KubernetesMachines, MachineCache
 from .lease import KubernetesLease, LeaseElector
 from .machines import MachineSource
-from .octavia import AgentOctavia
 from .reconcile import AgentSettings, Reconciler
 from .report import Metrics, serve
 
@@ -38,6 +40,13 @@ def log(line: str) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse(argv)
+    backend = REGISTRY.get(args.backend)
+    if backend is None or backend.agent is None:
+        served = ", ".join(sorted(name for name, each in REGISTRY.items() if each.agent is not None))
+        what = f"the {args.backend} backend has no pools the agent writes members into" if backend is not None \
+            else f"no backend is registered as {args.backend!r}"
+        return cannot_run("ha_endpoint.agent", f"--backend: {what}; the agent serves endpoints of {served}: give the "
+                          "endpoint's backend (its `backend` key)")
     try:
         outputs = read_outputs(args.outputs)
         source = MachineSource(cluster=args.cluster, namespace=args.namespace, addressType=args.address_type,
@@ -59,7 +68,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          args.lease_seconds, time.time, log)
     cache = MachineCache(kube, log)
     metrics = Metrics()
-    cloud = AgentOctavia(args.cloud, args.region, clock=time.monotonic, sleep=time.sleep)
+    cloud = backend.agent.client(args.cloud, args.region, clock=time.monotonic, sleep=time.sleep)
     addresses = published_addresses(outputs)
     record = AgentRecord(outputs["fqdn"], {az: zone.load_balancer_id for az, zone in settings.zones.items()},
                          addresses, cloud) if addresses else None

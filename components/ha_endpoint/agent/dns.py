@@ -14,16 +14,16 @@ from typing import Mapping, Optional
 
 from ..gates.cloud import translated
 from ..watch.records import EndpointRecord, Owner, owner_of
-from .octavia import AgentOctavia
+from .client import MemberClient
 
 
 class AgentRecord:
-    """The A record ``fqdn`` of the endpoint whose zones' load balancers are ``load_balancers`` (zone -> id), over
-    the agent's cloud client (its connection, its retries: a failure is a :class:`~ha_endpoint.cloud.errors.CloudError`
+    """The A record ``fqdn`` of the endpoint whose zones' load balancers are ``load_balancers`` (zone -> id: each
+    zone's object that proves the owner, :meth:`MemberClient.owner_object`), over the agent's member client (its connection, its retries: a failure is a :class:`~ha_endpoint.cloud.errors.CloudError`
     of the Machine being served, retried at the next pass); ``addresses``: each zone's published address."""
 
     def __init__(self, fqdn: str, load_balancers: Mapping[str, str], addresses: Mapping[str, str],
-                 cloud: AgentOctavia) -> None:
+                 cloud: MemberClient) -> None:
         self.fqdn, self.load_balancers, self.zone_addresses, self.cloud = fqdn, dict(load_balancers), \
             dict(addresses), cloud
         self._owner: Optional[Owner] = None
@@ -32,7 +32,7 @@ class AgentRecord:
         conn = self.cloud.connection()
         if self._owner is None:
             with translated(f"reading the zones' load balancers to prove whose record {self.fqdn} is"):
-                found = [(az, conn.load_balancer.get_load_balancer(lb)) for az, lb in sorted(self.load_balancers.items())]
+                found = [(az, self.cloud.owner_object(lb)) for az, lb in sorted(self.load_balancers.items())]
             self._owner = owner_of(found, None)
         return EndpointRecord(conn, self.fqdn, self._owner)
 

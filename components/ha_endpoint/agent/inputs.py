@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from ..core import contract
+from ..core.args import DEFAULT_BACKEND
 from ..core.errors import HaEndpointError
 from ..watch.inputs import daemon_parser, flag, refused, seconds  # noqa: F401  (flag: the agent's flags too)
 from .machines import API_SERVER_HEALTHY, MachineSource
@@ -120,6 +121,8 @@ def parser(exits: bool = True) -> argparse.ArgumentParser:
     found.add_argument("--port", type=port, default=9464, help="port of /metrics, /healthz, /readyz (default 9464)")
     found.add_argument("--kubeconfig", help="kubeconfig of the management cluster (default: in-cluster, then "
                        "KUBECONFIG)")
+    found.add_argument("--backend", default=DEFAULT_BACKEND, help="the endpoint's backend (its `backend` key), whose "
+                       f"pools the members are written into through its member client (default {DEFAULT_BACKEND})")
     return found
 
 

@@ -21,18 +21,18 @@ from ..core.errors import HaEndpointError, Problem
 from ..gates.model import LiveMember
 from ..watch.records import NotTheEndpoints
 from .capacity import PoolView, counts, removable, serving, state
+from .client import MemberClient
 from .dns import AgentRecord
 from .inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, HOOK_OWNER, STATUS_ANNOTATION, ZonePools, agent_tag
 from .kube import MachineApi, MachineCache
 from .machines import MachineMember, MachineSource, members_from_machines
-from .octavia import AgentOctavia
 from .report import Metrics
 
 RANK = ("serving", "joining", "maintenance", "draining", "removed", "problem")
 """States of the status annotation, the later the more a user must know (the annotation shows the latest)."""
 PENDING_POLL = 0.5
 """Seconds between passes while a change is pending (a member not yet ACTIVE/ONLINE, PENDING_* or leaving, a hook
-waiting): Octavia reports no change, so it is polled, fast only while something waits on it (else ``--interval``)."""
+waiting): the cloud reports no change, so it is polled, fast only while something waits on it (else ``--interval``)."""
 PENDING_WINDOW = 30.0
 """How long after the last change (a write of the agent's, a state of its members) a pending change is polled every
 ``PENDING_POLL``; then every ``--interval``: a member that does not come ONLINE (its server down), a deletion
@@ -64,7 +64,7 @@ def timestamp(text: Any) -> Optional[float]:
 
 
 class Reconciler:
-    def __init__(self, settings: AgentSettings, cloud: AgentOctavia, kube: MachineApi, cache: MachineCache,
+    def __init__(self, settings: AgentSettings, cloud: MemberClient, kube: MachineApi, cache: MachineCache,
                  metrics: Metrics, clock: Callable[[], float], leading: Callable[[], bool],
                  log: Callable[[str], None] = print, record: Optional[AgentRecord] = None) -> None:
         self.settings, self.cloud, self.kube, self.cache, self.metrics = settings, cloud, kube, cache, metrics
@@ -92,7 +92,7 @@ class Reconciler:
         return wait
 
     def _waiting(self, until: Optional[float] = None) -> None:
-        """Something of this pass waits on Octavia (``until``: on the clock alone, up to then)."""
+        """Something of this pass waits on the cloud (``until``: on the clock alone, up to then)."""
         if until is None:
             self._pending = True
         else:
@@ -183,7 +183,7 @@ class Reconciler:
             self.metrics.errors.labels(kind="cloud").inc()
             self._say(name, "problem", f"cloud: {str(error)[:200]}")
             if name in raw:
-                self._event(raw[name], "MemberFailed", f"Octavia: {error}", warning=True, once=False)
+                self._event(raw[name], "MemberFailed", f"{self.cloud.service}: {error}", warning=True, once=False)
             self.log(f"Machine {name}: {error}")
 
     # -- serving ----------------------------------------------------------------------------------------------

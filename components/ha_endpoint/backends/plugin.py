@@ -13,7 +13,9 @@ is declared in every zone's facts (``zones.<az>.backend``), and the pack holds a
 own rules alone. Between runs, the DNS watcher (``python -m ha_endpoint.watch``) asks the backend that owns a zone
 of the endpoint's outputs how to watch it (:attr:`Backend.watched`, :class:`Watched`, asked through
 :mod:`ha_endpoint.backends.watching`); the package's provider host serves the backend's own dynamic resources
-(:attr:`Backend.hosted_types`).
+(:attr:`Backend.hosted_types`). The zones' member gates and drains poll and write through the backend's member client
+(:attr:`Backend.status_source`), which they find in the registry when they run (:mod:`ha_endpoint.gates.source`), and
+the member agent (``python -m ha_endpoint.agent``) writes through its own (:attr:`Backend.agent`, :class:`MemberAgent`).
 
 Also here, for every backend: :func:`poll_inputs` (the cloud and region a backend's waits poll: the same as its
 resources') and :func:`after_checks` (a value that waits for the plan's preflight, when some inputs are Outputs).
@@ -22,7 +24,7 @@ resources') and :func:`after_checks` (a value that waits for the plan's prefligh
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import pulumi
 
@@ -32,6 +34,9 @@ from ..core.cloud_facts import AdoptedLoadBalancer, AdoptedRecord
 from ..core.errors import Problem
 from ..core.plan import PollTarget, ZonePlan
 from ..core.checks import NO_RULES, Rules
+from ..agent.client import MemberClient
+from ..cloud.access_rules import Call
+from ..gates.source import StatusSource
 from ..watch.observe import ZoneTarget
 
 
@@ -128,22 +133,38 @@ class Watched:
     """``owner_object(conn, id)``: the object whose description proves the zone's owner (its name ends with the
     target's ``object_suffix``), over an openstacksdk connection; openstacksdk's ``NotFoundException`` when it is
     gone."""
-    status_source: Callable[[Optional[str], Optional[str], bool], Any]
+    reads: Callable[[Mapping[str, Any]], list[Call]]
+    """``reads(zones)``: the watcher's calls on the backend's zones (the ``zones`` output, its zones only): its scoped
+    credential allows those calls (and the record's, :func:`ha_endpoint.cloud.access_rules.record_calls`)."""
+    status_source: Optional[Callable[[Optional[str], Optional[str], bool], Any]] = None
     """``status_source(cloud, region, reach)``: the client :func:`ha_endpoint.watch.observe.zone_health` polls the
     targets through (``reach``: whether the watcher connects to the zones' addresses too); raises
-    :class:`ha_endpoint.core.errors.HaEndpointError` naming the fix when the backend's zones cannot be judged so."""
-    reads: Callable[[Mapping[str, Any]], dict[str, list[str]]]
-    """``reads(zones)``: the ids the watcher reads of the backend's zones (the ``zones`` output, its zones only), as
-    :func:`ha_endpoint.cloud.access_rules.watcher_calls`' keyword arguments: its scoped credential allows those
-    calls."""
+    :class:`ha_endpoint.core.errors.HaEndpointError` naming the fix when the backend's zones cannot be judged so.
+    None: the backend's member client (:attr:`Backend.status_source`), the one its gates poll through."""
+
+
+@dataclass(frozen=True)
+class MemberAgent:
+    """What the member agent (``python -m ha_endpoint.agent --backend <name>``) needs of a backend whose zones' pools
+    it writes Cluster API Machines' members into, and what the agent's scoped credential allows it
+    (:class:`ha_endpoint.kubernetes.AgentDeployment`)."""
+
+    client: Callable[..., MemberClient]
+    """``client(cloud, region, *, clock, sleep)``: the agent's member client (:class:`ha_endpoint.agent.client.
+    MemberClient`), its calls retried with ``clock`` and ``sleep``."""
+    calls: Callable[[Mapping[str, Any], Sequence[str], Optional[str]], list[Call]]
+    """``calls(zones, subnet_ids, record_id)``: every call the agent makes on the endpoint's ``zones`` output (its
+    pools' members), the members' subnets ``subnet_ids`` it names, and its A record ``record_id``
+    (``<zone id>/<recordset id>``; None when unknown): its scoped credential allows exactly those."""
 
 
 @dataclass(frozen=True)
 class Backend:
     """A backend as the registry holds it: its name (the ``backend`` key's value, declared in each zone's facts), how
     it serves a zone, what it asks the cloud at preview, how the DNS watcher watches its zones (None: the watcher
-    refuses them) and its own dynamic resources (``hosted_types``: type name -> ``module:ProviderClass``, served by
-    the package's provider host as :data:`ha_endpoint.gates.hosted.HOSTED_TYPES` are)."""
+    refuses them), its own dynamic resources (``hosted_types``: type name -> ``module:ProviderClass``, served by
+    the package's provider host as :data:`ha_endpoint.gates.hosted.HOSTED_TYPES` are), the member client its zones'
+    gates and drains poll through (``status_source``) and what the member agent needs of it (``agent``)."""
 
     name: str
     serve: Serve
@@ -161,6 +182,14 @@ class Backend:
     rules: Rules = NO_RULES
     """Its own rules of a configuration that names it (:class:`ha_endpoint.core.checks.Rules`: its checks of the cloud
     facts, and the words of the allowed CIDRs' IP-version rule); the rules every backend shares are the core's."""
+    status_source: Optional[Callable[[Optional[str], Optional[str]], StatusSource]] = None
+    """``status_source(cloud, region)``: the member client its zones' gates and drains poll and write through
+    (:class:`ha_endpoint.gates.source.StatusSource`; they find it here when they run, by their ``backend`` input:
+    :func:`ha_endpoint.gates.source.status_source`), and the DNS watcher's unless :attr:`Watched.status_source` says
+    otherwise. None: it has no member gate (a MemberReadiness or MemberDrain declared with it is refused, naming the
+    backends that have one)."""
+    agent: Optional[MemberAgent] = None
+    """What the member agent needs of it (None: the agent refuses it, naming the backends it serves)."""
 
 
 def provider_path(provider: type) -> str:

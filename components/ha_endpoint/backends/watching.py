@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence
 
-from ..cloud.access_rules import Call, split_record_id, watcher_calls
+from ..cloud.access_rules import Call, record_calls, split_record_id
 from ..core.args import DEFAULT_BACKEND
 from ..core.errors import HaEndpointError
 from ..watch.observe import ZoneTarget
@@ -75,12 +75,21 @@ def watched_outputs(fqdn: str, zones: dict[str, Any], ports: Optional[list] = No
 
 
 def status_source(targets: Sequence[ZoneTarget], cloud: Optional[str], region: Optional[str], reach: bool) -> Any:
-    """The client the watcher polls the zones through: their backend's (one per endpoint)."""
+    """The client the watcher polls the zones through: their backend's (one per endpoint): its watcher's own
+    (:attr:`Watched.status_source`), else its member client, the one its gates poll through
+    (:attr:`Backend.status_source`)."""
     names = sorted({target.backend for target in targets})
     if len(names) != 1:
         raise HaEndpointError(f"the outputs' zones are served by {len(names)} backends ({', '.join(names)}): give "
                               "one endpoint's `pulumi stack output --json`")
-    return watched(targets[0]).status_source(cloud, region, reach)
+    how = watched(targets[0])
+    if how.status_source is not None:
+        return how.status_source(cloud, region, reach)
+    backend = REGISTRY[targets[0].backend]
+    if backend.status_source is None:
+        raise HaEndpointError(f"zone {targets[0].zone}: the {backend.name} backend gives the DNS watcher no client to "
+                              "poll its zones through")
+    return backend.status_source(cloud, region)
 
 
 def watcher_calls_of(zones: Optional[Mapping[str, Any]], record_id: Optional[str]) -> list[Call]:
@@ -91,9 +100,5 @@ def watcher_calls_of(zones: Optional[Mapping[str, Any]], record_id: Optional[str
         backend = owner(out)
         if backend is not None:
             mine.setdefault(backend.name, {})[az] = out
-    reads: dict[str, list[str]] = {}
-    for backend in _watching():
-        for keyword, ids in backend.watched.reads(mine.get(backend.name, {})).items():
-            reads.setdefault(keyword, []).extend(ids)
-    zone_id, recordset_id = split_record_id(record_id)
-    return watcher_calls(zone_id=zone_id, recordset_id=recordset_id, **reads)
+    reads = [call for backend in _watching() for call in backend.watched.reads(mine.get(backend.name, {}))]
+    return reads + record_calls(*split_record_id(record_id))

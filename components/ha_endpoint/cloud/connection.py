@@ -1,8 +1,8 @@
 """The cloud layer: one way to reach OpenStack (:func:`connect`) and one classification of what a failed call means.
 
-Every part of the package that talks to openstacksdk directly -- the readiness gates and drains
-(:mod:`ha_endpoint.gates.cloud`), the preview's questions (:mod:`ha_endpoint.cloud.catalog`) and recovery
-(``scripts/recover.py``) -- builds its connection with :func:`connect` and sorts failures with :func:`classify`; how
+Every part of the package that talks to openstacksdk directly -- the readiness gates and drains (through their
+backends' member clients, e.g. :mod:`ha_endpoint.backends.octavia.status`), the preview's questions
+(:mod:`ha_endpoint.cloud.catalog`) and recovery (``scripts/recover.py``) -- builds its connection with :func:`connect` and sorts failures with :func:`classify`; how
 often and how long to retry is :mod:`ha_endpoint.cloud.retry`'s, beside it. Credentials come from the standard
 OpenStack client environment, read when a connection is built: ``OS_CLOUD`` / ``OS_CLIENT_CONFIG_FILE`` /
 ``clouds.yaml`` (or ``OS_*`` variables), optionally narrowed by a cloud name. Nothing here is stored in Pulumi state.

@@ -1,7 +1,8 @@
 """Readiness gates and member drains for the endpoint's zones (Pulumi dynamic resources over openstacksdk).
 
 - :mod:`.model`, :mod:`.errors`, :mod:`.waiter`: the pure waiting logic (injected fetchers, clock and sleep).
-- :mod:`.cloud`: status fetches and member weights over the cloud layer's connection (:mod:`ha_endpoint.cloud`).
+- :mod:`.source`: the member client a gate or drain polls and writes through, its zone's backend's (found in the
+  registry when it runs); :mod:`.cloud`: what a failed cloud call is to a gate.
 - :mod:`.inputs`: the resources' property bags, one pydantic model each (declared by the resources, validated by the
   providers; change detection).
 - :mod:`.provider`: :class:`MemberReadiness`; :mod:`.drain`: :class:`MemberDrain`.

@@ -29,10 +29,11 @@ from pulumi.dynamic import UpdateResult
 
 from ..cloud.retry import Attempts
 from ..core import contract
-from . import cloud, hosted, retrying
+from . import hosted, retrying
 from .errors import ReadinessError
 from .held_out import OVERWRITTEN_WITHIN, POLL, Watch, hold_out
 from .inputs import DrainInputs, without_provider
+from .source import status_source
 from .target import CloudTarget, resolve
 from .provider import REPORTED, InputsChecked, _now, _sleep, stale_reference  # one clock and sleep (tests replace them here)
 
@@ -106,8 +107,7 @@ def run_drain(props: dict[str, Any], stack: CloudTarget = CloudTarget(),
     if grace == 0:
         return None
     pool_id, member_id, admin_down = inputs.pool_id, inputs.member_id, inputs.admin_down
-    where = resolve(props, stack)
-    source = cloud.OctaviaStatusSource(where.cloud, where.region)
+    source = status_source(inputs.backend, resolve(props, stack))
     weight: Optional[int] = None if taking_out else 0
 
     def keep_out(until: float, retried: Callable[[Callable[[], Any], str], Any]) -> None:

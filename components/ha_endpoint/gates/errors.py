@@ -117,8 +117,8 @@ class MemberFailed(ReadinessError):
         self.load_balancer = load_balancer
         super().__init__(
             f"member {status.member_id} in pool {pool.display} failed: it is {status.label} and provisioning "
-            f"ERROR is terminal. {load_balancer.sentence()} Delete or replace the member (the Octavia worker log "
-            f"says why it failed) and run the update again."
+            f"ERROR is terminal. {load_balancer.sentence()} Delete or replace the member (the load-balancer "
+            f"service's worker log says why it failed) and run the update again."
         )
 
     @property

@@ -5,7 +5,7 @@ key is written once, here. An invalid bag is an :class:`InputError` naming the p
 
 MemberReadiness inputs (property names as stored in state):
 
-- ``loadbalancer_id`` (str): the zone's Octavia load balancer.
+- ``loadbalancer_id`` (str): the zone's load balancer (what the backend's client reads to word a failure).
 - ``pools`` (map): logical pool name (e.g. the plan's pool name ``"<name>-<az>-<port>-pool"``) -> object with
   ``pool_id`` (str), ``member_ids`` (list of str), ``monitored`` (bool: the pool has a health monitor) and
   ``hold_seconds`` (number >= 0, optional: how long a member must have been ready before it counts) and
@@ -19,6 +19,10 @@ MemberReadiness inputs (property names as stored in state):
 - ``stable_polls`` (whole number >= 1, optional): in how many consecutive polls a member must be ready before it
   counts, default 2 (also when absent: gates recorded before this input existed keep working).
 - ``cloud``, ``region`` (str, optional), ``cloud_source``: where to poll (see :mod:`.target`).
+- ``backend`` (str, optional): the zone's backend, whose member client the gate polls through (:mod:`.source`);
+  absent in a bag recorded before it existed, when the default backend served every zone, so it defaults to the
+  ``backend`` key's default. A gate and a drain have it alike. Not part of the wait's identity (:func:`wait_identity`):
+  recorded anew, it changes nothing.
 - ``on_not_ready`` (``"fail"`` | ``"unpublish"``, optional): what a zone that does not become ready does: fail the
   update (default, also when absent), or end the wait with ``ready`` false and the reason recorded, so that the zone
   is left out of DNS and the update goes on.
@@ -40,6 +44,7 @@ from typing import Annotated, Any, Callable, ClassVar, Literal, Mapping, Optiona
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError, PydanticUseDefault
 
+from ..core.args import DEFAULT_BACKEND
 from ..core.errors import HaEndpointError
 from .model import PoolExpectation, Requirement
 from .waiter import DEFAULT_STABLE_POLLS, Backoff, WaitSpec
@@ -113,6 +118,14 @@ def _text(value: Any) -> Optional[str]:
         raise PydanticUseDefault()
     if not isinstance(value, str):
         raise _refuse(f"must be a string, got {value!r}")
+    return value
+
+
+def _backend(value: Any) -> str:
+    if value is None:
+        raise PydanticUseDefault()
+    if not isinstance(value, str) or not value:
+        raise _refuse(f"must be the name of the zone's backend, got {value!r}")
     return value
 
 
@@ -232,11 +245,12 @@ def _input_error(props: Mapping[str, Any], detail: Mapping[str, Any]) -> InputEr
 
 
 class TargetInputs(GateInputs):
-    """Where a gate or drain polls (:mod:`.target`)."""
+    """Where a gate or drain polls (:mod:`.target`), and through whose client: its zone's backend's (:mod:`.source`)."""
 
     cloud: Text = None
     region: Text = None
     cloud_source: Text = "stack"
+    backend: Annotated[str, BeforeValidator(_backend)] = DEFAULT_BACKEND
 
 
 class PoolInputs(GateInputs):
@@ -337,8 +351,8 @@ def wait_identity(props: Mapping[str, Any]) -> Any:
     """What a wait depends on: load balancer, pools, member ids (order-free), requirement, cloud.
 
     Two bags with equal identities need no new wait; timing inputs (timeout, interval, stable polls, a pool's hold
-    and check seconds) are not part of it, so adding ``stable_polls`` or ``check_seconds`` to a gate recorded without
-    it changes nothing. An invalid bag (e.g. with values unknown during preview) gets a fresh identity, so it
+    and check seconds) and the backend whose client polls are not part of it, so adding ``stable_polls``,
+    ``check_seconds`` or ``backend`` to a gate recorded without it changes nothing. An invalid bag (e.g. with values unknown during preview) gets a fresh identity, so it
     always counts as changed.
     """
     try:

@@ -32,8 +32,9 @@ from pulumi.dynamic import UpdateResult
 
 from ..cloud.connection import http_status
 from ..core import contract
-from . import cloud, hosted
+from . import hosted
 from .errors import FetchFailed, MemberFailed, MemberGone, ReadinessError, ReadinessTimeout, ZoneDead
+from .source import status_source
 from .target import CloudTarget, StackConfigured, resolve
 from .inputs import PROVIDER_KEY, GateInputs, InputError, ReadinessInputs, wait_identity, without_provider
 from .waiter import WaitResult, wait_for_members
@@ -75,8 +76,9 @@ READINESS_TYPE_NAME = "MemberReadiness"
 
 
 def run_wait(inputs: ReadinessInputs, where: CloudTarget = CloudTarget()) -> WaitResult:
-    """Wait against the cloud ``where`` names: a connection built here, closed on return."""
-    source = cloud.OctaviaStatusSource(where.cloud, where.region)
+    """Wait against the cloud ``where`` names, through the member client of the zone's backend (:mod:`.source`): a
+    connection built here, closed on return."""
+    source = status_source(inputs.backend, where)
     try:
         return wait_for_members(
             inputs.wait_spec(),

@@ -21,8 +21,9 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from ..agent.machines import MachineSource
-from ..cloud.access_rules import RecordAccess, agent_calls, split_record_id, zones_objects
+from ..backends import REGISTRY
 from ..core import contract
+from ..core.args import DEFAULT_BACKEND
 from ..core.errors import ConfigError, Problem
 from .agent_manifests import (DEFAULT_RESOURCES, AgentOptions, AgentSpec, deployment_manifest, role_binding_manifest,
                               role_manifest, secret_manifest, service_account_manifest, spec_problems)
@@ -92,9 +93,9 @@ class AgentDeployment(pulumi.ComponentResource):
         self.credential: Optional[ScopedCredential] = None
         if settings is not None:
             subnets = [subnet for _, subnet in spec.options.member_subnet]
+            agent = REGISTRY[DEFAULT_BACKEND].agent  # the agent's own default (its --backend)
             calls = pulumi.Output.all(ref.zones, ref.record_id).apply(
-                lambda values: agent_calls(zones_objects(values[0])[1], subnets, RecordAccess(
-                    tuple(zones_objects(values[0])[0]), *split_record_id(values[1]))))
+                lambda values: agent.calls(values[0] or {}, subnets, values[1]))
             self.credential = ScopedCredential(
                 f"{name}-credential", f"{ref.stack or 'ha-endpoint'}-{name}".replace("/", "-"), cloud, settings,
                 AGENT_ROLES, calls, self, f"ha-endpoint member agent {namespace}/{name}: its pools' members and its record")

@@ -1,6 +1,7 @@
 """An agent's own OpenStack credential: a Keystone application credential made by the stack, restricted by access
-rules to exactly the calls that agent makes on this endpoint's objects (:mod:`ha_endpoint.cloud.access_rules`),
-with the least role, handed to the agent as the clouds.yaml of its Secret (docs/security.md).
+rules to exactly the calls that agent makes on this endpoint's objects (:mod:`ha_endpoint.cloud.access_rules`, and
+the backend's own: ``Backend.agent``, ``Watched.reads``), with the least role, handed to the agent as the clouds.yaml
+of its Secret (docs/security.md).
 
     credential=CredentialSettings(auth_url="https://keystone.example:5000/v3", rotation=0)
 

@@ -1,6 +1,6 @@
 """One zone's health, polled as the readiness gates poll: one load balancer fetch and one member listing per pool
-(:class:`ha_endpoint.gates.cloud.OctaviaStatusSource`), then, where the watcher runs on a network that reaches
-them, a TCP connect to the zone's published address on every port.
+(through the client of the zone's backend: :func:`ha_endpoint.backends.watching.status_source`), then, where the
+watcher runs on a network that reaches them, a TCP connect to the zone's published address on every port.
 
 A zone is unhealthy when its load balancer is gone or in ERROR, when a pool has no ONLINE member, or when its address
 does not accept a connection on a port. A poll that cannot tell (Octavia answering 5xx, a timeout, an expired token)

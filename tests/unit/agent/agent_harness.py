@@ -12,9 +12,9 @@ from ha_endpoint.agent.inputs import ZonePools
 from ha_endpoint.agent.kube import MachineCache
 from ha_endpoint.agent.lease import LeaseElector
 from ha_endpoint.agent.machines import API_SERVER_HEALTHY, MachineSource
-from ha_endpoint.agent.octavia import AgentOctavia
 from ha_endpoint.agent.reconcile import AgentSettings, Reconciler
 from ha_endpoint.agent.report import Metrics
+from ha_endpoint.backends.octavia.agent_client import AgentOctavia
 
 ZONES = {"az1": ZonePools("az1", "lb1", ((6443, "pool1"),)), "az2": ZonePools("az2", "lb2", ((6443, "pool2"),)),
          "az3": ZonePools("az3", "lb3", ((6443, "pool3"),))}

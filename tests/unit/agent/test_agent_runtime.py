@@ -167,6 +167,27 @@ def test_a_bad_cluster_name_or_outputs_exit_2_with_the_reason(tmp_path):
     assert run.returncode == 2 and "give --kubeconfig" in run.stderr and "Traceback" not in run.stderr
 
 
+def test_the_agent_writes_through_its_backends_member_client_and_refuses_a_backend_without_one(tmp_path, capsys):
+    """``--backend`` (default: the ``backend`` key's default, so an agent deployed before it existed runs as it did)
+    picks the member client of the registry's backend; one without pools to write members into, or no registered
+    backend, exits 2 naming those the agent serves."""
+    from ha_endpoint.agent.__main__ import main
+    from ha_endpoint.backends import REGISTRY
+    from ha_endpoint.backends.octavia.agent_client import AgentOctavia
+    from ha_endpoint.core.args import DEFAULT_BACKEND
+
+    assert parse(["--outputs", "-", "--cluster", "prod"]).backend == DEFAULT_BACKEND
+    client = REGISTRY[DEFAULT_BACKEND].agent.client("c", None, clock=lambda: 0.0, sleep=lambda _: None)
+    assert isinstance(client, AgentOctavia) and (client.cloud, client.service) == ("c", "Octavia")
+    outputs = tmp_path / "outputs.json"
+    outputs.write_text(json.dumps({"zones": {"az1": {"loadbalancerId": "l", "poolIds": {"6443": "p"}}}}))
+    for backend, what in (("keepalived", "the keepalived backend has no pools the agent writes members into"),
+                          ("f5", "no backend is registered as 'f5'")):
+        assert main(["--outputs", str(outputs), "--cluster", "prod", "--port", "0", "--backend", backend]) == 2
+        assert capsys.readouterr().err == (f"ha_endpoint.agent: --backend: {what}; the agent serves endpoints of "
+                                           "octavia: give the endpoint's backend (its `backend` key)\n")
+
+
 def test_metrics_and_probes_are_served_on_127_0_0_1():
     metrics = Metrics()
     metrics.set_members({("az1", "serving"): 2}, ["az1"])

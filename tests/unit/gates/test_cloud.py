@@ -10,10 +10,10 @@ import requests
 from keystoneauth1 import exceptions as ks_exc
 from openstack import exceptions as os_exc
 
-from ha_endpoint.gates import cloud
+from ha_endpoint.backends.octavia import status
 from ha_endpoint.cloud.connection import Category, classify, describe
 from ha_endpoint.cloud.errors import AuthExpired, TransientFetchError
-from ha_endpoint.gates.cloud import OctaviaStatusSource
+from ha_endpoint.backends.octavia.status import OctaviaStatusSource
 from ha_endpoint.gates.errors import AuthFailed, FetchFailed, ReadinessTimeout
 from ha_endpoint.gates.model import PoolExpectation
 from ha_endpoint.gates.waiter import WaitSpec, wait_for_members
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
 @pytest.fixture
 def api(monkeypatch):
     with FakeOctaviaHTTP() as fake:
-        monkeypatch.setattr(cloud, "connect", fake.connect)
+        monkeypatch.setattr(status, "connect", fake.connect)
         yield fake
 
 
@@ -124,7 +124,7 @@ def test_reauth_builds_a_new_connection(monkeypatch):
         def close(self):
             built.append("closed")
 
-    monkeypatch.setattr(cloud, "connect", lambda name=None: built.append(name) or Conn())
+    monkeypatch.setattr(status, "connect", lambda name=None: built.append(name) or Conn())
     source = OctaviaStatusSource("mycloud")
     source._connection()
     source.reauth()
@@ -219,7 +219,7 @@ def test_an_html_page_with_status_200_is_transient_and_reported_if_it_lasts(api)
 def cloud_api(monkeypatch):
     """The fake Octavia behind a fake Keystone whose catalog lists it: real keystoneauth authentication."""
     with FakeOctaviaHTTP() as octavia, FakeKeystoneHTTP(octavia.url) as keystone:
-        monkeypatch.setattr(cloud, "connect", keystone.connect)
+        monkeypatch.setattr(status, "connect", keystone.connect)
         yield octavia, keystone
 
 

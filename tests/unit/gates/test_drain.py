@@ -13,7 +13,8 @@ import traceback
 
 from openstack import exceptions as os_exc
 
-from ha_endpoint.gates import cloud, drain
+from ha_endpoint.backends.octavia import status
+from ha_endpoint.gates import drain
 from ha_endpoint.gates.drain import DrainTimeout, MemberDrainProvider, drain_member
 from ha_endpoint.gates.retrying import Pacing
 from ha_endpoint.cloud.connection import describe
@@ -84,7 +85,7 @@ def test_an_expired_token_reauthenticates():
 def fake(monkeypatch):
     cloud_ = FakeCloud()
     clock = FakeClock()
-    monkeypatch.setattr(cloud, "connect", cloud_.connect)
+    monkeypatch.setattr(status, "connect", cloud_.connect)
     monkeypatch.setattr(drain, "_now", clock)
     monkeypatch.setattr(drain, "_sleep", clock.sleep)
     cloud_.clock = clock
@@ -123,7 +124,7 @@ def ovn(monkeypatch):
     fake = PoolOctavia(clock, ovn_early_online=True, ovn_overwrite_after=1.5)
     for address in ("10.10.1.10", "10.10.1.11", "10.10.1.12"):
         fake.add_member("p1", address)
-    monkeypatch.setattr(cloud, "connect", fake.connect)
+    monkeypatch.setattr(status, "connect", fake.connect)
     monkeypatch.setattr(drain, "_now", clock)
     monkeypatch.setattr(drain, "_sleep", clock.sleep)
     return fake

@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 from pulumi.output import Unknown
 
+from ha_endpoint.core.args import DEFAULT_BACKEND
 from ha_endpoint.gates.inputs import DrainInputs, InputError, PoolInputs, ReadinessInputs, wait_identity
 from ha_endpoint.gates.model import PoolExpectation, Requirement
 from ha_endpoint.gates.provider import UNKNOWN, contains_unknown
 
-RECORDED = {  # a gate recorded before stable_polls, on_not_ready, dead_after_seconds, cloud_source, hold/check existed
+RECORDED = {  # a gate recorded before stable_polls, on_not_ready, dead_after_seconds, cloud_source, hold/check, backend
     "loadbalancer_id": "lb-1", "pools": {"api": {"pool_id": "p1", "member_ids": ["m2", "m1"]}},
     "require": "online", "timeout_seconds": 600.0, "poll_interval_seconds": 1.0, "cloud": None,
     "__provider": "serialized", "ready": True, "statuses": {"m1": "ACTIVE/ONLINE"},
@@ -22,6 +23,7 @@ def test_a_bag_recorded_by_an_earlier_version_parses_with_todays_defaults():
     inputs = ReadinessInputs.of_bag(RECORDED)
     assert (inputs.stable_polls, inputs.on_not_ready, inputs.dead_after_seconds, inputs.cloud_source) == \
         (2, "fail", 60.0, "stack")
+    assert inputs.backend == DEFAULT_BACKEND  # recorded when every zone was the default backend's
     assert inputs.expectations == (PoolExpectation("p1", ("m1", "m2"), True, "api", 0.0, 0.0),)
     spec = inputs.wait_spec()
     assert spec.requirement is Requirement.ONLINE and spec.stable_polls == 2 and spec.dead_after_seconds is None
@@ -50,6 +52,7 @@ def test_a_bag_recorded_by_an_earlier_version_parses_with_todays_defaults():
     ({"on_not_ready": "skip"}, "on_not_ready", "must be 'fail' or 'unpublish', got 'skip'"),
     ({"dead_after_seconds": -5.0}, "dead_after_seconds", "must be a number of seconds > 0, got -5.0"),
     ({"region": 3}, "region", "must be a string, got 3"),
+    ({"backend": ""}, "backend", "must be the name of the zone's backend, got ''"),
 ])
 def test_an_invalid_bag_names_the_property_and_what_it_must_be(change, path, reason):
     with pytest.raises(InputError) as caught:

@@ -1,5 +1,5 @@
 """MemberReadiness's provider called directly, as the engine's dynamic-provider host calls it, with a fake
-openstacksdk connection injected through ``ha_endpoint.gates.cloud.connect``; and its serialization."""
+openstacksdk connection injected through the Octavia backend's member client (``ha_endpoint.backends.octavia.status.connect``); and its serialization."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.output import Unknown
 
-from ha_endpoint.gates import cloud, provider
+from ha_endpoint.backends.octavia import status
+from ha_endpoint.gates import provider
 from ha_endpoint.gates.errors import FetchFailed, MemberFailed, MemberGone, ReadinessTimeout
 from ha_endpoint.gates.inputs import InputError
 from ha_endpoint.gates.provider import UNKNOWN, MemberReadinessProvider
@@ -32,7 +33,7 @@ SENTINELS = {
 def fake(monkeypatch):
     cloud_ = FakeCloud()
     clock = FakeClock()
-    monkeypatch.setattr(cloud, "connect", cloud_.connect)
+    monkeypatch.setattr(status, "connect", cloud_.connect)
     monkeypatch.setattr(provider, "_now", clock)
     monkeypatch.setattr(provider, "_sleep", clock.sleep)
     cloud_.clock = clock
@@ -314,7 +315,7 @@ def test_a_refused_re_authentication_reaches_the_user_as_one_precise_message(mon
     monkeypatch.setattr(provider, "_now", clock)
     monkeypatch.setattr(provider, "_sleep", clock.sleep)
     with FakeOctaviaHTTP() as octavia, FakeKeystoneHTTP(octavia.url) as keystone:
-        monkeypatch.setattr(cloud, "connect", keystone.connect)
+        monkeypatch.setattr(status, "connect", keystone.connect)
         octavia.add_members("p1", 2, oper="OFFLINE")
         octavia.failures.append(401)
         keystone.answers.extend([201, 404, 404])  # a token, then the project is deleted

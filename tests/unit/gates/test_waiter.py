@@ -142,8 +142,8 @@ def test_provisioning_error_fails_at_once_naming_the_member():
     assert isinstance(error, MemberFailed) and error.member_id == "m2"
     assert str(error) == (
         "member m2 in pool api (pool-a) failed: it is ERROR/OFFLINE and provisioning ERROR is terminal. "
-        "Load balancer lb-1 is ACTIVE/ONLINE. Delete or replace the member (the Octavia worker log says why it "
-        "failed) and run the update again."
+        "Load balancer lb-1 is ACTIVE/ONLINE. Delete or replace the member (the load-balancer service's worker log "
+        "says why it failed) and run the update again."
     )
     assert out["clock"].now == 1.0 and len(out["source"].poll_times) == 2
 

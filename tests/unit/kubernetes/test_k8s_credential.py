@@ -11,7 +11,8 @@ import yaml
 
 from ha_endpoint import ConfigError, HaEndpoint
 from ha_endpoint.backends.keepalived.watched import vip_ports
-from ha_endpoint.cloud.access_rules import RecordAccess, agent_calls, split_record_id, watcher_calls, zones_objects
+from ha_endpoint.backends.octavia.access import RecordAccess, agent_calls, watcher_reads, zones_objects
+from ha_endpoint.cloud.access_rules import port_reads, record_calls, split_record_id
 from ha_endpoint.kubernetes import AgentDeployment, CredentialSettings, WatcherDeployment
 from ha_endpoint.kubernetes.credential import (AGENT_ROLES, APPLICATION_CREDENTIAL_TYPE, WATCHER_ROLES,
                                                clouds_yaml, credential_name)
@@ -63,7 +64,7 @@ def test_each_agent_gets_its_own_credential_allowed_only_its_calls(kind):
         assert rules == [call.rule() for call in agent_calls(pools, record=RecordAccess(
             tuple(lbs), *split_record_id(record_id)))]
     else:
-        assert rules == [call.rule() for call in watcher_calls(lbs, pools, *split_record_id(record_id))]
+        assert rules == [call.rule() for call in watcher_reads(lbs, pools) + record_calls(*split_record_id(record_id))]
     assert {r["service"] for r in rules} == {"load-balancer", "dns"}
     assert [r["path"] for r in rules if r["service"] == "dns" and r["method"] != "GET"] == [
         f"/v2/zones/{zone or '*'}/recordsets/{recordset or '*'}" for zone, recordset in [split_record_id(record_id)]]
@@ -114,7 +115,8 @@ def test_a_keepalived_zone_gives_the_watcher_its_vip_port_to_read_and_nothing_el
     zones = {"az1": {"vipPortId": "port1", "floatingIp": "172.24.4.11"},
              "az2": {"loadbalancerId": "lb2", "poolIds": {"6443": "p3"}, "vipPortId": "lb2-port"}}
     assert vip_ports(zones) == ["port1"] and zones_objects(zones) == (["lb2"], ["p3"])
-    rules = [call.rule() for call in watcher_calls(*zones_objects(zones), "z", "r", vip_port_ids=vip_ports(zones))]
+    rules = [call.rule() for call in watcher_reads(*zones_objects(zones)) + port_reads(vip_ports(zones))
+             + record_calls("z", "r")]
     assert {"service": "network", "method": "GET", "path": "/v2.0/ports/port1"} in rules
     assert [rule for rule in rules if rule["service"] == "network"] == [
         {"service": "network", "method": "GET", "path": "/v2.0/ports/port1"}]

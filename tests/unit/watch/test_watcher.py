@@ -237,6 +237,19 @@ def test_the_outputs_give_one_target_per_zone():
         targets_of({"zones": {}})
 
 
+def test_an_octavia_endpoint_is_polled_through_its_backends_member_client_the_one_its_gates_poll():
+    """The Octavia backend's watcher names no client of its own (``Watched.status_source`` None): the watcher polls
+    through the backend's member client (``Backend.status_source``), reaching the zones' addresses or not."""
+    from ha_endpoint.backends.octavia.status import OctaviaStatusSource
+    from ha_endpoint.watch.__main__ import status_source
+
+    targets = targets_of({"fqdn": "api.example.test.", "zones": {
+        "az1": {"loadbalancerId": "lb-az1", "poolIds": {"6443": "pool-az1"}, "floatingIp": "172.24.4.11"}}})
+    for reach in (True, False):
+        source = status_source(targets, "c", "r", reach)
+        assert isinstance(source, OctaviaStatusSource) and (source.cloud, source.region) == ("c", "r")
+
+
 # -- the keepalived backend -------------------------------------------------------------------------------------------
 
 KEEPALIVED_OUTPUTS = {"fqdn": "api.example.test.", "ports": [6443], "zones": {

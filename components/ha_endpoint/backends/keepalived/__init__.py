@@ -9,11 +9,21 @@ cloud-init fragment and a static pod, in the zone's ``keepalived`` output), how 
 docs/keepalived.md.
 """
 
-from ..plugin import Backend, provider_path
+from typing import Any
+
+from ..plugin import Backend, ZoneServing, provider_path
 from . import pairs, readiness
 from .checks import NAME, check_keepalived
-from .serving import serve
 from .watched import WATCHED
+
+
+def serve(*args: Any) -> ZoneServing:
+    """:func:`.serving.serve`, loaded when a zone is served: the registry loads without the resource code, so a gate's
+    process that asks it for a member client (:mod:`ha_endpoint.gates.source`) imports no Pulumi provider SDK."""
+    from .serving import serve as served
+
+    return served(*args)
+
 
 BACKEND = Backend(name=NAME, serve=serve, preview=check_keepalived, watched=WATCHED, vip_address=True,
                   hosted_types={readiness.TYPE_NAME: provider_path(readiness.VipReadinessProvider),

@@ -35,6 +35,7 @@ from ...gates.provider import (OUTPUT_NAMES, MemberReadinessProvider, _now, _sle
                                    zone_not_ready)
 from ...gates.target import CloudTarget, resolve
 from ...gates.waiter import wait_for_members
+from .checks import NAME
 
 TYPE_NAME = "VipReadiness"
 CONNECT_SECONDS = 2.0
@@ -101,9 +102,10 @@ class VipReadinessInputs(ReadinessInputs):
 
     @classmethod
     def of_port(cls, vip_port_id: pulumi.Input[str], **values: Any) -> "VipReadinessInputs":
-        """The inputs that wait for the VIP port ``vip_port_id`` (the other inputs as ``values``)."""
+        """The inputs that wait for the VIP port ``vip_port_id`` (the other inputs as ``values``), recorded as this
+        backend's (``backend``)."""
         vip = PoolInputs.declare(pool_id=vip_port_id, member_ids=[vip_port_id], monitored=True)
-        return cls.declare(loadbalancer_id=vip_port_id, pools={"vip": vip}, **values)
+        return cls.declare(loadbalancer_id=vip_port_id, pools={"vip": vip}, backend=NAME, **values)
 
 
 def wait_and_record(props: Mapping[str, Any], stack: CloudTarget) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
+from ...cloud.access_rules import port_reads
 from ...cloud.connection import connect, http_status
 from ...cloud.errors import AuthExpired
 from ...core import contract
@@ -51,7 +52,7 @@ class VipPortSource:
     def _port(self, port_id: str) -> Optional[Any]:
         """The port, or None when Neutron answers 404. Read by id only (``GET /v2.0/ports/{id}``): openstacksdk's
         ``find_port`` follows a 404 with a listing by name, which a watcher's scoped credential is refused
-        (:func:`ha_endpoint.cloud.access_rules.watcher_calls` allows the read by id alone)."""
+        (:func:`ha_endpoint.cloud.access_rules.port_reads` allows the read by id alone)."""
         try:
             with translated(f"reading VIP port {port_id}"):
                 if self._conn is None:
@@ -94,5 +95,5 @@ def status_source(cloud: Optional[str], region: Optional[str], reach: bool) -> V
 WATCHED = Watched(
     keys=KEYS, reads_ports=True, shape="a keepalived VIP port (vipPortId, and the endpoint's ports)",
     owns=is_vip_zone, target=target, owner_object=lambda conn, port_id: conn.network.get_port(port_id),
-    status_source=status_source, reads=lambda zones: {"vip_port_ids": vip_ports(zones)})
+    status_source=status_source, reads=lambda zones: port_reads(vip_ports(zones)))
 """How the DNS watcher watches a keepalived endpoint."""

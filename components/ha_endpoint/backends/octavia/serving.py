@@ -28,6 +28,7 @@ from ...gates.provider import MemberReadiness
 from ...gates.put_back import PutBack
 from ..floating_ip import floating_ip as floating_ip_of
 from ..plugin import ZoneServing, after_checks, poll_inputs
+from .checks import NAME
 from .zone import octavia_zone
 
 
@@ -99,7 +100,7 @@ class _OctaviaZone:
             loadbalancer_id=lb.id, pools={
                 listener.pool_name: self._gate_pool(listener, zone, octavia.provider) for listener in zone.listeners},
             **zone.readiness.gate_waits(zone.publish), cloud=where.cloud, region=where.region,
-            cloud_source=where.cloud_source)
+            cloud_source=where.cloud_source, backend=NAME)
         self.readiness = MemberReadiness(zone.readiness_name, gate, opts=pulumi.ResourceOptions(
             parent=parent, depends_on=list(self.monitors.values()) or None))
         self.drains = [
@@ -107,7 +108,7 @@ class _OctaviaZone:
                 pool_id=self.pool_ids[listener.port], member_id=self.members[listener.port][member.member].id,
                 drain_seconds=zone.readiness.configured.drain_seconds,
                 admin_down=predicates.drains_admin_down(octavia.provider), taken_out=not member.in_service,
-                cloud=where.cloud, region=where.region, cloud_source=where.cloud_source),
+                cloud=where.cloud, region=where.region, cloud_source=where.cloud_source, backend=NAME),
                         opts=pulumi.ResourceOptions(parent=parent, aliases=[
                             pulumi.Alias(name=member.legacy_name + "-drain")] if member.legacy_name else None,
                             # an adopted member is left serving when the zone goes: never drained

@@ -1,17 +1,16 @@
 """The Octavia backend's zones as the DNS watcher watches them (:class:`ha_endpoint.backends.plugin.Watched`): each
 zone's load balancer (``loadbalancerId``, whose description proves the owner: ``<endpoint>-<az>-lb``) and its pools
-(``poolIds``, listener port -> pool id), polled with the gates' client
-(:class:`ha_endpoint.gates.cloud.OctaviaStatusSource`)."""
+(``poolIds``, listener port -> pool id), polled with the backend's member client, the one its gates poll through
+(``Backend.status_source``: :class:`.status.OctaviaStatusSource`), and read with the calls of :mod:`.access`."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from ...cloud.access_rules import zones_objects
 from ...core import contract
-from ...gates.cloud import OctaviaStatusSource
 from ...watch.observe import ZoneTarget
 from ..plugin import Watched
+from .access import watched_calls
 from .checks import NAME
 
 KEYS = ("loadbalancerId", "poolIds", *contract.PUBLISHED_ADDRESS_KEYS)
@@ -26,15 +25,8 @@ def target(az: str, out: Mapping[str, Any], outputs: Mapping[str, Any]) -> Optio
                       contract.published_address(out), backend=NAME)
 
 
-def reads(zones: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The zones' load balancers and pools."""
-    load_balancers, pools = zones_objects(zones)
-    return {"load_balancer_ids": load_balancers, "pool_ids": pools}
-
-
 WATCHED = Watched(
     keys=KEYS, reads_ports=False, shape="a load balancer (loadbalancerId, poolIds)",
     owns=lambda out: bool(out.get("loadbalancerId")), target=target,
-    owner_object=lambda conn, lb_id: conn.load_balancer.get_load_balancer(lb_id),
-    status_source=lambda cloud, region, reach: OctaviaStatusSource(cloud, region), reads=reads)
+    owner_object=lambda conn, lb_id: conn.load_balancer.get_load_balancer(lb_id), reads=watched_calls)
 """How the DNS watcher watches an Octavia endpoint."""

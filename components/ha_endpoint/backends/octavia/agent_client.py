@@ -1,20 +1,22 @@
-"""The agent's Octavia calls: list a pool's members, create, admin up/down and delete the agent's own members, each
-retried by the package's one policy (:func:`ha_endpoint.cloud.retry.call_with_retries`: 409 while the load balancer
-is PENDING_*, 5xx, connection failures and timeouts are retried; a 403 or a bad request is reported at once).
+"""The Octavia backend's client of the member agent (:class:`ha_endpoint.agent.client.MemberClient`; its
+``Backend.agent``): list a pool's members, create, admin up/down and delete the agent's own members, each retried by
+the package's one policy (:func:`ha_endpoint.cloud.retry.call_with_retries`: 409 while the load balancer is
+PENDING_*, 5xx, connection failures and timeouts are retried; a 403 or a bad request is reported at once).
 
-Built on the readiness gates' client (:class:`~ha_endpoint.gates.cloud.OctaviaStatusSource`: one connection,
-rebuilt on re-authentication). Which members are the agent's to write is decided by the caller (their tag).
+Built on the backend's gate client (:class:`~.status.OctaviaStatusSource`: one connection, rebuilt on
+re-authentication). Which members are the agent's to write is decided by the caller (their tag).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Optional, TypeVar
 
-from ..cloud.connection import http_status
-from ..cloud.retry import Backoff, call_with_retries
-from ..gates.cloud import OctaviaStatusSource, translated
-from ..gates.errors import FetchFailed
-from ..gates.model import LiveMember
+from ...cloud.connection import http_status
+from ...cloud.retry import Backoff, call_with_retries
+from ...gates.cloud import translated
+from ...gates.errors import FetchFailed
+from ...gates.model import LiveMember
+from .status import OctaviaStatusSource
 
 T = TypeVar("T")
 
@@ -24,6 +26,8 @@ class AgentOctavia(OctaviaStatusSource):
     ``call_timeout`` bounds the retries of one call, in seconds. A 409 says the load balancer is busy with a
     write (the ovn provider's take about a second): retried from 0.5 s on, at most 2 s apart, so that a
     member's create or drain follows the previous write closely (the rollout's figures, docs/agent.md)."""
+
+    service = "Octavia"
 
     def __init__(self, cloud: Optional[str] = None, region: Optional[str] = None, *,
                  clock: Callable[[], float], sleep: Callable[[float], None], call_timeout: float = 60.0,
@@ -35,6 +39,10 @@ class AgentOctavia(OctaviaStatusSource):
     def connection(self) -> Any:
         """The connection (rebuilt on re-authentication), for the agent's other calls (its record's)."""
         return self._connection()
+
+    def owner_object(self, object_id: str) -> Any:
+        """The zone's load balancer, whose description names the endpoint (one ``GET .../loadbalancers/{id}``)."""
+        return self._connection().load_balancer.get_load_balancer(object_id)
 
     def retried(self, action: Callable[[], T]) -> T:
         """``action`` (one cloud call) under the agent's retries."""
