@@ -295,6 +295,8 @@ def test_gates_and_drains_poll_the_explicit_providers_cloud_and_region(preview):
     run = run_program(program, FakeCloud.dev(), preview=preview, outputs=lambda _: {})
     polled = {(r["inputs"]["cloud"], r["inputs"]["region"], r["inputs"]["cloud_source"]) for r in _gates_and_drains(run)}
     assert polled == {("elsewhere", "RegionTwo", "provider")}
+    # and through the member client of the zones' backend, which the gates and drains name (issue 47)
+    assert {r["inputs"]["backend"] for r in _gates_and_drains(run)} == {"octavia"}
 
 
 def test_gates_and_drains_of_the_default_provider_poll_the_stacks_cloud(monkeypatch):

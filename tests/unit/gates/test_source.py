@@ -125,3 +125,11 @@ def test_a_gates_process_asks_the_registry_without_loading_the_resources_or_a_pr
     done = subprocess.run([sys.executable, "-c", program, DEFAULT_BACKEND], capture_output=True, text=True, check=True,
                           cwd=ROOT, env={"PYTHONPATH": str(ROOT / "components"), "PATH": "/usr/bin:/bin"})
     assert json.loads(done.stdout) == ["OctaviaStatusSource", []]
+
+
+def test_a_keepalived_zones_gate_records_its_own_backend():
+    """keepalived's zone gate reuses the gates' inputs (and polls through a client of its own): its bag names its
+    backend, not the default."""
+    from ha_endpoint.backends.keepalived.readiness import VipReadinessInputs
+
+    assert VipReadinessInputs.of_port("vip-az1").bag()["backend"] == "keepalived"
