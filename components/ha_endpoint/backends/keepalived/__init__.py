@@ -9,20 +9,21 @@ cloud-init fragment and a static pod, in the zone's ``keepalived`` output), how 
 docs/keepalived.md.
 """
 
-from typing import Any
+from typing import Any, Mapping
 
+from ...core.plan import ZonePlan
 from ..plugin import Backend, ZoneServing, provider_path
 from . import pairs, readiness
 from .checks import NAME, check_keepalived
 from .watched import WATCHED
 
 
-def serve(*args: Any) -> ZoneServing:
+def serve(zone: ZonePlan, vip_group_id: Any, parent: Any, member_ports: Mapping[str, Any]) -> ZoneServing:
     """:func:`.serving.serve`, loaded when a zone is served: the registry loads without the resource code, so a gate's
     process that asks it for a member client (:mod:`ha_endpoint.gates.source`) imports no Pulumi provider SDK."""
     from .serving import serve as served
 
-    return served(*args)
+    return served(zone, vip_group_id, parent, member_ports)
 
 
 BACKEND = Backend(name=NAME, serve=serve, preview=check_keepalived, watched=WATCHED, vip_address=True,

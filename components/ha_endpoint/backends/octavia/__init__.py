@@ -10,8 +10,9 @@ the calls the two agents' scoped credentials allow (:mod:`.access`). Its setting
 ``backend: octavia`` to its Octavia rules (zone placement, pools, OVN limits).
 """
 
-from typing import Any
+from typing import Any, Mapping
 
+from ...core.plan import ZonePlan
 from ..plugin import Backend, MemberAgent, ZoneServing
 from .access import member_agent_calls
 from .agent_client import AgentOctavia
@@ -22,12 +23,12 @@ from .watched import WATCHED
 from .zone import SETTINGS
 
 
-def serve(*args: Any) -> ZoneServing:
+def serve(zone: ZonePlan, vip_group_id: Any, parent: Any, member_ports: Mapping[str, Any]) -> ZoneServing:
     """:func:`.serving.serve`, loaded when a zone is served: the registry loads without the resource code, so a gate's
     process that asks it for the member client (:mod:`ha_endpoint.gates.source`) imports no Pulumi provider SDK."""
     from .serving import serve as served
 
-    return served(*args)
+    return served(zone, vip_group_id, parent, member_ports)
 
 
 BACKEND = Backend(name=NAME, serve=serve, preview=preview, notices=ovn_weights, watched=WATCHED, settings=SETTINGS,
