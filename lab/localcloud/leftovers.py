@@ -21,9 +21,10 @@ SHOWN = 3
 
 def the_clouds_own_servers() -> frozenset[str]:
     """The names of the servers the cloud makes for itself and keeps: its node sets (the control-plane nodes the seed
-    records, the Kubernetes nodes the Kubernetes tests ask for: :mod:`localcloud.dataplane.nodes`)."""
-    from .dataplane.nodes import CONTROL_PLANE, KUBERNETES
-    return frozenset(name for nodeset in (CONTROL_PLANE, KUBERNETES) for name, _, _ in nodeset.nodes)
+    records, the Kubernetes nodes the Kubernetes tests ask for, the keepalived peers the keepalived tests ask for:
+    :mod:`localcloud.dataplane.nodes`)."""
+    from .dataplane.nodes import CONTROL_PLANE, KEEPALIVED_PEERS, KUBERNETES
+    return frozenset(name for nodeset in (CONTROL_PLANE, KUBERNETES, KEEPALIVED_PEERS) for name, _, _ in nodeset.nodes)
 
 
 def unseeded(cloud) -> dict[str, list[str]]:

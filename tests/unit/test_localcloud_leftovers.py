@@ -17,7 +17,8 @@ def _cloud(servers=(), lbs=(), ips=(), records=()):
 
 
 def test_a_cloud_with_only_its_seed_and_its_node_sets_reports_nothing():
-    cloud = _cloud(servers=[("cp-0", "seed-0"), ("cp-1", "seed-1"), ("k8s-0", "k0"), ("k8s-2", "k2")],
+    cloud = _cloud(servers=[("cp-0", "seed-0"), ("cp-1", "seed-1"), ("k8s-0", "k0"), ("k8s-2", "k2"), ("cp-3", "p3"),
+                            ("cp-5", "p5")],
                    records=[("example.test.", "SOA"), ("example.test.", "NS")])
     found = unseeded(cloud)
     assert not any(found.values())
