@@ -37,7 +37,7 @@ CORE_NOT_YET = {
                     "codes, a certificate reference's length, a zero timeout), before any backend is chosen",
     "core/predicates.py": "Octavia's rules the policy pack decides too: the pack imports them without the backends' "
                           "resource code",
-    "core/validation.py": "Octavia's listener rules (http-only monitor fields, ovn timeouts, the CIDRs' IP version), "
+    "core/validation.py": "Octavia's listener rules (http-only monitor fields, ovn timeouts), "
                           "which a configuration loaded without the registry is still judged by",
 }
 """The modules of ``core/`` that still name a registered backend in code, each with its reason (issue 47: the core names

@@ -85,6 +85,20 @@ def test_a_zone_key_the_chosen_backend_does_not_take_is_refused_naming_the_backe
         "keepalived"]
 
 
+def test_allowed_cidrs_of_two_ip_versions_are_refused_in_the_chosen_backends_words():
+    """The allowed CIDRs' IP-version rule holds for every backend; why, the chosen backend says (its ``Rules``, the
+    same words as the cloud-facts check of the VIPs' versions); without the registry, the words every backend shares."""
+    raw = amphora_config()
+    raw["allowedCidrs"] = ["10.0.0.0/8", "fd00::/64"]
+    fix = "list the IPv4 client networks only, or make another endpoint for the other version"
+    head = f"{ROOT}.allowedCidrs[1]: fd00::/64 is IPv6 but allowedCidrs[0] (10.0.0.0/8) is IPv4: "
+    with pytest.raises(ConfigError) as caught:
+        load_endpoint_args(raw, backends=REGISTRY)
+    assert f"{head}{REGISTRY['octavia'].rules.one_ip_version}; {fix}" in [str(p) for p in caught.value.problems]
+    assert "Octavia admits on a listener only CIDRs of its VIP's IP version" in REGISTRY["octavia"].rules.one_ip_version
+    assert f"{head}a zone's VIP admits clients of its own IP version only; {fix}" in problems_of(raw)
+
+
 def test_a_member_object_in_two_endpoints_lists_is_named_by_its_place_in_each():
     """Python callers may put one MemberArgs in two endpoints' lists: each endpoint's messages name it where it is in
     that endpoint's list."""

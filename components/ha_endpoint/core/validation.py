@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from . import predicates
 from .args import RENAMED_KEYS, EndpointArgs
+from .checks import NO_RULES, Rules
 from .errors import ConfigError, Problem
 from .messages import problems_from_pydantic
 
@@ -35,14 +36,17 @@ class BackendKeys(Protocol):
     """Whether it takes ``zones.<az>.vipAddress``."""
     adopts: bool
     """Whether it takes ``zones.<az>.adopt`` (an existing load balancer taken over)."""
+    rules: Rules
+    """Its own rules (:class:`ha_endpoint.core.checks.Rules`): here, the words of the allowed CIDRs' IP-version rule."""
 
 
 def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT,
                        backends: Optional[Mapping[str, BackendKeys]] = None) -> EndpointArgs:
     """Parse and check a configuration value; raise :class:`ConfigError` listing every problem found. ``backends``:
     the registered backends by name (:data:`ha_endpoint.backends.REGISTRY`), which the ``backend`` key must name one
-    of, and whose zone keys the zones may give (:func:`backend_key_problems`); not given, the key is checked where the
-    backend is chosen (:func:`ha_endpoint.backends.lookup`)."""
+    of, whose zone keys the zones may give (:func:`backend_key_problems`) and whose rules word the checks
+    (:func:`check_endpoint_args`); not given, the key is checked where the backend is chosen
+    (:func:`ha_endpoint.backends.lookup`), and the words are those every backend shares."""
     if isinstance(raw, EndpointArgs):
         args = raw
     else:
@@ -60,7 +64,8 @@ def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT,
         finally:
             RENAMED_KEYS.reset(token)
         args._former_keys = tuple(renamed)
-    problems = [] if args._checked else check_endpoint_args(args, root)
+    chosen = backends.get(args.backend) if backends is not None else None
+    problems = [] if args._checked else check_endpoint_args(args, root, chosen.rules if chosen else NO_RULES)
     if backends is not None:
         problems[:0] = backend_key_problems(args, backends, root)
     if problems:
@@ -100,13 +105,14 @@ def unknown_backend(name: str, backends: Collection[str], root: str) -> Problem:
                                       "of them, or leave it out for the default")
 
 
-def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Problem]:
-    """Every cross-field problem of ``args``, in a stable order (zones, listeners, members, dns)."""
+def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT, rules: Rules = NO_RULES) -> list[Problem]:
+    """Every cross-field problem of ``args``, in a stable order (zones, listeners, members, dns); ``rules``: the chosen
+    backend's, whose words say why."""
     # ``memberSources`` not read yet (ha_endpoint.members.read_members reads them and gives the arguments back with
     # it spent, None): the member list is checked once every source is read
     pending = args.member_sources is not None
     return [
-        *_check_zones(args, root),
+        *_check_zones(args, root, rules),
         *_check_listeners(args, root),
         *([] if pending else _check_members(args, root)),
         *_check_dns(args, root),
@@ -114,7 +120,7 @@ def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT) -> list[Pr
     ]
 
 
-def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
+def _check_zones(args: EndpointArgs, root: str, rules: Rules) -> Iterable[Problem]:
     zone_names = list(args.zones)
     # one zone is the way back of an adoption (docs/adoption.md "Undo"): the adopted load balancer alone, every
     # other zone's address out of DNS before its load balancer goes; any other single zone is no HA endpoint
@@ -138,7 +144,7 @@ def _check_zones(args: EndpointArgs, root: str) -> Iterable[Problem]:
         yield Problem(f"{root}.zones.{byo[0][1]}.floatingIp",
                       "a floating IP is given but floatingNetwork is not set; set floatingNetwork to the external "
                       "network of that address, or remove floatingIp for an internal endpoint")
-    yield from _check_cidrs(args, root)
+    yield from _check_cidrs(args, root, rules)
     yield from _check_adoption(args, root)
 
 
@@ -235,16 +241,17 @@ def _certificate(listener: Any, path: str) -> Iterable[Problem]:
                                                 "to terminate TLS at the load balancer")
 
 
-def _check_cidrs(args: EndpointArgs, root: str) -> Iterable[Problem]:
-    """Every listener is in every zone and each zone's VIP has one IP version: CIDRs of both versions never work."""
+def _check_cidrs(args: EndpointArgs, root: str, rules: Rules) -> Iterable[Problem]:
+    """Every listener is in every zone and each zone's VIP has one IP version: CIDRs of both versions never work
+    (why, in the backend's words: :attr:`ha_endpoint.core.checks.Rules.one_ip_version`, as the cloud-facts check of
+    the VIPs' versions says it)."""
     versions = [ipaddress.ip_network(cidr, strict=False).version for cidr in args.allowed_cidrs]
     for index, version in enumerate(versions):
         if version != versions[0]:
             yield Problem(f"{root}.allowedCidrs[{index}]",
                           f"{args.allowed_cidrs[index]} is IPv{version} but allowedCidrs[0] "
-                          f"({args.allowed_cidrs[0]}) is IPv{versions[0]}: Octavia admits on a listener only CIDRs of "
-                          f"its VIP's IP version; list the IPv{versions[0]} client networks only, or make another "
-                          "endpoint for the other version")
+                          f"({args.allowed_cidrs[0]}) is IPv{versions[0]}: {rules.one_ip_version}; list the "
+                          f"IPv{versions[0]} client networks only, or make another endpoint for the other version")
             return
 
 
