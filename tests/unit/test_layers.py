@@ -25,8 +25,9 @@ LAZY = {
         "process loads only the provider's module, whose path is in the stacks' state, and the registry is a layer "
         "above the gates (it holds the backends, which declare the gates)",
     ("ha_endpoint.backends.octavia", "ha_endpoint.backends.octavia.serving"):
-        "a backend's serve, loaded when a zone is served: the registry loads without the resource code (and "
-        "pulumi_openstack), so a gate's process that asks it for a member client stays as light as before",
+        "a backend's serve, loaded when a zone is served (backends.plugin.served_when_needed): the registry loads "
+        "without the resource code (and pulumi_openstack), so a gate's process that asks it for a member client stays "
+        "as light as before",
     ("ha_endpoint.backends.keepalived", "ha_endpoint.backends.keepalived.serving"):
         "as the Octavia backend's serve",
 }

@@ -69,6 +69,16 @@ Serve = Callable[[ZonePlan, pulumi.Input[str], pulumi.Resource, Mapping[str, pul
 by member name (a member is registered after its port admits the backend and deregistered before its port stops
 admitting it)."""
 
+
+def served_when_needed(load: Callable[[], Serve]) -> Serve:
+    """A backend's :data:`Serve` whose resource code is loaded (``load()`` imports it and gives its serve) when a zone
+    is served, not when the registry loads: a gate's or drain's process, which asks the registry for its member client
+    (:mod:`ha_endpoint.gates.source`), then imports no Pulumi provider SDK."""
+    def serve(zone: ZonePlan, vip_group_id: pulumi.Input[str], parent: pulumi.Resource,
+              member_ports: Mapping[str, pulumi.Resource]) -> ZoneServing:
+        return load()(zone, vip_group_id, parent, member_ports)
+    return serve
+
 @dataclass(frozen=True)
 class Previewed:
     """What a backend found at preview (:attr:`Backend.preview`): every problem (the preview fails on any: a transient

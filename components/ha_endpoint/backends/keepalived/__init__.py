@@ -9,23 +9,19 @@ cloud-init fragment and a static pod, in the zone's ``keepalived`` output), how 
 docs/keepalived.md.
 """
 
-from typing import Any, Mapping
-
-from ...core.plan import ZonePlan
-from ..plugin import Backend, ZoneServing, provider_path
+from ..plugin import Backend, Serve, provider_path, served_when_needed
 from . import pairs, readiness
 from .checks import NAME, check_keepalived
 from .watched import WATCHED
 
 
-def serve(zone: ZonePlan, vip_group_id: Any, parent: Any, member_ports: Mapping[str, Any]) -> ZoneServing:
-    """:func:`.serving.serve`, loaded when a zone is served: the registry loads without the resource code, so a gate's
-    process that asks it for a member client (:mod:`ha_endpoint.gates.source`) imports no Pulumi provider SDK."""
-    from .serving import serve as served
+def _serving() -> Serve:
+    from .serving import serve  # when a zone is served (plugin.served_when_needed)
 
-    return served(zone, vip_group_id, parent, member_ports)
+    return serve
 
 
-BACKEND = Backend(name=NAME, serve=serve, preview=check_keepalived, watched=WATCHED, vip_address=True,
+BACKEND = Backend(name=NAME, serve=served_when_needed(_serving), preview=check_keepalived, watched=WATCHED,
+                  vip_address=True,
                   hosted_types={readiness.TYPE_NAME: provider_path(readiness.VipReadinessProvider),
                                 pairs.TYPE_NAME: provider_path(pairs.MemberVipProvider)})

@@ -10,10 +10,7 @@ the calls the two agents' scoped credentials allow (:mod:`.access`). Its setting
 ``backend: octavia`` to its Octavia rules (zone placement, pools, OVN limits).
 """
 
-from typing import Any, Mapping
-
-from ...core.plan import ZonePlan
-from ..plugin import Backend, MemberAgent, ZoneServing
+from ..plugin import Backend, MemberAgent, Serve, served_when_needed
 from .access import member_agent_calls
 from .agent_client import AgentOctavia
 from .checks import NAME, ovn_weights, preview
@@ -23,14 +20,12 @@ from .watched import WATCHED
 from .zone import SETTINGS
 
 
-def serve(zone: ZonePlan, vip_group_id: Any, parent: Any, member_ports: Mapping[str, Any]) -> ZoneServing:
-    """:func:`.serving.serve`, loaded when a zone is served: the registry loads without the resource code, so a gate's
-    process that asks it for the member client (:mod:`ha_endpoint.gates.source`) imports no Pulumi provider SDK."""
-    from .serving import serve as served
+def _serving() -> Serve:
+    from .serving import serve  # when a zone is served (plugin.served_when_needed)
 
-    return served(zone, vip_group_id, parent, member_ports)
+    return serve
 
 
-BACKEND = Backend(name=NAME, serve=serve, preview=preview, notices=ovn_weights, watched=WATCHED, settings=SETTINGS,
-                  adopts=True, rules=RULES, status_source=OctaviaStatusSource,
+BACKEND = Backend(name=NAME, serve=served_when_needed(_serving), preview=preview, notices=ovn_weights, watched=WATCHED,
+                  settings=SETTINGS, adopts=True, rules=RULES, status_source=OctaviaStatusSource,
                   agent=MemberAgent(client=AgentOctavia, calls=member_agent_calls))
