@@ -7,11 +7,14 @@
 #   lab/engine/build.sh --part <part>   build (or reuse) one part and print its cache dir; <part> is one of ENGINE_PARTS
 #                                   (key.sh) or a variant: openstack-patched (the plugin with openstack/patches/,
 #                                   opt-in: the engine's own plugin is unpatched, as users run it)
+#   lab/engine/build.sh --tools         build (or reuse) the engine and the other languages' tools (ENGINE_TOOL_PARTS:
+#                                   pulumi-language-yaml, ha-gen-sdk-nodejs), and print the tools' part dirs, one per
+#                                   line (env.sh puts their bin/ on PATH)
 #   lab/engine/build.sh --k8s           build (or reuse) the Kubernetes parts (ENGINE_K8S_PARTS: etcd, kube-apiserver +
 #                                   kubectl, the pulumi-kubernetes plugin) and print their cache dirs, one per line;
 #                                   --part takes them one by one. Their own lock: they build beside the engine.
 #
-# The engine is built in parts (ENGINE_PARTS in key.sh: cli langhost scripts openstack yaml codegen), each by its own
+# The engine is built in parts (ENGINE_PARTS in key.sh: cli langhost scripts openstack), each by its own
 # lab/engine/<part>/build.sh and cached under a key of its own:
 #   ${HA_ENDPOINT_CACHE:-$HOME/.cache/ha-endpoint}/engine/parts/<part>-<part key>/   (bin/, and e.g. plugins/)
 # then assembled (hard links) into the cache's engine/<key>/bin, <key> = the part keys + this script + key.sh. A change to one
@@ -44,8 +47,9 @@ case "${1:-}" in
     --force) mode=force ;;
     --part) mode=part; part_arg=${2:?usage: $0 --part <part>} ;;
     --k8s) mode=k8s ;;
+    --tools) mode=tools ;;
     "") ;;
-    *) echo "usage: $0 [--bin-dir|--force|--part <part>|--k8s]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--bin-dir|--force|--part <part>|--tools|--k8s]" >&2; exit 2 ;;
 esac
 
 elapsed() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}'; }
@@ -160,6 +164,9 @@ if [ "$mode" = bindir ]; then
     exit 1
 fi
 
+# The tools after the engine (under its lock, released when that build ends): codegen compiles the CLI's pkg/v3.
+if [ "$mode" = tools ]; then "$ENGINE_DIR/build.sh" >&2; fi
+
 t_start=$(date +%s.%N)
 if [ "$mode" = build ] && [ -f "$OUT/.complete" ]; then
     echo "engine: reusing cached build $KEY (nothing to do; $(elapsed "$t_start") s)"
@@ -181,8 +188,9 @@ flock 9
 if [ "$mode" = part ]; then
     case "$part_arg" in
         openstack-patched) build_part openstack patched; part_dir openstack patched ;;
-        *) case " $ENGINE_PARTS $ENGINE_K8S_PARTS " in *" $part_arg "*) ;; *)
-               echo "engine: no part '$part_arg' (parts: $ENGINE_PARTS, openstack-patched, $ENGINE_K8S_PARTS)" >&2
+        *) case " $ENGINE_PARTS $ENGINE_TOOL_PARTS $ENGINE_K8S_PARTS " in *" $part_arg "*) ;; *)
+               echo "engine: no part '$part_arg' (parts: $ENGINE_PARTS, openstack-patched, $ENGINE_TOOL_PARTS," \
+                    "$ENGINE_K8S_PARTS)" >&2
                exit 2 ;; esac
            build_part "$part_arg"; part_dir "$part_arg" ;;
     esac
@@ -201,6 +209,12 @@ if [ "$mode" = k8s ]; then
     exit 0
 fi
 
+if [ "$mode" = tools ]; then
+    for part in $ENGINE_TOOL_PARTS; do [ -f "$(part_dir "$part")/.complete" ] || build_part "$part" >&2; done
+    for part in $ENGINE_TOOL_PARTS; do part_dir "$part"; done
+    exit 0
+fi
+
 if [ "$mode" = build ] && [ -f "$OUT/.complete" ]; then
     echo "engine: reusing cached build $KEY (built by a concurrent run)"
     report --info
@@ -216,7 +230,7 @@ header="built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), $(nproc) cores, $(e
 header+=" GOMODCACHE $(du -sh "$(go env GOMODCACHE)" 2>/dev/null | cut -f1 || echo 0) /"
 header+=" GOCACHE $(du -sh "$(go env GOCACHE)" 2>/dev/null | cut -f1 || echo 0) before; parts built: ${missing[*]:-none}"
 if [ "${#missing[@]}" -gt 1 ]; then prefetch "${missing[@]:1}"; fi
-build_beside "cli langhost codegen" "${missing[@]}"   # langhost and codegen: on the CLI's sdk/v3, pkg/v3
+build_beside "cli langhost" "${missing[@]}"   # the language host: on the CLI's sdk/v3
 for pid in "${prefetch_pids[@]}"; do wait "$pid" || true; done
 
 # Assemble: every part's bin/ into one bin/ (on PATH), its other files beside it; hard links, copies if need be.

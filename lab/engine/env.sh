@@ -31,7 +31,15 @@ HA_ENGINE_BIN="$HA_ENGINE_CACHE/engine/$(engine_key "$_ha_engine_dir")/bin"
 _ha_k8s_part="$HA_ENGINE_CACHE/engine/parts/kubernetes-$(engine_part_key "$_ha_engine_dir" kubernetes)"
 # kubectl (and kube-apiserver) v1.34.4 likewise: on PATH once built (the k8s stack's kubectl line uses it).
 _ha_kube_bin="$HA_ENGINE_CACHE/engine/parts/kube-$(engine_part_key "$_ha_engine_dir" kube)/bin"
-unset _ha_engine_dir
+# The other languages' tools (pulumi-language-yaml, ha-gen-sdk-nodejs): each built one's bin/ (`lab/engine/build.sh
+# --tools`; not assembled into the engine).
+for _ha_part in $ENGINE_TOOL_PARTS; do
+    _ha_dir="$HA_ENGINE_CACHE/engine/parts/$_ha_part-$(engine_part_key "$_ha_engine_dir" "$_ha_part")"
+    if [ -f "$_ha_dir/.complete" ]; then
+        case ":$PATH:" in *":$_ha_dir/bin:"*) ;; *) PATH="$_ha_dir/bin:$PATH" ;; esac
+    fi
+done
+unset _ha_engine_dir _ha_part _ha_dir
 
 if [ ! -x "$HA_ENGINE_BIN/pulumi" ] || [ ! -f "$HA_ENGINE_BIN/../.complete" ]; then
     echo "lab/engine/env.sh: no engine build at $HA_ENGINE_BIN: run lab/engine/build.sh first" >&2

@@ -3,6 +3,7 @@
 # the CLI. See lab/engine/README.md, "Parts and cache keys".
 #
 #   ENGINE_PARTS                         the parts, in build order: each is a directory lab/engine/<part>/ with a build.sh
+#   ENGINE_TOOL_PARTS, ENGINE_K8S_PARTS  parts built on request, not assembled (below)
 #   engine_part_key <engine dir> <part> [<variant>]
 #                                        16 hex: the Go version, build-flags.env and the part's inputs (below)
 #   engine_key <engine dir>              16 hex: the assembled engine (bin/ on PATH): every part's key, plus
@@ -13,7 +14,12 @@
 # openstack-patched only); plus versions.env and the SDK pins of requirements.txt for the parts that read them
 # (langhost, scripts, openstack; the pulumi-kubernetes pin for kubernetes). A new part: add its directory with a
 # build.sh (README.md says what it gets and prints) and its name to ENGINE_PARTS; nothing else.
-ENGINE_PARTS="cli langhost scripts openstack yaml codegen"
+ENGINE_PARTS="cli langhost scripts openstack"
+# The other languages' tools (issue 12): the YAML language host and the TypeScript SDK generator. Keyed like the parts
+# above but not assembled into the engine: `make up` of the Python dev stack never needs them (issue 53: build nothing
+# the run does not need; 71 CPU-s and 162 s of a fresh machine's `make up`, 2026-12-05). `lab/engine/build.sh --tools`
+# builds them (`make test` does at set-up); env.sh puts each built one's bin/ on PATH.
+ENGINE_TOOL_PARTS="yaml codegen"
 # The Kubernetes parts (issue 28): the local cluster's etcd, kube-apiserver and kubectl, the pulumi-kubernetes
 # provider plugin and (issue 48) Cluster API's conversion webhook for Cluster. Cached and keyed like the parts above
 # but not assembled into the engine (`make up` never waits for them): `lab/engine/build.sh --k8s` builds them, under a

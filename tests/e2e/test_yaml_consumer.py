@@ -52,7 +52,13 @@ def stack(tmp_path_factory, pulumi_environment, swept):
     subprocess.run(["make", "--no-print-directory", "-s", "_component-venv"], cwd=REPO, check=True, timeout=900)
     (workdir / "policies").symlink_to(REPO / "policies")
     (workdir / ".venv").symlink_to(REPO / ".venv")  # the pack's virtualenv (../.venv of policies/)
-    instance = PulumiStack(workdir, STACK, pulumi_environment)
+    # the YAML language host: an engine tool (lab/engine/build.sh --tools; not assembled into the engine)
+    yaml_part = subprocess.run(["lab/engine/build.sh", "--part", "yaml"], cwd=REPO, capture_output=True, text=True,
+                               timeout=3600)
+    assert yaml_part.returncode == 0, f"the YAML language host did not build:\n{yaml_part.stderr[-3000:]}"
+    environment = {**pulumi_environment,
+                   "PATH": f"{yaml_part.stdout.strip().splitlines()[-1]}/bin:{pulumi_environment['PATH']}"}
+    instance = PulumiStack(workdir, STACK, environment)
     instance.run("stack", "init", STACK, "--non-interactive")
     instance.run("config", "set", "endpointName", ENDPOINT)
     instance.run("config", "set", "openstack:cloud", pulumi_environment.get("OS_CLOUD", "localcloud"))
