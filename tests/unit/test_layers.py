@@ -24,12 +24,19 @@ LAZY = {
         "a gate or drain asks its zone's backend for its member client when it runs: the engine's dynamic-provider "
         "process loads only the provider's module, whose path is in the stacks' state, and the registry is a layer "
         "above the gates (it holds the backends, which declare the gates)",
-    ("ha_endpoint.backends.octavia", "ha_endpoint.backends.octavia.serving"):
+    ("ha_endpoint.backends.octavia.backend", "ha_endpoint.backends.octavia.serving"):
         "a backend's serve, loaded when a zone is served (backends.plugin.served_when_needed): the registry loads "
         "without the resource code (and pulumi_openstack), so a gate's process that asks it for a member client stays "
         "as light as before",
-    ("ha_endpoint.backends.keepalived", "ha_endpoint.backends.keepalived.serving"):
+    ("ha_endpoint.backends.keepalived.backend", "ha_endpoint.backends.keepalived.serving"):
         "as the Octavia backend's serve",
+    ("ha_endpoint.backends", "ha_endpoint.backends.octavia.backend"):
+        "the registry loads its backends when first asked, not when the package loads: the policy pack imports the "
+        "Octavia backend's pure rules (backends/octavia/rules.py) without the backends' preview, resource and client "
+        "code (openstacksdk), which would cost every preview's pack a third of a CPU-second",
+    ("ha_endpoint.backends", "ha_endpoint.backends.keepalived.backend"): "as the Octavia backend",
+    ("ha_endpoint.backends", "ha_endpoint.backends.plugin"):
+        "the registry's annotations only (under TYPE_CHECKING), for the same reason",
 }
 """The imports inside a function, each with its reason."""
 UPWARD = {("ha_endpoint.gates.source", "ha_endpoint.backends")}
