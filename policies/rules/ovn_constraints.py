@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ha_endpoint.backends.octavia import rules as octavia
 from ha_endpoint.core import contract, predicates
 
 from ..model import Violation, join
@@ -25,20 +26,20 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
             for pool in endpoint.in_zone(contract.POOL_TYPE, key):
                 pool_props = props(pool)
                 method = pool_props.get("lbMethod")
-                if isinstance(method, str) and not predicates.ovn_method_allowed(method):
+                if isinstance(method, str) and not octavia.ovn_method_allowed(method):
                     violations.append(Violation(
                         f"pool {pool.name} balances with {method}, but the ovn provider supports "
                         f"{predicates.OVN_METHOD} only; set lbMethod: {predicates.OVN_METHOD} (or remove it)",
                         pool.urn))
                 protocol = pool_props.get("protocol")
-                if isinstance(protocol, str) and not predicates.ovn_protocol_allowed(protocol):
+                if isinstance(protocol, str) and not octavia.ovn_protocol_allowed(protocol):
                     violations.append(Violation(
                         f"pool {pool.name} uses protocol {protocol}, but the ovn provider serves "
-                        f"{join(predicates.OVN_PROTOCOLS)} only; use protocol TCP (TLS passes through)", pool.urn))
+                        f"{join(octavia.OVN_PROTOCOLS)} only; use protocol TCP (TLS passes through)", pool.urn))
             for monitor in endpoint.in_zone(contract.MONITOR_TYPE, key):
                 kind = props(monitor).get("type")
-                if isinstance(kind, str) and not predicates.ovn_monitor_allowed(kind):
+                if isinstance(kind, str) and not octavia.ovn_monitor_allowed(kind):
                     violations.append(Violation(
                         f"health monitor {monitor.name} is of type {kind}, which the ovn provider does not have; "
-                        f"use one of {join(predicates.OVN_MONITOR_TYPES)}", monitor.urn))
+                        f"use one of {join(octavia.OVN_MONITOR_TYPES)}", monitor.urn))
     return violations

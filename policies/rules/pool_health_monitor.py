@@ -3,15 +3,17 @@
 Without a monitor Octavia never takes a dead member out of rotation, and a member's operating status stays
 NO_MONITOR: the readiness gate can then only tell that it was provisioned, not that it serves. A monitor Octavia
 refuses (its type on the pool's protocol, a UDP-CONNECT delay under Octavia's least, a URL path or expected codes
-Octavia's API does not take) fails the update in the middle: the shared predicates say which, as for the component's
-validation.
+Octavia's API does not take) fails the update in the middle: the Octavia backend's rules
+(``ha_endpoint.backends.octavia.rules``) and the shared predicates say which, as for the component's validation.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ha_endpoint.backends.octavia import rules as octavia
 from ha_endpoint.core import contract, predicates
+from ha_endpoint.core.args import expected_codes_problem
 
 from ..model import Violation
 from ..registry import rule
@@ -29,7 +31,7 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
                 violations.extend(_refused(watched, props(pool).get("protocol")))
                 continue
             violations.append(Violation(
-                f"pool {pool.name} has no health monitor: {predicates.MISSING_MONITOR}; give its listener a monitor "
+                f"pool {pool.name} has no health monitor: {octavia.MISSING_MONITOR}; give its listener a monitor "
                 f"(listeners[].monitor, e.g. type TCP)", pool.urn))
     return violations
 
@@ -41,13 +43,13 @@ def _refused(monitor: Any, pool_protocol: Any) -> list[Violation]:
     path, codes = monitor_props.get("urlPath"), monitor_props.get("expectedCodes")
     reasons = []
     if isinstance(kind, str) and isinstance(pool_protocol, str):
-        reasons.append(predicates.monitor_pool_problem(kind, pool_protocol))
+        reasons.append(octavia.monitor_pool_problem(kind, pool_protocol))
     if isinstance(kind, str) and isinstance(delay, (int, float)) and not isinstance(delay, bool):
-        reasons.append(predicates.monitor_delay_problem(kind, int(delay)))
+        reasons.append(octavia.monitor_delay_problem(kind, int(delay)))
     if isinstance(path, str) and path:
         reasons.append(predicates.url_path_problem(path))
     if isinstance(codes, str) and codes:
-        reasons.append(predicates.expected_codes_problem(codes))
+        reasons.append(expected_codes_problem(codes))
     return [Violation(f"health monitor {monitor.name}: {reason}; fix listeners[].monitor", monitor.urn)
             for reason in reasons if reason]
 

@@ -6,7 +6,7 @@ for the listener's client or member data timeout; Octavia's default is 50 s. ``k
 (``unexpected EOF``), and informers relist. kube-apiserver itself ends a watch after 30-60 min at its default
 ``--min-request-timeout`` (1800 s), so the default threshold is one hour (``minDataTimeoutMs``: raise it with that
 flag). Listeners under the ovn provider (no proxy: ovn-octavia-provider ignores the timeouts) and UDP/SCTP listeners
-(LVS) are not judged: the timeouts mean nothing there (``ha_endpoint.core.predicates.listener_timeouts_problem``).
+(LVS) are not judged: the timeouts mean nothing there (``ha_endpoint.backends.octavia.rules.listener_timeouts_problem``).
 Production: ``productionStackPattern`` or ``productionTag``, as for every production rule.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ha_endpoint.backends.octavia import rules as octavia
 from ha_endpoint.core import contract, predicates
 
 from ..model import UNKNOWN, Violation, as_int
@@ -53,7 +54,7 @@ def check(endpoint: Endpoint, reason: str, resources: list[Any], config: dict[st
                     f"cannot be ruled out in a production stack ({reason}); pass {key} as a plain value",
                     listener.urn))
                 continue
-            cut = predicates.data_timeout_problem(key, as_int(value), minimum)
+            cut = octavia.data_timeout_problem(key, as_int(value), minimum)
             if cut is not None:
                 default = f" (or leave it out for the endpoint's default, {predicates.WATCH_IDLE_MS})" \
                     if predicates.WATCH_IDLE_MS >= minimum else ""

@@ -22,6 +22,7 @@ from tests.budget import examples
 
 from ha_endpoint import CloudLookupError, ConfigError
 
+from ha_endpoint.backends import REGISTRY
 from ha_endpoint.core import validation
 from policy_harness import run_preview
 from tests.mocks import CloudError, FakeCloud
@@ -88,7 +89,7 @@ def _cloud() -> FakeCloud:
 
 def _problems(raw: dict[str, Any]) -> list[str]:
     try:
-        validation.load_endpoint_args(raw)
+        validation.load_endpoint_args(raw, backends=REGISTRY)  # as the stack program: the backend's rules too
     except ConfigError as error:
         return [problem.path for problem in error.problems]
     return []

@@ -36,6 +36,42 @@ DEFAULT_BACKEND = "octavia"
 """The backend that serves the zones when the configuration names none (:mod:`ha_endpoint.backends`)."""
 
 
+# -- the Octavia rules of a field, which pydantic runs as it parses (before any backend is chosen; the policy pack
+# decides the expected codes too) ------------------------------------------------------------------------------------
+
+EXPECTED_CODES = re.compile(r"^(\d{3}(\s*,\s*\d{3})*)$|^(\d{3}-\d{3})$")
+"""Octavia's API pattern for a monitor's ``expected_codes``: one code, a comma-separated list, or one range."""
+
+
+def expected_codes_problem(codes: str) -> Optional[str]:
+    """Why Octavia refuses ``codes`` as a monitor's expected HTTP status codes, or None (see :data:`EXPECTED_CODES`)."""
+    if EXPECTED_CODES.match(codes):
+        return None
+    return (f"'{codes}' is not a status code list Octavia accepts: give one code ('200'), codes separated by commas "
+            "('200,202') or one range ('200-204'), each code three digits")
+
+
+CERTIFICATE_REF_MAX = 255
+"""Octavia's limit on ``default_tls_container_ref``."""
+
+
+def certificate_ref_problem(ref: str) -> Optional[str]:
+    """Why ``ref`` is not a certificate reference Octavia can load, or None: a Barbican container or secret
+    reference (its URL, or its id), at most :data:`CERTIFICATE_REF_MAX` characters, ending in the object's UUID."""
+    if len(ref) > CERTIFICATE_REF_MAX:
+        return (f"the reference is {len(ref)} characters long and Octavia takes at most {CERTIFICATE_REF_MAX}; give "
+                "the container's reference as Barbican lists it (openstack secret container list), or its id alone")
+    if not predicates.is_uuid(ref.rstrip("/").rsplit("/", 1)[-1]):
+        return (f"'{ref}' is not a Barbican reference: it must end with the container's (or secret's) id, e.g. "
+                "https://barbican.example:9311/v1/containers/<uuid> (openstack secret container list)")
+    return None
+
+
+OCTAVIA_DATA_TIMEOUT = 50000
+"""Octavia's shipped ``[haproxy_amphora] timeout_client_data`` and ``timeout_member_data``, in milliseconds: what an
+amphora listener gets when none is given, or 0 (its template writes ``value or the configured default``)."""
+
+
 class LoadBalancerProvider(StrEnum):
     """Octavia's provider driver for the endpoint's load balancers."""
 
@@ -229,7 +265,7 @@ class MonitorArgs(_Model):
     @field_validator("expected_codes")
     @classmethod
     def _codes_are_status_codes(cls, value: str) -> str:
-        problem = predicates.expected_codes_problem(value)
+        problem = expected_codes_problem(value)
         if problem:
             raise ValueError(problem)
         return value
@@ -276,7 +312,7 @@ class ListenerArgs(_Model):
     @classmethod
     def _timeout_not_zero(cls, value: Any, info: ValidationInfo) -> Any:
         if type(value) is int and value == 0:
-            shipped = 5000 if info.field_name == "timeout_member_connect" else predicates.OCTAVIA_DATA_TIMEOUT
+            shipped = 5000 if info.field_name == "timeout_member_connect" else OCTAVIA_DATA_TIMEOUT
             raise ValueError(f"0 does not mean 'no timeout': an amphora then applies the cloud's configured default "
                              f"({shipped} ms as Octavia ships it); give the milliseconds, 1 to "
                              f"{predicates.LISTENER_TIMEOUT_MAX}, or remove the key for the endpoint's default")
@@ -285,7 +321,7 @@ class ListenerArgs(_Model):
     @field_validator("certificate_ref")
     @classmethod
     def _certificate_is_a_reference(cls, value: Any) -> Any:
-        problem = predicates.certificate_ref_problem(value) if isinstance(value, str) else None
+        problem = certificate_ref_problem(value) if isinstance(value, str) else None
         if problem:
             raise ValueError(problem)
         return value
@@ -541,9 +577,10 @@ class EndpointArgs(_Model):
     """A highly available endpoint: one Octavia load balancer per availability zone behind one DNS name."""
 
     _renamed: ClassVar[dict[str, str]] = {"provider": "loadBalancerProvider"}
-    _checked: bool = PrivateAttr(False)
-    """Set once :func:`ha_endpoint.core.validation.load_endpoint_args` found no problem: the arguments are immutable,
-    so they are checked once however many hands they pass through (the stack program, HaEndpoint, the pipeline)."""
+    _checked: Any = PrivateAttr(None)
+    """The rules (:class:`ha_endpoint.core.checks.Rules`) by which :func:`ha_endpoint.core.validation.load_endpoint_args`
+    found no problem (None: not checked yet): the arguments are immutable, so they are checked once by a backend's
+    rules however many hands they pass through (the stack program, HaEndpoint, the pipeline)."""
 
     _former_keys: tuple[str, ...] = PrivateAttr(())
     """What :func:`ha_endpoint.core.validation.load_endpoint_args` found given by a former name: a notice each
@@ -562,7 +599,7 @@ class EndpointArgs(_Model):
         """A copy; one with ``update`` is checked again (it is other arguments)."""
         copied = super().model_copy(update=update, deep=deep)
         if update:
-            copied._checked = False
+            copied._checked = None
         return copied._named() if update and "members" in update else copied
 
     name: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")

@@ -13,10 +13,10 @@ skipped here and judged once known (:mod:`ha_endpoint.pipeline`). Every rule is 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from . import contract, predicates
-from .args import EndpointArgs
+from .args import EndpointArgs, ListenerArgs
 from .cloud_facts import CloudFacts, MemberSpec
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity, parse_description
@@ -28,20 +28,37 @@ def no_cloud_facts_rules(args: EndpointArgs, facts: Any, members: Any, root: str
     return []
 
 
+def no_listener_rules(args: EndpointArgs, listener: ListenerArgs, path: str) -> list[Problem]:
+    """The listener rules of a backend that has none of its own."""
+    return []
+
+
 @dataclass(frozen=True)
 class Rules:
-    """A backend's own rules, as the cloud-facts checks (:mod:`ha_endpoint.core.checks`) ask them of the backend a
-    configuration names (:attr:`ha_endpoint.backends.plugin.Backend.rules`): the rest of a configuration's rules hold
-    for every backend. The defaults are a backend's that has no rules of its own."""
+    """A backend's own rules, as the checks of a configuration (:func:`ha_endpoint.core.validation.check_endpoint_args`)
+    and of the cloud facts (:func:`check_cloud_facts`) ask them of the backend it names
+    (:attr:`ha_endpoint.backends.plugin.Backend.rules`): its rules of a listener and of the cloud facts, and its words
+    for the rules every backend shares. The defaults are a backend's that has no rules of its own, whose words every
+    backend could say (a configuration loaded without the registry is held to these)."""
 
     cloud_facts: Callable[[EndpointArgs, Any, Any, str], list[Problem]] = no_cloud_facts_rules
     """``cloud_facts(args, facts, members, root)``: what the backend refuses that only the cloud facts reveal
     (:class:`ha_endpoint.core.cloud_facts.CloudFacts`, the members resolved on them), after the shared checks
     (:func:`ha_endpoint.core.checks.check_cloud_facts`)."""
+    listener: Callable[[EndpointArgs, ListenerArgs, str], Iterable[Problem]] = no_listener_rules
+    """``listener(args, listener, path)``: what the backend refuses of one listener (``path``: its key), with the rules
+    over several fields, after those every backend shares (:func:`ha_endpoint.core.validation.check_endpoint_args`)."""
     one_ip_version: str = "a zone's VIP admits clients of its own IP version only"
     """Why the allowed CIDRs are of one IP version, the one of the zones' VIPs."""
     other_ip_version: str = "a CIDR of another IP version than its VIP's admits none of the clients"
     """Why the default allowed CIDR does not fit a zone's VIP of another IP version."""
+    needs_monitor: str = ("without a health monitor nothing tells a member that serves from one that does not, so "
+                          "readiness would be blind")
+    """Why a listener needs a health monitor (``monitor: null`` is refused)."""
+    needs_certificate: str = "it terminates TLS with it"
+    """Why a TERMINATED_HTTPS listener needs a certificate reference."""
+    reserved_addresses: tuple[tuple[str, str], ...] = ()
+    """(address, what it is) of each address the backend refuses as a member's, e.g. a metadata service's."""
 
 
 NO_RULES = Rules()
@@ -54,7 +71,7 @@ def check_cloud_facts(args: EndpointArgs, facts: CloudFacts, members: tuple[Memb
     :func:`ha_endpoint.core.cloud_facts.resolve_members`) that only the cloud ``facts`` reveal and every backend
     refuses, in a stable order (``identity``: the stack whose records are this endpoint's own; ``rules``: the
     backend's, whose words say why; its own checks of the facts, :attr:`Rules.cloud_facts`, follow these)."""
-    return [*_placement_problems(args, facts, members, root), *_refused_by_the_cloud(facts, members, root),
+    return [*_placement_problems(args, facts, members, root), *_refused_by_the_cloud(facts, members, root, rules),
             *_cidr_versions(args, facts, root, rules), *_floating_ip_versions(args, facts, root),
             *_names_taken(args, facts, root, identity)]
 
@@ -159,15 +176,17 @@ def _placement_problems(args: EndpointArgs, facts: CloudFacts, members: tuple[Me
     return problems
 
 
-def _refused_by_the_cloud(facts: CloudFacts, members: tuple[MemberSpec, ...], root: str) -> list[Problem]:
+def _refused_by_the_cloud(facts: CloudFacts, members: tuple[MemberSpec, ...], root: str,
+                          rules: Rules) -> list[Problem]:
     """What the cloud would refuse that only the looked-up facts reveal: a member address that is its subnet's
-    network, broadcast or gateway address."""
+    network, broadcast or gateway address, or one the backend reserves (:attr:`Rules.reserved_addresses`)."""
+    reserved = dict(rules.reserved_addresses)
     problems: list[Problem] = []
     for member in members:
         subnet = member.subnet  # the address as given (a server's is its own subnet's by construction)
         if subnet is None or not member.address_given or not plain(subnet.cidr, subnet.gateway_ip):
             continue
-        problem = predicates.member_address_problem(member.address, subnet.cidr, subnet.gateway_ip)
+        problem = predicates.member_address_problem(member.address, subnet.cidr, subnet.gateway_ip, reserved)
         if problem:
             problems.append(Problem(f"{root}.{member.path}.address",
                                     f"member {member.name}'s address {problem}; give the address of the member's "

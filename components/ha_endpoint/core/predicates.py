@@ -5,10 +5,11 @@ opened ``sctp`` rules for an SCTP listener while the pack looked for ``udp``-els
 only, importable without Pulumi's resource machinery (the pack imports it inside the analyzer).
 
 What is here: address-in-subnet and member reachability (same network, or a shared router); the protocol -> security
-group rule mapping and the ports the members' group must open; whether a rule admits a source; monitor/pool protocol
-compatibility, the monitor's delay, URL path and expected codes, TLS certificates on listeners and the addresses a
-member may not have (as Octavia's API checks them); the OVN provider's limits; pools without a monitor; DNS name rules
-(as Designate checks them); what a Neutron id looks like.
+group rule mapping and the ports the members' group must open; whether a rule admits a source; a monitor's URL path,
+which listeners take a TLS certificate and the addresses a member may not have; which listeners take the listener
+timeouts; DNS name rules (as Designate checks them); what a Neutron id looks like. A backend's own rules are its
+folder's (the Octavia backend's, which the pack decides too: :mod:`ha_endpoint.backends.octavia.rules`), and a field's
+own rule that pydantic runs is :mod:`ha_endpoint.core.args`'.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
-from typing import Iterable, Optional, Protocol, Sequence
+from types import MappingProxyType
+from typing import Iterable, Mapping, Optional, Protocol, Sequence
 
 # -- protocols -----------------------------------------------------------------------------------------------------
 
@@ -32,20 +34,6 @@ MONITOR_RULE_PROTOCOL = {"TCP": "tcp", "HTTP": "tcp", "HTTPS": "tcp", "TLS-HELLO
                          "SCTP": "sctp", "PING": "icmp"}
 """Health-monitor type -> the IP protocol its probes use (the members' group must admit it)."""
 
-DATAGRAM_POOL_PROTOCOLS = ("UDP", "SCTP")
-DATAGRAM_MONITOR_TYPES = ("UDP-CONNECT", "SCTP", "TCP", "HTTP")
-"""Octavia's API: pools of UDP or SCTP take only these monitor types; UDP-CONNECT and SCTP monitors only such pools."""
-
-UDP_CONNECT_MIN_DELAY = 3
-"""Octavia's default ``[api_settings] udp_connect_min_interval_health_monitor``: the least delay of a UDP-CONNECT
-monitor."""
-
-HTTP_MONITOR_TYPES = ("HTTP", "HTTPS")
-"""The monitor types that send a request (``url_path``, ``expected_codes``); Octavia refuses those fields on others."""
-
-EXPECTED_CODES = re.compile(r"^(\d{3}(\s*,\s*\d{3})*)$|^(\d{3}-\d{3})$")
-"""Octavia's API pattern for a monitor's ``expected_codes``: one code, a comma-separated list, or one range."""
-
 _PATH_CHARACTERS = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$")
 """The characters of an RFC 3986 path: unreserved, sub-delimiters, ':', '@', '/' and percent-encoded octets."""
 
@@ -58,32 +46,6 @@ def listener_rule_protocol(listener_protocol: str) -> str:
 def monitor_rule_protocol(monitor_type: str) -> str:
     """The security-group rule protocol a health monitor's probes use (``UDP-CONNECT`` -> ``udp``)."""
     return MONITOR_RULE_PROTOCOL[str(monitor_type).upper()]
-
-
-def monitor_pool_problem(monitor_type: str, pool_protocol: str) -> Optional[str]:
-    """Why Octavia refuses a monitor of ``monitor_type`` on a pool of ``pool_protocol``, or None when it accepts it
-    (the OpenStack provider, terraform-provider-openstack v3.4.0, accepts every monitor type Octavia has)."""
-    kind, protocol = str(monitor_type).upper(), str(pool_protocol).upper()
-    if protocol in DATAGRAM_POOL_PROTOCOLS and kind not in DATAGRAM_MONITOR_TYPES:
-        return (f"{_a(protocol)} {protocol} pool takes only {', '.join(DATAGRAM_MONITOR_TYPES)} health monitors, "
-                f"not {kind}")
-    if protocol not in DATAGRAM_POOL_PROTOCOLS and kind in ("UDP-CONNECT", "SCTP"):
-        return f"{_a(kind)} {kind} health monitor works only on UDP or SCTP pools, not on {_a(protocol)} {protocol} pool"
-    return None
-
-
-def _a(acronym: str) -> str:
-    """The article before an acronym read letter by letter ("an HTTP pool", "a TCP pool")."""
-    return "an" if acronym[:1].upper() in "AEFHILMNORSX" else "a"
-
-
-def monitor_delay_problem(monitor_type: str, delay: int) -> Optional[str]:
-    """Why Octavia refuses a monitor of ``monitor_type`` probing every ``delay`` seconds, or None: a UDP-CONNECT monitor
-    must wait at least :data:`UDP_CONNECT_MIN_DELAY` seconds between probes (Octavia's default setting)."""
-    if str(monitor_type).upper() == "UDP-CONNECT" and delay < UDP_CONNECT_MIN_DELAY:
-        return (f"a UDP-CONNECT health monitor probes at most every {UDP_CONNECT_MIN_DELAY} seconds (Octavia's "
-                f"udp_connect_min_interval_health_monitor), not every {delay}")
-    return None
 
 
 def url_path_problem(path: str) -> Optional[str]:
@@ -104,70 +66,28 @@ def url_path_problem(path: str) -> Optional[str]:
     return None
 
 
-def expected_codes_problem(codes: str) -> Optional[str]:
-    """Why Octavia refuses ``codes`` as a monitor's expected HTTP status codes, or None (see :data:`EXPECTED_CODES`)."""
-    if EXPECTED_CODES.match(codes):
-        return None
-    return (f"'{codes}' is not a status code list Octavia accepts: give one code ('200'), codes separated by commas "
-            "('200,202') or one range ('200-204'), each code three digits")
-
-
 TLS_TERMINATING_PROTOCOLS = ("TERMINATED_HTTPS",)
 """Listener protocols that terminate TLS at the load balancer: they need a certificate; every other protocol refuses
 one (Octavia's rule, and the OpenStack provider's)."""
-CERTIFICATE_REF_MAX = 255
-"""Octavia's limit on ``default_tls_container_ref``."""
 
 
-def certificate_problem(protocol: str, has_certificate: bool) -> Optional[str]:
-    """Why Octavia refuses a listener of ``protocol`` with (or without) a TLS certificate reference, or None."""
+def certificate_problem(protocol: str, has_certificate: bool, why_needed: str) -> Optional[str]:
+    """Why a listener of ``protocol`` with (or without) a TLS certificate reference is refused, or None;
+    ``why_needed``: why one that terminates TLS needs a certificate, in the backend's words
+    (:attr:`ha_endpoint.core.checks.Rules.needs_certificate`)."""
     terminates = str(protocol).upper() in TLS_TERMINATING_PROTOCOLS
     if terminates and not has_certificate:
-        return ("a TERMINATED_HTTPS listener needs the certificate it serves: Octavia refuses one without a "
-                "certificate reference")
+        return f"a TERMINATED_HTTPS listener needs the certificate it serves: {why_needed}"
     if has_certificate and not terminates:
         return (f"a listener of protocol {str(protocol).upper()} takes no certificate (only TERMINATED_HTTPS "
                 "terminates TLS at the load balancer)")
     return None
 
 
-def certificate_ref_problem(ref: str) -> Optional[str]:
-    """Why ``ref`` is not a certificate reference Octavia can load, or None: a Barbican container or secret
-    reference (its URL, or its id), at most :data:`CERTIFICATE_REF_MAX` characters, ending in the object's UUID."""
-    if len(ref) > CERTIFICATE_REF_MAX:
-        return (f"the reference is {len(ref)} characters long and Octavia takes at most {CERTIFICATE_REF_MAX}; give "
-                "the container's reference as Barbican lists it (openstack secret container list), or its id alone")
-    if not is_uuid(ref.rstrip("/").rsplit("/", 1)[-1]):
-        return (f"'{ref}' is not a Barbican reference: it must end with the container's (or secret's) id, e.g. "
-                "https://barbican.example:9311/v1/containers/<uuid> (openstack secret container list)")
-    return None
+# -- the OVN provider (its limits are the Octavia backend's rules: ha_endpoint.backends.octavia.rules) -----------
 
-
-MISSING_MONITOR = ("without a health monitor Octavia cannot take a dead member out of rotation and a member reports "
-                   "NO_MONITOR, which says nothing about whether it serves, so readiness would be blind")
-"""Why every pool needs a health monitor: validation refuses ``monitor: null`` and the pack a pool without one."""
-
-
-# -- the OVN provider ----------------------------------------------------------------------------------------------
-
-OVN_PROTOCOLS = ("TCP", "UDP", "SCTP")
-OVN_MONITOR_TYPES = ("TCP", "UDP-CONNECT", "SCTP")
 OVN_METHOD = "SOURCE_IP_PORT"
-
-
-def ovn_protocol_allowed(protocol: str) -> bool:
-    """Whether Octavia's OVN provider serves listeners and pools of ``protocol``."""
-    return str(protocol).upper() in OVN_PROTOCOLS
-
-
-def ovn_monitor_allowed(monitor_type: str) -> bool:
-    """Whether Octavia's OVN provider has health monitors of ``monitor_type``."""
-    return str(monitor_type).upper() in OVN_MONITOR_TYPES
-
-
-def ovn_method_allowed(lb_method: Optional[str]) -> bool:
-    """Whether Octavia's OVN provider balances with ``lb_method`` (None: the provider's default)."""
-    return lb_method is None or str(lb_method).upper() == OVN_METHOD
+"""The only balancing method of Octavia's OVN provider (a pool's default under ovn)."""
 
 
 def is_ovn(provider: Optional[str]) -> bool:
@@ -221,10 +141,6 @@ DATA_TIMEOUT_KEYS = ("timeoutClientData", "timeoutMemberData")
 LISTENER_TIMEOUT_MAX = 24 * 24 * 60 * 60 * 1000
 """Octavia's API bound on a listener's timeouts: 24 days in milliseconds (2073600000)."""
 
-OCTAVIA_DATA_TIMEOUT = 50000
-"""Octavia's shipped ``[haproxy_amphora] timeout_client_data`` and ``timeout_member_data``, in milliseconds: what an
-amphora listener gets when none is given, or 0 (its template writes ``value or the configured default``)."""
-
 WATCH_IDLE_MS = 3_600_000
 """How long a Kubernetes API connection may stay idle, in milliseconds: kube-apiserver ends a watch after a random
 time in [minRequestTimeout, 2 x minRequestTimeout), 30 to 60 minutes at its default --min-request-timeout=1800, and
@@ -239,49 +155,11 @@ PROXIED_PROTOCOLS = ("TCP", "HTTP", "HTTPS", "TERMINATED_HTTPS")
 them."""
 
 
-def listener_timeouts_problem(provider: Optional[str], protocol: str) -> Optional[str]:
-    """Why a listener of ``protocol`` under ``provider`` has no use for the listener timeouts, or None when they are
-    what its load balancer applies (an amphora listener HAProxy serves).
-
-    ovn-octavia-provider ignores them: its ``listener_create``/``listener_update`` (``ovn_octavia_provider/driver.py``)
-    hand the OVN helper the listener's id, protocol, port, load balancer, default pool and admin state only, so Octavia
-    stores and shows the timeouts while nothing applies them. An OVN load balancer is no proxy: it DNATs each
-    connection to a member with conntrack (``ct_lb_mark``), and an idle connection lives as long as its conntrack
-    entry (on Linux's datapath ``net.netfilter.nf_conntrack_tcp_timeout_established``, 5 days by default); the only
-    timer the provider sets on it is ``affinity_timeout`` (SOURCE_IP session persistence)."""
-    if is_ovn(provider):
-        return ("the ovn provider ignores listener timeouts (Octavia records them, nothing applies them: an OVN load "
-                "balancer is no proxy, an idle connection lives as long as its conntrack entry, 5 days on Linux by "
-                "default)")
-    if str(protocol).upper() not in PROXIED_PROTOCOLS:
-        return (f"an amphora serves {str(protocol).upper()} listeners with LVS, which has no such timeouts (Octavia "
-                f"records them, nothing applies them)")
-    return None
-
-
 def listener_timeouts_apply(provider: Optional[str], protocol: str) -> bool:
-    """Whether a listener of ``protocol`` under ``provider`` takes the listener timeouts (and so their defaults)."""
-    return listener_timeouts_problem(provider, protocol) is None
-
-
-def data_timeout_problem(key: str, value: Optional[int], minimum: int = WATCH_IDLE_MS) -> Optional[str]:
-    """Why ``key`` (``timeoutClientData`` or ``timeoutMemberData``) at ``value`` milliseconds (None: not given) cuts
-    idle long-lived Kubernetes API connections (watches, ``logs -f``, ``exec``) sooner than ``minimum``, or None."""
-    if value is None or value == 0:
-        given = "is not set" if value is None else "is 0"
-        return (f"{key} {given}, so the amphora applies Octavia's configured default ({OCTAVIA_DATA_TIMEOUT} ms as "
-                f"shipped): an idle watch, logs -f or exec is cut after {OCTAVIA_DATA_TIMEOUT // 1000} s")
-    if value < minimum:
-        return (f"{key} is {value} ms: an idle watch, logs -f or exec is cut after {_duration(value)}, sooner "
-                f"than {_duration(minimum)}")
-    return None
-
-
-def _duration(ms: int) -> str:
-    seconds = ms / 1000
-    if seconds >= 120 and seconds % 60 == 0:
-        return f"{int(seconds // 60)} min"
-    return f"{seconds:g} s"
+    """Whether a listener of ``protocol`` under ``provider`` takes the listener timeouts (and so their defaults): an
+    amphora listener HAProxy serves (:data:`PROXIED_PROTOCOLS`); the ovn provider ignores them (why, in the Octavia
+    backend's words: :func:`ha_endpoint.backends.octavia.rules.listener_timeouts_problem`)."""
+    return not is_ovn(provider) and str(protocol).upper() in PROXIED_PROTOCOLS
 
 
 # -- addresses and reachability --------------------------------------------------------------------------------------
@@ -305,19 +183,17 @@ def parse_address(address: object) -> Optional[ipaddress.IPv4Address | ipaddress
         return None
 
 
-OCTAVIA_RESERVED_ADDRESSES = ("169.254.169.254",)
-"""Octavia's default ``[networking] reserved_ips``: addresses it refuses as member addresses (the metadata service)."""
-
-
-def member_address_problem(address: str, cidr: str, gateway_ip: Optional[str] = None) -> Optional[str]:
+def member_address_problem(address: str, cidr: str, gateway_ip: Optional[str] = None,
+                           reserved: Mapping[str, str] = MappingProxyType({})) -> Optional[str]:
     """Why ``address`` (inside the subnet ``cidr``, whose gateway is ``gateway_ip``) cannot be a member's address, or
-    None: the subnet's network address, its broadcast address (IPv4 prefixes up to /30), its gateway, or an address
-    Octavia reserves. No server holds such an address: the member would never answer."""
+    None: an address the backend reserves (``reserved``: address -> what it is, e.g. Octavia's metadata service:
+    :attr:`ha_endpoint.core.checks.Rules.reserved_addresses`), the subnet's network address, its broadcast address
+    (IPv4 prefixes up to /30), or its gateway. No server holds such an address: the member would never answer."""
     ip, network = parse_address(address), parse_network(cidr)
     if ip is None or network is None or ip.version != network.version or ip not in network:
         return None
-    if str(ip) in OCTAVIA_RESERVED_ADDRESSES:
-        return f"{ip} is reserved by Octavia (the metadata service)"
+    if str(ip) in reserved:
+        return f"{ip} is {reserved[str(ip)]}"
     if ip == network.network_address and (network.version == 6 or network.prefixlen < 31):
         return f"{ip} is the network address of {network}, not a server's"
     if network.version == 4 and network.prefixlen < 31 and ip == network.broadcast_address:

@@ -5,7 +5,8 @@ Pure functions: nothing here talks to a cloud or registers a resource. Field-lev
 each other are the ``_check_*`` functions below; those that need the looked-up cloud facts are
 :mod:`ha_endpoint.core.checks`'s (run before the planner, for plain inputs at once and for Outputs once they are
 known). Every rule is a shared predicate (:mod:`ha_endpoint.core.predicates`) where the policy pack decides the same
-thing. A value that is not plain yet (an Output of a resource declared beside the component) is skipped here and checked
+thing; a backend's own rules (its rules of a listener, its words for the shared ones) are asked of the rules it gives
+(:class:`ha_endpoint.core.checks.Rules`). A value that is not plain yet (an Output of a resource declared beside the component) is skipped here and checked
 once known.
 """
 
@@ -37,16 +38,20 @@ class BackendKeys(Protocol):
     adopts: bool
     """Whether it takes ``zones.<az>.adopt`` (an existing load balancer taken over)."""
     rules: Rules
-    """Its own rules (:class:`ha_endpoint.core.checks.Rules`): here, the words of the allowed CIDRs' IP-version rule."""
+    """Its own rules (:class:`ha_endpoint.core.checks.Rules`): here, its rules of a listener and its words for the
+    rules every backend shares (a listener's monitor and certificate, the allowed CIDRs' IP version)."""
 
 
 def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT,
                        backends: Optional[Mapping[str, BackendKeys]] = None) -> EndpointArgs:
     """Parse and check a configuration value; raise :class:`ConfigError` listing every problem found. ``backends``:
     the registered backends by name (:data:`ha_endpoint.backends.REGISTRY`), which the ``backend`` key must name one
-    of, whose zone keys the zones may give (:func:`backend_key_problems`) and whose rules word the checks
-    (:func:`check_endpoint_args`); not given, the key is checked where the backend is chosen
-    (:func:`ha_endpoint.backends.lookup`), and the words are those every backend shares."""
+    of, whose zone keys the zones may give (:func:`backend_key_problems`) and whose rules the checks ask
+    (:func:`check_endpoint_args`: its own rules of a listener, and the words of the rules every backend shares); not
+    given, the key is checked where the backend is chosen (:func:`ha_endpoint.backends.lookup`), and the arguments
+    are held to the rules every backend shares, in their words. Arguments remember the rules they were checked by
+    (``_checked``): loaded again with the same ones they are not checked again, with the backend's (the stack program,
+    :class:`ha_endpoint.HaEndpoint` and the pipeline load them with the registry) they are."""
     if isinstance(raw, EndpointArgs):
         args = raw
     else:
@@ -65,12 +70,13 @@ def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT,
             RENAMED_KEYS.reset(token)
         args._former_keys = tuple(renamed)
     chosen = backends.get(args.backend) if backends is not None else None
-    problems = [] if args._checked else check_endpoint_args(args, root, chosen.rules if chosen else NO_RULES)
+    rules = chosen.rules if chosen else NO_RULES
+    problems = [] if args._checked == rules else check_endpoint_args(args, root, rules)
     if backends is not None:
         problems[:0] = backend_key_problems(args, backends, root)
     if problems:
         raise ConfigError(problems)
-    args._checked = True
+    args._checked = rules
     return args
 
 
@@ -113,7 +119,7 @@ def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT, rules: Rul
     pending = args.member_sources is not None
     return [
         *_check_zones(args, root, rules),
-        *_check_listeners(args, root),
+        *_check_listeners(args, root, rules),
         *([] if pending else _check_members(args, root)),
         *_check_dns(args, root),
         *_check_not_ready_zones(args, root),
@@ -158,7 +164,10 @@ def _check_adoption(args: EndpointArgs, root: str) -> Iterable[Problem]:
                       f"zone: remove adopt from zone {zones[1]}")
 
 
-def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
+def _check_listeners(args: EndpointArgs, root: str, rules: Rules) -> Iterable[Problem]:
+    """The listeners' ports, monitors and certificates as every backend takes them (why, in the backend's words:
+    :class:`ha_endpoint.core.checks.Rules`), then each listener as the backend judges it
+    (:attr:`~ha_endpoint.core.checks.Rules.listener`)."""
     for port, indexes in _duplicates((listener.port, index) for index, listener in enumerate(args.listeners)):
         yield Problem(f"{root}.listeners[{indexes[1]}].port",
                       f"port {port} is already served by listeners[{indexes[0]}]; give each listener its own port "
@@ -167,71 +176,21 @@ def _check_listeners(args: EndpointArgs, root: str) -> Iterable[Problem]:
         path = f"{root}.listeners[{index}]"
         monitor = listener.monitor
         if monitor is None:
-            yield Problem(f"{path}.monitor", f"a listener needs a health monitor: {predicates.MISSING_MONITOR}; "
-                                             "give it one (e.g. monitor: {type: TCP}) or leave monitor out for "
-                                             "the default TCP monitor")
+            yield Problem(f"{path}.monitor", f"a listener needs a health monitor: {rules.needs_monitor}; give it one "
+                                             "(e.g. monitor: {type: TCP}) or leave monitor out for the default TCP "
+                                             "monitor")
         if monitor is not None and monitor.timeout >= monitor.delay:
             yield Problem(f"{path}.monitor.timeout", f"timeout {monitor.timeout}s must be shorter than delay "
                                                      f"{monitor.delay}s; lower timeout or raise delay")
-        if monitor is not None:
-            mismatch = predicates.monitor_pool_problem(monitor.type, predicates.POOL_PROTOCOL[listener.protocol])
-            if mismatch:
-                yield Problem(f"{path}.monitor.type", f"{mismatch}; pick a monitor type that fits protocol "
-                                                      f"{listener.protocol}")
-            too_often = predicates.monitor_delay_problem(monitor.type, monitor.delay)
-            if too_often:
-                yield Problem(f"{path}.monitor.delay", f"{too_often}; set delay: {predicates.UDP_CONNECT_MIN_DELAY} or "
-                                                       "more")
-            yield from _http_only_fields(monitor, f"{path}.monitor")
-        yield from _certificate(listener, path)
-        yield from _timeouts(listener, args.load_balancer_provider, path)
-        if not predicates.is_ovn(args.load_balancer_provider):
-            continue
-        if not predicates.ovn_protocol_allowed(listener.protocol):
-            yield Problem(f"{path}.protocol", f"the ovn provider serves {', '.join(predicates.OVN_PROTOCOLS)} only, "
-                                              f"not {listener.protocol}; use protocol TCP (TLS passes through)")
-        if monitor is not None and not predicates.ovn_monitor_allowed(monitor.type):
-            yield Problem(f"{path}.monitor.type", f"the ovn provider has no {monitor.type} health monitors; use "
-                                                  f"one of {', '.join(predicates.OVN_MONITOR_TYPES)}")
-        if monitor is not None and monitor.port is not None and monitor.port != (listener.member_port or listener.port):
-            yield Problem(f"{path}.monitor.port", f"the ovn provider probes the member port "
-                                                  f"{listener.member_port or listener.port} only (it refuses a "
-                                                  f"member's monitor port); remove monitor.port")
-        if not predicates.ovn_method_allowed(listener.lb_method):
-            yield Problem(f"{path}.lbMethod", f"the ovn provider balances with {predicates.OVN_METHOD} only, not "
-                                              f"{listener.lb_method}; set lbMethod: {predicates.OVN_METHOD} or "
-                                              "remove it")
+        yield from _certificate(listener, path, rules)
+        yield from rules.listener(args, listener, path)
 
 
-def _http_only_fields(monitor: Any, path: str) -> Iterable[Problem]:
-    """``path`` and ``expectedCodes`` given to a monitor that sends no HTTP request: Octavia refuses them there (the
-    endpoint would otherwise drop them without a word)."""
-    if monitor.type in predicates.HTTP_MONITOR_TYPES:
-        return
-    for field, key in (("path", "path"), ("expected_codes", "expectedCodes")):
-        if field in monitor.model_fields_set:
-            yield Problem(f"{path}.{key}", f"{key} is for HTTP and HTTPS health monitors only, and this monitor is "
-                                           f"{monitor.type} (Octavia refuses {key} on it); remove {key}, or set "
-                                           "type: HTTP (or HTTPS) to probe a URL")
-
-
-def _timeouts(listener: Any, provider: Any, path: str) -> Iterable[Problem]:
-    """Listener timeouts given where nothing applies them (:func:`ha_endpoint.core.predicates.listener_timeouts_problem`):
-    the user would believe idle connections are governed by them."""
-    problem = predicates.listener_timeouts_problem(provider, listener.protocol)
-    if problem is None:
-        return
-    fix = ("remove it (under ovn an idle connection is bounded by the conntrack timeouts of the hosts, not by Octavia)"
-           if predicates.is_ovn(provider) else
-           "remove it, or use protocol TCP for a listener the amphora proxies")
-    for field, key in predicates.TIMEOUT_KEYS:
-        if getattr(listener, field) is not None:
-            yield Problem(f"{path}.{key}", f"{key} is set but {problem}; {fix}")
-
-
-def _certificate(listener: Any, path: str) -> Iterable[Problem]:
+def _certificate(listener: Any, path: str, rules: Rules) -> Iterable[Problem]:
+    """A certificate a listener that terminates no TLS is given, or one that does is not (why: the backend's
+    :attr:`ha_endpoint.core.checks.Rules.needs_certificate`)."""
     given = listener.certificate_ref is not None
-    problem = predicates.certificate_problem(listener.protocol, given)
+    problem = predicates.certificate_problem(listener.protocol, given, rules.needs_certificate)
     if problem and not given:
         yield Problem(f"{path}.certificateRef", f"{problem}; add certificateRef: the reference of a Barbican "
                                                 "certificate container (openstack secret container list), or use "

@@ -77,7 +77,7 @@ def read_members(args: EndpointArgs, root: str) -> tuple[EndpointArgs, list[Prob
     refused = check_members(resolved, root)  # the rest of the arguments was checked before (load_endpoint_args)
     if refused:
         raise ConfigError(refused + problems)
-    resolved._checked = True
+    resolved._checked = args._checked
     return resolved, problems
 
 

@@ -7,6 +7,8 @@ name, provider and availability zone, an adopted tree). Its member client: the o
 write through, and the watcher polls through (:mod:`.status`), and the member agent's (:mod:`.agent_client`), with
 the calls the two agents' scoped credentials allow (:mod:`.access`). Its settings are the endpoint's top-level keys
 (``loadBalancerProvider``, listener timeouts), where deployed stacks have them. The pack holds zones declared
-``backend: octavia`` to its Octavia rules (zone placement, pools, OVN limits). Its own rules (:mod:`.rules`) and
-the backend as the registry holds it (:mod:`.backend`), which the registry loads when first asked.
+``backend: octavia`` to its Octavia rules (zone placement, pools, OVN limits). Its rules of a configuration
+(:mod:`.rules`: pure, which the pack imports too) and the backend as the registry holds it (:mod:`.backend`).
+
+This package module itself imports nothing: the pack imports :mod:`.rules` without the backend's other modules.
 """

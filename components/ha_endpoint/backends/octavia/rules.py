@@ -1,16 +1,201 @@
-"""The Octavia backend's own rules of a configuration (:attr:`ha_endpoint.backends.plugin.Backend.rules`): what
-adopting a load balancer would replace (:func:`.checks.adoption_problems`, judged on the cloud facts after the checks
-every backend shares, :func:`ha_endpoint.core.checks.check_cloud_facts`), and why a listener admits CIDRs of its VIP's
-IP version only.
+"""The Octavia backend's own rules of a configuration, as Octavia's API (and its OVN provider) judges it: which health
+monitors a pool takes and how often a UDP-CONNECT one may probe, the fields only an HTTP(S) monitor takes, the OVN
+provider's limits, the listener timeouts nothing applies (ovn, and the amphora's LVS listeners) and the data timeouts
+that cut idle Kubernetes API connections, the addresses Octavia reserves, and the words of the rules every backend
+shares that it says its own way. Its :class:`ha_endpoint.core.checks.Rules` (:mod:`.backend`) ask them of a
+configuration that names the backend; the policy pack decides the same rules on what a stack declares, and imports
+this module for them.
+
+Pure: the standard library and the core only (no Pulumi, no provider SDK, no openstacksdk), so the pack loads it
+without the backend's resource code.
 """
 
 from __future__ import annotations
 
-from ...core.checks import Rules
-from .checks import adoption_problems
+from typing import Iterator, Optional
+
+from ...core import predicates
+from ...core.args import OCTAVIA_DATA_TIMEOUT, EndpointArgs, ListenerArgs, MonitorArgs
+from ...core.errors import Problem
+
+ONE_IP_VERSION = "Octavia admits on a listener only CIDRs of its VIP's IP version"
+"""Why the allowed CIDRs are of one IP version (:attr:`ha_endpoint.core.checks.Rules.one_ip_version`)."""
+OTHER_IP_VERSION = "Octavia refuses a CIDR of another IP version on its listeners"
+"""Why the default allowed CIDR does not fit a VIP of another IP version (:attr:`~ha_endpoint.core.checks.Rules.
+other_ip_version`)."""
+
+MISSING_MONITOR = ("without a health monitor Octavia cannot take a dead member out of rotation and a member reports "
+                   "NO_MONITOR, which says nothing about whether it serves, so readiness would be blind")
+"""Why every pool needs a health monitor: validation refuses ``monitor: null`` (:attr:`ha_endpoint.core.checks.Rules.
+needs_monitor`) and the pack a pool without one."""
+
+NO_CERTIFICATE = "Octavia refuses one without a certificate reference"
+"""Why a TERMINATED_HTTPS listener needs a certificate (:attr:`ha_endpoint.core.checks.Rules.needs_certificate`)."""
+
+RESERVED_ADDRESSES = (("169.254.169.254", "reserved by Octavia (the metadata service)"),)
+"""Octavia's default ``[networking] reserved_ips``: addresses it refuses as member addresses, with what they are
+(:attr:`ha_endpoint.core.checks.Rules.reserved_addresses`)."""
 
 
-RULES = Rules(cloud_facts=adoption_problems,
-              one_ip_version="Octavia admits on a listener only CIDRs of its VIP's IP version",
-              other_ip_version="Octavia refuses a CIDR of another IP version on its listeners")
-"""The Octavia backend's rules."""
+# -- health monitors ---------------------------------------------------------------------------------------------------
+
+DATAGRAM_POOL_PROTOCOLS = ("UDP", "SCTP")
+DATAGRAM_MONITOR_TYPES = ("UDP-CONNECT", "SCTP", "TCP", "HTTP")
+"""Octavia's API: pools of UDP or SCTP take only these monitor types; UDP-CONNECT and SCTP monitors only such pools."""
+
+UDP_CONNECT_MIN_DELAY = 3
+"""Octavia's default ``[api_settings] udp_connect_min_interval_health_monitor``: the least delay of a UDP-CONNECT
+monitor."""
+
+HTTP_MONITOR_TYPES = ("HTTP", "HTTPS")
+"""The monitor types that send a request (``url_path``, ``expected_codes``); Octavia refuses those fields on others."""
+
+
+def monitor_pool_problem(monitor_type: str, pool_protocol: str) -> Optional[str]:
+    """Why Octavia refuses a monitor of ``monitor_type`` on a pool of ``pool_protocol``, or None when it accepts it
+    (the OpenStack provider, terraform-provider-openstack v3.4.0, accepts every monitor type Octavia has)."""
+    kind, protocol = str(monitor_type).upper(), str(pool_protocol).upper()
+    if protocol in DATAGRAM_POOL_PROTOCOLS and kind not in DATAGRAM_MONITOR_TYPES:
+        return (f"{_a(protocol)} {protocol} pool takes only {', '.join(DATAGRAM_MONITOR_TYPES)} health monitors, "
+                f"not {kind}")
+    if protocol not in DATAGRAM_POOL_PROTOCOLS and kind in ("UDP-CONNECT", "SCTP"):
+        return f"{_a(kind)} {kind} health monitor works only on UDP or SCTP pools, not on {_a(protocol)} {protocol} pool"
+    return None
+
+
+def _a(acronym: str) -> str:
+    """The article before an acronym read letter by letter ("an HTTP pool", "a TCP pool")."""
+    return "an" if acronym[:1].upper() in "AEFHILMNORSX" else "a"
+
+
+def monitor_delay_problem(monitor_type: str, delay: int) -> Optional[str]:
+    """Why Octavia refuses a monitor of ``monitor_type`` probing every ``delay`` seconds, or None: a UDP-CONNECT monitor
+    must wait at least :data:`UDP_CONNECT_MIN_DELAY` seconds between probes (Octavia's default setting)."""
+    if str(monitor_type).upper() == "UDP-CONNECT" and delay < UDP_CONNECT_MIN_DELAY:
+        return (f"a UDP-CONNECT health monitor probes at most every {UDP_CONNECT_MIN_DELAY} seconds (Octavia's "
+                f"udp_connect_min_interval_health_monitor), not every {delay}")
+    return None
+
+
+# -- the OVN provider --------------------------------------------------------------------------------------------------
+
+OVN_PROTOCOLS = ("TCP", "UDP", "SCTP")
+OVN_MONITOR_TYPES = ("TCP", "UDP-CONNECT", "SCTP")
+
+
+def ovn_protocol_allowed(protocol: str) -> bool:
+    """Whether Octavia's OVN provider serves listeners and pools of ``protocol``."""
+    return str(protocol).upper() in OVN_PROTOCOLS
+
+
+def ovn_monitor_allowed(monitor_type: str) -> bool:
+    """Whether Octavia's OVN provider has health monitors of ``monitor_type``."""
+    return str(monitor_type).upper() in OVN_MONITOR_TYPES
+
+
+def ovn_method_allowed(lb_method: Optional[str]) -> bool:
+    """Whether Octavia's OVN provider balances with ``lb_method`` (None: the provider's default)."""
+    return lb_method is None or str(lb_method).upper() == predicates.OVN_METHOD
+
+
+# -- listener timeouts (long-lived API connections) --------------------------------------------------------------------
+
+def listener_timeouts_problem(provider: Optional[str], protocol: str) -> Optional[str]:
+    """Why a listener of ``protocol`` under ``provider`` has no use for the listener timeouts, or None when they are
+    what its load balancer applies (:func:`ha_endpoint.core.predicates.listener_timeouts_apply`: an amphora listener
+    HAProxy serves).
+
+    ovn-octavia-provider ignores them: its ``listener_create``/``listener_update`` (``ovn_octavia_provider/driver.py``)
+    hand the OVN helper the listener's id, protocol, port, load balancer, default pool and admin state only, so Octavia
+    stores and shows the timeouts while nothing applies them. An OVN load balancer is no proxy: it DNATs each
+    connection to a member with conntrack (``ct_lb_mark``), and an idle connection lives as long as its conntrack
+    entry (on Linux's datapath ``net.netfilter.nf_conntrack_tcp_timeout_established``, 5 days by default); the only
+    timer the provider sets on it is ``affinity_timeout`` (SOURCE_IP session persistence)."""
+    if predicates.listener_timeouts_apply(provider, protocol):
+        return None
+    if predicates.is_ovn(provider):
+        return ("the ovn provider ignores listener timeouts (Octavia records them, nothing applies them: an OVN load "
+                "balancer is no proxy, an idle connection lives as long as its conntrack entry, 5 days on Linux by "
+                "default)")
+    return (f"an amphora serves {str(protocol).upper()} listeners with LVS, which has no such timeouts (Octavia "
+            f"records them, nothing applies them)")
+
+
+def data_timeout_problem(key: str, value: Optional[int], minimum: int = predicates.WATCH_IDLE_MS) -> Optional[str]:
+    """Why ``key`` (``timeoutClientData`` or ``timeoutMemberData``) at ``value`` milliseconds (None: not given) cuts
+    idle long-lived Kubernetes API connections (watches, ``logs -f``, ``exec``) sooner than ``minimum``, or None."""
+    if value is None or value == 0:
+        given = "is not set" if value is None else "is 0"
+        return (f"{key} {given}, so the amphora applies Octavia's configured default ({OCTAVIA_DATA_TIMEOUT} ms as "
+                f"shipped): an idle watch, logs -f or exec is cut after {OCTAVIA_DATA_TIMEOUT // 1000} s")
+    if value < minimum:
+        return (f"{key} is {value} ms: an idle watch, logs -f or exec is cut after {_duration(value)}, sooner "
+                f"than {_duration(minimum)}")
+    return None
+
+
+def _duration(ms: int) -> str:
+    seconds = ms / 1000
+    if seconds >= 120 and seconds % 60 == 0:
+        return f"{int(seconds // 60)} min"
+    return f"{seconds:g} s"
+
+
+# -- a listener, as validation asks it (Rules.listener) ---------------------------------------------------------------
+
+def listener_problems(args: EndpointArgs, listener: ListenerArgs, path: str) -> Iterator[Problem]:
+    """What Octavia refuses of ``listener`` (its key path ``path``), after the rules every backend shares
+    (:func:`ha_endpoint.core.validation.check_endpoint_args`): its monitor's type on its pool and its delay, the
+    fields only an HTTP(S) monitor takes, timeouts nothing applies, and under ``ovn`` that provider's limits."""
+    monitor = listener.monitor
+    if monitor is not None:
+        mismatch = monitor_pool_problem(monitor.type, predicates.POOL_PROTOCOL[listener.protocol])
+        if mismatch:
+            yield Problem(f"{path}.monitor.type", f"{mismatch}; pick a monitor type that fits protocol "
+                                                  f"{listener.protocol}")
+        too_often = monitor_delay_problem(monitor.type, monitor.delay)
+        if too_often:
+            yield Problem(f"{path}.monitor.delay", f"{too_often}; set delay: {UDP_CONNECT_MIN_DELAY} or more")
+        yield from _http_only_fields(monitor, f"{path}.monitor")
+    yield from _timeouts(listener, args.load_balancer_provider, path)
+    if not predicates.is_ovn(args.load_balancer_provider):
+        return
+    if not ovn_protocol_allowed(listener.protocol):
+        yield Problem(f"{path}.protocol", f"the ovn provider serves {', '.join(OVN_PROTOCOLS)} only, not "
+                                          f"{listener.protocol}; use protocol TCP (TLS passes through)")
+    if monitor is not None and not ovn_monitor_allowed(monitor.type):
+        yield Problem(f"{path}.monitor.type", f"the ovn provider has no {monitor.type} health monitors; use one of "
+                                              f"{', '.join(OVN_MONITOR_TYPES)}")
+    if monitor is not None and monitor.port is not None and monitor.port != (listener.member_port or listener.port):
+        yield Problem(f"{path}.monitor.port", f"the ovn provider probes the member port "
+                                              f"{listener.member_port or listener.port} only (it refuses a member's "
+                                              "monitor port); remove monitor.port")
+    if not ovn_method_allowed(listener.lb_method):
+        yield Problem(f"{path}.lbMethod", f"the ovn provider balances with {predicates.OVN_METHOD} only, not "
+                                          f"{listener.lb_method}; set lbMethod: {predicates.OVN_METHOD} or remove it")
+
+
+def _http_only_fields(monitor: MonitorArgs, path: str) -> Iterator[Problem]:
+    """``path`` and ``expectedCodes`` given to a monitor that sends no HTTP request: Octavia refuses them there (the
+    endpoint would otherwise drop them without a word)."""
+    if monitor.type in HTTP_MONITOR_TYPES:
+        return
+    for field, key in (("path", "path"), ("expected_codes", "expectedCodes")):
+        if field in monitor.model_fields_set:
+            yield Problem(f"{path}.{key}", f"{key} is for HTTP and HTTPS health monitors only, and this monitor is "
+                                           f"{monitor.type} (Octavia refuses {key} on it); remove {key}, or set "
+                                           "type: HTTP (or HTTPS) to probe a URL")
+
+
+def _timeouts(listener: ListenerArgs, provider: Optional[str], path: str) -> Iterator[Problem]:
+    """Listener timeouts given where nothing applies them (:func:`listener_timeouts_problem`): the user would believe
+    idle connections are governed by them."""
+    problem = listener_timeouts_problem(provider, listener.protocol)
+    if problem is None:
+        return
+    fix = ("remove it (under ovn an idle connection is bounded by the conntrack timeouts of the hosts, not by Octavia)"
+           if predicates.is_ovn(provider) else
+           "remove it, or use protocol TCP for a listener the amphora proxies")
+    for field, key in predicates.TIMEOUT_KEYS:
+        if getattr(listener, field) is not None:
+            yield Problem(f"{path}.{key}", f"{key} is set but {problem}; {fix}")
