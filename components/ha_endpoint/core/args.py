@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping
 from contextvars import ContextVar
 from enum import StrEnum
-from typing import Any, Callable, ClassVar, Optional
+from typing import Any, Callable, ClassVar, Iterable, Optional
 
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator,
                       model_validator)
@@ -154,9 +154,10 @@ RENAMED_KEYS: ContextVar[Optional[list[str]]] = ContextVar("RENAMED_KEYS", defau
 """Set by :func:`ha_endpoint.core.validation.load_endpoint_args`: collects a notice per old key name used."""
 
 
-def placed_zones(args: "EndpointArgs", zone: str) -> list[str]:
-    """The zones whose load balancers a member of ``zone`` joins under the configured placement."""
-    return sorted(args.zones) if args.member_placement == "all-zones" else [zone]
+def placed_zones(zones: Iterable[str], placement: str, zone: str) -> list[str]:
+    """The zones (of ``zones``, the endpoint's) whose load balancers a member of ``zone`` joins under ``placement``
+    (``memberPlacement``)."""
+    return sorted(zones) if placement == "all-zones" else [zone]
 
 
 # How a direct construction's ValidationError is told: ha_endpoint.core.messages, which knows every argument class (so

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from . import contract, predicates
-from .args import EndpointArgs, ListenerArgs
+from .args import EndpointArgs
 from .cloud_facts import CloudFacts, MemberSpec
 from .errors import Problem
 from .identity import UNNAMED_STACK, StackIdentity, parse_description
@@ -28,7 +28,7 @@ def no_cloud_facts_rules(args: EndpointArgs, facts: Any, members: Any, root: str
     return []
 
 
-def no_listener_rules(args: EndpointArgs, listener: ListenerArgs, path: str) -> list[Problem]:
+def no_listener_rules(args: EndpointArgs, root: str) -> list[Problem]:
     """The listener rules of a backend that has none of its own."""
     return []
 
@@ -45,9 +45,10 @@ class Rules:
     """``cloud_facts(args, facts, members, root)``: what the backend refuses that only the cloud facts reveal
     (:class:`ha_endpoint.core.cloud_facts.CloudFacts`, the members resolved on them), after the shared checks
     (:func:`ha_endpoint.core.checks.check_cloud_facts`)."""
-    listener: Callable[[EndpointArgs, ListenerArgs, str], Iterable[Problem]] = no_listener_rules
-    """``listener(args, listener, path)``: what the backend refuses of one listener (``path``: its key), with the rules
-    over several fields, after those every backend shares (:func:`ha_endpoint.core.validation.check_endpoint_args`)."""
+    listeners: Callable[[EndpointArgs, str], Iterable[Problem]] = no_listener_rules
+    """``listeners(args, root)``: what the backend refuses of the listeners (``<root>.listeners[i]``), with the rules
+    over several fields, after those every backend shares (:func:`ha_endpoint.core.validation.check_endpoint_args`);
+    asked once for all of them, so a configuration's arguments visit the backend's module once."""
     one_ip_version: str = "a zone's VIP admits clients of its own IP version only"
     """Why the allowed CIDRs are of one IP version, the one of the zones' VIPs."""
     other_ip_version: str = "a CIDR of another IP version than its VIP's admits none of the clients"

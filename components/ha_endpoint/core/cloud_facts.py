@@ -254,7 +254,8 @@ class MemberSpec:
 
 def resolve_members(args: EndpointArgs, facts: CloudFacts) -> tuple[MemberSpec, ...]:
     """Every member of ``args``, in order, resolved on ``facts`` (a subnet or server not looked up yet: None)."""
-    placed = {az: tuple(placed_zones(args, az)) for az in {member.az for member in args.members}}
+    placed = {az: tuple(placed_zones(args.zones, args.member_placement, az))
+              for az in {member.az for member in args.members}}
     return tuple(
         MemberSpec(member.name, member.az, _member_address(member, facts), _member_subnet(args, facts, member),
                    _member_port(member, facts), member.weight,

@@ -165,7 +165,8 @@ def zone_outputs(args: Any, az: str, vip: str) -> dict:
     from ha_endpoint.core.predicates import member_in_service
 
     members = [(member.name, member.address) for member in args.members
-               if az in placed_zones(args, member.az) and member_in_service(member.enabled, member.weight)]
+               if az in placed_zones(args.zones, args.member_placement, member.az)
+               and member_in_service(member.enabled, member.weight)]
     for name, address in members:
         if not isinstance(address, str):
             raise SystemExit(f"member {name}: follow needs members given by address in the stack's file")

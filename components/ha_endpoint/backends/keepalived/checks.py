@@ -169,7 +169,7 @@ def _cloud_problems(args: EndpointArgs, target: PollTarget, root: str, identity_
         if member.server is not None or not isinstance(member.address, str) or not isinstance(member.port, (str, type(None))):
             continue  # a server's port, or a value not known yet: checked when the VIP is added to it
         path = f"{root}.members[{index}]"
-        for az in placed_zones(args, member.az):
+        for az in placed_zones(args.zones, args.member_placement, member.az):
             network = networks.get(az)
             if network is None:
                 continue  # an unknown subnet: the endpoint's lookups refuse it

@@ -10,7 +10,7 @@ from ..plugin import Backend, MemberAgent, Serve, served_when_needed
 from . import rules
 from .access import member_agent_calls
 from .agent_client import AgentOctavia
-from .checks import NAME, adoption_problems, ovn_weights, preview
+from .checks import NAME, adoption_problems, listener_problems, ovn_weights, preview
 from .status import OctaviaStatusSource
 from .watched import WATCHED
 from .zone import SETTINGS
@@ -22,7 +22,7 @@ def _serving() -> Serve:
     return serve
 
 
-RULES = Rules(cloud_facts=adoption_problems, listener=rules.listener_problems, one_ip_version=rules.ONE_IP_VERSION,
+RULES = Rules(cloud_facts=adoption_problems, listeners=listener_problems, one_ip_version=rules.ONE_IP_VERSION,
               other_ip_version=rules.OTHER_IP_VERSION, needs_monitor=rules.MISSING_MONITOR,
               needs_certificate=rules.NO_CERTIFICATE, reserved_addresses=rules.RESERVED_ADDRESSES)
 """The Octavia backend's rules."""

@@ -32,7 +32,7 @@ from ...cloud.errors import CallFailed, CloudError
 from ...cloud.retry import CredentialsRefused, RetriesExhausted, call_with_retries
 from ...core import contract, predicates
 from ...core.errors import HaEndpointError
-from ...core.args import EndpointArgs, placed_zones
+from ...core.args import EndpointArgs, ListenerArgs, MonitorArgs, placed_zones
 from ...core.cloud_facts import CloudFacts, MemberSpec
 from ...core.errors import Problem
 from ...core.inputs import plain
@@ -40,6 +40,10 @@ from ...core.plan import PollTarget
 from ..plugin import Previewed
 from .adopted_tree import read_record, read_tree
 from .adoption import adopted_from
+from .rules import (
+    HTTP_MONITOR_TYPES, OVN_MONITOR_TYPES, OVN_PROTOCOLS, UDP_CONNECT_MIN_DELAY, listener_timeouts_problem,
+    monitor_delay_problem, monitor_pool_problem, ovn_method_allowed, ovn_monitor_allowed, ovn_protocol_allowed,
+)
 
 NAME = "octavia"
 
@@ -210,7 +214,8 @@ def agent_held(args: EndpointArgs, target: PollTarget, root: str,
     for member in args.members:
         if member._agent_tag is not None:
             wanted.setdefault(member._agent_tag, set()).update(
-                contract.pool_name(args.name, az, listener.port) for az in placed_zones(args, member.az)
+                contract.pool_name(args.name, az, listener.port)
+                for az in placed_zones(args.zones, args.member_placement, member.az)
                 for listener in args.listeners)
     catalog: OctaviaCatalog = current_catalog(_OPENSTACK)
     held: set[tuple[str, str, int]] = set()
@@ -442,3 +447,69 @@ def _adopted_member(listener, address: Optional[str], port: int):
     """The adopted pool's member at ``address``:``port``, if any."""
     return next((member for member in listener.members if member.address == address and
                  member.protocol_port == port), None)
+
+
+# -- the listeners, as validation asks them (Rules.listeners) ---------------------------------------------------------------
+
+def listener_problems(args: EndpointArgs, root: str) -> Iterator[Problem]:
+    """What Octavia refuses of the listeners (``<root>.listeners[i]``), after the rules every backend shares
+    (:func:`ha_endpoint.core.validation.check_endpoint_args`), listener by listener: each monitor's type on its pool
+    and its delay, the fields only an HTTP(S) monitor takes, timeouts nothing applies, and under ``ovn`` that
+    provider's limits. The pure rules are :mod:`.rules`' (the policy pack's too)."""
+    for index, listener in enumerate(args.listeners):
+        yield from _listener_problems(args.load_balancer_provider, listener, f"{root}.listeners[{index}]")
+
+
+def _listener_problems(provider: Optional[str], listener: ListenerArgs, path: str) -> Iterator[Problem]:
+    monitor = listener.monitor
+    if monitor is not None:
+        mismatch = monitor_pool_problem(monitor.type, predicates.POOL_PROTOCOL[listener.protocol])
+        if mismatch:
+            yield Problem(f"{path}.monitor.type", f"{mismatch}; pick a monitor type that fits protocol "
+                                                  f"{listener.protocol}")
+        too_often = monitor_delay_problem(monitor.type, monitor.delay)
+        if too_often:
+            yield Problem(f"{path}.monitor.delay", f"{too_often}; set delay: {UDP_CONNECT_MIN_DELAY} or more")
+        yield from _http_only_fields(monitor, f"{path}.monitor")
+    yield from _timeouts(listener, provider, path)
+    if not predicates.is_ovn(provider):
+        return
+    if not ovn_protocol_allowed(listener.protocol):
+        yield Problem(f"{path}.protocol", f"the ovn provider serves {', '.join(OVN_PROTOCOLS)} only, not "
+                                          f"{listener.protocol}; use protocol TCP (TLS passes through)")
+    if monitor is not None and not ovn_monitor_allowed(monitor.type):
+        yield Problem(f"{path}.monitor.type", f"the ovn provider has no {monitor.type} health monitors; use one of "
+                                              f"{', '.join(OVN_MONITOR_TYPES)}")
+    if monitor is not None and monitor.port is not None and monitor.port != (listener.member_port or listener.port):
+        yield Problem(f"{path}.monitor.port", f"the ovn provider probes the member port "
+                                              f"{listener.member_port or listener.port} only (it refuses a member's "
+                                              "monitor port); remove monitor.port")
+    if not ovn_method_allowed(listener.lb_method):
+        yield Problem(f"{path}.lbMethod", f"the ovn provider balances with {predicates.OVN_METHOD} only, not "
+                                          f"{listener.lb_method}; set lbMethod: {predicates.OVN_METHOD} or remove it")
+
+
+def _http_only_fields(monitor: MonitorArgs, path: str) -> Iterator[Problem]:
+    """``path`` and ``expectedCodes`` given to a monitor that sends no HTTP request: Octavia refuses them there (the
+    endpoint would otherwise drop them without a word)."""
+    if monitor.type in HTTP_MONITOR_TYPES:
+        return
+    for field, key in (("path", "path"), ("expected_codes", "expectedCodes")):
+        if field in monitor.model_fields_set:
+            yield Problem(f"{path}.{key}", f"{key} is for HTTP and HTTPS health monitors only, and this monitor is "
+                                           f"{monitor.type} (Octavia refuses {key} on it); remove {key}, or set "
+                                           "type: HTTP (or HTTPS) to probe a URL")
+
+
+def _timeouts(listener: ListenerArgs, provider: Optional[str], path: str) -> Iterator[Problem]:
+    """Listener timeouts given where nothing applies them (:func:`listener_timeouts_problem`): the user would believe
+    idle connections are governed by them."""
+    problem = listener_timeouts_problem(provider, listener.protocol)
+    if problem is None:
+        return
+    fix = ("remove it (under ovn an idle connection is bounded by the conntrack timeouts of the hosts, not by Octavia)"
+           if predicates.is_ovn(provider) else
+           "remove it, or use protocol TCP for a listener the amphora proxies")
+    for field, key in predicates.TIMEOUT_KEYS:
+        if getattr(listener, field) is not None:
+            yield Problem(f"{path}.{key}", f"{key} is set but {problem}; {fix}")

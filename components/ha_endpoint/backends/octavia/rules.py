@@ -12,11 +12,10 @@ without the backend's resource code.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Optional
 
 from ...core import predicates
-from ...core.args import OCTAVIA_DATA_TIMEOUT, EndpointArgs, ListenerArgs, MonitorArgs
-from ...core.errors import Problem
+from ...core.args import OCTAVIA_DATA_TIMEOUT
 
 ONE_IP_VERSION = "Octavia admits on a listener only CIDRs of its VIP's IP version"
 """Why the allowed CIDRs are of one IP version (:attr:`ha_endpoint.core.checks.Rules.one_ip_version`)."""
@@ -139,63 +138,3 @@ def _duration(ms: int) -> str:
     if seconds >= 120 and seconds % 60 == 0:
         return f"{int(seconds // 60)} min"
     return f"{seconds:g} s"
-
-
-# -- a listener, as validation asks it (Rules.listener) ---------------------------------------------------------------
-
-def listener_problems(args: EndpointArgs, listener: ListenerArgs, path: str) -> Iterator[Problem]:
-    """What Octavia refuses of ``listener`` (its key path ``path``), after the rules every backend shares
-    (:func:`ha_endpoint.core.validation.check_endpoint_args`): its monitor's type on its pool and its delay, the
-    fields only an HTTP(S) monitor takes, timeouts nothing applies, and under ``ovn`` that provider's limits."""
-    monitor = listener.monitor
-    if monitor is not None:
-        mismatch = monitor_pool_problem(monitor.type, predicates.POOL_PROTOCOL[listener.protocol])
-        if mismatch:
-            yield Problem(f"{path}.monitor.type", f"{mismatch}; pick a monitor type that fits protocol "
-                                                  f"{listener.protocol}")
-        too_often = monitor_delay_problem(monitor.type, monitor.delay)
-        if too_often:
-            yield Problem(f"{path}.monitor.delay", f"{too_often}; set delay: {UDP_CONNECT_MIN_DELAY} or more")
-        yield from _http_only_fields(monitor, f"{path}.monitor")
-    yield from _timeouts(listener, args.load_balancer_provider, path)
-    if not predicates.is_ovn(args.load_balancer_provider):
-        return
-    if not ovn_protocol_allowed(listener.protocol):
-        yield Problem(f"{path}.protocol", f"the ovn provider serves {', '.join(OVN_PROTOCOLS)} only, not "
-                                          f"{listener.protocol}; use protocol TCP (TLS passes through)")
-    if monitor is not None and not ovn_monitor_allowed(monitor.type):
-        yield Problem(f"{path}.monitor.type", f"the ovn provider has no {monitor.type} health monitors; use one of "
-                                              f"{', '.join(OVN_MONITOR_TYPES)}")
-    if monitor is not None and monitor.port is not None and monitor.port != (listener.member_port or listener.port):
-        yield Problem(f"{path}.monitor.port", f"the ovn provider probes the member port "
-                                              f"{listener.member_port or listener.port} only (it refuses a member's "
-                                              "monitor port); remove monitor.port")
-    if not ovn_method_allowed(listener.lb_method):
-        yield Problem(f"{path}.lbMethod", f"the ovn provider balances with {predicates.OVN_METHOD} only, not "
-                                          f"{listener.lb_method}; set lbMethod: {predicates.OVN_METHOD} or remove it")
-
-
-def _http_only_fields(monitor: MonitorArgs, path: str) -> Iterator[Problem]:
-    """``path`` and ``expectedCodes`` given to a monitor that sends no HTTP request: Octavia refuses them there (the
-    endpoint would otherwise drop them without a word)."""
-    if monitor.type in HTTP_MONITOR_TYPES:
-        return
-    for field, key in (("path", "path"), ("expected_codes", "expectedCodes")):
-        if field in monitor.model_fields_set:
-            yield Problem(f"{path}.{key}", f"{key} is for HTTP and HTTPS health monitors only, and this monitor is "
-                                           f"{monitor.type} (Octavia refuses {key} on it); remove {key}, or set "
-                                           "type: HTTP (or HTTPS) to probe a URL")
-
-
-def _timeouts(listener: ListenerArgs, provider: Optional[str], path: str) -> Iterator[Problem]:
-    """Listener timeouts given where nothing applies them (:func:`listener_timeouts_problem`): the user would believe
-    idle connections are governed by them."""
-    problem = listener_timeouts_problem(provider, listener.protocol)
-    if problem is None:
-        return
-    fix = ("remove it (under ovn an idle connection is bounded by the conntrack timeouts of the hosts, not by Octavia)"
-           if predicates.is_ovn(provider) else
-           "remove it, or use protocol TCP for a listener the amphora proxies")
-    for field, key in predicates.TIMEOUT_KEYS:
-        if getattr(listener, field) is not None:
-            yield Problem(f"{path}.{key}", f"{key} is set but {problem}; {fix}")
