@@ -37,8 +37,8 @@ def no_listener_rules(args: EndpointArgs, root: str) -> list[Problem]:
 class Rules:
     """A backend's own rules, as the checks of a configuration (:func:`ha_endpoint.core.validation.check_endpoint_args`)
     and of the cloud facts (:func:`check_cloud_facts`) ask them of the backend it names
-    (:attr:`ha_endpoint.backends.plugin.Backend.rules`): its rules of a listener and of the cloud facts, and its words
-    for the rules every backend shares. The defaults are a backend's that has no rules of its own, whose words every
+    (:attr:`ha_endpoint.backends.plugin.Backend.rules`): its rules of the listeners and of the cloud facts, and its
+    words for the rules every backend shares. The defaults are a backend's that has no rules of its own, whose words every
     backend could say (a configuration loaded without the registry is held to these)."""
 
     cloud_facts: Callable[[EndpointArgs, Any, Any, str], list[Problem]] = no_cloud_facts_rules

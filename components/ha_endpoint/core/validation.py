@@ -5,9 +5,9 @@ Pure functions: nothing here talks to a cloud or registers a resource. Field-lev
 each other are the ``_check_*`` functions below; those that need the looked-up cloud facts are
 :mod:`ha_endpoint.core.checks`'s (run before the planner, for plain inputs at once and for Outputs once they are
 known). Every rule is a shared predicate (:mod:`ha_endpoint.core.predicates`) where the policy pack decides the same
-thing; a backend's own rules (its rules of a listener, its words for the shared ones) are asked of the rules it gives
-(:class:`ha_endpoint.core.checks.Rules`). A value that is not plain yet (an Output of a resource declared beside the component) is skipped here and checked
-once known.
+thing; a backend's own rules (its rules of the listeners, its words for the shared ones) are asked of the rules it
+gives (:class:`ha_endpoint.core.checks.Rules`). A value that is not plain yet (an Output of a resource declared beside
+the component) is skipped here and checked once known.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class BackendKeys(Protocol):
     adopts: bool
     """Whether it takes ``zones.<az>.adopt`` (an existing load balancer taken over)."""
     rules: Rules
-    """Its own rules (:class:`ha_endpoint.core.checks.Rules`): here, its rules of a listener and its words for the
+    """Its own rules (:class:`ha_endpoint.core.checks.Rules`): here, its rules of the listeners and its words for the
     rules every backend shares (a listener's monitor and certificate, the allowed CIDRs' IP version)."""
 
 
@@ -47,7 +47,7 @@ def load_endpoint_args(raw: Any, root: str = DEFAULT_ROOT,
     """Parse and check a configuration value; raise :class:`ConfigError` listing every problem found. ``backends``:
     the registered backends by name (:data:`ha_endpoint.backends.REGISTRY`), which the ``backend`` key must name one
     of, whose zone keys the zones may give (:func:`backend_key_problems`) and whose rules the checks ask
-    (:func:`check_endpoint_args`: its own rules of a listener, and the words of the rules every backend shares); not
+    (:func:`check_endpoint_args`: its own rules of the listeners, and the words of the rules every backend shares); not
     given, the key is checked where the backend is chosen (:func:`ha_endpoint.backends.lookup`), and the arguments
     are held to the rules every backend shares, in their words. Arguments remember the rules they were checked by
     (``_checked``): loaded again with the same ones they are not checked again, with the backend's (the stack program,

@@ -1,8 +1,8 @@
 """The Octavia backend as the registry holds it (:class:`ha_endpoint.backends.plugin.Backend`): its preview, serve,
 notices, watcher, settings, member client and agent, and its rules (:class:`ha_endpoint.core.checks.Rules`: its rules
-of a listener and its words, :mod:`.rules`, and what adopting a load balancer would replace,
-:func:`.checks.adoption_problems`, judged on the cloud facts after the checks every backend shares). The registry
-loads it when first asked (:mod:`ha_endpoint.backends`).
+of the listeners, :func:`.checks.listener_problems` on :mod:`.rules`, its words, and what adopting a load balancer
+would replace, :func:`.checks.adoption_problems`, judged on the cloud facts after the checks every backend shares).
+The registry loads it when first asked (:mod:`ha_endpoint.backends`).
 """
 
 from ...core.checks import Rules
