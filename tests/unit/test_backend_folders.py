@@ -34,11 +34,10 @@ ALLOWED = {
 }
 
 CORE_NOT_YET = {
-    "core/args.py": "the backend key's default, which the configuration's contract and the state's name (a zone's "
-                    "facts and a gate's inputs recorded before the key existed are the default backend's; the pack and "
-                    "the gates read them without the registry), and Octavia's field rules that pydantic runs as it "
-                    "parses, before any backend is chosen (expected codes, a certificate reference's length, a zero "
-                    "timeout): moved to the backend they would be reported a stage later",
+    "core/args.py": "the backend key's default value, which is the configuration's contract (components/schema.json "
+                    "gives it to every language) and how state recorded before the key existed is read (a zone's facts "
+                    "and a gate's inputs are the default backend's; the pack and the gates read them without the "
+                    "registry)",
 }
 """The modules of ``core/`` that still name a registered backend in code, each with its reason (issue 47: the core names
 none); the rules of one backend are asked of it (:class:`ha_endpoint.core.checks.Rules`). Only shrinks."""

@@ -502,8 +502,8 @@ def test_an_amphora_udp_listener_refuses_listener_timeouts():
                  "2073600000, e.g. timeoutClientData: 3600000"),
     ("1h", "timeoutClientData must be a whole number from 1 to 2073600000, got the text '1h'; write the number "
            "itself, e.g. timeoutClientData: 3600000"),
-    (0, "0 does not mean 'no timeout': an amphora then applies the cloud's configured default (50000 ms as Octavia "
-        "ships it); give the milliseconds, 1 to 2073600000, or remove the key for the endpoint's default"),
+    (0, "0 does not mean 'no timeout': the load balancer then applies the cloud's configured default; give the "
+        "milliseconds, 1 to 2073600000, or remove the key for the endpoint's default"),
 ], ids=["negative", "above-24-days", "text", "zero"])
 def test_a_bad_listener_timeout_names_the_key_and_the_fix(value, message):
     raw = amphora_config()

@@ -25,8 +25,7 @@ from contextvars import ContextVar
 from enum import StrEnum
 from typing import Any, Callable, ClassVar, Iterable, Optional
 
-from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator,
-                      model_validator)
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from . import predicates
@@ -36,40 +35,29 @@ DEFAULT_BACKEND = "octavia"
 """The backend that serves the zones when the configuration names none (:mod:`ha_endpoint.backends`)."""
 
 
-# -- the Octavia rules of a field, which pydantic runs as it parses (before any backend is chosen; the policy pack
-# decides the expected codes too) ------------------------------------------------------------------------------------
+# -- the rules of a field's own syntax, which pydantic runs as it parses (the policy pack decides the expected codes
+# too); what a backend's service limits further is the backend's (its :class:`ha_endpoint.core.checks.Rules`) ------------
 
 EXPECTED_CODES = re.compile(r"^(\d{3}(\s*,\s*\d{3})*)$|^(\d{3}-\d{3})$")
-"""Octavia's API pattern for a monitor's ``expected_codes``: one code, a comma-separated list, or one range."""
+"""The syntax of a monitor's ``expected_codes``: one code, a comma-separated list, or one range (the load-balancer
+API's own pattern)."""
 
 
 def expected_codes_problem(codes: str) -> Optional[str]:
-    """Why Octavia refuses ``codes`` as a monitor's expected HTTP status codes, or None (see :data:`EXPECTED_CODES`)."""
+    """Why ``codes`` is not a list of expected HTTP status codes, or None (see :data:`EXPECTED_CODES`)."""
     if EXPECTED_CODES.match(codes):
         return None
-    return (f"'{codes}' is not a status code list Octavia accepts: give one code ('200'), codes separated by commas "
-            "('200,202') or one range ('200-204'), each code three digits")
-
-
-CERTIFICATE_REF_MAX = 255
-"""Octavia's limit on ``default_tls_container_ref``."""
+    return (f"'{codes}' is not a status code list: give one code ('200'), codes separated by commas ('200,202') or "
+            "one range ('200-204'), each code three digits")
 
 
 def certificate_ref_problem(ref: str) -> Optional[str]:
-    """Why ``ref`` is not a certificate reference Octavia can load, or None: a Barbican container or secret
-    reference (its URL, or its id), at most :data:`CERTIFICATE_REF_MAX` characters, ending in the object's UUID."""
-    if len(ref) > CERTIFICATE_REF_MAX:
-        return (f"the reference is {len(ref)} characters long and Octavia takes at most {CERTIFICATE_REF_MAX}; give "
-                "the container's reference as Barbican lists it (openstack secret container list), or its id alone")
+    """Why ``ref`` is not a reference to a certificate in the key manager (Barbican), or None: a container's or
+    secret's reference (its URL, or its id) ends in the object's UUID."""
     if not predicates.is_uuid(ref.rstrip("/").rsplit("/", 1)[-1]):
         return (f"'{ref}' is not a Barbican reference: it must end with the container's (or secret's) id, e.g. "
                 "https://barbican.example:9311/v1/containers/<uuid> (openstack secret container list)")
     return None
-
-
-OCTAVIA_DATA_TIMEOUT = 50000
-"""Octavia's shipped ``[haproxy_amphora] timeout_client_data`` and ``timeout_member_data``, in milliseconds: what an
-amphora listener gets when none is given, or 0 (its template writes ``value or the configured default``)."""
 
 
 class LoadBalancerProvider(StrEnum):
@@ -311,12 +299,11 @@ class ListenerArgs(_Model):
 
     @field_validator("timeout_client_data", "timeout_member_data", "timeout_member_connect", mode="before")
     @classmethod
-    def _timeout_not_zero(cls, value: Any, info: ValidationInfo) -> Any:
+    def _timeout_not_zero(cls, value: Any) -> Any:
         if type(value) is int and value == 0:
-            shipped = 5000 if info.field_name == "timeout_member_connect" else OCTAVIA_DATA_TIMEOUT
-            raise ValueError(f"0 does not mean 'no timeout': an amphora then applies the cloud's configured default "
-                             f"({shipped} ms as Octavia ships it); give the milliseconds, 1 to "
-                             f"{predicates.LISTENER_TIMEOUT_MAX}, or remove the key for the endpoint's default")
+            raise ValueError(f"0 does not mean 'no timeout': the load balancer then applies the cloud's configured "
+                             f"default; give the milliseconds, 1 to {predicates.LISTENER_TIMEOUT_MAX}, or remove the key "
+                             "for the endpoint's default")
         return value
 
     @field_validator("certificate_ref")

@@ -41,8 +41,8 @@ from ..plugin import Previewed
 from .adopted_tree import read_record, read_tree
 from .adoption import adopted_from
 from .rules import (
-    HTTP_MONITOR_TYPES, OVN_MONITOR_TYPES, OVN_PROTOCOLS, UDP_CONNECT_MIN_DELAY, listener_timeouts_problem,
-    monitor_delay_problem, monitor_pool_problem, ovn_method_allowed, ovn_monitor_allowed, ovn_protocol_allowed,
+    HTTP_MONITOR_TYPES, OVN_MONITOR_TYPES, OVN_PROTOCOLS, UDP_CONNECT_MIN_DELAY, certificate_ref_length_problem,
+    listener_timeouts_problem, monitor_delay_problem, monitor_pool_problem, ovn_method_allowed, ovn_monitor_allowed, ovn_protocol_allowed,
 )
 
 NAME = "octavia"
@@ -454,7 +454,8 @@ def _adopted_member(listener, address: Optional[str], port: int):
 def listener_problems(args: EndpointArgs, root: str) -> Iterator[Problem]:
     """What Octavia refuses of the listeners (``<root>.listeners[i]``), after the rules every backend shares
     (:func:`ha_endpoint.core.validation.check_endpoint_args`), listener by listener: each monitor's type on its pool
-    and its delay, the fields only an HTTP(S) monitor takes, timeouts nothing applies, and under ``ovn`` that
+    and its delay, the fields only an HTTP(S) monitor takes, a certificate reference too long for it, timeouts nothing
+    applies, and under ``ovn`` that
     provider's limits. The pure rules are :mod:`.rules`' (the policy pack's too)."""
     for index, listener in enumerate(args.listeners):
         yield from _listener_problems(args.load_balancer_provider, listener, f"{root}.listeners[{index}]")
@@ -471,6 +472,10 @@ def _listener_problems(provider: Optional[str], listener: ListenerArgs, path: st
         if too_often:
             yield Problem(f"{path}.monitor.delay", f"{too_often}; set delay: {UDP_CONNECT_MIN_DELAY} or more")
         yield from _http_only_fields(monitor, f"{path}.monitor")
+    too_long = certificate_ref_length_problem(listener.certificate_ref) \
+        if isinstance(listener.certificate_ref, str) else None
+    if too_long:
+        yield Problem(f"{path}.certificateRef", too_long)
     yield from _timeouts(listener, provider, path)
     if not predicates.is_ovn(provider):
         return

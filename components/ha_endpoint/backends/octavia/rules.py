@@ -15,7 +15,24 @@ from __future__ import annotations
 from typing import Optional
 
 from ...core import predicates
-from ...core.args import OCTAVIA_DATA_TIMEOUT
+
+OCTAVIA_DATA_TIMEOUT = 50000
+"""Octavia's shipped ``[haproxy_amphora] timeout_client_data`` and ``timeout_member_data``, in milliseconds: what an
+amphora listener gets when none is given, or 0 (its template writes ``value or the configured default``)."""
+
+CERTIFICATE_REF_MAX = 255
+"""Octavia's limit on a listener's ``default_tls_container_ref``."""
+
+
+def certificate_ref_length_problem(ref: str) -> Optional[str]:
+    """Why Octavia cannot take ``ref`` as a listener's certificate reference for its length, or None (at most
+    :data:`CERTIFICATE_REF_MAX` characters; its syntax is the core's :func:`ha_endpoint.core.args.
+    certificate_ref_problem`)."""
+    if len(ref) <= CERTIFICATE_REF_MAX:
+        return None
+    return (f"the reference is {len(ref)} characters long and Octavia takes at most {CERTIFICATE_REF_MAX}; give the "
+            "container's reference as Barbican lists it (openstack secret container list), or its id alone")
+
 
 ONE_IP_VERSION = "Octavia admits on a listener only CIDRs of its VIP's IP version"
 """Why the allowed CIDRs are of one IP version (:attr:`ha_endpoint.core.checks.Rules.one_ip_version`)."""
