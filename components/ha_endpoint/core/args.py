@@ -173,8 +173,9 @@ class _Arguments(type(BaseModel)):  # pydantic's model metaclass
 
 
 class _Model(BaseModel, metaclass=_Arguments):
-    """Shared settings: camelCase aliases, snake_case names accepted too, unknown keys forbidden, immutable, the
-    docstring under each field its description, Outputs allowed where a field says ``Input``.
+    """Shared settings: camelCase aliases, snake_case names accepted too, unknown keys forbidden, immutable, Outputs
+    allowed where a field says ``Input``. The docstring under each field is its description: Pulumi's schema inference
+    reads it from the source, and so do the messages that quote it (:mod:`ha_endpoint.core.messages`), when one does.
 
     A null value takes the field's default (``_keeps_null`` lists the fields where null means something: it is then
     kept for validation to judge). Numbers are strict: a boolean or a string is never a number (``port: true`` is
@@ -186,7 +187,7 @@ class _Model(BaseModel, metaclass=_Arguments):
 
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True, str_strip_whitespace=True,
-        arbitrary_types_allowed=True, use_attribute_docstrings=True,
+        arbitrary_types_allowed=True,
     )
     _renamed: ClassVar[dict[str, str]] = {}
     _where: ClassVar[str] = ""

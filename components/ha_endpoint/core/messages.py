@@ -10,9 +10,13 @@ gets a generic message built from the field's own type and description, never py
 
 from __future__ import annotations
 
+import ast
 import difflib
 import enum
+import functools
+import inspect
 import re
+import textwrap
 import types
 import typing
 from dataclasses import dataclass
@@ -216,11 +220,34 @@ def _message(detail: Mapping[str, Any], where: _Where, is_key: bool) -> str:
 
 
 def _description(where: _Where) -> str:
-    text = (where.field.description or "") if where.field is not None else ""
+    text = _docstring(where.owner, where.field) if where.owner is not None and where.field is not None else ""
     text = " ".join(text.split())
     first = re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.;])\s", text, maxsplit=1)[0].rstrip(".;")
     return first[:1].lower() + first[1:] if first else f"see README.md 'Configuration' for {where.key}"
 
+
+
+def _docstring(owner: type[BaseModel], field: FieldInfo) -> str:
+    """The docstring under ``field``'s attribute in ``owner`` (or the class it inherits it from): what the schema
+    and the docs call its description. Read from the source when a message needs it, not when the classes load
+    (pydantic's ``use_attribute_docstrings`` parses every argument class's source in every process that imports
+    them: a quarter of ``import ha_endpoint``'s CPU)."""
+    name = next((name for name, info in owner.model_fields.items() if info is field), None)
+    return next((found[name] for cls in owner.__mro__ if name in (found := _attribute_docstrings(cls))), "")
+
+
+@functools.cache
+def _attribute_docstrings(cls: type) -> dict[str, str]:
+    """``cls``'s own annotated attributes -> the string literal right under each (empty when its source is not
+    available)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    return {field.target.id: text.value.value for field, text in zip(body, body[1:])
+            if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
+            and isinstance(text, ast.Expr) and isinstance(text.value, ast.Constant) and isinstance(text.value.value, str)}
 
 REMOVED: dict[tuple[type, str], str] = {
     (EndpointArgs, "loadBalancerCreate"): "each zone's load balancer, listeners, pools and health monitors are always "
