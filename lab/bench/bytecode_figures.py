@@ -37,11 +37,11 @@ IMPORTS = {
 }
 
 
-def run_once(code: str, env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one fresh interpreter importing ``code``."""
+def run_once(code: str, env: dict[str, str], cwd: Path = REPO) -> tuple[float, float]:
+    """Wall and CPU seconds of one fresh interpreter importing ``code`` in ``cwd`` (first on its path)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([str(PYTHON), "-c", code], env=env, cwd=REPO, check=True)
+    subprocess.run([str(PYTHON), "-c", code], env=env, cwd=cwd, check=True)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
