@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 import pulumi
 import pulumi_openstack as openstack
 
-from policy_harness import HarnessRun, run_program_for_pack
+from policy_harness import HarnessRun, run_key, run_program_for_pack
 from tests.mocks.cloud import FakeCloud
 from tests.mocks.configs import amphora_endpoint
 
@@ -80,9 +80,11 @@ def neighbours_program(endpoint: Optional[dict[str, Any]] = None, member: Option
 
 
 def run_neighbours(cloud: Optional[FakeCloud] = None, preview: bool = True, **changes: Any) -> HarnessRun:
-    """Run :func:`neighbours_program` (with ``changes``) against ``cloud`` (the dev cloud by default)."""
+    """Run :func:`neighbours_program` (with ``changes``) against ``cloud`` (the dev cloud by default; then, when the
+    changes are plain data, the run is remembered for the session: policy_harness.run_key)."""
+    key = run_key("neighbours_program", changes, preview) if cloud is None else None
     return run_program_for_pack(neighbours_program(**changes), cloud or FakeCloud.dev(preview=preview),
-                                preview=preview)
+                                preview=preview, key=key)
 
 
 def split_cloud(preview: bool = True) -> FakeCloud:
