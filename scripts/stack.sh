@@ -22,6 +22,12 @@ cd "$(dirname "$0")/.."
 action=${1:?usage: scripts/stack.sh up|preview|down|outputs|recover|watch}
 stack=${STACK:-dev}
 . scripts/env.sh
+# The Kubernetes provider (pulumi-kubernetes 4.x, its Configure) writes every kubeconfig it is given (a stack's cluster
+# credentials, e.g. the k8s stack's client key) to a new $TMPDIR/kubeconfig<random> file at each run and never deletes
+# it: this run's temporary files go into a directory of its own, removed when it ends (docs/security.md).
+TMPDIR=$(mktemp -d) && export TMPDIR
+cleanup() { rm -rf "$TMPDIR"; }
+trap cleanup EXIT
 # Secrets: the dev stack targets the local cloud and holds nothing secret, so it has a well-known passphrase. Every
 # other stack brings its own (PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE) or a secrets provider
 # (`secretsprovider:` in Pulumi.<stack>.yaml): never the dev one by accident.
@@ -48,7 +54,7 @@ case "$action" in
     if [ "$stack" = keepalived ]; then
       .venv/bin/python -m localcloud.dataplane.keepalived_nodes follow "Pulumi.$stack.yaml" &
       follower=$!
-      trap 'kill "$follower" 2>/dev/null || true' EXIT
+      trap 'kill "$follower" 2>/dev/null || true; cleanup' EXIT
     fi
     pulumi up --yes --non-interactive --skip-preview --policy-pack policies --stack "$stack"
     outputs=$(pulumi stack output --json --stack "$stack")

@@ -75,8 +75,12 @@ class PulumiStack:
         self.backend = backend or workdir / ".backend"
         if backend_url is None:
             self.backend.mkdir(parents=True, exist_ok=True)
+        # TMPDIR: the Kubernetes provider leaves a kubeconfig file there at each run (scripts/stack.sh says why); the
+        # stack's own, inside the test's directory
+        (workdir / ".tmp").mkdir(parents=True, exist_ok=True)
         self.env = {**environment, "PULUMI_BACKEND_URL": backend_url or f"file://{self.backend}",
-                    "PULUMI_SKIP_CONFIRMATIONS": "true", "PULUMI_DEBUG_COMMANDS": "true"}  # enables `--event-log`
+                    "PULUMI_SKIP_CONFIRMATIONS": "true", "PULUMI_DEBUG_COMMANDS": "true",  # enables `--event-log`
+                    "TMPDIR": str(workdir / ".tmp")}
         self.prefix: list[str] = []
         """A command prefix every CLI command runs under (e.g. ``ip netns exec <client namespace>``)."""
 
