@@ -36,7 +36,7 @@ DEFAULT_BACKEND = "octavia"
 
 
 # -- the rules of a field's own syntax, which pydantic runs as it parses (the policy pack decides the expected codes
-# too); what a backend's service limits further is the backend's (its :class:`ha_endpoint.core.checks.Rules`) ------------
+# too); what a backend's service limits further is the backend's (its :class:`ha_endpoint.core.checks.Rules`) -------
 
 EXPECTED_CODES = re.compile(r"^(\d{3}(\s*,\s*\d{3})*)$|^(\d{3}-\d{3})$")
 """The syntax of a monitor's ``expected_codes``: one code, a comma-separated list, or one range (the load-balancer

@@ -226,12 +226,11 @@ def _description(where: _Where) -> str:
     return first[:1].lower() + first[1:] if first else f"see README.md 'Configuration' for {where.key}"
 
 
-
 def _docstring(owner: type[BaseModel], field: FieldInfo) -> str:
     """The docstring under ``field``'s attribute in ``owner`` (or the class it inherits it from): what the schema
     and the docs call its description. Read from the source when a message needs it, not when the classes load
-    (pydantic's ``use_attribute_docstrings`` parses every argument class's source in every process that imports
-    them: a quarter of ``import ha_endpoint``'s CPU)."""
+    (pydantic's ``use_attribute_docstrings`` parsed every argument class's source in every process that imports
+    them, about 50 ms of CPU each: lab/bench/import_figures.py)."""
     name = next((name for name, info in owner.model_fields.items() if info is field), None)
     return next((found[name] for cls in owner.__mro__ if name in (found := _attribute_docstrings(cls))), "")
 
@@ -247,7 +246,8 @@ def _attribute_docstrings(cls: type) -> dict[str, str]:
     body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
     return {field.target.id: text.value.value for field, text in zip(body, body[1:])
             if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
-            and isinstance(text, ast.Expr) and isinstance(text.value, ast.Constant) and isinstance(text.value.value, str)}
+            and isinstance(text, ast.Expr) and isinstance(text.value, ast.Constant)
+            and isinstance(text.value.value, str)}
 
 REMOVED: dict[tuple[type, str], str] = {
     (EndpointArgs, "loadBalancerCreate"): "each zone's load balancer, listeners, pools and health monitors are always "

@@ -42,7 +42,8 @@ from .adopted_tree import read_record, read_tree
 from .adoption import adopted_from
 from .rules import (
     HTTP_MONITOR_TYPES, OVN_MONITOR_TYPES, OVN_PROTOCOLS, UDP_CONNECT_MIN_DELAY, certificate_ref_length_problem,
-    listener_timeouts_problem, monitor_delay_problem, monitor_pool_problem, ovn_method_allowed, ovn_monitor_allowed, ovn_protocol_allowed,
+    listener_timeouts_problem, monitor_delay_problem, monitor_pool_problem, ovn_method_allowed, ovn_monitor_allowed,
+    ovn_protocol_allowed,
 )
 
 NAME = "octavia"
@@ -455,8 +456,7 @@ def listener_problems(args: EndpointArgs, root: str) -> Iterator[Problem]:
     """What Octavia refuses of the listeners (``<root>.listeners[i]``), after the rules every backend shares
     (:func:`ha_endpoint.core.validation.check_endpoint_args`), listener by listener: each monitor's type on its pool
     and its delay, the fields only an HTTP(S) monitor takes, a certificate reference too long for it, timeouts nothing
-    applies, and under ``ovn`` that
-    provider's limits. The pure rules are :mod:`.rules`' (the policy pack's too)."""
+    applies, and under ``ovn`` that provider's limits. The pure rules are :mod:`.rules`' (the policy pack's too)."""
     for index, listener in enumerate(args.listeners):
         yield from _listener_problems(args.load_balancer_provider, listener, f"{root}.listeners[{index}]")
 
