@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
+import functools
 import gc
 import json
 import runpy
@@ -202,8 +204,17 @@ def run_stack(cloud: FakeCloud, config: dict[str, Any], preview: Optional[bool] 
 
 def amphora_config() -> dict[str, Any]:
     """The amphora shape's configuration, read from Pulumi.amphora.yaml (keys without the project prefix): the dev
-    stack before it moved to the ovn provider, the baseline the tests change one field of."""
+    stack before it moved to the ovn provider, the baseline the tests change one field of. A fresh copy each call,
+    of the file parsed once per file version (a test worker asked for it about 90 times)."""
+    path = ROOT / AMPHORA_STACK_FILE
+    stat = path.stat()
+    return copy.deepcopy(_stack_config(str(path), stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=4)
+def _stack_config(path: str, _mtime_ns: int, _size: int) -> dict[str, Any]:
+    """A stack file's project configuration (keys without the project prefix), parsed once per version of the file."""
     import yaml
 
-    raw = yaml.safe_load((ROOT / AMPHORA_STACK_FILE).read_text())["config"]
+    raw = yaml.safe_load(Path(path).read_text())["config"]
     return {key.split(":", 1)[1]: value for key, value in raw.items() if key.startswith(f"{PROJECT}:")}

@@ -6,11 +6,13 @@ The requests are built from a mock run of the program (``policy_harness``), seri
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Iterator
 
 import grpc
 import pytest
@@ -25,10 +27,25 @@ from tests.mocks.configs import amphora_endpoint
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(scope="module")
+def analyzer(tmp_path_factory):
+    """A running pack (its own process, started from an unrelated directory) and a client for it, shared by the tests
+    that do not configure it (one process per module and worker: each start imports the pack anew)."""
+    with _serving(tmp_path_factory.mktemp("pack")) as stub:
+        yield stub
+
+
 @pytest.fixture
-def analyzer(tmp_path):
-    """A running pack (its own process, started from an unrelated directory) and a client for it."""
-    process = subprocess.Popen([sys.executable, str(ROOT / "policies")], cwd=tmp_path, stdout=subprocess.PIPE,
+def own_analyzer(tmp_path):
+    """A running pack of the test's own, for a test that configures it."""
+    with _serving(tmp_path) as stub:
+        yield stub
+
+
+@contextlib.contextmanager
+def _serving(cwd: Path) -> Iterator[analyzer_pb2_grpc.AnalyzerStub]:
+    """``python policies/`` started in ``cwd``, a client for it while it runs, then stopped."""
+    process = subprocess.Popen([sys.executable, str(ROOT / "policies")], cwd=cwd, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ""})
     try:
         port = _first_line(process, timeout=60)
@@ -109,10 +126,10 @@ def test_a_violation_reaches_the_engine_with_the_policy_description(analyzer):
         "for tcp port 22623 from 10.10.2.0/24")]
 
 
-def test_policy_configuration_from_the_engine_is_applied(analyzer):
+def test_policy_configuration_from_the_engine_is_applied(own_analyzer):
     config = {"ha-endpoint-dns-ttl": policy_config(maxTtl=20)}
-    analyzer.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=config))
-    found = _preview(analyzer, run_preview(amphora_endpoint()))
+    own_analyzer.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=config))
+    found = _preview(own_analyzer, run_preview(amphora_endpoint()))
     assert [name for name, _ in found] == ["ha-endpoint-dns-ttl"] * 4
 
 
