@@ -4,9 +4,20 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.schedule import estimate, lanes, order, read_durations
+import pytest
+
+from tests.schedule import estimate, lanes, main, order, read_durations
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def printed_lanes(argv: list[str], cache: Path, monkeypatch, capsys) -> list[str]:
+    """What ``python -m tests.schedule`` prints for ``argv`` with ``HA_ENDPOINT_CACHE`` = ``cache``, asked of its
+    ``main`` in this process (the command itself, as scripts/test.sh runs it, is run once: the test of the lanes)."""
+    monkeypatch.setenv("HA_ENDPOINT_CACHE", str(cache))
+    capsys.readouterr()
+    assert main(argv) == 0
+    return capsys.readouterr().out.splitlines()
 
 
 def test_files_go_longest_first_by_recorded_time_then_by_tier():
@@ -23,7 +34,7 @@ def test_files_go_longest_first_by_recorded_time_then_by_tier():
     assert estimate("tests/e2e/test_b.py::t", known) == 3.0
 
 
-def test_exclusive_lanes_split_whole_files_so_the_longest_lane_is_as_short_as_it_can_be(tmp_path):
+def test_exclusive_lanes_split_whole_files_so_the_longest_lane_is_as_short_as_it_can_be(tmp_path, monkeypatch, capsys):
     """Each exclusive lane runs on a cloud of its own (scripts/test.sh): a file stays in one lane (its stack fixtures
     are module-scoped), the lanes come out about equal, and the split printed by `python -m tests.schedule lanes N`
     is the one the function gives (the script reads it)."""
@@ -50,15 +61,14 @@ def test_exclusive_lanes_split_whole_files_so_the_longest_lane_is_as_short_as_it
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["780 tests/e2e/test_a.py tests/integration/test_d.py",
                                        "800 tests/e2e/test_b.py tests/e2e/test_c.py"]
-    later = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2", "--kinds", str(kinds), "--first-after",
-                            "900"], cwd=REPO, capture_output=True, text=True,
-                           env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)}, timeout=60)
-    assert later.stdout.splitlines() == ["350 tests/e2e/test_c.py",
-                                         "1230 tests/e2e/test_a.py tests/e2e/test_b.py tests/integration/test_d.py"]
+    later = printed_lanes(["lanes", "2", "--kinds", str(kinds), "--first-after", "900"], tmp_path, monkeypatch, capsys)
+    assert later == ["350 tests/e2e/test_c.py",
+                     "1230 tests/e2e/test_a.py tests/e2e/test_b.py tests/integration/test_d.py"]
     for bad in (["lanes", "x", "--kinds", str(kinds)], ["lanes", "2", "--kinds", str(kinds), "--first-after", "soon"],
                 ["lanes", "2", "--kinds", str(kinds), "--after", "9"], ["lanes", "2"]):
-        assert subprocess.run([sys.executable, "-m", "tests.schedule", *bad], cwd=REPO, capture_output=True,
-                              text=True, timeout=60).returncode == 2, bad
+        with pytest.raises(SystemExit) as refused:   # argparse's usage error: the command's exit status 2
+            main(bad)
+        assert refused.value.code == 2, bad
 
 
 def test_an_unreadable_or_foreign_record_counts_as_none(tmp_path):
@@ -126,7 +136,7 @@ def test_phases_ending_together_each_keep_their_times(tmp_path, monkeypatch):
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_lanes_that_end_early_take_shared_files_that_fit_before_the_parallel_phase_ends(tmp_path):
+def test_lanes_that_end_early_take_shared_files_that_fit_before_the_parallel_phase_ends(tmp_path, monkeypatch, capsys):
     """Lanes 2.. (clouds of their own) take shared files the parallel phase can spare: the longest that still lets
     the lane end before the parallel phase does without it; never a file pinned to the first cloud, never into lane 1
     (which runs after the parallel phase), never so much that the lane becomes the last to end."""
@@ -162,13 +172,11 @@ def test_lanes_that_end_early_take_shared_files_that_fit_before_the_parallel_pha
     assert got_movable == {"tests/e2e/test_mid.py"}   # a file with one pinned test stays whole on the first cloud
 
     (tmp_path / "test-durations.json").write_text(json.dumps(known))
-    run = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", "2", "--first-after", "900", "--kinds",
-                          str(kinds), "--width", "1"], cwd=REPO, capture_output=True, text=True,
-                         env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)}, timeout=60)
-    assert run.returncode == 0, run.stderr
+    printed = printed_lanes(["lanes", "2", "--first-after", "900", "--kinds", str(kinds), "--width", "1"], tmp_path,
+                            monkeypatch, capsys)
     # lane 1 starts 900 s in, so lane 2 runs test_x; the shared files take 700 + 400 + 210 s one at a time (test_small's
     # pinned test never timed: an end-to-end test's guess, 60 s): lane 2 ends with test_mid at 900 s, before 910 s
-    assert run.stdout.splitlines() == ["0", "500 tests/e2e/test_x.py", "moved 2 400 tests/e2e/test_mid.py"]
+    assert printed == ["0", "500 tests/e2e/test_x.py", "moved 2 400 tests/e2e/test_mid.py"]
 
 
 def test_the_collection_writes_each_tests_kind_for_the_schedule(tmp_path):
@@ -198,7 +206,7 @@ def test_the_collection_writes_each_tests_kind_for_the_schedule(tmp_path):
         ["test_k.py::test_b", "test_k.py::test_c"]
 
 
-def test_a_file_marked_own_cloud_never_goes_to_the_first_lane_unless_it_is_the_only_one(tmp_path):
+def test_a_file_marked_own_cloud_never_goes_to_the_first_lane_unless_it_is_the_only_one(tmp_path, monkeypatch, capsys):
     """The first lane runs on the first cloud, the user's (where `make up` keeps the dev stack): an `own_cloud` file
     (the README walk) goes to lane 2.. even when lane 1 would end first; with one cloud it has nowhere else to go
     (HA_ENDPOINT_TEST_CLOUDS=1: the test decides there, tests/e2e/test_readme_walk.py)."""
@@ -228,11 +236,7 @@ def test_a_file_marked_own_cloud_never_goes_to_the_first_lane_unless_it_is_the_o
     assert sorted(exclusive) == sorted(units) and got_own == own and movable == {"tests/e2e/test_c.py"}
 
     def printed(n: int) -> list[str]:
-        run = subprocess.run([sys.executable, "-m", "tests.schedule", "lanes", str(n), "--kinds", str(kinds)],
-                             cwd=REPO, capture_output=True, text=True, timeout=60,
-                             env={"PATH": "/usr/bin:/bin", "HA_ENDPOINT_CACHE": str(tmp_path)})
-        assert run.returncode == 0, run.stderr
-        return run.stdout.splitlines()
+        return printed_lanes(["lanes", str(n), "--kinds", str(kinds)], tmp_path, monkeypatch, capsys)
 
     assert printed(3) == ["600 tests/e2e/test_a.py", "700 tests/e2e/test_walk.py", "500 tests/e2e/test_b.py"]
     assert printed(2) == ["1100 tests/e2e/test_a.py tests/e2e/test_b.py", "700 tests/e2e/test_walk.py"]
