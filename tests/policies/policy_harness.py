@@ -142,13 +142,24 @@ class HarnessRun:
         return self
 
     # -- what the analyzer builds ------------------------------------------------------------------------------------
-    def stack_resources(self) -> list[PolicyResource]:
+    def stack_resources(self, shared: Optional[dict[int, tuple[Registration, PolicyResource]]] = None
+                        ) -> list[PolicyResource]:
+        """What AnalyzeStack hands each stack policy. ``shared`` (a dict the caller keeps between calls, for runs whose
+        registrations it never changes but by replacing them with changed copies: test_pack_never_crashes): the
+        resource of a registration seen before is the same object again (its props, and what the pack cached on
+        them), linked anew to this run's other resources."""
         resources: dict[str, PolicyResource] = {}
         for r in self.registrations:
+            known = shared.get(id(r)) if shared is not None else None
+            if known is not None and known[0] is r:
+                resources[r.urn] = known[1]
+                continue
             props = r.inputs if r.custom else (r.outputs or {})
             opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [], r.parent)
             resources[r.urn] = PolicyResource(r.type, unknown_checking_proxy(copy.deepcopy(props)), r.urn, r.name,
                                               opts, None, None, [], {})
+            if shared is not None:
+                shared[id(r)] = (r, resources[r.urn])
         for r in self.registrations:
             resource = resources[r.urn]
             resource.parent = resources.get(r.parent) if r.parent else None
