@@ -25,6 +25,17 @@ def pools_of(conn, loadbalancer_id: str) -> list[Any]:
                                                                 for lb in pool.loadbalancers)]
 
 
+def fewest_online(conn, loadbalancer_id: str) -> int:
+    """The fewest members provisioned ACTIVE and ONLINE in any pool of the load balancer (0 when it has no pool), from
+    Octavia's status tree: one request, where a listing of the pools and of each pool's members takes one per pool and
+    the pools' listing returns every pool of the project (a sampler at 0.2 s cost the cloud 0.7 of a core that way)."""
+    tree = conn.load_balancer.get(f"/lbaas/loadbalancers/{loadbalancer_id}/status").json()["statuses"]["loadbalancer"]
+    counts = [sum(1 for member in pool.get("members", ()) if member["provisioning_status"] == "ACTIVE"
+                  and member["operating_status"] == "ONLINE")
+              for listener in tree.get("listeners", ()) for pool in listener.get("pools", ())]
+    return min(counts, default=0)
+
+
 def online_members_by_pool(conn, loadbalancer_id: str) -> dict[str, int]:
     """For each pool of the LB, how many of its members are provisioned ACTIVE and ONLINE."""
     counts = {}
@@ -99,19 +110,20 @@ class RolloutSampler(Sampling):
     dns_zone: str
     fqdn: str
     address_zone: dict[str, str]
-    interval: float = 0.2
+    interval: float = 0.5
     samples: list[RolloutSample] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
     def sample(self) -> RolloutSample:
-        online = {}
-        for zone in self.zones:
-            lbs = [lb for lb in self.conn.load_balancer.load_balancers(name=f"{self.endpoint}-{zone}-lb")]
-            # a zone serves through the load balancer whose every pool has the most ONLINE members (during a
-            # replacement, the old one until the new one is ready)
-            per_lb = [min(counts.values()) if counts else 0
-                      for counts in (online_members_by_pool(self.conn, lb.id) for lb in lbs)]
-            online[zone] = max(per_lb) if per_lb else 0
+        # one listing of the load balancers, then each zone's status tree: a sample takes 0.3-0.4 s of the cloud's
+        # CPU, so it comes about every 0.8 s (as often as the former per-pool listings did at 0.2 s) for half the CPU
+        zone_of = {f"{self.endpoint}-{zone}-lb": zone for zone in self.zones}
+        online = {zone: 0 for zone in self.zones}
+        for lb in self.conn.load_balancer.load_balancers():
+            zone = zone_of.get(lb.name)
+            if zone is not None:  # a zone serves through the load balancer whose every pool has the most ONLINE
+                # members (during a replacement, the old one until the new one is ready)
+                online[zone] = max(online[zone], fewest_online(self.conn, lb.id))
         published = {self.address_zone.get(address, address)
                      for address in recordset_addresses(self.conn, self.dns_zone, self.fqdn)}
         return RolloutSample(time.monotonic(), online, published)
