@@ -180,8 +180,8 @@ def start_agent(cloud, mgmt: Management, outputs: Path, drain: float, log_file: 
     subnet = cloud.conn.network.find_subnet(nodes.KUBERNETES.network[1]).id
     port = free_port()
     argv = [sys.executable, "-m", "ha_endpoint.agent", "--outputs", str(outputs), "--cluster", "prod",
-            "--kubeconfig", str(mgmt.plan.kubeconfig), "--drain", str(drain), "--interval", "1",
-            "--identity", identity, "--port", str(port)]
+            "--kubeconfig", str(mgmt.plan.kubeconfig), "--drain", str(drain),
+            "--identity", identity, "--port", str(port)]  # --interval as users run it: the default 5 s
     for az in AZS:
         argv += ["--member-subnet", f"{az}={subnet}"]
     agent = subprocess.Popen(argv, stdout=log_file.open("w"), stderr=subprocess.STDOUT,

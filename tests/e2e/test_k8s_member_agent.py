@@ -77,8 +77,8 @@ class Agent:
                  subnets: dict, log: Path):
         self.identity, self.port, self.log = identity, free_port(), log
         argv = [sys.executable, "-m", "ha_endpoint.agent", "--outputs", str(outputs), "--cluster", "prod",
-                "--kubeconfig", str(k8s.plan.kubeconfig), "--drain", str(DRAIN), "--interval", "1",
-                "--lease-seconds", str(LEASE), "--identity", identity, "--port", str(self.port)]
+                "--kubeconfig", str(k8s.plan.kubeconfig), "--drain", str(DRAIN),
+                "--lease-seconds", str(LEASE), "--identity", identity, "--port", str(self.port)]  # --interval: the default
         for az, subnet in subnets.items():
             argv += ["--member-subnet", f"{az}={subnet}"]
         # only its own scoped credential (issue 52): the calls of ha_endpoint.backends.octavia.access.agent_calls
