@@ -128,7 +128,7 @@ class WeightWatcher:
                 return
             if not self.weights or self.weights[-1] != member.weight:
                 self.weights.append(member.weight)
-            time.sleep(0.2)
+            time.sleep(0.5)  # the drain holds weight 0 for drainSeconds (3 s here): seen several times
 
 
 def edit_program(stack: PulumiStack, old: str, new: str) -> None:
