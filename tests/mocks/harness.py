@@ -165,7 +165,8 @@ def _cancel_leftovers() -> None:
     """After a failed run, cancel the tasks it left behind so that they cannot leak into the next run, and collect
     its failed futures now: their finalizers (asyncio's "exception was never retrieved" report) otherwise run at
     a random later allocation, e.g. inside a compile(), where CPython 3.11 can fail with "AST constructor recursion
-    depth mismatch"."""
+    depth mismatch". The futures the raised error still holds (its traceback, the test's ``pytest.raises``) become
+    garbage only later: from then on the loop drops those reports too (:func:`_without_echoes`)."""
     loop = asyncio.get_event_loop()
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
     for task in pending:
@@ -177,7 +178,29 @@ def _cancel_leftovers() -> None:
     try:
         gc.collect()
     finally:
-        loop.set_exception_handler(handler)
+        loop.set_exception_handler(handler if getattr(handler, "drops_echoes", False) else _without_echoes(handler))
+
+
+ECHOES = ("exception was never retrieved", "Task was destroyed but it is pending")
+
+
+def _without_echoes(handler: Optional[Callable[..., Any]]) -> Callable[..., Any]:
+    """The loop's exception handler (``handler``, or asyncio's default) without the echoes of failed runs: a failed
+    future or task nobody awaited any more, reported when the collector frees it. The run's error was raised by
+    :func:`run_program`; each report formatted a traceback (3.11's carets parse every frame's source) at whichever
+    later test's collection freed it: one collection freeing a few failed runs' futures took 3 s of a test-unit
+    worker. Any other report of the loop goes to ``handler`` as before."""
+
+    def report(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if any(echo in str(context.get("message", "")) for echo in ECHOES):
+            return
+        if handler is not None:
+            handler(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    report.drops_echoes = True  # type: ignore[attr-defined]
+    return report
 
 
 def run_component(raw: Any, cloud: FakeCloud, preview: Optional[bool] = None, name: Optional[str] = None) -> Run:
