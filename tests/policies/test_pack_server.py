@@ -29,16 +29,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def analyzer(tmp_path_factory):
-    """A running pack (its own process, started from an unrelated directory) and a client for it, shared by the tests
-    that do not configure it (one process per module and worker: each start imports the pack anew)."""
+    """A running pack (its own process, started from an unrelated directory) and a client for it, shared by the
+    module's tests (one process per module and worker: each start imports the pack anew); a test that configures it
+    configures it back as it started (an empty configuration: pulumi_policy's initial one) before it ends."""
     with _serving(tmp_path_factory.mktemp("pack")) as stub:
-        yield stub
-
-
-@pytest.fixture
-def own_analyzer(tmp_path):
-    """A running pack of the test's own, for a test that configures it."""
-    with _serving(tmp_path) as stub:
         yield stub
 
 
@@ -126,11 +120,15 @@ def test_a_violation_reaches_the_engine_with_the_policy_description(analyzer):
         "for tcp port 22623 from 10.10.2.0/24")]
 
 
-def test_policy_configuration_from_the_engine_is_applied(own_analyzer):
+def test_policy_configuration_from_the_engine_is_applied(analyzer):
     config = {"ha-endpoint-dns-ttl": policy_config(maxTtl=20)}
-    own_analyzer.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=config))
-    found = _preview(own_analyzer, run_preview(amphora_endpoint()))
+    analyzer.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=config))
+    try:
+        found = _preview(analyzer, run_preview(amphora_endpoint()))
+    finally:
+        analyzer.Configure(analyzer_pb2.ConfigureAnalyzerRequest())
     assert [name for name, _ in found] == ["ha-endpoint-dns-ttl"] * 4
+    assert _preview(analyzer, run_preview(amphora_endpoint())) == []  # configured back: the defaults again
 
 
 def policy_config(**properties) -> analyzer_pb2.PolicyConfig:

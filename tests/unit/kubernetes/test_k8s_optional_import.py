@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 
 PROGRAM = r'''
@@ -54,11 +56,17 @@ MESSAGE = ("ha_endpoint.kubernetes needs pulumi-kubernetes, which is not install
            "pip install 'ha-endpoint[kubernetes]' (or remove ha-endpoint:kubernetes from the stack's configuration)")
 
 
-def test_everything_but_the_kubernetes_package_works_without_pulumi_kubernetes():
+@pytest.fixture(scope="module")
+def result() -> dict:
+    """What :data:`PROGRAM` reports from a fresh process where pulumi-kubernetes cannot be imported: run once for the
+    module's tests, which each read their part of it."""
     done = subprocess.run([sys.executable, "-c", f"ROOT = {str(ROOT)!r}\n" + PROGRAM], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_everything_but_the_kubernetes_package_works_without_pulumi_kubernetes(result):
     assert {"ha_endpoint.resources.endpoint", "ha_endpoint.core.validation", "ha_endpoint.gates.provider"} <= set(
         result["imported"])
     assert result["loaded"] == []
@@ -67,11 +75,7 @@ def test_everything_but_the_kubernetes_package_works_without_pulumi_kubernetes()
     assert result["stack"]["stack_error"] == [MESSAGE, True]
 
 
-def test_the_missing_sdk_error_is_the_package_s_own_and_can_be_caught_by_name():
+def test_the_missing_sdk_error_is_the_package_s_own_and_can_be_caught_by_name(result):
     """Issue 46, finding 4: every exception the package raises is a HaEndpointError, this one too; and it is defined
     where a caller can import it although ha_endpoint.kubernetes cannot be imported."""
-    done = subprocess.run([sys.executable, "-c", f"ROOT = {str(ROOT)!r}\n" + PROGRAM], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["stack"]["root"] == [True, "ha_endpoint.core.errors.MissingKubernetesSdk"]
