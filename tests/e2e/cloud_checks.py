@@ -110,13 +110,14 @@ class RolloutSampler(Sampling):
     dns_zone: str
     fqdn: str
     address_zone: dict[str, str]
-    interval: float = 0.5
+    interval: float = 0.4
     samples: list[RolloutSample] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
     def sample(self) -> RolloutSample:
-        # one listing of the load balancers, then each zone's status tree: a sample takes 0.3-0.4 s of the cloud's
-        # CPU, so it comes about every 0.8 s (as often as the former per-pool listings did at 0.2 s) for half the CPU
+        # one listing of the load balancers, then each zone's status tree: a sample takes about 0.25 s of the
+        # cloud's CPU, so at 0.4 s it comes as often as the former per-pool listings did at 0.2 s (0.7 s apart on a
+        # quiet machine) for half the cloud's CPU (lab/bench/sampler_figures.py)
         zone_of = {f"{self.endpoint}-{zone}-lb": zone for zone in self.zones}
         online = {zone: 0 for zone in self.zones}
         for lb in self.conn.load_balancer.load_balancers():
