@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 
 import pytest
@@ -11,6 +12,14 @@ from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import byo_endpoint, amphora_endpoint, internal_endpoint
 
 MODES = [pytest.param(True, id="preview"), pytest.param(False, id="up")]
+
+
+@functools.lru_cache(maxsize=None)
+def dev_run(preview: bool):
+    """The amphora shape built on a fresh dev cloud, once per worker for each mode: read, never changed, by the tests
+    that only look at what it registered and exported (a test that changes the cloud or the configuration builds its
+    own)."""
+    return run_component(amphora_endpoint(), FakeCloud.dev(), preview=preview)
 
 
 def zone_of_lb(cloud: FakeCloud, lb_id: str) -> str:
@@ -40,7 +49,7 @@ def test_each_zone_gets_one_load_balancer_in_its_az_on_its_subnet(preview):
 
 
 def test_vip_addresses_and_outputs_per_zone_come_from_each_zones_subnet():
-    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=False)
+    run = dev_run(preview=False)
     zones = run.outputs["zones"]
     assert sorted(zones) == ["az1", "az2", "az3"]
     for az, zone in zones.items():
@@ -142,7 +151,7 @@ def test_dns_records_are_exactly_the_zones_published_addresses(make):
 
 
 def test_dns_waits_for_each_zones_readiness_gate_when_ready():
-    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=False)
+    run = dev_run(preview=False)
     gates = {r["name"]: r for r in run.of_type(contract.READINESS_TYPE) if "pools" in r["inputs"]}  # not drains
     assert sorted(gates) == [contract.readiness_name("k8s-api", az) for az in ("az1", "az2", "az3")]
     record = run.named(contract.recordset_name("k8s-api"))
@@ -217,7 +226,7 @@ def test_member_ports_given_get_the_members_security_group():
 
 @pytest.mark.parametrize("preview", MODES)
 def test_every_child_is_parented_to_the_endpoint(preview):
-    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=preview)
+    run = dev_run(preview=preview)
     endpoint = run.of_type(contract.ENDPOINT_TYPE)
     assert len(endpoint) == 1 and endpoint[0]["parent"].endswith("::pulumi:pulumi:Stack::ha-endpoint-dev")
     for registration in run.registrations[1:]:
@@ -228,8 +237,8 @@ def test_every_child_is_parented_to_the_endpoint(preview):
 
 
 def test_preview_registers_what_up_creates_and_leaves_cloud_values_unknown():
-    preview = run_component(amphora_endpoint(), FakeCloud.dev(), preview=True)
-    up = run_component(amphora_endpoint(), FakeCloud.dev(), preview=False)
+    preview = dev_run(preview=True)
+    up = dev_run(preview=False)
     assert preview.urns == up.urns
     assert preview.outputs["fqdn"] == "api.example.test." and preview.outputs["ports"] == [6443, 22623]
     assert preview.outputs["addresses"] is None and preview.outputs["zones"] is None
@@ -361,7 +370,7 @@ def test_each_zones_octavia_writes_follow_one_another_and_zones_stay_independent
     """Octavia refuses a write to a load balancer while another is in progress (409): a zone's listeners, pools,
     monitors and members form one chain, each depending on the one before, so the engine never sends two at once
     to one load balancer; the zones' chains are separate, so the zones are still built in parallel."""
-    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=True)
+    run = dev_run(preview=True)
     octavia = (contract.LISTENER_TYPE, contract.POOL_TYPE, contract.MONITOR_TYPE, contract.MEMBER_TYPE)
     writes = [r for r in run.registrations if r["type"] in octavia]
     for az in ("az1", "az2", "az3"):
@@ -388,7 +397,7 @@ def _timeouts(run, port: int) -> dict:
 def test_amphora_listeners_keep_idle_api_connections_for_an_hour():
     """Octavia's default (50 s) cut idle kubectl watch, logs -f and exec sessions through an amphora; the connect and
     inspect timeouts stay the cloud's."""
-    run = run_component(amphora_endpoint(), FakeCloud.dev(), preview=False)
+    run = dev_run(preview=False)
     for port in (6443, 22623):
         assert _timeouts(run, port) == {"timeoutClientData": 3600000, "timeoutMemberData": 3600000}
 
