@@ -8,7 +8,9 @@ members, with their weights) and, in the Kubernetes tests, the member agent's pa
 API tens of milliseconds of CPU (octavia-api about 40-60 ms per read on this machine), and a sampler asks again as
 soon as its pause ends, so what it costs is paid for as long as the update runs, which the suite's load stretches.
 
-Prints one row per window of ``--seconds`` on the dev stack as it stands (nothing is changed): idle, then each
+Prints first what one read costs the cloud (``--requests`` of each kind, one after the other: the reads the samplers,
+the gates and the agents make), then one row per window of ``--seconds`` on the dev stack as it stands (nothing is
+changed): idle, then each
 sampler at its default interval (with ``--against``, also the samplers of that revision's tests/e2e/cloud_checks.py,
 alternated with this checkout's): the samples taken, how far apart they came, and the cloud's CPU-seconds (the
 costliest services). Run it on an otherwise idle machine: the cloud's figures count its own processes only.
@@ -49,6 +51,33 @@ def window(name: str, seconds: float, sampler=None) -> None:
     print(f"| {name} | {count}{errors} | {apart} | {sum(used.values()):.1f} | {costliest} |", flush=True)
 
 
+def read_costs(conn, zone: dict, count: int) -> None:
+    """The cloud's CPU per read, by kind of read, on one zone of the dev stack."""
+    lb, pool = zone["loadbalancerId"], next(iter(zone["poolIds"].values()))
+    reads = {
+        "a load balancer": lambda: conn.load_balancer.get(f"/lbaas/loadbalancers/{lb}"),
+        "a pool's members": lambda: conn.load_balancer.get(f"/lbaas/pools/{pool}/members"),
+        "a load balancer's status tree": lambda: conn.load_balancer.get(f"/lbaas/loadbalancers/{lb}/status"),
+        "the project's load balancers": lambda: conn.load_balancer.get("/lbaas/loadbalancers"),
+        "the project's pools": lambda: conn.load_balancer.get("/lbaas/pools"),
+        "a network by name (Neutron)": lambda: conn.network.get("/networks?name=public"),
+    }
+    print(f"| read ({count} of each) | wall ms | cloud CPU ms | costliest services (ms) |")
+    print("| --- | --- | --- | --- |")
+    for name, read in reads.items():
+        read()
+        before, started = service_cpu_seconds(), time.monotonic()
+        for _ in range(count):
+            read()
+        after, wall = service_cpu_seconds(), time.monotonic() - started
+        used = {service: after[service] - before.get(service, 0.0) for service in after}
+        costliest = ", ".join(f"{service} {cpu / count * 1000:.0f}" for service, cpu in
+                              sorted(used.items(), key=lambda item: -item[1])[:2])
+        print(f"| {name} | {wall / count * 1000:.0f} | {sum(used.values()) / count * 1000:.0f} | {costliest} |",
+              flush=True)
+    print()
+
+
 def checks_of(revision: str):
     """tests/e2e/cloud_checks.py as it is at ``revision``, loaded as a module of its own."""
     source = subprocess.run(["git", "show", f"{revision}:tests/e2e/cloud_checks.py"], cwd=ROOT, check=True,
@@ -66,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=45.0, help="length of each window (default 45)")
     parser.add_argument("--against", help="also the samplers of this revision (e.g. HEAD~1), alternated")
+    parser.add_argument("--requests", type=int, default=40, help="reads of each kind for their cost (default 40)")
     args = parser.parse_args(argv)
     import openstack
 
@@ -77,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     prefix = name[: name.rindex("-", 0, name.rindex("-"))]  # <endpoint>-<az>-lb -> <endpoint>
     address_zone = {zone["floatingIp"]: az for az, zone in zones.items()}
     pools = {az: next(iter(zone["poolIds"].values())) for az, zone in zones.items()}
+    read_costs(conn, next(iter(zones.values())), args.requests)
     print(f"the dev stack's {len(zones)} zones ({prefix}, {outputs['fqdn']}), {args.seconds:.0f} s per window")
     print("| window | samples | cadence | cloud CPU-s | costliest services (CPU-s) |")
     print("| --- | --- | --- | --- | --- |")
