@@ -172,43 +172,14 @@ def endpoints(resources: Iterable[Any]) -> list[Endpoint]:
             endpoint = Endpoint(resource, declared(resource))
             found[id(resource)] = endpoint
             ordered.append(endpoint)
-    if not found:
-        return ordered
-    above: dict[int, Optional[Endpoint]] = {}
     for resource in resources:
-        if resource.resource_type != contract.ENDPOINT_TYPE:
-            endpoint = _nearest_endpoint(resource, found, above)
-            if endpoint is not None:
-                endpoint.children.append(resource)
+        if resource.resource_type == contract.ENDPOINT_TYPE:
+            continue
+        for ancestor in ancestors(resource):
+            if id(ancestor) in found:
+                found[id(ancestor)].children.append(resource)
+                break
     return ordered
-
-
-def _nearest_endpoint(resource: Any, found: dict[int, Endpoint], above: dict[int, Optional[Endpoint]]
-                      ) -> Optional[Endpoint]:
-    """The nearest of ``resource``'s ancestors that is an endpoint of ``found`` (what the first of them in
-    :func:`ancestors` gives), else None. ``above`` remembers the answer for every ancestor walked past, so a stack's
-    resources walk each parent chain once, not once per resource under it (parent cycles included: a cycle with no
-    endpoint in it gives None to all of its resources)."""
-    chain: list[int] = []
-    on_chain: set[int] = set()
-    parent = resource.parent
-    result: Optional[Endpoint] = None
-    while parent is not None:
-        key = id(parent)
-        if key in found:
-            result = found[key]
-            break
-        if key in above:
-            result = above[key]
-            break
-        if key in on_chain:
-            break
-        chain.append(key)
-        on_chain.add(key)
-        parent = parent.parent
-    for key in chain:
-        above[key] = result
-    return result
 
 
 def judged(resources: Iterable[Any]) -> Iterator[tuple[Endpoint, EndpointFacts]]:
