@@ -41,14 +41,23 @@ def window(name: str, seconds: float, sampler=None) -> None:
     else:
         with sampler:
             time.sleep(seconds)
-    after, wall = service_cpu_seconds(), time.monotonic() - started
-    used = {service: after[service] - before.get(service, 0.0) for service in after}
-    costliest = ", ".join(f"{service} {cpu:.1f}" for service, cpu in
-                          sorted(used.items(), key=lambda item: -item[1])[:3])
+    used, wall = used_since(before), time.monotonic() - started
     count = len(sampler.samples) if sampler is not None else 0
     apart = f"{wall / count:.2f} s apart" if count else "-"
     errors = f", {len(sampler.errors)} failed" if sampler is not None and sampler.errors else ""
-    print(f"| {name} | {count}{errors} | {apart} | {sum(used.values()):.1f} | {costliest} |", flush=True)
+    print(f"| {name} | {count}{errors} | {apart} | {sum(used.values()):.1f} | {costliest(used, 3)} |", flush=True)
+
+
+def used_since(before: dict[str, float]) -> dict[str, float]:
+    """CPU-seconds each of the cloud's services used since the reading ``before``."""
+    after = service_cpu_seconds()
+    return {service: after[service] - before.get(service, 0.0) for service in after}
+
+
+def costliest(used: dict[str, float], most: int, per: float = 1.0) -> str:
+    """The ``most`` costliest services of ``used``: CPU-seconds (``per`` 1), else milliseconds per one of ``per``."""
+    unit = (lambda cpu: f"{cpu:.1f}") if per == 1.0 else (lambda cpu: f"{cpu / per * 1000:.0f}")
+    return ", ".join(f"{service} {unit(cpu)}" for service, cpu in sorted(used.items(), key=lambda item: -item[1])[:most])
 
 
 def read_costs(conn, zone: dict, count: int) -> None:
@@ -69,12 +78,9 @@ def read_costs(conn, zone: dict, count: int) -> None:
         before, started = service_cpu_seconds(), time.monotonic()
         for _ in range(count):
             read()
-        after, wall = service_cpu_seconds(), time.monotonic() - started
-        used = {service: after[service] - before.get(service, 0.0) for service in after}
-        costliest = ", ".join(f"{service} {cpu / count * 1000:.0f}" for service, cpu in
-                              sorted(used.items(), key=lambda item: -item[1])[:2])
-        print(f"| {name} | {wall / count * 1000:.0f} | {sum(used.values()) / count * 1000:.0f} | {costliest} |",
-              flush=True)
+        used, wall = used_since(before), time.monotonic() - started
+        print(f"| {name} | {wall / count * 1000:.0f} | {sum(used.values()) / count * 1000:.0f} | "
+              f"{costliest(used, 2, per=count)} |", flush=True)
     print()
 
 
@@ -82,12 +88,13 @@ def checks_of(revision: str):
     """tests/e2e/cloud_checks.py as it is at ``revision``, loaded as a module of its own."""
     source = subprocess.run(["git", "show", f"{revision}:tests/e2e/cloud_checks.py"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout
-    path = Path(tempfile.mkdtemp(prefix="sampler-figures-")) / "cloud_checks_then.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("cloud_checks_then", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the classes are made
-    spec.loader.exec_module(module)
+    with tempfile.TemporaryDirectory(prefix="sampler-figures-") as scratch:
+        path = Path(scratch) / "cloud_checks_then.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location("cloud_checks_then", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up while the classes are made
+        spec.loader.exec_module(module)
     return module
 
 
@@ -104,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     zones = outputs["zones"]
     conn = openstack.connect(cloud="localcloud")
     name = conn.load_balancer.get_load_balancer(next(iter(zones.values()))["loadbalancerId"]).name
-    prefix = name[: name.rindex("-", 0, name.rindex("-"))]  # <endpoint>-<az>-lb -> <endpoint>
+    prefix = name.rsplit("-", 2)[0]  # <endpoint>-<az>-lb -> <endpoint>
     address_zone = {zone["floatingIp"]: az for az, zone in zones.items()}
     pools = {az: next(iter(zone["poolIds"].values())) for az, zone in zones.items()}
     read_costs(conn, next(iter(zones.values())), args.requests)
@@ -116,9 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.against:
         then = checks_of(args.against)
         kinds[args.against] = (then.RolloutSampler, then.PoolSampler)
-    for rollout_sampler, _ in kinds.values():  # alternated: this checkout's, then the revision's
+    for which, (rollout_sampler, _) in kinds.items():  # alternated: this checkout's, then the revision's
         rollout = rollout_sampler(conn, prefix, sorted(zones), "example.test.", outputs["fqdn"], address_zone)
-        which = next(name for name, classes in kinds.items() if classes[0] is rollout_sampler)
         window(f"rollout sampler, {which} (interval {rollout.interval} s)", args.seconds, rollout)
     for which, (_, pool_sampler) in kinds.items():
         pool = pool_sampler(conn, pools, fqdn=outputs["fqdn"])
