@@ -106,7 +106,10 @@ def _watcher_rows() -> list[Row]:
     lb = lambda c: c.load_balancer  # noqa: E731
     return [
         Row("watcher", "GET our load balancer", ALLOWED, lambda c, s, w: lb(c).get_load_balancer(w["lb"])),
-        Row("watcher", "GET members of our pool", ALLOWED, lambda c, s, w: list(lb(c).members(w["pool"]))),
+        Row("watcher", "GET our load balancer's status tree", ALLOWED, lambda c, s, w: exceptions.raise_from_response(
+            lb(c).get(f"/lbaas/loadbalancers/{w['lb']}/status"))),
+        Row("watcher", "GET members of our pool (its status tree has them)", REFUSED,
+            lambda c, s, w: list(lb(c).members(w["pool"]))),
         Row("watcher", "GET our keepalived zone's VIP port", ALLOWED, lambda c, s, w: c.network.get_port(w["vip_port"])),
         Row("watcher", "GET another port", REFUSED, lambda c, s, w: c.network.get_port(w["other_port"])),
         Row("watcher", "GET zones?name=<our zone>", ALLOWED, lambda c, s, w: _one(c.dns.zones(name=w["zone_name"]))),
@@ -198,7 +201,7 @@ def table(localcloud, os_conn):
                      fip=fip.id, foreign_zone=foreign.id, foreign_zone_name=foreign.name)
         rules = {"agent": [call.rule() for call in agent_calls([world["pool"]], [subnet.id],
                                                               RecordAccess((lb.id,), zone.id, record.id))],
-                 "watcher": [call.rule() for call in watcher_reads([lb.id], [world["pool"]])
+                 "watcher": [call.rule() for call in watcher_reads([lb.id])
                              + port_reads([world["vip_port"]]) + record_calls(zone.id, record.id)]}
         seen: dict[tuple[str, str], str] = {}
         with tempfile.TemporaryDirectory() as directory:

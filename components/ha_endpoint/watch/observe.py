@@ -1,6 +1,9 @@
-"""One zone's health, polled as the readiness gates poll: one load balancer fetch and one member listing per pool
-(through the client of the zone's backend: :func:`ha_endpoint.backends.watching.status_source`), then, where the
-watcher runs on a network that reaches them, a TCP connect to the zone's published address on every port.
+"""One zone's health: its load balancer's and its pools' members' statuses in one read (:meth:`ZoneSource.fetch_zone`,
+through the client of the zone's backend: :func:`ha_endpoint.backends.watching.status_source`; Octavia's status tree),
+then, where the watcher runs on a network that reaches them, a TCP connect to the zone's published address on every
+port. One read per zone and poll, whatever the number of pools: on the dev stack a poll of its three zones costs the
+cloud 176-183 ms of CPU, against 308-421 ms with a load balancer fetch and a member listing per pool
+(``lab/bench/watcher_figures.py``, docs/results/2026-12-06-0333-watcher-figures.md).
 
 A zone is unhealthy when its load balancer is gone or in ERROR, when a pool has no ONLINE member, or when its address
 does not accept a connection on a port. A poll that cannot tell (Octavia answering 5xx, a timeout, an expired token)
@@ -11,13 +14,13 @@ from __future__ import annotations
 
 import socket
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional, Protocol, Sequence
 
 from ..cloud.connection import http_status
 from ..core.args import DEFAULT_BACKEND
 from ..cloud.errors import AuthExpired, TransientFetchError
 from ..gates.errors import FetchFailed
-from ..gates.model import ERROR, is_online
+from ..gates.model import ERROR, LoadBalancerStatus, MemberStatus, is_online
 from .decide import Health
 
 Reach = Callable[[str, int], Optional[str]]
@@ -53,6 +56,27 @@ class ZoneTarget:
         return f"-{self.zone}-{self.owner_suffix}"
 
 
+@dataclass(frozen=True)
+class ZoneStatus:
+    """One zone's statuses as one read gives them.
+
+    Attributes:
+        load_balancer: the zone's load balancer's (or what its backend reads as one).
+        pools: pool id -> its members' statuses, for every pool the load balancer has now.
+    """
+
+    load_balancer: LoadBalancerStatus
+    pools: Mapping[str, Sequence[MemberStatus]]
+
+
+class ZoneSource(Protocol):
+    """What the watcher polls a zone through: its backend's client."""
+
+    def fetch_zone(self, load_balancer_id: str) -> ZoneStatus:
+        """The zone's statuses in one read; the cloud's failures raised as
+        :func:`ha_endpoint.gates.cloud.translated` classifies them (a load balancer gone: a 404)."""
+
+
 def tcp_reach(timeout: float = 2.0) -> Reach:
     """A :data:`Reach` that opens (and closes) a TCP connection with ``timeout`` seconds to connect."""
     def reach(address: str, port: int) -> Optional[str]:
@@ -64,26 +88,28 @@ def tcp_reach(timeout: float = 2.0) -> Reach:
     return reach
 
 
-def zone_health(source, target: ZoneTarget, reach: Optional[Reach]) -> Optional[Health]:
+def zone_health(source: ZoneSource, target: ZoneTarget, reach: Optional[Reach]) -> Optional[Health]:
     """The zone's health now, or None when the cloud could not tell (see the module's docstring)."""
     try:
-        lb = source.fetch_load_balancer(target.load_balancer_id)
-        if lb.provisioning_status == ERROR:
-            return Health(False, f"load balancer {target.load_balancer_id} is {lb.label}")
-        counts = []
-        for port, pool_id in sorted(target.pool_ids.items()):
-            members = source.fetch_pool(pool_id)
-            online = [member for member in members if is_online(member, monitored=True)]
-            if not online:
-                seen = ", ".join(sorted(member.label for member in members)) or "no member"
-                return Health(False, f"no ONLINE member in pool {port} ({seen})")
-            counts.append(f"{len(online)}/{len(members)}")
+        status = source.fetch_zone(target.load_balancer_id)
     except FetchFailed as failed:
         if failed.__cause__ is not None and http_status(failed.__cause__) == 404:
-            return Health(False, f"load balancer {target.load_balancer_id} or a pool of it is gone")
+            return Health(False, f"load balancer {target.load_balancer_id} is gone")
         raise
     except (TransientFetchError, AuthExpired):
         return None
+    if status.load_balancer.provisioning_status == ERROR:
+        return Health(False, f"load balancer {target.load_balancer_id} is {status.load_balancer.label}")
+    counts = []
+    for port, pool_id in sorted(target.pool_ids.items()):
+        if pool_id not in status.pools:
+            return Health(False, f"pool {port} ({pool_id}) is gone from load balancer {target.load_balancer_id}")
+        members = status.pools[pool_id]
+        online = [member for member in members if is_online(member, monitored=True)]
+        if not online:
+            seen = ", ".join(sorted(member.label for member in members)) or "no member"
+            return Health(False, f"no ONLINE member in pool {port} ({seen})")
+        counts.append(f"{len(online)}/{len(members)}")
     if reach is not None and target.address:
         for port in sorted(target.pool_ids, key=int):
             why = reach(target.address, int(port))

@@ -2,7 +2,8 @@
 
 Serves: version discovery, ``GET /v2/lbaas/pools/{id}/members`` (paginated like Octavia: ``members_links`` with a
 ``next`` href when more than ``page_size`` members), ``GET /v2/lbaas/loadbalancers/{id}`` and
-``PUT /v2/lbaas/pools/{id}/members/{member_id}``. ``failures`` queues HTTP statuses returned by the next requests
+``PUT /v2/lbaas/pools/{id}/members/{member_id}``, and a load balancer's status tree
+(``GET /v2/lbaas/loadbalancers/{id}/status``: one listener per pool of ``lb_pools``). ``failures`` queues HTTP statuses returned by the next requests
 (any method, discovery excluded); the entry ``"html"`` answers 200 with an HTML page instead, as a proxy in front of
 the API might. Every request path is logged in ``requests``.
 """
@@ -90,6 +91,7 @@ class FakeOctaviaHTTP:
         self.page_size = page_size
         self.pools: dict[str, dict[str, list]] = {}
         self.lbs: dict[str, list[str]] = {}
+        self.lb_pools: dict[str, list[str]] = {}   # a load balancer's pools, one listener each (its status tree)
         self.failures: list[int] = []
         self.requests: list[str] = []
         self.member_updates: list[dict] = []   # each PUT of one member: its id and the attributes written
@@ -149,6 +151,15 @@ class FakeOctaviaHTTP:
             self.member_updates.append({"member": m.group(2), **body.get("member", {})})
             member[2] = body.get("member", {}).get("weight", member[2])
             return 200, {"member": self._member(m.group(2), member)}
+        if m := re.fullmatch(r"/v2/lbaas/loadbalancers/([^/]+)/status", path):
+            if m.group(1) not in self.lb_pools:
+                return 404, {"faultstring": f"Load Balancer {m.group(1)} not found."}
+            prov, oper = self.lbs.get(m.group(1), ["ACTIVE", "ONLINE"])
+            listeners = [{"id": f"listener-{pool}", "pools": [{"id": pool, "members": [
+                self._member(member, fields) for member, fields in sorted(self.pools.get(pool, {}).items())]}]}
+                for pool in self.lb_pools[m.group(1)]]
+            return 200, {"statuses": {"loadbalancer": {"id": m.group(1), "provisioning_status": prov,
+                                                       "operating_status": oper, "listeners": listeners}}}
         if m := re.fullmatch(r"/v2/lbaas/loadbalancers/([^/]+)", path):
             prov, oper = self.lbs.get(m.group(1), ["ACTIVE", "ONLINE"])
             return 200, {"loadbalancer": {"id": m.group(1), "provisioning_status": prov, "operating_status": oper}}

@@ -17,6 +17,8 @@ from ha_endpoint.backends.octavia.status import OctaviaStatusSource
 from ha_endpoint.gates.errors import AuthFailed, FetchFailed, ReadinessTimeout
 from ha_endpoint.gates.model import PoolExpectation
 from ha_endpoint.gates.waiter import WaitSpec, wait_for_members
+from ha_endpoint.watch.decide import Health
+from ha_endpoint.watch.observe import ZoneTarget, zone_health
 from keystone_http_fake import FakeKeystoneHTTP
 from octavia_http_fake import PROXY_PAGE, FakeOctaviaHTTP
 from gate_fakes import FakeClock, http_error
@@ -83,6 +85,30 @@ def test_http_failures_map_to_retry_or_reauthenticate(api, status, expected):
 def test_a_missing_pool_is_reported_not_retried(api):
     with pytest.raises(FetchFailed, match=r"^listing the members of pool gone failed: HTTP 404"):
         OctaviaStatusSource().fetch_pool("gone")
+
+
+def test_the_dns_watcher_reads_a_zone_in_one_request_whatever_the_number_of_its_pools(api):
+    """The watcher's poll of a zone is its load balancer's status tree (one GET), not a fetch of the load balancer
+    and a listing per pool; a pool no longer in it, the load balancer gone, or Octavia failing are told apart."""
+    api.add_members("p1", 2)
+    api.add_members("p2", 1, oper="OFFLINE")
+    api.lb_pools["lb-1"] = ["p1", "p2"]
+    source = OctaviaStatusSource()
+    zone = ZoneTarget("az1", "lb-1", {"6443": "p1", "22623": "p2"}, None)
+    assert zone_health(source, zone, None) == Health(False, "no ONLINE member in pool 22623 (ACTIVE/OFFLINE)")
+    assert len(api.requests) == 1 and api.requests[0].endswith("/lbaas/loadbalancers/lb-1/status")
+    api.pools["p2"]["p2-m0000"][1] = "ONLINE"
+    assert zone_health(source, zone, None) == Health(True, "members ONLINE 1/1 2/2")  # pools 22623, 6443
+    api.lbs["lb-1"] = ["ERROR", "ONLINE"]
+    assert zone_health(source, zone, None) == Health(False, "load balancer lb-1 is ERROR/ONLINE")
+    api.lbs["lb-1"] = ["ACTIVE", "ONLINE"]
+    api.lb_pools["lb-1"] = ["p1"]
+    assert zone_health(source, zone, None) == Health(False, "pool 22623 (p2) is gone from load balancer lb-1")
+    assert zone_health(source, ZoneTarget("az2", "lb-2", {"6443": "p3"}, None), None) == \
+        Health(False, "load balancer lb-2 is gone")
+    api.failures.append(503)
+    assert zone_health(source, zone, None) is None, "an Octavia failure gives no verdict"
+    assert len(api.requests) == 6
 
 
 def test_connection_refused_is_transient(api):

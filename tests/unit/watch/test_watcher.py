@@ -16,7 +16,7 @@ from ha_endpoint.gates.errors import FetchFailed
 from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus
 from ha_endpoint.backends.watching import targets_of, watched_outputs
 from ha_endpoint.watch.decide import Thresholds
-from ha_endpoint.watch.observe import ZoneTarget, zone_health
+from ha_endpoint.watch.observe import ZoneStatus, ZoneTarget, zone_health
 from ha_endpoint.watch.records import EndpointRecord, NotTheEndpoints, Owner, owner_of
 from ha_endpoint.watch.watcher import Watcher
 
@@ -25,25 +25,22 @@ ZONES = {"az1": "172.24.4.11", "az2": "172.24.4.12", "az3": "172.24.4.13"}
 
 
 class Octavia:
-    """Load balancer lb-<az> with pool pool-<az> holding one member per zone; ``down`` zones' members are ERROR,
-    ``gone`` zones' load balancers answer 404, ``flaky`` raises a transient error."""
+    """Load balancer lb-<az> with pool pool-<az> holding one member per zone, read as one status tree; ``down``
+    zones' members are ERROR, ``gone`` zones' load balancers answer 404, ``flaky`` raises a transient error."""
 
     def __init__(self):
         self.down, self.gone, self.flaky = set(), set(), False
 
-    def fetch_load_balancer(self, lb_id):
+    def fetch_zone(self, lb_id):
         zone = lb_id.removeprefix("lb-")
         if self.flaky:
             raise TransientFetchError("octavia answered 503")
         if zone in self.gone:
-            error = FetchFailed(f"fetching load balancer {lb_id}: 404")
+            error = FetchFailed(f"reading the status tree of load balancer {lb_id}: 404")
             error.__cause__ = NotFoundException(f"LoadBalancer {lb_id} not found", http_status=404)
             raise error
-        return LoadBalancerStatus(lb_id, "ACTIVE", "ONLINE")
-
-    def fetch_pool(self, pool_id):
-        zone = pool_id.removeprefix("pool-")
-        return [MemberStatus(f"m-{zone}", "ACTIVE", "ERROR" if zone in self.down else "ONLINE")]
+        return ZoneStatus(LoadBalancerStatus(lb_id, "ACTIVE", "ONLINE"), {f"pool-{zone}": [
+            MemberStatus(f"m-{zone}", "ACTIVE", "ERROR" if zone in self.down else "ONLINE")]})
 
 
 class Record:
@@ -90,7 +87,7 @@ def test_a_zone_whose_members_fail_leaves_after_three_polls_and_returns_after_tw
 def test_a_gone_load_balancer_or_a_dark_address_counts_as_unhealthy():
     octavia = Octavia()
     octavia.gone.add("az1")
-    assert zone_health(octavia, targets()[0], None).reason == "load balancer lb-az1 or a pool of it is gone"
+    assert zone_health(octavia, targets()[0], None).reason == "load balancer lb-az1 is gone"
     dark = zone_health(Octavia(), targets()[2], lambda address, port: f"{address}:{port} does not accept a connection")
     assert (dark.healthy, dark.reason) == (False, "172.24.4.13:6443 does not accept a connection")
     assert zone_health(Octavia(), targets()[2], lambda *_: None).reason == \
@@ -261,11 +258,9 @@ class VipPorts:
     """The keepalived zones' VIP ports as VipStatusSource reports them without a probe: the port's host stays the
     last holder's even when no node holds the VIP any more (measured: docs/keepalived.md)."""
 
-    def fetch_load_balancer(self, port_id):
-        return LoadBalancerStatus(port_id, "DOWN", "cmp-az1")
-
-    def fetch_pool(self, port_id):
-        return [MemberStatus(port_id, "ACTIVE", "ONLINE")]
+    def fetch_zone(self, port_id):
+        return ZoneStatus(LoadBalancerStatus(port_id, "DOWN", "cmp-az1"), {port_id: [MemberStatus(port_id, "ACTIVE",
+                                                                                                   "ONLINE")]})
 
 
 def test_a_keepalived_zone_whose_nodes_are_all_gone_leaves_dns_by_its_address_not_answering():

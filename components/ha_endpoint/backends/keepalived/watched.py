@@ -5,7 +5,7 @@ VIP port as the zone's "load balancer" and as the one "pool" of each of the endp
 proven by the VIP port's description (``<endpoint>-<az>-vip``).
 
 The watcher polls it with :class:`VipPortSource`: one ``GET /v2.0/ports/{id}`` of the zone's VIP port per poll,
-reported in the shapes :func:`ha_endpoint.watch.observe.zone_health` reads (a load balancer and one pool). A VIP port
+reported in the shape :func:`ha_endpoint.watch.observe.zone_health` reads (a load balancer and one pool). A VIP port
 that exists counts as held: Neutron shows a project's user no VIP holder (``binding:host_id`` is an admin's
 attribute, and it keeps the last holder's host when nobody holds the VIP: docs/keepalived.md), so the watcher's TCP
 connect to the zone's address decides, and a watcher that does not connect (``--no-reach``) is refused. A VIP port
@@ -23,7 +23,7 @@ from ...core import contract
 from ...core.errors import HaEndpointError
 from ...gates.cloud import translated
 from ...gates.model import ACTIVE, LoadBalancerStatus, MemberStatus
-from ...watch.observe import ZoneTarget
+from ...watch.observe import ZoneStatus, ZoneTarget
 from ..plugin import Watched
 from .checks import NAME
 
@@ -67,12 +67,12 @@ class VipPortSource:
             self._conn = None
             raise
 
-    def fetch_load_balancer(self, port_id: str) -> LoadBalancerStatus:
+    def fetch_zone(self, port_id: str) -> ZoneStatus:
+        """The VIP port read once, as the zone's load balancer and the pool of every listener port (the target's
+        ``pool_ids`` all name it): held while it exists, a pool with no member once it is gone."""
         port = self._port(port_id)
-        return LoadBalancerStatus(port_id, ACTIVE if port is not None else "DELETED", "VIP port")
-
-    def fetch_pool(self, port_id: str) -> list[MemberStatus]:
-        return [MemberStatus(port_id, ACTIVE, "ONLINE")] if self._port(port_id) is not None else []
+        return ZoneStatus(LoadBalancerStatus(port_id, ACTIVE if port is not None else "DELETED", "VIP port"),
+                          {port_id: [MemberStatus(port_id, ACTIVE, "ONLINE")] if port is not None else []})
 
 
 def target(az: str, out: Mapping[str, Any], outputs: Mapping[str, Any]) -> Optional[ZoneTarget]:

@@ -7,7 +7,7 @@ call and its access rule are, and the calls every backend shares): the member ag
   delete a member (any member id of that pool: Octavia's paths name the pool); and Octavia's own read of the members'
   subnet, made with the agent's token; with the endpoint's record, read the zones' load balancers (they prove whose
   record it is) and find and update the record;
-- the DNS watcher: per zone, read its load balancer and list its pools' members.
+- the DNS watcher: per zone, read its load balancer (whose record it is) and its status tree (the zone's health).
 
 Pure: plain values in, plain values out.
 """
@@ -61,11 +61,12 @@ def load_balancer_reads(load_balancer_ids: Iterable[str]) -> list[Call]:
             for lb in sorted(set(load_balancer_ids))]
 
 
-def watcher_reads(load_balancer_ids: Iterable[str] = (), pool_ids: Iterable[str] = ()) -> list[Call]:
-    """The DNS watcher's reads of the endpoint's load balancers and of its pools' members."""
+def watcher_reads(load_balancer_ids: Iterable[str] = ()) -> list[Call]:
+    """The DNS watcher's reads of the endpoint's load balancers: each one (its description proves whose record it is)
+    and its status tree (its pools' members' statuses: :meth:`.status.OctaviaStatusSource.fetch_zone`)."""
     return load_balancer_reads(load_balancer_ids) + [
-        Call("load_balancer.members", LOAD_BALANCER, "GET", f"{OCTAVIA_ROOT}/pools/{pool}/members")
-        for pool in sorted(set(pool_ids))]
+        Call("load_balancer.get (the status tree)", LOAD_BALANCER, "GET", f"{OCTAVIA_ROOT}/loadbalancers/{lb}/status")
+        for lb in sorted(set(load_balancer_ids))]
 
 
 def zones_objects(zones: Optional[Mapping[str, object]]) -> tuple[list[str], list[str]]:
@@ -83,7 +84,7 @@ def zones_objects(zones: Optional[Mapping[str, object]]) -> tuple[list[str], lis
 
 def watched_calls(zones: Mapping[str, object]) -> list[Call]:
     """The watcher's calls on the backend's zones of the ``zones`` output (``Watched.reads``)."""
-    return watcher_reads(*zones_objects(zones))
+    return watcher_reads(zones_objects(zones)[0])
 
 
 def member_agent_calls(zones: Mapping[str, object], subnet_ids: Sequence[str], record_id: Optional[str]) -> list[Call]:

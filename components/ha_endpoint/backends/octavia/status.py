@@ -8,17 +8,22 @@ failures are sorted by :func:`ha_endpoint.cloud.connection.classify`; a failure 
 
 API cost: :meth:`OctaviaStatusSource.fetch_pool` is one ``GET /v2/lbaas/pools/{pool_id}/members``; openstacksdk
 follows ``members_links`` only when Octavia paginates (more members than its ``pagination_max_limit``, 1000 by
-default), so a poll costs one call per pool whatever the number of members.
+default), so a poll costs one call per pool whatever the number of members. The DNS watcher reads a zone with
+:meth:`OctaviaStatusSource.fetch_zone`: one ``GET /v2/lbaas/loadbalancers/{id}/status`` (Octavia's status tree),
+whatever the number of pools.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from openstack import exceptions
+
 from ...cloud.connection import connect, http_status
 from ...gates.cloud import translated
 from ...gates.errors import FetchFailed
 from ...gates.model import LiveMember, LoadBalancerStatus, MemberStatus
+from ...watch.observe import ZoneStatus
 
 
 class OctaviaStatusSource:
@@ -59,6 +64,21 @@ class OctaviaStatusSource:
         with translated(f"fetching load balancer {load_balancer_id}"):
             lb = conn.load_balancer.get_load_balancer(load_balancer_id)
             return LoadBalancerStatus(str(lb.id), str(lb.provisioning_status), str(lb.operating_status))
+
+    def fetch_zone(self, load_balancer_id: str) -> ZoneStatus:
+        """The load balancer's statuses and every member of each of its listeners' pools, from Octavia's status tree:
+        one ``GET .../loadbalancers/{id}/status`` (what the DNS watcher polls a zone with)."""
+        conn = self._connection()
+        self.calls += 1
+        with translated(f"reading the status tree of load balancer {load_balancer_id}"):
+            response = conn.load_balancer.get(f"/lbaas/loadbalancers/{load_balancer_id}/status")
+            exceptions.raise_from_response(response)
+            tree = response.json()["statuses"]["loadbalancer"]
+        pools = {str(pool["id"]): [MemberStatus(str(member["id"]), str(member["provisioning_status"]),
+                                                str(member["operating_status"])) for member in pool.get("members", ())]
+                 for listener in tree.get("listeners", ()) for pool in listener.get("pools", ())}
+        return ZoneStatus(LoadBalancerStatus(load_balancer_id, str(tree["provisioning_status"]),
+                                             str(tree["operating_status"])), pools)
 
     def drain_member(self, pool_id: str, member_id: str, admin_down: bool = False, weight: Optional[int] = 0) -> bool:
         """Take a member out of the pool's new connections: weight 0, and with ``admin_down`` also admin state down
