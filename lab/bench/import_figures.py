@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
 
 from bench.bytecode_figures import IMPORTS, run_once  # noqa: E402
-from bench.up_cost_figures import revision_tree  # noqa: E402
+from bench.up_cost_figures import revision_tree, revisions  # noqa: E402
 
 
 def tree_environment(tree: Path) -> dict[str, str]:
@@ -41,10 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", required=True, help="the revision to compare this checkout with (e.g. HEAD~1)")
     parser.add_argument("--rounds", type=int, default=12, help="imports of each revision per kind, alternated")
     args = parser.parse_args(argv)
-    revision = subprocess.run(["git", "rev-parse", "--short", args.against], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout.strip()
-    here = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    revision, here = revisions(args.against)
     subprocess.run(["make", "--no-print-directory", "_bytecode"], cwd=ROOT, check=True)
     with tempfile.TemporaryDirectory(prefix="import-figures-") as scratch:
         tree = revision_tree(revision, Path(scratch) / "tree")

@@ -43,6 +43,14 @@ TREE_FILES = (*PROJECT_FILES, "lab")
 """What an `up` runs of a revision: the project's files and the lab (the local cloud's client helpers)."""
 
 
+def revisions(against: str) -> tuple[str, str]:
+    """The short name of the revision ``against`` and this checkout's (``git describe``: ``-dirty`` with changes)."""
+    def git(*words: str) -> str:
+        return subprocess.run(["git", *words], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
+
+    return git("rev-parse", "--short", against), git("describe", "--always", "--dirty")
+
+
 def revision_tree(revision: str, into: Path) -> Path:
     """The revision's project files, unpacked into ``into``."""
     into.mkdir(parents=True)
@@ -92,10 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="ups of each revision, alternated (default 3)")
     parser.add_argument("--shape", choices=sorted(SHAPES), default="dev", help="whose stack file (default dev)")
     args = parser.parse_args(argv)
-    revision = subprocess.run(["git", "rev-parse", "--short", args.against], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout.strip()
-    here = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    revision, here = revisions(args.against)
     ensure_up()
     environment = project_environment()
     rows: dict[str, list[dict]] = {"this checkout": [], revision: []}

@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
 from bench.import_figures import tree_environment  # noqa: E402
 from bench.sampler_figures import costliest, used_since  # noqa: E402
 from bench.lib.cloud_cpu import service_cpu_seconds  # noqa: E402
-from bench.up_cost_figures import revision_tree  # noqa: E402
+from bench.up_cost_figures import revision_tree, revisions  # noqa: E402
 
 
 def window(name: str, env: dict, outputs: str, seconds: float, interval: float) -> None:
@@ -59,10 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=1.0, help="the watcher's --interval (default 1)")
     parser.add_argument("--rounds", type=int, default=2, help="windows of each revision, alternated (default 2)")
     args = parser.parse_args(argv)
-    revision = subprocess.run(["git", "rev-parse", "--short", args.against], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout.strip()
-    here = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    revision, here = revisions(args.against)
     outputs = subprocess.run([str(ROOT / "scripts/stack.sh"), "outputs"], cwd=ROOT, check=True, capture_output=True,
                              text=True).stdout
     zones = json.loads(outputs)["zones"]
