@@ -11,6 +11,7 @@ that runs back up a layer (:data:`UPWARD`) is the gates' run-time question to th
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 from pathlib import Path
 
@@ -72,6 +73,13 @@ def parse(path: Path) -> ast.Module:
 
 def imports(path: Path) -> list[tuple[str, bool]]:
     """The ha_endpoint modules ``path`` imports, and whether the import is inside a function."""
+    stat = path.stat()
+    return list(_imports(path, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=None)
+def _imports(path: Path, _mtime_ns: int, _size: int) -> tuple[tuple[str, bool], ...]:
+    """:func:`imports`, once per version of the file: three tests read every module's imports."""
     module = module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     tree = parse(path)
@@ -92,7 +100,7 @@ def imports(path: Path) -> list[tuple[str, bool]]:
         elif isinstance(node, ast.Import):
             found += [(alias.name, id(node) not in top) for alias in node.names
                       if alias.name.split(".")[0] == "ha_endpoint"]
-    return found
+    return tuple(found)
 
 
 def test_no_import_runs_back_up_a_layer():
