@@ -79,7 +79,7 @@ test-unit: _venv _capi-crds _bytecode   ## the fast tests only (mocks, policies;
 	$(PY) -m pytest -n 2 -m "not integration and not e2e" -q tests/unit tests/policies   # smaller Hypothesis budgets: tests/budget.py
 
 # The property tests at their full Hypothesis example budgets (tests/budget.py; `make test` and `make test-unit` run
-# a fifth): every test file that takes its budget from tests/budget.py. CI (.ci/run) runs it after `make test`.
+# a tenth): every test file that takes its budget from tests/budget.py. CI (.ci/run) runs it after `make test`.
 BUDGET_FILES = $(filter-out tests/budget.py,$(shell grep -rlF --include='*.py' 'tests.budget' tests))
 .PHONY: test-budgets
 test-budgets: _venv _capi-crds   ## the property tests at their full Hypothesis budgets (CI runs it after make test)
