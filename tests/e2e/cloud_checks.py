@@ -21,8 +21,9 @@ def loadbalancers_named(conn, prefix: str) -> list[Any]:
 
 
 def pools_of(conn, loadbalancer_id: str) -> list[Any]:
-    return [pool for pool in conn.load_balancer.pools() if any(lb["id"] == loadbalancer_id
-                                                                for lb in pool.loadbalancers)]
+    """The load balancer's pools, listed by its id: a listing of every pool of the project converts other tests'
+    pools too, and Octavia answers it with 500 when one of them is deleted meanwhile."""
+    return list(conn.load_balancer.pools(loadbalancer_id=loadbalancer_id))
 
 
 def fewest_online(conn, loadbalancer_id: str) -> int:

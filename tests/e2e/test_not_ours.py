@@ -63,8 +63,8 @@ def twins(tmp_path_factory, pulumi_environment, swept):
 def objects_of(conn, lb_ids: set[str]) -> dict:
     """Every object a stack's load balancers hold, with its status, as openstacksdk reads it back."""
     lbs = [conn.load_balancer.get_load_balancer(lb) for lb in sorted(lb_ids)]
-    listeners = [l for l in conn.load_balancer.listeners() if any(ref["id"] in lb_ids for ref in l.load_balancers)]
-    pools = [p for p in conn.load_balancer.pools() if any(ref["id"] in lb_ids for ref in p.loadbalancers)]
+    listeners = [l for lb in sorted(lb_ids) for l in conn.load_balancer.listeners(load_balancer_id=lb)]
+    pools = [p for lb in sorted(lb_ids) for p in conn.load_balancer.pools(loadbalancer_id=lb)]
     return {
         "load_balancers": sorted((lb.id, lb.name, lb.provisioning_status) for lb in lbs),
         "listeners": sorted((l.id, l.name, l.provisioning_status) for l in listeners),

@@ -72,7 +72,7 @@ def test_an_endpoint_over_resources_of_the_same_program(pulumi_environment, clou
             subnet = cloud.network.get_subnet(lb.vip_subnet_id)
             assert subnet.name.startswith(f"app-{az}")  # the program's own subnet, not a seeded one
             assert set(online_members_by_pool(cloud, lb.id).values()) == {1}
-            members = [m for pool in cloud.load_balancer.pools() if any(l["id"] == lb.id for l in pool.loadbalancers)
+            members = [m for pool in cloud.load_balancer.pools(loadbalancer_id=lb.id)
                        for m in cloud.load_balancer.members(pool)]
             server = next(s for s in servers.values() if s.availability_zone == az)
             server_ips = {address["addr"] for addresses in server.addresses.values() for address in addresses}
