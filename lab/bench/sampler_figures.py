@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
 
-from bench.lib.cloud_cpu import service_cpu_seconds  # noqa: E402
+from bench.lib.cloud_cpu import costliest, service_cpu_seconds, used_since  # noqa: E402
 from tests.e2e.cloud_checks import PoolSampler, RolloutSampler  # noqa: E402
 
 
@@ -46,18 +46,6 @@ def window(name: str, seconds: float, sampler=None) -> None:
     apart = f"{wall / count:.2f} s apart" if count else "-"
     errors = f", {len(sampler.errors)} failed" if sampler is not None and sampler.errors else ""
     print(f"| {name} | {count}{errors} | {apart} | {sum(used.values()):.1f} | {costliest(used, 3)} |", flush=True)
-
-
-def used_since(before: dict[str, float]) -> dict[str, float]:
-    """CPU-seconds each of the cloud's services used since the reading ``before``."""
-    after = service_cpu_seconds()
-    return {service: after[service] - before.get(service, 0.0) for service in after}
-
-
-def costliest(used: dict[str, float], most: int, per: float = 1.0) -> str:
-    """The ``most`` costliest services of ``used``: CPU-seconds (``per`` 1), else milliseconds per one of ``per``."""
-    unit = (lambda cpu: f"{cpu:.1f}") if per == 1.0 else (lambda cpu: f"{cpu / per * 1000:.0f}")
-    return ", ".join(f"{service} {unit(cpu)}" for service, cpu in sorted(used.items(), key=lambda item: -item[1])[:most])
 
 
 def read_costs(conn, zone: dict, count: int) -> None:

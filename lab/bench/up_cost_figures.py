@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
 
 from bench.engine_figures import SHAPES, shaped_endpoint  # noqa: E402
-from bench.lib.cloud_cpu import service_cpu_seconds  # noqa: E402
+from bench.lib.cloud_cpu import costliest, service_cpu_seconds  # noqa: E402
 from bench.lib.machine import machine_cpu_seconds  # noqa: E402
 from localcloud.testing import ensure_up  # noqa: E402
 from tests.e2e.pulumi_cli import PROJECT_FILES, PulumiStack, project_environment  # noqa: E402
@@ -90,10 +90,6 @@ def one_up(stack: PulumiStack) -> dict:
             "services": {name: seconds for name, seconds in cloud.items() if seconds >= 0.2}, "gate_polls": polls}
 
 
-def costliest(services: dict[str, float], most: int = 4) -> str:
-    return ", ".join(f"{name} {seconds:.1f}" for name, seconds in sorted(services.items(), key=lambda kv: -kv[1])[:most])
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--against", required=True, help="the revision to compare this checkout with (e.g. HEAD~1)")
@@ -117,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                 row = one_up(stack)
                 rows[name].append(row)
                 print(f"| {round_} | {name} | {row['wall_s']:.1f} | {row['machine_cpu_s']:.1f} | "
-                      f"{row['cloud_cpu_s']:.1f} | {costliest(row['services'])} | {row['gate_polls']} |", flush=True)
+                      f"{row['cloud_cpu_s']:.1f} | {costliest(row['services'], 4)} | {row['gate_polls']} |", flush=True)
     means = {name: {key: statistics.mean(row[key] for row in found) for key in ("wall_s", "machine_cpu_s",
                                                                                  "cloud_cpu_s")}
              for name, found in rows.items()}

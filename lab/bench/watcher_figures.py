@@ -27,8 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
 
 from bench.import_figures import tree_environment  # noqa: E402
-from bench.sampler_figures import costliest, used_since  # noqa: E402
-from bench.lib.cloud_cpu import service_cpu_seconds  # noqa: E402
+from bench.lib.cloud_cpu import costliest, service_cpu_seconds, used_since  # noqa: E402
 from bench.up_cost_figures import revision_tree, revisions  # noqa: E402
 
 

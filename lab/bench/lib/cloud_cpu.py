@@ -44,3 +44,15 @@ def service_cpu_seconds(state: Optional[Path] = None) -> dict[str, float]:
         if root in roots:
             used[roots[root]] = used.get(roots[root], 0.0) + seconds
     return used
+
+
+def used_since(before: dict[str, float]) -> dict[str, float]:
+    """CPU-seconds each of the cloud's services used since the reading ``before``."""
+    after = service_cpu_seconds()
+    return {service: after[service] - before.get(service, 0.0) for service in after}
+
+
+def costliest(used: dict[str, float], most: int, per: float = 1.0) -> str:
+    """The ``most`` costliest services of ``used``: CPU-seconds (``per`` 1), else milliseconds per one of ``per``."""
+    unit = (lambda cpu: f"{cpu:.1f}") if per == 1.0 else (lambda cpu: f"{cpu / per * 1000:.0f}")
+    return ", ".join(f"{service} {unit(cpu)}" for service, cpu in sorted(used.items(), key=lambda item: -item[1])[:most])
