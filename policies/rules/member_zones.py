@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ha_endpoint.backends.octavia import rules as octavia
 from ha_endpoint.core import contract, predicates
 
 from ..model import Violation, as_int, join, number
@@ -36,7 +37,7 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
         if facts.member_placement != "own-zone":
             continue
         for key, zone in facts.zones.items():
-            if zone.backend != "octavia":
+            if zone.backend != octavia.NAME:
                 continue  # pools are Octavia's; another backend declares its members in the facts only
             # the members the member agent holds (declared, no resource of the stack: docs/members.md) serve too
             held = {m.address for m in facts.members.values() if m.held_by_agent and m.az == key and m.weight > 0}

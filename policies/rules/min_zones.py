@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ha_endpoint.backends.octavia import rules as octavia
 from ha_endpoint.core import contract, predicates
 
 from ..model import Violation, as_int, join
@@ -26,7 +27,7 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for endpoint in endpoints(resources):
         balancers = endpoint.of_type(contract.LOADBALANCER_TYPE)
-        others = [zone.az for zone in endpoint.facts.zones.values() if zone.backend != "octavia"] \
+        others = [zone.az for zone in endpoint.facts.zones.values() if zone.backend != octavia.NAME] \
             if endpoint.facts is not None else []
         if balancers:
             declared = endpoint.facts.load_balancer_provider if endpoint.facts is not None else None

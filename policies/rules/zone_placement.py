@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ha_endpoint.backends.octavia import rules as octavia
 from ha_endpoint.core import contract, predicates
 
 from ..model import UNKNOWN, Violation
@@ -27,7 +28,7 @@ def check(resources: list[Any], config: dict[str, Any]) -> list[Violation]:
             continue  # ha-endpoint-declared-facts / facts-known-at-preview say why
         seen_subnets: dict[str, str] = {}
         for key, zone in endpoint.facts.zones.items():
-            if zone.backend != "octavia":
+            if zone.backend != octavia.NAME:
                 continue  # this policy is about Octavia's load balancers; other backends have their own
             expected_name = contract.loadbalancer_name(endpoint.name, key)
             balancers = endpoint.in_zone(contract.LOADBALANCER_TYPE, key)

@@ -41,12 +41,10 @@ from ..plugin import Previewed
 from .adopted_tree import read_record, read_tree
 from .adoption import adopted_from
 from .rules import (
-    HTTP_MONITOR_TYPES, OVN_MONITOR_TYPES, OVN_PROTOCOLS, UDP_CONNECT_MIN_DELAY, certificate_ref_length_problem,
+    NAME, HTTP_MONITOR_TYPES, OVN_MONITOR_TYPES, OVN_PROTOCOLS, UDP_CONNECT_MIN_DELAY, certificate_ref_length_problem,
     listener_timeouts_problem, monitor_delay_problem, monitor_pool_problem, ovn_method_allowed, ovn_monitor_allowed,
     ovn_protocol_allowed,
 )
-
-NAME = "octavia"
 
 
 class NoLoadBalancerService(CloudError):

@@ -16,6 +16,10 @@ from typing import Optional
 
 from ...core import predicates
 
+NAME = "octavia"
+"""The backend's name in the registry and in each zone's facts (``backend``): the pack holds the zones declared so to
+the Octavia rules."""
+
 OCTAVIA_DATA_TIMEOUT = 50000
 """Octavia's shipped ``[haproxy_amphora] timeout_client_data`` and ``timeout_member_data``, in milliseconds: what an
 amphora listener gets when none is given, or 0 (its template writes ``value or the configured default``)."""
