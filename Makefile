@@ -25,16 +25,16 @@ help:                      ## this list
 # When make started and how busy the cores had been: `up`'s cold-run summary (scripts/cold_summary.py) counts from them
 MAKE_STARTED := $(shell date +%s.%N) $(shell awk '/^cpu /{print $$2 + $$3 + $$4 + $$7 + $$8 + $$9; exit}' /proc/stat)
 
-up: _venv-engine-cloud   ## pulumi up of the dev stack on the local cloud (installs, builds and starts what is missing)
+up: _venv _engine-and-localcloud   ## pulumi up of the dev stack on the local cloud (installs, builds and starts what is missing)
 	@t=$$(date +%s.%N) && scripts/stack.sh up && $(PY) scripts/cold_summary.py $(MAKE_STARTED) $$t
 
 # `down` too asks the local cloud to be up and answering first (idempotent: a few seconds on a running cloud): a CI
 # run's `make down` right after `make test` met Designate answering 503 for Keystone (2026-12-02) and left the dev
 # stack in the cloud.
-down: _venv-engine-cloud   ## pulumi destroy of the dev stack
+down: _venv _engine-and-localcloud   ## pulumi destroy of the dev stack
 	scripts/stack.sh down
 
-preview: _venv-engine-cloud   ## pulumi preview of the dev stack with the policy pack
+preview: _venv _engine-and-localcloud   ## pulumi preview of the dev stack with the policy pack
 	scripts/stack.sh preview
 
 recover: _venv _engine     ## after a killed update: a dead lock removed, what it created but never recorded deleted, refresh
@@ -90,7 +90,7 @@ test-budgets: _venv _capi-crds   ## the property tests at their full Hypothesis 
 # drains of several members of one pool under ovn: docs/lab.md). Not in make test: beside it on 2 cores it does not fit the suite's 20 minutes.
 SCALE_MEMBERS ?= 30
 .PHONY: test-scale
-test-scale: _venv-engine-cloud   ## 30 members per zone rotated under real clients, on request (SCALE_MEMBERS=5: at 5)
+test-scale: _venv _engine-and-localcloud   ## 30 members per zone rotated under real clients, on request (SCALE_MEMBERS=5: at 5)
 	HA_ENDPOINT_TEST_SCALE_MEMBERS=$(SCALE_MEMBERS) HA_ENDPOINT_RECORD_DURATIONS=0 \
 		$(PY) -m pytest -s -p no:cacheprovider tests/e2e/test_members_at_scale.py
 
@@ -103,7 +103,7 @@ SECURITY_TESTS := tests/integration/test_scoped_credentials.py \
 	tests/unit/kubernetes/test_k8s_credential.py tests/unit/agent/test_agent_machines_properties.py \
 	tests/e2e/test_credential_state.py
 .PHONY: test-security
-test-security: _venv-engine-cloud _k8s _capi-crds   ## the agents' least privilege on the local cloud and API server; prints the refusal tables (also in make test)
+test-security: _venv _engine-and-localcloud _k8s _capi-crds   ## the agents' least privilege on the local cloud and API server; prints the refusal tables (also in make test)
 	$(PY) -m pytest -n 1 -rP --show-capture=stdout -q -p no:cacheprovider -W ignore::DeprecationWarning $(SECURITY_TESTS)
 
 # The project's own sources and both virtualenvs compiled (`make test` runs it at set-up, `make test-unit` before its
@@ -123,7 +123,7 @@ _bytecode: _venv
 # arguments.
 BENCH_WITH_INPUT := lab/bench/keepalived_failover.py lab/bench/octavia_profile_summary.py lab/bench/cpu_by_process.py \
 	lab/bench/cpu_by_test.py lab/bench/record.py lab/bench/up_cost_figures.py
-bench: _venv-engine-cloud   ## run every benchmark script in lab/bench/, each run recorded in docs/results/
+bench: _venv _engine-and-localcloud   ## run every benchmark script in lab/bench/, each run recorded in docs/results/
 	for script in $(filter-out $(BENCH_WITH_INPUT),$(wildcard lab/bench/*.py)); do echo "== $$script"; $(PY) lab/bench/record.py -- $$script || exit 1; done
 	@echo "not run (each takes what another run made; its docstring says how): $(BENCH_WITH_INPUT)"
 

@@ -10,15 +10,13 @@
 #                                `make test`; on the local cloud of HA_ENDPOINT_STATE)
 # Recipes that need the CLI:  . lab/engine/env.sh && pulumi ...   (one shell line; PATH/PULUMI_HOME set there)
 
-.PHONY: _engine _venv-engine-cloud
+.PHONY: _engine _engine-and-localcloud
 
 _engine:
 	@lab/engine/build.sh
 
-# The virtualenv (downloads, then byte-compiling), the engine's Go build (CPU-bound) and the local cloud's first
-# install (apt: network and disk) at once, so that on a fresh machine none waits for another: the engine's critical
-# path (the CLI) starts at once instead of after the virtualenv's 30 s (the cloud runs on Debian's python3, the
-# engine on Go alone). Each prints as it goes (lines may interleave). Used by `make up`, `preview` and `bench`
-# (`make test` does the same in scripts/test.sh).
-_venv-engine-cloud:
-	@$(MAKE) --no-print-directory -j3 _venv _engine localcloud
+# The engine's Go build (CPU-bound) and the local cloud's first install (apt: network and disk) at once, so that on a
+# fresh machine neither waits for the other; each prints as it goes (lines may interleave). Used by `make up`,
+# `preview` and `bench` (`make test` does the same in scripts/test.sh).
+_engine-and-localcloud:
+	@$(MAKE) --no-print-directory -j2 _engine localcloud
