@@ -217,14 +217,20 @@ def vip_address_outside_the_subnet(raw: dict, ports: dict) -> str:
             "free one")
 
 
-KEEPALIVED_CASES = {"per-listener monitor": per_listener_monitor, "TLS termination": tls_termination,
-                    "weight": weight, "balancing method": balancing_method, "internal endpoint": internal_endpoint,
-                    "port security off": port_security_off,
-                    "member on another L2 segment": another_segment, "VIP address in use": vip_address_in_use,
-                    "VIP address outside the subnet": vip_address_outside_the_subnet}
-"""What issue 49 refuses at preview, in a real one, applied in this order to one configuration (the monitor's case
-replaces the listeners, so it comes first). A Neutron without the allowed-address-pairs extension needs a
-neutron-server restart: tests/e2e/test_preview_without_address_pairs.py, on a cloud of its own."""
+KEEPALIVED_STAGES = {
+    "the backend's rules of the configuration": {
+        "per-listener monitor": per_listener_monitor, "TLS termination": tls_termination, "weight": weight,
+        "balancing method": balancing_method, "internal endpoint": internal_endpoint},
+    "the facts of the cloud's networks": {
+        "port security off": port_security_off, "member on another L2 segment": another_segment,
+        "VIP address in use": vip_address_in_use, "VIP address outside the subnet": vip_address_outside_the_subnet},
+}
+"""What issue 49 refuses at preview, in a real one, by stage: what the configuration alone refuses (the backend's
+rules, :mod:`ha_endpoint.backends.keepalived.rules`) stops the preview before the cloud is asked; what Neutron's
+ports and subnets refuse (its preview, :mod:`ha_endpoint.backends.keepalived.checks`) comes after. The cases are
+applied in this order to one configuration (the monitor's case replaces the listeners, so it comes first). A Neutron
+without the allowed-address-pairs extension needs a neutron-server restart:
+tests/e2e/test_preview_without_address_pairs.py, on a cloud of its own."""
 
 
 def _nothing_of(cloud, stack: PulumiStack) -> None:
@@ -246,12 +252,18 @@ def test_the_keepalived_stack_passes_a_real_preview_and_the_pack(member_ports, c
     _nothing_of(cloud, stack)
 
 
-def test_a_real_preview_refuses_every_bad_keepalived_topology_at_once_with_its_key_and_fix(member_ports, cloud,
-                                                                                         pulumi_environment, tmp_path):
+@pytest.mark.parametrize("stage", list(KEEPALIVED_STAGES))
+def test_a_real_preview_refuses_every_bad_keepalived_topology_of_a_stage_at_once_and_stops_before_the_next(
+        stage, member_ports, cloud, pulumi_environment, tmp_path):
+    """The configuration holds the cases of this stage and of every later one: the preview names this stage's, each
+    with its key and fix, and none of the later stages'; nothing is created."""
+    later = list(KEEPALIVED_STAGES)[list(KEEPALIVED_STAGES).index(stage) + 1:]
     raw = keepalived(member_ports)
-    expected = [change(raw, member_ports) for change in KEEPALIVED_CASES.values()]
+    expected = [change(raw, member_ports) for change in KEEPALIVED_STAGES[stage].values()]
+    unseen = [change(raw, member_ports) for name in later for change in KEEPALIVED_STAGES[name].values()]
     stack = PulumiStack.create(tmp_path / "prk", "prk-refused", pulumi_environment)
-    refused(stack, raw, *expected)
+    output = " ".join(refused(stack, raw, *expected).output.split())
+    assert [message for message in unseen if message in output] == []
     _nothing_of(cloud, stack)
 
 

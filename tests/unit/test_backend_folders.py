@@ -28,9 +28,12 @@ ALLOWED = {
                                       "which is this backend (issue 49: such a preview names it)",
     },
     "octavia": {
-        "backends/keepalived/checks.py": "what the keepalived backend cannot serve (an internal endpoint, a network "
-                                         "without port security, a load-balancer setting) is refused at preview with "
-                                         "the fix, which is this backend",
+        "backends/keepalived/checks.py": "what the keepalived backend cannot serve on the cloud (a network without "
+                                         "port security, a Neutron without allowed address pairs) is refused at "
+                                         "preview with the fix, which is this backend",
+        "backends/keepalived/rules.py": "what the keepalived backend cannot serve of a configuration (an internal "
+                                        "endpoint, a load-balancer setting) is refused with the fix, which is this "
+                                        "backend",
     },
 }
 

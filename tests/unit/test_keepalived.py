@@ -9,7 +9,7 @@ import re
 import pytest
 import yaml
 
-from ha_endpoint import CloudLookupError
+from ha_endpoint import CloudLookupError, ConfigError
 from ha_endpoint.backends.keepalived import config
 from ha_endpoint.backends.keepalived.checks import NAME
 from ha_endpoint.core import contract
@@ -221,6 +221,16 @@ def _refusals(raw: dict, cloud: FakeCloud) -> list[str]:
     return [str(problem) for problem in caught.value.problems]
 
 
+def _configuration_refusals(raw: dict) -> list[str]:
+    """What the configuration alone refuses (the backend's rules): every problem at once, before the cloud is asked
+    anything (no lookup, no question of the preview's catalog) and before any resource."""
+    cloud = cloud_with_members(preview=True)
+    with pytest.raises(ConfigError) as caught:
+        run_component(raw, cloud, preview=True)
+    assert (cloud.calls, cloud.registrations) == ([], []), (cloud.calls, cloud.registrations)
+    return [str(problem) for problem in caught.value.problems]
+
+
 def test_every_option_keepalived_cannot_honour_is_refused_at_once_naming_its_key():
     raw = keepalived_endpoint()
     raw["loadBalancerProvider"] = "amphora"
@@ -228,7 +238,7 @@ def test_every_option_keepalived_cannot_honour_is_refused_at_once_naming_its_key
     raw["listeners"][1]["lbMethod"] = "LEAST_CONNECTIONS"
     raw["listeners"][1]["timeoutClientData"] = 1000
     raw["members"][1]["weight"] = 5
-    found = _refusals(raw, cloud_with_members(preview=True))
+    found = _configuration_refusals(raw)
     assert [problem.split(": ")[0] for problem in found] == [
         f"{ROOT}.loadBalancerProvider", f"{ROOT}.listeners[0].monitor", f"{ROOT}.listeners[1].lbMethod",
         f"{ROOT}.listeners[1].timeoutClientData", f"{ROOT}.members[1].weight"]
@@ -240,15 +250,14 @@ def test_an_internal_vip_is_refused_since_no_user_can_prove_which_member_holds_i
     the VIP port's binding:host_id), so the preview refuses it instead of an `up` that waits until its timeout."""
     raw = keepalived_endpoint()
     del raw["floatingNetwork"]
-    found = [p for p in _refusals(raw, cloud_with_members(preview=True)) if ".floatingNetwork" in p]
+    found = [p for p in _configuration_refusals(raw) if ".floatingNetwork" in p]
     assert len(found) == 1 and "set floatingNetwork" in found[0] and "backend octavia" in found[0], found
 
 
 def test_tls_termination_is_refused_with_the_fix():
     raw = keepalived_endpoint()
-    cloud = cloud_with_members(preview=True)
-    raw["listeners"][0].update(protocol="TERMINATED_HTTPS", certificateRef=cloud.add_certificate())
-    assert [p for p in _refusals(raw, cloud) if ".protocol" in p] == [
+    raw["listeners"][0].update(protocol="TERMINATED_HTTPS", certificateRef=cloud_with_members().add_certificate())
+    assert [p for p in _configuration_refusals(raw) if ".protocol" in p] == [
         f"{ROOT}.listeners[0].protocol: the keepalived backend cannot terminate TLS: the clients reach the member "
         "holding the VIP directly; use protocol HTTPS (TLS passed through to the members) or TCP"]
 

@@ -150,11 +150,19 @@ def test_a_vip_port_that_is_not_this_zones_own_is_in_use(owner):
                      "ip-address=10.10.1.5 shows who holds it), or remove vipAddress to let Neutron pick a free one"]
 
 
-def test_every_zones_problem_comes_with_the_other_refusals_at_once():
+def test_a_zones_address_is_judged_on_the_cloud_once_the_configuration_passes_the_backends_rules():
+    """A weight (the backend's rules, the configuration alone) is refused before the cloud is asked where az1's
+    address lies; with the weight fixed, the address outside the subnet is refused."""
     raw = with_vips({"az1": "10.10.9.5"})
     raw["members"][1]["weight"] = 5
+    cloud = cloud_with_members(preview=True)
+    with pytest.raises(ConfigError) as caught:
+        run_component(raw, cloud, preview=True)
+    assert [str(problem).split(": ")[0] for problem in caught.value.problems] == [f"{ROOT}.members[1].weight"]
+    assert cloud.calls == []
+    raw["members"][1]["weight"] = 1
     found = [problem.split(": ")[0] for problem in refusals(raw, cloud_with_members(preview=True))]
-    assert found == [f"{ROOT}.members[1].weight", f"{ROOT}.zones.az1.vipAddress"]
+    assert found == [f"{ROOT}.zones.az1.vipAddress"]
 
 
 def test_vip_address_with_the_octavia_backend_is_refused_before_the_cloud_is_asked():

@@ -28,8 +28,8 @@ def no_cloud_facts_rules(args: EndpointArgs, facts: Any, members: Any, root: str
     return []
 
 
-def no_listener_rules(args: EndpointArgs, root: str) -> list[Problem]:
-    """The listener rules of a backend that has none of its own."""
+def no_configuration_rules(args: EndpointArgs, root: str) -> list[Problem]:
+    """The configuration rules of a backend that has none of its own."""
     return []
 
 
@@ -37,7 +37,7 @@ def no_listener_rules(args: EndpointArgs, root: str) -> list[Problem]:
 class Rules:
     """A backend's own rules, as the checks of a configuration (:func:`ha_endpoint.core.validation.check_endpoint_args`)
     and of the cloud facts (:func:`check_cloud_facts`) ask them of the backend it names
-    (:attr:`ha_endpoint.backends.plugin.Backend.rules`): its rules of the listeners and of the cloud facts, and its
+    (:attr:`ha_endpoint.backends.plugin.Backend.rules`): its rules of the configuration and of the cloud facts, and its
     words for the rules every backend shares. The defaults are a backend's that has no rules of its own, whose words every
     backend could say (a configuration loaded without the registry is held to these)."""
 
@@ -45,10 +45,12 @@ class Rules:
     """``cloud_facts(args, facts, members, root)``: what the backend refuses that only the cloud facts reveal
     (:class:`ha_endpoint.core.cloud_facts.CloudFacts`, the members resolved on them), after the shared checks
     (:func:`ha_endpoint.core.checks.check_cloud_facts`)."""
-    listeners: Callable[[EndpointArgs, str], Iterable[Problem]] = no_listener_rules
-    """``listeners(args, root)``: what the backend refuses of the listeners (``<root>.listeners[i]``), with the rules
-    over several fields, after those every backend shares (:func:`ha_endpoint.core.validation.check_endpoint_args`);
-    asked once for all of them, so a configuration's arguments visit the backend's module once."""
+    configuration: Callable[[EndpointArgs, str], Iterable[Problem]] = no_configuration_rules
+    """``configuration(args, root)``: what the backend refuses of a configuration that names it without asking the
+    cloud (its listeners, ``<root>.listeners[i]``, its members, the keys it has no use for), with the rules over
+    several fields, after the listeners' rules every backend shares
+    (:func:`ha_endpoint.core.validation.check_endpoint_args`); asked once for the whole configuration, so its
+    arguments visit the backend's module once, and before the cloud is asked anything."""
     one_ip_version: str = "a zone's VIP admits clients of its own IP version only"
     """Why the allowed CIDRs are of one IP version, the one of the zones' VIPs."""
     other_ip_version: str = "a CIDR of another IP version than its VIP's admits none of the clients"

@@ -167,7 +167,7 @@ def _check_adoption(args: EndpointArgs, root: str) -> Iterable[Problem]:
 def _check_listeners(args: EndpointArgs, root: str, rules: Rules) -> Iterable[Problem]:
     """The listeners' ports, monitors and certificates as every backend takes them (why, in the backend's words:
     :class:`ha_endpoint.core.checks.Rules`), then the listeners as the backend judges them
-    (:attr:`~ha_endpoint.core.checks.Rules.listeners`)."""
+    (:attr:`~ha_endpoint.core.checks.Rules.configuration`: the rest of the configuration too)."""
     for port, indexes in _duplicates((listener.port, index) for index, listener in enumerate(args.listeners)):
         yield Problem(f"{root}.listeners[{indexes[1]}].port",
                       f"port {port} is already served by listeners[{indexes[0]}]; give each listener its own port "
@@ -183,7 +183,7 @@ def _check_listeners(args: EndpointArgs, root: str, rules: Rules) -> Iterable[Pr
             yield Problem(f"{path}.monitor.timeout", f"timeout {monitor.timeout}s must be shorter than delay "
                                                      f"{monitor.delay}s; lower timeout or raise delay")
         yield from _certificate(listener, path, rules)
-    yield from rules.listeners(args, root)
+    yield from rules.configuration(args, root)
 
 
 def _certificate(listener: Any, path: str, rules: Rules) -> Iterable[Problem]:

@@ -1,11 +1,12 @@
-"""The keepalived backend as the registry holds it (:class:`ha_endpoint.backends.plugin.Backend`): its preview
-refusals, serve, watcher and dynamic resources; it has no rules of its own beyond its preview's (the core's defaults,
-:data:`ha_endpoint.core.checks.NO_RULES`). The registry loads it when first asked (:mod:`ha_endpoint.backends`).
+"""The keepalived backend as the registry holds it (:class:`ha_endpoint.backends.plugin.Backend`): its rules of a
+configuration (:mod:`.rules`), its preview's refusals (what the cloud tells: :mod:`.checks`), serve, watcher and
+dynamic resources. The registry loads it when first asked (:mod:`ha_endpoint.backends`).
 """
 
 from ..plugin import Backend, Serve, provider_path, served_when_needed
 from . import pairs, readiness
-from .checks import NAME, check_keepalived
+from .checks import check_keepalived
+from .rules import NAME, RULES
 from .watched import WATCHED
 
 
@@ -15,7 +16,7 @@ def _serving() -> Serve:
     return serve
 
 
-BACKEND = Backend(name=NAME, serve=served_when_needed(_serving), preview=check_keepalived, watched=WATCHED,
-                  vip_address=True,
+BACKEND = Backend(name=NAME, serve=served_when_needed(_serving), preview=check_keepalived, rules=RULES,
+                  watched=WATCHED, vip_address=True,
                   hosted_types={readiness.TYPE_NAME: provider_path(readiness.VipReadinessProvider),
                                 pairs.TYPE_NAME: provider_path(pairs.MemberVipProvider)})

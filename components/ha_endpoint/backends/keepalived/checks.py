@@ -1,10 +1,5 @@
-"""What the keepalived backend refuses at preview, every problem at once, each naming its key and the fix.
-
-From the configuration alone, the options keepalived cannot honour: the clients reach the member holding the VIP
-directly, with no proxy in between, so there is no TLS to terminate (``TERMINATED_HTTPS``), no per-listener health
-monitor (the member's own track script decides who holds the VIP), no weights and no balancing method (one member
-serves a zone at a time), and none of the Octavia settings (``loadBalancerProvider``, listener
-timeouts).
+"""What the keepalived backend refuses at preview, every problem at once, each naming its key and the fix: what the
+configuration alone refuses is its rules' (:mod:`.rules`, asked before the cloud is).
 
 From the cloud (through the preview's catalog, :mod:`ha_endpoint.cloud.catalog`): Neutron's ``allowed-address-pairs``
 extension (without it no member port can hold the VIP), each member's port (found by ``members[].port``, else by its
@@ -27,15 +22,15 @@ import pulumi
 
 from ...cloud.catalog import CatalogUnavailable, OpenStackCatalog, current_catalog, unavailable_on_cloud_failure
 from ...core import predicates
-from ...core.args import EndpointArgs, MonitorArgs, placed_zones
+from ...core.args import EndpointArgs, placed_zones
 from ...core.cloud_facts import PortFacts, SubnetFacts
 from ...core.errors import Problem
 from ...core.plan import PollTarget
 from ..plugin import Previewed
 
-NAME = "keepalived"
+from .rules import NAME
+
 EXTENSION = "allowed-address-pairs"
-OCTAVIA_KEYS = {"load_balancer_provider": "loadBalancerProvider"}
 
 
 class KeepalivedCatalog(Protocol):
@@ -100,58 +95,19 @@ class OpenStackKeepalivedCatalog(OpenStackCatalog):
 _OPENSTACK = OpenStackKeepalivedCatalog()
 
 
-def refused_options(args: EndpointArgs, root: str) -> list[Problem]:
-    """The configuration's options keepalived cannot honour."""
-    problems: list[Problem] = []
-    for key, name in OCTAVIA_KEYS.items():
-        if key in args.model_fields_set and getattr(args, key) is not None:
-            problems.append(Problem(f"{root}.{name}", f"is an Octavia setting, and the {NAME} backend has no load "
-                                    f"balancer; remove {name}"))
-    for index, listener in enumerate(args.listeners):
-        path = f"{root}.listeners[{index}]"
-        if str(listener.protocol) == "TERMINATED_HTTPS":
-            problems.append(Problem(f"{path}.protocol", f"the {NAME} backend cannot terminate TLS: the clients reach "
-                                    "the member holding the VIP directly; use protocol HTTPS (TLS passed through to "
-                                    "the members) or TCP"))
-        if listener.monitor is not None and listener.monitor != MonitorArgs():
-            problems.append(Problem(f"{path}.monitor", f"the {NAME} backend has no per-listener health monitor: each "
-                                    "member's track script checks its own listener and gives the VIP up when it "
-                                    "fails; remove the monitor"))
-        if listener.lb_method is not None:
-            problems.append(Problem(f"{path}.lbMethod", f"the {NAME} backend balances nothing: one member of a zone "
-                                    "holds its VIP at a time; remove lbMethod"))
-        for field, _ in predicates.TIMEOUT_KEYS:
-            if getattr(listener, field) is not None:
-                problems.append(Problem(f"{path}.{_camel(field)}", f"the {NAME} backend has no proxy whose timeouts "
-                                        f"it could set; remove {_camel(field)}"))
-    if args.floating_network is None:
-        problems.append(Problem(f"{root}.floatingNetwork", f"is not set, and the {NAME} backend proves a zone ready by "
-                                "connecting to its VIP through the zone's floating IP; an internal VIP cannot be "
-                                "proven (which member holds it is an admin's attribute of the VIP port, "
-                                "binding:host_id), so no zone would ever count as ready; set floatingNetwork, or use "
-                                "backend octavia for an internal endpoint"))
-    for index, member in enumerate(args.members):
-        if member.weight not in (0, 1, None):
-            problems.append(Problem(f"{root}.members[{index}].weight", f"the {NAME} backend cannot weigh members: "
-                                    "one member of a zone holds its VIP at a time (its priority is its place in the "
-                                    "zone's members by name); use weight 1, or 0 to take the member out"))
-    return problems
-
-
 def check_keepalived(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str,
                      dns_zone_id: Optional[str] = None) -> Previewed:
-    """The keepalived backend's preview (:attr:`ha_endpoint.backends.plugin.Backend.preview`): what it refuses (it
-    holds no members and adopts nothing)."""
-    problems = refused_options(args, root)
+    """The keepalived backend's preview (:attr:`ha_endpoint.backends.plugin.Backend.preview`): what the cloud tells it
+    refuses (it holds no members and adopts nothing)."""
     catalog: KeepalivedCatalog = current_catalog(_OPENSTACK)
     try:
-        problems += _cloud_problems(args, target, root, identity_tag, catalog)
+        return Previewed(_cloud_problems(args, target, root, identity_tag, catalog))
     except CatalogUnavailable as reason:
         pulumi.log.warn(f"{root}.zones: the cloud could not be asked whether it has Neutron's {EXTENSION} extension, "
                         f"where the members' ports are and whether a given vipAddress is free ({reason}); the {NAME} "
                         "backend checks each member's port when it adds the VIP to it, and Neutron refuses an address "
                         "in use when the VIP port is created")
-    return Previewed(problems)
+    return Previewed()
 
 
 def _cloud_problems(args: EndpointArgs, target: PollTarget, root: str, identity_tag: str,
@@ -222,8 +178,3 @@ def vip_address_problems(args: EndpointArgs, az: str, subnet: SubnetFacts, targe
     return [Problem(path, f"{address} is in use by port {port.id} ({port.name or 'no name'}; {owner}), and "
                     "Neutron gives one address to one port; give a free address (openstack port list --fixed-ip "
                     f"ip-address={address} shows who holds it), {fix}")]
-
-
-def _camel(key: str) -> str:
-    head, *rest = key.split("_")
-    return head + "".join(part.capitalize() for part in rest)

@@ -22,7 +22,7 @@ def _serving() -> Serve:
     return serve
 
 
-RULES = Rules(cloud_facts=adoption_problems, listeners=listener_problems, one_ip_version=rules.ONE_IP_VERSION,
+RULES = Rules(cloud_facts=adoption_problems, configuration=listener_problems, one_ip_version=rules.ONE_IP_VERSION,
               other_ip_version=rules.OTHER_IP_VERSION, needs_monitor=rules.MISSING_MONITOR,
               needs_certificate=rules.NO_CERTIFICATE, reserved_addresses=rules.RESERVED_ADDRESSES)
 """The Octavia backend's rules."""

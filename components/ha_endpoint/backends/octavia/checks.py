@@ -448,7 +448,7 @@ def _adopted_member(listener, address: Optional[str], port: int):
                  member.protocol_port == port), None)
 
 
-# -- the listeners, as validation asks them (Rules.listeners) ---------------------------------------------------------------
+# -- the listeners, as validation asks them (Rules.configuration) ------------------------------------------------------
 
 def listener_problems(args: EndpointArgs, root: str) -> Iterator[Problem]:
     """What Octavia refuses of the listeners (``<root>.listeners[i]``), after the rules every backend shares
