@@ -21,10 +21,11 @@ from typing import Optional, Sequence
 from pydantic import ValidationError
 
 from ..backends import REGISTRY
+from ..backends.watching import targets_of
 from ..core.errors import HaEndpointError
 from ..watch.inputs import cannot_run, read_outputs, stop_on_signals
 from .dns import AgentRecord
-from .inputs import parse, published_addresses, zones_of
+from .inputs import member_subnets, parse, published_addresses, served_zones
 from .kube import KubernetesMachines, MachineCache
 from .lease import KubernetesLease, LeaseElector
 from .machines import MachineSource
@@ -51,8 +52,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         outputs = read_outputs(args.outputs)
         source = MachineSource(cluster=args.cluster, namespace=args.namespace, addressType=args.address_type,
                                readyCondition=args.ready_condition)
-        settings = AgentSettings(source, zones_of(outputs, args.member_subnet), dict(args.member_port), args.drain,
-                                 args.hook_warn_after)
+        zones = served_zones(targets_of(outputs), backend.name)
+        settings = AgentSettings(source, zones, member_subnets(zones, args.member_subnet), dict(args.member_port),
+                                 args.drain, args.hook_warn_after)
     except ValidationError as error:
         problems = "; ".join(f"--{'-'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
         return cannot_run("ha_endpoint.agent", problems)
@@ -69,7 +71,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     cache = MachineCache(kube, log)
     metrics = Metrics()
     cloud = backend.agent.client(args.cloud, args.region, clock=time.monotonic, sleep=time.sleep)
-    addresses = published_addresses(outputs)
+    addresses = published_addresses(outputs, settings.zones)
     record = AgentRecord(outputs["fqdn"], {az: zone.load_balancer_id for az, zone in settings.zones.items()},
                          addresses, cloud) if addresses else None
     reconciler = Reconciler(settings, cloud, kube, cache, metrics, time.time, lease.leading, log, record)

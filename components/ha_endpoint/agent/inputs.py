@@ -8,12 +8,11 @@ names, so the two cannot drift.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
-from ..core import contract
 from ..core.args import DEFAULT_BACKEND
 from ..core.errors import HaEndpointError
+from ..core.outputs import ZoneTarget
 from ..watch.inputs import daemon_parser, flag, refused, seconds  # noqa: F401  (flag: the agent's flags too)
 from .machines import API_SERVER_HEALTHY, MachineSource
 
@@ -131,42 +130,30 @@ def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
 
 
 
-@dataclass(frozen=True)
-class ZonePools:
-    """One zone of the endpoint as the agent serves it: its pools by listener port (a member listens on the
-    listener's port) and its members' subnet."""
+def served_zones(targets: Sequence[ZoneTarget], backend: str) -> dict[str, ZoneTarget]:
+    """The endpoint's zones (:func:`ha_endpoint.backends.watching.targets_of`, its ``zones`` output read by each
+    zone's backend), by AZ, each of them served by ``backend`` (``--backend``): the agent writes members into their
+    pools through that backend's member client."""
+    others = [f"{target.zone} ({target.backend})" for target in targets if target.backend != backend]
+    if others:
+        raise HaEndpointError(f"--backend {backend}: the outputs' zones {', '.join(others)} are another backend's; "
+                              "give the endpoint's backend (its `backend` key)")
+    return {target.zone: target for target in sorted(targets, key=lambda target: target.zone)}
 
-    az: str
-    load_balancer_id: str
-    pools: tuple[tuple[int, str], ...]
-    subnet_id: Optional[str] = None
 
-
-def zones_of(outputs: dict[str, Any], subnets: Sequence[tuple[str, str]] = ()) -> dict[str, ZonePools]:
-    """The zones of the endpoint stack's ``zones`` output (``loadbalancerId``, ``poolIds`` by listener port)."""
-    zones = outputs.get("zones") if isinstance(outputs, dict) else None
-    if not isinstance(zones, dict) or not zones:
-        raise HaEndpointError("the outputs have no zones: give the endpoint stack's `pulumi stack output --json`")
+def member_subnets(zones: Mapping[str, ZoneTarget], subnets: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
+    """``--member-subnet`` by AZ, each naming a zone of the endpoint."""
     subnet_of = dict(subnets)
     unknown = sorted(set(subnet_of) - set(zones))
     if unknown:
         raise HaEndpointError(f"--member-subnet names zones the endpoint does not have ({', '.join(unknown)}); it "
                               f"has {', '.join(sorted(zones))}")
-    found = {}
-    for az, out in sorted(zones.items()):
-        try:
-            pools = tuple(sorted((int(port_), str(pool)) for port_, pool in out["poolIds"].items()))
-            found[az] = ZonePools(az, str(out["loadbalancerId"]), pools, subnet_of.get(az))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            raise HaEndpointError(f"zones.{az} of the outputs has no loadbalancerId or poolIds {{port: pool id}}: "
-                                  "give the endpoint stack's `pulumi stack output --json`") from None
-    return found
+    return subnet_of
 
 
-def published_addresses(outputs: dict[str, Any]) -> dict[str, str]:
+def published_addresses(outputs: dict[str, Any], zones: Mapping[str, ZoneTarget]) -> dict[str, str]:
     """Each zone's address in the endpoint's A record (``floatingIp``, else ``vipAddress``), as the watcher reads it;
     empty for an endpoint without DNS (no ``fqdn``): then no zone is taken out of a record before its member leaves."""
-    if not isinstance(outputs, dict) or not outputs.get("fqdn"):
+    if not outputs.get("fqdn"):
         return {}
-    return {az: address for az, out in sorted((outputs.get("zones") or {}).items())
-            if isinstance(out, dict) and (address := contract.published_address(out))}
+    return {az: zone.address for az, zone in sorted(zones.items()) if zone.address}

@@ -23,7 +23,8 @@ from ..watch.records import NotTheEndpoints
 from .capacity import PoolView, counts, removable, serving, state
 from .client import MemberClient
 from .dns import AgentRecord
-from .inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, HOOK_OWNER, STATUS_ANNOTATION, ZonePools, agent_tag
+from ..core.outputs import ZoneTarget
+from .inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, HOOK_OWNER, STATUS_ANNOTATION, agent_tag
 from .kube import MachineApi, MachineCache
 from .machines import MachineMember, MachineSource, members_from_machines
 from .report import Metrics
@@ -46,7 +47,10 @@ class NotLeading(HaEndpointError):
 @dataclass(frozen=True)
 class AgentSettings:
     source: MachineSource
-    zones: dict[str, ZonePools]
+    zones: dict[str, ZoneTarget]
+    """The endpoint's zones by AZ, as its outputs give them: the pools members are written into."""
+    member_subnets: dict[str, str] = field(default_factory=dict)
+    """AZ -> the subnet of its members (``--member-subnet``); a zone not named: its load balancer's VIP subnet."""
     member_ports: dict[int, int] = field(default_factory=dict)
     """Listener port -> members' port, where they differ."""
     drain_seconds: float = 30.0
@@ -234,7 +238,7 @@ class Reconciler:
                 self._guard()
                 called = self.clock()
                 self.cloud.create(pool.pool_id, name=member.name, address=member.address, protocol_port=port,
-                                  subnet_id=self.settings.zones[pool.az].subnet_id, tags=[self.tag],
+                                  subnet_id=self.settings.member_subnets.get(pool.az), tags=[self.tag],
                                   admin_state_up=True)
                 self._waiting()
                 self.log(f"Machine {member.name}: member {member.address}:{port} created in {pool.az} "

@@ -37,7 +37,7 @@ from ..core.checks import NO_RULES, Rules
 from ..agent.client import MemberClient
 from ..cloud.access_rules import Call
 from ..gates.source import StatusSource
-from ..watch.observe import ZoneTarget
+from ..core.outputs import ZoneTarget
 
 
 @dataclass

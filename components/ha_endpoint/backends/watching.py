@@ -15,7 +15,7 @@ from typing import Any, Mapping, Optional, Sequence
 from ..cloud.access_rules import Call, record_calls, split_record_id
 from ..core.args import DEFAULT_BACKEND
 from ..core.errors import HaEndpointError
-from ..watch.observe import ZoneTarget
+from ..core.outputs import ZoneTarget
 from . import REGISTRY
 from .plugin import Backend, Watched
 
@@ -43,11 +43,11 @@ def watched(target: ZoneTarget) -> Watched:
 
 
 def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
-    """One target per zone of the stack's ``zones`` output, each built by the backend that owns the zone."""
-    zones = outputs.get("zones")
-    if not isinstance(zones, dict) or not zones or not outputs.get("fqdn"):
-        raise HaEndpointError("the outputs have no fqdn or no zones: give the endpoint stack's `pulumi stack output "
-                              "--json` (a stack with dns configured)")
+    """One target per zone of the stack's ``zones`` output, each built by the backend that owns the zone: what the
+    DNS watcher polls and the member agent writes members into."""
+    zones = outputs.get("zones") if isinstance(outputs, dict) else None
+    if not isinstance(zones, dict) or not zones:
+        raise HaEndpointError("the outputs have no zones: give the endpoint stack's `pulumi stack output --json`")
     found = []
     for az, out in sorted(zones.items()):
         backend = owner(out)

@@ -24,7 +24,8 @@ from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
 from .decide import Thresholds
 from .inputs import cannot_run, parse, read_outputs, stop_on_signals
-from .observe import ZoneTarget, tcp_reach
+from ..core.outputs import ZoneTarget
+from .observe import tcp_reach
 from .records import EndpointRecord, owner_of
 from .watcher import Watcher
 
@@ -50,6 +51,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse(argv)
     try:
         outputs = read_outputs(args.outputs)
+        if not isinstance(outputs, dict) or not outputs.get("fqdn"):
+            raise HaEndpointError("the outputs have no fqdn: the watcher keeps the endpoint's A record; give the "
+                                  "endpoint stack's `pulumi stack output --json` (a stack with dns configured)")
         targets = targets_of(outputs)
         expected = StackIdentity(*args.stack.split("/", 1)) if args.stack else None
         conn = connect(args.cloud, args.region)

@@ -13,47 +13,18 @@ gives no verdict: the zone's streak is left as it was, so an API outage moves no
 from __future__ import annotations
 
 import socket
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Protocol, Sequence
 
 from ..cloud.connection import http_status
-from ..core.args import DEFAULT_BACKEND
 from ..cloud.errors import AuthExpired, TransientFetchError
+from ..core.outputs import ZoneTarget
 from ..gates.errors import FetchFailed
 from ..gates.model import ERROR, LoadBalancerStatus, MemberStatus, is_online
 from .decide import Health
 
 Reach = Callable[[str, int], Optional[str]]
 """``reach(address, port)``: None when a TCP connection is accepted, else why not."""
-
-
-@dataclass(frozen=True)
-class ZoneTarget:
-    """What the watcher polls for one zone, from the endpoint stack's ``zones`` and ``ports`` outputs, as the zone's
-    backend builds it (:class:`ha_endpoint.backends.plugin.Watched`).
-
-    Attributes:
-        zone: the availability zone.
-        load_balancer_id: the zone's Octavia load balancer (``loadbalancerId``), or what its backend's status source
-            reads as one (e.g. a VIP port).
-        pool_ids: listener port -> pool id (``poolIds``), or what its backend's status source reads as one.
-        address: what DNS publishes for the zone (``floatingIp``, else ``vipAddress``).
-        backend: the registered backend that serves the zone (its ``backend`` key's value).
-        owner_suffix: how the name of the object that proves the zone's owner ends, after ``-<zone>-`` (``lb``: its
-            load balancer's); its backend's, so not compared (``backend`` is).
-    """
-
-    zone: str
-    load_balancer_id: str
-    pool_ids: Mapping[str, str]
-    address: Optional[str]
-    backend: str = DEFAULT_BACKEND
-    owner_suffix: str = field(default="lb", compare=False)
-
-    @property
-    def object_suffix(self) -> str:
-        """How the name of the object that proves the zone's owner ends (its description names it)."""
-        return f"-{self.zone}-{self.owner_suffix}"
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ import time
 from typing import Callable, Mapping, Optional, Sequence
 
 from .decide import Action, Streak, Thresholds, decide, record_addresses
-from .observe import Reach, ZoneTarget, zone_health
+from ..core.outputs import ZoneTarget
+from .observe import Reach, zone_health
 from .records import NotTheEndpoints
 
 

@@ -8,16 +8,15 @@ from typing import Optional
 from agent_fakes import Clock, FakeCluster, FakeConnection, FakeDesignate, FakeLease, FakeOctavia
 
 from ha_endpoint.agent.dns import AgentRecord
-from ha_endpoint.agent.inputs import ZonePools
 from ha_endpoint.agent.kube import MachineCache
 from ha_endpoint.agent.lease import LeaseElector
 from ha_endpoint.agent.machines import API_SERVER_HEALTHY, MachineSource
 from ha_endpoint.agent.reconcile import AgentSettings, Reconciler
 from ha_endpoint.agent.report import Metrics
 from ha_endpoint.backends.octavia.agent_client import AgentOctavia
+from ha_endpoint.core.outputs import ZoneTarget
 
-ZONES = {"az1": ZonePools("az1", "lb1", ((6443, "pool1"),)), "az2": ZonePools("az2", "lb2", ((6443, "pool2"),)),
-         "az3": ZonePools("az3", "lb3", ((6443, "pool3"),))}
+ZONES = {az: ZoneTarget(az, f"lb{az[-1]}", {"6443": f"pool{az[-1]}"}, None) for az in ("az1", "az2", "az3")}
 POOL = {"az1": "pool1", "az2": "pool2", "az3": "pool3"}
 ADDRESS = {"az1": "172.24.4.11", "az2": "172.24.4.12", "az3": "172.24.4.13"}
 """Each zone's published address, with ``World(dns=...)``."""
@@ -37,7 +36,8 @@ class World:
         self.cluster = FakeCluster(self.clock)
         self.cluster.log = self.timeline = self.octavia.log  # one timeline: what happened, in order
         self.dns = None if dns is None else FakeDesignate(self.clock, self.timeline, [ADDRESS[az] for az in dns], ttl)
-        self.settings = AgentSettings(MachineSource(cluster="prod", readyCondition=ready_condition), ZONES, {}, drain, hook_warn_after)
+        self.settings = AgentSettings(MachineSource(cluster="prod", readyCondition=ready_condition), ZONES,
+                                      drain_seconds=drain, hook_warn_after=hook_warn_after)
         self.logs: list[str] = []
         self.said: list[tuple[float, str]] = []  # the replicas' log lines with their time
 

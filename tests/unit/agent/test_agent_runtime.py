@@ -14,10 +14,11 @@ import pytest
 from agent_fakes import Clock, FakeCluster, FakeLease
 from agent_harness import World
 
-from ha_endpoint.agent.inputs import parse, zones_of
+from ha_endpoint.agent.inputs import member_subnets, parse, published_addresses, served_zones
 from ha_endpoint.agent.kube import MachineCache
 from ha_endpoint.agent.lease import LeaseElector
 from ha_endpoint.agent.report import Metrics, serve
+from ha_endpoint.backends.watching import targets_of
 from ha_endpoint.core.errors import HaEndpointError
 
 
@@ -124,17 +125,24 @@ def test_the_cache_follows_the_watch_and_is_not_synced_once_it_fails():
     assert synced is False and "nothing is written until the Machines are listed again" in said[0]
 
 
-def test_the_outputs_give_each_zone_its_pools():
-    zones = zones_of({"fqdn": "api.example.", "zones": {
-        "az1": {"loadbalancerId": "lb1", "poolIds": {"6443": "p1", "443": "p0"}},
-        "az2": {"loadbalancerId": "lb2", "poolIds": {"6443": "p2"}}}}, [("az2", "subnet-2")])
-    assert zones["az1"].pools == ((443, "p0"), (6443, "p1")) and zones["az2"].subnet_id == "subnet-2"
+def test_the_outputs_give_each_zone_its_pools_as_the_watcher_reads_them():
+    outputs = {"fqdn": "api.example.", "zones": {
+        "az1": {"loadbalancerId": "lb1", "poolIds": {"6443": "p1", "443": "p0"}, "floatingIp": "172.24.4.11"},
+        "az2": {"loadbalancerId": "lb2", "poolIds": {"6443": "p2"}, "vipAddress": "10.10.2.5"}}}
+    zones = served_zones(targets_of(outputs), "octavia")
+    assert zones["az1"].pools == ((443, "p0"), (6443, "p1")) and zones["az2"].load_balancer_id == "lb2"
+    assert member_subnets(zones, [("az2", "subnet-2")]) == {"az2": "subnet-2"}
+    assert published_addresses(outputs, zones) == {"az1": "172.24.4.11", "az2": "10.10.2.5"}
+    assert published_addresses({"zones": outputs["zones"]}, zones) == {}  # no DNS: no record to leave first
     with pytest.raises(HaEndpointError, match="no zones"):
-        zones_of({"fqdn": "x"})
-    with pytest.raises(HaEndpointError, match="zones.az1 of the outputs has no loadbalancerId"):
-        zones_of({"zones": {"az1": {"poolIds": {}}}})
+        targets_of({"fqdn": "x"})
+    with pytest.raises(HaEndpointError, match="zone az1 of the outputs has neither a load balancer"):
+        targets_of({"zones": {"az1": {"poolIds": {}}}})
     with pytest.raises(HaEndpointError, match=r"names zones the endpoint does not have \(az7\)"):
-        zones_of({"zones": {"az1": {"loadbalancerId": "l", "poolIds": {}}}}, [("az7", "s")])
+        member_subnets(zones, [("az7", "s")])
+    keepalived = {"fqdn": "api.example.", "ports": [6443], "zones": {"az1": {"vipPortId": "vip1", "floatingIp": "x"}}}
+    with pytest.raises(HaEndpointError, match=r"--backend octavia: the outputs' zones az1 \(keepalived\) are "):
+        served_zones(targets_of(keepalived), "octavia")
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -18,7 +18,8 @@ from ha_endpoint.gates.errors import AuthFailed, FetchFailed, ReadinessTimeout
 from ha_endpoint.gates.model import PoolExpectation
 from ha_endpoint.gates.waiter import WaitSpec, wait_for_members
 from ha_endpoint.watch.decide import Health
-from ha_endpoint.watch.observe import ZoneTarget, zone_health
+from ha_endpoint.core.outputs import ZoneTarget
+from ha_endpoint.watch.observe import zone_health
 from keystone_http_fake import FakeKeystoneHTTP
 from octavia_http_fake import PROXY_PAGE, FakeOctaviaHTTP
 from gate_fakes import FakeClock, http_error

@@ -48,3 +48,21 @@ def test_outputs_that_are_not_json_are_refused_naming_the_option(command, tmp_pa
                           text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert f"--outputs {pasted}: not JSON" in done.stderr and "pulumi stack output --json" in done.stderr
+
+
+def test_outputs_a_program_cannot_serve_are_refused_naming_what_to_give(tmp_path, capsys):
+    """The watcher keeps an A record, so outputs without ``fqdn`` are refused; the member agent writes members through
+    its ``--backend``'s client, so zones of another backend are refused: exit 2 before anything is asked."""
+    import json
+
+    from ha_endpoint.agent.__main__ import main as agent_main
+
+    octavia = tmp_path / "octavia.json"
+    octavia.write_text(json.dumps({"zones": {"az1": {"loadbalancerId": "lb1", "poolIds": {"6443": "p1"}}}}))
+    assert main(["--outputs", str(octavia)]) == 2
+    assert "the outputs have no fqdn: the watcher keeps the endpoint's A record" in capsys.readouterr().err
+    keepalived = tmp_path / "keepalived.json"
+    keepalived.write_text(json.dumps({"fqdn": "api.example.", "ports": [6443],
+                                      "zones": {"az1": {"vipPortId": "vip1", "floatingIp": "172.24.4.11"}}}))
+    assert agent_main(["--outputs", str(keepalived), "--cluster", "c"]) == 2
+    assert "--backend octavia: the outputs' zones az1 (keepalived) are another backend's" in capsys.readouterr().err

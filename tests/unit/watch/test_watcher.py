@@ -16,7 +16,8 @@ from ha_endpoint.gates.errors import FetchFailed
 from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus
 from ha_endpoint.backends.watching import targets_of, watched_outputs
 from ha_endpoint.watch.decide import Thresholds
-from ha_endpoint.watch.observe import ZoneStatus, ZoneTarget, zone_health
+from ha_endpoint.core.outputs import ZoneTarget
+from ha_endpoint.watch.observe import ZoneStatus, zone_health
 from ha_endpoint.watch.records import EndpointRecord, NotTheEndpoints, Owner, owner_of
 from ha_endpoint.watch.watcher import Watcher
 
@@ -230,7 +231,7 @@ def test_the_outputs_give_one_target_per_zone():
                 "vipAddress": "10.10.2.5"}}}
     assert targets_of(outputs) == [ZoneTarget("az1", "lb-az1", {"6443": "pool-az1"}, "172.24.4.11"),
                                    ZoneTarget("az2", "lb-az2", {"6443": "pool-az2"}, "10.10.2.5")]
-    with pytest.raises(Exception, match="no fqdn or no zones"):
+    with pytest.raises(Exception, match="the outputs have no zones"):
         targets_of({"zones": {}})
 
 

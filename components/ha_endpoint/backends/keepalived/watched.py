@@ -21,9 +21,10 @@ from ...cloud.connection import connect, http_status
 from ...cloud.errors import AuthExpired
 from ...core import contract
 from ...core.errors import HaEndpointError
+from ...core.outputs import ZoneTarget
 from ...gates.cloud import translated
 from ...gates.model import ACTIVE, LoadBalancerStatus, MemberStatus
-from ...watch.observe import ZoneStatus, ZoneTarget
+from ...watch.observe import ZoneStatus
 from ..plugin import Watched
 from .checks import NAME
 

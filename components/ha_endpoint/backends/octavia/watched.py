@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from ...core import contract
-from ...watch.observe import ZoneTarget
+from ...core.outputs import ZoneTarget
 from ..plugin import Watched
 from .access import watched_calls
 from .checks import NAME
