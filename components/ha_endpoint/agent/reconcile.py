@@ -18,12 +18,12 @@ from typing import Any, Callable, Optional
 
 from ..cloud.errors import CloudError
 from ..core.errors import HaEndpointError, Problem
+from ..core.outputs import ZoneTarget
 from ..gates.model import LiveMember
 from ..watch.records import NotTheEndpoints
 from .capacity import PoolView, counts, removable, serving, state
 from .client import MemberClient
 from .dns import AgentRecord
-from ..core.outputs import ZoneTarget
 from .inputs import DRAINING_SINCE_ANNOTATION, HOOK_ANNOTATION, HOOK_OWNER, STATUS_ANNOTATION, agent_tag
 from .kube import MachineApi, MachineCache
 from .machines import MachineMember, MachineSource, members_from_machines

@@ -112,14 +112,15 @@ def unknown_backend(name: str, backends: Collection[str], root: str) -> Problem:
 
 
 def check_endpoint_args(args: EndpointArgs, root: str = DEFAULT_ROOT, rules: Rules = NO_RULES) -> list[Problem]:
-    """Every cross-field problem of ``args``, in a stable order (zones, listeners, members, dns); ``rules``: the chosen
-    backend's, whose words say why."""
+    """Every cross-field problem of ``args``, in a stable order (zones, listeners, the backend's own rules of the
+    configuration, members, dns); ``rules``: the chosen backend's, whose words say why."""
     # ``memberSources`` not read yet (ha_endpoint.members.read_members reads them and gives the arguments back with
     # it spent, None): the member list is checked once every source is read
     pending = args.member_sources is not None
     return [
         *_check_zones(args, root, rules),
         *_check_listeners(args, root, rules),
+        *rules.configuration(args, root),
         *([] if pending else _check_members(args, root)),
         *_check_dns(args, root),
         *_check_not_ready_zones(args, root),
@@ -166,8 +167,7 @@ def _check_adoption(args: EndpointArgs, root: str) -> Iterable[Problem]:
 
 def _check_listeners(args: EndpointArgs, root: str, rules: Rules) -> Iterable[Problem]:
     """The listeners' ports, monitors and certificates as every backend takes them (why, in the backend's words:
-    :class:`ha_endpoint.core.checks.Rules`), then the listeners as the backend judges them
-    (:attr:`~ha_endpoint.core.checks.Rules.configuration`: the rest of the configuration too)."""
+    :class:`ha_endpoint.core.checks.Rules`)."""
     for port, indexes in _duplicates((listener.port, index) for index, listener in enumerate(args.listeners)):
         yield Problem(f"{root}.listeners[{indexes[1]}].port",
                       f"port {port} is already served by listeners[{indexes[0]}]; give each listener its own port "
@@ -183,7 +183,6 @@ def _check_listeners(args: EndpointArgs, root: str, rules: Rules) -> Iterable[Pr
             yield Problem(f"{path}.monitor.timeout", f"timeout {monitor.timeout}s must be shorter than delay "
                                                      f"{monitor.delay}s; lower timeout or raise delay")
         yield from _certificate(listener, path, rules)
-    yield from rules.configuration(args, root)
 
 
 def _certificate(listener: Any, path: str, rules: Rules) -> Iterable[Problem]:

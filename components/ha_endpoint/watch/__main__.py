@@ -22,9 +22,9 @@ from ..backends.watching import status_source, targets_of, watched
 from ..cloud.connection import connect
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
+from ..core.outputs import ZoneTarget
 from .decide import Thresholds
 from .inputs import cannot_run, parse, read_outputs, stop_on_signals
-from ..core.outputs import ZoneTarget
 from .observe import tcp_reach
 from .records import EndpointRecord, owner_of
 from .watcher import Watcher

@@ -16,8 +16,8 @@ import threading
 import time
 from typing import Callable, Mapping, Optional, Sequence
 
-from .decide import Action, Streak, Thresholds, decide, record_addresses
 from ..core.outputs import ZoneTarget
+from .decide import Action, Streak, Thresholds, decide, record_addresses
 from .observe import Reach, zone_health
 from .records import NotTheEndpoints
 
