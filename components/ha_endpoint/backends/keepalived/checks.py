@@ -27,7 +27,6 @@ from ...core.cloud_facts import PortFacts, SubnetFacts
 from ...core.errors import Problem
 from ...core.plan import PollTarget
 from ..plugin import Previewed
-
 from .rules import NAME
 
 EXTENSION = "allowed-address-pairs"

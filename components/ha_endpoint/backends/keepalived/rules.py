@@ -11,6 +11,8 @@ refused at its preview (:mod:`.checks`). Pure: no cloud, no Pulumi.
 
 from __future__ import annotations
 
+from pydantic.alias_generators import to_camel
+
 from ...core import predicates
 from ...core.args import EndpointArgs, MonitorArgs
 from ...core.checks import Rules
@@ -44,8 +46,8 @@ def refused_options(args: EndpointArgs, root: str) -> list[Problem]:
                                     "holds its VIP at a time; remove lbMethod"))
         for field, _ in predicates.TIMEOUT_KEYS:
             if getattr(listener, field) is not None:
-                problems.append(Problem(f"{path}.{_camel(field)}", f"the {NAME} backend has no proxy whose timeouts "
-                                        f"it could set; remove {_camel(field)}"))
+                problems.append(Problem(f"{path}.{to_camel(field)}", f"the {NAME} backend has no proxy whose timeouts "
+                                        f"it could set; remove {to_camel(field)}"))
     if args.floating_network is None:
         problems.append(Problem(f"{root}.floatingNetwork", f"is not set, and the {NAME} backend proves a zone ready by "
                                 "connecting to its VIP through the zone's floating IP; an internal VIP cannot be "
@@ -59,10 +61,6 @@ def refused_options(args: EndpointArgs, root: str) -> list[Problem]:
                                     "zone's members by name); use weight 1, or 0 to take the member out"))
     return problems
 
-
-def _camel(key: str) -> str:
-    head, *rest = key.split("_")
-    return head + "".join(part.capitalize() for part in rest)
 
 
 RULES = Rules(configuration=refused_options)
