@@ -21,7 +21,6 @@ import openstack.exceptions as os_exc
 import pulumi
 
 from ...cloud.catalog import CatalogUnavailable, OpenStackCatalog, current_catalog, unavailable_on_cloud_failure
-from ...core import predicates
 from ...core.args import EndpointArgs, placed_zones
 from ...core.cloud_facts import PortFacts, SubnetFacts
 from ...core.errors import Problem
