@@ -11,18 +11,20 @@ from collections.abc import Mapping
 from typing import Optional
 
 import pulumi
+from pydantic.alias_generators import to_camel
 
 from .. import backends
 from ..core import contract
 from ..core.args import EndpointArgs
 from ..core.identity import StackIdentity
+from ..core.outputs import ZoneOutputs
 from ..core.validation import load_endpoint_args
 from ..members import read_members
 from ..pipeline import Context, plan_endpoint
 from .dns import addresses_output, create_records
 from .security import attach_member_ports, create_security_groups
 from .stack_names import claim
-from .zone import EndpointZone, ZoneOutputs, camel
+from .zone import EndpointZone
 
 
 def default_provider_cloud(region: Optional[str]) -> tuple[Optional[str], Optional[str]]:
@@ -140,6 +142,6 @@ def invoke_options(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.In
 def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.Output[dict]:
     published = pulumi.Output.all(zone.published_address, addresses).apply(
         lambda values: bool(values[0]) and values[0] in (values[1] or []))
-    return pulumi.Output.all(**{camel(key): value for key, value in zone.serving.outputs.items()},
+    return pulumi.Output.all(**{to_camel(key): value for key, value in zone.serving.outputs.items()},
                              ready=zone.ready, published=published, gate=zone.gate_kind,
                              notReadyReason=zone.not_ready_reason)

@@ -18,6 +18,7 @@ computed from every zone's ``(published_address, ready)``, so a zone's address i
 from typing import Mapping, Optional
 
 import pulumi
+from pydantic.alias_generators import to_camel
 
 from ..backends.plugin import Serve
 from ..core import contract
@@ -58,41 +59,6 @@ class EndpointZone(pulumi.ComponentResource):
             self.ready, self.gate, self.gate_kind = serving.ready, serving.readiness, serving.requirement
             self.not_ready_reason = serving.not_ready_reason if serving.not_ready_reason is not None else \
                 pulumi.Output.from_input(None)
-        self.register_outputs({**{camel(key): value for key, value in serving.outputs.items()},
+        self.register_outputs({**{to_camel(key): value for key, value in serving.outputs.items()},
                                "ready": self.ready, "publishedAddress": self.published_address,
                                "notReadyReason": self.not_ready_reason})
-
-
-class ZoneOutputs:
-    """One availability zone of the endpoint, as its ``zones`` output shows it (camelCase keys; which keys a zone
-    has depends on its backend: these are Octavia's)."""
-
-    loadbalancer_id: Optional[str]
-    """The zone's Octavia load balancer."""
-    vip_address: Optional[str]
-    """The load balancer's VIP on the zone's subnet."""
-    vip_port_id: Optional[str]
-    """The Neutron port of the VIP."""
-    floating_ip: Optional[str]
-    """The zone's floating IP (allocated, or brought by you); none for an internal endpoint."""
-    pool_ids: Optional[dict[str, str]]
-    """Listener port -> its pool in this zone."""
-    member_ids: Optional[dict[str, dict[str, str]]]
-    """Listener port -> member name -> the Octavia member in this zone's pool."""
-    member_statuses: Optional[dict[str, dict[str, str]]]
-    """Listener port -> member name -> its statuses as the last update saw them (e.g. "ACTIVE/ONLINE")."""
-    ready: Optional[bool]
-    """Whether the zone's publication gate let it into DNS."""
-    not_ready_reason: Optional[str]
-    """Why the zone is not ready (readiness.onZoneNotReady: unpublish): what its readiness wait found; none when it
-    is ready."""
-    published: Optional[bool]
-    """Whether the zone's address is in the DNS record now."""
-    gate: Optional[str]
-    """What the zone's publication waited for (e.g. "members online", "bootstrap: load balancer ACTIVE")."""
-
-
-def camel(key: str) -> str:
-    """``snake_case`` -> ``camelCase``: the spelling of every output key (as in the configuration)."""
-    head, *rest = key.split("_")
-    return head + "".join(part.capitalize() for part in rest)
