@@ -62,6 +62,5 @@ def refused_options(args: EndpointArgs, root: str) -> list[Problem]:
     return problems
 
 
-
 RULES = Rules(configuration=refused_options)
 """The keepalived backend's rules: the shared words, its refusals of a configuration."""
