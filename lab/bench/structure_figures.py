@@ -13,7 +13,7 @@ Makefile): nothing is imported or run, so the figures are the tree's, whatever i
   helpers (a zone's status, a zone's error);
 * modes: the schema's enums that choose a behaviour of ours, the combinations they allow and the input keys; the
   enums that spell an Octavia object's own setting (a protocol, a balancing method, a monitor type) apart;
-* make targets: the public ones (a ``##`` help text: what ``make help`` lists);
+* make targets: the public ones (a ``##`` help text: what ``make help`` lists, from the Makefile and ``mk/*.mk``);
 * exception classes: the product's classes that derive from an exception, and their roots (those whose bases are
   Python's own exceptions).
 """
@@ -91,7 +91,11 @@ def schema_enums() -> tuple[dict[str, int], int]:
 
 
 def make_targets() -> list[str]:
-    return re.findall(r"^([a-z][a-z0-9-]*):[^\n]*##", (ROOT / "Makefile").read_text(), flags=re.M)
+    """The targets ``make help`` lists: those with a ``##`` help text, in the Makefile and the files it includes
+    (``mk/*.mk``)."""
+    files = [ROOT / "Makefile", *sorted((ROOT / "mk").glob("*.mk"))]
+    return [name for path in files
+            for name in re.findall(r"^([a-zA-Z0-9][a-zA-Z0-9_-]*):[^=][^\n]*## ", path.read_text(), flags=re.M)]
 
 
 def main() -> int:
