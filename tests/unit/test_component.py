@@ -7,7 +7,10 @@ import ipaddress
 
 import pytest
 
+from pydantic.alias_generators import to_camel
+
 from ha_endpoint.core import contract
+from ha_endpoint.core.outputs import ZoneOutputs
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.configs import byo_endpoint, amphora_endpoint, internal_endpoint
 
@@ -57,6 +60,8 @@ def test_vip_addresses_and_outputs_per_zone_come_from_each_zones_subnet():
         assert zone["vipPortId"] and zone["loadbalancerId"]
         assert sorted(zone["poolIds"]) == ["22623", "6443"]
         assert zone["ready"] is True and zone["published"] is True
+        typed = {to_camel(key) for key in ZoneOutputs.__annotations__}  # the schema's type (test_packaging.py)
+        assert set(zone) <= typed, f"keys a typed SDK (Go, C#, Java) would drop: {sorted(set(zone) - typed)}"
     assert run.outputs["ports"] == [6443, 22623]
     assert run.outputs["fqdn"] == "api.example.test."
 

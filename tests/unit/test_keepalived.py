@@ -12,7 +12,10 @@ import yaml
 from ha_endpoint import CloudLookupError, ConfigError
 from ha_endpoint.backends.keepalived import config
 from ha_endpoint.backends.keepalived.checks import NAME
+from pydantic.alias_generators import to_camel
+
 from ha_endpoint.core import contract
+from ha_endpoint.core.outputs import ZoneOutputs
 from tests.mocks import FakeCloud, run_component
 from tests.mocks.harness import amphora_config
 
@@ -144,6 +147,8 @@ def test_keepalived_serves_every_zone_with_a_vip_port_its_members_hold_and_no_oc
         assert address not in cloud.port_at(MEMBERS[other])["allowed_address_pairs"]
         assert zone["ready"] is True and zone["published"] is True and zone["gate"] == "VIP held and answering"
         assert sorted(zone["keepalived"]) == sorted(m["name"] for m in two_per_zone()["members"] if m["az"] == az)
+        typed = {to_camel(key) for key in ZoneOutputs.__annotations__}  # the schema's type (test_packaging.py)
+        assert set(zone) <= typed, f"keys a typed SDK (Go, C#, Java) would drop: {sorted(set(zone) - typed)}"
     assert sorted(run.named(contract.recordset_name("k8s-api"))["inputs"]["records"]) == \
         sorted(zone["floatingIp"] for zone in run.outputs["zones"].values())
     facts = next(r for r in run.registrations if r["type"] == contract.ENDPOINT_TYPE)["outputs"]["facts"]

@@ -5,7 +5,7 @@ zones' entries of the ``zones`` output into a target (:attr:`ha_endpoint.backend
 :func:`ha_endpoint.backends.watching.targets_of`): one reading of the outputs for both programs. Pure."""
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from .args import DEFAULT_BACKEND
 
@@ -70,4 +70,10 @@ class ZoneOutputs:
     """Whether the zone's address is in the DNS record now."""
     gate: Optional[str]
     """What the zone's publication waited for (e.g. "members online", "bootstrap: load balancer ACTIVE")."""
+    vrrp_group_id: Optional[str]
+    """The security group of the zone's members: VRRP between them, clients on the listener ports (the keepalived
+    backend)."""
+    keepalived: Optional[dict[str, dict[str, Any]]]
+    """Member name -> what runs on it (the keepalived backend): ``config``, ``cloud_init``, ``static_pod``,
+    ``kubeadm_files``, ``priority`` (docs/keepalived.md, "What runs on the members")."""
 
