@@ -3,7 +3,7 @@
 # the examples under examples/ that tests run or type-check. Included by the root Makefile.
 #
 #   make schema                regenerate components/schema.json with the real CLI (`pulumi package get-schema`),
-#                              then docs/configuration.md's table from it (scripts/config_table.py --write: alone,
+#                              then docs/configuration.md's tables from it (scripts/config_table.py --write: alone,
 #                              `.venv/bin/python scripts/config_table.py --write` rewrites the page from the
 #                              checked-in schema); tests/unit/test_packaging.py fails until the checked-in schema
 #                              matches the typed args, tests/unit/test_configuration_page.py until the page matches it
@@ -31,8 +31,8 @@ $(COMPONENT_STAMP): components/requirements.txt requirements.txt pyproject.toml 
 	cd components && VIRTUAL_ENV=../$(COMPONENT_VENV) $(UV) pip install --quiet --compile-bytecode -r requirements.txt
 	rm -f $(COMPONENT_VENV)/.installed-* && touch $@
 
-schema: _venv _engine      ## regenerate components/schema.json (real CLI) and docs/configuration.md's table from it
+schema: _venv _engine      ## regenerate components/schema.json (real CLI) and docs/configuration.md's tables from it
 	. lab/engine/env.sh && pulumi package get-schema ./components >components/schema.json.new
 	mv components/schema.json.new components/schema.json
 	$(PY) -m pytest -q -p no:cacheprovider tests/unit/test_packaging.py -k schema
-	$(PY) scripts/config_table.py --write   # docs/configuration.md's table, from components/schema.json
+	$(PY) scripts/config_table.py --write   # docs/configuration.md's tables, from components/schema.json

@@ -1,12 +1,13 @@
-"""The configuration page's table (``docs/configuration.md``), generated from the component's schema
-(``components/schema.json``).
+"""The configuration page's tables (``docs/configuration.md``): the configuration keys and the outputs, generated from
+the component's schema (``components/schema.json``).
 
 The schema is what Pulumi infers from the typed arguments (:mod:`ha_endpoint.core.args`, their docstrings the
-descriptions) and what every language's SDK is generated from; the documentation's table of the configuration keys
-is written from it, so the two never say different things. The schema carries no defaults: those come from the same
+descriptions; the outputs' from :class:`ha_endpoint.core.outputs.ZoneOutputs` and the component's annotations) and
+what every language's SDK is generated from; the documentation's tables of the configuration keys and of the outputs
+are written from it, so the two never say different things. The schema carries no defaults: those come from the same
 typed arguments (the value a key takes when it is left out). ``.venv/bin/python scripts/config_table.py`` prints the
-table; ``--write`` puts it into docs/configuration.md between its markers (``make schema`` runs it after regenerating
-the schema); tests/unit/test_configuration_page.py fails when the page holds another table than this one prints.
+tables; ``--write`` puts them into docs/configuration.md between their markers (``make schema`` runs it after
+regenerating the schema); tests/unit/test_configuration_page.py fails when the page holds other tables than these.
 """
 
 from __future__ import annotations
@@ -23,8 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "components" / "schema.json"
 PAGE = ROOT / "docs" / "configuration.md"
 ENDPOINT = "haendpoint:index:HaEndpoint"
-BEGIN = "<!-- configuration table: generated from components/schema.json by scripts/config_table.py -->"
-END = "<!-- end of the generated configuration table -->"
+MARKERS = {
+    "inputs": ("<!-- configuration table: generated from components/schema.json by scripts/config_table.py -->",
+               "<!-- end of the generated configuration table -->"),
+    "outputs": ("<!-- outputs table: generated from components/schema.json by scripts/config_table.py -->",
+                "<!-- end of the generated outputs table -->"),
+}
+"""Where each table sits in the page: (begin, end) markers, by which of the component's properties it lists."""
 
 
 def default(model: Any, name: str) -> str:
@@ -58,9 +64,9 @@ def inner_model(model: Any, name: str) -> Any:
     return None
 
 
-def rows(schema: dict[str, Any]) -> Iterator[tuple[str, str, str, str, str]]:
-    """(key, type, required, default, meaning) for every configuration key, depth first, in the schema's (sorted)
-    order."""
+def rows(schema: dict[str, Any], which: str = "inputs") -> Iterator[tuple[str, str, str, str, str]]:
+    """(key, type, required, default, meaning) for every configuration key (``which="inputs"``) or every output
+    (``"outputs"``: no default, required meaning always given), depth first, in the schema's (sorted) order."""
     from ha_endpoint.core.args import EndpointArgs
 
     types = schema["types"]
@@ -69,6 +75,8 @@ def rows(schema: dict[str, Any]) -> Iterator[tuple[str, str, str, str, str]]:
         return spec["$ref"].rsplit("/", 1)[-1]
 
     def kind(spec: dict[str, Any]) -> str:
+        if spec.get("$ref", "").startswith("pulumi.json#/"):  # Pulumi's own types (Any)
+            return spec["$ref"].rsplit("/", 1)[-1].lower()
         if "$ref" in spec:
             target = types[ref_name(spec)]
             if "enum" in target:
@@ -89,43 +97,51 @@ def rows(schema: dict[str, Any]) -> Iterator[tuple[str, str, str, str, str]]:
                    " ".join(spec.get("description", "").split()))
             inner = spec.get("items") or spec.get("additionalProperties") or spec
             suffix = "[]." if spec.get("type") == "array" else ".<az>." if "additionalProperties" in spec else "."
-            if "$ref" in inner and "properties" in types[ref_name(inner)]:
+            if "$ref" in inner and "properties" in types.get(ref_name(inner), {}):
                 target = types[ref_name(inner)]
                 yield from walk(target["properties"], target.get("required", []), key + suffix,
                                 inner_model(model, name))
 
     endpoint = schema["resources"][ENDPOINT]
-    yield from walk(endpoint["inputProperties"], endpoint.get("requiredInputs", []), "", EndpointArgs)
+    if which == "outputs":
+        yield from walk(endpoint["properties"], endpoint.get("required", []), "", None)
+    else:
+        yield from walk(endpoint["inputProperties"], endpoint.get("requiredInputs", []), "", EndpointArgs)
 
 
-def table(schema: dict[str, Any]) -> str:
-    """The markdown table, one row per key."""
-    lines = ["| key | type | required | default | meaning |", "| --- | --- | --- | --- | --- |"]
-    for key, kind, required, value, meaning in rows(schema):
+def table(schema: dict[str, Any], which: str = "inputs") -> str:
+    """The markdown table, one row per key (of the configuration, or of the outputs: key, type, meaning)."""
+    outputs = which == "outputs"
+    lines = ["| key | type | meaning |", "| --- | --- | --- |"] if outputs else \
+        ["| key | type | required | default | meaning |", "| --- | --- | --- | --- | --- |"]
+    for key, kind, required, value, meaning in rows(schema, which):
         escaped = meaning.replace("|", "\\|")
-        lines.append(f"| `{key}` | {kind} | {required} | {value} | {escaped} |")
+        lines.append(f"| `{key}` | {kind} | {escaped} |" if outputs else
+                     f"| `{key}` | {kind} | {required} | {value} | {escaped} |")
     return "\n".join(lines)
 
 
-def page_table(text: str) -> str:
-    """The table the configuration page holds between its markers."""
-    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-    return text[start:end].strip()
+def page_table(text: str, which: str = "inputs") -> str:
+    """The table the configuration page holds between the markers of ``which``."""
+    begin, end = MARKERS[which]
+    return text[text.index(begin) + len(begin):text.index(end)].strip()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="replace the table in docs/configuration.md")
+    parser.add_argument("--write", action="store_true", help="replace the tables in docs/configuration.md")
     options = parser.parse_args()
-    generated = table(json.loads(SCHEMA.read_text()))
+    schema = json.loads(SCHEMA.read_text())
     if not options.write:
-        print(generated)
+        print("\n\n".join(table(schema, which) for which in MARKERS))
         return
     text = PAGE.read_text()
-    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-    PAGE.write_text(text[:start] + "\n" + generated + "\n" + text[end:])
-    keys = generated.count(chr(10)) - 1
-    print(f"{PAGE.relative_to(ROOT)}: configuration table written ({keys} keys)", file=sys.stderr)
+    for which, (begin, end) in MARKERS.items():
+        generated = table(schema, which)
+        start, stop = text.index(begin) + len(begin), text.index(end)
+        text = text[:start] + "\n" + generated + "\n" + text[stop:]
+        print(f"{PAGE.relative_to(ROOT)}: {which} table written ({generated.count(chr(10)) - 1} keys)", file=sys.stderr)
+    PAGE.write_text(text)
 
 
 if __name__ == "__main__":

@@ -56,11 +56,12 @@ class ZoneOutputs:
     floating_ip: Optional[str]
     """The zone's floating IP (allocated, or brought by you); none for an internal endpoint."""
     pool_ids: Optional[dict[str, str]]
-    """Listener port -> its pool in this zone."""
+    """Listener port -> its pool in this zone (the octavia backend)."""
     member_ids: Optional[dict[str, dict[str, str]]]
     """Listener port -> member name -> the member in this zone's pool (the octavia backend)."""
     member_statuses: Optional[dict[str, dict[str, str]]]
-    """Listener port -> member name -> its statuses as the last update saw them (e.g. "ACTIVE/ONLINE")."""
+    """Listener port -> member name -> its statuses as the last update saw them (e.g. "ACTIVE/ONLINE"; the octavia
+    backend)."""
     ready: Optional[bool]
     """Whether the zone's publication gate let it into DNS."""
     not_ready_reason: Optional[str]
