@@ -66,7 +66,7 @@ def inner_model(model: Any, name: str) -> Any:
 
 def rows(schema: dict[str, Any], which: str = "inputs") -> Iterator[tuple[str, str, str, str, str]]:
     """(key, type, required, default, meaning) for every configuration key (``which="inputs"``) or every output
-    (``"outputs"``: no default, required meaning always given), depth first, in the schema's (sorted) order."""
+    (``"outputs"``, whose default is always empty), depth first, in the schema's (sorted) order."""
     from ha_endpoint.core.args import EndpointArgs
 
     types = schema["types"]
