@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from typing import Optional
 
 import pulumi
-from pydantic.alias_generators import to_camel
 
 from .. import backends
 from ..core import contract
@@ -142,6 +141,6 @@ def invoke_options(opts: Optional[pulumi.ResourceOptions]) -> Optional[pulumi.In
 def _zone_outputs(zone: EndpointZone, addresses: pulumi.Output[list]) -> pulumi.Output[dict]:
     published = pulumi.Output.all(zone.published_address, addresses).apply(
         lambda values: bool(values[0]) and values[0] in (values[1] or []))
-    return pulumi.Output.all(**{to_camel(key): value for key, value in zone.serving.outputs.items()},
+    return pulumi.Output.all(**zone.backend_outputs,
                              ready=zone.ready, published=published, gate=zone.gate_kind,
                              notReadyReason=zone.not_ready_reason)

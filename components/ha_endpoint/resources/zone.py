@@ -40,8 +40,9 @@ class EndpointZone(pulumi.ComponentResource):
     gate_kind: str
     """What the gate waits for, for the zone's ``gate`` output (e.g. "members online", "bootstrap: load balancer
     ACTIVE")."""
-    outputs: pulumi.Output[dict]
-    """The zone's entry of the endpoint's ``zones`` output: the backend's outputs, ``ready`` and the gate's kind."""
+    backend_outputs: dict[str, pulumi.Input]
+    """What its backend gives the zone's entry of the endpoint's ``zones`` output, by output key (camelCase: the
+    schema's :class:`ha_endpoint.core.outputs.ZoneOutputs`); the endpoint adds the publication's."""
 
     def __init__(self, name: str, zone: ZonePlan, vip_group_id: pulumi.Input[str], serve: Serve,
                  member_ports: Mapping[str, pulumi.Resource], opts: Optional[pulumi.ResourceOptions] = None):
@@ -59,6 +60,7 @@ class EndpointZone(pulumi.ComponentResource):
             self.ready, self.gate, self.gate_kind = serving.ready, serving.readiness, serving.requirement
             self.not_ready_reason = serving.not_ready_reason if serving.not_ready_reason is not None else \
                 pulumi.Output.from_input(None)
-        self.register_outputs({**{to_camel(key): value for key, value in serving.outputs.items()},
+        self.backend_outputs = {to_camel(key): value for key, value in serving.outputs.items()}
+        self.register_outputs({**self.backend_outputs,
                                "ready": self.ready, "publishedAddress": self.published_address,
                                "notReadyReason": self.not_ready_reason})
