@@ -21,6 +21,7 @@ Makefile): nothing is imported or run, so the figures are the tree's, whatever i
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 import math
 import re
@@ -34,9 +35,8 @@ FOLDERS = (*PRODUCT, "tests", "lab", "scripts")
 CONCEPTS = ("Zone", "Listener", "Member")
 CLOUD_SETTINGS = ("LbMethod", "ListenerProtocol", "MonitorType")
 """Enums that spell a cloud object's own setting, not a mode of ours."""
-BUILTIN_EXCEPTIONS = {name for name in dir(__builtins__ if isinstance(__builtins__, dict) else __builtins__)
-                      if isinstance(getattr(__import__("builtins"), name), type)
-                      and issubclass(getattr(__import__("builtins"), name), BaseException)}
+BUILTIN_EXCEPTIONS = {name for name, value in vars(builtins).items()
+                      if isinstance(value, type) and issubclass(value, BaseException)}
 SKIPPED = ("__pycache__", ".egg-info", "/build/", "/site/")
 
 

@@ -226,7 +226,7 @@ def test_0_the_stack_is_built_without_faults(stack, cloud):
 def test_1_keystone_restarted_while_members_are_created_and_gates_start(stack, cloud, faults, tmp_path):
     """Keystone stopped from the moment the first new member is created until the gates have started and
     ``GATES_IN_OUTAGE`` seconds more (at most ``OUTAGE_CAP`` seconds), then started. One of three parts meets the
-    outage, depending on whether Octavia still holds the update's token in its cache:
+    outage (most likely decided by whether Octavia has checked the update's token before Keystone stops):
 
     - the readiness gates: their first authentication finds no Keystone; they retry it within their deadline and the
       update completes;
