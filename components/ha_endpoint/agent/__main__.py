@@ -21,7 +21,7 @@ from typing import Optional, Sequence
 from pydantic import ValidationError
 
 from ..backends import REGISTRY
-from ..backends.watching import targets_of
+from ..backends.watching import zones_of
 from ..core.errors import HaEndpointError
 from ..watch.inputs import cannot_run, read_outputs, stop_on_signals
 from .dns import AgentRecord
@@ -52,7 +52,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         outputs = read_outputs(args.outputs)
         source = MachineSource(cluster=args.cluster, namespace=args.namespace, addressType=args.address_type,
                                readyCondition=args.ready_condition)
-        zones = served_zones(targets_of(outputs), backend.name)
+        served_by, read = zones_of(outputs)
+        zones = served_zones(read, served_by.name, backend.name)
         settings = AgentSettings(source, zones, member_subnets(zones, args.member_subnet), dict(args.member_port),
                                  args.drain, args.hook_warn_after)
     except ValidationError as error:
@@ -72,7 +73,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     metrics = Metrics()
     cloud = backend.agent.client(args.cloud, args.region, clock=time.monotonic, sleep=time.sleep)
     addresses = published_addresses(outputs, settings.zones)
-    record = AgentRecord(outputs["fqdn"], {az: zone.load_balancer_id for az, zone in settings.zones.items()},
+    record = AgentRecord(outputs["fqdn"], {az: backend.watched.owner_id(zone) for az, zone in settings.zones.items()},
                          addresses, cloud) if addresses else None
     reconciler = Reconciler(settings, cloud, kube, cache, metrics, time.time, lease.leading, log, record)
     last_pass = [time.monotonic()]

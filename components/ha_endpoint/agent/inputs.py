@@ -12,7 +12,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from ..core.args import DEFAULT_BACKEND
 from ..core.errors import HaEndpointError
-from ..core.outputs import ZoneTarget
+from ..core.outputs import ZoneOutputs
 from ..watch.inputs import daemon_parser, flag, refused, seconds  # noqa: F401  (flag: the agent's flags too)
 from .machines import API_SERVER_HEALTHY, MachineSource
 
@@ -130,18 +130,17 @@ def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
 
 
 
-def served_zones(targets: Sequence[ZoneTarget], backend: str) -> dict[str, ZoneTarget]:
-    """The endpoint's zones (:func:`ha_endpoint.backends.watching.targets_of`, its ``zones`` output read by each
-    zone's backend), by AZ, each of them served by ``backend`` (``--backend``): the agent writes members into their
-    pools through that backend's member client."""
-    others = [f"{target.zone} ({target.backend})" for target in targets if target.backend != backend]
-    if others:
-        raise HaEndpointError(f"--backend {backend}: the outputs' zones {', '.join(others)} are another backend's; "
-                              "give the endpoint's backend (its `backend` key)")
-    return {target.zone: target for target in sorted(targets, key=lambda target: target.zone)}
+def served_zones(zones: Mapping[str, ZoneOutputs], served_by: str, backend: str) -> dict[str, ZoneOutputs]:
+    """The endpoint's zones (:func:`ha_endpoint.backends.watching.zones_of`, its ``zones`` output, served by
+    ``served_by``) by AZ, once ``served_by`` is ``backend`` (``--backend``): the agent writes members into their pools
+    through that backend's member client."""
+    if served_by != backend:
+        raise HaEndpointError(f"--backend {backend}: the outputs' zones ({', '.join(sorted(zones))}) are the "
+                              f"{served_by} backend's; give the endpoint's backend (its `backend` key)")
+    return dict(sorted(zones.items()))
 
 
-def member_subnets(zones: Mapping[str, ZoneTarget], subnets: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
+def member_subnets(zones: Mapping[str, ZoneOutputs], subnets: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
     """``--member-subnet`` by AZ, each naming a zone of the endpoint."""
     subnet_of = dict(subnets)
     unknown = sorted(set(subnet_of) - set(zones))
@@ -151,7 +150,7 @@ def member_subnets(zones: Mapping[str, ZoneTarget], subnets: Sequence[tuple[str,
     return subnet_of
 
 
-def published_addresses(outputs: dict[str, Any], zones: Mapping[str, ZoneTarget]) -> dict[str, str]:
+def published_addresses(outputs: dict[str, Any], zones: Mapping[str, ZoneOutputs]) -> dict[str, str]:
     """Each zone's address in the endpoint's A record (``floatingIp``, else ``vipAddress``), as the watcher reads it;
     empty for an endpoint without DNS (no ``fqdn``): then no zone is taken out of a record before its member leaves."""
     if not outputs.get("fqdn"):

@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 from ..cloud.errors import CloudError
 from ..core.errors import HaEndpointError, Problem
-from ..core.outputs import ZoneTarget
+from ..core.outputs import ZoneOutputs
 from ..gates.model import LiveMember
 from ..watch.records import NotTheEndpoints
 from .capacity import PoolView, counts, removable, serving, state
@@ -47,7 +47,7 @@ class NotLeading(HaEndpointError):
 @dataclass(frozen=True)
 class AgentSettings:
     source: MachineSource
-    zones: dict[str, ZoneTarget]
+    zones: dict[str, ZoneOutputs]
     """The endpoint's zones by AZ, as its outputs give them: the pools members are written into."""
     member_subnets: dict[str, str] = field(default_factory=dict)
     """AZ -> the subnet of its members (``--member-subnet``); a zone not named: its load balancer's VIP subnet."""

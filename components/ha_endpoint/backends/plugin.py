@@ -37,7 +37,7 @@ from ..core.checks import NO_RULES, Rules
 from ..agent.client import MemberClient
 from ..cloud.access_rules import Call
 from ..gates.source import StatusSource
-from ..core.outputs import ZoneTarget
+from ..core.outputs import ZoneOutputs
 
 
 @dataclass
@@ -124,31 +124,34 @@ def no_notices(args: EndpointArgs, root: str) -> list[Problem]:
 class Watched:
     """How the DNS watcher watches a backend's zones, read from the endpoint stack's outputs (``fqdn``, ``zones``,
     ``ports``): which zones are the backend's, what the watcher keeps of them, what it polls and which object proves
-    whose endpoint it is. The watcher's Secret (:class:`ha_endpoint.kubernetes.WatcherDeployment`) holds what
+    whose endpoint it is; the member agent reads the zones the same way. The watcher's Secret (:class:`ha_endpoint.kubernetes.WatcherDeployment`) holds what
     :attr:`keys` names, so a change of them restarts every in-cluster watcher of the backend's endpoints."""
 
     keys: tuple[str, ...]
     """What the watcher reads of one of the backend's zones in the ``zones`` output (camelCase keys)."""
     reads_ports: bool
-    """Whether its zones' targets need the endpoint's ``ports`` output too (then the watcher's outputs hold it)."""
+    """Whether reading its zones needs the endpoint's ``ports`` output too (then the watcher's outputs hold it)."""
     shape: str
     """How one of its zones looks in the outputs, for the refusal of a zone no backend owns (e.g. "a load balancer
     (loadbalancerId, poolIds)")."""
     owns: Callable[[Mapping[str, Any]], bool]
-    """``owns(zone_output)``: whether a zone of the ``zones`` output is one of the backend's."""
-    target: Callable[[str, Mapping[str, Any], Mapping[str, Any]], Optional[ZoneTarget]]
-    """``target(az, zone_output, outputs)``: what the watcher polls for the zone; None when the outputs lack what the
-    backend needs of them."""
+    """``owns(zone_output)``: whether a zone of the ``zones`` output is one of the backend's, with every key the
+    backend reads of it."""
+    owner_id: Callable[[ZoneOutputs], str]
+    """``owner_id(zone)``: the object that stands for one of its zones: the one whose description proves the zone's
+    owner, and that its status source reads the zone through."""
+    owner_suffix: str
+    """How the name of that object ends, after ``<endpoint>-<az>-`` (``lb``: a load balancer's)."""
     owner_object: Callable[[Any, str], Any]
-    """``owner_object(conn, id)``: the object whose description proves the zone's owner (its name ends with the
-    target's ``object_suffix``), over an openstacksdk connection; openstacksdk's ``NotFoundException`` when it is
-    gone."""
+    """``owner_object(conn, id)``: that object (``id``: its :attr:`owner_id`), over an openstacksdk connection;
+    openstacksdk's ``NotFoundException`` when it is gone."""
     reads: Callable[[Mapping[str, Any]], list[Call]]
     """``reads(zones)``: the watcher's calls on the backend's zones (the ``zones`` output, its zones only): its scoped
     credential allows those calls (and the record's, :func:`ha_endpoint.cloud.access_rules.record_calls`)."""
-    status_source: Optional[Callable[[Optional[str], Optional[str], bool], Any]] = None
-    """``status_source(cloud, region, reach)``: the client :func:`ha_endpoint.watch.observe.zone_health` polls the
-    targets through (``reach``: whether the watcher connects to the zones' addresses too); raises
+    status_source: Optional[Callable[[Optional[str], Optional[str], bool, Sequence[int]], Any]] = None
+    """``status_source(cloud, region, reach, ports)``: the client :func:`ha_endpoint.watch.observe.zone_health` polls
+    the zones through (``reach``: whether the watcher connects to the zones' addresses too; ``ports``: the endpoint's
+    listener ports); raises
     :class:`ha_endpoint.core.errors.HaEndpointError` naming the fix when the backend's zones cannot be judged so.
     None: the backend's member client (:attr:`Backend.status_source`), the one its gates poll through."""
 

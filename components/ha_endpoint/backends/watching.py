@@ -1,8 +1,9 @@
-"""The DNS watcher's questions to the registered backends: which backend owns each zone of an endpoint's outputs,
-what the watcher keeps of the outputs (its Secret), the targets it polls, how it watches each (the object that proves
-the owner, the client it polls through), and the calls its scoped credential allows. Each backend answers for its
-own zones (:class:`ha_endpoint.backends.plugin.Watched`); ``python -m ha_endpoint.watch`` and
-:class:`ha_endpoint.kubernetes.WatcherDeployment` ask here.
+"""The DNS watcher's and the member agent's questions to the registered backends: which backend owns each zone of an
+endpoint's outputs, what the watcher keeps of the outputs (its Secret), the zones it polls and the agent writes into,
+how it watches them (the object that proves the owner, the client it polls through), and the calls its scoped
+credential allows. Each backend answers for its own zones (:class:`ha_endpoint.backends.plugin.Watched`);
+``python -m ha_endpoint.watch``, ``python -m ha_endpoint.agent`` and :class:`ha_endpoint.kubernetes.WatcherDeployment`
+ask here.
 
 A zone belongs to the first registered backend that owns it (:attr:`Watched.owns`); what the watcher keeps of a zone
 no backend owns is what it keeps of the default backend's.
@@ -15,9 +16,9 @@ from typing import Any, Mapping, Optional, Sequence
 from ..cloud.access_rules import Call, record_calls, split_record_id
 from ..core.args import DEFAULT_BACKEND
 from ..core.errors import HaEndpointError
-from ..core.outputs import ZoneTarget
+from ..core.outputs import ZoneOutputs
 from . import REGISTRY
-from .plugin import Backend, Watched
+from .plugin import Backend
 
 
 def _watching() -> list[Backend]:
@@ -34,30 +35,29 @@ def owner(out: object) -> Optional[Backend]:
     return next((backend for backend in _watching() if backend.watched.owns(_zone(out))), None)
 
 
-def watched(target: ZoneTarget) -> Watched:
-    """How the watcher watches ``target``'s zone: its backend's answer."""
-    found = REGISTRY.get(target.backend)
-    if found is None or found.watched is None:
-        raise HaEndpointError(f"zone {target.zone}: the DNS watcher watches no backend named {target.backend!r}")
-    return found.watched
-
-
-def targets_of(outputs: dict[str, Any]) -> list[ZoneTarget]:
-    """One target per zone of the stack's ``zones`` output, each built by the backend that owns the zone: what the
-    DNS watcher polls and the member agent writes members into."""
-    zones = outputs.get("zones") if isinstance(outputs, dict) else None
+def zones_of(outputs: Mapping[str, Any]) -> tuple[Backend, dict[str, ZoneOutputs]]:
+    """The endpoint's zones by AZ, each read from the stack's ``zones`` output, and the backend that serves them (one
+    per endpoint): what the DNS watcher polls and the member agent writes members into."""
+    zones = outputs.get("zones") if isinstance(outputs, Mapping) else None
     if not isinstance(zones, dict) or not zones:
         raise HaEndpointError("the outputs have no zones: give the endpoint stack's `pulumi stack output --json`")
-    found = []
+    owners: dict[str, Backend] = {}
     for az, out in sorted(zones.items()):
         backend = owner(out)
-        target = backend.watched.target(az, _zone(out), outputs) if backend is not None else None
-        if target is None:
+        if backend is None:
             shapes = " nor ".join(each.watched.shape for each in _watching())
             raise HaEndpointError(f"zone {az} of the outputs has neither {shapes}: give the endpoint stack's "
                                   "`pulumi stack output --json`")
-        found.append(target)
-    return found
+        owners[az] = backend
+    names = sorted({backend.name for backend in owners.values()})
+    if len(names) != 1:
+        raise HaEndpointError(f"the outputs' zones are served by {len(names)} backends ({', '.join(names)}): give "
+                              "one endpoint's `pulumi stack output --json`")
+    backend = next(iter(owners.values()))
+    if backend.watched.reads_ports and not outputs.get("ports"):
+        raise HaEndpointError(f"the outputs have no ports, which the {backend.name} backend's zones are watched on: "
+                              "give the endpoint stack's `pulumi stack output --json`")
+    return backend, {az: ZoneOutputs.of(_zone(zones[az])) for az in owners}
 
 
 def watched_outputs(fqdn: str, zones: dict[str, Any], ports: Optional[list] = None) -> dict[str, Any]:
@@ -74,21 +74,15 @@ def watched_outputs(fqdn: str, zones: dict[str, Any], ports: Optional[list] = No
     return {"fqdn": fqdn, "zones": kept, **({"ports": sorted(ports or [])} if with_ports else {})}
 
 
-def status_source(targets: Sequence[ZoneTarget], cloud: Optional[str], region: Optional[str], reach: bool) -> Any:
-    """The client the watcher polls the zones through: their backend's (one per endpoint): its watcher's own
-    (:attr:`Watched.status_source`), else its member client, the one its gates poll through
+def status_source(backend: Backend, ports: Optional[Sequence[int]], cloud: Optional[str], region: Optional[str],
+                  reach: bool) -> Any:
+    """The client the watcher polls ``backend``'s zones through (``ports``: the endpoint's ``ports`` output): its
+    watcher's own (:attr:`Watched.status_source`), else its member client, the one its gates poll through
     (:attr:`Backend.status_source`)."""
-    names = sorted({target.backend for target in targets})
-    if len(names) != 1:
-        raise HaEndpointError(f"the outputs' zones are served by {len(names)} backends ({', '.join(names)}): give "
-                              "one endpoint's `pulumi stack output --json`")
-    how = watched(targets[0])
-    if how.status_source is not None:
-        return how.status_source(cloud, region, reach)
-    backend = REGISTRY[targets[0].backend]
+    if backend.watched.status_source is not None:
+        return backend.watched.status_source(cloud, region, reach, [int(port) for port in ports or ()])
     if backend.status_source is None:
-        raise HaEndpointError(f"zone {targets[0].zone}: the {backend.name} backend gives the DNS watcher no client to "
-                              "poll its zones through")
+        raise HaEndpointError(f"the {backend.name} backend gives the DNS watcher no client to poll its zones through")
     return backend.status_source(cloud, region)
 
 

@@ -1,80 +1,69 @@
 """A zone of the endpoint as its stack's ``zones`` output gives it: :class:`ZoneOutputs`, its keys as the schema types
-them for every language, and :class:`ZoneTarget`, what the programs that run beside the endpoint read of it (the DNS
-watcher polls it and the member agent writes Cluster API Machines' members into its pools). Each backend reads its own
-zones' entries of the ``zones`` output into a target (:attr:`ha_endpoint.backends.plugin.Watched.target`, through
-:func:`ha_endpoint.backends.watching.targets_of`): one reading of the outputs for both programs. Pure."""
+them for every language, and as the programs that run beside the endpoint read them (the DNS watcher polls the zone
+and the member agent writes Cluster API Machines' members into its pools): one model of a zone's outputs. Which
+object of a zone proves its owner and what its pools are, its backend reads from these keys
+(:class:`ha_endpoint.backends.plugin.Watched`, through :func:`ha_endpoint.backends.watching.zones_of`). Pure.
 
-from dataclasses import dataclass, field
+No ``from __future__ import annotations`` here: Pulumi's schema analyzer reads the annotations as types."""
+
+from dataclasses import dataclass, fields
 from typing import Any, Mapping, Optional
 
-from .args import DEFAULT_BACKEND
+from pydantic.alias_generators import to_camel
+
+from .contract import published_address
 
 
 @dataclass(frozen=True)
-class ZoneTarget:
-    """One zone, from the endpoint stack's ``zones`` (and ``ports``) outputs, as the zone's backend reads it.
-
-    Attributes:
-        zone: the availability zone.
-        load_balancer_id: the zone's Octavia load balancer (``loadbalancerId``), or what its backend's status source
-            reads as one (e.g. a VIP port).
-        pool_ids: listener port -> pool id (``poolIds``), or what its backend's status source reads as one.
-        address: what DNS publishes for the zone (``floatingIp``, else ``vipAddress``).
-        backend: the registered backend that serves the zone (its ``backend`` key's value).
-        owner_suffix: how the name of the object that proves the zone's owner ends, after ``-<zone>-`` (``lb``: its
-            load balancer's); its backend's, so not compared (``backend`` is).
-    """
-
-    zone: str
-    load_balancer_id: str
-    pool_ids: Mapping[str, str]
-    address: Optional[str]
-    backend: str = DEFAULT_BACKEND
-    owner_suffix: str = field(default="lb", compare=False)
-
-    @property
-    def object_suffix(self) -> str:
-        """How the name of the object that proves the zone's owner ends (its description names it)."""
-        return f"-{self.zone}-{self.owner_suffix}"
-
-    @property
-    def pools(self) -> tuple[tuple[int, str], ...]:
-        """(listener port, pool id) of each of its pools, by port."""
-        return tuple(sorted((int(port), pool) for port, pool in self.pool_ids.items()))
-
-
 class ZoneOutputs:
     """One availability zone of the endpoint, as its ``zones`` output shows it (camelCase keys): the keys of every
     backend, each zone with those of its own (a load balancer's, or a keepalived VIP port's) and the publication's."""
 
-    loadbalancer_id: Optional[str]
+    loadbalancer_id: Optional[str] = None
     """The zone's load balancer (the octavia backend)."""
-    vip_address: Optional[str]
+    vip_address: Optional[str] = None
     """The zone's VIP on its subnet."""
-    vip_port_id: Optional[str]
+    vip_port_id: Optional[str] = None
     """The Neutron port of the VIP."""
-    floating_ip: Optional[str]
+    floating_ip: Optional[str] = None
     """The zone's floating IP (allocated, or brought by you); none for an internal endpoint."""
-    pool_ids: Optional[dict[str, str]]
+    pool_ids: Optional[dict[str, str]] = None
     """Listener port -> its pool in this zone (the octavia backend)."""
-    member_ids: Optional[dict[str, dict[str, str]]]
+    member_ids: Optional[dict[str, dict[str, str]]] = None
     """Listener port -> member name -> the member in this zone's pool (the octavia backend)."""
-    member_statuses: Optional[dict[str, dict[str, str]]]
+    member_statuses: Optional[dict[str, dict[str, str]]] = None
     """Listener port -> member name -> its statuses as the last update saw them (e.g. "ACTIVE/ONLINE"; the octavia
     backend)."""
-    ready: Optional[bool]
+    ready: Optional[bool] = None
     """Whether the zone's publication gate let it into DNS."""
-    not_ready_reason: Optional[str]
+    not_ready_reason: Optional[str] = None
     """Why the zone is not ready (readiness.onZoneNotReady: unpublish): what its readiness wait found; none when it
     is ready."""
-    published: Optional[bool]
+    published: Optional[bool] = None
     """Whether the zone's address is in the DNS record now."""
-    gate: Optional[str]
+    gate: Optional[str] = None
     """What the zone's publication waited for (e.g. "members online", "bootstrap: load balancer ACTIVE")."""
-    vrrp_group_id: Optional[str]
+    vrrp_group_id: Optional[str] = None
     """The security group of the zone's members: VRRP between them, clients on the listener ports (the keepalived
     backend)."""
-    keepalived: Optional[dict[str, dict[str, Any]]]
+    keepalived: Optional[dict[str, dict[str, Any]]] = None
     """Member name -> what runs on it (the keepalived backend): ``config``, ``cloud_init``, ``static_pod``,
     ``kubeadm_files``, ``priority`` (docs/keepalived.md, "What runs on the members")."""
+
+    @classmethod
+    def of(cls, entry: Mapping[str, Any]) -> "ZoneOutputs":
+        """One zone's entry of the ``zones`` output (camelCase keys, as ``pulumi stack output --json`` gives them);
+        a key the type does not have is left out."""
+        names = {to_camel(each.name): each.name for each in fields(cls)}
+        return cls(**{names[key]: value for key, value in entry.items() if key in names})
+
+    @property
+    def pools(self) -> tuple[tuple[int, str], ...]:
+        """(listener port, pool id) of each of the zone's pools (``poolIds``), by port."""
+        return tuple(sorted((int(port), pool) for port, pool in (self.pool_ids or {}).items()))
+
+    @property
+    def address(self) -> Optional[str]:
+        """What DNS publishes for the zone: its floating IP, else its VIP address; None when it has neither."""
+        return published_address({"floatingIp": self.floating_ip, "vipAddress": self.vip_address})
 

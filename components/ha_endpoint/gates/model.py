@@ -16,12 +16,13 @@ from typing import Optional
 
 ACTIVE = "ACTIVE"
 ERROR = "ERROR"
+DELETED = "DELETED"
 ONLINE = "ONLINE"
 NO_MONITOR = "NO_MONITOR"
 DOWN = frozenset({"OFFLINE", "ERROR"})
 """Operating statuses of a member its health monitor keeps failing (the OVN provider says ERROR, amphorae OFFLINE or
 ERROR)."""
-DELETING = frozenset({"PENDING_DELETE", "DELETED"})
+DELETING = frozenset({"PENDING_DELETE", DELETED})
 """Provisioning statuses of a member on its way out: it will never become ready."""
 
 

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Iterator, Mapping, Optional, Sequence
 
 import openstack.exceptions
 
-from ..backends.watching import status_source, targets_of, watched
+from ..backends.plugin import Backend
+from ..backends.watching import status_source, zones_of
 from ..cloud.connection import connect
 from ..core.errors import HaEndpointError
 from ..core.identity import StackIdentity
-from ..core.outputs import ZoneTarget
+from ..core.outputs import ZoneOutputs
 from .decide import Thresholds
 from .inputs import cannot_run, parse, read_outputs, stop_on_signals
 from .observe import tcp_reach
@@ -34,17 +35,18 @@ def log(line: str) -> None:
     print(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}", flush=True)
 
 
-def existing_load_balancers(conn: Any, targets: Sequence[ZoneTarget]) -> Iterator[tuple[str, Any]]:
+def existing_load_balancers(conn: Any, backend: Backend, zones: Mapping[str, ZoneOutputs]) -> Iterator[tuple[str, Any]]:
     """(zone, load balancer) for each zone whose load balancer (or the object its backend proves the owner with, e.g. a
     VIP port) exists. A zone whose load balancer is gone (404: deleted out of band, the very outage the watcher is
     for) proves nothing about the record's owner and is skipped here; the watcher's polls find it unhealthy. A
     watcher restarted during that outage must start."""
-    for target in targets:
+    for az, zone in zones.items():
+        owner_id = backend.watched.owner_id(zone)
         try:
-            yield target.zone, watched(target).owner_object(conn, target.load_balancer_id)
+            yield az, backend.watched.owner_object(conn, owner_id)
         except openstack.exceptions.NotFoundException:
-            log(f"zone {target.zone}: load balancer {target.load_balancer_id} is gone (the owner is proven by the "
-                f"other zones'; this zone counts as unhealthy)")
+            log(f"zone {az}: load balancer {owner_id} is gone (the owner is proven by the other zones'; this zone "
+                "counts as unhealthy)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -54,12 +56,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not isinstance(outputs, dict) or not outputs.get("fqdn"):
             raise HaEndpointError("the outputs have no fqdn: the watcher keeps the endpoint's A record; give the "
                                   "endpoint stack's `pulumi stack output --json` (a stack with dns configured)")
-        targets = targets_of(outputs)
+        backend, zones = zones_of(outputs)
         expected = StackIdentity(*args.stack.split("/", 1)) if args.stack else None
         conn = connect(args.cloud, args.region)
-        suffixes = {target.zone: target.object_suffix for target in targets}
-        owner = owner_of(existing_load_balancers(conn, targets), expected, suffixes.__getitem__)
-        watcher = Watcher(targets, status_source(targets, args.cloud, args.region, not args.no_reach),
+        owner = owner_of(existing_load_balancers(conn, backend, zones), expected,
+                         lambda az: f"-{az}-{backend.watched.owner_suffix}")
+        watcher = Watcher(zones, status_source(backend, outputs.get("ports"), args.cloud, args.region,
+                                               not args.no_reach),
                           EndpointRecord(conn, outputs["fqdn"], owner),
                           Thresholds(args.unhealthy_polls, args.healthy_polls),
                           None if args.no_reach else tcp_reach(args.connect_timeout), dry_run=args.dry_run, log=log)

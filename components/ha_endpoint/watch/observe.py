@@ -16,11 +16,9 @@ import socket
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Protocol, Sequence
 
-from ..cloud.connection import http_status
 from ..cloud.errors import AuthExpired, TransientFetchError
-from ..core.outputs import ZoneTarget
-from ..gates.errors import FetchFailed
-from ..gates.model import ERROR, LoadBalancerStatus, MemberStatus, is_online
+from ..core.outputs import ZoneOutputs
+from ..gates.model import DELETED, ERROR, LoadBalancerStatus, MemberStatus, is_online
 from .decide import Health
 
 Reach = Callable[[str, int], Optional[str]]
@@ -32,20 +30,25 @@ class ZoneStatus:
     """One zone's statuses as one read gives them.
 
     Attributes:
-        load_balancer: the zone's load balancer's (or what its backend reads as one).
+        load_balancer: the zone's load balancer's (or what its backend reads as one, e.g. a VIP port); provisioning
+            status ``DELETED`` when it is gone.
+        pool_ids: listener port -> the zone's pool of that port, as the zone's outputs name it (or what its backend
+            reads as one).
         pools: pool id -> its members' statuses, for every pool the load balancer has now.
     """
 
     load_balancer: LoadBalancerStatus
+    pool_ids: Mapping[str, str]
     pools: Mapping[str, Sequence[MemberStatus]]
 
 
 class ZoneSource(Protocol):
-    """What the watcher polls a zone through: its backend's client."""
+    """What the watcher polls a zone through: its backend's client, which reads the zone's outputs as its backend
+    built them."""
 
-    def fetch_zone(self, load_balancer_id: str) -> ZoneStatus:
+    def fetch_zone(self, zone: ZoneOutputs) -> ZoneStatus:
         """The zone's statuses in one read; the cloud's failures raised as
-        :func:`ha_endpoint.gates.cloud.translated` classifies them (a load balancer gone: a 404)."""
+        :func:`ha_endpoint.gates.cloud.translated` classifies them."""
 
 
 def tcp_reach(timeout: float = 2.0) -> Reach:
@@ -59,32 +62,31 @@ def tcp_reach(timeout: float = 2.0) -> Reach:
     return reach
 
 
-def zone_health(source: ZoneSource, target: ZoneTarget, reach: Optional[Reach]) -> Optional[Health]:
+def zone_health(source: ZoneSource, zone: ZoneOutputs, reach: Optional[Reach]) -> Optional[Health]:
     """The zone's health now, or None when the cloud could not tell (see the module's docstring)."""
     try:
-        status = source.fetch_zone(target.load_balancer_id)
-    except FetchFailed as failed:
-        if failed.__cause__ is not None and http_status(failed.__cause__) == 404:
-            return Health(False, f"load balancer {target.load_balancer_id} is gone")
-        raise
+        status = source.fetch_zone(zone)
     except (TransientFetchError, AuthExpired):
         return None
+    load_balancer = status.load_balancer.load_balancer_id
+    if status.load_balancer.provisioning_status == DELETED:
+        return Health(False, f"load balancer {load_balancer} is gone")
     if status.load_balancer.provisioning_status == ERROR:
-        return Health(False, f"load balancer {target.load_balancer_id} is {status.load_balancer.label}")
+        return Health(False, f"load balancer {load_balancer} is {status.load_balancer.label}")
     counts = []
-    for port, pool_id in sorted(target.pool_ids.items()):
+    for port, pool_id in sorted(status.pool_ids.items()):
         if pool_id not in status.pools:
-            return Health(False, f"pool {port} ({pool_id}) is gone from load balancer {target.load_balancer_id}")
+            return Health(False, f"pool {port} ({pool_id}) is gone from load balancer {load_balancer}")
         members = status.pools[pool_id]
         online = [member for member in members if is_online(member, monitored=True)]
         if not online:
             seen = ", ".join(sorted(member.label for member in members)) or "no member"
             return Health(False, f"no ONLINE member in pool {port} ({seen})")
         counts.append(f"{len(online)}/{len(members)}")
-    if reach is not None and target.address:
-        for port in sorted(target.pool_ids, key=int):
-            why = reach(target.address, int(port))
+    if reach is not None and zone.address:
+        for port in sorted(status.pool_ids, key=int):
+            why = reach(zone.address, int(port))
             if why is not None:
                 return Health(False, why)
-    answered = f", {target.address} accepts connections" if reach is not None and target.address else ""
+    answered = f", {zone.address} accepts connections" if reach is not None and zone.address else ""
     return Health(True, f"members ONLINE {' '.join(counts)}{answered}")

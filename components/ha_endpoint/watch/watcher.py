@@ -16,22 +16,23 @@ import threading
 import time
 from typing import Callable, Mapping, Optional, Sequence
 
-from ..core.outputs import ZoneTarget
+from ..core.outputs import ZoneOutputs
 from .decide import Action, Streak, Thresholds, decide, record_addresses
 from .observe import Reach, zone_health
 from .records import NotTheEndpoints
 
 
 class Watcher:
-    """Polls ``targets`` through ``source`` (the gates' client) and keeps ``record`` following their health."""
+    """Polls ``zones`` (by AZ) through ``source`` (their backend's client) and keeps ``record`` following their
+    health."""
 
-    def __init__(self, targets: Sequence[ZoneTarget], source, record, thresholds: Thresholds,
+    def __init__(self, zones: Mapping[str, ZoneOutputs], source, record, thresholds: Thresholds,
                  reach: Optional[Reach], dry_run: bool = False, log: Callable[[str], None] = print,
                  clock: Callable[[], float] = time.time):
-        self.targets, self.source, self.record = list(targets), source, record
+        self.zones, self.source, self.record = dict(zones), source, record
         self.thresholds, self.reach, self.dry_run, self.log, self.clock = thresholds, reach, dry_run, log, clock
-        self.addresses: Mapping[str, Optional[str]] = {t.zone: t.address for t in self.targets}
-        self.streaks: dict[str, Streak] = {t.zone: Streak() for t in self.targets}
+        self.addresses: Mapping[str, Optional[str]] = {az: zone.address for az, zone in self.zones.items()}
+        self.streaks: dict[str, Streak] = {az: Streak() for az in self.zones}
         held = set(record.addresses())
         self.published = frozenset(zone for zone, address in self.addresses.items() if address in held)
         self.log(f"watching {record.fqdn}: zones {', '.join(sorted(self.addresses))}; published now: "
@@ -39,16 +40,15 @@ class Watcher:
 
     def poll(self) -> list[Action]:
         """One round: every zone polled once, then one decision (and at most one write)."""
-        for target in self.targets:
-            health = zone_health(self.source, target, self.reach)
+        for az, zone in self.zones.items():
+            health = zone_health(self.source, zone, self.reach)
             if health is None:
                 continue
-            before = self.thresholds.stably(self.streaks[target.zone])
-            self.streaks[target.zone] = self.streaks[target.zone].after(health)
-            if self.thresholds.stably(self.streaks[target.zone]) != before and \
-                    self.thresholds.stably(self.streaks[target.zone]) is not None:
+            before = self.thresholds.stably(self.streaks[az])
+            self.streaks[az] = self.streaks[az].after(health)
+            if self.thresholds.stably(self.streaks[az]) != before and self.thresholds.stably(self.streaks[az]) is not None:
                 state = "healthy" if health.healthy else "unhealthy"
-                self.log(f"zone {target.zone} is stably {state}: {health.reason}")
+                self.log(f"zone {az} is stably {state}: {health.reason}")
         following, actions = decide(self.published, self.streaks, self.addresses, self.thresholds)
         for action in actions:
             self.log(("would be " if self.dry_run and action.kind != "fail-open" else "") + action.line())

@@ -14,9 +14,9 @@ from ha_endpoint.agent.machines import API_SERVER_HEALTHY, MachineSource
 from ha_endpoint.agent.reconcile import AgentSettings, Reconciler
 from ha_endpoint.agent.report import Metrics
 from ha_endpoint.backends.octavia.agent_client import AgentOctavia
-from ha_endpoint.core.outputs import ZoneTarget
+from ha_endpoint.core.outputs import ZoneOutputs
 
-ZONES = {az: ZoneTarget(az, f"lb{az[-1]}", {"6443": f"pool{az[-1]}"}, None) for az in ("az1", "az2", "az3")}
+ZONES = {az: ZoneOutputs(loadbalancer_id=f"lb{az[-1]}", pool_ids={"6443": f"pool{az[-1]}"}) for az in ("az1", "az2", "az3")}
 POOL = {"az1": "pool1", "az2": "pool2", "az3": "pool3"}
 ADDRESS = {"az1": "172.24.4.11", "az2": "172.24.4.12", "az3": "172.24.4.13"}
 """Each zone's published address, with ``World(dns=...)``."""
@@ -32,7 +32,7 @@ class World:
         self.clock = Clock()
         self.octavia = FakeOctavia(self.clock)
         for az, zone in ZONES.items():
-            self.octavia.add_pool(POOL[az], zone.load_balancer_id)
+            self.octavia.add_pool(POOL[az], zone.loadbalancer_id)
         self.cluster = FakeCluster(self.clock)
         self.cluster.log = self.timeline = self.octavia.log  # one timeline: what happened, in order
         self.dns = None if dns is None else FakeDesignate(self.clock, self.timeline, [ADDRESS[az] for az in dns], ttl)
@@ -74,7 +74,7 @@ class Replica:
         self.cloud._conn = FakeConnection(world.octavia, world.dns)
         self.metrics = Metrics()
         record = None if world.dns is None else AgentRecord(
-            world.dns.FQDN, {az: zone.load_balancer_id for az, zone in ZONES.items()}, ADDRESS, self.cloud)
+            world.dns.FQDN, {az: zone.loadbalancer_id for az, zone in ZONES.items()}, ADDRESS, self.cloud)
         self.reconciler = Reconciler(world.settings, self.cloud, world.cluster, self.cache, self.metrics,
                                      world.clock, self.lease.leading, world.log, record)
 

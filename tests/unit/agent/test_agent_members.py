@@ -268,11 +268,11 @@ def test_every_listener_of_the_zone_gets_the_member_on_its_member_port_and_the_h
     import dataclasses
 
     from agent_harness import ZONES
-    from ha_endpoint.core.outputs import ZoneTarget
+    from ha_endpoint.core.outputs import ZoneOutputs
 
     world = World()
     world.octavia.add_pool("pool1-443", "lb1")
-    zones = {**ZONES, "az1": ZoneTarget("az1", "lb1", {"443": "pool1-443", "6443": "pool1"}, None)}
+    zones = {**ZONES, "az1": ZoneOutputs(loadbalancer_id="lb1", pool_ids={"443": "pool1-443", "6443": "pool1"})}
     world.settings = dataclasses.replace(world.settings, zones=zones, member_ports={443: 6443})
     agent = serving_cluster(world, (("cp-1", "az1", "10.0.1.11"), ("cp-4", "az1", "10.0.1.12")))
     assert sorted((m.pool_id, m.protocol_port) for m in world.octavia.named("cp-1")) == \

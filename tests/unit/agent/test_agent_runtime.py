@@ -18,7 +18,7 @@ from ha_endpoint.agent.inputs import member_subnets, parse, published_addresses,
 from ha_endpoint.agent.kube import MachineCache
 from ha_endpoint.agent.lease import LeaseElector
 from ha_endpoint.agent.report import Metrics, serve
-from ha_endpoint.backends.watching import targets_of
+from ha_endpoint.backends.watching import zones_of
 from ha_endpoint.core.errors import HaEndpointError
 
 
@@ -129,20 +129,22 @@ def test_the_outputs_give_each_zone_its_pools_as_the_watcher_reads_them():
     outputs = {"fqdn": "api.example.", "zones": {
         "az1": {"loadbalancerId": "lb1", "poolIds": {"6443": "p1", "443": "p0"}, "floatingIp": "172.24.4.11"},
         "az2": {"loadbalancerId": "lb2", "poolIds": {"6443": "p2"}, "vipAddress": "10.10.2.5"}}}
-    zones = served_zones(targets_of(outputs), "octavia")
-    assert zones["az1"].pools == ((443, "p0"), (6443, "p1")) and zones["az2"].load_balancer_id == "lb2"
+    backend, read = zones_of(outputs)
+    zones = served_zones(read, backend.name, "octavia")
+    assert zones["az1"].pools == ((443, "p0"), (6443, "p1")) and backend.watched.owner_id(zones["az2"]) == "lb2"
     assert member_subnets(zones, [("az2", "subnet-2")]) == {"az2": "subnet-2"}
     assert published_addresses(outputs, zones) == {"az1": "172.24.4.11", "az2": "10.10.2.5"}
     assert published_addresses({"zones": outputs["zones"]}, zones) == {}  # no DNS: no record to leave first
     with pytest.raises(HaEndpointError, match="no zones"):
-        targets_of({"fqdn": "x"})
+        zones_of({"fqdn": "x"})
     with pytest.raises(HaEndpointError, match="zone az1 of the outputs has neither a load balancer"):
-        targets_of({"zones": {"az1": {"poolIds": {}}}})
+        zones_of({"zones": {"az1": {"poolIds": {}}}})
     with pytest.raises(HaEndpointError, match=r"names zones the endpoint does not have \(az7\)"):
         member_subnets(zones, [("az7", "s")])
     keepalived = {"fqdn": "api.example.", "ports": [6443], "zones": {"az1": {"vipPortId": "vip1", "floatingIp": "x"}}}
-    with pytest.raises(HaEndpointError, match=r"--backend octavia: the outputs' zones az1 \(keepalived\) are "):
-        served_zones(targets_of(keepalived), "octavia")
+    keepalived_backend, keepalived_zones = zones_of(keepalived)
+    with pytest.raises(HaEndpointError, match=r"--backend octavia: the outputs' zones \(az1\) are the keepalived "):
+        served_zones(keepalived_zones, keepalived_backend.name, "octavia")
 
 
 @pytest.mark.parametrize("argv, words", [

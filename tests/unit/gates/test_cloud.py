@@ -18,7 +18,7 @@ from ha_endpoint.gates.errors import AuthFailed, FetchFailed, ReadinessTimeout
 from ha_endpoint.gates.model import PoolExpectation
 from ha_endpoint.gates.waiter import WaitSpec, wait_for_members
 from ha_endpoint.watch.decide import Health
-from ha_endpoint.core.outputs import ZoneTarget
+from ha_endpoint.core.outputs import ZoneOutputs
 from ha_endpoint.watch.observe import zone_health
 from keystone_http_fake import FakeKeystoneHTTP
 from octavia_http_fake import PROXY_PAGE, FakeOctaviaHTTP
@@ -95,7 +95,7 @@ def test_the_dns_watcher_reads_a_zone_in_one_request_whatever_the_number_of_its_
     api.add_members("p2", 1, oper="OFFLINE")
     api.lb_pools["lb-1"] = ["p1", "p2"]
     source = OctaviaStatusSource()
-    zone = ZoneTarget("az1", "lb-1", {"6443": "p1", "22623": "p2"}, None)
+    zone = ZoneOutputs(loadbalancer_id="lb-1", pool_ids={"6443": "p1", "22623": "p2"})
     assert zone_health(source, zone, None) == Health(False, "no ONLINE member in pool 22623 (ACTIVE/OFFLINE)")
     assert len(api.requests) == 1 and api.requests[0].endswith("/lbaas/loadbalancers/lb-1/status")
     api.pools["p2"]["p2-m0000"][1] = "ONLINE"
@@ -105,7 +105,7 @@ def test_the_dns_watcher_reads_a_zone_in_one_request_whatever_the_number_of_its_
     api.lbs["lb-1"] = ["ACTIVE", "ONLINE"]
     api.lb_pools["lb-1"] = ["p1"]
     assert zone_health(source, zone, None) == Health(False, "pool 22623 (p2) is gone from load balancer lb-1")
-    assert zone_health(source, ZoneTarget("az2", "lb-2", {"6443": "p3"}, None), None) == \
+    assert zone_health(source, ZoneOutputs(loadbalancer_id="lb-2", pool_ids={"6443": "p3"}), None) == \
         Health(False, "load balancer lb-2 is gone")
     api.failures.append(503)
     assert zone_health(source, zone, None) is None, "an Octavia failure gives no verdict"

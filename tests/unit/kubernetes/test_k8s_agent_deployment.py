@@ -10,7 +10,7 @@ import pytest
 
 from ha_endpoint import ConfigError, HaEndpoint
 from ha_endpoint.agent.inputs import parse, published_addresses, served_zones
-from ha_endpoint.backends.watching import targets_of
+from ha_endpoint.backends.watching import zones_of
 from ha_endpoint.kubernetes import AgentDeployment, AgentOptions
 from tests.mocks import FakeCloud, resources, run_program
 from tests.mocks.configs import amphora_endpoint
@@ -66,7 +66,8 @@ def test_two_replicas_run_the_agent_with_exactly_the_rights_it_needs():
     assert all(set(zone) == {"loadbalancerId", "poolIds", "floatingIp", "vipAddress"}
                for zone in outputs["zones"].values())
     assert outputs["fqdn"] == "api.example.test."  # the record a zone leaves before its only member leaves
-    zones = served_zones(targets_of(outputs), "octavia")  # as the agent reads its Secret
+    backend, read = zones_of(outputs)
+    zones = served_zones(read, backend.name, "octavia")  # as the agent reads its Secret
     assert published_addresses(outputs, zones) == {az: zone["floatingIp"] or zone["vipAddress"]
                                                    for az, zone in outputs["zones"].items()}
     assert all(published_addresses(outputs, zones).values())

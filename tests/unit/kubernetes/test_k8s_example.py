@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ha_endpoint.backends.watching import targets_of
+from ha_endpoint.backends.watching import zones_of
 from ha_endpoint.watch.inputs import parse
 from tests.mocks import run_program
 from tests.mocks.kubernetes import (CERTS, CLOUDS_YAML, CONFIG_MAP_TYPE, DEPLOYMENT_TYPE, NAMESPACE_TYPE,
@@ -70,7 +70,7 @@ def test_given_an_image_the_example_deploys_the_watcher_of_the_stack_it_reads():
     assert container["image"] == WATCHER["watcherImage"]
     assert parse(container["args"]).stack == "ha-endpoint/prod"
     outputs = json.loads(secret["inputs"]["stringData"]["value"]["outputs.json"])
-    assert [(t.zone, t.load_balancer_id, t.address) for t in targets_of(outputs)] == [
+    assert [(az, zone.loadbalancer_id, zone.address) for az, zone in zones_of(outputs)[1].items()] == [
         ("az1", "lb-az1", "172.24.4.100"), ("az2", "lb-az2", "172.24.4.101")]
     # the default provider's cluster (kubernetes:kubeconfig), not the one behind the endpoint
     assert deployment["provider"] == secret["provider"] == ""

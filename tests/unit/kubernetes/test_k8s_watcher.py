@@ -13,7 +13,7 @@ import pytest
 from ha_endpoint import ConfigError, HaEndpoint
 from ha_endpoint.kubernetes import EndpointRef, WatcherDeployment, WatchOptions
 from ha_endpoint.kubernetes.watcher_manifests import DEFAULT_RESOURCES, grace_seconds, watcher_args
-from ha_endpoint.backends.watching import targets_of
+from ha_endpoint.backends.watching import zones_of
 from ha_endpoint.watch.inputs import parse
 from tests.mocks import FakeCloud, run_program, run_stack
 from tests.mocks.configs import amphora_endpoint
@@ -85,15 +85,15 @@ def test_the_secret_holds_the_clouds_yaml_and_what_the_watcher_reads_of_the_outp
     files = secret_value(secret["inputs"]["stringData"])  # a secret in the engine's hands (and the state)
     assert files["clouds.yaml"] == CLOUDS_YAML
     outputs = json.loads(files["outputs.json"])
-    targets = targets_of(outputs)
+    backend, zones = zones_of(outputs)
     lbs = {r["inputs"]["availabilityZone"]: r["id"] for r in run.of_type("openstack:loadbalancer/loadBalancer:"
                                                                           "LoadBalancer")}
     assert outputs["fqdn"] == "api.example.test."
-    assert {t.zone: t.load_balancer_id for t in targets} == lbs
-    # each zone's target is the floating IP the cloud gave that zone (allocation order is the engine's, not ours)
+    assert {az: backend.watched.owner_id(zone) for az, zone in zones.items()} == lbs
+    # each zone's address is the floating IP the cloud gave that zone (allocation order is the engine's, not ours)
     fips = {r["name"]: r["state"]["address"] for r in run.of_type("openstack:networking/floatingIp:FloatingIp")}
-    assert {t.zone: t.address for t in targets} == {az: fips[f"k8s-api-{az}-fip"] for az in lbs}
-    assert sorted(t.address for t in targets) == ["172.24.4.100", "172.24.4.101", "172.24.4.102"]
+    assert {az: zone.address for az, zone in zones.items()} == {az: fips[f"k8s-api-{az}-fip"] for az in lbs}
+    assert sorted(zone.address for zone in zones.values()) == ["172.24.4.100", "172.24.4.101", "172.24.4.102"]
     assert all(set(zone) == {"loadbalancerId", "poolIds", "floatingIp", "vipAddress"}  # not what changes per run
                for zone in outputs["zones"].values())
     assert "ports" not in outputs  # an Octavia endpoint's Secret as before keepalived zones were watched
@@ -101,7 +101,7 @@ def test_the_secret_holds_the_clouds_yaml_and_what_the_watcher_reads_of_the_outp
 
 def test_a_keepalived_endpoint_is_watched_in_the_cluster_by_its_vip_ports():
     """The keepalived backend's endpoint (Pulumi.keepalived.yaml): the Secret's outputs carry each zone's VIP port and
-    the endpoint's ports, and the watcher's own parsing finds a keepalived target per zone (it read only Octavia's
+    the endpoint's ports, and the watcher's own parsing finds every zone a keepalived one (it read only Octavia's
     before, and refused to start)."""
     from tests.unit.test_keepalived import cloud_with_members, two_per_zone
 
@@ -110,10 +110,10 @@ def test_a_keepalived_endpoint_is_watched_in_the_cluster_by_its_vip_ports():
     run = run_program(program, cloud_with_members(), preview=False, outputs=lambda watcher: {})
     (secret,) = run.of_type(SECRET_TYPE)
     outputs = json.loads(secret_value(secret["inputs"]["stringData"])["outputs.json"])
-    targets = targets_of(outputs)
-    assert [(t.zone, t.backend) for t in targets] == [("az1", "keepalived"), ("az2", "keepalived"),
-                                                      ("az3", "keepalived")]
-    assert all(t.load_balancer_id == outputs["zones"][t.zone]["vipPortId"] and t.load_balancer_id for t in targets)
+    backend, zones = zones_of(outputs)
+    assert (backend.name, sorted(zones)) == ("keepalived", ["az1", "az2", "az3"])
+    assert all(backend.watched.owner_id(zone) == outputs["zones"][az]["vipPortId"] and zone.vip_port_id
+               for az, zone in zones.items())
     assert outputs["ports"] == [6443]
     assert set(outputs["zones"]["az1"]) == {"vipPortId", "floatingIp", "vipAddress"}  # not the members' configuration
 
@@ -179,7 +179,7 @@ def test_from_a_stack_reference_the_stack_is_the_one_it_reads():
     (secret,), (deployment,) = run.of_type(SECRET_TYPE), run.of_type(DEPLOYMENT_TYPE)
     assert parse(container(deployment)["args"]).stack == "ha-endpoint/prod"
     outputs = json.loads(secret_value(secret["inputs"]["stringData"])["outputs.json"])
-    assert [(t.zone, t.load_balancer_id, dict(t.pool_ids), t.address) for t in targets_of(outputs)] == [
+    assert [(az, zone.loadbalancer_id, zone.pool_ids, zone.address) for az, zone in zones_of(outputs)[1].items()] == [
         ("az1", "lb-az1", {"6443": "pool-az1"}, "172.24.4.100"), ("az2", "lb-az2", {"6443": "pool-az2"}, "172.24.4.101")]
 
 

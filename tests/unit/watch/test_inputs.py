@@ -65,4 +65,4 @@ def test_outputs_a_program_cannot_serve_are_refused_naming_what_to_give(tmp_path
     keepalived.write_text(json.dumps({"fqdn": "api.example.", "ports": [6443],
                                       "zones": {"az1": {"vipPortId": "vip1", "floatingIp": "172.24.4.11"}}}))
     assert agent_main(["--outputs", str(keepalived), "--cluster", "c"]) == 2
-    assert "--backend octavia: the outputs' zones az1 (keepalived) are another backend's" in capsys.readouterr().err
+    assert "--backend octavia: the outputs' zones (az1) are the keepalived backend's" in capsys.readouterr().err

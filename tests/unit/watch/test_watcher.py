@@ -10,13 +10,13 @@ from types import SimpleNamespace
 import pytest
 from openstack.exceptions import NotFoundException
 
+from ha_endpoint.backends import REGISTRY
+from ha_endpoint.backends.watching import status_source, watched_outputs, zones_of
 from ha_endpoint.cloud.errors import TransientFetchError
 from ha_endpoint.core.identity import StackIdentity
-from ha_endpoint.gates.errors import FetchFailed
+from ha_endpoint.core.outputs import ZoneOutputs
 from ha_endpoint.gates.model import LoadBalancerStatus, MemberStatus
-from ha_endpoint.backends.watching import targets_of, watched_outputs
 from ha_endpoint.watch.decide import Thresholds
-from ha_endpoint.core.outputs import ZoneTarget
 from ha_endpoint.watch.observe import ZoneStatus, zone_health
 from ha_endpoint.watch.records import EndpointRecord, NotTheEndpoints, Owner, owner_of
 from ha_endpoint.watch.watcher import Watcher
@@ -27,20 +27,20 @@ ZONES = {"az1": "172.24.4.11", "az2": "172.24.4.12", "az3": "172.24.4.13"}
 
 class Octavia:
     """Load balancer lb-<az> with pool pool-<az> holding one member per zone, read as one status tree; ``down``
-    zones' members are ERROR, ``gone`` zones' load balancers answer 404, ``flaky`` raises a transient error."""
+    zones' members are ERROR, ``gone`` zones' load balancers are DELETED (as the backend's source reads Octavia's 404:
+    tests/unit/gates/test_cloud.py), ``flaky`` raises a transient error."""
 
     def __init__(self):
         self.down, self.gone, self.flaky = set(), set(), False
 
-    def fetch_zone(self, lb_id):
+    def fetch_zone(self, out):
+        lb_id = out.loadbalancer_id
         zone = lb_id.removeprefix("lb-")
         if self.flaky:
             raise TransientFetchError("octavia answered 503")
         if zone in self.gone:
-            error = FetchFailed(f"reading the status tree of load balancer {lb_id}: 404")
-            error.__cause__ = NotFoundException(f"LoadBalancer {lb_id} not found", http_status=404)
-            raise error
-        return ZoneStatus(LoadBalancerStatus(lb_id, "ACTIVE", "ONLINE"), {f"pool-{zone}": [
+            return ZoneStatus(LoadBalancerStatus(lb_id, "DELETED", "OFFLINE"), out.pool_ids, {})
+        return ZoneStatus(LoadBalancerStatus(lb_id, "ACTIVE", "ONLINE"), out.pool_ids, {f"pool-{zone}": [
             MemberStatus(f"m-{zone}", "ACTIVE", "ERROR" if zone in self.down else "ONLINE")]})
 
 
@@ -60,13 +60,14 @@ class Record:
         self.held = list(addresses)
 
 
-def targets():
-    return [ZoneTarget(zone, f"lb-{zone}", {"6443": f"pool-{zone}"}, address) for zone, address in ZONES.items()]
+def zones():
+    return {zone: ZoneOutputs(loadbalancer_id=f"lb-{zone}", pool_ids={"6443": f"pool-{zone}"}, floating_ip=address)
+            for zone, address in ZONES.items()}
 
 
 def watcher(octavia, record, reach=None, **kwargs):
     lines = []
-    return Watcher(targets(), octavia, record, Thresholds(3, 2), reach, log=lines.append, **kwargs), lines
+    return Watcher(zones(), octavia, record, Thresholds(3, 2), reach, log=lines.append, **kwargs), lines
 
 
 def test_a_zone_whose_members_fail_leaves_after_three_polls_and_returns_after_two():
@@ -88,10 +89,10 @@ def test_a_zone_whose_members_fail_leaves_after_three_polls_and_returns_after_tw
 def test_a_gone_load_balancer_or_a_dark_address_counts_as_unhealthy():
     octavia = Octavia()
     octavia.gone.add("az1")
-    assert zone_health(octavia, targets()[0], None).reason == "load balancer lb-az1 is gone"
-    dark = zone_health(Octavia(), targets()[2], lambda address, port: f"{address}:{port} does not accept a connection")
+    assert zone_health(octavia, zones()["az1"], None).reason == "load balancer lb-az1 is gone"
+    dark = zone_health(Octavia(), zones()["az3"], lambda address, port: f"{address}:{port} does not accept a connection")
     assert (dark.healthy, dark.reason) == (False, "172.24.4.13:6443 does not accept a connection")
-    assert zone_health(Octavia(), targets()[2], lambda *_: None).reason == \
+    assert zone_health(Octavia(), zones()["az3"], lambda *_: None).reason == \
         "members ONLINE 1/1, 172.24.4.13 accepts connections"
 
 
@@ -184,16 +185,16 @@ def test_a_watcher_started_while_a_zones_load_balancer_is_gone_starts_and_takes_
                 raise NotFoundException(f"No LoadBalancer found for {lb_id}")
             return lb(lb_id.removeprefix("lb-"))
 
-    zones = targets()
+    octavia_backend = REGISTRY["octavia"]
     conn = SimpleNamespace(load_balancer=LoadBalancers({"lb-az2"}))
-    assert owner_of(existing_load_balancers(conn, zones), DEV) == Owner(DEV, "k8s-api")
+    assert owner_of(existing_load_balancers(conn, octavia_backend, zones()), DEV) == Owner(DEV, "k8s-api")
     assert "zone az2: load balancer lb-az2 is gone" in capsys.readouterr().out
     octavia = Octavia()
     octavia.gone.add("az2")
-    assert not zone_health(octavia, zones[1], None).healthy
+    assert not zone_health(octavia, zones()["az2"], None).healthy
     with pytest.raises(NotTheEndpoints, match="none of the zones' load balancers exists"):
         owner_of(existing_load_balancers(SimpleNamespace(load_balancer=LoadBalancers({f"lb-{z}" for z in ZONES})),
-                                         zones), DEV)
+                                         octavia_backend, zones()), DEV)
 
 
 class Designate:
@@ -223,28 +224,32 @@ def test_the_record_is_written_only_when_its_description_is_the_endpoints():
         assert theirs.updates == []
 
 
-def test_the_outputs_give_one_target_per_zone():
+def test_the_outputs_give_each_zone_read_by_its_backend():
     outputs = {"fqdn": "api.example.test.", "zones": {
         "az1": {"loadbalancerId": "lb-az1", "poolIds": {"6443": "pool-az1"}, "floatingIp": "172.24.4.11",
                 "vipAddress": "10.10.1.5"},
         "az2": {"loadbalancerId": "lb-az2", "poolIds": {"6443": "pool-az2"}, "floatingIp": None,
                 "vipAddress": "10.10.2.5"}}}
-    assert targets_of(outputs) == [ZoneTarget("az1", "lb-az1", {"6443": "pool-az1"}, "172.24.4.11"),
-                                   ZoneTarget("az2", "lb-az2", {"6443": "pool-az2"}, "10.10.2.5")]
+    backend, read = zones_of(outputs)
+    assert backend.name == "octavia"
+    assert {az: (backend.watched.owner_id(zone), zone.pools, zone.address) for az, zone in read.items()} == {
+        "az1": ("lb-az1", ((6443, "pool-az1"),), "172.24.4.11"), "az2": ("lb-az2", ((6443, "pool-az2"),), "10.10.2.5")}
     with pytest.raises(Exception, match="the outputs have no zones"):
-        targets_of({"zones": {}})
+        zones_of({"zones": {}})
+    keepalived_az2 = {**outputs["zones"], "az2": {"vipPortId": "vip-az2", "vipAddress": "10.10.2.5"}}
+    with pytest.raises(Exception, match=r"served by 2 backends \(keepalived, octavia\)"):
+        zones_of({**outputs, "ports": [6443], "zones": keepalived_az2})
 
 
 def test_an_octavia_endpoint_is_polled_through_its_backends_member_client_the_one_its_gates_poll():
     """The Octavia backend's watcher names no client of its own (``Watched.status_source`` None): the watcher polls
     through the backend's member client (``Backend.status_source``), reaching the zones' addresses or not."""
     from ha_endpoint.backends.octavia.status import OctaviaStatusSource
-    from ha_endpoint.watch.__main__ import status_source
 
-    targets = targets_of({"fqdn": "api.example.test.", "zones": {
+    backend, _ = zones_of({"fqdn": "api.example.test.", "zones": {
         "az1": {"loadbalancerId": "lb-az1", "poolIds": {"6443": "pool-az1"}, "floatingIp": "172.24.4.11"}}})
     for reach in (True, False):
-        source = status_source(targets, "c", "r", reach)
+        source = status_source(backend, None, "c", "r", reach)
         assert isinstance(source, OctaviaStatusSource) and (source.cloud, source.region) == ("c", "r")
 
 
@@ -259,17 +264,19 @@ class VipPorts:
     """The keepalived zones' VIP ports as VipStatusSource reports them without a probe: the port's host stays the
     last holder's even when no node holds the VIP any more (measured: docs/keepalived.md)."""
 
-    def fetch_zone(self, port_id):
-        return ZoneStatus(LoadBalancerStatus(port_id, "DOWN", "cmp-az1"), {port_id: [MemberStatus(port_id, "ACTIVE",
-                                                                                                   "ONLINE")]})
+    def fetch_zone(self, out):
+        port_id = out.vip_port_id
+        return ZoneStatus(LoadBalancerStatus(port_id, "DOWN", "cmp-az1"), {"6443": port_id},
+                          {port_id: [MemberStatus(port_id, "ACTIVE", "ONLINE")]})
 
 
 def test_a_keepalived_zone_whose_nodes_are_all_gone_leaves_dns_by_its_address_not_answering():
-    targets = targets_of(KEEPALIVED_OUTPUTS)
-    assert targets[0] == ZoneTarget("az1", "vip-az1", {"6443": "vip-az1"}, ZONES["az1"], backend="keepalived")
+    backend, read = zones_of(KEEPALIVED_OUTPUTS)
+    assert (backend.name, backend.watched.owner_id(read["az1"]), read["az1"].address) == \
+        ("keepalived", "vip-az1", ZONES["az1"])
     dark = {ZONES["az2"]}
     record, lines = Record(ZONES.values()), []
-    watch = Watcher(targets, VipPorts(), record, Thresholds(3, 2),
+    watch = Watcher(read, VipPorts(), record, Thresholds(3, 2),
                     lambda address, port: f"{address}:{port} does not accept a connection" if address in dark else None,
                     log=lines.append)
     for _ in range(3):
@@ -281,31 +288,31 @@ def test_a_keepalived_zone_whose_nodes_are_all_gone_leaves_dns_by_its_address_no
 def test_the_owner_of_a_keepalived_endpoint_is_the_one_its_vip_ports_name():
     ports = [(zone, SimpleNamespace(id=f"vip-{zone}", description=DEV.describe("VIP", f"k8s-api-{zone}-vip")))
              for zone in ZONES]
-    suffixes = {target.zone: target.object_suffix for target in targets_of(KEEPALIVED_OUTPUTS)}
-    assert owner_of(ports, DEV, suffixes.__getitem__) == Owner(DEV, "k8s-api")
+    backend, _ = zones_of(KEEPALIVED_OUTPUTS)
+    assert owner_of(ports, DEV, lambda az: f"-{az}-{backend.watched.owner_suffix}") == Owner(DEV, "k8s-api")
     with pytest.raises(NotTheEndpoints, match="carries no endpoint identity"):
         owner_of(ports, DEV)  # read as load balancers' names, they prove nothing
 
 
 def test_outputs_with_neither_a_load_balancer_nor_a_vip_port_are_refused_naming_the_zone():
     with pytest.raises(Exception, match="zone az1 of the outputs has neither a load balancer"):
-        targets_of({"fqdn": "api.example.test.", "zones": {"az1": {"floatingIp": "172.24.4.11"}}})
+        zones_of({"fqdn": "api.example.test.", "zones": {"az1": {"floatingIp": "172.24.4.11"}}})
+    with pytest.raises(Exception, match="the outputs have no ports, which the keepalived backend's zones"):
+        zones_of({**KEEPALIVED_OUTPUTS, "ports": []})
 
 
 def test_a_keepalived_endpoint_is_watched_by_connecting_to_its_zones_addresses_only():
     """Neutron shows a project's user no VIP holder: the VIP port existing counts as held, the connect decides; and
     without the connect there is nothing to judge, so --no-reach is refused with the reason."""
-    from ha_endpoint.watch.__main__ import status_source
-
-    targets = targets_of(KEEPALIVED_OUTPUTS)
+    backend, read = zones_of(KEEPALIVED_OUTPUTS)
     with pytest.raises(Exception, match="--no-reach: a keepalived zone's health is whether its address answers"):
-        status_source(targets, None, None, reach=False)
-    source = status_source(targets, None, None, reach=True)
+        status_source(backend, [6443], None, None, reach=False)
+    source = status_source(backend, [6443], None, None, reach=True)
     ports = {"vip-az1": SimpleNamespace(id="vip-az1", binding_host_id=None)}  # no holder shown, as to a project user
     source._conn = SimpleNamespace(network=SimpleNamespace(get_port=lambda port_id: _port_or_404(ports, port_id)))
-    assert zone_health(source, targets[0], lambda address, port: None).healthy
-    gone = zone_health(source, targets[1], lambda address, port: None)  # az2's VIP port deleted behind the stack
-    assert not gone.healthy and gone.reason == "no ONLINE member in pool 6443 (no member)"
+    assert zone_health(source, read["az1"], lambda address, port: None).healthy
+    gone = zone_health(source, read["az2"], lambda address, port: None)  # az2's VIP port deleted behind the stack
+    assert not gone.healthy and gone.reason == "load balancer vip-az2 is gone"
 
 
 def _port_or_404(ports: dict, port_id: str):
@@ -318,12 +325,14 @@ def _port_or_404(ports: dict, port_id: str):
 def test_the_in_cluster_watcher_reads_a_keepalived_endpoint_from_its_watched_outputs():
     """The WatcherDeployment's Secret holds watched_outputs (not the stack's whole outputs, whose keepalived zones carry
     their members' configuration): the endpoint's ports and each zone's VIP port are in it, so the in-cluster watcher
-    finds the same keepalived targets as `make watch` does from the full outputs."""
+    finds the same keepalived zones as `make watch` does from the full outputs."""
     watched = watched_outputs(KEEPALIVED_OUTPUTS["fqdn"], KEEPALIVED_OUTPUTS["zones"], KEEPALIVED_OUTPUTS["ports"])
     assert "keepalived" not in json.dumps(watched)
-    assert [(t.zone, t.load_balancer_id, t.pool_ids, t.backend) for t in targets_of(watched)] == [
-        (t.zone, t.load_balancer_id, t.pool_ids, t.backend) for t in targets_of(KEEPALIVED_OUTPUTS)]
-    assert {t.backend for t in targets_of(watched)} == {"keepalived"}
+    backend, read = zones_of(watched)
+    full_backend, full = zones_of(KEEPALIVED_OUTPUTS)
+    assert backend.name == full_backend.name == "keepalived"
+    assert {az: (zone.vip_port_id, zone.address) for az, zone in read.items()} == \
+        {az: (zone.vip_port_id, zone.address) for az, zone in full.items()}
 
 
 def test_a_zone_the_agent_took_out_stays_out_while_the_watcher_writes_another_zone():

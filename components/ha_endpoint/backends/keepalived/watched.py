@@ -1,6 +1,6 @@
 """The keepalived backend's zones as the DNS watcher watches them (:class:`ha_endpoint.backends.plugin.Watched`).
 
-A keepalived zone of the ``zones`` output has a VIP port (``vipPortId``) and no load balancer; its target reads the
+A keepalived zone of the ``zones`` output has a VIP port (``vipPortId``) and no load balancer; the watcher reads the
 VIP port as the zone's "load balancer" and as the one "pool" of each of the endpoint's ``ports``, and its owner is
 proven by the VIP port's description (``<endpoint>-<az>-vip``).
 
@@ -14,16 +14,16 @@ gone is a zone with no member, as a deleted load balancer's pool is.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from ...cloud.access_rules import port_reads
 from ...cloud.connection import connect, http_status
 from ...cloud.errors import AuthExpired
 from ...core import contract
 from ...core.errors import HaEndpointError
-from ...core.outputs import ZoneTarget
+from ...core.outputs import ZoneOutputs
 from ...gates.cloud import translated
-from ...gates.model import ACTIVE, LoadBalancerStatus, MemberStatus
+from ...gates.model import ACTIVE, DELETED, LoadBalancerStatus, MemberStatus
 from ...watch.observe import ZoneStatus
 from ..plugin import Watched
 from .checks import NAME
@@ -46,8 +46,8 @@ class VipPortSource:
     """Status fetches of the zones' VIP ports over one connection, dropped when the token is rejected (the next
     poll authenticates again)."""
 
-    def __init__(self, cloud: Optional[str] = None, region: Optional[str] = None) -> None:
-        self.cloud, self.region = cloud, region
+    def __init__(self, cloud: Optional[str] = None, region: Optional[str] = None, ports: Sequence[int] = ()) -> None:
+        self.cloud, self.region, self.ports = cloud, region, tuple(ports)
         self._conn: Any = None
 
     def _port(self, port_id: str) -> Optional[Any]:
@@ -68,33 +68,27 @@ class VipPortSource:
             self._conn = None
             raise
 
-    def fetch_zone(self, port_id: str) -> ZoneStatus:
-        """The VIP port read once, as the zone's load balancer and the pool of every listener port (the target's
-        ``pool_ids`` all name it): held while it exists, a pool with no member once it is gone."""
+    def fetch_zone(self, zone: ZoneOutputs) -> ZoneStatus:
+        """The zone's VIP port read once, as its load balancer and as the pool of every listener port: held while it
+        exists, ``DELETED`` once it is gone."""
+        port_id = str(zone.vip_port_id)
         port = self._port(port_id)
-        return ZoneStatus(LoadBalancerStatus(port_id, ACTIVE if port is not None else "DELETED", "VIP port"),
-                          {port_id: [MemberStatus(port_id, ACTIVE, "ONLINE")] if port is not None else []})
+        return ZoneStatus(LoadBalancerStatus(port_id, ACTIVE if port is not None else DELETED, "VIP port"),
+                          {str(listener): port_id for listener in self.ports},
+                          {port_id: [MemberStatus(port_id, ACTIVE, "ONLINE")]} if port is not None else {})
 
 
-def target(az: str, out: Mapping[str, Any], outputs: Mapping[str, Any]) -> Optional[ZoneTarget]:
-    """The zone's VIP port, read as its load balancer and as the pool of every listener port."""
-    if not outputs.get("ports"):
-        return None
-    return ZoneTarget(az, out["vipPortId"], {str(port): out["vipPortId"] for port in outputs["ports"]},
-                      contract.published_address(out), backend=NAME, owner_suffix="vip")
-
-
-def status_source(cloud: Optional[str], region: Optional[str], reach: bool) -> VipPortSource:
+def status_source(cloud: Optional[str], region: Optional[str], reach: bool, ports: Sequence[int]) -> VipPortSource:
     """The zones' VIP ports; refused without the connect that decides a zone's health."""
     if not reach:
         raise HaEndpointError("--no-reach: a keepalived zone's health is whether its address answers (Neutron "
                               "does not show who holds a VIP now); run the watcher where it reaches the zones' "
                               "addresses, without --no-reach")
-    return VipPortSource(cloud, region)
+    return VipPortSource(cloud, region, ports)
 
 
 WATCHED = Watched(
     keys=KEYS, reads_ports=True, shape="a keepalived VIP port (vipPortId, and the endpoint's ports)",
-    owns=is_vip_zone, target=target, owner_object=lambda conn, port_id: conn.network.get_port(port_id),
+    owns=is_vip_zone, owner_id=lambda zone: str(zone.vip_port_id), owner_suffix="vip", owner_object=lambda conn, port_id: conn.network.get_port(port_id),
     status_source=status_source, reads=lambda zones: port_reads(vip_ports(zones)))
 """How the DNS watcher watches a keepalived endpoint."""

@@ -22,7 +22,8 @@ from openstack import exceptions
 from ...cloud.connection import connect, http_status
 from ...gates.cloud import translated
 from ...gates.errors import FetchFailed
-from ...gates.model import LiveMember, LoadBalancerStatus, MemberStatus
+from ...core.outputs import ZoneOutputs
+from ...gates.model import DELETED, LiveMember, LoadBalancerStatus, MemberStatus
 from ...watch.observe import ZoneStatus
 
 
@@ -65,20 +66,26 @@ class OctaviaStatusSource:
             lb = conn.load_balancer.get_load_balancer(load_balancer_id)
             return LoadBalancerStatus(str(lb.id), str(lb.provisioning_status), str(lb.operating_status))
 
-    def fetch_zone(self, load_balancer_id: str) -> ZoneStatus:
-        """The load balancer's statuses and every member of each of its listeners' pools, from Octavia's status tree:
-        one ``GET .../loadbalancers/{id}/status`` (what the DNS watcher polls a zone with)."""
+    def fetch_zone(self, zone: ZoneOutputs) -> ZoneStatus:
+        """The zone's load balancer's statuses and every member of each of its listeners' pools, from Octavia's
+        status tree: one ``GET .../loadbalancers/{id}/status`` (what the DNS watcher polls a zone with); provisioning
+        status ``DELETED`` when Octavia answers 404 (deleted out of band)."""
         conn = self._connection()
         self.calls += 1
+        load_balancer_id = str(zone.loadbalancer_id)
+        pool_ids = {str(port): str(pool) for port, pool in (zone.pool_ids or {}).items()}
         with translated(f"reading the status tree of load balancer {load_balancer_id}"):
-            response = conn.load_balancer.get(f"/lbaas/loadbalancers/{load_balancer_id}/status")
-            exceptions.raise_from_response(response)
+            try:
+                response = conn.load_balancer.get(f"/lbaas/loadbalancers/{load_balancer_id}/status")
+                exceptions.raise_from_response(response)
+            except exceptions.NotFoundException:
+                return ZoneStatus(LoadBalancerStatus(load_balancer_id, DELETED, "OFFLINE"), pool_ids, {})
             tree = response.json()["statuses"]["loadbalancer"]
         pools = {str(pool["id"]): [MemberStatus(str(member["id"]), str(member["provisioning_status"]),
                                                 str(member["operating_status"])) for member in pool.get("members", ())]
                  for listener in tree.get("listeners", ()) for pool in listener.get("pools", ())}
         return ZoneStatus(LoadBalancerStatus(load_balancer_id, str(tree["provisioning_status"]),
-                                             str(tree["operating_status"])), pools)
+                                             str(tree["operating_status"])), pool_ids, pools)
 
     def drain_member(self, pool_id: str, member_id: str, admin_down: bool = False, weight: Optional[int] = 0) -> bool:
         """Take a member out of the pool's new connections: weight 0, and with ``admin_down`` also admin state down

@@ -5,10 +5,9 @@ zone's load balancer (``loadbalancerId``, whose description proves the owner: ``
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping
 
 from ...core import contract
-from ...core.outputs import ZoneTarget
 from ..plugin import Watched
 from .access import watched_calls
 from .checks import NAME
@@ -17,16 +16,13 @@ KEYS = ("loadbalancerId", "poolIds", *contract.PUBLISHED_ADDRESS_KEYS)
 """What the watcher reads of an Octavia zone in the stack's ``zones`` output."""
 
 
-def target(az: str, out: Mapping[str, Any], outputs: Mapping[str, Any]) -> Optional[ZoneTarget]:
-    """The zone's load balancer and its pools."""
-    if not isinstance(out.get("poolIds"), dict):
-        return None
-    return ZoneTarget(az, out["loadbalancerId"], {str(port): pool for port, pool in out["poolIds"].items()},
-                      contract.published_address(out), backend=NAME)
+def owns(out: Mapping[str, Any]) -> bool:
+    """A zone with a load balancer and its pools."""
+    return bool(out.get("loadbalancerId")) and isinstance(out.get("poolIds"), dict)
 
 
 WATCHED = Watched(
     keys=KEYS, reads_ports=False, shape="a load balancer (loadbalancerId, poolIds)",
-    owns=lambda out: bool(out.get("loadbalancerId")), target=target,
+    owns=owns, owner_id=lambda zone: str(zone.loadbalancer_id), owner_suffix="lb",
     owner_object=lambda conn, lb_id: conn.load_balancer.get_load_balancer(lb_id), reads=watched_calls)
 """How the DNS watcher watches an Octavia endpoint."""
