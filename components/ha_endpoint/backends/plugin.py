@@ -124,8 +124,9 @@ def no_notices(args: EndpointArgs, root: str) -> list[Problem]:
 class Watched:
     """How the DNS watcher watches a backend's zones, read from the endpoint stack's outputs (``fqdn``, ``zones``,
     ``ports``): which zones are the backend's, what the watcher keeps of them, what it polls and which object proves
-    whose endpoint it is; the member agent reads the zones the same way. The watcher's Secret (:class:`ha_endpoint.kubernetes.WatcherDeployment`) holds what
-    :attr:`keys` names, so a change of them restarts every in-cluster watcher of the backend's endpoints."""
+    whose endpoint it is; the member agent reads the zones the same way. The watcher's Secret
+    (:class:`ha_endpoint.kubernetes.WatcherDeployment`) holds what :attr:`keys` names, so a change of them restarts
+    every in-cluster watcher of the backend's endpoints."""
 
     keys: tuple[str, ...]
     """What the watcher reads of one of the backend's zones in the ``zones`` output (camelCase keys)."""
@@ -151,8 +152,8 @@ class Watched:
     status_source: Optional[Callable[[Optional[str], Optional[str], bool, Sequence[int]], Any]] = None
     """``status_source(cloud, region, reach, ports)``: the client :func:`ha_endpoint.watch.observe.zone_health` polls
     the zones through (``reach``: whether the watcher connects to the zones' addresses too; ``ports``: the endpoint's
-    listener ports); raises
-    :class:`ha_endpoint.core.errors.HaEndpointError` naming the fix when the backend's zones cannot be judged so.
+    listener ports); raises :class:`ha_endpoint.core.errors.HaEndpointError` naming the fix when the backend's zones
+    cannot be judged so.
     None: the backend's member client (:attr:`Backend.status_source`), the one its gates poll through."""
 
 

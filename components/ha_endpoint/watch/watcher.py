@@ -46,7 +46,8 @@ class Watcher:
                 continue
             before = self.thresholds.stably(self.streaks[az])
             self.streaks[az] = self.streaks[az].after(health)
-            if self.thresholds.stably(self.streaks[az]) != before and self.thresholds.stably(self.streaks[az]) is not None:
+            now = self.thresholds.stably(self.streaks[az])
+            if now != before and now is not None:
                 state = "healthy" if health.healthy else "unhealthy"
                 self.log(f"zone {az} is stably {state}: {health.reason}")
         following, actions = decide(self.published, self.streaks, self.addresses, self.thresholds)

@@ -16,7 +16,8 @@ from ha_endpoint.agent.report import Metrics
 from ha_endpoint.backends.octavia.agent_client import AgentOctavia
 from ha_endpoint.core.outputs import ZoneOutputs
 
-ZONES = {az: ZoneOutputs(loadbalancer_id=f"lb{az[-1]}", pool_ids={"6443": f"pool{az[-1]}"}) for az in ("az1", "az2", "az3")}
+ZONES = {az: ZoneOutputs(loadbalancer_id=f"lb{az[-1]}", pool_ids={"6443": f"pool{az[-1]}"})
+         for az in ("az1", "az2", "az3")}
 POOL = {"az1": "pool1", "az2": "pool2", "az3": "pool3"}
 ADDRESS = {"az1": "172.24.4.11", "az2": "172.24.4.12", "az3": "172.24.4.13"}
 """Each zone's published address, with ``World(dns=...)``."""

@@ -179,7 +179,8 @@ def test_from_a_stack_reference_the_stack_is_the_one_it_reads():
     (secret,), (deployment,) = run.of_type(SECRET_TYPE), run.of_type(DEPLOYMENT_TYPE)
     assert parse(container(deployment)["args"]).stack == "ha-endpoint/prod"
     outputs = json.loads(secret_value(secret["inputs"]["stringData"])["outputs.json"])
-    assert [(az, zone.loadbalancer_id, zone.pool_ids, zone.address) for az, zone in zones_of(outputs)[1].items()] == [
+    _, zones = zones_of(outputs)
+    assert [(az, zone.loadbalancer_id, zone.pool_ids, zone.address) for az, zone in zones.items()] == [
         ("az1", "lb-az1", {"6443": "pool-az1"}, "172.24.4.100"), ("az2", "lb-az2", {"6443": "pool-az2"}, "172.24.4.101")]
 
 

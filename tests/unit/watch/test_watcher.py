@@ -90,7 +90,8 @@ def test_a_gone_load_balancer_or_a_dark_address_counts_as_unhealthy():
     octavia = Octavia()
     octavia.gone.add("az1")
     assert zone_health(octavia, zones()["az1"], None).reason == "load balancer lb-az1 is gone"
-    dark = zone_health(Octavia(), zones()["az3"], lambda address, port: f"{address}:{port} does not accept a connection")
+    dark = zone_health(Octavia(), zones()["az3"],
+                       lambda address, port: f"{address}:{port} does not accept a connection")
     assert (dark.healthy, dark.reason) == (False, "172.24.4.13:6443 does not accept a connection")
     assert zone_health(Octavia(), zones()["az3"], lambda *_: None).reason == \
         "members ONLINE 1/1, 172.24.4.13 accepts connections"

@@ -9,7 +9,7 @@ reported in the shape :func:`ha_endpoint.watch.observe.zone_health` reads (a loa
 that exists counts as held: Neutron shows a project's user no VIP holder (``binding:host_id`` is an admin's
 attribute, and it keeps the last holder's host when nobody holds the VIP: docs/keepalived.md), so the watcher's TCP
 connect to the zone's address decides, and a watcher that does not connect (``--no-reach``) is refused. A VIP port
-gone is a zone with no member, as a deleted load balancer's pool is.
+gone is read as a deleted load balancer is (``DELETED``): the zone is unhealthy.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from ...gates.cloud import translated
 from ...gates.model import ACTIVE, DELETED, LoadBalancerStatus, MemberStatus
 from ...watch.observe import ZoneStatus
 from ..plugin import Watched
-from .checks import NAME
 
 KEYS = ("vipPortId", *contract.PUBLISHED_ADDRESS_KEYS)
 """What the watcher reads of a keepalived zone (a VIP port, no load balancer), with the endpoint's ``ports``."""
@@ -89,6 +88,7 @@ def status_source(cloud: Optional[str], region: Optional[str], reach: bool, port
 
 WATCHED = Watched(
     keys=KEYS, reads_ports=True, shape="a keepalived VIP port (vipPortId, and the endpoint's ports)",
-    owns=is_vip_zone, owner_id=lambda zone: str(zone.vip_port_id), owner_suffix="vip", owner_object=lambda conn, port_id: conn.network.get_port(port_id),
+    owns=is_vip_zone, owner_id=lambda zone: str(zone.vip_port_id), owner_suffix="vip",
+    owner_object=lambda conn, port_id: conn.network.get_port(port_id),
     status_source=status_source, reads=lambda zones: port_reads(vip_ports(zones)))
 """How the DNS watcher watches a keepalived endpoint."""

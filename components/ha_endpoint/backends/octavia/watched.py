@@ -10,7 +10,6 @@ from typing import Any, Mapping
 from ...core import contract
 from ..plugin import Watched
 from .access import watched_calls
-from .checks import NAME
 
 KEYS = ("loadbalancerId", "poolIds", *contract.PUBLISHED_ADDRESS_KEYS)
 """What the watcher reads of an Octavia zone in the stack's ``zones`` output."""
