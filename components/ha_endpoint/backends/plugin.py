@@ -143,6 +143,8 @@ class Watched:
     owner, and that its status source reads the zone through."""
     owner_suffix: str
     """How the name of that object ends, after ``<endpoint>-<az>-`` (``lb``: a load balancer's)."""
+    owner_kind: str
+    """What that object is, in the watcher's words (e.g. "load balancer")."""
     owner_object: Callable[[Any, str], Any]
     """``owner_object(conn, id)``: that object (``id``: its :attr:`owner_id`), over an openstacksdk connection;
     openstacksdk's ``NotFoundException`` when it is gone."""

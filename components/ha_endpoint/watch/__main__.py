@@ -45,8 +45,8 @@ def existing_load_balancers(conn: Any, backend: Backend, zones: Mapping[str, Zon
         try:
             yield az, backend.watched.owner_object(conn, owner_id)
         except openstack.exceptions.NotFoundException:
-            log(f"zone {az}: load balancer {owner_id} is gone (the owner is proven by the other zones'; this zone "
-                "counts as unhealthy)")
+            log(f"zone {az}: {backend.watched.owner_kind} {owner_id} is gone (the owner is proven by the other "
+                "zones'; this zone counts as unhealthy)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -60,7 +60,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         expected = StackIdentity(*args.stack.split("/", 1)) if args.stack else None
         conn = connect(args.cloud, args.region)
         owner = owner_of(existing_load_balancers(conn, backend, zones), expected,
-                         lambda az: f"-{az}-{backend.watched.owner_suffix}")
+                         lambda az: f"-{az}-{backend.watched.owner_suffix}", backend.watched.owner_kind)
         watcher = Watcher(zones, status_source(backend, outputs.get("ports"), args.cloud, args.region,
                                                not args.no_reach),
                           EndpointRecord(conn, outputs["fqdn"], owner),

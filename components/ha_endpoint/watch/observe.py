@@ -35,11 +35,13 @@ class ZoneStatus:
         pool_ids: listener port -> the zone's pool of that port, as the zone's outputs name it (or what its backend
             reads as one).
         pools: pool id -> its members' statuses, for every pool the load balancer has now.
+        kind: what the zone's "load balancer" is, in the watcher's words (e.g. a keepalived zone's VIP port).
     """
 
     load_balancer: LoadBalancerStatus
     pool_ids: Mapping[str, str]
     pools: Mapping[str, Sequence[MemberStatus]]
+    kind: str = "load balancer"
 
 
 class ZoneSource(Protocol):
@@ -68,15 +70,15 @@ def zone_health(source: ZoneSource, zone: ZoneOutputs, reach: Optional[Reach]) -
         status = source.fetch_zone(zone)
     except (TransientFetchError, AuthExpired):
         return None
-    load_balancer = status.load_balancer.load_balancer_id
+    load_balancer = f"{status.kind} {status.load_balancer.load_balancer_id}"
     if status.load_balancer.provisioning_status == DELETED:
-        return Health(False, f"load balancer {load_balancer} is gone")
+        return Health(False, f"{load_balancer} is gone")
     if status.load_balancer.provisioning_status == ERROR:
-        return Health(False, f"load balancer {load_balancer} is {status.load_balancer.label}")
+        return Health(False, f"{load_balancer} is {status.load_balancer.label}")
     counts = []
     for port, pool_id in sorted(status.pool_ids.items()):
         if pool_id not in status.pools:
-            return Health(False, f"pool {port} ({pool_id}) is gone from load balancer {load_balancer}")
+            return Health(False, f"pool {port} ({pool_id}) is gone from {load_balancer}")
         members = status.pools[pool_id]
         online = [member for member in members if is_online(member, monitored=True)]
         if not online:

@@ -31,27 +31,28 @@ class Owner:
 
 
 def owner_of(load_balancers: Iterable[tuple[str, Any]], expected: Optional[StackIdentity],
-             suffix_of: Callable[[str], str] = lambda zone: f"-{zone}-lb") -> Owner:
+             suffix_of: Callable[[str], str] = lambda zone: f"-{zone}-lb", kind: str = "load balancer") -> Owner:
     """The one owner the zones' load balancers (``(zone, load balancer)``, those that exist; or the object the zone's
-    backend proves its owner with, ``suffix_of``: how their names end) name in their descriptions."""
+    backend proves its owner with, ``suffix_of``: how their names end, ``kind``: what they are) name in their
+    descriptions."""
     owners = set()
     for zone, lb in load_balancers:
         parsed = parse_description(getattr(lb, "description", None))
         suffix = suffix_of(zone)
         if parsed is None or not parsed[1].endswith(suffix):
-            raise NotTheEndpoints(f"load balancer {lb.id} of zone {zone} carries no endpoint identity in its "
+            raise NotTheEndpoints(f"{kind} {lb.id} of zone {zone} carries no endpoint identity in its "
                                   f"description ({getattr(lb, 'description', None)!r}): not watching it")
         owners.add(Owner(parsed[0], parsed[1][: -len(suffix)]))
     if not owners:
-        raise NotTheEndpoints("none of the zones' load balancers exists: nothing proves whose record this is; "
+        raise NotTheEndpoints(f"none of the zones' {kind}s exists: nothing proves whose record this is; "
                               "not watching (run `pulumi up` to rebuild them, then start the watcher)")
     if len(owners) != 1:
-        raise NotTheEndpoints(f"the zones' load balancers name {len(owners)} owners "
+        raise NotTheEndpoints(f"the zones' {kind}s name {len(owners)} owners "
                               f"({', '.join(sorted(f'{o.identity.project}/{o.identity.stack} {o.endpoint}' for o in owners))}): "
                               f"give the watcher one endpoint's outputs")
     [owner] = owners
     if expected is not None and owner.identity != expected:
-        raise NotTheEndpoints(f"the load balancers are stack {owner.identity.project}/{owner.identity.stack}'s, not "
+        raise NotTheEndpoints(f"the {kind}s are stack {owner.identity.project}/{owner.identity.stack}'s, not "
                               f"{expected.project}/{expected.stack}'s: not watching them")
     return owner
 

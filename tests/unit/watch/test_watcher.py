@@ -290,9 +290,12 @@ def test_the_owner_of_a_keepalived_endpoint_is_the_one_its_vip_ports_name():
     ports = [(zone, SimpleNamespace(id=f"vip-{zone}", description=DEV.describe("VIP", f"k8s-api-{zone}-vip")))
              for zone in ZONES]
     backend, _ = zones_of(KEEPALIVED_OUTPUTS)
-    assert owner_of(ports, DEV, lambda az: f"-{az}-{backend.watched.owner_suffix}") == Owner(DEV, "k8s-api")
+    suffix_of, kind = lambda az: f"-{az}-{backend.watched.owner_suffix}", backend.watched.owner_kind
+    assert owner_of(ports, DEV, suffix_of, kind) == Owner(DEV, "k8s-api")
     with pytest.raises(NotTheEndpoints, match="carries no endpoint identity"):
         owner_of(ports, DEV)  # read as load balancers' names, they prove nothing
+    with pytest.raises(NotTheEndpoints, match=r"^the VIP ports are stack ha-endpoint/dev's, not ha-endpoint/prod's"):
+        owner_of(ports, StackIdentity("ha-endpoint", "prod"), suffix_of, kind)
 
 
 def test_outputs_with_neither_a_load_balancer_nor_a_vip_port_are_refused_naming_the_zone():
@@ -313,7 +316,7 @@ def test_a_keepalived_endpoint_is_watched_by_connecting_to_its_zones_addresses_o
     source._conn = SimpleNamespace(network=SimpleNamespace(get_port=lambda port_id: _port_or_404(ports, port_id)))
     assert zone_health(source, read["az1"], lambda address, port: None).healthy
     gone = zone_health(source, read["az2"], lambda address, port: None)  # az2's VIP port deleted behind the stack
-    assert not gone.healthy and gone.reason == "load balancer vip-az2 is gone"
+    assert not gone.healthy and gone.reason == "VIP port vip-az2 is gone"
 
 
 def _port_or_404(ports: dict, port_id: str):

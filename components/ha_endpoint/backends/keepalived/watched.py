@@ -9,7 +9,8 @@ reported in the shape :func:`ha_endpoint.watch.observe.zone_health` reads (a loa
 that exists counts as held: Neutron shows a project's user no VIP holder (``binding:host_id`` is an admin's
 attribute, and it keeps the last holder's host when nobody holds the VIP: docs/keepalived.md), so the watcher's TCP
 connect to the zone's address decides, and a watcher that does not connect (``--no-reach``) is refused. A VIP port
-gone is read as a deleted load balancer is (``DELETED``): the zone is unhealthy.
+gone is read as a deleted load balancer is (``DELETED``): the zone is unhealthy. The watcher's messages call it what
+it is (:data:`KIND`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from ...gates.model import ACTIVE, DELETED, LoadBalancerStatus, MemberStatus
 from ...watch.observe import ZoneStatus
 from ..plugin import Watched
 
+KIND = "VIP port"
+"""What a keepalived zone's object is, in the watcher's words."""
 KEYS = ("vipPortId", *contract.PUBLISHED_ADDRESS_KEYS)
 """What the watcher reads of a keepalived zone (a VIP port, no load balancer), with the endpoint's ``ports``."""
 
@@ -74,7 +77,7 @@ class VipPortSource:
         port = self._port(port_id)
         return ZoneStatus(LoadBalancerStatus(port_id, ACTIVE if port is not None else DELETED, "VIP port"),
                           {str(listener): port_id for listener in self.ports},
-                          {port_id: [MemberStatus(port_id, ACTIVE, "ONLINE")]} if port is not None else {})
+                          {port_id: [MemberStatus(port_id, ACTIVE, "ONLINE")]} if port is not None else {}, KIND)
 
 
 def status_source(cloud: Optional[str], region: Optional[str], reach: bool, ports: Sequence[int]) -> VipPortSource:
@@ -88,7 +91,7 @@ def status_source(cloud: Optional[str], region: Optional[str], reach: bool, port
 
 WATCHED = Watched(
     keys=KEYS, reads_ports=True, shape="a keepalived VIP port (vipPortId, and the endpoint's ports)",
-    owns=is_vip_zone, owner_id=lambda zone: str(zone.vip_port_id), owner_suffix="vip",
+    owns=is_vip_zone, owner_id=lambda zone: str(zone.vip_port_id), owner_suffix="vip", owner_kind=KIND,
     owner_object=lambda conn, port_id: conn.network.get_port(port_id),
     status_source=status_source, reads=lambda zones: port_reads(vip_ports(zones)))
 """How the DNS watcher watches a keepalived endpoint."""

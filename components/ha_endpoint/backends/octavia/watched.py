@@ -22,6 +22,6 @@ def owns(out: Mapping[str, Any]) -> bool:
 
 WATCHED = Watched(
     keys=KEYS, reads_ports=False, shape="a load balancer (loadbalancerId, poolIds)",
-    owns=owns, owner_id=lambda zone: str(zone.loadbalancer_id), owner_suffix="lb",
+    owns=owns, owner_id=lambda zone: str(zone.loadbalancer_id), owner_suffix="lb", owner_kind="load balancer",
     owner_object=lambda conn, lb_id: conn.load_balancer.get_load_balancer(lb_id), reads=watched_calls)
 """How the DNS watcher watches an Octavia endpoint."""
