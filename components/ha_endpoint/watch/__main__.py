@@ -65,7 +65,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                                not args.no_reach),
                           EndpointRecord(conn, outputs["fqdn"], owner),
                           Thresholds(args.unhealthy_polls, args.healthy_polls),
-                          None if args.no_reach else tcp_reach(args.connect_timeout), dry_run=args.dry_run, log=log)
+                          None if args.no_reach else tcp_reach(args.connect_timeout), dry_run=args.dry_run, log=log,
+                          kind=backend.watched.owner_kind)
     except (HaEndpointError, ValueError, KeyError, OSError) as error:
         return cannot_run("ha_endpoint.watch", error)
     stop = stop_on_signals()

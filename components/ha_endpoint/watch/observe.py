@@ -35,13 +35,11 @@ class ZoneStatus:
         pool_ids: listener port -> the zone's pool of that port, as the zone's outputs name it (or what its backend
             reads as one).
         pools: pool id -> its members' statuses, for every pool the load balancer has now.
-        kind: what the zone's "load balancer" is, in the watcher's words (e.g. a keepalived zone's VIP port).
     """
 
     load_balancer: LoadBalancerStatus
     pool_ids: Mapping[str, str]
     pools: Mapping[str, Sequence[MemberStatus]]
-    kind: str = "load balancer"
 
 
 class ZoneSource(Protocol):
@@ -64,13 +62,15 @@ def tcp_reach(timeout: float = 2.0) -> Reach:
     return reach
 
 
-def zone_health(source: ZoneSource, zone: ZoneOutputs, reach: Optional[Reach]) -> Optional[Health]:
-    """The zone's health now, or None when the cloud could not tell (see the module's docstring)."""
+def zone_health(source: ZoneSource, zone: ZoneOutputs, reach: Optional[Reach],
+                kind: str = "load balancer") -> Optional[Health]:
+    """The zone's health now, or None when the cloud could not tell (see the module's docstring); ``kind``: what the
+    zone's "load balancer" is, in the watcher's words (its backend's ``Watched.owner_kind``, e.g. a VIP port)."""
     try:
         status = source.fetch_zone(zone)
     except (TransientFetchError, AuthExpired):
         return None
-    load_balancer = f"{status.kind} {status.load_balancer.load_balancer_id}"
+    load_balancer = f"{kind} {status.load_balancer.load_balancer_id}"
     if status.load_balancer.provisioning_status == DELETED:
         return Health(False, f"{load_balancer} is gone")
     if status.load_balancer.provisioning_status == ERROR:

@@ -24,13 +24,14 @@ from .records import NotTheEndpoints
 
 class Watcher:
     """Polls ``zones`` (by AZ) through ``source`` (their backend's client) and keeps ``record`` following their
-    health."""
+    health; ``kind`` names what each zone's "load balancer" is in the log (its backend's ``Watched.owner_kind``)."""
 
     def __init__(self, zones: Mapping[str, ZoneOutputs], source, record, thresholds: Thresholds,
                  reach: Optional[Reach], dry_run: bool = False, log: Callable[[str], None] = print,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, kind: str = "load balancer"):
         self.zones, self.source, self.record = dict(zones), source, record
         self.thresholds, self.reach, self.dry_run, self.log, self.clock = thresholds, reach, dry_run, log, clock
+        self.kind = kind
         self.addresses: Mapping[str, Optional[str]] = {az: zone.address for az, zone in self.zones.items()}
         self.streaks: dict[str, Streak] = {az: Streak() for az in self.zones}
         held = set(record.addresses())
@@ -41,7 +42,7 @@ class Watcher:
     def poll(self) -> list[Action]:
         """One round: every zone polled once, then one decision (and at most one write)."""
         for az, zone in self.zones.items():
-            health = zone_health(self.source, zone, self.reach)
+            health = zone_health(self.source, zone, self.reach, self.kind)
             if health is None:
                 continue
             before = self.thresholds.stably(self.streaks[az])

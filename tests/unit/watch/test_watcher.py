@@ -315,7 +315,8 @@ def test_a_keepalived_endpoint_is_watched_by_connecting_to_its_zones_addresses_o
     ports = {"vip-az1": SimpleNamespace(id="vip-az1", binding_host_id=None)}  # no holder shown, as to a project user
     source._conn = SimpleNamespace(network=SimpleNamespace(get_port=lambda port_id: _port_or_404(ports, port_id)))
     assert zone_health(source, read["az1"], lambda address, port: None).healthy
-    gone = zone_health(source, read["az2"], lambda address, port: None)  # az2's VIP port deleted behind the stack
+    gone = zone_health(source, read["az2"], lambda address, port: None,  # az2's VIP port deleted behind the stack
+                       backend.watched.owner_kind)
     assert not gone.healthy and gone.reason == "VIP port vip-az2 is gone"
 
 

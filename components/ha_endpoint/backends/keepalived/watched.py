@@ -77,7 +77,7 @@ class VipPortSource:
         port = self._port(port_id)
         return ZoneStatus(LoadBalancerStatus(port_id, ACTIVE if port is not None else DELETED, "VIP port"),
                           {str(listener): port_id for listener in self.ports},
-                          {port_id: [MemberStatus(port_id, ACTIVE, "ONLINE")]} if port is not None else {}, KIND)
+                          {port_id: [MemberStatus(port_id, ACTIVE, "ONLINE")]} if port is not None else {})
 
 
 def status_source(cloud: Optional[str], region: Optional[str], reach: bool, ports: Sequence[int]) -> VipPortSource:
